@@ -106,7 +106,7 @@ def _fill_states(states, seed, subsequence_start):
 
 
 def init_states(chains: int, seed: int, subsequence_start: int = 0) -> np.ndarray:
-    """States uint64[chains, 2] equal to create_xoroshiro128p_states(chains, seed) thread by thread."""
+    """States uint64[chains, 2] equal to create_xoroshiro128p_states(chains, seed), per thread."""
     states = np.zeros((chains, 2), dtype=np.uint64)
     _fill_states(states, np.uint64(seed % 2**64), subsequence_start)
     return states

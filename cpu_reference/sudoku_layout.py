@@ -29,7 +29,7 @@ popcount(board[d] & peers[c]) summed over the W words.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -61,7 +61,7 @@ class Layout:
         return self.cells * self.peer_count // 2
 
 
-@lru_cache(maxsize=None)
+@cache
 def layout(n: int) -> Layout:
     """Tables for order n (2 <= n <= 6); cached, arrays read-only."""
     if not MIN_ORDER <= n <= MAX_ORDER:
