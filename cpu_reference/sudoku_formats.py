@@ -1,0 +1,699 @@
+"""Sudoku puzzle formats: streaming readers with one-line error messages, and writers.
+
+Glossary of index names (as in sudoku_layout):
+    n       order: box side (2..6)
+    N       side of the grid and number of digits, N = n * n
+    cells   number of cells, N * N
+    c       cell index, row-major: c = r * N + k
+    r, k    row and column of a cell, 0-based in code, 1-based in messages (r1c1 is the top left)
+    d       digit, 1..N; 0 means blank
+    L       1-based line number in the input
+
+Formats (FORMATS), detected per input from its first line that is neither blank nor a `#` comment,
+or chosen with `fmt`:
+
+    line    one puzzle per line, one symbol per cell, `.` or `0` blank. Digit d is written as
+            SYMBOLS[d - 1] with SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ": 1-9 for 9x9,
+            1-9 then A-G for 16x16 (A = 10 ... G = 16), 1-9 then A-P for 25x25 (P = 25). Letters
+            are read in either case and written in upper case. The order follows from the length
+            (16, 81, 256, 625 or 1296 cells). Text after whitespace is a comment and becomes the
+            puzzle's name (a leading `#` dropped): `4.....8.5...  # aiescargot`.
+    grid    N lines of N symbols (the line symbols, no separators) per puzzle; puzzles separated by
+            blank lines or consecutive.
+    rows    N lines of N whitespace-separated decimal numbers, 0 blank, per puzzle; puzzles
+            separated by blank lines or consecutive.
+    tdoku   `puzzle:count:solution` (tdoku's test set): a line-form puzzle, the number of
+            solutions (tdoku writes 2 for "two or more") and a line-form solution; the count and
+            the solution may be left out or empty.
+    tsv     `name<TAB>n<TAB>N*N comma-separated numbers`, 0 blank (Lloyd & Amos' benchmark).
+    solo    Simon Tatham's Solo game ID `nxn:description`: the letters a-z stand for runs of 1-26
+            blank cells, decimal numbers for givens, `_` separates two adjacent numbers (read
+            anywhere as a no-op). Parameters after `nxn` (`3x3dh:`) are ignored; only square
+            boxes are supported, and jigsaw or killer descriptions are refused.
+
+In grid and rows the grid side N is taken once per input: from `order` or from the first row of
+the first puzzle; every later puzzle then takes N lines (fewer if a blank line ends it early,
+which is a fault of that puzzle). Auto-detection tells a 16-cell 4x4 line puzzle from the first
+row of a 16x16 grid by its symbols: a symbol above 4 means grid.
+
+The one-line forms cover digits up to 35, so a 36x36 grid holding 36 can only be written as rows,
+tsv or solo.
+
+Input is read line by line (a line may hold at most MAX_LINE characters), so files of any length
+stream. A malformed puzzle is yielded as an InputError naming the input, the line and the fault;
+the whole input is refused (InputError raised) only when it is empty, binary, or `fmt` is unknown.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO
+
+import numpy as np
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku_layout import MAX_ORDER, MIN_ORDER, layout
+
+FORMATS = ("line", "grid", "rows", "tdoku", "tsv", "solo")
+SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+MAX_LINE = 10_000
+ORDERS = tuple(range(MIN_ORDER, MAX_ORDER + 1))
+SIDES = tuple(n * n for n in ORDERS)  # 4, 9, 16, 25, 36
+CELL_COUNTS = tuple(n**4 for n in ORDERS)  # 16, 81, 256, 625, 1296
+
+_LUT = np.full(256, 255, dtype=np.uint8)
+_LUT[ord(".")] = 0
+_LUT[ord("0")] = 0
+for _i, _s in enumerate(SYMBOLS):
+    _LUT[ord(_s)] = _i + 1
+    _LUT[ord(_s.lower())] = _i + 1
+_LUT.setflags(write=False)
+
+_SOLO_HEAD = re.compile(r"(\d+)x(\d+)([A-Za-z0-9]*):")
+_PATH_END = re.compile(r"\.(txt|tsv|csv|sdk|sudoku)$", re.IGNORECASE)
+_UNIT_KIND = ("row", "column", "box")
+
+
+@dataclass
+class Puzzle:
+    """One puzzle read from an input, with where it came from."""
+
+    cells: np.ndarray  # uint8[N*N], 0 = blank, row-major
+    order: int  # n
+    line: int  # 1-based line number where the puzzle starts
+    name: str = ""  # tsv name, or the comment after a one-line puzzle
+    fmt: str = "line"  # format it was read in, one of FORMATS
+    expected_count: int | None = None  # tdoku's count field
+    expected_solution: np.ndarray | None = None  # tdoku's solution field, uint8[N*N]
+
+    @property
+    def N(self) -> int:
+        """Side of the grid and number of digits, n * n."""
+        return self.order * self.order
+
+    @property
+    def cells_count(self) -> int:
+        """Number of cells, N * N."""
+        return self.N * self.N
+
+    @property
+    def givens(self) -> int:
+        """Number of nonblank cells."""
+        return int(np.count_nonzero(self.cells))
+
+
+class _Fault(Exception):
+    """A fault of one puzzle; `at` is the line it was found on when not the puzzle's first."""
+
+    def __init__(self, msg: str, at: int | None = None):
+        super().__init__(msg)
+        self.msg = msg
+        self.at = at
+
+
+def _rc(c: int, N: int) -> str:
+    return f"r{c // N + 1}c{c % N + 1}"
+
+
+def _size_fault(count: int, order: int | None, what: str = "cells") -> str:
+    if order is not None:
+        return f"{count} {what}, expected {order**4} ({order * order}x{order * order})"
+    best = min(ORDERS, key=lambda n: abs(n**4 - count))
+    N = best * best
+    sizes = ", ".join(str(x) for x in CELL_COUNTS)
+    return f"{count} {what}, expected {best**4} ({N}x{N}); a Sudoku has {sizes} cells"
+
+
+def _order_of(count: int, order: int | None) -> int:
+    if order is not None:
+        if count != order**4:
+            raise _Fault(_size_fault(count, order))
+        return order
+    if count in CELL_COUNTS:
+        return CELL_COUNTS.index(count) + MIN_ORDER
+    raise _Fault(_size_fault(count, None))
+
+
+def _decode_symbols(
+    text: str, N: int, first_cell: int = 0, grid_N: int | None = None
+) -> np.ndarray:
+    """Line symbols to digits; a fault names the cell (counted from first_cell) and symbol."""
+    grid_N = N if grid_N is None else grid_N
+    try:
+        raw = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    except UnicodeEncodeError:
+        raw = None
+    if raw is not None:
+        vals = _LUT[raw]
+        bad = np.flatnonzero(vals > grid_N)
+        if bad.size == 0:
+            return vals.copy()
+        i = int(bad[0])
+    else:
+        i = next(j for j, ch in enumerate(text) if ord(ch) > 127 or _LUT[ord(ch)] > grid_N)
+    raise _Fault(
+        f"cell {_rc(first_cell + i, grid_N)}: symbol {text[i]!r} is not a digit of a "
+        f"{grid_N}x{grid_N} grid"
+    )
+
+
+def _split_comment(text: str) -> tuple[str, str]:
+    """The first whitespace-separated token and the comment after it (a leading # dropped)."""
+    parts = text.strip().split(None, 1)
+    if not parts:
+        return "", ""
+    rest = parts[1].strip() if len(parts) > 1 else ""
+    if rest.startswith("#"):
+        rest = rest[1:].strip()
+    return parts[0], rest
+
+
+def _unit_label(u: int, N: int) -> str:
+    return f"{_UNIT_KIND[u // N]} {u % N + 1}"
+
+
+def check_givens(cells: np.ndarray, order: int) -> str | None:
+    """Fault of a puzzle's givens (size, range, a digit twice in a unit) as one line, or None."""
+    n = order
+    if n not in ORDERS:
+        return f"order {n} is outside {MIN_ORDER}..{MAX_ORDER}"
+    N = n * n
+    a = np.asarray(cells).ravel()
+    if a.size != N * N:
+        return _size_fault(int(a.size), n)
+    if a.dtype.kind not in "iub":
+        return f"cells have type {a.dtype}, expected integers"
+    out = np.flatnonzero((a < 0) | (a > N))
+    if out.size:
+        c = int(out[0])
+        return f"cell {_rc(c, N)} holds {int(a[c])}, outside 0..{N}"
+    lay = layout(n)
+    vals = a.astype(np.int64)[lay.units]  # [3N, N]
+    counts = np.zeros((3 * N, N + 1), dtype=np.int64)
+    np.add.at(counts, (np.repeat(np.arange(3 * N), N), vals.ravel()), 1)
+    counts[:, 0] = 0
+    dup = np.argwhere(counts > 1)
+    if dup.size == 0:
+        return None
+    u, d = (int(x) for x in dup[0])
+    where = ", ".join(_rc(int(c), N) for c in lay.units[u][vals[u] == d][:2])
+    return f"digit {d} given twice in {_unit_label(u, N)} ({where})"
+
+
+def _checked(cells: np.ndarray, n: int) -> np.ndarray:
+    fault = check_givens(cells, n)
+    if fault is not None:
+        raise _Fault(fault)
+    return cells
+
+
+def _parse_symbol_line(token: str, order: int | None) -> tuple[np.ndarray, int]:
+    n = _order_of(len(token), order)
+    return _decode_symbols(token, n * n), n
+
+
+def _parse_tdoku(
+    token: str, order: int | None
+) -> tuple[np.ndarray, int, int | None, np.ndarray | None]:
+    parts = token.split(":")
+    if len(parts) > 3:
+        raise _Fault(f"{len(parts)} ':'-separated fields, expected puzzle:count:solution")
+    cells, n = _parse_symbol_line(parts[0], order)
+    count = None
+    if len(parts) > 1 and parts[1] != "":
+        if not parts[1].isdigit():
+            raise _Fault(f"count {parts[1]!r} is not a whole number")
+        count = int(parts[1])
+    solution = None
+    if len(parts) > 2 and parts[2] != "":
+        if len(parts[2]) != n**4:
+            raise _Fault("solution: " + _size_fault(len(parts[2]), n))
+        try:
+            solution = _decode_symbols(parts[2], n * n)
+        except _Fault as f:
+            raise _Fault("solution " + f.msg) from None
+    return cells, n, count, solution
+
+
+def _parse_numbers(parts: list[str], N: int, first_cell: int, what: str = "number") -> np.ndarray:
+    out = np.zeros(len(parts), dtype=np.uint8)
+    for i, p in enumerate(parts):
+        p = p.strip()
+        if not (p.isascii() and p.isdigit()) or int(p) > N:
+            raise _Fault(
+                f"cell {_rc(first_cell + i, N)}: {what} {p!r} is not a digit 0..{N} of a "
+                f"{N}x{N} grid"
+            )
+        out[i] = int(p)
+    return out
+
+
+def _parse_tsv(raw: str, order: int | None) -> tuple[np.ndarray, int, str]:
+    fields = raw.split("\t")
+    if len(fields) != 3:
+        raise _Fault(f"{len(fields)} tab-separated fields, expected name<TAB>n<TAB>cells")
+    name, ntext, body = fields[0].strip(), fields[1].strip(), fields[2].strip()
+    if not ntext.isdigit() or int(ntext) not in ORDERS:
+        raise _Fault(f"order field {ntext!r} is not an order {MIN_ORDER}..{MAX_ORDER}")
+    n = int(ntext)
+    if order is not None and n != order:
+        raise _Fault(f"order {n}, expected {order}")
+    parts = body.split(",") if body else []
+    if len(parts) != n**4:
+        raise _Fault(_size_fault(len(parts), n))
+    return _parse_numbers(parts, n * n, 0), n, name
+
+
+def _parse_solo(token: str, order: int | None) -> tuple[np.ndarray, int]:
+    m = _SOLO_HEAD.match(token)
+    if not m:
+        raise _Fault(f"{token[:20]!r} is not a Solo game ID RxC:description")
+    R, C = int(m.group(1)), int(m.group(2))
+    if R != C:
+        raise _Fault(f"Solo boxes {R}x{C} are not square; only n x n boxes are supported")
+    n = R
+    if n not in ORDERS:
+        raise _Fault(f"Solo order {n} is outside {MIN_ORDER}..{MAX_ORDER}")
+    if order is not None and n != order:
+        raise _Fault(f"order {n}, expected {order}")
+    N = n * n
+    desc = token[m.end() :]
+    if "," in desc:
+        raise _Fault("Solo jigsaw and killer descriptions are not supported")
+    cells = np.zeros(N * N, dtype=np.uint8)
+    c = 0
+    i = 0
+    while i < len(desc):
+        ch = desc[i]
+        if "a" <= ch <= "z":
+            c += ord(ch) - ord("a") + 1
+            i += 1
+        elif ch == "_":
+            i += 1
+        elif ch.isascii() and ch.isdigit():
+            j = i
+            while j < len(desc) and desc[j].isascii() and desc[j].isdigit():
+                j += 1
+            d = int(desc[i:j])
+            if c < N * N:
+                if not 1 <= d <= N:
+                    raise _Fault(f"cell {_rc(c, N)}: given {d} is not a digit 1..{N}")
+                cells[c] = d
+            c += 1
+            i = j
+        else:
+            raise _Fault(f"Solo description: unexpected character {ch!r} at position {i + 1}")
+    if c != N * N:
+        raise _Fault("Solo description: " + _size_fault(c, n))
+    return cells, n
+
+
+def parse_line(text: str, order: int | None = None, *, check: bool = True) -> np.ndarray:
+    """Cells (uint8[N*N]) of one puzzle in a one-line form: line, tdoku, tsv, solo, or N*N
+    comma-separated numbers; InputError with a one-line message on a fault (and, when check,
+    on a digit given twice in a unit)."""
+    text = text.strip()
+    try:
+        fmt = _detect(text)
+        if fmt == "tsv":
+            cells, n, _ = _parse_tsv(text, order)
+        elif fmt == "solo":
+            cells, n = _parse_solo(_split_comment(text)[0], order)
+        elif fmt == "tdoku":
+            cells, n, _, _ = _parse_tdoku(_split_comment(text)[0], order)
+        elif "," in text:
+            parts = text.split(",")
+            n = _order_of(len(parts), order)
+            cells = _parse_numbers(parts, n * n, 0)
+        else:
+            cells, n = _parse_symbol_line(_split_comment(text)[0], order)
+        if check:
+            _checked(cells, n)
+    except _Fault as f:
+        raise InputError(f.msg) from None
+    return cells
+
+
+def _detect(text: str) -> str:
+    """The format of an input whose first puzzle line is `text`."""
+    s = text.strip()
+    if _SOLO_HEAD.match(s):
+        return "solo"
+    fields = text.split("\t")
+    if len(fields) >= 3 and fields[1].strip().isdigit():
+        return "tsv"
+    tokens = s.split()
+    if not tokens:
+        return "line"
+    if ":" in tokens[0]:
+        return "tdoku"
+    if len(tokens) in SIDES and all(t.isascii() and t.isdigit() for t in tokens):
+        return "rows"
+    L = len(tokens[0])
+    if L in SIDES and L not in CELL_COUNTS:
+        return "grid"
+    if L == 16 and tokens[0].isascii():
+        vals = _LUT[np.frombuffer(tokens[0].encode("ascii"), dtype=np.uint8)]
+        if np.any((vals > 4) & (vals != 255)):
+            return "grid"
+    return "line"
+
+
+def _open(source, name: str) -> tuple[IO, str, bool]:
+    """A readable stream, its display name, and whether this module owns (closes) it."""
+    if isinstance(source, (str, os.PathLike)) and str(source) == "-":
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        return stream, ("<stdin>" if name == "<input>" else name), False
+    if isinstance(source, (str, os.PathLike)):
+        shown = str(source) if name == "<input>" else name
+        try:
+            return open(source, "rb"), shown, True
+        except OSError as e:
+            raise InputError(f"{shown}: cannot read: {e.strerror or e}") from None
+    if hasattr(source, "readline"):
+        if name == "<input>" and isinstance(getattr(source, "name", None), str):
+            name = source.name
+        return source, name, False
+    raise InputError(f"{name}: cannot read puzzles from a {type(source).__name__}")
+
+
+def _lines(stream: IO, name: str) -> Iterator[tuple[int, str | None]]:
+    """(L, text without line end) per line; text is None for a line over MAX_LINE characters."""
+    L = 0
+    while True:
+        try:
+            raw = stream.readline(MAX_LINE + 1)
+        except UnicodeDecodeError:
+            raise InputError(
+                f"{name} line {L + 1}: not UTF-8 text; is this a binary file?"
+            ) from None
+        if not raw:
+            return
+        L += 1
+        nl = b"\n" if isinstance(raw, bytes) else "\n"
+        if len(raw) > MAX_LINE and not raw.endswith(nl):
+            while True:
+                chunk = stream.readline(1 << 16)
+                if not chunk or chunk.endswith(nl):
+                    break
+            yield L, None
+            continue
+        if isinstance(raw, bytes):
+            if b"\x00" in raw:
+                raise InputError(f"{name} line {L}: NUL byte; this is a binary file, not puzzles")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise InputError(
+                    f"{name} line {L}: byte 0x{raw[e.start]:02x} at column {e.start + 1} is not "
+                    "UTF-8 text; is this a binary file?"
+                ) from None
+        else:
+            text = raw
+            if "\x00" in text:
+                raise InputError(f"{name} line {L}: NUL byte; this is a binary file, not puzzles")
+        if L == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        yield L, text.rstrip("\r\n")
+
+
+def _too_long(name: str, L: int) -> InputError:
+    return InputError(f"{name} line {L}: longer than {MAX_LINE} characters")
+
+
+def _error(name: str, L: int, fault: _Fault) -> InputError:
+    where = fault.at if fault.at is not None else L
+    sep = ", " if fault.msg.startswith("cell ") else ": "
+    return InputError(f"{name} line {where}{sep}{fault.msg}")
+
+
+def _one_line_puzzles(lines, name: str, fmt: str, order: int | None):
+    for L, text in lines:
+        if text is None:
+            yield _too_long(name, L)
+            continue
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        try:
+            count = solution = None
+            if fmt == "tsv":
+                cells, n, label = _parse_tsv(text, order)
+            else:
+                token, label = _split_comment(text)
+                if fmt == "tdoku":
+                    cells, n, count, solution = _parse_tdoku(token, order)
+                elif fmt == "solo":
+                    cells, n = _parse_solo(token, order)
+                else:
+                    cells, n = _parse_symbol_line(token, order)
+            _checked(cells, n)
+        except _Fault as f:
+            yield _error(name, L, f)
+            continue
+        yield Puzzle(cells, n, L, label, fmt, count, solution)
+
+
+def _grid_row(text: str, fmt: str, N: int, first_cell: int) -> np.ndarray:
+    body = text.split("#", 1)[0].strip()
+    if fmt == "rows":
+        parts = body.split()
+        if len(parts) != N:
+            raise _Fault(f"{len(parts)} numbers on a row, expected {N}")
+        return _parse_numbers(parts, N, first_cell)
+    if len(body) != N:
+        raise _Fault(f"{len(body)} symbols on a row, expected {N}")
+    return _decode_symbols(body, N, first_cell)
+
+
+def _row_width(text: str, fmt: str) -> int:
+    body = text.split("#", 1)[0].strip()
+    return len(body.split()) if fmt == "rows" else len(body)
+
+
+def _grid_puzzles(lines, name: str, fmt: str, order: int | None):
+    N = order * order if order is not None else None
+    rows: list[np.ndarray] = []
+    start = 0
+    fault: _Fault | None = None
+
+    def finish():
+        n = int(round(N**0.5))
+        if fault is not None:
+            return _error(name, start, fault)
+        if len(rows) < N:
+            return InputError(
+                f"{name} line {start}: puzzle ends after {len(rows)} rows, expected {N}"
+            )
+        cells = np.concatenate(rows)
+        try:
+            _checked(cells, n)
+        except _Fault as f:
+            return _error(name, start, f)
+        return Puzzle(cells, n, start, "", fmt)
+
+    for L, text in lines:
+        if text is not None and text.lstrip().startswith("#"):
+            continue
+        if text is not None and not text.strip():
+            if rows or fault is not None:
+                yield finish()
+                rows, fault = [], None
+            continue
+        if N is None:
+            if text is None:
+                raise _too_long(name, L)
+            width = _row_width(text, fmt)
+            if width not in SIDES:
+                what = "numbers" if fmt == "rows" else "symbols"
+                sides = ", ".join(str(x) for x in SIDES)
+                raise InputError(
+                    f"{name} line {L}: {width} {what} on the first row; a Sudoku row has "
+                    f"{sides} (or pass the order)"
+                )
+            N = width
+        if not rows and fault is None:
+            start = L
+        if fault is None:
+            if text is None:
+                fault = _Fault(f"longer than {MAX_LINE} characters", L)
+            else:
+                try:
+                    rows.append(_grid_row(text, fmt, N, len(rows) * N))
+                except _Fault as f:
+                    fault = _Fault(f.msg, L)
+        if fault is not None:
+            rows.append(np.zeros(0, dtype=np.uint8))
+        if len(rows) == N:
+            yield finish()
+            rows, fault = [], None
+    if rows or fault is not None:
+        yield finish()
+
+
+def iter_puzzles(
+    source, fmt: str | None = None, order: int | None = None, name: str = "<input>"
+) -> Iterator[Puzzle | InputError]:
+    """Stream the puzzles of a path, "-" (stdin) or text/binary file object, one at a time.
+
+    Yields a Puzzle per puzzle, or an InputError (one line: input, line, fault) per malformed
+    puzzle. Raises InputError for an unknown fmt or order, an unreadable, empty or binary input.
+    """
+    if fmt is not None and fmt not in FORMATS:
+        raise InputError(f"unknown puzzle format {fmt!r}; formats are {', '.join(FORMATS)}")
+    if order is not None and order not in ORDERS:
+        raise InputError(f"order {order} is outside {MIN_ORDER}..{MAX_ORDER}")
+    stream, shown, owned = _open(source, name)
+    return _iter(stream, shown, owned, fmt, order)
+
+
+def _iter(stream: IO, name: str, owned: bool, fmt: str | None, order: int | None):
+    try:
+        lines = _lines(stream, name)
+        head: list[tuple[int, str | None]] = []
+        for L, text in lines:
+            head.append((L, text))
+            if text is None:
+                break
+            if text.strip() and not text.lstrip().startswith("#"):
+                if fmt is None:
+                    fmt = _detect(text)
+                break
+        if fmt is None:
+            fmt = "line"
+
+        def replay():
+            yield from head
+            yield from lines
+
+        if fmt in ("grid", "rows"):
+            gen = _grid_puzzles(replay(), name, fmt, order)
+        else:
+            gen = _one_line_puzzles(replay(), name, fmt, order)
+        found = False
+        for item in gen:
+            found = True
+            yield item
+        if not found:
+            raise InputError(f"{name}: empty input, no puzzle found")
+    finally:
+        if owned:
+            stream.close()
+
+
+def _looks_like_path(text: str) -> bool:
+    if "\n" in text:
+        return False
+    if os.path.exists(text):
+        return True
+    return "/" in text or os.sep in text or bool(_PATH_END.search(text))
+
+
+def read_puzzles(
+    source,
+    fmt: str | None = None,
+    order: int | None = None,
+    name: str = "<input>",
+    *,
+    strict: bool = True,
+) -> list:
+    """All puzzles of a small input: a path, "-", a file object, or puzzle text itself.
+
+    A str is read as text when it holds a newline, or names no existing file and looks like
+    no path (no `/`, no .txt/.tsv/.sdk ending). With strict, the
+    first malformed puzzle is raised; otherwise the list holds its InputError in its place.
+    """
+    if isinstance(source, str) and source != "-" and not _looks_like_path(source):
+        source = io.StringIO(source)
+    elif isinstance(source, bytes):
+        source = io.BytesIO(source)
+    out = []
+    for item in iter_puzzles(source, fmt, order, name):
+        if strict and isinstance(item, InputError):
+            raise item
+        out.append(item)
+    return out
+
+
+def _symbols(cells: np.ndarray, N: int) -> str:
+    if N > len(SYMBOLS) and int(cells.max(initial=0)) > len(SYMBOLS):
+        raise InputError(
+            f"digit {len(SYMBOLS) + 1} has no one-line symbol; write {N}x{N} as rows, tsv or solo"
+        )
+    return "".join("." if v == 0 else SYMBOLS[v - 1] for v in cells.tolist())
+
+
+def _solo(cells: np.ndarray) -> str:
+    out: list[str] = []
+    run = 0
+    prev_number = False
+    for v in cells.tolist():
+        if v == 0:
+            run += 1
+            continue
+        while run > 0:
+            step = min(run, 26)
+            out.append(chr(ord("a") + step - 1))
+            run -= step
+            prev_number = False
+        if prev_number:
+            out.append("_")
+        out.append(str(v))
+        prev_number = True
+    while run > 0:
+        step = min(run, 26)
+        out.append(chr(ord("a") + step - 1))
+        run -= step
+    return "".join(out)
+
+
+def format_grid(
+    cells: np.ndarray,
+    order: int,
+    fmt: str,
+    name: str = "",
+    count: int | None = None,
+    solution: np.ndarray | None = None,
+) -> str:
+    """One puzzle or solution written in fmt, without a final newline (N lines for grid, rows).
+
+    name goes into the tsv name field, or after `  # ` for line, tdoku and solo; count and
+    solution are tdoku's optional fields. Several grid or rows puzzles are best joined by a
+    blank line.
+    """
+    if fmt not in FORMATS:
+        raise InputError(f"unknown puzzle format {fmt!r}; formats are {', '.join(FORMATS)}")
+    n = order
+    if n not in ORDERS:
+        raise InputError(f"order {n} is outside {MIN_ORDER}..{MAX_ORDER}")
+    N = n * n
+    a = np.asarray(cells).ravel()
+    if a.size != N * N or a.dtype.kind not in "iub" or a.min() < 0 or a.max() > N:
+        raise InputError(f"cannot write {a.size} cells of type {a.dtype} as a {N}x{N} grid")
+    a = a.astype(np.int64)
+    comment = f"  # {name}" if name else ""
+    if fmt == "line":
+        return _symbols(a, N) + comment
+    if fmt == "grid":
+        text = _symbols(a, N).replace(".", "0")
+        return "\n".join(text[r * N : (r + 1) * N] for r in range(N))
+    if fmt == "rows":
+        w = len(str(N))
+        return "\n".join(
+            " ".join(f"{v:>{w}}" for v in a[r * N : (r + 1) * N].tolist()) for r in range(N)
+        )
+    if fmt == "tsv":
+        return f"{name}\t{n}\t" + ",".join(str(v) for v in a.tolist())
+    if fmt == "solo":
+        return f"{n}x{n}:" + _solo(a) + comment
+    text = _symbols(a, N)
+    if solution is not None:
+        s = np.asarray(solution).ravel().astype(np.int64)
+        text += f":{'' if count is None else count}:{_symbols(s, N)}"
+    elif count is not None:
+        text += f":{count}"
+    return text + comment

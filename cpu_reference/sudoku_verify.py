@@ -1,0 +1,97 @@
+"""Sudoku rules checked from scratch with plain numpy, apart from every solver and table.
+
+Glossary of index names (as in sudoku_layout):
+    n       order: box side
+    N       side of the grid and number of digits, N = n * n
+    cells   number of cells, N * N
+    c       cell index, row-major: c = r * N + k
+    r, k    row and column of a cell, 0-based in code, 1-based in messages (r1c1 is the top left)
+    d       digit, 1..N; 0 means blank
+
+Messages count rows, columns and boxes from 1; boxes are numbered row-major (box 1 top left,
+box N bottom right).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _rc(r: int, k: int) -> str:
+    return f"r{r + 1}c{k + 1}"
+
+
+def _as_grid(values, order: int, what: str) -> tuple[np.ndarray | None, str | None]:
+    a = np.asarray(values)
+    if a.dtype.kind not in "iub":
+        return None, f"{what} has type {a.dtype}, expected integers"
+    a = a.ravel().astype(np.int64)
+    N = order * order
+    if a.size != N * N:
+        return None, f"wrong size: {a.size} cells, expected {N * N} ({N}x{N})"
+    return a.reshape(N, N), None
+
+
+def _boxes(g: np.ndarray, n: int) -> np.ndarray:
+    """[N, N]: row b holds the cells of box b, each box read row by row."""
+    N = n * n
+    return g.reshape(n, n, n, n).transpose(0, 2, 1, 3).reshape(N, N)
+
+
+def verify_solution(
+    solution: np.ndarray, order: int, puzzle: np.ndarray | None = None
+) -> str | None:
+    """None if solution is a complete valid grid keeping puzzle's givens, else the first fault."""
+    n = int(order)
+    if n < 1:
+        return f"order {n} is not positive"
+    N = n * n
+    g, fault = _as_grid(solution, n, "solution")
+    if fault:
+        return fault
+    blank = np.argwhere(g == 0)
+    if blank.size:
+        return f"cell {_rc(*blank[0])} is blank"
+    out = np.argwhere((g < 0) | (g > N))
+    if out.size:
+        r, k = out[0]
+        return f"cell {_rc(r, k)} holds {g[r, k]}, outside 1..{N}"
+    for kind, units in (("row", g), ("column", g.T), ("box", _boxes(g, n))):
+        for i, unit in enumerate(units):
+            counts = np.bincount(unit, minlength=N + 1)
+            twice = np.flatnonzero(counts[1:] > 1)
+            if twice.size:
+                return f"{kind} {i + 1} holds {twice[0] + 1} twice"
+    if puzzle is not None:
+        p, fault = _as_grid(puzzle, n, "puzzle")
+        if fault:
+            return "puzzle: " + fault
+        changed = np.argwhere((p != 0) & (p != g))
+        if changed.size:
+            r, k = changed[0]
+            return f"cell {_rc(r, k)} changes given {p[r, k]} to {g[r, k]}"
+    return None
+
+
+def is_valid_solution(solution: np.ndarray, order: int, puzzle: np.ndarray | None = None) -> bool:
+    """True if verify_solution finds no fault."""
+    return verify_solution(solution, order, puzzle) is None
+
+
+def conflict_cost(grid: np.ndarray, order: int) -> int:
+    """Sirdey's cost: pairs of peer cells (same row, column or box) holding the same digit, d > 0.
+
+    Counted pair by pair over all cells, each pair once even when two cells share both a row
+    (or column) and a box.
+    """
+    n = int(order)
+    N = n * n
+    g = np.asarray(grid).ravel().astype(np.int64)
+    if g.size != N * N:
+        raise ValueError(f"wrong size: {g.size} cells, expected {N * N} ({N}x{N})")
+    c = np.arange(N * N)
+    r, k = c // N, c % N
+    b = (r // n) * n + k // n
+    peer = (r[:, None] == r[None, :]) | (k[:, None] == k[None, :]) | (b[:, None] == b[None, :])
+    same = (g[:, None] == g[None, :]) & (g[:, None] > 0)
+    return int(np.count_nonzero(np.triu(peer & same, 1)))

@@ -1,0 +1,413 @@
+"""Puzzle formats: round trips, the shipped data files, tdoku and Solo fields, faults, streaming.
+
+Glossary: n order, N = n * n side, r/k row/column, c cell, d digit (0 blank).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku_formats import (
+    FORMATS,
+    MAX_LINE,
+    SYMBOLS,
+    Puzzle,
+    check_givens,
+    format_grid,
+    iter_puzzles,
+    parse_line,
+    read_puzzles,
+)
+from cpu_reference.sudoku_verify import verify_solution
+
+DATA = Path(__file__).parent / "data"
+
+
+def random_grid(n: int, rng: np.random.Generator) -> np.ndarray:
+    """A valid solved grid: the pattern grid with digits, rows in bands, columns in stacks,
+    bands and stacks shuffled."""
+    N = n * n
+    base = np.array([[(r * n + r // n + k) % N for k in range(N)] for r in range(N)])
+    digits = rng.permutation(N) + 1
+    rows = np.concatenate([b * n + rng.permutation(n) for b in rng.permutation(n)])
+    cols = np.concatenate([s * n + rng.permutation(n) for s in rng.permutation(n)])
+    return digits[base[rows][:, cols]].astype(np.uint8).ravel()
+
+
+def random_puzzle(n: int, rng: np.random.Generator, keep: float = 0.4) -> tuple:
+    solution = random_grid(n, rng)
+    puzzle = np.where(rng.random(solution.size) < keep, solution, 0).astype(np.uint8)
+    return puzzle, solution
+
+
+def only(items: list) -> Puzzle:
+    assert len(items) == 1, items
+    assert isinstance(items[0], Puzzle), items[0]
+    return items[0]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_random_grid_is_valid(n):
+    rng = np.random.default_rng(n)
+    assert verify_solution(random_grid(n, rng), n) is None
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_round_trip_each_format_and_order(fmt, n):
+    rng = np.random.default_rng(100 * n + FORMATS.index(fmt))
+    grids = [random_puzzle(n, rng)[0], random_grid(n, rng), np.zeros(n**4, dtype=np.uint8)]
+    for cells in grids:
+        text = format_grid(cells, n, fmt, name="p1" if fmt in ("line", "tsv", "solo") else "")
+        p = only(read_puzzles(text, fmt=fmt))
+        assert p.order == n and p.fmt == fmt and p.line == 1
+        np.testing.assert_array_equal(p.cells, cells)
+        assert p.cells.dtype == np.uint8
+        if fmt in ("line", "tsv", "solo"):
+            assert p.name == "p1"
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_several_puzzles_round_trip_with_detection(fmt, n):
+    rng = np.random.default_rng(7 * n)
+    solved = [random_grid(n, rng) for _ in range(3)]
+    puzzles = [random_puzzle(n, rng)[0] for _ in range(3)]
+    extra = {"count": 1} if fmt == "tdoku" else {}
+    texts = [format_grid(c, n, fmt, **extra) for c in solved + puzzles]
+    sep = "\n\n" if fmt in ("grid", "rows") else "\n"
+    # The first puzzle is solved so that a 16x16 grid row shows symbols above 4.
+    got = read_puzzles(sep.join(texts) + "\n")
+    assert [p.fmt for p in got] == [fmt] * 6
+    for p, c in zip(got, solved + puzzles, strict=True):
+        np.testing.assert_array_equal(p.cells, c)
+    if fmt in ("grid", "rows"):
+        consecutive = read_puzzles("\n".join(texts), fmt=fmt)
+        assert [p.line for p in consecutive] == [1 + i * n * n for i in range(6)]
+        spaced = read_puzzles("\n\n".join(texts), fmt=fmt)
+        assert [p.line for p in spaced] == [1 + i * (n * n + 1) for i in range(6)]
+
+
+def test_tdoku_round_trip_with_count_and_solution():
+    rng = np.random.default_rng(3)
+    puzzle, solution = random_puzzle(3, rng)
+    text = format_grid(puzzle, 3, "tdoku", count=1, solution=solution)
+    assert text.count(":") == 2
+    p = only(read_puzzles(text))
+    assert p.fmt == "tdoku" and p.expected_count == 1
+    np.testing.assert_array_equal(p.cells, puzzle)
+    np.testing.assert_array_equal(p.expected_solution, solution)
+    q = only(read_puzzles(format_grid(puzzle, 3, "tdoku", count=0)))
+    assert q.expected_count == 0 and q.expected_solution is None
+
+
+def test_symbol_scheme_for_16_and_25():
+    cells = np.zeros(256, dtype=np.uint8)
+    cells[:16] = np.arange(1, 17)
+    text = format_grid(cells, 4, "line")
+    assert text[:16] == "123456789ABCDEFG" and set(text[16:]) == {"."}
+    cells25 = np.zeros(625, dtype=np.uint8)
+    cells25[:25] = np.arange(1, 26)
+    assert format_grid(cells25, 5, "line")[:25] == SYMBOLS[:25] == "123456789ABCDEFGHIJKLMNOP"
+    np.testing.assert_array_equal(parse_line(text.lower()), cells)
+    np.testing.assert_array_equal(parse_line(text.replace(".", "0")), cells)
+
+
+def test_order_6_rows_tsv_solo_round_trip():
+    rng = np.random.default_rng(6)
+    grid = random_grid(6, rng)
+    for fmt in ("rows", "tsv", "solo"):
+        np.testing.assert_array_equal(
+            only(read_puzzles(format_grid(grid, 6, fmt), fmt=fmt)).cells, grid
+        )
+    with pytest.raises(InputError, match="rows, tsv or solo"):
+        format_grid(grid, 6, "line")
+
+
+@pytest.mark.parametrize(
+    "file, count, order, fmt",
+    [
+        ("top95_head.txt", 20, 3, "line"),
+        ("tdoku_test_puzzles.txt", 43, 3, "tdoku"),
+        ("hardest.txt", 11, 3, "line"),
+        ("logic_solvable_9x9.txt", 16, 3, "line"),
+        ("general_9x9_head.tsv", 2, 3, "tsv"),
+        ("general_16x16_head.tsv", 2, 4, "tsv"),
+        ("general_25x25_head.tsv", 2, 5, "tsv"),
+    ],
+)
+def test_data_files_parse(file, count, order, fmt):
+    got = list(iter_puzzles(DATA / file))
+    assert all(isinstance(p, Puzzle) for p in got), [str(p) for p in got]
+    assert len(got) == count
+    assert {p.order for p in got} == {order}
+    assert {p.fmt for p in got} == {fmt}
+    for p in got:
+        assert check_givens(p.cells, p.order) is None
+        assert p.cells.shape == (p.cells_count,) and p.N == order * order
+
+
+def test_data_file_details():
+    top = read_puzzles(DATA / "top95_head.txt")
+    assert top[0].line == 1 and top[0].cells[0] == 4 and top[0].givens == 17
+    logic = read_puzzles(DATA / "logic_solvable_9x9.txt")
+    assert logic[0].name == "aiescargot"
+    tsv = read_puzzles(DATA / "general_16x16_head.tsv")
+    assert [p.name for p in tsv] == ["inst16x16_45_0", "inst16x16_45_1"]
+    assert [p.line for p in tsv] == [1, 2]
+    assert all(abs(p.givens - 0.45 * 256) < 2 for p in tsv)
+
+
+def test_tdoku_fields():
+    got = read_puzzles(DATA / "tdoku_test_puzzles.txt")
+    counts = [p.expected_count for p in got]
+    assert counts.count(0) == 10 and counts.count(1) == 18
+    for p in got:
+        if p.expected_count == 1:
+            assert verify_solution(p.expected_solution, 3, p.cells) is None
+        else:
+            assert p.expected_solution is None
+    assert max(counts) == 847
+
+
+def test_solo_hand_made_ids():
+    p = only(read_puzzles("2x2:a1b2_3j"))
+    assert p.fmt == "solo" and p.order == 2
+    expected = np.zeros(16, dtype=np.uint8)
+    expected[[1, 4, 5]] = [1, 2, 3]
+    np.testing.assert_array_equal(p.cells, expected)
+    # Parameters after RxC are ignored; '_' is a no-op anywhere; a long run spans letters.
+    q = only(read_puzzles("3x3dh:_1z_z_2b3x  # demo\n"))
+    assert q.name == "demo" and q.order == 3
+    assert q.cells[0] == 1 and q.cells[53] == 2 and q.cells[56] == 3
+    assert np.count_nonzero(q.cells) == 3 and q.cells.size == 81
+    assert format_grid(q.cells, 3, "solo") == "3x3:1zz2b3x"
+    assert format_grid(p.cells, 2, "solo") == "2x2:a1b2_3j"
+    np.testing.assert_array_equal(parse_line("3x3:1zz2b3x"), q.cells)
+
+
+@pytest.mark.parametrize(
+    "text, pattern",
+    [
+        ("2x3:a1", "boxes 2x3 are not square"),
+        ("3x3:a1", r"line 1: Solo description: 2 cells, expected 81 \(9x9\)"),
+        ("2x2:10p", "cell r1c1: given 10 is not a digit 1..4"),
+        ("2x2:a1b2$j", r"unexpected character '\$' at position 5"),
+        ("3x3:a1,b2", "jigsaw"),
+    ],
+)
+def test_solo_faults(text, pattern):
+    (err,) = read_puzzles(text, fmt="solo", strict=False)
+    assert isinstance(err, InputError)
+    assert err.args[0].startswith("<input> line 1")
+    assert re.search(pattern, str(err)), str(err)
+
+
+def _one_fault(text: str, **kw) -> str:
+    got = read_puzzles(text, strict=False, name="t.txt", **kw)
+    errors = [g for g in got if isinstance(g, InputError)]
+    assert len(errors) == 1, got
+    msg = str(errors[0])
+    assert "\n" not in msg
+    return msg
+
+
+GOOD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+
+
+def test_fault_wrong_length():
+    msg = _one_fault(f"{GOOD}\n{GOOD[:80]}\n{GOOD}\n")
+    assert msg.startswith("t.txt line 2: 80 cells, expected 81 (9x9)")
+
+
+def test_fault_bad_symbol():
+    bad = GOOD[:30] + "X" + GOOD[31:]
+    msg = _one_fault(f"# comment\n{GOOD}\n{bad}\n")
+    assert msg == "t.txt line 3, cell r4c4: symbol 'X' is not a digit of a 9x9 grid"
+    msg = _one_fault(GOOD[:5] + "é" + GOOD[6:])
+    assert msg.startswith("t.txt line 1, cell r1c6: symbol 'é'")
+
+
+def test_fault_repeated_given():
+    bad = "5" + GOOD[1:7] + "5" + GOOD[8:]
+    msg = _one_fault(f"{GOOD}\n{bad}\n")
+    assert msg == "t.txt line 2: digit 5 given twice in row 1 (r1c1, r1c8)"
+    col = "1" + "." * 8 + "1" + "." * 71
+    assert _one_fault(col).endswith("digit 1 given twice in column 1 (r1c1, r2c1)")
+    box = "1" + "." * 9 + "1" + "." * 70
+    assert _one_fault(box).endswith("digit 1 given twice in box 1 (r1c1, r2c2)")
+
+
+def test_fault_non_square_size():
+    msg = _one_fault("." * 50 + "\n")
+    assert msg.startswith("t.txt line 1: 50 cells, expected 81 (9x9)")
+    msg = _one_fault("x\t3\t" + ",".join(["0"] * 50))
+    assert msg.startswith("t.txt line 1: 50 cells, expected 81 (9x9)")
+
+
+def test_fault_order_mismatch():
+    msg = _one_fault(GOOD, order=4)
+    assert msg.startswith("t.txt line 1: 81 cells, expected 256 (16x16)")
+
+
+def test_fault_tsv_and_tdoku_fields():
+    assert "is not a digit 0..9" in _one_fault("x\t3\t" + ",".join(["0"] * 80 + ["10"]))
+    assert "order field" in _one_fault("x\t9\t1,2", fmt="tsv")
+    assert "count 'many'" in _one_fault(GOOD + ":many:")
+    assert "solution: 80 cells" in _one_fault(GOOD + ":1:" + "1" * 80)
+
+
+def test_fault_grid_rows_keep_alignment():
+    rng = np.random.default_rng(1)
+    a, b, c = (random_grid(3, rng) for _ in range(3))
+    rows_b = format_grid(b, 3, "grid").split("\n")
+    rows_b[4] = rows_b[4][:7]
+    text = "\n".join([format_grid(a, 3, "grid"), *rows_b, format_grid(c, 3, "grid")])
+    got = read_puzzles(text, strict=False, name="g")
+    assert [type(x).__name__ for x in got] == ["Puzzle", "InputError", "Puzzle"]
+    assert str(got[1]) == "g line 14: 7 symbols on a row, expected 9"
+    np.testing.assert_array_equal(got[2].cells, c)
+    rows = format_grid(a, 3, "rows").split("\n")
+    rows[2] = rows[2].replace("9", "x")
+    got = read_puzzles("\n".join(rows[:5]) + "\n\n" + format_grid(c, 3, "rows"), strict=False)
+    assert [type(x).__name__ for x in got] == ["InputError", "Puzzle"]
+    assert str(got[0]).startswith("<input> line 3, cell r3c")
+    assert got[1].line == 7
+
+
+def test_fault_grid_short_puzzle():
+    rng = np.random.default_rng(2)
+    rows = format_grid(random_grid(3, rng), 3, "grid").split("\n")
+    got = read_puzzles("\n".join(rows[:5]) + "\n", strict=False)
+    assert len(got) == 1 and str(got[0]) == "<input> line 1: puzzle ends after 5 rows, expected 9"
+
+
+def test_fault_empty_input(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    with pytest.raises(InputError, match=r"empty\.txt: empty input, no puzzle found"):
+        list(iter_puzzles(empty))
+    comments = tmp_path / "c.txt"
+    comments.write_text("# only a comment\n\n   \n")
+    with pytest.raises(InputError, match="empty input"):
+        read_puzzles(comments)
+
+
+def test_fault_binary_input(tmp_path):
+    f = tmp_path / "blob.bin"
+    f.write_bytes(GOOD.encode() + b"\n" + b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    it = iter_puzzles(f)
+    assert isinstance(next(it), Puzzle)
+    with pytest.raises(InputError) as e:
+        list(it)
+    msg = str(e.value)
+    assert "\n" not in msg and "line 2" in msg and "blob.bin" in msg
+    g = tmp_path / "latin1.txt"
+    g.write_bytes(b"\xff\xfe" + GOOD.encode())
+    with pytest.raises(InputError, match=r"latin1\.txt line 1: byte 0xff at column 1 is not UTF-8"):
+        list(iter_puzzles(g))
+
+
+def test_fault_overlong_line(tmp_path):
+    f = tmp_path / "long.txt"
+    f.write_text(f"{GOOD}\n{'1' * (MAX_LINE * 5)}\n{GOOD}\n")
+    got = read_puzzles(f, strict=False)
+    assert [type(x).__name__ for x in got] == ["Puzzle", "InputError", "Puzzle"]
+    assert str(got[1]) == f"{f} line 2: longer than {MAX_LINE} characters"
+    assert got[2].line == 3
+
+
+def test_whole_input_faults_are_raised():
+    with pytest.raises(InputError, match="unknown puzzle format 'xml'"):
+        iter_puzzles(io.StringIO(GOOD), fmt="xml")
+    with pytest.raises(InputError, match="order 9"):
+        iter_puzzles(io.StringIO(GOOD), order=9)
+    with pytest.raises(InputError, match="cannot read"):
+        iter_puzzles("/nonexistent/puzzles.txt")
+    with pytest.raises(InputError, match="missing.txt: cannot read"):
+        read_puzzles("missing.txt")
+    with pytest.raises(InputError, match="line 1: 7 numbers on the first row"):
+        read_puzzles("1 2 3 4 5 6 7\n", fmt="rows")
+    with pytest.raises(InputError, match="digit 5 given twice"):
+        read_puzzles("5" + GOOD[1:7] + "5" + GOOD[8:])
+
+
+def test_sources_stdin_binary_and_text_objects(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(f"{GOOD}\n".encode())))
+    p = only(list(iter_puzzles("-")))
+    assert p.cells[0] == 4
+    assert only(list(iter_puzzles(io.BytesIO(GOOD.encode())))).givens == 17
+    assert only(read_puzzles(GOOD.encode())).givens == 17
+    got = list(iter_puzzles(io.StringIO(f"\ufeff{GOOD}\r\n\r\n{GOOD}\r\n"), name="x"))
+    assert [q.line for q in got] == [1, 3]
+
+
+def test_parse_line_forms():
+    cells = parse_line(GOOD)
+    assert cells.shape == (81,) and cells.dtype == np.uint8
+    np.testing.assert_array_equal(parse_line(GOOD + "  # top95 #1"), cells)
+    np.testing.assert_array_equal(parse_line(GOOD + ":1"), cells)
+    np.testing.assert_array_equal(parse_line(",".join(map(str, cells))), cells)
+    np.testing.assert_array_equal(parse_line(format_grid(cells, 3, "tsv", name="a")), cells)
+    np.testing.assert_array_equal(parse_line(format_grid(cells, 3, "solo")), cells)
+    with pytest.raises(InputError, match="80 cells"):
+        parse_line(GOOD[:80])
+    with pytest.raises(InputError, match="expected 256"):
+        parse_line(GOOD, order=4)
+    dup = "5" + GOOD[1:7] + "5" + GOOD[8:]
+    with pytest.raises(InputError, match="given twice in row 1"):
+        parse_line(dup)
+    assert parse_line(dup, check=False)[7] == 5
+
+
+def test_check_givens():
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 4, 5):
+        assert check_givens(random_puzzle(n, rng)[0], n) is None
+    g = np.zeros(81, dtype=np.uint8)
+    g[[0, 80]] = 9
+    assert check_givens(g, 3) is None
+    g[80] = 10
+    assert check_givens(g, 3) == "cell r9c9 holds 10, outside 0..9"
+    assert check_givens(np.zeros(80, dtype=np.uint8), 3).startswith("80 cells")
+    g = np.zeros(256, dtype=np.uint8)
+    g[[17, 255 - 17]] = 16
+    assert check_givens(g, 4) is None
+    g[[34]] = 16
+    assert check_givens(g, 4) == "digit 16 given twice in box 1 (r2c2, r3c3)"
+
+
+def test_auto_detection_of_4x4_line_versus_16x16_grid():
+    assert only(read_puzzles("1..4" + "." * 12)).fmt == "line"
+    rng = np.random.default_rng(4)
+    grid16 = format_grid(random_grid(4, rng), 4, "grid")
+    assert only(read_puzzles(grid16)).fmt == "grid"
+
+
+def test_streaming_is_lazy(tmp_path):
+    f = tmp_path / "big.txt"
+    line = (GOOD + "\n").encode()
+    with open(f, "wb") as out:
+        for _ in range(200):
+            out.write(line * 1000)
+    assert f.stat().st_size > 16_000_000
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    it = iter_puzzles(f)
+    first = [next(it) for _ in range(100)]
+    elapsed = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    it.close()
+    assert all(isinstance(p, Puzzle) for p in first) and first[-1].line == 100
+    assert peak < 2_000_000, peak
+    assert elapsed < 2.0
