@@ -1,0 +1,361 @@
+"""Hashiwokakero (Tatham's `bridges`): the puzzle, its formats, its edge graph and a verifier.
+
+Glossary:
+    H, W     grid height and width; r, c row and column (0-based); x = c, y = r in Tatham's moves
+    I        number of islands; i indexes islands in reading order; v_i the island's value
+    E        number of candidate edges: pairs of islands facing each other on a row or a column
+             with only water between; e indexes them; a_e < b_e their islands
+    m_e      multiplicity of edge e (number of bridges, 0..maxb)
+    X        number of crossing pairs (a horizontal and a vertical edge through one cell)
+
+Edge graph layout (flat arrays shared by the annealers and the ILP):
+
+    ea, eb     int32[E]       the two islands of edge e (a above or left of b)
+    horiz      int8[E]        1 when e lies on a row
+    xstart     int32[E + 1]   CSR: the edges crossing e are xlist[xstart[e]:xstart[e + 1]]
+    xlist      int32[2 X]
+    istart     int32[I + 1]   CSR: the edges at island i are ilist[istart[i]:istart[i + 1]]
+    ilist      int32[2 E]
+
+Formats:
+    game ID   `WxH[params]:desc`; params may hold `m<maxb>` (default 2), `L` (no loops) and other
+              letters with numbers that are ignored; in desc a..z are runs of 1..26 water cells,
+              1..9 and A..G are islands of value 1..16.
+    grid      one row per line, `.` or `0` for water, 1..9 (or A..G) for islands.
+    move      Tatham's solve move: `S`, then `;L<x1>,<y1>,<x2>,<y2>,<n>` per bridge.
+    text      solution drawing: island values, `-` and `=` for single and double horizontal
+              bridges, `|` and `"` for vertical ones, `.` for water.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from cpu_reference.errors import InputError
+
+_SIZE = re.compile(r"^\s*(\d+)\s*x\s*(\d+)")
+
+
+@dataclass(frozen=True)
+class Hashi:
+    """A bridges instance: island values on the grid (0 = water), maximum bridges per pair."""
+
+    height: int
+    width: int
+    grid: np.ndarray  # int32[H, W]
+    maxb: int = 2
+    allow_loops: bool = True
+
+    @property
+    def islands(self) -> np.ndarray:
+        """int32[I, 3]: (row, col, value) per island in reading order."""
+        rows, cols = np.nonzero(self.grid)
+        return np.stack([rows, cols, self.grid[rows, cols]], axis=1).astype(np.int32)
+
+
+@dataclass(frozen=True)
+class EdgeGraph:
+    """Candidate edges and crossings of a puzzle (see the module docstring)."""
+
+    ea: np.ndarray
+    eb: np.ndarray
+    horiz: np.ndarray
+    xstart: np.ndarray
+    xlist: np.ndarray
+    istart: np.ndarray
+    ilist: np.ndarray
+    values: np.ndarray
+    crossings: np.ndarray  # int32[X, 2]
+
+
+def _value_of(ch: str) -> int:
+    if "1" <= ch <= "9":
+        return ord(ch) - ord("0")
+    if "A" <= ch <= "G":
+        return ord(ch) - ord("A") + 10
+    return -1
+
+
+def _validate(grid: np.ndarray, maxb: int, allow_loops: bool, where: str) -> Hashi:
+    h, w = grid.shape
+    isl = grid > 0
+    side = (isl[:, 1:] & isl[:, :-1]).nonzero()
+    if len(side[0]):
+        r, c = int(side[0][0]), int(side[1][0])
+        raise InputError(f"{where}: islands side by side at ({r}, {c}) and ({r}, {c + 1})")
+    down = (isl[1:, :] & isl[:-1, :]).nonzero()
+    if len(down[0]):
+        r, c = int(down[0][0]), int(down[1][0])
+        raise InputError(f"{where}: islands side by side at ({r}, {c}) and ({r + 1}, {c})")
+    if not isl.any():
+        raise InputError(f"{where}: no island")
+    return Hashi(h, w, grid.astype(np.int32), maxb, allow_loops)
+
+
+def parse_game_id(text: str, where: str = "game ID") -> Hashi:
+    """Parse a Tatham `bridges` game ID."""
+    text = text.strip()
+    if ":" not in text:
+        raise InputError(f"{where}: no ':' between parameters and description")
+    params, desc = text.split(":", 1)
+    m = _SIZE.match(params)
+    if not m:
+        raise InputError(f"{where}: parameters {params!r} do not start with WxH")
+    w, h = int(m.group(1)), int(m.group(2))
+    if w < 1 or h < 1 or w * h > 10**6:
+        raise InputError(f"{where}: size {w}x{h} out of range")
+    rest = params[m.end() :]
+    maxb = 2
+    mb = re.search(r"m(\d+)", rest)
+    if mb:
+        maxb = int(mb.group(1))
+        if not 1 <= maxb <= 4:
+            raise InputError(f"{where}: maximum bridges m{maxb} outside 1..4")
+    allow_loops = "L" not in rest
+    cells: list[int] = []
+    for i, ch in enumerate(desc.strip()):
+        if "a" <= ch <= "z":
+            cells.extend([0] * (ord(ch) - ord("a") + 1))
+        elif _value_of(ch) > 0:
+            cells.append(_value_of(ch))
+        else:
+            raise InputError(f"{where}: unknown character {ch!r} at description offset {i}")
+        if len(cells) > w * h:
+            raise InputError(f"{where}: description has more than {w * h} cells")
+    if len(cells) != w * h:
+        raise InputError(f"{where}: description has {len(cells)} cells, {w}x{h} needs {w * h}")
+    return _validate(np.array(cells).reshape(h, w), maxb, allow_loops, where)
+
+
+def parse_grid(text: str, where: str = "grid", maxb: int = 2) -> Hashi:
+    """Parse a plain text grid of island values and dots (spaces between cells allowed)."""
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if not lines:
+        raise InputError(f"{where}: empty grid")
+    rows = []
+    for n, ln in enumerate(lines, 1):
+        tokens = ln.split() if len(ln.split()) > 1 else list(ln)
+        row = []
+        for t in tokens:
+            if t in (".", "0"):
+                row.append(0)
+            elif t.isdigit() and 1 <= int(t) <= 16:
+                row.append(int(t))
+            elif len(t) == 1 and _value_of(t) > 0:
+                row.append(_value_of(t))
+            else:
+                raise InputError(f"{where}: line {n}: unknown cell {t!r}")
+        if rows and len(row) != len(rows[0]):
+            raise InputError(f"{where}: line {n}: {len(row)} cells, line 1 has {len(rows[0])}")
+        rows.append(row)
+    return _validate(np.array(rows), maxb, True, where)
+
+
+def parse(text: str, where: str = "input") -> Hashi:
+    """Parse a game ID (first line holds ':') or a plain text grid."""
+    stripped = text.strip()
+    if not stripped:
+        raise InputError(f"{where}: empty input")
+    first = stripped.splitlines()[0]
+    if ":" in first:
+        return parse_game_id(first, where)
+    return parse_grid(text, where)
+
+
+def to_game_id(p: Hashi) -> str:
+    """The Tatham `bridges` game ID (`WxHm<maxb>:desc`)."""
+    out = []
+    run = 0
+    for v in p.grid.ravel():
+        if v == 0:
+            run += 1
+            if run == 26:
+                out.append("z")
+                run = 0
+            continue
+        if run:
+            out.append(chr(ord("a") + run - 1))
+            run = 0
+        out.append(str(int(v)) if v < 10 else chr(ord("A") + int(v) - 10))
+    if run:
+        out.append(chr(ord("a") + run - 1))
+    loops = "" if p.allow_loops else "L"
+    return f"{p.width}x{p.height}m{p.maxb}{loops}:" + "".join(out)
+
+
+def to_grid_text(p: Hashi) -> str:
+    """Plain text grid of the puzzle."""
+    chars = {0: "."}
+    return "\n".join(
+        "".join(chars.get(int(v), str(int(v)) if v < 10 else chr(55 + int(v))) for v in row)
+        for row in p.grid
+    )
+
+
+def edge_graph(p: Hashi) -> EdgeGraph:
+    """Candidate edges (nearest facing islands), their crossings and per-island incidence."""
+    isl = p.islands
+    index = -np.ones((p.height, p.width), dtype=np.int64)
+    index[isl[:, 0], isl[:, 1]] = np.arange(len(isl))
+    ea, eb, horiz = [], [], []
+    for i, (r, c, _) in enumerate(isl):
+        for dr, dc, hz in ((0, 1, 1), (1, 0, 0)):
+            rr, cc = r + dr, c + dc
+            while rr < p.height and cc < p.width and index[rr, cc] < 0:
+                rr, cc = rr + dr, cc + dc
+            if rr < p.height and cc < p.width:
+                ea.append(i)
+                eb.append(int(index[rr, cc]))
+                horiz.append(hz)
+    ea = np.array(ea, dtype=np.int32)
+    eb = np.array(eb, dtype=np.int32)
+    horiz = np.array(horiz, dtype=np.int8)
+    n_e = len(ea)
+    hs = np.nonzero(horiz == 1)[0]
+    vs = np.nonzero(horiz == 0)[0]
+    pairs = []
+    for e in hs:
+        r = isl[ea[e], 0]
+        c1, c2 = isl[ea[e], 1], isl[eb[e], 1]
+        for f in vs:
+            c = isl[ea[f], 1]
+            r1, r2 = isl[ea[f], 0], isl[eb[f], 0]
+            if c1 < c < c2 and r1 < r < r2:
+                pairs.append((e, f))
+    crossings = np.array(pairs, dtype=np.int32).reshape(-1, 2)
+    xs = [[] for _ in range(n_e)]
+    for e, f in pairs:
+        xs[e].append(f)
+        xs[f].append(e)
+    xstart = np.cumsum([0] + [len(x) for x in xs]).astype(np.int32)
+    xlist = np.array([f for x in xs for f in x], dtype=np.int32)
+    inc = [[] for _ in range(len(isl))]
+    for e in range(n_e):
+        inc[ea[e]].append(e)
+        inc[eb[e]].append(e)
+    istart = np.cumsum([0] + [len(x) for x in inc]).astype(np.int32)
+    ilist = np.array([e for x in inc for e in x], dtype=np.int32)
+    return EdgeGraph(ea, eb, horiz, xstart, xlist, istart, ilist, isl[:, 2].copy(), crossings)
+
+
+def components(n_islands: int, pairs) -> int:
+    """Number of connected components of the islands joined by `pairs` (union-find)."""
+    parent = list(range(n_islands))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    count = n_islands
+    for a, b in pairs:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+            count -= 1
+    return count
+
+
+def component_labels(n_islands: int, pairs) -> np.ndarray:
+    """int64[I]: a component label per island (islands joined by `pairs` share one)."""
+    parent = list(range(n_islands))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in pairs:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[ra] = rb
+    return np.array([find(i) for i in range(n_islands)])
+
+
+def bridges_from_mult(p: Hashi, g: EdgeGraph, mult) -> list[list[int]]:
+    """JSON bridges [r1, c1, r2, c2, count] for the edges with nonzero multiplicity."""
+    isl = p.islands
+    out = []
+    for e, m in enumerate(np.asarray(mult)):
+        if m > 0:
+            a, b = isl[g.ea[e]], isl[g.eb[e]]
+            out.append([int(a[0]), int(a[1]), int(b[0]), int(b[1]), int(m)])
+    return out
+
+
+def verify(p: Hashi, bridges) -> tuple[bool, str]:
+    """Check every rule: aligned island pairs with water between, 1..maxb bridges per pair, no
+    crossing, each island's bridge count equal to its value, all islands connected (and no loop
+    when the puzzle forbids loops). `bridges` is a list of [r1, c1, r2, c2, count]."""
+    h, w = p.height, p.width
+    isl = p.islands
+    index = -np.ones((h, w), dtype=np.int64)
+    index[isl[:, 0], isl[:, 1]] = np.arange(len(isl))
+    used = np.zeros((h, w), dtype=np.int8)  # 1 horizontal bridge, 2 vertical
+    degree = np.zeros(len(isl), dtype=np.int64)
+    seen = set()
+    pairs = []
+    for n, br in enumerate(bridges):
+        r1, c1, r2, c2, m = (int(x) for x in br)
+        for r, c in ((r1, c1), (r2, c2)):
+            if not (0 <= r < h and 0 <= c < w) or index[r, c] < 0:
+                return False, f"bridge {n}: end ({r}, {c}) is not an island"
+        if (r1, c1) > (r2, c2):
+            r1, c1, r2, c2 = r2, c2, r1, c1
+        if not 1 <= m <= p.maxb:
+            return False, f"bridge {n}: count {m} outside 1..{p.maxb}"
+        if (r1 != r2) == (c1 != c2):
+            return False, f"bridge {n}: ends not aligned or equal"
+        key = (r1, c1, r2, c2)
+        if key in seen:
+            return False, f"bridge {n}: pair listed twice"
+        seen.add(key)
+        kind = 1 if r1 == r2 else 2
+        cells = [(r1, c) for c in range(c1 + 1, c2)] if kind == 1 else []
+        cells += [(r, c1) for r in range(r1 + 1, r2)] if kind == 2 else []
+        for r, c in cells:
+            if index[r, c] >= 0:
+                return False, f"bridge {n}: passes over the island at ({r}, {c})"
+            if used[r, c]:
+                return False, f"bridge {n}: crosses another bridge at ({r}, {c})"
+            used[r, c] = kind
+        a, b = int(index[r1, c1]), int(index[r2, c2])
+        degree[a] += m
+        degree[b] += m
+        pairs.append((a, b))
+    bad = np.nonzero(degree != isl[:, 2])[0]
+    if len(bad):
+        i = bad[0]
+        return False, f"island ({isl[i, 0]}, {isl[i, 1]}): {degree[i]} bridges, value {isl[i, 2]}"
+    ncomp = components(len(isl), pairs)
+    if ncomp != 1:
+        return False, f"islands form {ncomp} separate groups"
+    if not p.allow_loops and len(pairs) != len(isl) - 1:
+        return False, "the bridges form a loop, which this puzzle forbids"
+    return True, "ok"
+
+
+def solution_text(p: Hashi, bridges) -> str:
+    """Text drawing of a solution (see the module docstring)."""
+    rows = [list(r) for r in to_grid_text(p).splitlines()]
+    for r1, c1, r2, c2, m in bridges:
+        if r1 == r2:
+            for c in range(min(c1, c2) + 1, max(c1, c2)):
+                rows[r1][c] = "-" if m == 1 else "="
+        else:
+            for r in range(min(r1, r2) + 1, max(r1, r2)):
+                rows[r][c1] = "|" if m == 1 else '"'
+    return "\n".join("".join(r) for r in rows)
+
+
+def solve_move(bridges) -> str:
+    """Tatham's `bridges` solve move: `S;L<x1>,<y1>,<x2>,<y2>,<n>` per bridge (x = column)."""
+    parts = ["S"]
+    for r1, c1, r2, c2, m in bridges:
+        parts.append(f"L{c1},{r1},{c2},{r2},{m}")
+    return ";".join(parts)

@@ -1,0 +1,111 @@
+"""Hashiwokakero: formats, verifier, exact program with connectivity, generator, annealing."""
+
+import numpy as np
+import pytest
+
+from cpu_reference import hashi as H
+from cpu_reference import hashi_generate as HG
+from cpu_reference import hashi_ilp as HI
+from cpu_reference.errors import InputError
+
+# Two 2-islands above two 2-islands: the objective-free program may pair them into two
+# disconnected double bridges; the only connected answer is the square of single bridges.
+SQUARE = "2.2\n...\n2.2"
+# Four 1s at the corners: only two bridges fit, so every answer is disconnected.
+CORNERS = "1.1\n...\n1.1"
+
+
+def test_game_id_round_trip():
+    p = H.parse_grid("3.2\n...\n1.2")
+    gid = H.to_game_id(p)
+    assert gid == "3x3m2:3a2c1a2"
+    q = H.parse_game_id("3x3i30e10m2d0:3a2c1a2")
+    assert np.array_equal(q.grid, p.grid) and q.maxb == 2 and q.allow_loops
+    assert not H.parse_game_id("3x3m2L:3a2c1a2").allow_loops
+    assert H.parse_game_id("3x1:Aa1").grid.tolist() == [[10, 0, 1]]
+
+
+def test_edge_graph_and_crossings():
+    p = H.parse_grid(".1.\n1.1\n.1.")
+    g = H.edge_graph(p)
+    assert len(g.ea) == 2 and len(g.crossings) == 1
+
+
+def test_verifier_rules():
+    p = H.parse_grid(SQUARE)
+    sol = [[0, 0, 0, 2, 1], [0, 0, 2, 0, 1], [0, 2, 2, 2, 1], [2, 0, 2, 2, 1]]
+    assert H.verify(p, sol) == (True, "ok")
+    split = [[0, 0, 0, 2, 2], [2, 0, 2, 2, 2]]
+    assert "groups" in H.verify(p, split)[1]
+    assert "value" in H.verify(p, sol[:3])[1]
+    cross = H.parse_grid(".1.\n1.1\n.1.")
+    assert "crosses" in H.verify(cross, [[1, 0, 1, 2, 1], [0, 1, 2, 1, 1]])[1]
+    assert "not aligned" in H.verify(p, [[0, 0, 2, 2, 1]])[1]
+    loops = H.parse_game_id("3x3m2L:2a2c2a2")
+    assert "loop" in H.verify(loops, sol)[1]
+
+
+def test_move_and_text():
+    p = H.parse_grid(SQUARE)
+    sol = [[0, 0, 0, 2, 1], [0, 0, 2, 0, 2]]
+    assert H.solve_move(sol) == "S;L0,0,2,0,1;L0,0,0,2,2"
+    assert H.solution_text(p, sol).splitlines() == ["2-2", '"..', "2.2"]
+
+
+def test_ilp_connected_and_unique():
+    p = H.parse_grid(SQUARE)
+    res = HI.solve_ilp(p)
+    assert res["status"] == "optimal" and res["connected"]
+    assert H.verify(p, res["bridges"])[0]
+    assert HI.is_unique(p) is True
+
+
+def test_objective_mode_returns_disconnected_where_exact_says_no_solution():
+    p = H.parse_grid(CORNERS)
+    loose = HI.solve_ilp(p, mode="objective")
+    assert loose["status"] == "optimal" and loose["connected"] is False
+    assert not H.verify(p, loose["bridges"])[0]
+    assert HI.solve_ilp(p)["status"] == "infeasible"
+
+
+def test_lazy_cuts_make_a_disconnected_first_answer_connected():
+    # the first program's answer on this generated instance splits into groups: 3 rounds
+    p = H.parse_game_id("8x8m2:u2a2m2a2x")
+    res = HI.solve_ilp(p)
+    assert res["rounds"] >= 2 and res["cuts"] >= 1
+    assert res["status"] == "optimal" and res["connected"]
+    assert H.verify(p, res["bridges"])[0]
+
+
+def test_no_solution_is_reported():
+    assert HI.solve_ilp(H.parse_grid("3.1"))["status"] == "infeasible"
+
+
+@pytest.mark.parametrize("size", [8, 20, 40])
+def test_generator_seeded_valid_and_solvable(size):
+    a, sol_a = HG.generate(size, size, np.random.default_rng(3))
+    b, sol_b = HG.generate(size, size, np.random.default_rng(3))
+    assert np.array_equal(a.grid, b.grid) and sol_a == sol_b
+    assert H.verify(a, sol_a) == (True, "ok")
+    res = HI.solve_ilp(a, time_limit=30)
+    assert res["status"] == "optimal" and H.verify(a, res["bridges"])[0]
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("3x3m2:3a2c1a", "cells"),
+        ("3x3m2:3a2c1a22", "more than"),
+        ("3x3m2:3a2c1a?", "unknown character"),
+        ("3x3m2:33a1c1a", "side by side"),
+        ("3x3m9:3a2c1a2", "outside"),
+        ("3.2\n..\n1.2", "line 2"),
+        ("3.2\n.x.\n1.2", "unknown cell"),
+        ("...\n...", "no island"),
+    ],
+)
+def test_bad_input_one_line_error(text, fragment):
+    with pytest.raises(InputError) as err:
+        H.parse(text)
+    msg = str(err.value)
+    assert fragment in msg and "\n" not in msg
