@@ -1,0 +1,48 @@
+"""`gpu-anneal info`: what this machine offers the engine."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+
+from gpu_anneal.backends import cpu_threads, cuda_status
+
+
+def machine() -> dict:
+    """Versions, processor and cores, and CUDA's state: the facts every benchmark records."""
+    import numba
+    import numpy
+
+    from gpu_anneal import __version__
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    usable, reason = cuda_status()
+    return {
+        "gpu_anneal": __version__,
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "numba": numba.__version__,
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "numba_threads": cpu_threads(),
+        "cuda_usable": usable,
+        "cuda": reason,
+        "gpu_speed": "not measured on a CUDA device yet: kernels are proven by the simulator "
+        "and PTX compilation only",
+    }
+
+
+def run_info() -> int:
+    """Print machine() as indented JSON."""
+    print(json.dumps(machine(), indent=2))
+    return 0

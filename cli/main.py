@@ -1,0 +1,137 @@
+"""The gpu-anneal command line: parse, call gpu_anneal, print. One module per command group."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from cli.output import EXIT_BAD_INPUT, error_line
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Thousands of simulated-annealing chains at once for Sudoku, Shikaku and Hashiwokakero.",
+)
+bench_app = typer.Typer(no_args_is_help=True, help="Measure speed: moves per second, TTS.")
+app.add_typer(bench_app, name="bench")
+
+Files = Annotated[list[str] | None, typer.Argument(help="Puzzle files; '-' or none: stdin.")]
+
+
+@app.command()
+def solve(
+    files: Files = None,
+    kind: Annotated[str, typer.Option(help="sudoku | shikaku | hashi")] = "sudoku",
+    method: Annotated[str, typer.Option(help="anneal | exact (ilp for shikaku/hashi)")] = "anneal",
+    backend: Annotated[str, typer.Option(help="auto | cpu | cuda")] = "auto",
+    chains: Annotated[int | None, typer.Option(help="Chains per puzzle (default: fill)")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of every chain's RNG stream")] = 0,
+    time_limit: Annotated[float, typer.Option(help="Seconds per puzzle; 0 = none")] = 60.0,
+    max_trials: Annotated[int | None, typer.Option(help="Trials per puzzle, all chains")] = None,
+    schedule: Annotated[str, typer.Option(help="sirdey-course | sirdey-paper | geometric")] = (
+        "sirdey-course"
+    ),
+    format: Annotated[str | None, typer.Option("--format", help="Input format (auto)")] = None,
+    output: Annotated[str, typer.Option(help="text | jsonl")] = "text",
+    batch: Annotated[int | None, typer.Option(help="Puzzles annealed at once")] = None,
+    replay_chain: Annotated[
+        int | None, typer.Option(help="Re-run one chain of a run (same seed) and report it")
+    ] = None,
+) -> None:
+    """Solve puzzles by annealing or exactly; one result per puzzle, as each finishes."""
+    from cli.sudoku_solve import SolveOptions, run_solve
+
+    _check_choice("output", output, ("text", "jsonl"))
+    if kind in ("shikaku", "hashi"):
+        from cli.grid_puzzles import cli_solve
+
+        chosen = "ilp" if method == "exact" else method
+        code = cli_solve(
+            kind, files or ["-"], chosen, backend, chains, seed, time_limit or None, output, print
+        )
+        raise typer.Exit(code)
+    _check_choice("kind", kind, ("sudoku", "shikaku", "hashi"))
+    _check_choice("method", method, ("anneal", "exact"))
+    opts = SolveOptions(
+        method=method,
+        backend=backend,
+        chains=chains,
+        seed=seed,
+        time_limit=time_limit or None,
+        max_trials=max_trials,
+        schedule=schedule,
+        fmt=format,
+        output=output,
+        batch=batch,
+        replay_chain=replay_chain,
+    )
+    raise typer.Exit(_guarded(run_solve, files or ["-"], opts))
+
+
+@app.command()
+def check(
+    files: Files = None,
+    format: Annotated[str | None, typer.Option("--format", help="Input format (auto)")] = None,
+    output: Annotated[str, typer.Option(help="text | jsonl")] = "text",
+) -> None:
+    """Verify full grids, or count the solutions of puzzles (0, 1, 2+)."""
+    from cli.sudoku_check import run_check
+
+    _check_choice("output", output, ("text", "jsonl"))
+    raise typer.Exit(_guarded(run_check, files or ["-"], format, output))
+
+
+@app.command()
+def info() -> None:
+    """Versions, cores, and whether a CUDA device is usable."""
+    from cli.info import run_info
+
+    raise typer.Exit(run_info())
+
+
+@bench_app.command("throughput")
+def bench_throughput(
+    order: Annotated[int, typer.Option(help="Sudoku order n (3 = 9x9)")] = 3,
+    seconds: Annotated[float, typer.Option(help="Seconds to measure")] = 5.0,
+    backend: Annotated[str, typer.Option(help="auto | cpu | cuda")] = "auto",
+    chains: Annotated[int | None, typer.Option(help="Chains (default: 8 per thread)")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
+) -> None:
+    """Sirdey proposals per second over all cores (or the GPU), on a grid that never solves."""
+    from cli.bench import run_throughput
+
+    raise typer.Exit(_guarded(run_throughput, order, seconds, backend, chains, json_out))
+
+
+def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        error_line(f"--{name} {value!r}: expected one of {', '.join(allowed)}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _guarded(fn, *args) -> int:
+    """Run a command body; unusable input or backend gives one line and exit code 2."""
+    from cpu_reference.errors import InputError
+    from gpu_anneal.backends import BackendError
+
+    try:
+        return fn(*args)
+    except (InputError, BackendError) as exc:
+        error_line(str(exc))
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return 0
+
+
+def run() -> None:
+    """Console entry point."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,167 @@
+"""Cooling schedules as data: beta = 1/T for plateau k in closed form.
+
+Glossary:
+    k        plateau index inside a trial, from 0
+    beta_k   inverse temperature of plateau k
+    e_P      largest possible cost (810 for 9x9 with the course's counting)
+    L        moves per plateau (the number of cells by default)
+    K        plateaus in a full trial: the first k whose temperature is below T_f
+
+Sirdey's law T_{k+1} = T_k / (1 + log(1 + delta) / (e_P + 1) * T_k) is linear in beta:
+
+    beta_k = 1/T0 + k * log(1 + delta) / (e_P + 1)                     (kind "linear")
+
+A geometric schedule T_{k+1} = ratio * T_k is beta_k = beta_0 * ratio**(-k)  (kind "geometric").
+
+The failure temperature is T_f = eps / (log|Omega| - log(1 - alpha)) with the instance-independent
+|Omega| = N**cells (0.00273852 for 9x9, eps = 1/2, alpha = 0.99).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku_layout import layout
+
+KIND_LINEAR = 0
+KIND_GEOMETRIC = 1
+
+SCHEDULE_NAMES = ("sirdey-course", "sirdey-paper", "geometric")
+
+# The paper prints e_P = 16202 for 9x9 against the course's 810 (= 81 cells x 20 peers / 2);
+# for other orders the paper variant keeps that ratio to the course's e_P.
+PAPER_EP_9X9 = 16202
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Everything a chain needs to cool and to give up: all numbers, no arrays."""
+
+    name: str
+    kind: int
+    beta0: float
+    step: float  # linear: beta increment per plateau; geometric: log of the beta growth factor
+    plateau: int
+    max_plateaus: int
+    stall: int  # abandon a trial after this many plateaus without a new best; 0 = never
+    t0: float
+    t_final: float
+    e_p: float
+    delta: float
+
+    def beta(self, k: int) -> float:
+        """Inverse temperature of plateau k (the kernels compute the same in float64)."""
+        if self.kind == KIND_LINEAR:
+            return self.beta0 + k * self.step
+        return self.beta0 * math.exp(k * self.step)
+
+    def as_dict(self) -> dict:
+        """Plain dict for JSON output."""
+        return asdict(self)
+
+
+def final_temperature(order: int, eps: float = 0.5, alpha: float = 0.99) -> float:
+    """T_f = eps / (cells log N - log(1 - alpha)), the paper's instance-independent form."""
+    lay = layout(order)
+    return eps / (lay.cells * math.log(lay.N) - math.log(1.0 - alpha))
+
+
+def course_e_p(order: int) -> int:
+    """e_P as the course page counts it: cells x peers / 2 (810 for 9x9)."""
+    return layout(order).max_cost
+
+
+def sirdey(
+    order: int,
+    variant: str = "course",
+    delta: float = 0.1,
+    eps: float = 0.5,
+    alpha: float = 0.99,
+    plateau: int | None = None,
+    stall: int = 10_000,
+    t0: float | None = None,
+) -> Schedule:
+    """Sirdey's schedule: variant "course" (T0 = e_P = 810 for 9x9) or "paper" (e_P = 16202)."""
+    if variant not in ("course", "paper"):
+        raise InputError(f"schedule variant {variant!r}: expected 'course' or 'paper'")
+    e_p = course_e_p(order)
+    if variant == "paper":
+        e_p = round(PAPER_EP_9X9 * e_p / course_e_p(3))
+    t_final = final_temperature(order, eps, alpha)
+    t_start = float(e_p) if t0 is None else float(t0)
+    _check_positive(delta=delta, eps=eps, t0=t_start)
+    if not 0.0 < alpha < 1.0:
+        raise InputError(f"alpha = {alpha}: must lie strictly between 0 and 1")
+    step = math.log1p(delta) / (e_p + 1)
+    max_plateaus = max(1, math.ceil((1.0 / t_final - 1.0 / t_start) / step))
+    return Schedule(
+        name=f"sirdey-{variant}",
+        kind=KIND_LINEAR,
+        beta0=1.0 / t_start,
+        step=step,
+        plateau=layout(order).cells if plateau is None else int(plateau),
+        max_plateaus=max_plateaus,
+        stall=int(stall),
+        t0=t_start,
+        t_final=t_final,
+        e_p=float(e_p),
+        delta=delta,
+    )
+
+
+def geometric(
+    order: int,
+    t0: float = 2.0,
+    ratio: float = 0.999,
+    t_final: float | None = None,
+    plateau: int | None = None,
+    stall: int = 10_000,
+) -> Schedule:
+    """Geometric cooling T_{k+1} = ratio T_k from t0 down to t_final (T_f of the order by default)."""
+    t_end = final_temperature(order) if t_final is None else float(t_final)
+    _check_positive(t0=t0, t_final=t_end)
+    if not 0.0 < ratio < 1.0:
+        raise InputError(f"ratio = {ratio}: must lie strictly between 0 and 1")
+    if t_end >= t0:
+        raise InputError(f"t_final = {t_end} must be below t0 = {t0}")
+    step = -math.log(ratio)
+    return Schedule(
+        name="geometric",
+        kind=KIND_GEOMETRIC,
+        beta0=1.0 / t0,
+        step=step,
+        plateau=layout(order).cells if plateau is None else int(plateau),
+        max_plateaus=max(1, math.ceil(math.log(t0 / t_end) / step)),
+        stall=int(stall),
+        t0=float(t0),
+        t_final=t_end,
+        e_p=float(course_e_p(order)),
+        delta=0.0,
+    )
+
+
+def by_name(name: str, order: int, **overrides) -> Schedule:
+    """The named schedule for an order, with fields overridden (plateau, stall, max_plateaus...)."""
+    if name == "sirdey-course":
+        sched = sirdey(order, "course")
+    elif name == "sirdey-paper":
+        sched = sirdey(order, "paper")
+    elif name == "geometric":
+        sched = geometric(order)
+    else:
+        raise InputError(f"schedule {name!r}: expected one of {', '.join(SCHEDULE_NAMES)}")
+    overrides = {key: value for key, value in overrides.items() if value is not None}
+    for key, value in overrides.items():
+        if key in ("plateau", "max_plateaus") and int(value) < 1:
+            raise InputError(f"{key} = {value}: must be at least 1")
+        if key == "stall" and int(value) < 0:
+            raise InputError(f"stall = {value}: must be 0 (off) or positive")
+    return replace(sched, **overrides) if overrides else sched
+
+
+def _check_positive(**values: float) -> None:
+    for key, value in values.items():
+        if not value > 0:
+            raise InputError(f"{key} = {value}: must be positive")

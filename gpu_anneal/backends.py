@@ -1,0 +1,54 @@
+"""Choosing where chains run: the CUDA card when one is usable, else every CPU core.
+
+`backend="auto"` picks CUDA when a usable device exists and says which it took; `"cuda"` without a
+device is an error, never a silent fallback.
+"""
+
+from __future__ import annotations
+
+import os
+
+from cpu_reference.errors import InputError
+
+BACKENDS = ("auto", "cpu", "cuda")
+
+
+class BackendError(RuntimeError):
+    """The requested backend cannot run here (no CUDA device, no numba-cuda...)."""
+
+
+def cuda_status() -> tuple[bool, str]:
+    """(usable, reason): whether numba-cuda is importable and sees a device, and why not."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return True, "CUDA simulator (NUMBA_ENABLE_CUDASIM=1): kernels run as Python, slowly"
+    try:
+        from numba import cuda
+    except Exception as exc:  # numba-cuda missing or its CUDA libraries not found
+        return False, f"numba-cuda not importable ({type(exc).__name__}: {exc})"
+    try:
+        if not cuda.is_available():
+            return False, "no CUDA device or driver found"
+        device = cuda.get_current_device()
+        name = device.name.decode() if isinstance(device.name, bytes) else str(device.name)
+        return True, f"{name}, compute capability {device.compute_capability}"
+    except Exception as exc:
+        return False, f"CUDA device unusable ({type(exc).__name__}: {exc})"
+
+
+def resolve_backend(backend: str) -> str:
+    """'cpu' or 'cuda' for a requested backend name; BackendError if CUDA is asked but missing."""
+    if backend not in BACKENDS:
+        raise InputError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    if backend == "cpu":
+        return "cpu"
+    usable, reason = cuda_status()
+    if backend == "cuda" and not usable:
+        raise BackendError(f"--backend cuda: {reason}; use --backend cpu or auto")
+    return "cuda" if usable else "cpu"
+
+
+def cpu_threads() -> int:
+    """Threads numba's parallel loops use here."""
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)
