@@ -1,4 +1,4 @@
-"""`gpu-anneal solve` for Sudoku: read puzzles as a stream, solve in batches, write as they finish."""
+"""`gpu-anneal solve` for Sudoku: read puzzles as a stream, solve in batches, write each result."""
 
 from __future__ import annotations
 

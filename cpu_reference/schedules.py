@@ -119,7 +119,7 @@ def geometric(
     plateau: int | None = None,
     stall: int = 10_000,
 ) -> Schedule:
-    """Geometric cooling T_{k+1} = ratio T_k from t0 down to t_final (T_f of the order by default)."""
+    """Geometric cooling T_{k+1} = ratio T_k from t0 to t_final (default: T_f of the order)."""
     t_end = final_temperature(order) if t_final is None else float(t_final)
     _check_positive(t0=t0, t_final=t_end)
     if not 0.0 < ratio < 1.0:
