@@ -109,3 +109,35 @@ def test_bad_input_one_line_error(text, fragment):
         H.parse(text)
     msg = str(err.value)
     assert fragment in msg and "\n" not in msg
+
+
+@pytest.mark.parametrize("energy", ["seed", "connected"])
+def test_anneal_solves_generated_and_verifies(energy):
+    from cpu_reference import hashi_anneal as HA
+
+    for size, seed in ((8, 1), (16, 2)):
+        p, _ = HG.generate(size, size, np.random.default_rng(seed))
+        res = HA.anneal(p, chains=8, seed=seed, time_limit=20, energy=energy)
+        assert res["solved"]
+        bridges = H.bridges_from_mult(p, res["graph"], res["mult"])
+        assert H.verify(p, bridges) == (True, "ok")
+
+
+def test_anneal_never_reports_a_disconnected_answer_as_solved():
+    from cpu_reference import hashi_anneal as HA
+
+    p = H.parse_grid(CORNERS)  # only disconnected answers exist
+    res = HA.anneal(p, chains=4, seed=0, time_limit=2, max_trials=3, energy="seed")
+    assert not res["solved"]
+    # the seed's energy reaches its floor (C = 0, D = 0, two edges: f = -2) but that is no solution
+    assert res["energy"] == -2
+
+
+def test_anneal_reproducible():
+    from cpu_reference import hashi_anneal as HA
+
+    p, _ = HG.generate(10, 10, np.random.default_rng(4))
+    kw = dict(chains=4, seed=3, max_trials=1, early_stop=False, n_plateaus=3, plateau=10)
+    a = HA.anneal(p, **kw)
+    b = HA.anneal(p, **kw)
+    assert np.array_equal(a["best"], b["best"]) and np.array_equal(a["best_f"], b["best_f"])

@@ -107,3 +107,48 @@ def test_bad_input_one_line_error(text, fragment):
         S.parse(text)
     msg = str(err.value)
     assert fragment in msg and "\n" not in msg
+
+
+def test_anneal_seed_method_solves_small_grids_and_verifies():
+    from cpu_reference import shikaku_anneal as SA
+
+    for size, seed in ((4, 1), (9, 2)):
+        p, _ = SG.generate(size, size, np.random.default_rng(seed))
+        res = SA.anneal(p, chains=8, seed=seed, time_limit=20, candidate_set="all")
+        assert res["solved"] and res["energy"] == size * size
+        assert S.verify(p, res["rects"])[0]
+
+
+def test_anneal_propagated_solves_25x25_within_bound():
+    from cpu_reference import shikaku_anneal as SA
+
+    p, _ = SG.generate(25, 25, np.random.default_rng(25))
+    res = SA.anneal(p, chains=8, seed=0, time_limit=20, candidate_set="propagated")
+    assert res["solved"] and S.verify(p, res["rects"])[0]
+    assert res["seconds"] < 20
+
+
+def test_anneal_is_reproducible_and_energy_matches_rectangles():
+    from cpu_reference import shikaku_anneal as SA
+
+    p, _ = SG.generate(12, 12, np.random.default_rng(3))
+    kw = dict(chains=4, seed=9, max_trials=1, early_stop=False, n_plateaus=5, plateau=20)
+    a = SA.anneal(p, **kw)
+    b = SA.anneal(p, **kw)
+    assert np.array_equal(a["best_f"], b["best_f"]) and np.array_equal(a["best"], b["best"])
+    lab = np.zeros((12, 12), dtype=int)
+    for t, left, hh, ww in a["rects"]:
+        lab[t : t + hh, left : left + ww] += 1
+    assert int((lab**2).sum()) == a["energy"]
+
+
+def test_anneal_unsolvable_reports_unsolved():
+    from cpu_reference import shikaku_anneal as SA
+
+    q = S.parse_grid("4..\n...\n..5")  # the 5 has no rectangle inside 3x3
+    res = SA.anneal(q, chains=4, seed=0, time_limit=2, max_trials=3, candidate_set="all")
+    assert not res["solved"] and res.get("no_solution")
+    r = S.parse_grid("4.4\n...\n1..")  # every clue has rectangles, but no cover exists
+    assert SI.solve_ilp(r)["status"] == "infeasible"
+    res = SA.anneal(r, chains=4, seed=0, time_limit=2, max_trials=3, candidate_set="all")
+    assert not res["solved"] and res["energy"] > 9
