@@ -6,6 +6,7 @@ import numpy as np
 
 from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line, write_json_or_line
 from cli.sudoku_solve import Tally, read_all
+from cpu_reference.sudoku_formats import check_givens
 from cpu_reference.sudoku_verify import verify_solution
 
 
@@ -19,8 +20,14 @@ def run_check(sources: list[str], fmt: str | None, output: str) -> int:
 
     tally = Tally()
     failures = 0
-    for index, puzzle in enumerate(read_all(sources, fmt, tally)):
+    for index, puzzle in enumerate(read_all(sources, fmt, tally, check=False)):
         record = {"index": index, "line": puzzle.line, "name": puzzle.name}
+        clash = check_givens(puzzle.cells, puzzle.order)
+        if clash is not None and not np.all(puzzle.cells):
+            record.update(kind="puzzle", solutions=0, ok=False, error=clash)
+            failures += 1
+            write_json_or_line(record, output)
+            continue
         if np.all(puzzle.cells):
             fault = verify_solution(puzzle.cells, puzzle.order)
             record.update(kind="grid", valid=fault is None, error=fault)

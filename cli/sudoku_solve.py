@@ -56,11 +56,14 @@ class Tally:
         return EXIT_UNSOLVED if self.unsolved else EXIT_OK
 
 
-def read_all(sources: list[str], fmt: str | None, tally: Tally) -> Iterator[Puzzle]:
+def read_all(
+    sources: list[str], fmt: str | None, tally: Tally, check: bool = True
+) -> Iterator[Puzzle]:
     """Puzzles of every source in turn; faults are reported on stderr and counted, not raised."""
     for source in sources or ["-"]:
+        name = "<stdin>" if source == "-" else source
         try:
-            for item in iter_puzzles(source, fmt=fmt, name="<stdin>" if source == "-" else source):
+            for item in iter_puzzles(source, fmt=fmt, name=name, check=check):
                 if isinstance(item, InputError):
                     error_line(str(item))
                     tally.bad_input += 1

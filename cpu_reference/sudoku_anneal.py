@@ -132,7 +132,7 @@ def model(n: int) -> SimpleNamespace:
         for f in range(nfree):
             r, s0, s1 = next_u64(s0, s1)
             c = free[f]
-            d = 1 + ((r >> uint32(32)) * uint64(N)) >> uint32(32)
+            d = 1 + (((r >> uint32(32)) * uint64(N)) >> uint32(32))
             vals[c] = d
             board[d - 1, c >> 6] |= uint64(1) << uint64(c & 63)
         return full_cost(vals, board, peers), s0, s1

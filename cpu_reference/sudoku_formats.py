@@ -432,7 +432,7 @@ def _error(name: str, L: int, fault: _Fault) -> InputError:
     return InputError(f"{name} line {where}{sep}{fault.msg}")
 
 
-def _one_line_puzzles(lines, name: str, fmt: str, order: int | None):
+def _one_line_puzzles(lines, name: str, fmt: str, order: int | None, check: bool = True):
     for L, text in lines:
         if text is None:
             yield _too_long(name, L)
@@ -451,7 +451,8 @@ def _one_line_puzzles(lines, name: str, fmt: str, order: int | None):
                     cells, n = _parse_solo(token, order)
                 else:
                     cells, n = _parse_symbol_line(token, order)
-            _checked(cells, n)
+            if check:
+                _checked(cells, n)
         except _Fault as f:
             yield _error(name, L, f)
             continue
@@ -475,7 +476,7 @@ def _row_width(text: str, fmt: str) -> int:
     return len(body.split()) if fmt == "rows" else len(body)
 
 
-def _grid_puzzles(lines, name: str, fmt: str, order: int | None):
+def _grid_puzzles(lines, name: str, fmt: str, order: int | None, check: bool = True):
     N = order * order if order is not None else None
     rows: list[np.ndarray] = []
     start = 0
@@ -491,7 +492,8 @@ def _grid_puzzles(lines, name: str, fmt: str, order: int | None):
             )
         cells = np.concatenate(rows)
         try:
-            _checked(cells, n)
+            if check:
+                _checked(cells, n)
         except _Fault as f:
             return _error(name, start, f)
         return Puzzle(cells, n, start, "", fmt)
@@ -536,9 +538,16 @@ def _grid_puzzles(lines, name: str, fmt: str, order: int | None):
 
 
 def iter_puzzles(
-    source, fmt: str | None = None, order: int | None = None, name: str = "<input>"
+    source,
+    fmt: str | None = None,
+    order: int | None = None,
+    name: str = "<input>",
+    *,
+    check: bool = True,
 ) -> Iterator[Puzzle | InputError]:
     """Stream the puzzles of a path, "-" (stdin) or text/binary file object, one at a time.
+
+    With check=False a digit repeated in a unit is let through (to verify claimed solutions).
 
     Yields a Puzzle per puzzle, or an InputError (one line: input, line, fault) per malformed
     puzzle. Raises InputError for an unknown fmt or order, an unreadable, empty or binary input.
@@ -548,10 +557,10 @@ def iter_puzzles(
     if order is not None and order not in ORDERS:
         raise InputError(f"order {order} is outside {MIN_ORDER}..{MAX_ORDER}")
     stream, shown, owned = _open(source, name)
-    return _iter(stream, shown, owned, fmt, order)
+    return _iter(stream, shown, owned, fmt, order, check)
 
 
-def _iter(stream: IO, name: str, owned: bool, fmt: str | None, order: int | None):
+def _iter(stream: IO, name: str, owned: bool, fmt: str | None, order: int | None, check: bool):
     try:
         lines = _lines(stream, name)
         head: list[tuple[int, str | None]] = []
@@ -571,9 +580,9 @@ def _iter(stream: IO, name: str, owned: bool, fmt: str | None, order: int | None
             yield from lines
 
         if fmt in ("grid", "rows"):
-            gen = _grid_puzzles(replay(), name, fmt, order)
+            gen = _grid_puzzles(replay(), name, fmt, order, check)
         else:
-            gen = _one_line_puzzles(replay(), name, fmt, order)
+            gen = _one_line_puzzles(replay(), name, fmt, order, check)
         found = False
         for item in gen:
             found = True

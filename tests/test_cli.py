@@ -1,0 +1,172 @@
+"""The command line: outputs, exit codes, and one-line errors on bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from cpu_reference.sudoku_formats import parse_line
+from cpu_reference.sudoku_verify import verify_solution
+
+DATA = Path(__file__).parent / "data"
+runner = CliRunner()
+
+
+def invoke(*args: str, input: str | None = None):
+    """Run the app in-process; returns the click Result."""
+    return runner.invoke(app, list(args), input=input)
+
+
+def jsonl(text: str) -> list[dict]:
+    """The JSON objects of a jsonl output."""
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def test_solve_jsonl_fields_and_exit_code_zero():
+    """Both seed grids solve; each record carries the promised fields and a valid solution."""
+    result = invoke(
+        "solve", str(DATA / "seed002_grids.txt"), "--output", "jsonl", "--seed", "3",
+        "--time-limit", "60", "--chains", "2",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    records = jsonl(result.stdout)
+    assert len(records) == 3
+    puzzles = [line.split()[0] for line in (DATA / "seed002_grids.txt").read_text().splitlines()]
+    for record, text in zip(records, puzzles):
+        for key in ("index", "solved", "verified", "solution", "method", "backend", "cost",
+                    "trials", "proposals", "seconds"):  # fmt: skip
+            assert key in record
+        assert record["solved"] and record["verified"] and record["cost"] == 0
+        assert record["backend"] == "cpu" and record["method"] == "anneal"
+        solution = parse_line(record["solution"])
+        assert verify_solution(solution, 3, parse_line(text)) is None
+
+
+def test_exact_method_reports_no_solution_and_exit_one(tmp_path):
+    """The exact method says 'no solution' for an impossible puzzle and exits 1."""
+    path = tmp_path / "p.txt"
+    # r1c1 sees 1, 2 in its row and 3, 4 in its column
+    path.write_text("..12\n....\n3...\n4...\n".replace("\n", "", 3).replace("\n", "") + "\n")
+    result = invoke("solve", str(path), "--method", "exact", "--output", "jsonl")
+    assert result.exit_code == 1, result.output
+    (record,) = jsonl(result.stdout)
+    assert record["solved"] is False and record["error"] == "no solution"
+
+
+def test_anneal_never_reports_an_impossible_puzzle_solved(tmp_path):
+    """Annealing on an impossible puzzle ends unsolved, with its best cost, exit code 1."""
+    path = tmp_path / "p.txt"
+    path.write_text("..123...........\n".replace("123", "12.")[:14] + "..\n")
+    grid = np.zeros(16, np.uint8)
+    grid[[2, 3, 8, 12]] = [1, 2, 3, 4]
+    path.write_text("".join(str(d) if d else "." for d in grid) + "\n")
+    result = invoke(
+        "solve", str(path), "--output", "jsonl", "--max-trials", "4", "--time-limit", "20"
+    )
+    assert result.exit_code == 1, result.output
+    (record,) = jsonl(result.stdout)
+    assert record["solved"] is False and record["cost"] >= 1 and record["solution"] is None
+
+
+@pytest.mark.parametrize(
+    "content, fault",
+    [
+        ("123\n", "cells"),
+        ("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4....X.\n",
+         "symbol"),
+        ("44....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......\n",
+         "twice"),
+        ("." * 50 + "\n", "cells"),
+    ],
+)  # fmt: skip
+def test_bad_puzzles_give_one_line_with_line_number_and_exit_two(tmp_path, content, fault):
+    """Each malformed puzzle: one stderr line naming the file, line and fault; exit code 2."""
+    good = (DATA / "seed002_grids.txt").read_text().splitlines()[0]
+    path = tmp_path / "bad.txt"
+    path.write_text(good + "\n" + content)
+    result = invoke("solve", str(path), "--output", "jsonl", "--time-limit", "30")
+    assert result.exit_code == 2
+    errors = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1 and "line 2" in errors[0] and fault in errors[0]
+    assert "Traceback" not in result.output
+    records = jsonl(result.stdout)
+    assert len(records) == 1 and records[0]["solved"]  # the good puzzle is still solved
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00\x01\x02garbage\xff\xfe"])
+def test_empty_or_binary_file_exit_two(tmp_path, content):
+    """Empty input and binary garbage: a one-line error, exit 2, no traceback."""
+    path = tmp_path / "f.txt"
+    path.write_bytes(content)
+    result = invoke("solve", str(path))
+    assert result.exit_code == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+def test_missing_file_and_bad_options_exit_two(tmp_path):
+    """A missing file, an unknown backend or schedule: one line, exit code 2."""
+    assert invoke("solve", str(tmp_path / "nope.txt")).exit_code == 2
+    puzzle = str(DATA / "seed002_grids.txt")
+    for args in (["--backend", "tpu"], ["--schedule", "fast"], ["--chains", "0"]):
+        result = invoke("solve", puzzle, *args)
+        assert result.exit_code == 2, (args, result.output)
+        assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_cuda_backend_without_device_is_a_clear_error():
+    """--backend cuda on a machine without a device: exit 2 and a message, no fallback."""
+    result = invoke("solve", str(DATA / "seed002_grids.txt"), "--backend", "cuda")
+    assert result.exit_code == 2
+    assert "cuda" in result.stderr.lower()
+    assert result.stdout == ""
+
+
+def test_check_counts_solutions_against_tdoku():
+    """check: the 43 tdoku puzzles match their published counts; exit 0."""
+    result = invoke("check", str(DATA / "tdoku_test_puzzles.txt"), "--output", "jsonl")
+    assert result.exit_code == 0, result.output
+    records = jsonl(result.stdout)
+    assert len(records) == 43 and all(r["ok"] for r in records)
+    assert {r["solutions"] for r in records} == {0, 1, "2+"}
+
+
+def test_check_rejects_a_broken_grid(tmp_path):
+    """check on a full grid with a duplicate in a row: exit 1, the fault named."""
+    path = tmp_path / "g.txt"
+    path.write_text("1234341221434321\n1234341221433421\n")
+    result = invoke("check", str(path), "--output", "jsonl")
+    records = jsonl(result.stdout)
+    assert records[0]["valid"] is True
+    assert records[1]["valid"] is False and "twice" in records[1]["error"]
+    assert result.exit_code == 1
+
+
+def test_info_and_throughput_json():
+    """info says CUDA is unusable here; bench throughput prints proposals_per_second."""
+    info = json.loads(invoke("info").stdout)
+    assert info["cores"] >= 1 and "not measured" in info["gpu_speed"]
+    result = invoke("bench", "throughput", "--order", "2", "--seconds", "0.5", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["proposals_per_second"] > 1e5
+
+
+def test_console_script_reads_stdin():
+    """The installed entry point solves a 4x4 puzzle from stdin."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli.main", "solve", "-", "--output", "jsonl"],
+        input="1...\n".replace("\n", "") + "..1." + ".1.." + "...1\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    (record,) = jsonl(proc.stdout)
+    assert record["solved"] and verify_solution(parse_line(record["solution"]), 2) is None

@@ -1,0 +1,161 @@
+"""Sirdey's annealing on the CPU: incremental cost, schedules, RNG, solving, reporting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cpu_reference import sudoku_anneal as sa
+from cpu_reference.rng import init_states, stream
+from cpu_reference.schedules import by_name, final_temperature, sirdey
+from cpu_reference.sudoku_batch import make_batch, run_slice_cpu
+from cpu_reference.sudoku_exact import solve_exact
+from cpu_reference.sudoku_formats import read_puzzles
+from cpu_reference.sudoku_layout import layout
+from cpu_reference.sudoku_verify import conflict_cost, verify_solution
+from gpu_anneal.sudoku_solver import solve_batch, solve_one
+
+DATA = Path(__file__).parent / "data"
+
+
+def board_of(vals: np.ndarray, order: int) -> np.ndarray:
+    """Bitboards rebuilt from the cell values, the slow way."""
+    lay = layout(order)
+    board = np.zeros((lay.N, lay.W), dtype=np.uint64)
+    for c, d in enumerate(vals[: lay.cells]):
+        board[d - 1, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    return board
+
+
+@pytest.mark.parametrize("order", [2, 3, 4, 5])
+@pytest.mark.parametrize("seed", [1, 7, 42])
+def test_incremental_cost_equals_full_recount(order, seed):
+    """After thousands of accepted moves the tracked cost is c(w) recomputed from scratch."""
+    lay = layout(order)
+    puzzle = np.zeros(lay.cells, dtype=np.uint8)
+    # hot schedule: most moves are accepted, so the cost changes all the time
+    sched = by_name("geometric", order, stall=0)
+    batch = make_batch(puzzle[None], order, sched, cpp=3, seed=seed)
+    for _ in range(4):
+        run_slice_cpu(batch, 3, stop_on_solved=False)
+        for g in range(batch.chains):
+            vals = batch.vals[g, : lay.cells]
+            assert batch.ctr[g, sa.C_COST] == conflict_cost(vals, order)
+            rows = batch.boards[g, : lay.N]
+            np.testing.assert_array_equal(rows, board_of(vals, order))
+    assert batch.ctr[:, sa.C_ACCEPTED].min() > 100
+
+
+def test_givens_never_move_and_cost_counts_them():
+    """Givens stay put through a run, and clashes with givens count in the cost."""
+    puzzle = read_puzzles(DATA / "seed002_grids.txt")[1].cells
+    batch = make_batch(puzzle[None], 3, by_name("sirdey-course", 3), cpp=2, seed=3)
+    run_slice_cpu(batch, 50, stop_on_solved=False)
+    given = puzzle != 0
+    for g in range(batch.chains):
+        vals = batch.vals[g, :81]
+        np.testing.assert_array_equal(vals[given], puzzle[given])
+        assert batch.ctr[g, sa.C_COST] == conflict_cost(vals, 3)
+
+
+def test_schedule_constants_match_the_sources():
+    """T_f = 0.00273852 for 9x9; the course trial is about 3.1 million plateaus, the paper's 62."""
+    assert final_temperature(3) == pytest.approx(0.00273852, abs=1e-8)
+    course = sirdey(3, "course")
+    assert course.t0 == 810 and course.e_p == 810 and course.plateau == 81
+    assert 3.0e6 < course.max_plateaus < 3.2e6
+    paper = sirdey(3, "paper")
+    assert paper.e_p == 16202 and paper.t0 == 16202
+    assert 60e6 < paper.max_plateaus < 64e6
+    # beta grows by log(1 + delta)/(e_P + 1) per plateau: T_{k+1} = T_k / (1 + step T_k)
+    t1 = 1.0 / course.beta(1)
+    assert t1 == pytest.approx(810 / (1 + np.log(1.1) / 811 * 810))
+
+
+def test_rng_matches_numba_cuda_random():
+    """Chain i's stream equals numba.cuda.random's xoroshiro128+ for thread i."""
+    cuda_random = pytest.importorskip("numba.cuda.random")
+    ref = np.empty(6, dtype=cuda_random.xoroshiro128p_dtype)
+    cuda_random.init_xoroshiro128p_states_cpu(ref, 2024, 0)
+    mine = init_states(6, 2024)
+    np.testing.assert_array_equal(ref["s0"], mine[:, 0])
+    np.testing.assert_array_equal(ref["s1"], mine[:, 1])
+    for i in (0, 5):
+        expected = [cuda_random.xoroshiro128p_next(ref, i) for _ in range(50)]
+        np.testing.assert_array_equal(np.array(expected, dtype=np.uint64), stream(mine, i, 50))
+
+
+def test_cut_batches_keep_each_chain_stream():
+    """A batch starting at chain 3 gives chain 3 the stream it has in the whole batch."""
+    whole = init_states(5, 9)
+    part = make_batch(np.zeros((1, 16), np.uint8), 2, by_name("geometric", 2), 2, 9, first_chain=3)
+    np.testing.assert_array_equal(part.rng[:, :2], whole[3:5])
+
+
+def test_every_4x4_puzzle_of_a_sample_is_solved_and_agrees_with_exact():
+    """Forty random 4x4 puzzles with one solution each: annealing finds that very solution."""
+    rng = np.random.default_rng(5)
+    puzzles, solutions = [], []
+    while len(puzzles) < 40:
+        _, full, _ = solve_exact(
+            np.zeros(16, np.uint8), 2, limit=1, shuffle_seed=int(rng.integers(1e9))
+        )
+        puzzle = full.copy()
+        for c in rng.permutation(16):
+            keep = puzzle[c]
+            puzzle[c] = 0
+            if solve_exact(puzzle, 2, limit=2)[0] != 1:
+                puzzle[c] = keep
+        puzzles.append(puzzle)
+        solutions.append(full)
+    results = solve_batch(np.stack(puzzles), 2, chains=2, seed=11, time_limit=30)
+    for result, solution in zip(results, solutions):
+        assert result.solved and result.verified
+        np.testing.assert_array_equal(result.solution, solution)
+
+
+def test_seed002_easy_grid_agrees_with_exact_solver():
+    """The seed's easy grid: annealing's solution is the exact solver's unique solution."""
+    puzzle = read_puzzles(DATA / "seed002_grids.txt")[0].cells
+    count, exact, _ = solve_exact(puzzle, 3, limit=2)
+    assert count == 1
+    result = solve_one(puzzle, 3, chains=2, seed=1, time_limit=60)
+    assert result.solved and result.verified
+    np.testing.assert_array_equal(result.solution, exact)
+    assert verify_solution(result.solution, 3, puzzle) is None
+    assert result.trials >= 1 and result.proposals > 0
+
+
+def test_unsolvable_puzzle_is_reported_unsolved_with_its_best_cost():
+    """A puzzle with no completion ends unsolved after its trials, with a positive best cost."""
+    # r1c1 sees 1 and 2 in its row, 3 and 4 in its column: no digit is left for it
+    grid = np.zeros(16, np.uint8)
+    grid[[2, 3, 8, 12]] = [1, 2, 3, 4]
+    assert solve_exact(grid, 2, limit=2)[0] == 0
+    sched = by_name("sirdey-course", 2, max_plateaus=200)
+    result = solve_one(grid, 2, schedule=sched, chains=2, seed=4, max_trials=6, time_limit=30)
+    assert not result.solved and not result.verified and result.solution is None
+    assert result.cost >= 1
+    assert result.trials == 6
+
+
+def test_same_seed_same_trajectory():
+    """One chain, same seed: same solution, trials and proposals; another seed differs."""
+    puzzle = read_puzzles(DATA / "seed002_grids.txt")[0].cells
+    runs = [solve_one(puzzle, 3, chains=1, seed=s, time_limit=60) for s in (5, 5, 6)]
+    assert runs[0].solved and runs[1].solved
+    assert (runs[0].trials, runs[0].proposals) == (runs[1].trials, runs[1].proposals)
+    np.testing.assert_array_equal(runs[0].solution, runs[1].solution)
+    assert runs[2].proposals != runs[0].proposals
+
+
+def test_time_limit_stops_a_run_and_keeps_the_best_state():
+    """A tiny time limit returns unsolved with the best grid so far, never a false solution."""
+    puzzle = read_puzzles(DATA / "top95_head.txt")[0].cells
+    result = solve_one(puzzle, 3, chains=2, seed=2, time_limit=0.3)
+    assert result.seconds < 5
+    if not result.solved:
+        assert result.cost == conflict_cost(result.best, 3)
+        assert result.cost > 0
