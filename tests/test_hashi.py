@@ -141,3 +141,16 @@ def test_anneal_reproducible():
     a = HA.anneal(p, **kw)
     b = HA.anneal(p, **kw)
     assert np.array_equal(a["best"], b["best"]) and np.array_equal(a["best_f"], b["best_f"])
+
+
+def test_api_unique_generation_and_objective_report():
+    from gpu_anneal.grid_puzzles import generate_grid_puzzles, solve_grid_puzzle
+
+    ids = generate_grid_puzzles("hashi", 9, 9, 2, seed=2, unique=True)
+    assert all(HI.is_unique(H.parse(g)) for g in ids)
+    res = solve_grid_puzzle("hashi", CORNERS, method="ilp", ilp_mode="objective")
+    assert res["connected"] is False and not res["solved"] and not res["verified"]
+    res = solve_grid_puzzle("hashi", ids[0], method="anneal", backend="cpu", chains=4)
+    assert res["solved"] and res["move"].startswith("S;L")
+    with pytest.raises(InputError):
+        solve_grid_puzzle("hashi", ids[0], method="anneal", backend="cpu", energy="nope")

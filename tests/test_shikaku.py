@@ -152,3 +152,41 @@ def test_anneal_unsolvable_reports_unsolved():
     assert SI.solve_ilp(r)["status"] == "infeasible"
     res = SA.anneal(r, chains=4, seed=0, time_limit=2, max_trials=3, candidate_set="all")
     assert not res["solved"] and res["energy"] > 9
+
+
+def test_api_and_cli_solve_generate_render(tmp_path):
+    import json
+
+    from cli.grid_puzzles import cli_generate, cli_render, cli_solve
+    from gpu_anneal.grid_puzzles import generate_grid_puzzles, solve_grid_puzzle
+
+    ids = generate_grid_puzzles("shikaku", 6, 5, 3, seed=4, unique=True)
+    assert ids == generate_grid_puzzles("shikaku", 6, 5, 3, seed=4, unique=True)
+    assert all(SI.is_unique(S.parse(g)) for g in ids)
+    res = solve_grid_puzzle("shikaku", GRID, method="anneal", backend="cpu", chains=4)
+    assert (
+        res["solved"]
+        and res["verified"]
+        and res["move"] == S.solve_move(S.parse_grid(GRID), res["solution"]["rectangles"])
+    )
+    path = tmp_path / "in.txt"
+    path.write_text("\n".join(ids) + "\n")
+    lines = []
+    assert cli_solve("shikaku", [str(path)], method="ilp", output="jsonl", echo=lines.append) == 0
+    records = [json.loads(x) for x in lines]
+    assert [r["game_id"] for r in records] == ids and all(r["verified"] for r in records)
+    out = []
+    assert cli_generate("shikaku", "6x5", 3, seed=4, unique=True, echo=out.append) == 0
+    assert out == ids
+    errors = []
+    bad = tmp_path / "bad.txt"
+    bad.write_text(ids[0] + "\n5x4:3c2b9f5e\n")
+    assert cli_solve("shikaku", [str(bad)], echo=lines.append, err=errors.append) == 2
+    assert errors == ["error: " + f"{bad}:2: clue areas sum to 19, the grid has 20 cells"]
+    unsolvable = tmp_path / "none.txt"
+    unsolvable.write_text("4.4\n...\n1..\n")
+    assert cli_solve("shikaku", [str(unsolvable)], method="ilp", echo=lines.append) == 1
+    png = tmp_path / "p.png"
+    assert cli_render("shikaku", str(path), str(png), solve=True, echo=lines.append) == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert cli_render("shikaku", str(path), str(tmp_path / "p.gif"), err=errors.append) == 2

@@ -1,0 +1,80 @@
+"""Pictures of Shikaku and Hashiwokakero puzzles and solutions (matplotlib, Agg backend).
+
+Glossary:
+    r, c     row and column of a cell; a cell is the unit square [c, c+1] x [r, r+1], row 0 on top
+    rects    Shikaku solution: (top, left, height, width) per clue
+    bridges  Hashiwokakero solution: [r1, c1, r2, c2, count] per bridge
+
+The format follows the file name: .png or .svg.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cpu_reference.errors import InputError
+
+
+def _figure(height: int, width: int):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scale = 0.45 if max(height, width) <= 20 else 9.0 / max(height, width)
+    fig, ax = plt.subplots(figsize=(max(2.0, width * scale), max(2.0, height * scale)))
+    ax.set_xlim(-0.05, width + 0.05)
+    ax.set_ylim(height + 0.05, -0.05)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return fig, ax, plt
+
+
+def _save(fig, plt, path):
+    path = Path(path)
+    if path.suffix.lower() not in (".png", ".svg"):
+        plt.close(fig)
+        raise InputError(f"output: {path.name} must end in .png or .svg")
+    fig.savefig(path, bbox_inches="tight", dpi=120)
+    plt.close(fig)
+
+
+def render_shikaku(p, path, rects=None) -> None:
+    """Draw the clue grid and, when given, the solution's rectangles."""
+    from matplotlib.patches import Rectangle
+
+    fig, ax, plt = _figure(p.height, p.width)
+    fs = max(4, min(12, 200 // max(p.height, p.width)))
+    for r in range(p.height + 1):
+        ax.plot([0, p.width], [r, r], color="0.85", lw=0.5)
+    for c in range(p.width + 1):
+        ax.plot([c, c], [0, p.height], color="0.85", lw=0.5)
+    if rects is not None:
+        cmap = plt.get_cmap("tab20")
+        for k, (t, left, hh, ww) in enumerate(rects):
+            ax.add_patch(Rectangle((left, t), ww, hh, facecolor=cmap(k % 20), alpha=0.35,
+                                   edgecolor="black", lw=1.5))  # fmt: skip
+    ax.add_patch(Rectangle((0, 0), p.width, p.height, fill=False, edgecolor="black", lw=2))
+    for r, c, v in p.clues:
+        ax.text(c + 0.5, r + 0.5, str(int(v)), ha="center", va="center", fontsize=fs)
+    _save(fig, plt, path)
+
+
+def render_hashi(p, path, bridges=None) -> None:
+    """Draw the islands and, when given, the bridges (double bridges as two parallel lines)."""
+    from matplotlib.patches import Circle
+
+    fig, ax, plt = _figure(p.height, p.width)
+    fs = max(4, min(11, 180 // max(p.height, p.width)))
+    for r1, c1, r2, c2, m in bridges or []:
+        offsets = [0.0] if m == 1 else [-0.08, 0.08]
+        for o in offsets:
+            if r1 == r2:
+                ax.plot([c1 + 0.5, c2 + 0.5], [r1 + 0.5 + o] * 2, color="black", lw=1.2)
+            else:
+                ax.plot([c1 + 0.5 + o] * 2, [r1 + 0.5, r2 + 0.5], color="black", lw=1.2)
+    for r, c, v in p.islands:
+        ax.add_patch(Circle((c + 0.5, r + 0.5), 0.38, facecolor="white", edgecolor="black",
+                            lw=1.2, zorder=3))  # fmt: skip
+        ax.text(c + 0.5, r + 0.5, str(int(v)), ha="center", va="center", fontsize=fs, zorder=4)
+    _save(fig, plt, path)
