@@ -91,6 +91,18 @@ def info() -> None:
     raise typer.Exit(run_info())
 
 
+@app.command()
+def kernels(
+    arch: Annotated[str, typer.Option(help="Target architecture, e.g. sm_80, sm_90")] = "sm_90",
+    kind: Annotated[list[str] | None, typer.Option(help="Only these kernels")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Compile every kernel to PTX (no GPU needed) and report ptxas registers and spills."""
+    from cli.kernels import run_kernels
+
+    raise typer.Exit(_guarded(run_kernels, arch, tuple(kind or ()), json_out))
+
+
 @bench_app.command("throughput")
 def bench_throughput(
     order: Annotated[int, typer.Option(help="Sudoku order n (3 = 9x9)")] = 3,

@@ -19,7 +19,7 @@ from cli.output import (
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku_formats import Puzzle, iter_puzzles
 from cpu_reference.sudoku_verify import verify_solution
-from gpu_anneal.sudoku_solver import SolveResult, batched, solve_batch
+from gpu_anneal.sudoku_solver import SolveResult, batched, replay_chain, solve_batch
 
 
 @dataclass
@@ -95,6 +95,8 @@ def result_record(puzzle: Puzzle, index: int, result: SolveResult) -> dict:
         "seed": result.seed,
         "schedule": result.schedule,
         "solving_chain": result.solving_chain,
+        "chain_trials": result.extra.get("chain_trials"),
+        "chain_proposals": result.extra.get("chain_proposals"),
         "error": result.error,
     }
 
@@ -146,6 +148,8 @@ def run_solve(sources: list[str], opts: SolveOptions) -> int:
             tally.unsolved += not record["solved"]
             write_record(record, opts.output)
         return tally.exit_code()
+    if opts.replay_chain is not None:
+        return _replay(puzzles, opts, tally)
     size = opts.batch or 1
     for chunk in batched(puzzles, size):
         by_order: dict[int, list[tuple[int, Puzzle]]] = {}
@@ -181,3 +185,25 @@ def _anneal_group(order: int, items: list[tuple[int, Puzzle]], opts, tally: Tall
         first_chain=items[0][0] * (opts.chains or 1),
         on_result=emit,
     )
+
+
+def _replay(puzzles, opts: SolveOptions, tally: Tally) -> int:
+    """Re-run chain I (of a run with --chains K over the same file) alone on the CPU."""
+    if opts.chains is None:
+        raise InputError("--replay-chain needs --chains, the chains per puzzle of the run")
+    if opts.replay_chain < 0:
+        raise InputError(f"--replay-chain {opts.replay_chain}: must be 0 or more")
+    wanted = opts.replay_chain // opts.chains
+    for index, puzzle in puzzles:
+        if index != wanted:
+            continue
+        result = replay_chain(
+            puzzle.cells, puzzle.order, opts.replay_chain, chains=opts.chains, seed=opts.seed,
+            schedule=opts.schedule, max_trials=opts.max_trials, time_limit=opts.time_limit,
+        )  # fmt: skip
+        record = result_record(puzzle, index, result)
+        record.update(replayed_chain=opts.replay_chain, backend="cpu")
+        tally.unsolved += not result.solved
+        write_record(record, opts.output)
+        return tally.exit_code()
+    raise InputError(f"--replay-chain {opts.replay_chain}: the input has no puzzle {wanted}")

@@ -38,6 +38,7 @@ below calls it in a prange loop and the CUDA kernel in gpu_anneal calls the very
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from types import SimpleNamespace
 
@@ -94,13 +95,13 @@ def model(n: int) -> SimpleNamespace:
         """Number of peers of cell c holding digit d (board rows are digit - 1)."""
         total = uint64(0)
         for w in range(W):
-            total += popcount64(board[d - 1, w] & peers[c, w])
+            total += popcount64(board[d - uint32(1), w] & peers[c, w])
         return np.int64(total)
 
     @njit(inline="always")
     def fill_thresholds(thr, beta):
         """thr[d] = floor(exp(-beta d) (2**32 - 1)) for d = 1..P, by repeated multiplication."""
-        e1 = np.exp(-beta)
+        e1 = math.exp(-beta)
         e = 1.0
         for d in range(1, P + 1):
             e *= e1
@@ -111,7 +112,7 @@ def model(n: int) -> SimpleNamespace:
         """Inverse temperature of plateau k: linear (Sirdey) or geometric."""
         if kind == KIND_LINEAR:
             return beta0 + k * step
-        return beta0 * np.exp(k * step)
+        return beta0 * math.exp(k * step)
 
     @njit(inline="always")
     def full_cost(vals, board, peers):
@@ -143,16 +144,18 @@ def model(n: int) -> SimpleNamespace:
         accepted = 0
         for m in range(moves):
             r, s0, s1 = next_u64(s0, s1)
-            c = free[((r & uint64(0xFFFFF)) * uint64(nfree)) >> uint32(20)]
-            old = np.int64(vals[c])
-            new = 1 + np.int64((((r >> uint32(20)) & uint64(0xFFF)) * uint64(NM1)) >> uint32(12))
+            # unsigned indices: no negative-index wraparound code in the hot loop
+            c = uint32(free[((r & uint64(0xFFFFF)) * uint64(nfree)) >> uint32(20)])
+            old = uint32(vals[c])
+            new = uint32(1 + ((((r >> uint32(20)) & uint64(0xFFF)) * uint64(NM1)) >> uint32(12)))
             if new >= old:
-                new += 1
+                new += uint32(1)
             delta = conflicts(board, peers, new, c) - conflicts(board, peers, old, c)
-            if delta <= 0 or uint32(r >> uint32(32)) < thr[delta]:
-                bit = uint64(1) << uint64(c & 63)
-                board[old - 1, c >> 6] ^= bit
-                board[new - 1, c >> 6] ^= bit
+            if delta <= 0 or uint32(r >> uint32(32)) < thr[uint32(delta)]:
+                bit = uint64(1) << uint64(c & uint32(63))
+                w = c >> uint32(6)
+                board[old - uint32(1), w] ^= bit
+                board[new - uint32(1), w] ^= bit
                 vals[c] = new
                 cost += delta
                 accepted += 1
@@ -164,72 +167,68 @@ def model(n: int) -> SimpleNamespace:
 
     @njit
     def drive_chain(
-        vals, board, best_vals, thr, ctr, s0, s1,
-        given_vals, given_board, free, nfree, peers, solved, p,
+        g, p, vals, board, thr,
+        best_vals, ctr, rng, given_vals, given_board, free, nfree, peers, solved,
         kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
     ):  # fmt: skip
-        """Run one chain for up to `budget` plateaus. Returns the new RNG state (s0, s1).
+        """Run chain g (of puzzle p) for up to `budget` plateaus.
 
-        Starts trials as needed (trial_cap of them at most), ends a trial when T < T_f or after
-        `stall` plateaus without a new best, stops at cost 0 (setting solved[p]) or, when
-        stop_on_solved, as soon as another chain has solved the same puzzle.
+        vals, board and thr are the chain's working grid, bitboards and threshold table (rows
+        of the batch on the CPU, local copies on the GPU); the other arrays are the whole
+        batch's. Starts trials as needed (trial_cap of them at most), ends a trial when T < T_f
+        or after `stall` plateaus without a new best, stops at cost 0 (setting solved[p]) or,
+        when stop_on_solved, as soon as another chain has solved the same puzzle.
         """
-        cost = ctr[C_COST]
-        best = ctr[C_BEST]
-        k = ctr[C_PLATEAU]
-        last = ctr[C_LAST_IMPROVE]
-        trials = ctr[C_TRIALS]
-        proposals = ctr[C_PROPOSALS]
-        accepted = ctr[C_ACCEPTED]
-        status = ctr[C_STATUS]
-        best_vals_cost = ctr[C_BEST_VALS_COST]
+        # Only the values the plateau loop needs live in registers; the other counters are
+        # updated in ctr once per plateau (cheap, and it keeps the GPU kernel free of spills).
+        s0 = rng[g, 0]
+        s1 = rng[g, 1]
+        cost = ctr[g, C_COST]
+        best = ctr[g, C_BEST]
+        k = ctr[g, C_PLATEAU]
         for _ in range(budget):
-            if status != RUNNING:
+            if ctr[g, C_STATUS] != RUNNING:
                 break
             if stop_on_solved and solved[p] != 0:
                 break
             if k < 0:
-                if trials >= trial_cap:
-                    status = EXHAUSTED
+                if ctr[g, C_TRIALS] >= trial_cap:
+                    ctr[g, C_STATUS] = EXHAUSTED
                     break
                 cost, s0, s1 = start_trial(
-                    vals, board, given_vals, given_board, free, nfree, peers, s0, s1
+                    vals, board, given_vals[p], given_board[p], free[p], nfree[p], peers, s0, s1
                 )
-                trials += 1
+                ctr[g, C_TRIALS] += 1
                 k = 0
                 best = cost
-                last = 0
-            if cost > 0 and nfree > 0:
+                ctr[g, C_LAST_IMPROVE] = 0
+            if cost > 0 and nfree[p] > 0:
                 fill_thresholds(thr, beta_at(kind, beta0, step, k))
                 prev_best = best
                 cost, best, done, acc, s0, s1 = plateau(
-                    vals, board, thr, free, nfree, peers, plateau_len, cost, best, s0, s1
+                    vals, board, thr, free[p], nfree[p], peers, plateau_len, cost, best, s0, s1
                 )
-                proposals += done
-                accepted += acc
+                ctr[g, C_PROPOSALS] += done
+                ctr[g, C_ACCEPTED] += acc
                 if best < prev_best:
-                    last = k
-            if cost < best_vals_cost:
-                best_vals_cost = cost
+                    ctr[g, C_LAST_IMPROVE] = k
+            if cost < ctr[g, C_BEST_VALS_COST]:
+                ctr[g, C_BEST_VALS_COST] = cost
                 for c in range(CELLS):
-                    best_vals[c] = vals[c]
+                    best_vals[g, c] = vals[c]
             if cost == 0:
-                status = SOLVED
+                ctr[g, C_STATUS] = SOLVED
                 solved[p] = 1
                 break
             k += 1
-            if k >= max_plateaus or (stall > 0 and k - last >= stall) or nfree == 0:
+            stalled = stall > 0 and k - ctr[g, C_LAST_IMPROVE] >= stall
+            if k >= max_plateaus or stalled or nfree[p] == 0:
                 k = -1
-        ctr[C_COST] = cost
-        ctr[C_BEST] = best
-        ctr[C_PLATEAU] = k
-        ctr[C_LAST_IMPROVE] = last
-        ctr[C_TRIALS] = trials
-        ctr[C_PROPOSALS] = proposals
-        ctr[C_ACCEPTED] = accepted
-        ctr[C_STATUS] = status
-        ctr[C_BEST_VALS_COST] = best_vals_cost
-        return s0, s1
+        ctr[g, C_COST] = cost
+        ctr[g, C_BEST] = best
+        ctr[g, C_PLATEAU] = k
+        rng[g, 0] = s0
+        rng[g, 1] = s1
 
     @njit(parallel=True, cache=False)
     def run_slice_cpu(
@@ -239,15 +238,12 @@ def model(n: int) -> SimpleNamespace:
     ):  # fmt: skip
         """Every chain of the batch for up to `budget` plateaus, one chain per prange iteration."""
         for g in prange(vals.shape[0]):
-            p = g // cpp
-            s0, s1 = drive_chain(
-                vals[g], boards[g], best_vals[g], thr[g], ctr[g], rng[g, 0], rng[g, 1],
-                given_vals[p], given_board[p], free[p], nfree[p], peers, solved, p,
+            drive_chain(
+                g, g // cpp, vals[g], boards[g], thr[g],
+                best_vals, ctr, rng, given_vals, given_board, free, nfree, peers, solved,
                 kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget,
                 stop_on_solved,
             )  # fmt: skip
-            rng[g, 0] = s0
-            rng[g, 1] = s1
 
     return SimpleNamespace(
         n=n,

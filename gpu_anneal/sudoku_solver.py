@@ -69,6 +69,9 @@ class CpuRunner:
     def sync(self) -> None:
         """Host arrays are the working arrays: nothing to copy."""
 
+    def fetch_grids(self) -> None:
+        """Host arrays are the working arrays: nothing to copy."""
+
     def stop_puzzle(self, p: int) -> None:
         """Ask the chains of puzzle p to stop at their next plateau."""
         if self.batch.solved[p] == 0:
@@ -123,6 +126,21 @@ def solve_batch(
     if max_trials is not None and max_trials < 1:
         raise InputError(f"max trials = {max_trials}: must be at least 1")
     trial_cap = 2**62 if max_trials is None else math.ceil(max_trials / cpp)
+    if used == "cuda":
+        from gpu_anneal.cuda_sudoku import check_order, max_chains_on_device
+
+        check_order(order)
+        per_launch = max(1, max_chains_on_device(order) // cpp)
+        if puzzles.shape[0] > per_launch:  # more chains than device memory holds: split
+            results = []
+            for lo in range(0, puzzles.shape[0], per_launch):
+                results += solve_batch(
+                    puzzles[lo : lo + per_launch], order, schedule=sched, chains=cpp, seed=seed,
+                    time_limit=time_limit, max_trials=max_trials, backend="cuda",
+                    first_index=first_index + lo, first_chain=first_chain + lo * cpp,
+                    on_result=on_result, slice_seconds=slice_seconds,
+                )  # fmt: skip
+            return results
     batch = make_batch(puzzles, order, sched, cpp, seed, trial_cap, first_chain)
     runner = make_runner(batch, used)
     results: list[SolveResult | None] = [None] * batch.puzzles
@@ -135,36 +153,53 @@ def solve_batch(
             runner.sync()
             elapsed = time.perf_counter() - t0
             now = time.perf_counter() - start
+            finished = []
             for p in range(batch.puzzles):
                 if results[p] is not None:
                     continue
                 status = batch.ctr[batch.chain_slice(p), sa.C_STATUS]
                 done = (status == sa.SOLVED).any() or (status == sa.EXHAUSTED).all()
-                timed_out = time_limit is not None and now >= time_limit
-                if done or timed_out:
+                if done or (time_limit is not None and now >= time_limit):
                     if not done:
                         runner.stop_puzzle(p)
-                    results[p] = _result(batch, p, now, used, first_index, seed, first_chain)
-                    if on_result is not None:
-                        on_result(results[p])
+                    finished.append(p)
+            if finished:
+                runner.fetch_grids()
+            for p in finished:
+                results[p] = _result(batch, p, now, used, first_index, seed, first_chain)
+                if on_result is not None:
+                    on_result(results[p])
             if elapsed < slice_seconds / 2:
                 budget = min(budget * 2, 1 << 24)
             elif elapsed > slice_seconds * 2 and budget > 1:
                 budget //= 2
     except KeyboardInterrupt:
-        now = time.perf_counter() - start
-        for p in range(batch.puzzles):
-            if results[p] is None:
-                results[p] = _result(batch, p, now, used, first_index, seed, first_chain)
-                results[p].error = "interrupted"
-                if on_result is not None:
-                    on_result(results[p])
-        raise_later = True
-    else:
-        raise_later = False
-    if raise_later:
-        raise InterruptedBatch(results)
+        _finish_all(runner, results, start, "interrupted", on_result, first_index, first_chain)
+        raise InterruptedBatch(results) from None
+    except Exception as exc:
+        if used != "cuda":
+            raise
+        # a device fault: report what is done, every other puzzle unsolved with the error named
+        message = f"CUDA error: {type(exc).__name__}: {exc}".splitlines()[0]
+        _finish_all(runner, results, start, message, on_result, first_index, first_chain)
     return results
+
+
+def _finish_all(runner, results, start, error, on_result, first_index, first_chain) -> None:
+    """Report every unfinished puzzle as it stands, with `error` set."""
+    batch = runner.batch
+    now = time.perf_counter() - start
+    try:
+        runner.sync()
+        runner.fetch_grids()
+    except Exception:  # the device may be gone: the host copies are the last known state
+        pass
+    for p in range(batch.puzzles):
+        if results[p] is None:
+            results[p] = _result(batch, p, now, runner.name, first_index, batch.seed, first_chain)
+            results[p].error = error
+            if on_result is not None:
+                on_result(results[p])
 
 
 class InterruptedBatch(KeyboardInterrupt):
@@ -187,8 +222,6 @@ def _result(
     lay = layout(batch.order)
     chains = batch.chain_slice(p)
     ctr = batch.ctr[chains]
-    if hasattr(batch, "fetch_best_vals"):
-        batch.fetch_best_vals()
     best_rows = batch.best_vals[chains, : lay.cells]
     solved_chains = np.flatnonzero(ctr[:, sa.C_STATUS] == sa.SOLVED)
     if solved_chains.size:
@@ -221,6 +254,10 @@ def _result(
         solving_chain=first_chain + chains.start + pick if solved_chains.size else None,
         seed=seed,
         error=error,
+        extra={
+            "chain_trials": int(ctr[pick, sa.C_TRIALS]),
+            "chain_proposals": int(ctr[pick, sa.C_PROPOSALS]),
+        },
     )
 
 
@@ -239,3 +276,34 @@ def batched(items: Iterable, size: int) -> Iterable[list]:
             chunk = []
     if chunk:
         yield chunk
+
+
+def replay_chain(
+    puzzle: np.ndarray,
+    order: int,
+    chain: int,
+    *,
+    chains: int,
+    seed: int = 0,
+    schedule: Schedule | str = "sirdey-course",
+    max_trials: int | None = None,
+    time_limit: float | None = None,
+) -> SolveResult:
+    """Re-run chain `chain` of a run (any backend) alone on the CPU, from the same seed.
+
+    `chains` is the run's chains per puzzle (it sets the per-chain trial cap). A chain that
+    solved in the run solves here after the same trials and proposals, at the same grid.
+    """
+    sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
+    trial_cap = 2**62 if max_trials is None else math.ceil(max_trials / chains)
+    batch = make_batch(np.asarray(puzzle)[None], order, sched, 1, seed, trial_cap, chain)
+    start = time.perf_counter()
+    budget = 64
+    while batch.ctr[0, sa.C_STATUS] == sa.RUNNING:
+        run_slice_cpu(batch, budget, stop_on_solved=False)
+        if time_limit is not None and time.perf_counter() - start >= time_limit:
+            break
+        budget = min(budget * 2, 1 << 20)
+    result = _result(batch, 0, time.perf_counter() - start, "cpu", 0, seed, chain)
+    result.chains = chains
+    return result

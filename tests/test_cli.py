@@ -170,3 +170,22 @@ def test_console_script_reads_stdin():
     assert proc.returncode == 0, proc.stderr
     (record,) = jsonl(proc.stdout)
     assert record["solved"] and verify_solution(parse_line(record["solution"]), 2) is None
+
+
+def test_replay_chain_reproduces_the_solving_chain():
+    """--replay-chain re-runs the run's solving chain alone: same trials, proposals and grid."""
+    args = ["solve", str(DATA / "seed002_grids.txt"), "--output", "jsonl", "--chains", "3"]
+    run = jsonl(invoke(*args, "--seed", "21").stdout)
+    for record in run[:2]:
+        assert record["solved"]
+        chain = record["solving_chain"]
+        assert record["index"] == chain // 3
+        (replay,) = jsonl(invoke(*args, "--seed", "21", "--replay-chain", str(chain)).stdout)
+        assert replay["replayed_chain"] == chain
+        assert replay["solution"] == record["solution"]
+        assert replay["chain_trials"] == record["chain_trials"]
+        assert replay["chain_proposals"] == record["chain_proposals"]
+    other = jsonl(
+        invoke(*args, "--seed", "22", "--replay-chain", str(run[0]["solving_chain"])).stdout
+    )
+    assert other[0]["chain_proposals"] != run[0]["chain_proposals"]

@@ -1,0 +1,171 @@
+"""The Sudoku annealing kernel: one chain per CUDA thread, the CPU's rules in every thread.
+
+Glossary: g chain (= thread) index, p puzzle, cpp chains per puzzle, n order (2..5).
+
+Each thread copies its chain's grid and bitboards into local memory, calls the very jitted
+`drive_chain` the CPU runner calls (sudoku_anneal), and writes the state back, so a slice on the
+GPU and a slice on the CPU move chain g through the same states for the same seed. The peers masks
+of the order sit in constant memory (at most 625 x 10 words = 50 KB, for 25x25); puzzle arrays,
+counters and RNG states stay in global memory. Per-puzzle `solved` flags are read at every plateau
+so that the chains of a solved puzzle stop within one plateau.
+
+Local memory per thread (9x9): grid 81 B, bitboards 9 x 2 x 8 = 144 B, thresholds 21 x 4 = 84 B.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+from numba import config, cuda, types, uint8, uint32, uint64
+
+from cpu_reference import sudoku_anneal as sa
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku_batch import SudokuBatch
+from cpu_reference.sudoku_layout import layout
+from gpu_anneal.cuda_compat import plain
+
+CUDA_ORDERS = (2, 3, 4, 5)
+THREADS_PER_BLOCK = 128
+# 8 blocks of 128 threads per SM (half of sm_80/sm_90's 2048 threads): at most 64 registers
+MIN_BLOCKS_PER_SM = {2: 8, 3: 8, 4: 4, 5: 4}
+
+
+def launch_bounds(order: int) -> tuple[int, int]:
+    """(threads per block, minimum resident blocks per SM) the order's kernel is built for."""
+    return THREADS_PER_BLOCK, MIN_BLOCKS_PER_SM[order]
+
+
+def check_order(order: int) -> None:
+    """InputError for an order the kernels are not built for."""
+    if order not in CUDA_ORDERS:
+        raise InputError(
+            f"order {order}: the CUDA kernels are built for orders "
+            f"{', '.join(map(str, CUDA_ORDERS))} (4x4 to 25x25); use --backend cpu"
+        )
+
+
+@cache
+def kernel_function(order: int):
+    """The plain Python kernel of an order (to compile with cuda.jit or compile_ptx)."""
+    check_order(order)
+    m = sa.model(order)
+    drive_chain = m.drive_chain
+    N, W, CELLS = m.N, m.W, m.cells
+    THRESHOLDS = m.P + 1
+    PEERS = np.ascontiguousarray(layout(order).peers)
+    C_STATUS, RUNNING = sa.C_STATUS, sa.RUNNING
+
+    def sudoku_slice(
+        vals, boards, best_vals, ctr, rng,
+        given_vals, given_board, free, nfree, solved, cpp,
+        kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
+    ):  # fmt: skip
+        g = cuda.grid(1)
+        if g >= vals.shape[0]:
+            return
+        if ctr[g, C_STATUS] != RUNNING:
+            return
+        p = g // cpp
+        peers = cuda.const.array_like(PEERS)
+        grid = cuda.local.array(CELLS, uint8)
+        board = cuda.local.array((N, W), uint64)
+        thr = cuda.local.array(THRESHOLDS, uint32)
+        for c in range(CELLS):
+            grid[c] = vals[g, c]
+        for d in range(N):
+            for w in range(W):
+                board[d, w] = boards[g, d, w]
+        drive_chain(
+            g, p, plain(grid), plain(board), plain(thr),
+            plain(best_vals), plain(ctr), plain(rng), plain(given_vals), plain(given_board),
+            plain(free), plain(nfree), plain(peers), plain(solved),
+            kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget,
+            stop_on_solved,
+        )  # fmt: skip
+        for c in range(CELLS):
+            vals[g, c] = grid[c]
+        for d in range(N):
+            for w in range(W):
+                boards[g, d, w] = board[d, w]
+
+    return sudoku_slice
+
+
+def kernel_signature() -> tuple:
+    """Argument types of the kernel (the same for every order)."""
+    a1 = lambda t: types.Array(t, 1, "C")  # noqa: E731
+    a2 = lambda t: types.Array(t, 2, "C")  # noqa: E731
+    a3 = lambda t: types.Array(t, 3, "C")  # noqa: E731
+    i64, f64 = types.int64, types.float64
+    return (
+        a2(types.uint8), a3(types.uint64), a2(types.uint8), a2(types.int64), a2(types.uint64),
+        a2(types.uint8), a3(types.uint64), a2(types.int16), a1(types.int32), a1(types.int32), i64,
+        i64, f64, f64, i64, i64, i64, i64, i64, types.boolean,
+    )  # fmt: skip
+
+
+@cache
+def compiled_kernel(order: int):
+    """The order's kernel, compiled for the current device on first use."""
+    if config.ENABLE_CUDASIM:  # the simulator takes no launch bounds
+        return cuda.jit(kernel_function(order))
+    return cuda.jit(launch_bounds=launch_bounds(order))(kernel_function(order))
+
+
+class CudaRunner:
+    """Keeps a batch's arrays on the device and runs its slices there."""
+
+    name = "cuda"
+
+    def __init__(self, batch: SudokuBatch):
+        check_order(batch.order)
+        self.batch = batch
+        self.kernel = compiled_kernel(batch.order)
+        b = batch
+        self.d = {
+            key: cuda.to_device(np.ascontiguousarray(getattr(b, key)))
+            for key in ("vals", "boards", "best_vals", "ctr", "rng", "given_vals", "given_board",
+                        "free", "nfree", "solved")
+        }  # fmt: skip
+        self.blocks = (b.chains + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
+
+    def run(self, budget: int) -> None:
+        """Advance every chain by up to `budget` plateaus (one kernel launch)."""
+        b, d = self.batch, self.d
+        self.kernel[self.blocks, THREADS_PER_BLOCK](
+            d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"],
+            d["given_vals"], d["given_board"], d["free"], d["nfree"], d["solved"], b.cpp,
+            *sa.schedule_args(b.schedule), b.trial_cap, int(budget), True,
+        )  # fmt: skip
+        cuda.synchronize()
+
+    def sync(self) -> None:
+        """Copy counters and solved flags back to the host batch."""
+        self.d["ctr"].copy_to_host(self.batch.ctr)
+        self.d["solved"].copy_to_host(self.batch.solved)
+
+    def fetch_grids(self) -> None:
+        """Copy the best grids (and current grids and RNG states) back to the host batch."""
+        for key in ("best_vals", "vals", "boards", "rng"):
+            self.d[key].copy_to_host(getattr(self.batch, key))
+
+    def stop_puzzle(self, p: int) -> None:
+        """Ask the chains of puzzle p to stop at their next plateau."""
+        if self.batch.solved[p] == 0:
+            self.batch.solved[p] = 2
+            self.d["solved"][p : p + 1].copy_to_device(self.batch.solved[p : p + 1])
+
+
+def bytes_per_chain(order: int) -> int:
+    """Device memory one chain takes (grid, best grid, bitboards, counters, RNG)."""
+    lay = layout(order)
+    return 2 * lay.cells + lay.N * lay.W * 8 + 16 * 8 + 8 * 8
+
+
+def max_chains_on_device(order: int, share: float = 0.5) -> int:
+    """How many chains fit in `share` of the device's free memory."""
+    free, _ = cuda.current_context().get_memory_info()
+    if not np.isfinite(free):  # the simulator reports unbounded memory
+        free = 2**34
+    return max(THREADS_PER_BLOCK, int(free * share) // bytes_per_chain(order))

@@ -1,0 +1,184 @@
+"""Proof of GPU code without a GPU: compile every kernel to PTX and read ptxas's resource report.
+
+`compile_ptx(fn, signature, arch)` runs numba-cuda's NVVM compilation for a real architecture
+(sm_80, sm_90...) with no device present: numba-cuda asks the current device for its compute
+capability when a kernel calls other jitted functions, so that lookup is answered with the
+requested architecture for the duration of the call. Python objects inside a kernel (lists,
+dicts) fail here, as they would on a card, although the simulator runs them.
+
+`ptxas_report(ptx, arch)` assembles the PTX with `ptxas -v` (from the nvidia-cuda-nvcc wheel or
+PATH) and returns registers, stack frame, spill stores and loads, and shared/constant bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ARCHES = ("sm_80", "sm_90")
+
+
+def parse_arch(arch: str) -> tuple[int, int]:
+    """'sm_90' -> (9, 0)."""
+    match = re.fullmatch(r"sm_(\d)(\d+)a?", arch)
+    if not match:
+        raise ValueError(f"architecture {arch!r}: expected a form like sm_80 or sm_90")
+    return int(match.group(1)), int(match.group(2))
+
+
+class _FakeDevice:
+    def __init__(self, cc: tuple[int, int]):
+        self.compute_capability = cc
+
+
+@contextlib.contextmanager
+def _device_lookup_answers(cc: tuple[int, int]) -> Iterator[None]:
+    """While inside, numba-cuda's current-device lookup returns a device of capability cc."""
+    from numba.cuda import dispatcher
+
+    saved = dispatcher.get_current_device
+    dispatcher.get_current_device = lambda: _FakeDevice(cc)
+    try:
+        yield
+    finally:
+        dispatcher.get_current_device = saved
+
+
+def compile_ptx(
+    fn: Callable, signature: tuple, arch: str = "sm_90", launch_bounds: tuple | None = None
+) -> str:
+    """PTX text of kernel `fn` (a plain Python function) for `signature` on `arch`.
+
+    launch_bounds = (threads per block, minimum blocks per SM) as the kernel is launched.
+    """
+    from numba import cuda
+
+    cc = parse_arch(arch)
+    with _device_lookup_answers(cc):
+        ptx, _ = cuda.compile_ptx(fn, signature, cc=cc, launch_bounds=launch_bounds)
+    return ptx
+
+
+def find_ptxas() -> str | None:
+    """Path of ptxas: the nvidia-cuda-nvcc wheel's, else CUDA_HOME's, else PATH's."""
+    candidates = []
+    try:
+        import nvidia.cuda_nvcc as nvcc_pkg
+
+        for root in nvcc_pkg.__path__:
+            candidates.append(Path(root) / "bin" / "ptxas")
+    except ImportError:
+        pass
+    if os.environ.get("CUDA_HOME"):
+        candidates.append(Path(os.environ["CUDA_HOME"]) / "bin" / "ptxas")
+    for path in candidates:
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+    return shutil.which("ptxas")
+
+
+@dataclass
+class PtxasReport:
+    """ptxas -v figures of one kernel."""
+
+    registers: int
+    stack_frame: int
+    spill_stores: int
+    spill_loads: int
+    shared_bytes: int
+    constant_bytes: int
+    ptxas: str
+
+    def as_dict(self) -> dict:
+        """Plain dict for JSON."""
+        return asdict(self)
+
+
+def ptxas_report(ptx: str, arch: str = "sm_90", ptxas: str | None = None) -> PtxasReport | None:
+    """Assemble `ptx` with ptxas -v and parse its resource lines; None when no ptxas is found."""
+    tool = ptxas or find_ptxas()
+    if tool is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "kernel.ptx"
+        src.write_text(ptx)
+        proc = subprocess.run(
+            [tool, "-v", f"-arch={arch}", str(src), "-o", str(Path(tmp) / "kernel.cubin")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    if proc.returncode != 0:
+        raise RuntimeError(f"ptxas failed: {proc.stderr.strip().splitlines()[-1:]}")
+    text = proc.stderr + proc.stdout
+
+    def number(pattern: str) -> int:
+        found = re.findall(pattern, text)
+        return max((int(x) for x in found), default=0)
+
+    return PtxasReport(
+        registers=number(r"Used (\d+) registers"),
+        stack_frame=number(r"(\d+) bytes stack frame"),
+        spill_stores=number(r"(\d+) bytes spill stores"),
+        spill_loads=number(r"(\d+) bytes spill loads"),
+        shared_bytes=number(r"(\d+) bytes smem"),
+        constant_bytes=sum(int(x) for x in re.findall(r"(\d+) bytes cmem\[\d+\]", text)),
+        ptxas=tool,
+    )
+
+
+def kernel_registry() -> dict[str, tuple]:
+    """name -> (kernel function factory of a size key, signature factory, size keys[, bounds]).
+
+    The optional fourth item maps a size key to the launch bounds the kernel is compiled with.
+    """
+    from gpu_anneal import cuda_sudoku
+
+    registry = {
+        "sudoku": (
+            cuda_sudoku.kernel_function,
+            cuda_sudoku.kernel_signature,
+            cuda_sudoku.CUDA_ORDERS,
+            cuda_sudoku.launch_bounds,
+        ),
+    }
+    with contextlib.suppress(ImportError, AttributeError):
+        from gpu_anneal import cuda_shikaku
+
+        registry["shikaku"] = cuda_shikaku.PTX_ENTRY
+    with contextlib.suppress(ImportError, AttributeError):
+        from gpu_anneal import cuda_hashi
+
+        registry["hashi"] = cuda_hashi.PTX_ENTRY
+    return registry
+
+
+def kernel_table(arch: str = "sm_90", kinds: tuple[str, ...] | None = None) -> list[dict]:
+    """For every kernel and size: whether PTX compiled, and ptxas's figures when it did."""
+    rows = []
+    tool = find_ptxas()
+    for name, entry in kernel_registry().items():
+        factory, signature, keys = entry[:3]
+        bounds = entry[3] if len(entry) > 3 else (lambda key: None)
+        if kinds and name not in kinds:
+            continue
+        for key in keys:
+            row = {"kernel": name, "size": key, "arch": arch, "launch_bounds": bounds(key)}
+            try:
+                ptx = compile_ptx(factory(key), signature(), arch, bounds(key))
+                row["ptx"] = True
+                row["ptx_lines"] = ptx.count("\n")
+                report = ptxas_report(ptx, arch, tool) if tool else None
+                row.update(report.as_dict() if report else {"ptxas": None})
+            except Exception as exc:
+                row["ptx"] = False
+                row["error"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+            rows.append(row)
+    return rows
