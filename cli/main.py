@@ -117,6 +117,18 @@ def bench_throughput(
     raise typer.Exit(_guarded(run_throughput, order, seconds, backend, chains, json_out))
 
 
+def _register_generation() -> None:
+    """Add the generate and minimize commands (cli/generate.py) when present."""
+    try:
+        from cli import generate
+    except ImportError:
+        return
+    generate.register(app)
+
+
+_register_generation()
+
+
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         error_line(f"--{name} {value!r}: expected one of {', '.join(allowed)}")

@@ -230,7 +230,7 @@ def model(n: int) -> SimpleNamespace:
         rng[g, 0] = s0
         rng[g, 1] = s1
 
-    @njit(parallel=True, cache=False)
+    @njit(parallel=True)
     def run_slice_cpu(
         vals, boards, best_vals, thr, ctr, rng,
         given_vals, given_board, free, nfree, peers, solved, cpp,
