@@ -1,0 +1,676 @@
+"""Exact Sudoku solver, any order n = 2..6: candidate bitmasks, three deduction rules, backtracking.
+
+Glossary of index names (as in ``sudoku_layout``):
+    n       order: box side (2..6)
+    N       side of the grid and number of digits, N = n * n
+    cells   number of cells, N * N
+    c, p    cell index (row-major); p is a peer of c
+    u       unit index: rows 0..N-1, columns N..2N-1, boxes 2N..3N-1
+    d       digit, 1..N; 0 means blank
+    m, v    candidate masks; v has a single bit (a placed value)
+    depth   level in the search stack; masks[depth] is the grid state at that level
+
+Candidates: one mask per cell, bit d-1 set when digit d is still allowed there. N <= 36, so a mask
+fits in the low bits of a signed 64-bit word (int64, so that x & -x and subtraction stay integral).
+
+    mask:  bit 63 ... bit N  bit N-1 ...... bit 1  bit 0
+           0     ... 0      digit N ...... digit 2  digit 1
+
+    9x9 cell that may hold 1, 4 or 9:  0b1_0000_1001 = 0x109
+
+Rules, applied until nothing changes (``propagate``):
+    Exclusivity  a cell whose mask has one bit v removes v from all its peers (naked single).
+    Uniqueness   a digit allowed in only one cell of a unit is placed there (hidden single).
+    Parity       two cells of a unit with the same two-bit mask {a, b} remove a and b from the
+                 other cells of that unit (naked pair).
+An empty mask, or a unit in which some digit has no cell left, is a contradiction. When every mask
+has one bit the grid is solved. Otherwise the search branches on a cell with the fewest
+candidates, breaking ties by the most open peers that share a candidate with it. It tries each
+value on a copy of the state one level deeper (explicit stack ``masks[depth, cells]``), so
+returning from a branch restores the state for free. After a branch, rules 2 and 3 look only at
+units that hold a changed cell. Rule 3 looks only where a cell has just become two-valued.
+``solve_restarts`` reruns the search with random value order and a growing node budget, for big
+grids where one fixed order can run into a very long search.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numba as nb
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku_layout import layout
+
+CONTRADICTION = -1
+OPEN = 0
+SOLVED = 1
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of an integer (LLVM ctpop: the popcnt instruction where available)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
+@intrinsic
+def _ctz(typingctx, x):
+    """Index of the lowest set bit (LLVM cttz); x must be nonzero."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return x(x), codegen
+
+
+@nb.njit(cache=True, inline="always")
+def _digit(v):
+    return _ctz(v) + 1
+
+
+@nb.njit(cache=True, inline="always")
+def _mark(c, m, cell_units, flags, hs_list, hlen, np_list, nlen):
+    """Cell c now has mask m: put its units on the to-do lists that m concerns.
+
+    Any change may create a hidden single (list 1, flag bit 0); only a new two-candidate mask may
+    create a naked pair (list 2, flag bit 1).
+    """
+    r = m & (m - 1)
+    want = 3 if r != 0 and r & (r - 1) == 0 else 1
+    for j in range(3):
+        u = cell_units[c, j]
+        f = flags[u]
+        miss = want & ~f
+        if miss:
+            if miss & 1:
+                hs_list[hlen] = u
+                hlen += 1
+            if miss & 2:
+                np_list[nlen] = u
+                nlen += 1
+            flags[u] = f | want
+    return hlen, nlen
+
+
+@nb.njit(cache=True)
+def _propagate(
+    masks,
+    queue,
+    qlen,
+    units,
+    cell_units,
+    peer_list,
+    pairs,
+    flags,
+    hs_list,
+    hlen,
+    np_list,
+    nlen,
+    N,
+    P,
+):
+    """Rules 1-3 to a fixed point, looking only at the units on the to-do lists.
+
+    ``queue[:qlen]``: cells that became single-valued and whose value has not yet left their
+    peers. ``hs_list[:hlen]`` and ``np_list[:nlen]``: units to check for hidden singles and naked
+    pairs, flagged in ``flags`` (uint8[3N], all zero again on return). Returns CONTRADICTION or
+    OPEN; whether the grid is solved is left to the caller.
+    """
+    full = (np.int64(1) << N) - 1
+    status = OPEN
+    while True:
+        # Exclusivity: drain the queue of new singles.
+        while qlen > 0:
+            qlen -= 1
+            c = queue[qlen]
+            v = masks[c]
+            for i in range(P):
+                p = peer_list[c, i]
+                m = masks[p]
+                if m & v:
+                    m ^= v
+                    masks[p] = m
+                    if m == 0:
+                        status = CONTRADICTION
+                        break
+                    if m & (m - 1) == 0:
+                        queue[qlen] = p
+                        qlen += 1
+                    hlen, nlen = _mark(p, m, cell_units, flags, hs_list, hlen, np_list, nlen)
+            if status == CONTRADICTION:
+                break
+        if status == CONTRADICTION:
+            break
+        if hlen > 0:
+            # Uniqueness: digits seen exactly once in the unit.
+            hlen -= 1
+            u = hs_list[hlen]
+            flags[u] &= 2
+            once = np.int64(0)
+            twice = np.int64(0)
+            for i in range(N):
+                m = masks[units[u, i]]
+                twice |= once & m
+                once |= m
+            if once != full:
+                status = CONTRADICTION
+                break
+            singles = once & ~twice
+            while singles:
+                v = singles & -singles
+                singles ^= v
+                found = -1
+                for i in range(N):
+                    c = units[u, i]
+                    if masks[c] & v:
+                        found = c
+                        break
+                if found < 0:
+                    status = CONTRADICTION
+                    break
+                if masks[found] != v:
+                    masks[found] = v
+                    queue[qlen] = found
+                    qlen += 1
+                    hlen, nlen = _mark(found, v, cell_units, flags, hs_list, hlen, np_list, nlen)
+            if status == CONTRADICTION:
+                break
+            continue
+        if nlen == 0:
+            break
+        # Parity: naked pairs in the unit.
+        nlen -= 1
+        u = np_list[nlen]
+        flags[u] &= 1
+        if not pairs:
+            continue
+        for i in range(N - 1):
+            mi = masks[units[u, i]]
+            if _popcount(mi) != 2:
+                continue
+            for j in range(i + 1, N):
+                if masks[units[u, j]] != mi:
+                    continue
+                for k in range(N):
+                    if k == i or k == j:
+                        continue
+                    c = units[u, k]
+                    m = masks[c]
+                    if m & mi:
+                        m &= ~mi
+                        masks[c] = m
+                        if m == 0:
+                            status = CONTRADICTION
+                            break
+                        if m & (m - 1) == 0:
+                            queue[qlen] = c
+                            qlen += 1
+                        hlen, nlen = _mark(c, m, cell_units, flags, hs_list, hlen, np_list, nlen)
+                break
+            if status == CONTRADICTION:
+                break
+        if status == CONTRADICTION:
+            break
+    for i in range(hlen):
+        flags[hs_list[i]] = 0
+    for i in range(nlen):
+        flags[np_list[i]] = 0
+    return status
+
+
+@nb.njit(cache=True)
+def _propagate_fresh(masks, units, cell_units, peer_list, pairs):
+    """Rules 1-3 on a whole grid: every single-valued cell queued, every unit on the lists."""
+    n_units = units.shape[0]
+    ncells = masks.shape[0]
+    queue = np.empty(ncells, dtype=np.uint16)
+    qlen = 0
+    for c in range(ncells):
+        m = masks[c]
+        if m == 0:
+            return CONTRADICTION
+        if m & (m - 1) == 0:
+            queue[qlen] = c
+            qlen += 1
+    flags = np.full(n_units, 3, dtype=np.uint8)
+    hs_list = np.arange(n_units - 1, -1, -1).astype(np.uint16)
+    np_list = hs_list.copy()
+    status = _propagate(
+        masks,
+        queue,
+        qlen,
+        units,
+        cell_units,
+        peer_list,
+        pairs,
+        flags,
+        hs_list,
+        n_units,
+        np_list,
+        n_units,
+        units.shape[1],
+        peer_list.shape[1],
+    )
+    if status == CONTRADICTION:
+        return status
+    for c in range(ncells):
+        m = masks[c]
+        if m & (m - 1):
+            return OPEN
+    return SOLVED
+
+
+def propagate(masks: np.ndarray, order: int, pairs: bool = True) -> int:
+    """Apply the rules to candidate masks (int64[N*N], changed in place) until a fixed point.
+
+    Returns CONTRADICTION (-1), OPEN (0: some cell keeps two or more candidates) or SOLVED (1).
+    ``pairs=False`` leaves out the naked-pair rule.
+    """
+    lay, units, cell_units, peer_list = _tables(order)
+    if masks.dtype != np.int64 or masks.shape != (lay.cells,):
+        raise InputError(f"masks: need int64[{lay.cells}], got {masks.dtype}{list(masks.shape)}")
+    return int(_propagate_fresh(masks, units, cell_units, peer_list, bool(pairs)))
+
+
+@nb.njit(cache=True)
+def _search(
+    cells_in,
+    units,
+    cell_units,
+    peer_list,
+    limit,
+    shuffle_seed,
+    max_nodes,
+    masks,
+    queue,
+    choice,
+    left,
+    flags,
+    hs_list,
+    np_list,
+    solution,
+    N,
+    P,
+):
+    """Depth-first search on the explicit stack; returns (count, nodes); fills ``solution``.
+
+    count is -1 when ``max_nodes`` > 0 branch values were tried before the search could finish.
+    """
+    n_units = 3 * N
+    ncells = N * N
+    full = (np.int64(1) << N) - 1
+    solution[:] = 0
+    if shuffle_seed >= 0:
+        np.random.seed(shuffle_seed)
+    qlen = 0
+    for c in range(ncells):
+        masks[0, c] = full
+    for c in range(ncells):
+        d = np.int64(cells_in[c])
+        if d == 0:
+            continue
+        if d > N:
+            return 0, 0
+        masks[0, c] = np.int64(1) << (d - 1)
+        queue[qlen] = c
+        qlen += 1
+    for u in range(n_units):
+        flags[u] = 3
+        hs_list[u] = n_units - 1 - u
+        np_list[u] = n_units - 1 - u
+    status = _propagate(
+        masks[0],
+        queue,
+        qlen,
+        units,
+        cell_units,
+        peer_list,
+        True,
+        flags,
+        hs_list,
+        n_units,
+        np_list,
+        n_units,
+        N,
+        P,
+    )
+    if status == CONTRADICTION:
+        return 0, 0
+    count = 0
+    nodes = 0
+    depth = 0
+    descend = True
+    while True:
+        if descend:
+            # Pick the open cell of fewest candidates at this depth.
+            best = -1
+            best_pc = 99
+            row = masks[depth]
+            best_score = -1
+            for c in range(ncells):
+                m = row[c]
+                if m & (m - 1):
+                    pc = _popcount(m)
+                    if pc <= best_pc:
+                        score = 0
+                        for i in range(P):
+                            mp = row[peer_list[c, i]]
+                            if mp & (mp - 1) and mp & m:
+                                score += 1
+                        if pc < best_pc or score > best_score:
+                            best_pc = pc
+                            best = c
+                            best_score = score
+            if best < 0:
+                if count == 0:
+                    for c in range(ncells):
+                        solution[c] = _digit(row[c])
+                count += 1
+                if count >= limit:
+                    return count, nodes
+                depth -= 1
+            else:
+                choice[depth] = best
+                left[depth] = row[best]
+        descend = False
+        if depth < 0:
+            return count, nodes
+        rest = left[depth]
+        if rest == 0:
+            depth -= 1
+            continue
+        if shuffle_seed >= 0:
+            k = np.random.randint(0, _popcount(rest))
+            for _ in range(k):
+                rest &= rest - 1
+        v = rest & -rest
+        left[depth] ^= v
+        if nodes == max_nodes and max_nodes > 0:
+            return -1, nodes
+        nodes += 1
+        c = choice[depth]
+        for i in range(ncells):
+            masks[depth + 1, i] = masks[depth, i]
+        masks[depth + 1, c] = v
+        queue[0] = c
+        hlen, nlen = _mark(c, v, cell_units, flags, hs_list, 0, np_list, 0)
+        status = _propagate(
+            masks[depth + 1],
+            queue,
+            1,
+            units,
+            cell_units,
+            peer_list,
+            True,
+            flags,
+            hs_list,
+            hlen,
+            np_list,
+            nlen,
+            N,
+            P,
+        )
+        if status != CONTRADICTION:
+            depth += 1
+            descend = True
+
+
+@nb.njit(cache=True)
+def _workspace(N):
+    ncells = N * N
+    masks = np.empty((ncells + 2, ncells), dtype=np.int64)
+    queue = np.empty(ncells, dtype=np.uint16)
+    choice = np.empty(ncells + 2, dtype=np.uint16)
+    left = np.empty(ncells + 2, dtype=np.int64)
+    flags = np.zeros(3 * N, dtype=np.uint8)
+    hs_list = np.empty(3 * N, dtype=np.uint16)
+    np_list = np.empty(3 * N, dtype=np.uint16)
+    return masks, queue, choice, left, flags, hs_list, np_list
+
+
+@nb.njit(cache=True)
+def _solve_one(cells_in, units, cell_units, peer_list, limit, shuffle_seed, max_nodes, N, P):
+    masks, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+    solution = np.zeros(N * N, dtype=np.uint8)
+    count, nodes = _search(
+        cells_in,
+        units,
+        cell_units,
+        peer_list,
+        limit,
+        shuffle_seed,
+        max_nodes,
+        masks,
+        queue,
+        choice,
+        left,
+        flags,
+        hs_list,
+        np_list,
+        solution,
+        N,
+        P,
+    )
+    return count, solution, nodes
+
+
+@nb.njit(cache=True)
+def _solve_restarts(cells_in, units, cell_units, peer_list, base_nodes, max_nodes, N, P):
+    masks, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+    solution = np.zeros(N * N, dtype=np.uint8)
+    total = 0
+    r = 0
+    while True:
+        cap = base_nodes * (1 + r // 4)
+        if max_nodes > 0:
+            cap = min(cap, max_nodes - total)
+            if cap <= 0:
+                return -1, solution, total
+        count, nodes = _search(
+            cells_in, units, cell_units, peer_list, 1, r, cap, masks, queue, choice, left,
+            flags, hs_list, np_list, solution, N, P,
+        )  # fmt: skip
+        total += nodes
+        if count >= 0:
+            return count, solution, total
+        r += 1
+
+
+@nb.njit(cache=True)
+def solve_batch_serial(
+    puzzles, units, cell_units, peer_list, limit, max_nodes, counts, solutions, N, P
+):
+    """Solve every row of ``puzzles`` on the calling thread; fills counts and solutions.
+
+    Returns the total number of branch nodes. Used by the benchmark to time one thread.
+    """
+    masks, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+    total = 0
+    for i in range(puzzles.shape[0]):
+        count, nodes = _search(
+            puzzles[i],
+            units,
+            cell_units,
+            peer_list,
+            limit,
+            -1,
+            max_nodes,
+            masks,
+            queue,
+            choice,
+            left,
+            flags,
+            hs_list,
+            np_list,
+            solutions[i],
+            N,
+            P,
+        )
+        counts[i] = count
+        total += nodes
+    return total
+
+
+@nb.njit(cache=True, parallel=True)
+def _solve_batch_parallel(puzzles, units, cell_units, peer_list, limit, counts, solutions, N, P):
+    n_puzzles = puzzles.shape[0]
+    chunk = 64
+    n_chunks = (n_puzzles + chunk - 1) // chunk
+    for b in nb.prange(n_chunks):
+        masks, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+        for i in range(b * chunk, min(n_puzzles, (b + 1) * chunk)):
+            count, _ = _search(
+                puzzles[i],
+                units,
+                cell_units,
+                peer_list,
+                limit,
+                -1,
+                0,
+                masks,
+                queue,
+                choice,
+                left,
+                flags,
+                hs_list,
+                np_list,
+                solutions[i],
+                N,
+                P,
+            )
+            counts[i] = count
+
+
+@cache
+def tables(order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(units, cell_units, peer_list) of ``layout(order)`` as uint16, the solver's index tables.
+
+    Unsigned indices spare the compiled code its negative-index checks.
+    """
+    lay = layout(order)
+    out = tuple(
+        np.ascontiguousarray(a, dtype=np.uint16) for a in (lay.units, lay.cell_units, lay.peer_list)
+    )
+    for a in out:
+        a.setflags(write=False)
+    return out
+
+
+def _tables(order: int):
+    if not isinstance(order, (int, np.integer)) or not 2 <= int(order) <= 6:
+        raise InputError(f"order: {order!r} is not an integer in 2..6")
+    return (layout(int(order)), *tables(int(order)))
+
+
+def _check_limit(limit: int) -> int:
+    if int(limit) < 1:
+        raise InputError(f"limit: {limit} must be at least 1")
+    return int(limit)
+
+
+def _as_grid(cells, n_cells: int) -> np.ndarray:
+    a = np.asarray(cells)
+    if a.size != n_cells:
+        raise InputError(f"cells: {a.size} values given, a grid of this order has {n_cells}")
+    if a.size and (a.min() < 0 or a.max() > 255):
+        raise InputError("cells: values must lie in 0..N (0 for blank)")
+    return np.ascontiguousarray(a.reshape(n_cells), dtype=np.uint8)
+
+
+def solve_exact(
+    cells: np.ndarray, order: int, limit: int = 2, shuffle_seed: int = -1, max_nodes: int = 0
+) -> tuple[int, np.ndarray, int]:
+    """Solve one puzzle (N*N digits, 0 blank); stop after ``limit`` solutions.
+
+    Returns (count, solution, nodes): count is 0, 1, ... or ``limit`` (meaning at least that many);
+    solution is the first solution found as uint8[N*N] (zeros when there is none); nodes is the
+    number of branch values tried. ``shuffle_seed >= 0`` tries branch values in a random order
+    drawn from that seed (for random full grids); -1 tries them in ascending order. A digit above
+    N or a repeated given gives count 0. ``max_nodes`` > 0 gives up after that many branch values
+    and returns count -1 (solution still filled if one was found).
+    """
+    lay, units, cell_units, peer_list = _tables(order)
+    grid = _as_grid(cells, lay.cells)
+    count, solution, nodes = _solve_one(
+        grid,
+        units,
+        cell_units,
+        peer_list,
+        _check_limit(limit),
+        int(shuffle_seed),
+        int(max_nodes),
+        lay.N,
+        lay.peer_count,
+    )
+    return int(count), solution, int(nodes)
+
+
+def solve_restarts(
+    cells: np.ndarray, order: int, base_nodes: int = 300, max_nodes: int = 0
+) -> tuple[int, np.ndarray, int]:
+    """Find one solution by restarted randomised search (for big, loosely filled grids).
+
+    Runs the search with branch values in random order (seeds 0, 1, 2, ...) and a node budget
+    that starts at ``base_nodes`` and grows by ``base_nodes`` every four restarts, until a run
+    finishes. Returns (count, solution, nodes) with count 1 (solved), 0 (no solution: a run
+    finished without one) or -1 (``max_nodes`` > 0 spent first); nodes counts all runs.
+    """
+    lay, units, cell_units, peer_list = _tables(order)
+    grid = _as_grid(cells, lay.cells)
+    if int(base_nodes) < 1:
+        raise InputError(f"base_nodes: {base_nodes} must be at least 1")
+    count, solution, nodes = _solve_restarts(
+        grid, units, cell_units, peer_list, int(base_nodes), int(max_nodes), lay.N, lay.peer_count
+    )
+    return int(count), solution, int(nodes)
+
+
+def count_solutions(cells: np.ndarray, order: int, limit: int = 2) -> int:
+    """Number of solutions of the puzzle, counting no further than ``limit``."""
+    return solve_exact(cells, order, limit)[0]
+
+
+def has_unique_solution(cells: np.ndarray, order: int) -> bool:
+    """True when the puzzle has exactly one solution."""
+    return count_solutions(cells, order, 2) == 1
+
+
+def solve_many(puzzles: np.ndarray, order: int, limit: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Solve uint8[P, cells] puzzles on all threads.
+
+    Returns (counts int32[P], solutions uint8[P, cells]), each row as from ``solve_exact``.
+    """
+    lay, units, cell_units, peer_list = _tables(order)
+    a = np.asarray(puzzles)
+    if a.ndim != 2 or a.shape[1] != lay.cells:
+        raise InputError(f"puzzles: shape {a.shape} is not (P, {lay.cells})")
+    if a.size and (a.min() < 0 or a.max() > 255):
+        raise InputError("puzzles: values must lie in 0..N (0 for blank)")
+    a = np.ascontiguousarray(a, dtype=np.uint8)
+    counts = np.zeros(a.shape[0], dtype=np.int32)
+    solutions = np.zeros(a.shape, dtype=np.uint8)
+    if a.shape[0]:
+        _solve_batch_parallel(
+            a,
+            units,
+            cell_units,
+            peer_list,
+            _check_limit(limit),
+            counts,
+            solutions,
+            lay.N,
+            lay.peer_count,
+        )
+    return counts, solutions
