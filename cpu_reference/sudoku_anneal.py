@@ -39,6 +39,7 @@ below calls it in a prange loop and the CUDA kernel in gpu_anneal calls the very
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from functools import cache
 from types import SimpleNamespace
 
@@ -47,7 +48,7 @@ from llvmlite import ir
 from numba import njit, prange, types, uint32, uint64
 from numba.extending import intrinsic
 
-from cpu_reference.rng import next_u64
+from cpu_reference.rng import next_u64, uniform_below
 from cpu_reference.schedules import KIND_LINEAR, Schedule
 from cpu_reference.sudoku_layout import layout
 
@@ -67,8 +68,27 @@ RUNNING = 0
 SOLVED = 1
 EXHAUSTED = 2
 
-MOVE_SIRDEY = 0
-MOVE_NAMES = {"sirdey": MOVE_SIRDEY}
+MOVE_SIRDEY = 0  # Sirdey: one free cell gets one of the N - 1 other digits
+MOVE_CANDIDATE = 1  # Sirdey's move, the new digit drawn among the cell's candidates
+MOVE_BOX_SWAP = 2  # Lewis: boxes hold permutations; two free cells of one box swap digits
+MOVE_NAMES = {"sirdey": MOVE_SIRDEY, "candidate": MOVE_CANDIDATE, "box-swap": MOVE_BOX_SWAP}
+
+
+PUZZLE_ARRAYS = (
+    "given_vals", "given_board", "init_cells", "ninit", "move_cells", "nmove", "cand", "ncand",
+    "box_cells", "nbox", "box_missing",
+)  # fmt: skip
+
+# One puzzle's rows of the per-puzzle arrays, as the rules see them.
+PuzzleView = namedtuple(
+    "PuzzleView", "init_cells ninit move_cells nmove cand ncand box_cells nbox box_missing"
+)
+
+
+def max_delta(n: int, move: int) -> int:
+    """Largest cost increase of one move: P for one-cell moves, 2(P - 1) for a box swap."""
+    peers = layout(n).peer_count
+    return 2 * (peers - 1) if move == MOVE_BOX_SWAP else peers
 
 
 @intrinsic
@@ -84,11 +104,15 @@ def popcount64(typingctx, x):
 
 
 @cache
-def model(n: int) -> SimpleNamespace:
-    """Jitted rules of order n: thresholds, trial start, one plateau, and the chain driver."""
+def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
+    """Jitted rules of order n and a move: thresholds, trial start, plateau, chain driver.
+
+    The move is a compile-time constant: each (order, move) pair is its own specialised code.
+    """
     lay = layout(n)
     N, W, P, CELLS = lay.N, lay.W, lay.peer_count, lay.cells
     NM1 = N - 1
+    TMAX = max_delta(n, move)
 
     @njit(inline="always")
     def conflicts(board, peers, d, c):
@@ -100,10 +124,10 @@ def model(n: int) -> SimpleNamespace:
 
     @njit(inline="always")
     def fill_thresholds(thr, beta):
-        """thr[d] = floor(exp(-beta d) (2**32 - 1)) for d = 1..P, by repeated multiplication."""
+        """thr[d] = floor(exp(-beta d) (2**32 - 1)) for d = 1..TMAX, by repeated multiplication."""
         e1 = math.exp(-beta)
         e = 1.0
-        for d in range(1, P + 1):
+        for d in range(1, TMAX + 1):
             e *= e1
             thr[d] = uint32(e * 4294967295.0)
 
@@ -123,52 +147,122 @@ def model(n: int) -> SimpleNamespace:
         return total // 2
 
     @njit(inline="always")
-    def start_trial(vals, board, given_vals, given_board, free, nfree, peers, s0, s1):
-        """A fresh random state: every free cell uniform on 1..N. Returns (cost, s0, s1)."""
+    def start_trial(vals, board, given_vals, given_board, pz, peers, s0, s1):
+        """A fresh random state for the move's search space. Returns (cost, s0, s1).
+
+        Sirdey and candidate moves: every free cell uniform among its candidates (all N digits
+        for Sirdey's move). Box swap: each box's missing digits shuffled into its free cells.
+        """
         for d in range(N):
             for w in range(W):
                 board[d, w] = given_board[d, w]
         for c in range(CELLS):
             vals[c] = given_vals[c]
-        for f in range(nfree):
-            r, s0, s1 = next_u64(s0, s1)
-            c = free[f]
-            d = 1 + (((r >> uint32(32)) * uint64(N)) >> uint32(32))
-            vals[c] = d
-            board[d - 1, c >> 6] |= uint64(1) << uint64(c & 63)
+        if move == MOVE_BOX_SWAP:
+            for b in range(N):
+                nb = pz.nbox[b]
+                for j in range(nb):
+                    vals[pz.box_cells[b, j]] = pz.box_missing[b, j]
+                for j in range(nb - 1, 0, -1):  # Fisher-Yates over the box's free cells
+                    i, s0, s1 = uniform_below(s0, s1, j + 1)
+                    a = pz.box_cells[b, j]
+                    z = pz.box_cells[b, i]
+                    t = vals[a]
+                    vals[a] = vals[z]
+                    vals[z] = t
+            for f in range(pz.ninit):
+                c = pz.init_cells[f]
+                board[vals[c] - 1, c >> 6] |= uint64(1) << uint64(c & 63)
+        else:
+            for f in range(pz.ninit):
+                c = pz.init_cells[f]
+                j, s0, s1 = uniform_below(s0, s1, pz.ncand[c])
+                d = pz.cand[c, j]
+                vals[c] = d
+                board[d - 1, c >> 6] |= uint64(1) << uint64(c & 63)
         return full_cost(vals, board, peers), s0, s1
 
     @njit(inline="always")
-    def plateau(vals, board, thr, free, nfree, peers, moves, cost, best, s0, s1):
-        """Up to `moves` Sirdey moves; stops at cost 0. Returns (cost, best, done, acc, s0, s1)."""
+    def accept(board, vals, c, old, new, delta, thr, r):
+        """Metropolis by integer threshold; applies the one-cell change when accepted."""
+        if delta <= 0 or uint32(r >> uint32(32)) < thr[uint32(delta)]:
+            bit = uint64(1) << uint64(c & uint32(63))
+            w = c >> uint32(6)
+            board[old - uint32(1), w] ^= bit
+            board[new - uint32(1), w] ^= bit
+            vals[c] = new
+            return True
+        return False
+
+    @njit(inline="always")
+    def plateau(vals, board, thr, pz, peers, moves, cost, best, s0, s1):
+        """Up to `moves` moves; stops at cost 0. Returns (cost, best, done, accepted, s0, s1).
+
+        Indices are unsigned so that the hot loop carries no negative-index wraparound code.
+        """
         accepted = 0
+        nmove = uint64(pz.nmove)
         for m in range(moves):
             r, s0, s1 = next_u64(s0, s1)
-            # unsigned indices: no negative-index wraparound code in the hot loop
-            c = uint32(free[((r & uint64(0xFFFFF)) * uint64(nfree)) >> uint32(20)])
-            old = uint32(vals[c])
-            new = uint32(1 + ((((r >> uint32(20)) & uint64(0xFFF)) * uint64(NM1)) >> uint32(12)))
-            if new >= old:
-                new += uint32(1)
-            delta = conflicts(board, peers, new, c) - conflicts(board, peers, old, c)
-            if delta <= 0 or uint32(r >> uint32(32)) < thr[uint32(delta)]:
-                bit = uint64(1) << uint64(c & uint32(63))
-                w = c >> uint32(6)
-                board[old - uint32(1), w] ^= bit
-                board[new - uint32(1), w] ^= bit
-                vals[c] = new
-                cost += delta
-                accepted += 1
-                if cost < best:
-                    best = cost
-                    if cost == 0:
-                        return cost, best, m + 1, accepted, s0, s1
+            if move == MOVE_BOX_SWAP:
+                b = uint32(pz.move_cells[((r & uint64(0xFFFFFFFF)) * nmove) >> uint32(32)])
+                nb = uint64(pz.nbox[b])
+                ia = uint32(((r >> uint32(32)) * nb) >> uint32(32))
+                r, s0, s1 = next_u64(s0, s1)
+                ib = uint32(((r & uint64(0xFFFFFFFF)) * (nb - uint64(1))) >> uint32(32))
+                if ib >= ia:
+                    ib += uint32(1)
+                a = uint32(pz.box_cells[b, ia])
+                z = uint32(pz.box_cells[b, ib])
+                va = uint32(vals[a])
+                vz = uint32(vals[z])
+                # a and z share a box: each sees the other holding the digit it would receive
+                delta = (
+                    conflicts(board, peers, vz, a) + conflicts(board, peers, va, z) - 2
+                    - conflicts(board, peers, va, a) - conflicts(board, peers, vz, z)
+                )  # fmt: skip
+                if delta <= 0 or uint32(r >> uint32(32)) < thr[uint32(delta)]:
+                    wa = a >> uint32(6)
+                    wz = z >> uint32(6)
+                    ba = uint64(1) << uint64(a & uint32(63))
+                    bz = uint64(1) << uint64(z & uint32(63))
+                    board[va - uint32(1), wa] ^= ba
+                    board[vz - uint32(1), wa] ^= ba
+                    board[vz - uint32(1), wz] ^= bz
+                    board[va - uint32(1), wz] ^= bz
+                    vals[a] = vz
+                    vals[z] = va
+                else:
+                    continue
+            else:
+                c = uint32(pz.move_cells[((r & uint64(0xFFFFF)) * nmove) >> uint32(20)])
+                old = uint32(vals[c])
+                field = (r >> uint32(20)) & uint64(0xFFF)
+                if move == MOVE_CANDIDATE:
+                    j = uint32((field * uint64(pz.ncand[c] - 1)) >> uint32(12))
+                    new = uint32(pz.cand[c, j])
+                    if new >= old:
+                        new = uint32(pz.cand[c, j + uint32(1)])
+                else:
+                    new = uint32(1 + ((field * uint64(NM1)) >> uint32(12)))
+                    if new >= old:
+                        new += uint32(1)
+                delta = conflicts(board, peers, new, c) - conflicts(board, peers, old, c)
+                if not accept(board, vals, c, old, new, delta, thr, r):
+                    continue
+            cost += delta
+            accepted += 1
+            if cost < best:
+                best = cost
+                if cost == 0:
+                    return cost, best, m + 1, accepted, s0, s1
         return cost, best, moves, accepted, s0, s1
 
     @njit
     def drive_chain(
-        g, p, vals, board, thr,
-        best_vals, ctr, rng, given_vals, given_board, free, nfree, peers, solved,
+        g, p, vals, board, thr, best_vals, ctr, rng, peers, solved,
+        given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
+        box_cells, nbox, box_missing,
         kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
     ):  # fmt: skip
         """Run chain g (of puzzle p) for up to `budget` plateaus.
@@ -181,6 +275,10 @@ def model(n: int) -> SimpleNamespace:
         """
         # Only the values the plateau loop needs live in registers; the other counters are
         # updated in ctr once per plateau (cheap, and it keeps the GPU kernel free of spills).
+        pz = PuzzleView(
+            init_cells[p], ninit[p], move_cells[p], nmove[p], cand[p], ncand[p],
+            box_cells[p], nbox[p], box_missing[p],
+        )  # fmt: skip
         s0 = rng[g, 0]
         s1 = rng[g, 1]
         cost = ctr[g, C_COST]
@@ -196,17 +294,17 @@ def model(n: int) -> SimpleNamespace:
                     ctr[g, C_STATUS] = EXHAUSTED
                     break
                 cost, s0, s1 = start_trial(
-                    vals, board, given_vals[p], given_board[p], free[p], nfree[p], peers, s0, s1
+                    vals, board, given_vals[p], given_board[p], pz, peers, s0, s1
                 )
                 ctr[g, C_TRIALS] += 1
                 k = 0
                 best = cost
                 ctr[g, C_LAST_IMPROVE] = 0
-            if cost > 0 and nfree[p] > 0:
+            if cost > 0 and pz.nmove > 0:
                 fill_thresholds(thr, beta_at(kind, beta0, step, k))
                 prev_best = best
                 cost, best, done, acc, s0, s1 = plateau(
-                    vals, board, thr, free[p], nfree[p], peers, plateau_len, cost, best, s0, s1
+                    vals, board, thr, pz, peers, plateau_len, cost, best, s0, s1
                 )
                 ctr[g, C_PROPOSALS] += done
                 ctr[g, C_ACCEPTED] += acc
@@ -222,7 +320,7 @@ def model(n: int) -> SimpleNamespace:
                 break
             k += 1
             stalled = stall > 0 and k - ctr[g, C_LAST_IMPROVE] >= stall
-            if k >= max_plateaus or stalled or nfree[p] == 0:
+            if k >= max_plateaus or stalled or pz.nmove == 0:
                 k = -1
         ctr[g, C_COST] = cost
         ctr[g, C_BEST] = best
@@ -232,15 +330,17 @@ def model(n: int) -> SimpleNamespace:
 
     @njit(parallel=True)
     def run_slice_cpu(
-        vals, boards, best_vals, thr, ctr, rng,
-        given_vals, given_board, free, nfree, peers, solved, cpp,
+        vals, boards, best_vals, thr, ctr, rng, peers, solved, cpp,
+        given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
+        box_cells, nbox, box_missing,
         kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
     ):  # fmt: skip
         """Every chain of the batch for up to `budget` plateaus, one chain per prange iteration."""
         for g in prange(vals.shape[0]):
             drive_chain(
-                g, g // cpp, vals[g], boards[g], thr[g],
-                best_vals, ctr, rng, given_vals, given_board, free, nfree, peers, solved,
+                g, g // cpp, vals[g], boards[g], thr[g], best_vals, ctr, rng, peers, solved,
+                given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
+                box_cells, nbox, box_missing,
                 kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget,
                 stop_on_solved,
             )  # fmt: skip

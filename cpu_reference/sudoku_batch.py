@@ -1,7 +1,22 @@
 """A batch of Sudoku puzzles of one order and their chains, as the flat arrays the runners share.
 
-Glossary: p puzzle, g chain (g = p * cpp + i), cpp chains per puzzle, c cell, f free-cell index.
-The array layouts are drawn in sudoku_anneal's docstring.
+Glossary: p puzzle, g chain (g = p * cpp + i), cpp chains per puzzle, c cell, b box, j index in
+a list, f index into a puzzle's list of free cells.
+
+Per-puzzle arrays (besides the givens, drawn in sudoku_anneal's docstring):
+
+    init_cells[p, f]    int16  free cells, filled at the start of every trial; ninit[p] of them
+    move_cells[p, f]    int16  what a move draws from; nmove[p] of them:
+                               sirdey: every free cell; candidate: free cells with >= 2
+                               candidates; box-swap: boxes (not cells) with >= 2 free cells
+    cand[p, c, j]       uint8  candidate digits of cell c, ascending; ncand[p, c] of them
+                               (sirdey and box-swap: 1..N; candidate: digits no given of the
+                               cell's row, column or box holds, all N if none is left)
+    box_cells[p, b, j]  int16  free cells of box b; nbox[p, b] of them
+    box_missing[p, b, j] uint8 digits box b's givens lack, as many as its free cells
+
+Rows of the per-chain arrays are padded to whole 64-byte cache lines and the arrays aligned on
+one, so chains run by different CPU cores never write to the same cache line.
 """
 
 from __future__ import annotations
@@ -24,10 +39,18 @@ class SudokuBatch:
     cpp: int
     seed: int
     schedule: Schedule
+    move: int
     given_vals: np.ndarray
     given_board: np.ndarray
-    free: np.ndarray
-    nfree: np.ndarray
+    init_cells: np.ndarray
+    ninit: np.ndarray
+    move_cells: np.ndarray
+    nmove: np.ndarray
+    cand: np.ndarray
+    ncand: np.ndarray
+    box_cells: np.ndarray
+    nbox: np.ndarray
+    box_missing: np.ndarray
     solved: np.ndarray
     vals: np.ndarray
     boards: np.ndarray
@@ -51,6 +74,62 @@ class SudokuBatch:
         """The chains of puzzle p."""
         return slice(p * self.cpp, (p + 1) * self.cpp)
 
+    def puzzle_arrays(self) -> tuple:
+        """The per-puzzle arrays in the order the runners take them (sa.PUZZLE_ARRAYS)."""
+        return tuple(getattr(self, name) for name in sa.PUZZLE_ARRAYS)
+
+
+def puzzle_tables(puzzles: np.ndarray, order: int, move: int) -> dict[str, np.ndarray]:
+    """The per-puzzle arrays of `puzzles` (uint8[P, cells]) for a move (see module docstring)."""
+    lay = layout(order)
+    count, N = puzzles.shape[0], lay.N
+    t = {
+        "given_vals": puzzles,
+        "given_board": np.zeros((count, N, lay.W), dtype=np.uint64),
+        "init_cells": np.zeros((count, lay.cells), dtype=np.int16),
+        "ninit": np.zeros(count, dtype=np.int32),
+        "move_cells": np.zeros((count, lay.cells), dtype=np.int16),
+        "nmove": np.zeros(count, dtype=np.int32),
+        "cand": np.tile(np.arange(1, N + 1, dtype=np.uint8), (count, lay.cells, 1)),
+        "ncand": np.full((count, lay.cells), N, dtype=np.int32),
+        "box_cells": np.zeros((count, N, N), dtype=np.int16),
+        "nbox": np.zeros((count, N), dtype=np.int32),
+        "box_missing": np.zeros((count, N, N), dtype=np.uint8),
+    }
+    units = lay.units
+    for p in range(count):
+        grid = puzzles[p]
+        free = np.flatnonzero(grid == 0)
+        t["ninit"][p] = free.size
+        t["init_cells"][p, : free.size] = free
+        for c in np.flatnonzero(grid):
+            d = int(grid[c])
+            t["given_board"][p, d - 1, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+        for b in range(N):
+            cells = units[2 * N + b]
+            empty = cells[grid[cells] == 0]
+            missing = np.setdiff1d(np.arange(1, N + 1), grid[cells])
+            t["nbox"][p, b] = empty.size
+            t["box_cells"][p, b, : empty.size] = empty
+            t["box_missing"][p, b, : missing.size] = missing
+        if move == sa.MOVE_BOX_SWAP:
+            boxes = np.flatnonzero(t["nbox"][p] >= 2)
+            t["nmove"][p] = boxes.size
+            t["move_cells"][p, : boxes.size] = boxes
+            continue
+        movable = free
+        if move == sa.MOVE_CANDIDATE:
+            for c in free:
+                seen = grid[units[lay.cell_units[c]].ravel()]
+                digits = np.setdiff1d(np.arange(1, N + 1), seen).astype(np.uint8)
+                if digits.size:
+                    t["cand"][p, c, : digits.size] = digits
+                    t["ncand"][p, c] = digits.size
+            movable = free[t["ncand"][p, free] >= 2]
+        t["nmove"][p] = movable.size
+        t["move_cells"][p, : movable.size] = movable
+    return t
+
 
 def make_batch(
     puzzles: np.ndarray,
@@ -60,6 +139,7 @@ def make_batch(
     seed: int,
     trial_cap: int = 2**62,
     first_chain: int = 0,
+    move: int = sa.MOVE_SIRDEY,
 ) -> SudokuBatch:
     """Arrays for `puzzles` (uint8[P, cells], 0 blank) with cpp chains each, seeded like the GPU.
 
@@ -68,22 +148,11 @@ def make_batch(
     """
     lay = layout(order)
     puzzles = np.ascontiguousarray(puzzles, dtype=np.uint8).reshape(-1, lay.cells)
-    count = puzzles.shape[0]
-    given_board = np.zeros((count, lay.N, lay.W), dtype=np.uint64)
-    free = np.zeros((count, lay.cells), dtype=np.int16)
-    nfree = np.zeros(count, dtype=np.int32)
-    for p in range(count):
-        cells_free = np.flatnonzero(puzzles[p] == 0)
-        nfree[p] = cells_free.size
-        free[p, : cells_free.size] = cells_free
-        for c in np.flatnonzero(puzzles[p]):
-            d = int(puzzles[p, c])
-            given_board[p, d - 1, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-    chains = count * cpp
-    # Rows padded to whole 64-byte cache lines: chains on different cores never share a line.
+    tables = puzzle_tables(puzzles, order, move)
+    chains = puzzles.shape[0] * cpp
     vals_row = _pad(lay.cells, 64)
     board_rows = next(rows for rows in range(lay.N, lay.N + 9) if rows * lay.W % 8 == 0)
-    thr_row = _pad(lay.peer_count + 1, 16)
+    thr_row = _pad(sa.max_delta(order, move) + 1, 16)
     ctr = _zeros_aligned((chains, _pad(sa.N_COUNTERS, 8)), np.int64)
     ctr[:, sa.C_PLATEAU] = -1
     ctr[:, sa.C_BEST_VALS_COST] = np.iinfo(np.int64).max
@@ -94,11 +163,9 @@ def make_batch(
         cpp=cpp,
         seed=seed,
         schedule=schedule,
-        given_vals=puzzles,
-        given_board=given_board,
-        free=free,
-        nfree=nfree,
-        solved=np.zeros(count, dtype=np.int32),
+        move=move,
+        **tables,
+        solved=np.zeros(puzzles.shape[0], dtype=np.int32),
         vals=_zeros_aligned((chains, vals_row), np.uint8),
         boards=_zeros_aligned((chains, board_rows, lay.W), np.uint64),
         best_vals=_zeros_aligned((chains, vals_row), np.uint8),
@@ -111,7 +178,7 @@ def make_batch(
 
 def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True) -> None:
     """Advance every chain of the batch by up to `budget` plateaus on all CPU cores, in place."""
-    m = sa.model(batch.order)
+    m = sa.model(batch.order, batch.move)
     m.run_slice_cpu(
         batch.vals,
         batch.boards,
@@ -119,13 +186,10 @@ def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True) 
         batch.thr,
         batch.ctr,
         batch.rng,
-        batch.given_vals,
-        batch.given_board,
-        batch.free,
-        batch.nfree,
         layout(batch.order).peers,
         batch.solved,
         batch.cpp,
+        *batch.puzzle_arrays(),
         *sa.schedule_args(batch.schedule),
         batch.trial_cap,
         int(budget),

@@ -46,19 +46,20 @@ def check_order(order: int) -> None:
 
 
 @cache
-def kernel_function(order: int):
-    """The plain Python kernel of an order (to compile with cuda.jit or compile_ptx)."""
+def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
+    """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx)."""
     check_order(order)
-    m = sa.model(order)
+    m = sa.model(order, move)
     drive_chain = m.drive_chain
     N, W, CELLS = m.N, m.W, m.cells
-    THRESHOLDS = m.P + 1
+    THRESHOLDS = sa.max_delta(order, move) + 1
     PEERS = np.ascontiguousarray(layout(order).peers)
     C_STATUS, RUNNING = sa.C_STATUS, sa.RUNNING
 
     def sudoku_slice(
-        vals, boards, best_vals, ctr, rng,
-        given_vals, given_board, free, nfree, solved, cpp,
+        vals, boards, best_vals, ctr, rng, solved, cpp,
+        given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
+        box_cells, nbox, box_missing,
         kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
     ):  # fmt: skip
         g = cuda.grid(1)
@@ -77,9 +78,10 @@ def kernel_function(order: int):
             for w in range(W):
                 board[d, w] = boards[g, d, w]
         drive_chain(
-            g, p, plain(grid), plain(board), plain(thr),
-            plain(best_vals), plain(ctr), plain(rng), plain(given_vals), plain(given_board),
-            plain(free), plain(nfree), plain(peers), plain(solved),
+            g, p, plain(grid), plain(board), plain(thr), plain(best_vals), plain(ctr), plain(rng),
+            plain(peers), plain(solved), plain(given_vals), plain(given_board),
+            plain(init_cells), plain(ninit), plain(move_cells), plain(nmove), plain(cand),
+            plain(ncand), plain(box_cells), plain(nbox), plain(box_missing),
             kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget,
             stop_on_solved,
         )  # fmt: skip
@@ -100,17 +102,20 @@ def kernel_signature() -> tuple:
     i64, f64 = types.int64, types.float64
     return (
         a2(types.uint8), a3(types.uint64), a2(types.uint8), a2(types.int64), a2(types.uint64),
-        a2(types.uint8), a3(types.uint64), a2(types.int16), a1(types.int32), a1(types.int32), i64,
+        a1(types.int32), i64,
+        a2(types.uint8), a3(types.uint64), a2(types.int16), a1(types.int32), a2(types.int16),
+        a1(types.int32), a3(types.uint8), a2(types.int32), a3(types.int16), a2(types.int32),
+        a3(types.uint8),
         i64, f64, f64, i64, i64, i64, i64, i64, types.boolean,
     )  # fmt: skip
 
 
 @cache
-def compiled_kernel(order: int):
-    """The order's kernel, compiled for the current device on first use."""
+def compiled_kernel(order: int, move: int = sa.MOVE_SIRDEY):
+    """The kernel of an order and move, compiled for the current device on first use."""
     if config.ENABLE_CUDASIM:  # the simulator takes no launch bounds
-        return cuda.jit(kernel_function(order))
-    return cuda.jit(launch_bounds=launch_bounds(order))(kernel_function(order))
+        return cuda.jit(kernel_function(order, move))
+    return cuda.jit(launch_bounds=launch_bounds(order))(kernel_function(order, move))
 
 
 class CudaRunner:
@@ -121,21 +126,18 @@ class CudaRunner:
     def __init__(self, batch: SudokuBatch):
         check_order(batch.order)
         self.batch = batch
-        self.kernel = compiled_kernel(batch.order)
+        self.kernel = compiled_kernel(batch.order, batch.move)
         b = batch
-        self.d = {
-            key: cuda.to_device(np.ascontiguousarray(getattr(b, key)))
-            for key in ("vals", "boards", "best_vals", "ctr", "rng", "given_vals", "given_board",
-                        "free", "nfree", "solved")
-        }  # fmt: skip
+        keys = ("vals", "boards", "best_vals", "ctr", "rng", "solved") + sa.PUZZLE_ARRAYS
+        self.d = {key: cuda.to_device(np.ascontiguousarray(getattr(b, key))) for key in keys}
         self.blocks = (b.chains + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
 
     def run(self, budget: int) -> None:
         """Advance every chain by up to `budget` plateaus (one kernel launch)."""
         b, d = self.batch, self.d
         self.kernel[self.blocks, THREADS_PER_BLOCK](
-            d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"],
-            d["given_vals"], d["given_board"], d["free"], d["nfree"], d["solved"], b.cpp,
+            d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], d["solved"], b.cpp,
+            *(d[key] for key in sa.PUZZLE_ARRAYS),
             *sa.schedule_args(b.schedule), b.trial_cap, int(budget), True,
         )  # fmt: skip
         cuda.synchronize()

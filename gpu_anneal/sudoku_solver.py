@@ -108,6 +108,7 @@ def solve_batch(
     first_chain: int = 0,
     on_result: Callable[[SolveResult], None] | None = None,
     slice_seconds: float = 0.2,
+    move: str = "sirdey",
 ) -> list[SolveResult]:
     """Anneal every puzzle of `puzzles` (uint8[P, cells]) at once; results in puzzle order.
 
@@ -138,10 +139,14 @@ def solve_batch(
                     puzzles[lo : lo + per_launch], order, schedule=sched, chains=cpp, seed=seed,
                     time_limit=time_limit, max_trials=max_trials, backend="cuda",
                     first_index=first_index + lo, first_chain=first_chain + lo * cpp,
-                    on_result=on_result, slice_seconds=slice_seconds,
+                    on_result=on_result, slice_seconds=slice_seconds, move=move,
                 )  # fmt: skip
             return results
-    batch = make_batch(puzzles, order, sched, cpp, seed, trial_cap, first_chain)
+    if move not in sa.MOVE_NAMES:
+        raise InputError(f"move {move!r}: expected one of {', '.join(sa.MOVE_NAMES)}")
+    batch = make_batch(
+        puzzles, order, sched, cpp, seed, trial_cap, first_chain, sa.MOVE_NAMES[move]
+    )
     runner = make_runner(batch, used)
     results: list[SolveResult | None] = [None] * batch.puzzles
     start = time.perf_counter()

@@ -109,7 +109,7 @@ def test_every_4x4_puzzle_of_a_sample_is_solved_and_agrees_with_exact():
             if solve_exact(puzzle, 2, limit=2)[0] != 1:
                 puzzle[c] = keep
         puzzles.append(puzzle)
-        solutions.append(full)
+        solutions.append(full.copy())
     results = solve_batch(np.stack(puzzles), 2, chains=2, seed=11, time_limit=30)
     for result, solution in zip(results, solutions):
         assert result.solved and result.verified
