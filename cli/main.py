@@ -35,7 +35,13 @@ def solve(
     ),
     format: Annotated[str | None, typer.Option("--format", help="Input format (auto)")] = None,
     output: Annotated[str, typer.Option(help="text | jsonl")] = "text",
-    batch: Annotated[int | None, typer.Option(help="Puzzles annealed at once")] = None,
+    batch: Annotated[int | None, typer.Option(help="Puzzles annealed at once (pool)")] = None,
+    move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap")] = "sirdey",
+    t0: Annotated[float | None, typer.Option(help="Start temperature (default: e_P)")] = None,
+    out: Annotated[str | None, typer.Option(help="Append JSON lines to this file")] = None,
+    resume: Annotated[
+        str | None, typer.Option(help="Skip puzzles solved in this JSON-lines file; append to it")
+    ] = None,
     replay_chain: Annotated[
         int | None, typer.Option(help="Re-run one chain of a run (same seed) and report it")
     ] = None,
@@ -66,6 +72,10 @@ def solve(
         output=output,
         batch=batch,
         replay_chain=replay_chain,
+        move=move,
+        out=resume or out,
+        resume=resume is not None,
+        t0=t0,
     )
     raise typer.Exit(_guarded(run_solve, files or ["-"], opts))
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import numpy as np
-
 from cli.output import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -19,7 +17,7 @@ from cli.output import (
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku_formats import Puzzle, iter_puzzles
 from cpu_reference.sudoku_verify import verify_solution
-from gpu_anneal.sudoku_solver import SolveResult, batched, replay_chain, solve_batch
+from gpu_anneal.sudoku_solver import InterruptedBatch, SolveResult, replay_chain, solve_stream
 
 
 @dataclass
@@ -37,6 +35,16 @@ class SolveOptions:
     output: str = "text"
     batch: int | None = None
     replay_chain: int | None = None
+    move: str = "sirdey"
+    out: str | None = None
+    resume: bool = False
+    t0: float | None = None
+
+    def schedule_for(self, order: int):
+        """The named schedule of an order, started at t0 when one is given."""
+        from cpu_reference.schedules import with_start
+
+        return with_start(self.schedule, order, self.t0)
 
 
 class Tally:
@@ -139,55 +147,133 @@ def exact_record(puzzle: Puzzle, index: int) -> dict:
 
 
 def run_solve(sources: list[str], opts: SolveOptions) -> int:
-    """Solve every puzzle of the sources; returns the exit code."""
+    """Solve every puzzle of the sources; returns the exit code.
+
+    Records go to stdout, or are appended to `opts.out` (also the file `--resume` reads: puzzle
+    indices already solved there are skipped). Each record is flushed as soon as it is known.
+    """
     tally = Tally()
-    puzzles = enumerate(read_all(sources, opts.fmt, tally))
-    if opts.method == "exact":
-        for index, puzzle in puzzles:
-            record = exact_record(puzzle, index)
-            tally.unsolved += not record["solved"]
-            write_record(record, opts.output)
+    done = solved_indices(opts.out) if opts.resume else set()
+    sink = open(opts.out, "a", encoding="utf-8") if opts.out else None  # noqa: SIM115
+    try:
+        emit = _emitter(opts, tally, sink)
+        puzzles = (
+            (index, puzzle)
+            for index, puzzle in enumerate(read_all(sources, opts.fmt, tally))
+            if index not in done
+        )
+        if opts.method == "exact":
+            for index, puzzle in puzzles:
+                emit(exact_record(puzzle, index))
+            return tally.exit_code()
+        if opts.replay_chain is not None:
+            return _replay(puzzles, opts, emit)
+        try:
+            _anneal_stream(puzzles, opts, emit)
+        except KeyboardInterrupt:  # InterruptedBatch too: what it holds was written
+            tally.interrupted = True
         return tally.exit_code()
-    if opts.replay_chain is not None:
-        return _replay(puzzles, opts, tally)
-    size = opts.batch or 1
-    for chunk in batched(puzzles, size):
-        by_order: dict[int, list[tuple[int, Puzzle]]] = {}
-        for index, puzzle in chunk:
-            by_order.setdefault(puzzle.order, []).append((index, puzzle))
-        for order, items in by_order.items():
+    finally:
+        if sink is not None:
+            sink.close()
+
+
+def solved_indices(path: str | None) -> set[int]:
+    """Indices recorded as solved in a JSON-lines results file (empty if there is none)."""
+    import json
+    import os
+
+    found: set[int] = set()
+    if not path or not os.path.exists(path):
+        return found
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
             try:
-                _anneal_group(order, items, opts, tally)
-            except KeyboardInterrupt:  # InterruptedBatch too: its results were already written
-                tally.interrupted = True
-                return tally.exit_code()
-    return tally.exit_code()
+                record = json.loads(line)
+            except ValueError:
+                raise InputError(f"{path} line {number}: not a JSON object (--resume)") from None
+            if isinstance(record, dict) and record.get("solved") and "index" in record:
+                found.add(int(record["index"]))
+    return found
 
 
-def _anneal_group(order: int, items: list[tuple[int, Puzzle]], opts, tally: Tally) -> None:
-    cells = np.stack([puzzle.cells for _, puzzle in items])
+def _emitter(opts: SolveOptions, tally: Tally, sink):
+    """A function writing one record (stdout or the output file) and counting unsolved ones."""
 
-    def emit(result: SolveResult) -> None:
-        index, puzzle = items[result.index]
-        record = result_record(puzzle, index, result)
-        tally.unsolved += not result.solved
-        write_record(record, opts.output)
+    def emit(record: dict) -> None:
+        tally.unsolved += not record["solved"]
+        if sink is None:
+            write_record(record, opts.output)
+        else:
+            import json
 
-    solve_batch(
-        cells,
-        order,
-        schedule=opts.schedule,
-        chains=opts.chains,
-        seed=opts.seed,
-        time_limit=opts.time_limit,
-        max_trials=opts.max_trials,
-        backend=opts.backend,
-        first_chain=items[0][0] * (opts.chains or 1),
-        on_result=emit,
-    )
+            sink.write(json.dumps(record) + "\n")
+            sink.flush()
+
+    return emit
 
 
-def _replay(puzzles, opts: SolveOptions, tally: Tally) -> int:
+def _anneal_stream(puzzles, opts: SolveOptions, emit) -> None:
+    """Anneal the stream in a pool per order (the first order streams, others follow)."""
+    held: dict[int, list[tuple[int, Puzzle]]] = {}
+    first_order: list[int] = []
+
+    def main_stream():
+        for index, puzzle in puzzles:
+            if not first_order:
+                first_order.append(puzzle.order)
+            if puzzle.order == first_order[0]:
+                yield index, puzzle
+            else:
+                held.setdefault(puzzle.order, []).append((index, puzzle))
+
+    stream = main_stream()
+    head = next(stream, None)
+    if head is None:
+        return
+    _anneal_order(head[1].order, _chain_items(head, stream), opts, emit)
+    for order, items in held.items():
+        _anneal_order(order, iter(items), opts, emit)
+
+
+def _chain_items(head, rest):
+    yield head
+    yield from rest
+
+
+def _anneal_order(order: int, items, opts: SolveOptions, emit) -> None:
+    """Run one pool over (index, puzzle) items of one order; records emitted as they finish."""
+    by_index: dict[int, Puzzle] = {}
+
+    def cells():
+        for index, puzzle in items:
+            by_index[index] = puzzle
+            yield index, puzzle.cells
+
+    def write(result: SolveResult) -> None:
+        puzzle = by_index.pop(result.index)
+        record = result_record(puzzle, result.index, result)
+        record["move"] = result.move
+        emit(record)
+
+    stream = solve_stream(
+        cells(), order, slots=opts.batch or 1, schedule=opts.schedule_for(order),
+        chains=opts.chains, seed=opts.seed, time_limit=opts.time_limit, max_trials=opts.max_trials,
+        backend=opts.backend, move=opts.move,
+    )  # fmt: skip
+    try:
+        for result in stream:
+            write(result)
+    except InterruptedBatch as stop:
+        for result in stop.results:
+            write(result)
+        raise
+
+
+def _replay(puzzles, opts: SolveOptions, emit) -> int:
     """Re-run chain I (of a run with --chains K over the same file) alone on the CPU."""
     if opts.chains is None:
         raise InputError("--replay-chain needs --chains, the chains per puzzle of the run")
@@ -199,11 +285,11 @@ def _replay(puzzles, opts: SolveOptions, tally: Tally) -> int:
             continue
         result = replay_chain(
             puzzle.cells, puzzle.order, opts.replay_chain, chains=opts.chains, seed=opts.seed,
-            schedule=opts.schedule, max_trials=opts.max_trials, time_limit=opts.time_limit,
+            schedule=opts.schedule_for(puzzle.order), max_trials=opts.max_trials,
+            time_limit=opts.time_limit, move=opts.move,
         )  # fmt: skip
         record = result_record(puzzle, index, result)
-        record.update(replayed_chain=opts.replay_chain, backend="cpu")
-        tally.unsolved += not result.solved
-        write_record(record, opts.output)
-        return tally.exit_code()
+        record.update(replayed_chain=opts.replay_chain, backend="cpu", move=opts.move)
+        emit(record)
+        return EXIT_OK if result.solved else EXIT_UNSOLVED
     raise InputError(f"--replay-chain {opts.replay_chain}: the input has no puzzle {wanted}")

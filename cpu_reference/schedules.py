@@ -165,3 +165,14 @@ def _check_positive(**values: float) -> None:
     for key, value in values.items():
         if not value > 0:
             raise InputError(f"{key} = {value}: must be positive")
+
+
+def with_start(name: str, order: int, t0: float | None = None) -> Schedule:
+    """The named schedule, restarted at temperature t0 when given (same cooling law and T_f)."""
+    if t0 is None:
+        return by_name(name, order)
+    if name in ("sirdey-course", "sirdey-paper"):
+        return sirdey(order, name.split("-")[1], t0=t0)
+    if name == "geometric":
+        return geometric(order, t0=t0)
+    return by_name(name, order)

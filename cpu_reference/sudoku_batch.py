@@ -207,3 +207,23 @@ def _zeros_aligned(shape: tuple, dtype) -> np.ndarray:
     raw = np.zeros(size + 64, dtype=np.uint8)
     start = -raw.ctypes.data % 64
     return raw[start : start + size].view(dtype).reshape(shape)
+
+
+def load_puzzle(batch: SudokuBatch, p: int, cells: np.ndarray | None, states: np.ndarray) -> None:
+    """Put a new puzzle in slot p with fresh chains (states: uint64[cpp, 2]); None empties it.
+
+    An empty slot's chains are marked exhausted, so runners skip them.
+    """
+    lay = layout(batch.order)
+    chains = batch.chain_slice(p)
+    grid = np.zeros((1, lay.cells), np.uint8) if cells is None else cells.reshape(1, lay.cells)
+    for name, table in puzzle_tables(grid, batch.order, batch.move).items():
+        getattr(batch, name)[p] = table[0]
+    batch.solved[p] = 0
+    batch.ctr[chains] = 0
+    batch.ctr[chains, sa.C_PLATEAU] = -1
+    batch.ctr[chains, sa.C_BEST_VALS_COST] = np.iinfo(np.int64).max
+    if cells is None:
+        batch.ctr[chains, sa.C_STATUS] = sa.EXHAUSTED
+    batch.rng[chains, :2] = states
+    batch.best_vals[chains] = 0

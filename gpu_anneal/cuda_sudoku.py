@@ -152,6 +152,15 @@ class CudaRunner:
         for key in ("best_vals", "vals", "boards", "rng"):
             self.d[key].copy_to_host(getattr(self.batch, key))
 
+    def load_slot(self, p: int) -> None:
+        """Copy slot p's puzzle tables and its chains' fresh state to the device."""
+        b, d = self.batch, self.d
+        rows = b.chain_slice(p)
+        for key in sa.PUZZLE_ARRAYS + ("solved",):
+            d[key][p : p + 1].copy_to_device(getattr(b, key)[p : p + 1])
+        for key in ("ctr", "rng", "best_vals"):
+            d[key][rows].copy_to_device(getattr(b, key)[rows])
+
     def stop_puzzle(self, p: int) -> None:
         """Ask the chains of puzzle p to stop at their next plateau."""
         if self.batch.solved[p] == 0:

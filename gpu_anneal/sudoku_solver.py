@@ -1,27 +1,35 @@
-"""Host orchestration of Sudoku annealing: batches, slices, limits, verification, results.
+"""Host orchestration of Sudoku annealing: a pool of puzzle slots, slices, limits, results.
 
-Glossary: p puzzle index in a batch, g chain index, cpp chains per puzzle, slice = one call that
-advances every chain by up to `budget` plateaus.
+Glossary: p slot (a puzzle's place in the batch arrays), q puzzle position in the stream, g chain
+index in the batch, cpp chains per puzzle, slice = one call that advances every chain by up to
+`budget` plateaus.
 
-The same loop drives both backends: it launches a slice, reads back the per-chain counters and
-per-puzzle solved flags, verifies and reports each puzzle as soon as it is done, grows or shrinks
-the slice so that one lasts about `slice_seconds`, and stops puzzles that pass their time limit.
-Ctrl-C (KeyboardInterrupt) ends the loop with every puzzle reported as it stands.
+The pool keeps `slots` puzzles on the device (or the CPU cores) at once. After each slice it
+reads back the per-chain counters, verifies and reports every puzzle that is done (solved, out
+of trials or out of time), and loads the next puzzle of the stream into the freed slot, so the
+hardware stays busy while easy puzzles leave and new ones enter. The slice grows or shrinks so
+that one lasts about `slice_seconds`.
+
+Chain i of the q-th puzzle of a run draws RNG stream first_chain + q * cpp + i whatever the slot,
+batch size or backend, so any chain can be replayed alone and the same seed gives the same
+trajectories. Ctrl-C (KeyboardInterrupt) reports every puzzle in the pool as it stands and then
+raises InterruptedBatch.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from cpu_reference import sudoku_anneal as sa
 from cpu_reference.errors import InputError
+from cpu_reference.rng import StreamCursor
 from cpu_reference.schedules import Schedule, by_name
-from cpu_reference.sudoku_batch import SudokuBatch, make_batch, run_slice_cpu
+from cpu_reference.sudoku_batch import SudokuBatch, load_puzzle, make_batch, run_slice_cpu
 from cpu_reference.sudoku_layout import layout
 from cpu_reference.sudoku_verify import verify_solution
 from gpu_anneal.backends import cpu_threads, resolve_backend
@@ -48,10 +56,19 @@ class SolveResult:
     backend: str = "cpu"
     chains: int = 1
     schedule: str = ""
+    move: str = "sirdey"
     solving_chain: int | None = None
     seed: int = 0
     error: str | None = None
     extra: dict = field(default_factory=dict)
+
+
+class InterruptedBatch(KeyboardInterrupt):
+    """Ctrl-C during a run; `results` holds every puzzle reported before and at the stop."""
+
+    def __init__(self, results: list[SolveResult]):
+        super().__init__("interrupted")
+        self.results = results
 
 
 class CpuRunner:
@@ -72,8 +89,11 @@ class CpuRunner:
     def fetch_grids(self) -> None:
         """Host arrays are the working arrays: nothing to copy."""
 
+    def load_slot(self, p: int) -> None:
+        """Host arrays are the working arrays: nothing to copy."""
+
     def stop_puzzle(self, p: int) -> None:
-        """Ask the chains of puzzle p to stop at their next plateau."""
+        """Ask the chains of slot p to stop at their next plateau."""
         if self.batch.solved[p] == 0:
             self.batch.solved[p] = HOST_STOPPED
 
@@ -94,10 +114,11 @@ def default_chains(backend: str, puzzles: int) -> int:
     return max(1, math.ceil(cpu_threads() / max(1, puzzles)))
 
 
-def solve_batch(
-    puzzles: np.ndarray,
+def solve_stream(
+    puzzles: Iterable[np.ndarray | tuple[int, np.ndarray]],
     order: int,
     *,
+    slots: int = 1,
     schedule: Schedule | str = "sirdey-course",
     chains: int | None = None,
     seed: int = 0,
@@ -106,113 +127,190 @@ def solve_batch(
     backend: str = "auto",
     first_index: int = 0,
     first_chain: int = 0,
-    on_result: Callable[[SolveResult], None] | None = None,
     slice_seconds: float = 0.2,
     move: str = "sirdey",
-) -> list[SolveResult]:
-    """Anneal every puzzle of `puzzles` (uint8[P, cells]) at once; results in puzzle order.
+) -> Iterator[SolveResult]:
+    """Anneal a stream of puzzles (uint8[cells] each), `slots` at a time; yield as they finish.
 
-    Each puzzle gets `chains` chains (restart strategy: each chain starts a new trial when one
+    An item may also be (q, cells): q then stands for the puzzle's position (its index is
+    first_index + q and its chains first_chain + q * cpp + i), so skipped puzzles keep the
+    numbering of the full stream.
+
+    Each puzzle gets `chains` chains (restart strategy: a chain starts a new trial when one
     fails) and stops when one of them reaches cost 0, after `max_trials` trials over its chains,
-    or after `time_limit` seconds. A solution is reported solved only if the independent
-    verifier accepts it.
+    or `time_limit` seconds after it entered the pool. A solution is reported solved only if the
+    independent verifier accepts it. Results come in completion order; `index` is first_index
+    plus the puzzle's position in the stream.
     """
     used = resolve_backend(backend)
     lay = layout(order)
-    puzzles = np.ascontiguousarray(puzzles, dtype=np.uint8).reshape(-1, lay.cells)
     sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
-    cpp = default_chains(used, puzzles.shape[0]) if chains is None else int(chains)
+    cpp = default_chains(used, slots) if chains is None else int(chains)
     if cpp < 1:
         raise InputError(f"chains = {cpp}: must be at least 1")
+    if slots < 1:
+        raise InputError(f"batch = {slots}: must be at least 1")
     if max_trials is not None and max_trials < 1:
         raise InputError(f"max trials = {max_trials}: must be at least 1")
-    trial_cap = 2**62 if max_trials is None else math.ceil(max_trials / cpp)
+    if move not in sa.MOVE_NAMES:
+        raise InputError(f"move {move!r}: expected one of {', '.join(sa.MOVE_NAMES)}")
     if used == "cuda":
         from gpu_anneal.cuda_sudoku import check_order, max_chains_on_device
 
         check_order(order)
-        per_launch = max(1, max_chains_on_device(order) // cpp)
-        if puzzles.shape[0] > per_launch:  # more chains than device memory holds: split
-            results = []
-            for lo in range(0, puzzles.shape[0], per_launch):
-                results += solve_batch(
-                    puzzles[lo : lo + per_launch], order, schedule=sched, chains=cpp, seed=seed,
-                    time_limit=time_limit, max_trials=max_trials, backend="cuda",
-                    first_index=first_index + lo, first_chain=first_chain + lo * cpp,
-                    on_result=on_result, slice_seconds=slice_seconds, move=move,
-                )  # fmt: skip
-            return results
-    if move not in sa.MOVE_NAMES:
-        raise InputError(f"move {move!r}: expected one of {', '.join(sa.MOVE_NAMES)}")
+        slots = max(1, min(slots, max_chains_on_device(order) // cpp))  # split what won't fit
+    trial_cap = 2**62 if max_trials is None else math.ceil(max_trials / cpp)
+    source = iter(puzzles)
+    cursor = StreamCursor(seed)
     batch = make_batch(
-        puzzles, order, sched, cpp, seed, trial_cap, first_chain, sa.MOVE_NAMES[move]
-    )
-    runner = make_runner(batch, used)
-    results: list[SolveResult | None] = [None] * batch.puzzles
-    start = time.perf_counter()
+        np.zeros((slots, lay.cells), np.uint8), order, sched, cpp, seed, trial_cap,
+        move=sa.MOVE_NAMES[move],
+    )  # fmt: skip
+    pool = _Pool(batch, source, cursor, first_chain, first_index)
+    pool.fill()
+    runner = make_runner(batch, used)  # uploads the filled pool
     budget = 16
     try:
-        while any(r is None for r in results):
+        while pool.active():
             t0 = time.perf_counter()
             runner.run(budget)
             runner.sync()
             elapsed = time.perf_counter() - t0
-            now = time.perf_counter() - start
-            finished = []
-            for p in range(batch.puzzles):
-                if results[p] is not None:
-                    continue
-                status = batch.ctr[batch.chain_slice(p), sa.C_STATUS]
-                done = (status == sa.SOLVED).any() or (status == sa.EXHAUSTED).all()
-                if done or (time_limit is not None and now >= time_limit):
-                    if not done:
-                        runner.stop_puzzle(p)
-                    finished.append(p)
-            if finished:
+            done = pool.finished(runner, time_limit)
+            if done:
                 runner.fetch_grids()
-            for p in finished:
-                results[p] = _result(batch, p, now, used, first_index, seed, first_chain)
-                if on_result is not None:
-                    on_result(results[p])
+                for p in done:
+                    yield pool.report(p, used, seed, move)
+                    pool.refill(p, runner)
             if elapsed < slice_seconds / 2:
                 budget = min(budget * 2, 1 << 24)
             elif elapsed > slice_seconds * 2 and budget > 1:
                 budget //= 2
     except KeyboardInterrupt:
-        _finish_all(runner, results, start, "interrupted", on_result, first_index, first_chain)
-        raise InterruptedBatch(results) from None
+        stopped = list(pool.report_all(runner, used, seed, move, "interrupted"))
+        raise InterruptedBatch(stopped) from None
     except Exception as exc:
         if used != "cuda":
             raise
-        # a device fault: report what is done, every other puzzle unsolved with the error named
+        # a device fault: what was reported stays; every puzzle in the pool is reported
+        # unsolved with the error named
         message = f"CUDA error: {type(exc).__name__}: {exc}".splitlines()[0]
-        _finish_all(runner, results, start, message, on_result, first_index, first_chain)
-    return results
+        yield from pool.report_all(runner, used, seed, move, message)
 
 
-def _finish_all(runner, results, start, error, on_result, first_index, first_chain) -> None:
-    """Report every unfinished puzzle as it stands, with `error` set."""
-    batch = runner.batch
-    now = time.perf_counter() - start
+class _Pool:
+    """Which puzzle sits in which slot, since when, and where the stream stands."""
+
+    def __init__(self, batch, source, cursor, first_chain, first_index):
+        self.batch = batch
+        self.source = source
+        self.cursor = cursor
+        self.first_chain = first_chain
+        self.first_index = first_index
+        self.next_q = 0
+        self.slot_q = [-1] * batch.puzzles
+        self.slot_start = [0.0] * batch.puzzles
+
+    def fill(self) -> None:
+        """Load the first puzzles into every slot (before any runner holds the arrays)."""
+        for p in range(self.batch.puzzles):
+            self.refill(p, None)
+
+    def refill(self, p: int, runner) -> None:
+        """Load the stream's next puzzle into slot p, or leave it empty when the stream ends."""
+        cells = next(self.source, None)
+        cpp = self.batch.cpp
+        if cells is None:
+            load_puzzle(self.batch, p, None, np.zeros((cpp, 2), np.uint64))
+            self.slot_q[p] = -1
+        else:
+            if isinstance(cells, tuple):
+                q, cells = cells
+            else:
+                q = self.next_q
+            self.next_q = q + 1
+            states = self.cursor.states(self.first_chain + q * cpp, cpp)
+            load_puzzle(self.batch, p, np.asarray(cells, np.uint8), states)
+            self.slot_q[p] = q
+            self.slot_start[p] = time.perf_counter()
+        if runner is not None:
+            runner.load_slot(p)
+
+    def active(self) -> bool:
+        """Whether any slot still holds a puzzle."""
+        return any(q >= 0 for q in self.slot_q)
+
+    def finished(self, runner, time_limit: float | None) -> list[int]:
+        """Slots whose puzzle is solved, out of trials, or out of time (those are stopped)."""
+        now = time.perf_counter()
+        done = []
+        for p, q in enumerate(self.slot_q):
+            if q < 0:
+                continue
+            status = self.batch.ctr[self.batch.chain_slice(p), sa.C_STATUS]
+            over = (status == sa.SOLVED).any() or (status == sa.EXHAUSTED).all()
+            if over or (time_limit is not None and now - self.slot_start[p] >= time_limit):
+                if not over:
+                    runner.stop_puzzle(p)
+                done.append(p)
+        return done
+
+    def report(self, p: int, backend: str, seed: int, move: str) -> SolveResult:
+        """The result of slot p's puzzle."""
+        q = self.slot_q[p]
+        seconds = time.perf_counter() - self.slot_start[p]
+        result = _result(
+            self.batch, p, seconds, backend, self.first_index + q, seed,
+            self.first_chain + q * self.batch.cpp,
+        )  # fmt: skip
+        result.move = move
+        return result
+
+    def report_all(self, runner, backend, seed, move, error) -> Iterator[SolveResult]:
+        """Every puzzle still in the pool, as it stands, with `error` set."""
+        try:
+            runner.sync()
+            runner.fetch_grids()
+        except Exception:  # the device may be gone: the host copies are the last known state
+            pass
+        for p, q in enumerate(self.slot_q):
+            if q >= 0:
+                result = self.report(p, backend, seed, move)
+                result.error = error
+                self.slot_q[p] = -1
+                yield result
+
+
+def solve_batch(
+    puzzles: np.ndarray,
+    order: int,
+    *,
+    on_result: Callable[[SolveResult], None] | None = None,
+    slots: int | None = None,
+    **kwargs,
+) -> list[SolveResult]:
+    """Anneal every puzzle of `puzzles` (uint8[P, cells]); results in puzzle order.
+
+    All puzzles are in the pool at once unless `slots` says otherwise; keyword arguments are
+    solve_stream's. `on_result` sees each result as it finishes.
+    """
+    puzzles = np.ascontiguousarray(puzzles, dtype=np.uint8).reshape(-1, layout(order).cells)
+    count = puzzles.shape[0]
+    results: list[SolveResult | None] = [None] * count
+    first = kwargs.get("first_index", 0)
+    stream = solve_stream(list(puzzles), order, slots=slots or max(1, count), **kwargs)
     try:
-        runner.sync()
-        runner.fetch_grids()
-    except Exception:  # the device may be gone: the host copies are the last known state
-        pass
-    for p in range(batch.puzzles):
-        if results[p] is None:
-            results[p] = _result(batch, p, now, runner.name, first_index, batch.seed, first_chain)
-            results[p].error = error
+        for result in stream:
+            results[result.index - first] = result
             if on_result is not None:
-                on_result(results[p])
-
-
-class InterruptedBatch(KeyboardInterrupt):
-    """Ctrl-C during a batch; `results` holds every puzzle as it stood."""
-
-    def __init__(self, results: list[SolveResult]):
-        super().__init__("interrupted")
-        self.results = results
+                on_result(result)
+    except InterruptedBatch as stop:
+        for result in stop.results:
+            results[result.index - first] = result
+            if on_result is not None:
+                on_result(result)
+        raise InterruptedBatch([r for r in results if r is not None]) from None
+    return results
 
 
 def _result(
@@ -220,9 +318,9 @@ def _result(
     p: int,
     seconds: float,
     backend: str,
-    first_index: int,
+    index: int,
     seed: int,
-    first_chain: int,
+    first_chain_of_puzzle: int,
 ) -> SolveResult:
     lay = layout(batch.order)
     chains = batch.chain_slice(p)
@@ -242,7 +340,7 @@ def _result(
         error = verify_solution(grid, batch.order, puzzle)
         verified = error is None
     return SolveResult(
-        index=first_index + p,
+        index=index,
         order=batch.order,
         solved=bool(solved_chains.size) and verified,
         verified=verified,
@@ -256,7 +354,7 @@ def _result(
         backend=backend,
         chains=batch.cpp,
         schedule=batch.schedule.name,
-        solving_chain=first_chain + chains.start + pick if solved_chains.size else None,
+        solving_chain=first_chain_of_puzzle + pick if solved_chains.size else None,
         seed=seed,
         error=error,
         extra={
@@ -267,20 +365,8 @@ def _result(
 
 
 def solve_one(puzzle: np.ndarray, order: int, **kwargs) -> SolveResult:
-    """Anneal a single puzzle (see solve_batch for the keyword arguments)."""
+    """Anneal a single puzzle (see solve_stream for the keyword arguments)."""
     return solve_batch(np.asarray(puzzle)[None], order, **kwargs)[0]
-
-
-def batched(items: Iterable, size: int) -> Iterable[list]:
-    """Consecutive lists of at most `size` items."""
-    chunk: list = []
-    for item in items:
-        chunk.append(item)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 def replay_chain(
@@ -293,6 +379,7 @@ def replay_chain(
     schedule: Schedule | str = "sirdey-course",
     max_trials: int | None = None,
     time_limit: float | None = None,
+    move: str = "sirdey",
 ) -> SolveResult:
     """Re-run chain `chain` of a run (any backend) alone on the CPU, from the same seed.
 
@@ -301,7 +388,9 @@ def replay_chain(
     """
     sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
     trial_cap = 2**62 if max_trials is None else math.ceil(max_trials / chains)
-    batch = make_batch(np.asarray(puzzle)[None], order, sched, 1, seed, trial_cap, chain)
+    batch = make_batch(
+        np.asarray(puzzle)[None], order, sched, 1, seed, trial_cap, chain, sa.MOVE_NAMES[move]
+    )
     start = time.perf_counter()
     budget = 64
     while batch.ctr[0, sa.C_STATUS] == sa.RUNNING:
@@ -311,4 +400,5 @@ def replay_chain(
         budget = min(budget * 2, 1 << 20)
     result = _result(batch, 0, time.perf_counter() - start, "cpu", 0, seed, chain)
     result.chains = chains
+    result.move = move
     return result

@@ -33,18 +33,20 @@ def test_solve_jsonl_fields_and_exit_code_zero():
     """Both seed grids solve; each record carries the promised fields and a valid solution."""
     result = invoke(
         "solve", str(DATA / "seed002_grids.txt"), "--output", "jsonl", "--seed", "3",
-        "--time-limit", "60", "--chains", "2",
+        "--time-limit", "120", "--chains", "2", "--move", "candidate", "--t0", "1",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     records = jsonl(result.stdout)
     assert len(records) == 3
     puzzles = [line.split()[0] for line in (DATA / "seed002_grids.txt").read_text().splitlines()]
-    for record, text in zip(records, puzzles):
+    records.sort(key=lambda r: r["index"])  # records come in completion order
+    for record, text in zip(records, puzzles, strict=True):
         for key in ("index", "solved", "verified", "solution", "method", "backend", "cost",
                     "trials", "proposals", "seconds"):  # fmt: skip
             assert key in record
         assert record["solved"] and record["verified"] and record["cost"] == 0
         assert record["backend"] == "cpu" and record["method"] == "anneal"
+        assert record["move"] == "candidate"
         solution = parse_line(record["solution"])
         assert verify_solution(solution, 3, parse_line(text)) is None
 
@@ -175,6 +177,7 @@ def test_console_script_reads_stdin():
 def test_replay_chain_reproduces_the_solving_chain():
     """--replay-chain re-runs the run's solving chain alone: same trials, proposals and grid."""
     args = ["solve", str(DATA / "seed002_grids.txt"), "--output", "jsonl", "--chains", "3"]
+    args += ["--move", "candidate", "--t0", "1"]
     run = jsonl(invoke(*args, "--seed", "21").stdout)
     for record in run[:2]:
         assert record["solved"]
@@ -189,3 +192,31 @@ def test_replay_chain_reproduces_the_solving_chain():
         invoke(*args, "--seed", "22", "--replay-chain", str(run[0]["solving_chain"])).stdout
     )
     assert other[0]["chain_proposals"] != run[0]["chain_proposals"]
+
+
+def test_resume_skips_solved_puzzles_and_appends(tmp_path):
+    """--resume: solved indices in the file are skipped; new records are appended to it."""
+    out = tmp_path / "out.jsonl"
+    base = ["solve", str(DATA / "seed002_grids.txt"), "--move", "candidate", "--t0", "1"]
+    first = {"index": 1, "solved": True, "solution": "x"}
+    out.write_text(json.dumps(first) + "\n")
+    result = invoke(*base, "--resume", str(out))
+    assert result.exit_code == 0, result.output
+    records = jsonl(out.read_text())
+    assert [r["index"] for r in records][0] == 1
+    assert sorted(r["index"] for r in records[1:]) == [0, 2]
+    assert all(r["solved"] for r in records)
+    again = invoke(*base, "--resume", str(out))
+    assert again.exit_code == 0 and len(jsonl(out.read_text())) == 3  # nothing left to do
+
+
+def test_pool_streams_many_puzzles_with_refill(tmp_path):
+    """A file of 30 4x4 puzzles through a pool of 4 slots: every one solved, each index once."""
+    path = tmp_path / "many.txt"
+    lines = ["1...........4...", "..3.4.........2.", "4.....3..1....2."] * 10
+    path.write_text("\n".join(lines) + "\n")
+    result = invoke("solve", str(path), "--output", "jsonl", "--batch", "4", "--chains", "1")
+    assert result.exit_code == 0, result.output
+    records = jsonl(result.stdout)
+    assert sorted(r["index"] for r in records) == list(range(30))
+    assert all(r["solved"] and r["verified"] for r in records)

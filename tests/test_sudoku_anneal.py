@@ -111,7 +111,7 @@ def test_every_4x4_puzzle_of_a_sample_is_solved_and_agrees_with_exact():
         puzzles.append(puzzle)
         solutions.append(full.copy())
     results = solve_batch(np.stack(puzzles), 2, chains=2, seed=11, time_limit=30)
-    for result, solution in zip(results, solutions):
+    for result, solution in zip(results, solutions, strict=True):
         assert result.solved and result.verified
         np.testing.assert_array_equal(result.solution, solution)
 
