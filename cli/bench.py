@@ -31,14 +31,19 @@ def never_solving_puzzle(order: int) -> np.ndarray:
 
 
 def measure_throughput(
-    order: int, seconds: float, backend: str = "cpu", chains: int | None = None
+    order: int,
+    seconds: float,
+    backend: str = "cpu",
+    chains: int | None = None,
+    move: str = "sirdey",
 ) -> dict:
-    """Proposals per second of the Sirdey move over `chains` chains for about `seconds`."""
+    """Proposals per second of a move (Sirdey's by default) over `chains` chains."""
     used = resolve_backend(backend)
     threads = cpu_threads()
     count = chains or (8 * threads if used == "cpu" else 65536)
     sched = by_name("sirdey-course", order, stall=0)
-    batch = make_batch(never_solving_puzzle(order)[None], order, sched, count, seed=1)
+    code = sa.MOVE_NAMES[move]
+    batch = make_batch(never_solving_puzzle(order)[None], order, sched, count, seed=1, move=code)
     runner = make_runner(batch, used)
     runner.run(1)  # compile and warm up
     runner.sync()
@@ -61,6 +66,7 @@ def measure_throughput(
         "backend": used,
         "chains": count,
         "threads": threads if used == "cpu" else None,
+        "move": move,
     }
 
 
@@ -77,3 +83,61 @@ def run_throughput(
             f"({result['backend']}, {result['chains']} chains, order {order})"
         )
     return 0
+
+
+def run_tts(file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace) -> int:
+    """Measure TTS99 over the puzzles of a file; print per-puzzle rows and the summary."""
+    from cli.output import error_line
+    from cpu_reference.errors import InputError
+    from cpu_reference.schedules import with_start
+    from cpu_reference.sudoku_formats import iter_puzzles
+    from gpu_anneal.tts import core_rate_of, measure_puzzle, summarize, trace_run
+
+    if runs < 1:
+        raise InputError(f"--runs {runs}: must be at least 1")
+    rows = []
+    puzzles = []
+    for item in iter_puzzles(file, name=file):
+        if isinstance(item, InputError):
+            error_line(str(item))
+            continue
+        puzzles.append(item)
+        if limit is not None and len(puzzles) >= limit:
+            break
+    rate = core_rate_of(puzzles[0].order, move) if puzzles else None
+    for index, puzzle in enumerate(puzzles):
+        sched = with_start(schedule, puzzle.order, t0)
+        row = measure_puzzle(
+            puzzle.cells, puzzle.order, runs=runs, schedule=sched, move=move, seed=seed + index,
+            time_limit=time_limit, index=index, core_rate=rate,
+        )  # fmt: skip
+        rows.append(row)
+        if not json_out:
+            print(
+                f"puzzle {index}: givens={row.givens} solved {row.solved_runs}/{row.runs} "
+                f"p={row.p:.4f} [{row.p_low:.4f}, {row.p_high:.4f}] "
+                f"trials/solve={row.mean_trials:.2f} s/trial={row.seconds_per_trial:.4f} "
+                f"TTS99={row.tts99:.3f} s [{row.tts99_low:.3f}, {row.tts99_high:.3f}]",
+                flush=True,
+            )
+    summary = summarize(rows) if rows else {}
+    report = {
+        "file": file, "schedule": schedule, "t0": t0, "move": move, "runs": runs,
+        "time_limit": time_limit, "core_rate": rate, "summary": summary,
+        "puzzles": [r.as_dict() for r in rows],
+    }  # fmt: skip
+    if plot and rows:
+        from gpu_anneal.plots import plot_tts
+
+        plot_tts(report["puzzles"], plot, f"{file}: {schedule}, move {move}")
+    if trace and puzzles:
+        from gpu_anneal.plots import plot_trace
+
+        sched = with_start(schedule, puzzles[0].order, t0)
+        data = trace_run(puzzles[0].cells, puzzles[0].order, sched, move=move, seed=seed)
+        plot_trace(data, trace, f"puzzle 0: {schedule}, move {move}")
+    if json_out:
+        print(json.dumps(report))
+    else:
+        print(json.dumps(summary))
+    return 0 if rows else 2

@@ -127,6 +127,41 @@ def bench_throughput(
     raise typer.Exit(_guarded(run_throughput, order, seconds, backend, chains, json_out))
 
 
+@bench_app.command("tts")
+def bench_tts(
+    file: Annotated[str, typer.Argument(help="Puzzle file")],
+    runs: Annotated[int, typer.Option(help="Independent runs per puzzle")] = 10,
+    schedule: Annotated[str, typer.Option(help="Schedule name")] = "sirdey-course",
+    t0: Annotated[float | None, typer.Option(help="Start temperature")] = None,
+    move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap")] = "sirdey",
+    time_limit: Annotated[float, typer.Option(help="Seconds per run")] = 60.0,
+    seed: Annotated[int, typer.Option(help="Seed")] = 0,
+    limit: Annotated[int | None, typer.Option(help="Only the first N puzzles")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
+    plot: Annotated[str | None, typer.Option(help="PNG: p and TTS99 against givens")] = None,
+    trace: Annotated[str | None, typer.Option(help="PNG: cost and acceptance vs T")] = None,
+) -> None:
+    """Success probability per trial, mean trials, seconds per trial and TTS99 per puzzle."""
+    from cli.bench import run_tts
+
+    raise typer.Exit(
+        _guarded(
+            run_tts,
+            file,
+            runs,
+            schedule,
+            t0,
+            move,
+            time_limit,
+            seed,
+            limit,
+            json_out,
+            plot,
+            trace,
+        )  # fmt: skip
+    )
+
+
 def _register_generation() -> None:
     """Add the generate and minimize commands (cli/generate.py) when present."""
     try:

@@ -1,0 +1,212 @@
+"""Time to solution, measured the way the annealing literature does.
+
+Glossary:
+    R        independent runs per puzzle (distinct RNG streams; one chain each)
+    T_r      trials run r started (a solved run ends in its last trial)
+    S        runs that solved
+    p        success probability of one trial, estimated as S / sum_r T_r (the maximum
+             likelihood estimate for trials that succeed independently with probability p)
+    t_trial  seconds of one core per trial: wall seconds x cores busy / sum_r T_r
+    TTS99    t_trial * ln(0.01) / ln(1 - p): one core's time to solve with probability 0.99 by
+             restarting; on the whole machine (every core restarting independently) divide by
+             the number of cores
+
+Runs of one puzzle go through the pool together, so every core is busy. The interval on p is
+Clopper-Pearson (95 %); the interval on TTS99 is a bootstrap over runs (95 %).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from cpu_reference import sudoku_anneal as sa
+from cpu_reference.schedules import Schedule
+from cpu_reference.sudoku_batch import make_batch, run_slice_cpu
+from cpu_reference.sudoku_layout import layout
+from gpu_anneal.backends import cpu_threads, resolve_backend
+from gpu_anneal.sudoku_solver import solve_batch
+
+
+@dataclass
+class TtsResult:
+    """Time-to-solution figures of one puzzle."""
+
+    index: int
+    givens: int
+    fill: float
+    runs: int
+    solved_runs: int
+    trials: int
+    p: float
+    p_low: float
+    p_high: float
+    mean_trials: float
+    seconds_per_trial: float
+    tts99: float
+    tts99_low: float
+    tts99_high: float
+    tts99_machine: float
+    cores: int
+    wall_seconds: float
+
+    def as_dict(self) -> dict:
+        """Plain dict for JSON (infinities as None)."""
+        return {
+            k: (None if isinstance(v, float) and math.isinf(v) else v)
+            for k, v in asdict(self).items()
+        }
+
+
+def tts99(t_trial: float, p: float) -> float:
+    """Seconds to reach 99 % success by restarts: t_trial ln(0.01) / ln(1 - p)."""
+    if p <= 0:
+        return math.inf
+    if p >= 1:
+        return t_trial
+    return t_trial * math.log(0.01) / math.log1p(-p)
+
+
+def clopper_pearson(successes: int, trials: int, level: float = 0.95) -> tuple[float, float]:
+    """Exact binomial interval for a success probability."""
+    from scipy.stats import beta
+
+    if trials == 0:
+        return 0.0, 1.0
+    alpha = 1 - level
+    low = 0.0 if successes == 0 else float(beta.ppf(alpha / 2, successes, trials - successes + 1))
+    high = (
+        1.0
+        if successes == trials
+        else float(beta.ppf(1 - alpha / 2, successes + 1, trials - successes))
+    )
+    return low, high
+
+
+def measure_puzzle(
+    puzzle: np.ndarray,
+    order: int,
+    *,
+    runs: int,
+    schedule: Schedule | str,
+    move: str = "sirdey",
+    seed: int = 0,
+    time_limit: float = 60.0,
+    backend: str = "cpu",
+    index: int = 0,
+    bootstrap: int = 2000,
+    core_rate: float | None = None,
+) -> TtsResult:
+    """R independent runs of one puzzle (one chain each), all in the pool at once.
+
+    Seconds per trial are the mean proposals per trial divided by `core_rate`, one core's
+    proposals per second for this order and move (measured by `core_rate_of` when not given),
+    so idle cores at the end of a run do not inflate them.
+    """
+    used = resolve_backend(backend)
+    cores = cpu_threads() if used == "cpu" else 1
+    copies = np.repeat(np.asarray(puzzle, np.uint8)[None], runs, axis=0)
+    start = time.perf_counter()
+    results = solve_batch(
+        copies, order, schedule=schedule, chains=1, seed=seed, time_limit=time_limit,
+        backend=used, move=move, slots=runs,
+    )  # fmt: skip
+    wall = time.perf_counter() - start
+    trials = np.array([r.trials for r in results])
+    solved = np.array([r.solved for r in results])
+    total = int(trials.sum())
+    p = float(solved.sum() / total) if total else 0.0
+    low, high = clopper_pearson(int(solved.sum()), total)
+    rate = core_rate or core_rate_of(order, move, used)
+    t_trial = sum(r.proposals for r in results) / max(total, 1) / rate
+    rng = np.random.default_rng(seed)
+    boot = []
+    for _ in range(bootstrap):
+        pick = rng.integers(0, runs, runs)
+        tr = trials[pick].sum()
+        boot.append(tts99(t_trial, solved[pick].sum() / tr if tr else 0.0))
+    lay = layout(order)
+    givens = int(np.count_nonzero(puzzle))
+    tts = tts99(t_trial, p)
+    return TtsResult(
+        index=index,
+        givens=givens,
+        fill=givens / lay.cells,
+        runs=runs,
+        solved_runs=int(solved.sum()),
+        trials=total,
+        p=p,
+        p_low=low,
+        p_high=high,
+        mean_trials=total / max(int(solved.sum()), 1) if solved.any() else math.inf,
+        seconds_per_trial=t_trial,
+        tts99=tts,
+        tts99_low=float(np.percentile(boot, 2.5)),
+        tts99_high=float(np.percentile(boot, 97.5)),
+        tts99_machine=tts / cores,
+        cores=cores,
+        wall_seconds=wall,
+    )
+
+
+def summarize(rows: list[TtsResult]) -> dict:
+    """Median and 90th percentile of TTS99 (core and machine) and of p over puzzles."""
+    tts = np.array([r.tts99 for r in rows], dtype=float)
+    machine = np.array([r.tts99_machine for r in rows], dtype=float)
+    return {
+        "puzzles": len(rows),
+        "solved_any": int(sum(r.solved_runs > 0 for r in rows)),
+        "tts99_median": float(np.median(tts)),
+        "tts99_p90": float(np.percentile(tts, 90)),
+        "tts99_machine_median": float(np.median(machine)),
+        "tts99_machine_p90": float(np.percentile(machine, 90)),
+        "p_median": float(np.median([r.p for r in rows])),
+        "mean_trials_median": float(np.median([r.mean_trials for r in rows])),
+        "seconds_per_trial_median": float(np.median([r.seconds_per_trial for r in rows])),
+    }
+
+
+def trace_run(
+    puzzle: np.ndarray,
+    order: int,
+    schedule: Schedule,
+    *,
+    move: str = "sirdey",
+    seed: int = 0,
+    every: int = 100,
+    max_plateaus: int | None = None,
+) -> dict:
+    """Cost and acceptance rate against temperature along one trial of one chain (CPU)."""
+    batch = make_batch(
+        np.asarray(puzzle)[None], order, schedule, 1, seed, 1, 0, sa.MOVE_NAMES[move]
+    )
+    limit = max_plateaus or schedule.max_plateaus
+    temps, costs, rates = [], [], []
+    k = 0
+    while k < limit and batch.ctr[0, sa.C_STATUS] == sa.RUNNING:
+        before_p = batch.ctr[0, sa.C_PROPOSALS]
+        before_a = batch.ctr[0, sa.C_ACCEPTED]
+        run_slice_cpu(batch, every, stop_on_solved=False)
+        proposed = batch.ctr[0, sa.C_PROPOSALS] - before_p
+        if proposed == 0:
+            break
+        temps.append(1.0 / schedule.beta(k))
+        costs.append(int(batch.ctr[0, sa.C_COST]))
+        rates.append(float((batch.ctr[0, sa.C_ACCEPTED] - before_a) / proposed))
+        k += every
+        if batch.ctr[0, sa.C_PLATEAU] < 0:  # the trial ended (stall or T_f)
+            break
+    return {"temperature": temps, "cost": costs, "acceptance": rates,
+            "solved": bool(batch.ctr[0, sa.C_STATUS] == sa.SOLVED)}  # fmt: skip
+
+
+def core_rate_of(order: int, move: str = "sirdey", backend: str = "cpu", seconds: float = 1.5):
+    """Proposals per second of one core (CPU: all-core rate / threads; GPU: whole card)."""
+    from cli.bench import measure_throughput
+
+    result = measure_throughput(order, seconds, backend, move=move)
+    threads = result["threads"] or 1
+    return result["proposals_per_second"] / threads

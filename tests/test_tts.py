@@ -1,0 +1,36 @@
+"""Time-to-solution arithmetic and one small measurement."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from gpu_anneal.tts import clopper_pearson, measure_puzzle, summarize, tts99
+
+
+def test_tts99_formula_and_edges():
+    """TTS99 = t ln(0.01)/ln(1-p); p = 0.5 needs log2(100) trials; p = 0 never succeeds."""
+    assert tts99(2.0, 0.5) == pytest.approx(2.0 * math.log(100) / math.log(2))
+    assert tts99(1.0, 1.0) == 1.0
+    assert math.isinf(tts99(1.0, 0.0))
+
+
+def test_clopper_pearson_brackets_and_known_values():
+    """The exact interval holds the estimate; 0 of 10 gives [0, 0.3085]."""
+    low, high = clopper_pearson(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.30850, abs=1e-4)
+    low, high = clopper_pearson(5, 20)
+    assert low < 0.25 < high and low == pytest.approx(0.0866, abs=1e-3)
+
+
+def test_measure_puzzle_on_4x4_and_summary():
+    """Easy 4x4: every run solves in its first trial, p = 1, TTS99 equals one trial's time."""
+    puzzle = np.array([int(c) for c in "1000000000004000".replace("0", "0")], np.uint8)
+    row = measure_puzzle(puzzle, 2, runs=6, schedule="sirdey-course", seed=3, core_rate=1e7)
+    assert row.runs == 6 and row.solved_runs == 6
+    assert row.trials >= 6 and 0 < row.p <= 1
+    assert row.tts99 >= row.seconds_per_trial > 0
+    summary = summarize([row, row])
+    assert summary["puzzles"] == 2 and summary["tts99_median"] == pytest.approx(row.tts99)
