@@ -1,0 +1,1 @@
+"""Benchmark scripts; results with the machine they ran on live in benchmarks/results."""

@@ -1,0 +1,107 @@
+"""Sirdey proposals per second: the engine beside the tuned native loop, on the same machine.
+
+Builds ../shared/tools/sirdey_limit.c (gcc -O3 -march=native -fopenmp), then alternates runs of
+the native loop and of `gpu-anneal bench throughput` on one thread and on all threads, and
+writes the medians and their ratios to benchmarks/results/throughput.json and .md.
+
+    python benchmarks/bench_throughput.py [--tool ../shared/tools/sirdey_limit.c] [--seconds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.machine import machine  # noqa: E402
+
+
+def build(tool: Path, out: Path) -> Path:
+    """Compile the native reference loop with the build line of its header."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cmd = ["gcc", "-O3", "-march=native", "-fopenmp", str(tool), "-o", str(out), "-lm"]
+    subprocess.run(cmd, check=True)
+    return out
+
+
+def native(binary: Path, seconds: float, threads: int) -> float:
+    """Proposals per second of the native loop over `threads` OpenMP threads."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    out = subprocess.run([str(binary), str(seconds)], env=env, capture_output=True, text=True)
+    return float(json.loads(out.stdout)["proposals_per_second"])
+
+
+def engine(seconds: float, threads: int, move: str = "sirdey") -> float:
+    """Proposals per second of the engine's CPU backend over `threads` numba threads."""
+    env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
+    code = (
+        "import json; from cli.bench import measure_throughput; "
+        f"print(json.dumps(measure_throughput(3, {seconds}, 'cpu', move={move!r})))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT
+    )
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-2000:])
+    return float(json.loads(out.stdout.strip().splitlines()[-1])["proposals_per_second"])
+
+
+def main() -> None:
+    """Run the comparison and write the results."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tool", default=str(ROOT.parent / "shared/tools/sirdey_limit.c"))
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", default=str(ROOT / "benchmarks/results/throughput"))
+    args = parser.parse_args()
+    binary = build(Path(args.tool), ROOT / "benchmarks/tools/sirdey_limit")
+    cores = os.cpu_count() or 1
+    rows = []
+    for threads in sorted({1, cores}):
+        c_runs, e_runs = [], []
+        for _ in range(args.repeats):
+            c_runs.append(native(binary, args.seconds, threads))
+            e_runs.append(engine(args.seconds, threads))
+        c, e = statistics.median(c_runs), statistics.median(e_runs)
+        rows.append({
+            "threads": threads,
+            "native_proposals_per_second": c,
+            "engine_proposals_per_second": e,
+            "ratio": e / c,
+            "native_runs": c_runs,
+            "engine_runs": e_runs,
+        })  # fmt: skip
+        print(f"{threads} thread(s): native {c / 1e6:.1f} M/s, engine {e / 1e6:.1f} M/s, "
+              f"ratio {e / c:.3f}", flush=True)  # fmt: skip
+    moves = {move: engine(args.seconds, cores, move) for move in ("candidate", "box-swap")}
+    result = {"machine": machine(), "seconds": args.seconds, "rows": rows,
+              "other_moves_all_threads": moves}  # fmt: skip
+    Path(args.out + ".json").write_text(json.dumps(result, indent=1))
+    lines = [
+        "# Sirdey proposals per second: engine against the native reference loop",
+        "",
+        f"Machine: {result['machine']['cpu']}, {result['machine']['cores']} cores, "
+        f"{result['machine']['date']}. Medians of {args.repeats} alternating runs of "
+        f"{args.seconds} s. Command: `python benchmarks/bench_throughput.py`.",
+        "",
+        "| threads | native (M/s) | engine (M/s) | engine / native |",
+        "| ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        c_rate = r["native_proposals_per_second"] / 1e6
+        e_rate = r["engine_proposals_per_second"] / 1e6
+        lines.append(f"| {r['threads']} | {c_rate:.1f} | {e_rate:.1f} | {r['ratio']:.3f} |")
+    lines += ["", "Other moves, all threads (M proposals/s): "
+              + ", ".join(f"{k} {v / 1e6:.1f}" for k, v in moves.items())]  # fmt: skip
+    Path(args.out + ".md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
