@@ -29,6 +29,8 @@ candidates, breaking ties by the most open peers that share a candidate with it.
 value on a copy of the state one level deeper (explicit stack ``masks[depth, cells]``), so
 returning from a branch restores the state for free. After a branch, rules 2 and 3 look only at
 units that hold a changed cell. Rule 3 looks only where a cell has just become two-valued.
+9x9 grids searched in ascending value order take a specialised path (``_search9``): the same
+rules and branching, constant tables, int32 masks and unit sets in place of to-do lists.
 ``solve_restarts`` reruns the search with random value order and a growing node budget, for big
 grids where one fixed order can run into a very long search.
 """
@@ -284,6 +286,210 @@ def propagate(masks: np.ndarray, order: int, pairs: bool = True) -> int:
     return int(_propagate_fresh(masks, units, cell_units, peer_list, bool(pairs)))
 
 
+# --- 9x9 path -----------------------------------------------------------------------------------
+# The same rules and the same branching as the general search, with the order-3 tables as
+# compile-time constants (numba freezes global arrays into the code, so the loops over 20 peers and
+# 9 unit cells have constant bounds) and int32 masks. Instead of per-unit to-do lists it keeps
+# two 27-bit sets of units: ``hdirty`` (a cell of the unit changed: look for hidden singles) and
+# ``pdirty`` (a cell of the unit became two-valued: look for naked pairs). Naked pairs are looked
+# for only when the singles have stalled. The rules reach the same fixed point in any order, so the
+# search tree, the node counts and the first solution are those of the general path.
+
+_U9, _CU9, _PL9 = (
+    np.array(a, dtype=np.int64)
+    for a in (layout(3).units, layout(3).cell_units, layout(3).peer_list)
+)
+_UM9 = np.zeros(81, dtype=np.int64)  # bit u set when cell c lies in unit u
+for _c in range(81):
+    for _j in range(3):
+        _UM9[_c] |= np.int64(1) << int(_CU9[_c, _j])
+for _a in (_U9, _CU9, _PL9, _UM9):
+    _a.setflags(write=False)
+_FULL9 = 511
+_ALL_UNITS9 = (1 << 27) - 1
+
+
+@nb.njit(cache=True)
+def _propagate9(row, queue, qlen, hdirty, pdirty):
+    """Rules 1-3 on one 9x9 grid of int32 masks to a fixed point; CONTRADICTION or OPEN.
+
+    ``queue[:qlen]``: new singles to remove from their peers; ``hdirty`` and ``pdirty``: sets of
+    units (bit u) to look at for hidden singles and for naked pairs.
+    """
+    while True:
+        # Exclusivity.
+        while qlen > 0:
+            qlen -= 1
+            c = queue[qlen]
+            v = np.int64(row[c])
+            for i in range(20):
+                p = _PL9[c, i]
+                m = np.int64(row[p])
+                if m & v:
+                    m ^= v
+                    row[p] = m
+                    hdirty |= _UM9[p]
+                    if m == 0:
+                        return CONTRADICTION
+                    r = m & (m - 1)
+                    if r == 0:
+                        queue[qlen] = p
+                        qlen += 1
+                    elif r & (r - 1) == 0:
+                        pdirty |= _UM9[p]
+        # Uniqueness, on the units that changed.
+        if hdirty:
+            todo = hdirty
+            hdirty = 0
+            while todo:
+                u = _ctz(todo)
+                todo &= todo - 1
+                once = np.int64(0)
+                twice = np.int64(0)
+                solved = np.int64(0)
+                for i in range(9):
+                    m = np.int64(row[_U9[u, i]])
+                    twice |= once & m
+                    once |= m
+                    if m & (m - 1) == 0:
+                        solved |= m
+                if once != _FULL9:
+                    return CONTRADICTION
+                singles = once & ~twice & ~solved
+                while singles:
+                    v = singles & -singles
+                    singles ^= v
+                    found = -1
+                    for i in range(9):
+                        c = _U9[u, i]
+                        if row[c] & v:
+                            found = c
+                            break
+                    if found < 0:
+                        return CONTRADICTION
+                    row[found] = v
+                    hdirty |= _UM9[found]
+                    queue[qlen] = found
+                    qlen += 1
+            continue
+        # Parity, once the singles have stalled, on units with a new two-valued cell.
+        changed = False
+        while pdirty:
+            u = _ctz(pdirty)
+            pdirty &= pdirty - 1
+            for i in range(8):
+                mi = np.int64(row[_U9[u, i]])
+                if _popcount(mi) != 2:
+                    continue
+                for j in range(i + 1, 9):
+                    if row[_U9[u, j]] != mi:
+                        continue
+                    for k in range(9):
+                        if k == i or k == j:
+                            continue
+                        c = _U9[u, k]
+                        m = np.int64(row[c])
+                        if m & mi:
+                            changed = True
+                            m &= ~mi
+                            row[c] = m
+                            hdirty |= _UM9[c]
+                            if m == 0:
+                                return CONTRADICTION
+                            r = m & (m - 1)
+                            if r == 0:
+                                queue[qlen] = c
+                                qlen += 1
+                            elif r & (r - 1) == 0:
+                                pdirty |= _UM9[c]
+                    break
+        if not changed:
+            return OPEN
+
+
+@nb.njit(cache=True)
+def _search9(cells_in, limit, max_nodes, masks, queue, choice, left, solution):
+    """``_search`` for N = 9 in ascending value order; masks is int32[>= 83, 81]."""
+    solution[:] = 0
+    qlen = 0
+    for c in range(81):
+        masks[0, c] = _FULL9
+    for c in range(81):
+        d = np.int64(cells_in[c])
+        if d == 0:
+            continue
+        if d > 9:
+            return 0, 0
+        masks[0, c] = np.int64(1) << (d - 1)
+        queue[qlen] = c
+        qlen += 1
+    if _propagate9(masks[0], queue, qlen, _ALL_UNITS9, _ALL_UNITS9) == CONTRADICTION:
+        return 0, 0
+    count = 0
+    nodes = 0
+    depth = 0
+    descend = True
+    while True:
+        if descend:
+            # Fewest candidates; among those, the first with the most open peers sharing one.
+            row = masks[depth]
+            best = -1
+            best_pc = 99
+            for c in range(81):
+                m = np.int64(row[c])
+                if m & (m - 1):
+                    pc = _popcount(m)
+                    if pc < best_pc:
+                        best_pc = pc
+                        best = c
+            if best >= 0:
+                best_score = -1
+                for c in range(best, 81):
+                    m = np.int64(row[c])
+                    if _popcount(m) == best_pc:
+                        score = 0
+                        for i in range(20):
+                            mp = np.int64(row[_PL9[c, i]])
+                            if mp & (mp - 1) and mp & m:
+                                score += 1
+                        if score > best_score:
+                            best = c
+                            best_score = score
+            if best < 0:
+                if count == 0:
+                    for c in range(81):
+                        solution[c] = _digit(np.int64(row[c]))
+                count += 1
+                if count >= limit:
+                    return count, nodes
+                depth -= 1
+            else:
+                choice[depth] = best
+                left[depth] = row[best]
+        descend = False
+        if depth < 0:
+            return count, nodes
+        rest = left[depth]
+        if rest == 0:
+            depth -= 1
+            continue
+        v = rest & -rest
+        left[depth] = rest ^ v
+        if nodes == max_nodes and max_nodes > 0:
+            return -1, nodes
+        nodes += 1
+        c = choice[depth]
+        nxt = masks[depth + 1]
+        cur = masks[depth]
+        for i in range(81):
+            nxt[i] = cur[i]
+        nxt[c] = v
+        queue[0] = c
+        if _propagate9(nxt, queue, 1, _UM9[c], 0) != CONTRADICTION:
+            depth += 1
+            descend = True
+
+
 @nb.njit(cache=True)
 def _search(
     cells_in,
@@ -294,6 +500,7 @@ def _search(
     shuffle_seed,
     max_nodes,
     masks,
+    masks9,
     queue,
     choice,
     left,
@@ -307,7 +514,11 @@ def _search(
     """Depth-first search on the explicit stack; returns (count, nodes); fills ``solution``.
 
     count is -1 when ``max_nodes`` > 0 branch values were tried before the search could finish.
+    9x9 in ascending value order goes to ``_search9`` (int32 stack ``masks9``; a 1x1 ``masks9``
+    keeps it on the general path, which the tests use to compare the two).
     """
+    if N == 9 and shuffle_seed < 0 and masks9.shape[0] > 1:
+        return _search9(cells_in, limit, max_nodes, masks9, queue, choice, left, solution)
     n_units = 3 * N
     ncells = N * N
     full = (np.int64(1) << N) - 1
@@ -431,18 +642,19 @@ def _search(
 def _workspace(N):
     ncells = N * N
     masks = np.empty((ncells + 2, ncells), dtype=np.int64)
+    masks9 = np.empty((83, 81) if N == 9 else (1, 1), dtype=np.int32)
     queue = np.empty(ncells, dtype=np.uint16)
     choice = np.empty(ncells + 2, dtype=np.uint16)
     left = np.empty(ncells + 2, dtype=np.int64)
     flags = np.zeros(3 * N, dtype=np.uint8)
     hs_list = np.empty(3 * N, dtype=np.uint16)
     np_list = np.empty(3 * N, dtype=np.uint16)
-    return masks, queue, choice, left, flags, hs_list, np_list
+    return masks, masks9, queue, choice, left, flags, hs_list, np_list
 
 
 @nb.njit(cache=True)
 def _solve_one(cells_in, units, cell_units, peer_list, limit, shuffle_seed, max_nodes, N, P):
-    masks, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+    masks, masks9, queue, choice, left, flags, hs_list, np_list = _workspace(N)
     solution = np.zeros(N * N, dtype=np.uint8)
     count, nodes = _search(
         cells_in,
@@ -453,6 +665,7 @@ def _solve_one(cells_in, units, cell_units, peer_list, limit, shuffle_seed, max_
         shuffle_seed,
         max_nodes,
         masks,
+        masks9,
         queue,
         choice,
         left,
@@ -468,7 +681,7 @@ def _solve_one(cells_in, units, cell_units, peer_list, limit, shuffle_seed, max_
 
 @nb.njit(cache=True)
 def _solve_restarts(cells_in, units, cell_units, peer_list, base_nodes, max_nodes, N, P):
-    masks, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+    masks, masks9, queue, choice, left, flags, hs_list, np_list = _workspace(N)
     solution = np.zeros(N * N, dtype=np.uint8)
     total = 0
     r = 0
@@ -479,7 +692,7 @@ def _solve_restarts(cells_in, units, cell_units, peer_list, base_nodes, max_node
             if cap <= 0:
                 return -1, solution, total
         count, nodes = _search(
-            cells_in, units, cell_units, peer_list, 1, r, cap, masks, queue, choice, left,
+            cells_in, units, cell_units, peer_list, 1, r, cap, masks, masks9, queue, choice, left,
             flags, hs_list, np_list, solution, N, P,
         )  # fmt: skip
         total += nodes
@@ -496,7 +709,7 @@ def solve_batch_serial(
 
     Returns the total number of branch nodes. Used by the benchmark to time one thread.
     """
-    masks, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+    masks, masks9, queue, choice, left, flags, hs_list, np_list = _workspace(N)
     total = 0
     for i in range(puzzles.shape[0]):
         count, nodes = _search(
@@ -508,6 +721,7 @@ def solve_batch_serial(
             -1,
             max_nodes,
             masks,
+            masks9,
             queue,
             choice,
             left,
@@ -529,7 +743,7 @@ def _solve_batch_parallel(puzzles, units, cell_units, peer_list, limit, counts, 
     chunk = 64
     n_chunks = (n_puzzles + chunk - 1) // chunk
     for b in nb.prange(n_chunks):
-        masks, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+        masks, masks9, queue, choice, left, flags, hs_list, np_list = _workspace(N)
         for i in range(b * chunk, min(n_puzzles, (b + 1) * chunk)):
             count, _ = _search(
                 puzzles[i],
@@ -540,6 +754,7 @@ def _solve_batch_parallel(puzzles, units, cell_units, peer_list, limit, counts, 
                 -1,
                 0,
                 masks,
+                masks9,
                 queue,
                 choice,
                 left,

@@ -1,4 +1,7 @@
-"""Exact solver: solution counts, valid solutions, the three rules, random grids, orders 2-5."""
+"""Exact solver: solution counts, valid solutions, the three rules, random grids, orders 2-5.
+
+Also: the 9x9 path against the general path (same counts, nodes, solutions and fixed points).
+"""
 
 from __future__ import annotations
 
@@ -12,12 +15,15 @@ from cpu_reference.sudoku_exact import (
     CONTRADICTION,
     OPEN,
     SOLVED,
+    _propagate9,
+    _search,
     count_solutions,
     has_unique_solution,
     propagate,
     solve_exact,
     solve_many,
     solve_restarts,
+    tables,
 )
 
 DATA = Path(__file__).parent / "data"
@@ -213,3 +219,61 @@ def test_propagate_detects_contradiction_and_solved():
     solved = np.array([1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1], np.uint8)
     masks = (np.int64(1) << (solved.astype(np.int64) - 1)).astype(np.int64)
     assert propagate(masks, 2) == SOLVED
+
+
+def _both_paths(cells: np.ndarray, limit: int):
+    """(count, nodes, solution) from the 9x9 path and from the general path, same puzzle."""
+    units, cell_units, peer_list = tables(3)
+    out = []
+    for masks9 in (np.empty((83, 81), np.int32), np.empty((1, 1), np.int32)):
+        masks = np.empty((83, 81), np.int64)
+        solution = np.zeros(81, np.uint8)
+        count, nodes = _search(
+            cells, units, cell_units, peer_list, limit, -1, 0, masks, masks9,
+            np.empty(81, np.uint16), np.empty(83, np.uint16), np.empty(83, np.int64),
+            np.zeros(27, np.uint8), np.empty(27, np.uint16), np.empty(27, np.uint16),
+            solution, 9, 20,
+        )  # fmt: skip
+        out.append((int(count), int(nodes), solution.tobytes()))
+    return out
+
+
+def test_9x9_path_matches_general_path():
+    """Same rules, same fixed points, same branching: same counts, node counts and solutions."""
+    puzzles = [parse81(p) for p, _, _ in TDOKU]
+    for name in ("hardest.txt", "top95_head.txt"):
+        for line in (DATA / name).read_text().splitlines():
+            if len(line.strip()) >= 81 and not line.startswith("#"):
+                puzzles.append(parse81(line.strip()[:81]))
+    for cells in puzzles:
+        for limit in (1, 2, 1000):
+            fast, general = _both_paths(cells, limit)
+            assert fast == general
+
+
+def test_9x9_propagation_matches_general_rules():
+    """Random candidate grids: the 9x9 fixed point equals ``propagate``'s, or both contradict."""
+    rng = np.random.default_rng(5)
+    solved = [np.array(list(sol), dtype=np.int64) for _, _, sol in TDOKU if sol]
+    for t in range(600):
+        if t % 2:
+            masks = rng.integers(1, 512, size=81).astype(np.int64)
+            masks[rng.random(81) < 0.6] = 511
+        else:  # candidates around a known solution: never a contradiction, many rules fire
+            sol = solved[t % len(solved)]
+            masks = (np.int64(1) << (sol - 1)) | (
+                rng.integers(0, 512, size=81) & rng.integers(0, 512, size=81)
+            )
+        general = masks.copy()
+        want = propagate(general, 3)
+        row = masks.astype(np.int32)
+        queue = np.empty(81, np.uint16)
+        qlen = 0
+        for c in range(81):
+            if row[c] & (row[c] - 1) == 0:
+                queue[qlen] = c
+                qlen += 1
+        got = _propagate9(row, queue, qlen, (1 << 27) - 1, (1 << 27) - 1)
+        assert (got == CONTRADICTION) == (want == CONTRADICTION)
+        if want != CONTRADICTION:
+            assert np.array_equal(row.astype(np.int64), general)
