@@ -1,0 +1,278 @@
+"""`gpu-anneal generate` and `gpu-anneal minimize`: full grids, minimal puzzles, puzzles on demand.
+
+Glossary: n (--order) box side, N = n * n, cells = N * N; a "grid" is full, a "puzzle" has blanks
+(0 or '.'); givens = filled cells of a puzzle; i an output index.
+
+Output, text: one grid per line (line format) for full grids; for puzzles one line
+`PUZZLE SOLUTION GIVENS`. With --output jsonl one JSON object per line: grids as
+{"index", "grid", "method", "seed"}, puzzles as {"index", "seed", "puzzle", "solution",
+"givens", "sa_givens", "checks", "seconds"}. --stats writes one JSON line of counters to stderr.
+Bad input or parameters: one line on stderr, exit code 2; grids or puzzles not found: exit code 1.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import numpy as np
+import typer
+
+SIZE_DEFAULT = "10x10"
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `generate` and `minimize` commands to the app."""
+    app.command("generate")(generate)
+    app.command("minimize")(minimize)
+
+
+def generate(
+    kind: Annotated[str, typer.Option(help="sudoku | shikaku | hashi")] = "sudoku",
+    order: Annotated[int | None, typer.Option(help="Sudoku order n, 2..5 (default 3, 9x9)")] = None,
+    count: Annotated[int, typer.Option(help="Grids (or puzzles); with --from: per puzzle")] = 1,
+    method: Annotated[str, typer.Option(help="anneal | permute | backtrack")] = "anneal",
+    seed: Annotated[int, typer.Option(help="Seed; same seed, same output")] = 0,
+    backend: Annotated[str, typer.Option(help="auto | cpu | cuda (method anneal)")] = "auto",
+    from_file: Annotated[
+        str | None, typer.Option("--from", help="Complete the puzzles of this file ('-': stdin)")
+    ] = None,
+    puzzles: Annotated[bool, typer.Option("--puzzles", help="Minimal puzzles, not grids")] = False,
+    max_givens: Annotated[
+        int | None, typer.Option(help="With --puzzles: keep puzzles with at most this many")
+    ] = None,
+    ti: Annotated[float, typer.Option("--ti", help="Emptying: first temperature")] = 1.0,
+    tf: Annotated[float, typer.Option("--tf", help="Emptying: last temperature")] = 0.15,
+    step: Annotated[float, typer.Option(help="Emptying: temperature decrement per step")] = 0.0002,
+    moves: Annotated[str, typer.Option(help="permute: any (seed) | row")] = "any",
+    max_restarts: Annotated[int, typer.Option(help="permute: restarts when stuck")] = 10_000,
+    time_limit: Annotated[float, typer.Option(help="anneal: seconds per batch; 0 = none")] = 60.0,
+    max_rounds: Annotated[int, typer.Option(help="--puzzles: rounds of grids at most")] = 100,
+    output: Annotated[str, typer.Option(help="text | jsonl")] = "text",
+    stats: Annotated[bool, typer.Option("--stats", help="Counters as JSON on stderr")] = False,
+    size: Annotated[str, typer.Option(help="shikaku/hashi: WxH")] = SIZE_DEFAULT,
+    unique: Annotated[bool, typer.Option("--unique", help="shikaku/hashi: unique only")] = False,
+) -> None:
+    """Full Sudoku grids (anneal, permute, backtrack), or minimal puzzles with --puzzles."""
+    from cli.main import _check_choice, _guarded
+
+    _check_choice("kind", kind, ("sudoku", "shikaku", "hashi"))
+    if kind != "sudoku":
+        from cli.grid_puzzles import cli_generate
+
+        raise typer.Exit(cli_generate(kind, size, count, seed, unique, echo=print))
+    _check_choice("method", method, ("anneal", "permute", "backtrack"))
+    _check_choice("output", output, ("text", "jsonl"))
+    args = dict(
+        order=order, count=count, method=method, seed=seed, backend=backend, from_file=from_file,
+        puzzles=puzzles, max_givens=max_givens, ti=ti, tf=tf, step=step, moves=moves,
+        max_restarts=max_restarts, time_limit=time_limit or None, max_rounds=max_rounds,
+        output=output, stats=stats,
+    )  # fmt: skip
+    raise typer.Exit(_guarded(run_generate, args))
+
+
+def minimize(
+    file: Annotated[str | None, typer.Argument(help="Full grids; '-' for stdin")] = None,
+    order: Annotated[int | None, typer.Option(help="Order n, 2..5 (default: the file's, or 3)")] = (
+        None
+    ),
+    count: Annotated[
+        int | None, typer.Option(help="With no file: generate this many grids first")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed; same seed, same puzzles")] = 0,
+    ti: Annotated[float, typer.Option("--ti", help="First temperature")] = 1.0,
+    tf: Annotated[float, typer.Option("--tf", help="Last temperature")] = 0.15,
+    step: Annotated[float, typer.Option(help="Temperature decrement per step")] = 0.0002,
+    method: Annotated[str, typer.Option(help="With --count: anneal | permute | backtrack")] = (
+        "backtrack"
+    ),
+    backend: Annotated[str, typer.Option(help="With --count and anneal: auto | cpu | cuda")] = (
+        "auto"
+    ),
+    output: Annotated[str, typer.Option(help="text | jsonl")] = "text",
+    stats: Annotated[bool, typer.Option("--stats", help="Counters as JSON on stderr")] = False,
+) -> None:
+    """Empty full grids to minimal unique puzzles (annealing on the givens, then a greedy pass)."""
+    from cli.main import _check_choice, _guarded
+
+    _check_choice("output", output, ("text", "jsonl"))
+    _check_choice("method", method, ("anneal", "permute", "backtrack"))
+    args = dict(
+        file=file, order=order, count=count, seed=seed, ti=ti, tf=tf, step=step, method=method,
+        backend=backend, output=output, stats=stats,
+    )  # fmt: skip
+    raise typer.Exit(_guarded(run_minimize, args))
+
+
+def _read_grids(source: str, order: int | None, full: bool) -> tuple[np.ndarray, int]:
+    """Cells of every puzzle in source, all of one order; InputError on the first fault."""
+    from cpu_reference.errors import InputError
+    from cpu_reference.sudoku_formats import iter_puzzles
+    from cpu_reference.sudoku_verify import verify_solution
+
+    rows = []
+    name = "<stdin>" if source == "-" else source
+    for item in iter_puzzles(source, name=name, check=not full):
+        if isinstance(item, InputError):
+            raise item
+        if order is None:
+            order = item.order
+        if item.order != order:
+            N = order * order
+            raise InputError(
+                f"{name}, line {item.line}: a {item.N}x{item.N} grid, order {order} is {N}x{N}"
+            )
+        if full:
+            fault = verify_solution(item.cells, item.order)
+            if fault is not None:
+                raise InputError(f"{name}, line {item.line}: not a valid full grid: {fault}")
+        rows.append(item.cells)
+    if not rows:
+        raise InputError(f"{name}: no grid found")
+    return np.stack(rows), order
+
+
+def _check_count(count: int | None) -> None:
+    from cpu_reference.errors import InputError
+
+    if count is not None and count < 1:
+        raise InputError(f"--count {count}: must be at least 1")
+
+
+def _puzzle_record(rec: dict, order: int, output: str) -> str:
+    from cpu_reference.sudoku_formats import format_grid
+
+    puzzle = format_grid(rec["puzzle"], order, "line")
+    solution = format_grid(rec["solution"], order, "line")
+    if output == "jsonl":
+        keys = ("index", "seed", "givens", "sa_givens", "checks", "degradations", "seconds")
+        body = {"puzzle": puzzle, "solution": solution} | {k: rec[k] for k in keys}
+        return json.dumps(body)
+    return f"{puzzle} {solution} {rec['givens']}"
+
+
+def _emit_stats(enabled: bool, stats: dict) -> None:
+    if enabled:
+        print(json.dumps(stats), file=sys.stderr, flush=True)
+
+
+def run_generate(args: dict) -> int:
+    """Body of `generate` for Sudoku; returns the exit code."""
+    from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line
+    from cpu_reference.errors import InputError
+    from cpu_reference.sudoku_formats import format_grid
+    from gpu_anneal import generation as gen
+
+    _check_count(args["count"])
+    if args["max_givens"] is not None and args["max_givens"] < 0:
+        raise InputError(f"--max-givens {args['max_givens']}: must be 0 or more")
+    if args["max_givens"] is not None and not args["puzzles"]:
+        raise InputError("--max-givens needs --puzzles")
+    if args["puzzles"]:
+        if args["from_file"] is not None:
+            raise InputError("--from and --puzzles do not go together (use minimize FILE)")
+        order = gen.check_order(3 if args["order"] is None else args["order"])
+        gen.check_temperatures(args["ti"], args["tf"], args["step"])
+        found, stats = gen.generate_puzzles(
+            order, args["count"], args["seed"], args["max_givens"], method=args["method"],
+            backend=args["backend"], ti=args["ti"], tf=args["tf"], step=args["step"],
+            max_rounds=args["max_rounds"],
+            on_puzzle=lambda rec: print(_puzzle_record(rec, order, args["output"]), flush=True),
+        )  # fmt: skip
+        _emit_stats(args["stats"], stats)
+        if len(found) < args["count"]:
+            error_line(
+                f"found {len(found)} of {args['count']} puzzles with at most "
+                f"{args['max_givens']} givens in {stats['grids_tried']} grids"
+            )
+            return EXIT_UNSOLVED
+        return EXIT_OK
+    givens = None
+    count = args["count"]
+    order = args["order"]
+    if args["from_file"] is not None:
+        rows, order = _read_grids(args["from_file"], order, full=False)
+        givens = np.repeat(rows, count, axis=0)
+        count = givens.shape[0]
+    order = gen.check_order(3 if order is None else order)
+    grids, stats = gen.generate_grids(
+        order, count, args["method"], args["seed"], args["backend"], givens,
+        time_limit=args["time_limit"], moves=args["moves"], max_restarts=args["max_restarts"],
+    )  # fmt: skip
+    failed = set(stats["failed"])
+    for i in range(count):
+        if i in failed:
+            continue
+        line = format_grid(grids[i], order, "line")
+        if args["output"] == "jsonl":
+            record = {"index": i, "grid": line, "method": args["method"], "seed": args["seed"]}
+            print(json.dumps(record), flush=True)
+        else:
+            print(line, flush=True)
+    _emit_stats(args["stats"], stats)
+    if failed:
+        which = ", ".join(str(i) for i in sorted(failed)[:5])
+        more = "..." if len(failed) > 5 else ""
+        error_line(f"{len(failed)} of {count} grids not found (index {which}{more})")
+        return EXIT_UNSOLVED
+    return EXIT_OK
+
+
+def run_minimize(args: dict) -> int:
+    """Body of `minimize`; returns the exit code."""
+    from cli.output import EXIT_OK
+    from cpu_reference.errors import InputError
+    from gpu_anneal import generation as gen
+
+    _check_count(args["count"])
+    gen.check_temperatures(args["ti"], args["tf"], args["step"])
+    order = args["order"]
+    if order is not None:
+        gen.check_order(order)
+    if args["file"] is not None and args["count"] is not None:
+        raise InputError("give a FILE of grids or --count, not both")
+    if args["file"] is None and args["count"] is None:
+        raise InputError("give a FILE of full grids ('-' for stdin) or --count N")
+    if args["file"] is not None:
+        grids, order = _read_grids(args["file"], order, full=True)
+        order = gen.check_order(order)
+    else:
+        order = gen.check_order(3 if order is None else order)
+        grids, gstats = gen.generate_grids(
+            order, args["count"], args["method"], args["seed"], args["backend"]
+        )
+        if gstats["failed"]:
+            raise InputError(f"{len(gstats['failed'])} grids could not be generated")
+    chunk = 8 * _threads()
+    total = {"grids": 0, "givens": [], "seconds": 0.0}
+    for lo in range(0, grids.shape[0], chunk):
+        results = gen.minimize_grids(
+            grids[lo : lo + chunk], order, args["seed"], args["ti"], args["tf"], args["step"],
+            first_index=lo, check_grids=False,
+        )  # fmt: skip
+        for rec in results:
+            print(_puzzle_record(rec, order, args["output"]), flush=True)
+            total["givens"].append(rec["givens"])
+            total["seconds"] += rec["seconds"]
+        total["grids"] += len(results)
+    if args["stats"]:
+        g = np.array(total["givens"])
+        _emit_stats(
+            True,
+            {
+                "grids": total["grids"],
+                "givens_min": int(g.min()),
+                "givens_median": float(np.median(g)),
+                "givens_max": int(g.max()),
+                "seconds": round(total["seconds"], 6),
+            },
+        )
+    return EXIT_OK
+
+
+def _threads() -> int:
+    import numba
+
+    return numba.get_num_threads()

@@ -1,0 +1,391 @@
+"""Generating full Sudoku grids and minimal unique puzzles at scale (seed 002).
+
+Glossary:
+    n, order   box side (2..5 here); N = n * n digits; cells = N * N
+    G          number of grids in a call; i a grid index in 0..G-1
+    method     how full grids are made: "anneal", "permute" or "backtrack"
+    givens     uint8[G, cells] partly filled grids to complete (0 = blank), or None for empty grids
+    Ti, Tf     first and last temperature of the emptying annealing; ``step`` its linear decrement
+
+Full grids, three ways (``generate_grids``):
+    anneal     Sirdey's annealing (``solve_batch``) with one chain per grid, thousands of grids per
+               batch, on the CUDA card or on every CPU core. The schedule is ``GRID_SCHEDULE``:
+               geometric cooling from T0 = 0.3 by a factor 0.98 per plateau of `cells` moves down
+               to the order's failure temperature (233 plateaus for 9x9), restarted until solved.
+               The course's Sirdey schedule (T0 = 810) spends millions of plateaus above any useful
+               temperature and solves none of 2,000 empty 9x9 grids in 30 s; from T0 = 0.3 an empty
+               9x9 grid takes about two trials.
+    permute    the seed's random swaps kept only when the surplus drops (cpu_reference.
+               sudoku_generate), restarted from a fresh fill when stuck; the stats say how often.
+    backtrack  the exact solver with branch values in random order, restarted with a growing
+               node budget.
+Every grid is checked by ``verify_solution`` (against its givens); a grid that fails or was not
+found stays all zeros and is listed in ``stats["failed"]``.
+
+Minimal puzzles (``minimize_grids``): the seed's annealing on the set of givens, then a greedy pass
+that removes every given still removable (cpu_reference.sudoku_minimize), on all cores.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numba as nb
+import numpy as np
+
+from cpu_reference import sudoku_generate as sg
+from cpu_reference import sudoku_minimize as sm
+from cpu_reference.errors import InputError
+from cpu_reference.schedules import Schedule, geometric
+from cpu_reference.sudoku_exact import tables
+from cpu_reference.sudoku_layout import layout
+from cpu_reference.sudoku_verify import verify_solution
+
+METHODS = ("anneal", "permute", "backtrack")
+MIN_ORDER = 2
+MAX_ORDER = 5
+GRID_T0 = 0.3
+GRID_RATIO = 0.98
+PERMUTE_MOVES = {"any": sg.MOVES_ANY, "row": sg.MOVES_ROW}
+DEFAULT_TI = 1.0
+DEFAULT_TF = 0.15
+DEFAULT_STEP = 0.0002
+
+# Seed purposes: each use of the seed draws from its own splitmix64 family.
+_PURPOSE_PERMUTE = 1
+_PURPOSE_BACKTRACK = 2
+_PURPOSE_MINIMIZE = 3
+
+
+def grid_schedule(order: int) -> Schedule:
+    """The annealing schedule used to fill grids: geometric, T0 = 0.3, ratio 0.98."""
+    return geometric(order, t0=GRID_T0, ratio=GRID_RATIO, stall=0)
+
+
+def check_order(order) -> int:
+    """The order as an int, or InputError when it is not in 2..5."""
+    if not isinstance(order, (int, np.integer)) or not MIN_ORDER <= int(order) <= MAX_ORDER:
+        raise InputError(f"order {order!r}: must be an integer in {MIN_ORDER}..{MAX_ORDER}")
+    return int(order)
+
+
+def check_temperatures(ti: float, tf: float, step: float) -> None:
+    """InputError unless 0 < Tf < Ti and step > 0 (and the step count stays reasonable)."""
+    if not (math.isfinite(ti) and math.isfinite(tf) and math.isfinite(step)):
+        raise InputError(f"Ti = {ti}, Tf = {tf}, step = {step}: must be finite numbers")
+    if not tf > 0:
+        raise InputError(f"Tf = {tf}: must be positive")
+    if not tf < ti:
+        raise InputError(f"Tf = {tf} must be below Ti = {ti}")
+    if not step > 0:
+        raise InputError(f"step = {step}: must be positive")
+    if sm.step_count(ti, tf, step) > 10**9:
+        raise InputError(f"step = {step}: more than 10**9 steps from Ti = {ti} to Tf = {tf}")
+
+
+def _as_givens(givens, order: int, count: int) -> np.ndarray:
+    lay = layout(order)
+    if givens is None:
+        return np.zeros((count, lay.cells), dtype=np.uint8)
+    a = np.asarray(givens)
+    if a.ndim == 1:
+        a = a[None]
+    if a.ndim != 2 or a.shape[1] != lay.cells:
+        raise InputError(f"givens: shape {a.shape} is not (G, {lay.cells}) for order {order}")
+    if a.size and (a.min() < 0 or a.max() > lay.N):
+        raise InputError(f"givens: values must lie in 0..{lay.N}")
+    return np.ascontiguousarray(a, dtype=np.uint8)
+
+
+def generate_grids(
+    order: int,
+    count: int,
+    method: str = "anneal",
+    seed: int = 0,
+    backend: str = "auto",
+    givens: np.ndarray | None = None,
+    *,
+    time_limit: float | None = 60.0,
+    batch: int | None = None,
+    moves: str = "any",
+    patience: int | None = None,
+    max_restarts: int = 10_000,
+    max_nodes: int = 0,
+    first_index: int = 0,
+) -> tuple[np.ndarray, dict]:
+    """``count`` full grids of ``order`` made by ``method``; returns (uint8[count, cells], stats).
+
+    ``givens`` (uint8[count, cells] or one row used for every grid) are kept: the method completes
+    them. Without givens the grids start empty. Grid i depends only on (seed, method,
+    first_index + i) for permute and backtrack, and on the chain stream first_index + i for anneal.
+    Failed grids are all zeros, their indices in ``stats["failed"]``. Options: ``time_limit``
+    (anneal, seconds per batch), ``batch`` (anneal grids per solve_batch call), ``moves``,
+    ``patience`` and ``max_restarts`` (permute), ``max_nodes`` (backtrack, 0 = no limit).
+    """
+    order = check_order(order)
+    if method not in METHODS:
+        raise InputError(f"method {method!r}: expected one of {', '.join(METHODS)}")
+    if givens is not None and np.asarray(givens).ndim == 2:
+        count = np.asarray(givens).shape[0] if count is None else count
+    if int(count) < 1:
+        raise InputError(f"count = {count}: must be at least 1")
+    count = int(count)
+    lay = layout(order)
+    rows = _as_givens(givens, order, count)
+    if rows.shape[0] == 1 and count > 1:
+        rows = np.repeat(rows, count, axis=0)
+    if rows.shape[0] != count:
+        raise InputError(f"givens: {rows.shape[0]} rows for count = {count}")
+    start = time.perf_counter()
+    if method == "anneal":
+        grids, stats = _anneal(rows, order, seed, backend, time_limit, batch, first_index)
+    elif method == "permute":
+        grids, stats = _permute(rows, order, seed, moves, patience, max_restarts, first_index)
+    else:
+        grids, stats = _backtrack(rows, order, seed, max_nodes, first_index)
+    failed = []
+    for i in range(count):
+        if not grids[i].any() or verify_solution(grids[i], order, rows[i]) is not None:
+            grids[i] = 0
+            failed.append(i)
+    seconds = time.perf_counter() - start
+    stats.update(
+        method=method,
+        order=order,
+        count=count,
+        verified=count - len(failed),
+        failed=failed,
+        seconds=round(seconds, 6),
+        grids_per_second=round((count - len(failed)) / seconds, 3) if seconds > 0 else None,
+        threads=nb.get_num_threads(),
+        cells=lay.cells,
+    )
+    return grids, stats
+
+
+def _anneal(rows, order, seed, backend, time_limit, batch, first_index):
+    from gpu_anneal.backends import resolve_backend
+    from gpu_anneal.sudoku_solver import solve_batch
+
+    used = resolve_backend(backend)
+    size = batch or (65536 if used == "cuda" else 4096)
+    if size < 1:
+        raise InputError(f"batch = {size}: must be at least 1")
+    sched = grid_schedule(order)
+    grids = np.zeros_like(rows)
+    trials = 0
+    proposals = 0
+    for lo in range(0, rows.shape[0], size):
+        part = rows[lo : lo + size]
+        results = solve_batch(
+            part, order, schedule=sched, chains=1, seed=seed, time_limit=time_limit,
+            backend=used, first_chain=first_index + lo,
+        )  # fmt: skip
+        for r in results:
+            trials += r.trials
+            proposals += r.proposals
+            if r.solved:
+                grids[lo + r.index] = r.solution
+    stats = {
+        "backend": used,
+        "schedule": {"name": sched.name, "t0": sched.t0, "ratio": GRID_RATIO,
+                     "t_final": sched.t_final, "plateau": sched.plateau,
+                     "max_plateaus": sched.max_plateaus},
+        "trials": int(trials),
+        "proposals": int(proposals),
+    }  # fmt: skip
+    return grids, stats
+
+
+def _permute(rows, order, seed, moves, patience, max_restarts, first_index):
+    if moves not in PERMUTE_MOVES:
+        raise InputError(f"moves {moves!r}: expected one of {', '.join(PERMUTE_MOVES)}")
+    lay = layout(order)
+    if patience is None:
+        patience = lay.cells * (lay.cells - 1)
+    if int(patience) < 1 or int(max_restarts) < 0:
+        raise InputError("patience must be at least 1 and max_restarts at least 0")
+    units, cell_units, _ = tables(order)
+    count = rows.shape[0]
+    grids = np.zeros_like(rows)
+    costs = np.zeros(count, dtype=np.int64)
+    restarts = np.zeros(count, dtype=np.int64)
+    proposals = np.zeros(count, dtype=np.int64)
+    seeds = sg.grid_seeds(seed, _PURPOSE_PERMUTE, first_index, count)
+    sg.permute_batch(
+        rows, seeds, units, cell_units, lay.N, PERMUTE_MOVES[moves], int(patience),
+        int(max_restarts), grids, costs, restarts, proposals,
+    )  # fmt: skip
+    grids[costs != 0] = 0
+    stats = {
+        "moves": moves,
+        "patience": int(patience),
+        "max_restarts": int(max_restarts),
+        "stuck": int(restarts.sum() + (costs != 0).sum()),
+        "restarts_per_grid": round(float(restarts.mean()), 3),
+        "restart_budget_spent": int((costs != 0).sum()),
+        "proposals": int(proposals.sum()),
+    }
+    return grids, stats
+
+
+def _backtrack(rows, order, seed, max_nodes, first_index):
+    lay = layout(order)
+    units, cell_units, peer_list = tables(order)
+    count = rows.shape[0]
+    grids = np.zeros_like(rows)
+    counts = np.zeros(count, dtype=np.int64)
+    restarts = np.zeros(count, dtype=np.int64)
+    nodes = np.zeros(count, dtype=np.int64)
+    seeds = sg.grid_seeds(seed, _PURPOSE_BACKTRACK, first_index, count)
+    sg.backtrack_batch(
+        rows, seeds, units, cell_units, peer_list, lay.N, lay.peer_count, 4 * lay.cells,
+        int(max_nodes), grids, counts, restarts, nodes,
+    )  # fmt: skip
+    grids[counts != 1] = 0
+    stats = {
+        "no_completion": int((counts == 0).sum()),
+        "node_budget_spent": int((counts < 0).sum()),
+        "restarts": int(restarts.sum()),
+        "nodes": int(nodes.sum()),
+    }
+    return grids, stats
+
+
+def minimize_grids(
+    grids: np.ndarray,
+    order: int,
+    seed: int = 0,
+    ti: float = DEFAULT_TI,
+    tf: float = DEFAULT_TF,
+    step: float = DEFAULT_STEP,
+    *,
+    max_nodes: int = 0,
+    first_index: int = 0,
+    check_grids: bool = True,
+) -> list[dict]:
+    """Empty each full grid to a minimal unique puzzle; one dict per grid, in order.
+
+    Keys: index, seed, puzzle and solution (uint8[cells]), givens, sa_givens (before the greedy
+    pass), checks (exact-solver calls), degradations, nodes, steps, seconds (the batch's wall time
+    divided by its grids: amortised over all cores). Grid i depends only on (seed,
+    first_index + i). ``max_nodes`` > 0 bounds each check during the annealing (a cut-short check
+    counts as "not unique"); the greedy pass is never bounded, so every puzzle is minimal.
+    """
+    order = check_order(order)
+    check_temperatures(ti, tf, step)
+    lay = layout(order)
+    a = np.asarray(grids)
+    if a.ndim == 1:
+        a = a[None]
+    if a.ndim != 2 or a.shape[1] != lay.cells:
+        raise InputError(f"grids: shape {a.shape} is not (G, {lay.cells}) for order {order}")
+    a = np.ascontiguousarray(a, dtype=np.uint8)
+    if check_grids:
+        for i, row in enumerate(a):
+            fault = verify_solution(row, order)
+            if fault is not None:
+                raise InputError(f"grid {first_index + i}: not a valid full grid: {fault}")
+    count = a.shape[0]
+    if count == 0:
+        return []
+    units, cell_units, peer_list = tables(order)
+    seeds = sg.grid_seeds(seed, _PURPOSE_MINIMIZE, first_index, count)
+    out = np.zeros_like(a)
+    stats = np.zeros((count, sm.STATS), dtype=np.int64)
+    steps = sm.step_count(ti, tf, step)
+    start = time.perf_counter()
+    old = nb.get_parallel_chunksize()
+    nb.set_parallel_chunksize(1)
+    try:
+        sm.minimize_batch(
+            a, seeds, units, cell_units, peer_list, lay.N, lay.peer_count, float(ti),
+            float(step), steps, int(max_nodes), out, stats,
+        )  # fmt: skip
+    finally:
+        nb.set_parallel_chunksize(old)
+    per = (time.perf_counter() - start) / count
+    return [
+        {
+            "index": first_index + i,
+            "seed": int(seed),
+            "puzzle": out[i].copy(),
+            "solution": a[i].copy(),
+            "givens": int(stats[i, sm.S_GIVENS]),
+            "sa_givens": int(stats[i, sm.S_SA_GIVENS]),
+            "checks": int(stats[i, sm.S_CHECKS]),
+            "degradations": int(stats[i, sm.S_DEGRADATIONS]),
+            "nodes": int(stats[i, sm.S_NODES]),
+            "steps": int(stats[i, sm.S_STEPS]),
+            "seconds": round(per, 6),
+        }
+        for i in range(count)
+    ]
+
+
+def check_minimal(puzzle: np.ndarray, order: int) -> tuple[bool, bool]:
+    """(unique, minimal) of a puzzle by the exact solver: one solution, no given removable."""
+    order = check_order(order)
+    lay = layout(order)
+    units, cell_units, peer_list = tables(order)
+    cells = np.ascontiguousarray(np.asarray(puzzle).reshape(lay.cells), dtype=np.uint8)
+    unique, minimal = sm.is_minimal(cells, units, cell_units, peer_list, lay.N, lay.peer_count)
+    return bool(unique), bool(minimal)
+
+
+def generate_puzzles(
+    order: int,
+    count: int,
+    seed: int = 0,
+    max_givens: int | None = None,
+    *,
+    method: str = "anneal",
+    backend: str = "auto",
+    ti: float = DEFAULT_TI,
+    tf: float = DEFAULT_TF,
+    step: float = DEFAULT_STEP,
+    batch: int | None = None,
+    max_rounds: int = 100,
+    on_puzzle=None,
+) -> tuple[list[dict], dict]:
+    """``count`` minimal puzzles with at most ``max_givens`` givens: full grids, then emptying.
+
+    Grids are made and emptied in rounds of ``batch`` (default: 4 per thread, at least the number
+    still wanted) until ``count`` puzzles qualify or ``max_rounds`` rounds are spent. Returns
+    (puzzles as from ``minimize_grids``, stats with grids tried and rounds). ``on_puzzle`` is
+    called with each kept puzzle as soon as its round ends.
+    """
+    order = check_order(order)
+    check_temperatures(ti, tf, step)
+    if int(count) < 1:
+        raise InputError(f"count = {count}: must be at least 1")
+    if max_givens is not None and int(max_givens) < 0:
+        raise InputError(f"max givens = {max_givens}: must be 0 or more")
+    if int(max_rounds) < 1:
+        raise InputError(f"max rounds = {max_rounds}: must be at least 1")
+    kept: list[dict] = []
+    tried = 0
+    rounds = 0
+    start = time.perf_counter()
+    while len(kept) < count and rounds < max_rounds:
+        size = batch or max(4 * nb.get_num_threads(), count - len(kept))
+        grids, gstats = generate_grids(order, size, method, seed, backend, first_index=tried)
+        good = np.setdiff1d(np.arange(size), gstats["failed"])
+        results = minimize_grids(grids[good], order, seed, ti, tf, step, first_index=tried)
+        tried += size
+        rounds += 1
+        for rec in results:
+            if len(kept) < count and (max_givens is None or rec["givens"] <= max_givens):
+                kept.append(rec)
+                if on_puzzle is not None:
+                    on_puzzle(rec)
+    stats = {
+        "wanted": int(count),
+        "found": len(kept),
+        "grids_tried": tried,
+        "rounds": rounds,
+        "max_givens": max_givens,
+        "seconds": round(time.perf_counter() - start, 6),
+    }
+    return kept, stats

@@ -1,0 +1,201 @@
+"""Full grids (anneal, permute, backtrack), completion of givens, minimal puzzles, CLI faults.
+
+Minimising uses step = 0.01 (85 annealing steps instead of the seed's 4,250) to stay fast; the
+greedy pass still makes every puzzle minimal, which is what these tests check.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import app
+from cpu_reference.sudoku_exact import count_solutions
+from cpu_reference.sudoku_formats import format_grid, parse_line
+from cpu_reference.sudoku_verify import verify_solution
+from gpu_anneal import generation as gen
+
+runner = CliRunner()
+
+# The easy grid of seed 002, appendix A.1.a.
+EASY = "002370900007568402080090000100040800204000706006020001000050010501932600003086200"
+
+
+def _small_puzzle() -> np.ndarray:
+    cells = np.zeros(16, dtype=np.uint8)
+    cells[[0, 6, 9, 15]] = [1, 2, 3, 4]
+    return cells
+
+
+@pytest.mark.parametrize("method", gen.METHODS)
+@pytest.mark.parametrize("order", [2, 3])
+def test_grids_valid(method, order):
+    count = 6 if order == 3 and method == "permute" else 12
+    grids, stats = gen.generate_grids(order, count, method, seed=5, backend="cpu")
+    assert stats["failed"] == []
+    assert stats["verified"] == count
+    for g in grids:
+        assert verify_solution(g, order) is None
+    assert len({g.tobytes() for g in grids}) == count  # distinct grids
+
+
+def test_permute_reports_stuck():
+    _, stats = gen.generate_grids(3, 4, "permute", seed=1)
+    assert stats["stuck"] >= 1  # pure descent from a random fill rarely reaches 0 at once
+    assert stats["restart_budget_spent"] == 0
+
+
+@pytest.mark.parametrize("method", gen.METHODS)
+def test_completes_givens(method):
+    if method == "permute":
+        order, puzzle = 2, _small_puzzle()
+    else:
+        order, puzzle = 3, parse_line(EASY)
+    grids, stats = gen.generate_grids(order, 3, method, seed=2, backend="cpu", givens=puzzle)
+    assert stats["failed"] == []
+    for g in grids:
+        assert verify_solution(g, order, puzzle) is None
+        assert np.all(g[puzzle != 0] == puzzle[puzzle != 0])
+
+
+def test_impossible_givens_fail_cleanly():
+    bad = np.zeros(16, dtype=np.uint8)
+    bad[[0, 5]] = [1, 1]  # same box twice: no completion
+    grids, stats = gen.generate_grids(2, 1, "backtrack", seed=0, givens=bad)
+    assert stats["failed"] == [0]
+    assert not grids.any()
+
+
+@pytest.fixture(scope="module")
+def grids9():
+    grids, _ = gen.generate_grids(3, 4, "backtrack", seed=11)
+    return grids
+
+
+def test_minimize_unique_and_minimal(grids9):
+    results = gen.minimize_grids(grids9, 3, seed=3, step=0.01)
+    assert len(results) == 4
+    for rec, grid in zip(results, grids9, strict=True):
+        puzzle = rec["puzzle"]
+        assert np.array_equal(rec["solution"], grid)
+        assert rec["givens"] == int(np.count_nonzero(puzzle))
+        assert rec["givens"] <= rec["sa_givens"]
+        assert np.all((puzzle == 0) | (puzzle == grid))
+        assert count_solutions(puzzle, 3) == 1
+        for c in np.flatnonzero(puzzle):
+            fewer = puzzle.copy()
+            fewer[c] = 0
+            assert count_solutions(fewer, 3) >= 2
+        assert 17 <= rec["givens"] <= 32
+        assert gen.check_minimal(puzzle, 3) == (True, True)
+
+
+def test_minimize_same_seed_same_puzzles(grids9):
+    a = gen.minimize_grids(grids9[:2], 3, seed=8, step=0.01)
+    b = gen.minimize_grids(grids9[:2], 3, seed=8, step=0.01)
+    c = gen.minimize_grids(grids9[:2], 3, seed=9, step=0.01)
+    assert all(np.array_equal(x["puzzle"], y["puzzle"]) for x, y in zip(a, b, strict=True))
+    assert any(not np.array_equal(x["puzzle"], y["puzzle"]) for x, y in zip(a, c, strict=True))
+
+
+def test_same_seed_same_grids():
+    for method in ("backtrack", "anneal"):
+        a, _ = gen.generate_grids(3, 4, method, seed=4, backend="cpu")
+        b, _ = gen.generate_grids(3, 4, method, seed=4, backend="cpu")
+        assert np.array_equal(a, b)
+
+
+def test_generate_puzzles_max_givens():
+    found, stats = gen.generate_puzzles(3, 2, seed=1, max_givens=25, backend="cpu", step=0.01)
+    assert len(found) == 2 and stats["found"] == 2
+    assert all(rec["givens"] <= 25 for rec in found)
+
+
+def test_cli_generate_and_minimize(tmp_path, grids9):
+    result = runner.invoke(
+        app, ["generate", "--count", "3", "--method", "backtrack", "--seed", "1"]
+    )
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.split()
+    assert len(lines) == 3
+    for line in lines:
+        assert verify_solution(parse_line(line), 3) is None
+    path = tmp_path / "grids.txt"
+    path.write_text("\n".join(format_grid(g, 3, "line") for g in grids9[:2]) + "\n")
+    args = ["minimize", str(path), "--seed", "2", "--step", "0.01", "--output", "jsonl"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.stderr
+    records = [json.loads(x) for x in result.stdout.splitlines()]
+    assert [r["index"] for r in records] == [0, 1]
+    for r in records:
+        assert count_solutions(parse_line(r["puzzle"]), 3) == 1
+        assert r["givens"] == sum(ch != "." for ch in r["puzzle"])
+
+
+def test_cli_from_file(tmp_path):
+    path = tmp_path / "easy.txt"
+    path.write_text(EASY + "\n")
+    result = runner.invoke(app, ["generate", "--from", str(path), "--method", "anneal",
+                                 "--backend", "cpu", "--count", "2"])  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    puzzle = parse_line(EASY)
+    for line in result.stdout.split():
+        assert verify_solution(parse_line(line), 3, puzzle) is None
+
+
+def _one_line_error(result) -> None:
+    assert result.exit_code == 2, result.stdout
+    lines = [x for x in result.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["generate", "--count", "0"],
+        ["generate", "--order", "7"],
+        ["generate", "--method", "guess"],
+        ["generate", "--puzzles", "--max-givens", "-1"],
+        ["generate", "--puzzles", "--tf", "2", "--ti", "1"],
+        ["minimize", "--count", "2", "--tf", "1", "--ti", "1"],
+        ["minimize", "--count", "2", "--step", "0"],
+        ["minimize", "--count", "2", "--step", "-0.1"],
+        ["minimize", "--count", "0"],
+    ],
+)
+def test_cli_bad_parameters(args):
+    _one_line_error(runner.invoke(app, args))
+
+
+def test_cli_bad_grids(tmp_path, grids9):
+    bad = grids9[0].copy()
+    bad[[0, 1]] = bad[[1, 0]]  # swap two cells of a row: columns now repeat
+    path = tmp_path / "bad.txt"
+    path.write_text(format_grid(bad, 3, "line") + "\n")
+    _one_line_error(runner.invoke(app, ["minimize", str(path)]))
+    path.write_text(EASY + "\n")  # has blanks: not a full grid
+    _one_line_error(runner.invoke(app, ["minimize", str(path)]))
+    path.write_text(format_grid(grids9[0], 3, "line") + "\n")
+    _one_line_error(runner.invoke(app, ["minimize", str(path), "--order", "2"]))
+
+
+def test_cli_delegates_grid_puzzles(monkeypatch):
+    import cli.grid_puzzles as gp
+
+    calls = []
+
+    def fake(kind, size, count, seed, unique, echo=print, **_):
+        calls.append((kind, size, count, seed, unique))
+        echo("ID")
+        return 0
+
+    monkeypatch.setattr(gp, "cli_generate", fake)
+    args = ["generate", "--kind", "hashi", "--size", "7x5", "--count", "2", "--seed", "3"]
+    result = runner.invoke(app, [*args, "--unique"])
+    assert result.exit_code == 0
+    assert calls == [("hashi", "7x5", 2, 3, True)]
+    assert result.stdout.strip() == "ID"
