@@ -1,0 +1,164 @@
+"""Scale-out on Dask: a file of puzzles cut into chunks, one `solve_batch` task per chunk.
+
+Each task anneals its chunk with the RNG streams the chunk's puzzles would have in one big run
+(`first_index` and `first_chain = first_index * chains`), so with one chain per puzzle every
+result equals a single-process `solve_batch` over the whole file with the same seed. With more
+chains per puzzle, which chain wins a puzzle depends on timing; the solution of a puzzle with a
+unique solution is still the same.
+
+Dask is an optional extra: `pip install .[dask]`. It is imported only when `solve_on_dask` is
+called.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import numpy as np
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku_layout import layout
+from gpu_anneal.sudoku_solver import SolveResult
+
+RESERVED = ("first_index", "first_chain", "on_result")
+INSTALL_HINT = "Dask scale-out needs dask and distributed: pip install .[dask]"
+
+
+def import_distributed():
+    """The `distributed` module, or ImportError naming `pip install .[dask]`."""
+    try:
+        import distributed
+    except ImportError as exc:
+        raise ImportError(f"{INSTALL_HINT} ({type(exc).__name__}: {exc})") from exc
+    return distributed
+
+
+def solve_chunk(
+    puzzles: np.ndarray,
+    order: int,
+    first_index: int,
+    solve_kwargs: dict,
+    numba_threads: int | None = None,
+) -> list[SolveResult]:
+    """One Dask task: `solve_batch` on a chunk whose first puzzle is `first_index` of the file.
+
+    The backend ("auto" by default) and, when `chains` is None, the chains per puzzle are chosen
+    here, on the worker. `numba_threads` caps the numba threads this task uses
+    (`numba.set_num_threads`; setting NUMBA_NUM_THREADS in a worker's environment instead clashes
+    with a numba that the spawned process imported before the environment was applied).
+    """
+    from gpu_anneal.backends import resolve_backend
+    from gpu_anneal.sudoku_solver import default_chains, solve_batch
+
+    if numba_threads is not None:
+        import numba
+
+        numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
+    kwargs = dict(solve_kwargs)
+    backend = resolve_backend(kwargs.pop("backend", "auto"))
+    chains = kwargs.pop("chains", None)
+    cpp = default_chains(backend, puzzles.shape[0]) if chains is None else int(chains)
+    return solve_batch(
+        puzzles,
+        order,
+        chains=cpp,
+        backend=backend,
+        first_index=first_index,
+        first_chain=first_index * cpp,
+        **kwargs,
+    )
+
+
+def solve_on_dask(
+    puzzles: np.ndarray,
+    order: int,
+    *,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    chunk: int = 8,
+    **solve_kwargs,
+) -> Iterator[SolveResult]:
+    """Solve `puzzles` (uint8[P, cells]) on a Dask cluster; yield results as tasks complete.
+
+    `scheduler` is the address of a running distributed scheduler (for example
+    "tcp://host:8786"); `workers` starts a `distributed.LocalCluster` of that many one-thread
+    worker processes (each task limited to one numba thread) that is closed at the end. With
+    neither, a local cluster of one worker per core is started. The puzzles are cut into chunks
+    of `chunk` puzzles, one task each; `solve_kwargs` go to `solve_batch` (schedule, chains,
+    seed, time_limit, max_trials, backend, slice_seconds, move). Results come in completion
+    order, each with its global `index`.
+
+    `backend="auto"` is resolved on each worker, so each uses its own best backend. GPU workers
+    come from dask-cuda when it is installed (`dask cuda worker` or `LocalCUDACluster`, one
+    worker per GPU, reached through `scheduler`); dask-cuda is not required. Workers of a remote
+    cluster need this package installed; their numba threads are left as they are configured.
+
+    Ctrl-C (or closing the iterator) cancels the tasks still outstanding and closes a local
+    cluster; results already yielded stay yielded. Raises ImportError naming `pip install
+    .[dask]` when dask is missing, InputError on bad arguments.
+    """
+    distributed = import_distributed()
+    if scheduler is not None and workers is not None:
+        raise InputError("solve_on_dask: give scheduler or workers, not both")
+    if workers is not None and int(workers) < 1:
+        raise InputError(f"workers = {workers}: must be at least 1")
+    if int(chunk) < 1:
+        raise InputError(f"chunk = {chunk}: must be at least 1")
+    reserved = sorted(set(RESERVED) & set(solve_kwargs))
+    if reserved:
+        raise InputError(f"solve_on_dask sets {', '.join(reserved)} itself: do not pass them")
+    chains = solve_kwargs.get("chains")
+    if chains is not None and int(chains) < 1:
+        raise InputError(f"chains = {chains}: must be at least 1")
+    cells = layout(order).cells
+    grid = np.ascontiguousarray(puzzles, dtype=np.uint8).reshape(-1, cells)
+    if scheduler is None and workers is None:
+        workers = os.cpu_count() or 1
+    return _stream(distributed, grid, order, scheduler, workers, int(chunk), solve_kwargs)
+
+
+def _stream(distributed, grid, order, scheduler, workers, chunk, solve_kwargs):
+    cluster = None
+    client = None
+    futures = []
+    try:
+        if scheduler is None:
+            cluster = distributed.LocalCluster(
+                n_workers=int(workers),
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+            )
+            client = distributed.Client(cluster)
+            threads = 1
+        else:
+            client = distributed.Client(scheduler)
+            threads = None
+        for lo in range(0, grid.shape[0], chunk):
+            futures.append(
+                client.submit(
+                    solve_chunk,
+                    grid[lo : lo + chunk].copy(),
+                    order,
+                    lo,
+                    solve_kwargs,
+                    threads,
+                    pure=False,
+                    key=f"solve_batch-{lo}-{os.urandom(6).hex()}",
+                )
+            )
+        for future in distributed.as_completed(futures):
+            results = future.result()
+            yield from results
+    finally:
+        outstanding = [f for f in futures if not f.done()]
+        if outstanding and client is not None:
+            try:
+                client.cancel(outstanding)
+            except Exception:
+                pass
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,113 @@
+"""Dask scale-out: a local cluster of two worker processes gives one process's results."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cpu_reference.errors import InputError
+from cpu_reference.schedules import sirdey
+from cpu_reference.sudoku_formats import read_puzzles
+from cpu_reference.sudoku_verify import verify_solution
+from gpu_anneal.sudoku_solver import solve_batch
+
+DATA = Path(__file__).parent / "data" / "seed002_grids.txt"
+FOUR = "1.3.\n.4..\n..2.\n.1.4\n\n...1\n3...\n....\n2..3\n\n.2..\n...4\n1...\n..3.\n"
+SETTINGS = dict(chains=1, seed=11, time_limit=None, max_trials=20, move="candidate")
+
+
+def puzzle_sets() -> list[tuple[int, np.ndarray]]:
+    """Three 4x4 puzzles (the first has no solution) and three easy 9x9 puzzles."""
+    four = np.stack([p.cells for p in read_puzzles(FOUR, fmt="grid")])
+    easy = read_puzzles(str(DATA))[0].cells
+    digits = np.array([0, 4, 7, 1, 9, 2, 5, 8, 3, 6], dtype=np.uint8)
+    nine = np.stack([easy, digits[easy], easy.reshape(9, 9).T.ravel()])
+    return [(2, four), (3, nine)]
+
+
+def same(a, b) -> None:
+    assert a.index == b.index
+    assert (a.solved, a.verified, a.cost) == (b.solved, b.verified, b.cost)
+    assert (a.trials, a.proposals, a.accepted) == (b.trials, b.proposals, b.accepted)
+    assert a.solving_chain == b.solving_chain and a.extra == b.extra
+    assert np.array_equal(a.best, b.best)
+    assert (a.solution is None) == (b.solution is None)
+    if a.solution is not None:
+        assert np.array_equal(a.solution, b.solution)
+
+
+def test_two_workers_equal_one_process():
+    """Chunks of one or two puzzles on two workers against one solve_batch over all of them.
+
+    The one-process run is a single task on one of the workers, so that numba compiles each
+    (order, move) only in the two worker processes.
+    """
+    distributed = pytest.importorskip("distributed")
+    from gpu_anneal.scale import solve_on_dask
+
+    sets = puzzle_sets()
+    assert [grids.shape for _, grids in sets] == [(3, 16), (3, 81)]
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        for order, grids in sets:
+            schedule = sirdey(order, t0=1.0)
+            alone = client.submit(
+                solve_batch, grids, order, schedule=schedule, backend="cpu", **SETTINGS
+            ).result()
+            spread = list(
+                solve_on_dask(
+                    grids, order, scheduler=cluster.scheduler_address, chunk=2,
+                    schedule=schedule, backend="auto", **SETTINGS,
+                )
+            )  # fmt: skip
+            assert sorted(r.index for r in spread) == [0, 1, 2]
+            for result in spread:
+                same(result, alone[result.index])
+            solved = [r.solved for r in sorted(spread, key=lambda r: r.index)]
+            assert solved == ([False, True, True] if order == 2 else [True] * 3)
+
+
+def test_local_cluster_closed_when_the_stream_is_closed():
+    """Closing the stream early (as Ctrl-C does) cancels the rest and closes the local cluster."""
+    pytest.importorskip("distributed")
+    from gpu_anneal.scale import solve_on_dask
+
+    order, grids = puzzle_sets()[0]
+    stream = solve_on_dask(grids[1:], order, workers=1, chunk=1, backend="cpu", **SETTINGS)
+    first = next(stream)
+    assert first.index in (0, 1) and first.solved
+    assert verify_solution(first.solution, order, grids[1 + first.index]) is None
+    stream.close()
+    assert multiprocessing.active_children() == []
+
+
+def test_bad_arguments():
+    pytest.importorskip("distributed")
+    from gpu_anneal.scale import solve_on_dask
+
+    grids = puzzle_sets()[0][1]
+    with pytest.raises(InputError, match="not both"):
+        solve_on_dask(grids, 2, scheduler="tcp://127.0.0.1:1", workers=1)
+    with pytest.raises(InputError, match="chunk"):
+        solve_on_dask(grids, 2, workers=1, chunk=0)
+    with pytest.raises(InputError, match="first_chain"):
+        solve_on_dask(grids, 2, workers=1, first_chain=3)
+
+
+def test_missing_dask_names_the_extra(monkeypatch):
+    from gpu_anneal import scale
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(ImportError, match=r"pip install \.\[dask\]"):
+        scale.solve_on_dask(np.zeros((1, 16), np.uint8), 2, workers=1)
