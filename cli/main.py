@@ -7,10 +7,11 @@ from typing import Annotated
 
 import typer
 
-from cli.output import EXIT_BAD_INPUT, error_line
+from cli.output import EXIT_BAD_INPUT, EXIT_INTERNAL, error_line
 
 app = typer.Typer(
     add_completion=False,
+    pretty_exceptions_enable=False,
     no_args_is_help=True,
     help="Thousands of simulated-annealing chains at once for Sudoku, Shikaku and Hashiwokakero.",
 )
@@ -38,6 +39,11 @@ def solve(
     batch: Annotated[int | None, typer.Option(help="Puzzles annealed at once (pool)")] = None,
     move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap")] = "sirdey",
     t0: Annotated[float | None, typer.Option(help="Start temperature (default: e_P)")] = None,
+    propagate: Annotated[
+        bool, typer.Option(help="Fix what the deduction rules fix first (hybrid, off by default)")
+    ] = False,
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address")] = None,
+    workers: Annotated[int | None, typer.Option(help="Start a local Dask cluster")] = None,
     out: Annotated[str | None, typer.Option(help="Append JSON lines to this file")] = None,
     resume: Annotated[
         str | None, typer.Option(help="Skip puzzles solved in this JSON-lines file; append to it")
@@ -76,6 +82,9 @@ def solve(
         out=resume or out,
         resume=resume is not None,
         t0=t0,
+        propagate=propagate,
+        scheduler=scheduler,
+        workers=workers,
     )
     raise typer.Exit(_guarded(run_solve, files or ["-"], opts))
 
@@ -192,6 +201,11 @@ def _guarded(fn, *args) -> int:
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # a fault of ours: one line, never a traceback
+        error_line(f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
+        return EXIT_INTERNAL
 
 
 def run() -> None:

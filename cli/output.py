@@ -12,6 +12,7 @@ from cpu_reference.sudoku_formats import format_grid
 EXIT_OK = 0
 EXIT_UNSOLVED = 1
 EXIT_BAD_INPUT = 2
+EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
 
 

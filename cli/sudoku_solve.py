@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
 from cli.output import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -39,6 +41,9 @@ class SolveOptions:
     out: str | None = None
     resume: bool = False
     t0: float | None = None
+    propagate: bool = False
+    scheduler: str | None = None
+    workers: int | None = None
 
     def schedule_for(self, order: int):
         """The named schedule of an order, started at t0 when one is given."""
@@ -259,11 +264,15 @@ def _anneal_order(order: int, items, opts: SolveOptions, emit) -> None:
         record["move"] = result.move
         emit(record)
 
-    stream = solve_stream(
-        cells(), order, slots=opts.batch or 1, schedule=opts.schedule_for(order),
-        chains=opts.chains, seed=opts.seed, time_limit=opts.time_limit, max_trials=opts.max_trials,
-        backend=opts.backend, move=opts.move,
+    settings = dict(
+        schedule=opts.schedule_for(order), chains=opts.chains, seed=opts.seed,
+        time_limit=opts.time_limit, max_trials=opts.max_trials, backend=opts.backend,
+        move=opts.move, propagate=opts.propagate,
     )  # fmt: skip
+    if opts.scheduler or opts.workers:
+        stream = _dask_stream(cells(), order, opts, settings)
+    else:
+        stream = solve_stream(cells(), order, slots=opts.batch or 1, **settings)
     try:
         for result in stream:
             write(result)
@@ -271,6 +280,30 @@ def _anneal_order(order: int, items, opts: SolveOptions, emit) -> None:
         for result in stop.results:
             write(result)
         raise
+
+
+def _dask_stream(items, order: int, opts: SolveOptions, settings: dict):
+    """Results from a Dask cluster (--scheduler ADDRESS or --workers N), in completion order.
+
+    The cluster takes whole chunks, so the puzzles are read first; each result keeps its index
+    and its chains' streams, so the results equal a single-process run with the same seed.
+    """
+    from gpu_anneal.scale import solve_on_dask
+
+    pairs = list(items)
+    if not pairs:
+        return
+    indices = [index for index, _ in pairs]
+    if indices != list(range(indices[0], indices[0] + len(indices))):
+        raise InputError("--scheduler/--workers: mixed orders or --resume gaps are not supported")
+    settings = dict(settings, chains=settings["chains"] or 1)
+    cells = np.stack([c for _, c in pairs])
+    for result in solve_on_dask(
+        cells, order, scheduler=opts.scheduler, workers=opts.workers, chunk=opts.batch or 8,
+        **settings,
+    ):  # fmt: skip
+        result.index += indices[0]
+        yield result
 
 
 def _replay(puzzles, opts: SolveOptions, emit) -> int:

@@ -68,6 +68,11 @@ def final_temperature(order: int, eps: float = 0.5, alpha: float = 0.99) -> floa
     return eps / (lay.cells * math.log(lay.N) - math.log(1.0 - alpha))
 
 
+def default_stall(order: int) -> int:
+    """The paper's 10,000-plateau stall rule, scaled by e_P(order) / e_P(9x9)."""
+    return round(10_000 * course_e_p(order) / course_e_p(3))
+
+
 def course_e_p(order: int) -> int:
     """e_P as the course page counts it: cells x peers / 2 (810 for 9x9)."""
     return layout(order).max_cost
@@ -80,10 +85,15 @@ def sirdey(
     eps: float = 0.5,
     alpha: float = 0.99,
     plateau: int | None = None,
-    stall: int = 10_000,
+    stall: int | None = None,
     t0: float | None = None,
 ) -> Schedule:
-    """Sirdey's schedule: variant "course" (T0 = e_P = 810 for 9x9) or "paper" (e_P = 16202)."""
+    """Sirdey's schedule: variant "course" (T0 = e_P = 810 for 9x9) or "paper" (e_P = 16202).
+
+    stall: plateaus without a new best after which a trial is abandoned; by default the
+    paper's 10,000 for 9x9, scaled for other orders by e_P / 810 so that it spans the same
+    change of temperature (10,000 plateaus are too few to cool anything at 25x25).
+    """
     if variant not in ("course", "paper"):
         raise InputError(f"schedule variant {variant!r}: expected 'course' or 'paper'")
     e_p = course_e_p(order)
@@ -96,6 +106,8 @@ def sirdey(
         raise InputError(f"alpha = {alpha}: must lie strictly between 0 and 1")
     step = math.log1p(delta) / (e_p + 1)
     max_plateaus = max(1, math.ceil((1.0 / t_final - 1.0 / t_start) / step))
+    if stall is None:
+        stall = default_stall(order)
     return Schedule(
         name=f"sirdey-{variant}",
         kind=KIND_LINEAR,

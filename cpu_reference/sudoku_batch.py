@@ -79,8 +79,14 @@ class SudokuBatch:
         return tuple(getattr(self, name) for name in sa.PUZZLE_ARRAYS)
 
 
-def puzzle_tables(puzzles: np.ndarray, order: int, move: int) -> dict[str, np.ndarray]:
-    """The per-puzzle arrays of `puzzles` (uint8[P, cells]) for a move (see module docstring)."""
+def puzzle_tables(
+    puzzles: np.ndarray, order: int, move: int, masks: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
+    """The per-puzzle arrays of `puzzles` (uint8[P, cells]) for a move (see module docstring).
+
+    masks (int64[P, cells], bit d - 1 = digit d allowed), when given, replace the candidates the
+    candidate move derives from the givens (see logic_fill).
+    """
     lay = layout(order)
     count, N = puzzles.shape[0], lay.N
     t = {
@@ -120,8 +126,12 @@ def puzzle_tables(puzzles: np.ndarray, order: int, move: int) -> dict[str, np.nd
         movable = free
         if move == sa.MOVE_CANDIDATE:
             for c in free:
-                seen = grid[units[lay.cell_units[c]].ravel()]
-                digits = np.setdiff1d(np.arange(1, N + 1), seen).astype(np.uint8)
+                if masks is not None:
+                    bits = int(masks[p, c])
+                    digits = np.array([d + 1 for d in range(N) if bits >> d & 1], np.uint8)
+                else:
+                    seen = grid[units[lay.cell_units[c]].ravel()]
+                    digits = np.setdiff1d(np.arange(1, N + 1), seen).astype(np.uint8)
                 if digits.size:
                     t["cand"][p, c, : digits.size] = digits
                     t["ncand"][p, c] = digits.size
@@ -209,15 +219,23 @@ def _zeros_aligned(shape: tuple, dtype) -> np.ndarray:
     return raw[start : start + size].view(dtype).reshape(shape)
 
 
-def load_puzzle(batch: SudokuBatch, p: int, cells: np.ndarray | None, states: np.ndarray) -> None:
+def load_puzzle(
+    batch: SudokuBatch,
+    p: int,
+    cells: np.ndarray | None,
+    states: np.ndarray,
+    masks: np.ndarray | None = None,
+) -> None:
     """Put a new puzzle in slot p with fresh chains (states: uint64[cpp, 2]); None empties it.
 
-    An empty slot's chains are marked exhausted, so runners skip them.
+    An empty slot's chains are marked exhausted, so runners skip them. masks: candidate masks
+    of the puzzle's cells (see puzzle_tables).
     """
     lay = layout(batch.order)
     chains = batch.chain_slice(p)
     grid = np.zeros((1, lay.cells), np.uint8) if cells is None else cells.reshape(1, lay.cells)
-    for name, table in puzzle_tables(grid, batch.order, batch.move).items():
+    rows = None if masks is None else masks.reshape(1, lay.cells)
+    for name, table in puzzle_tables(grid, batch.order, batch.move, rows).items():
         getattr(batch, name)[p] = table[0]
     batch.solved[p] = 0
     batch.ctr[chains] = 0
@@ -227,3 +245,23 @@ def load_puzzle(batch: SudokuBatch, p: int, cells: np.ndarray | None, states: np
         batch.ctr[chains, sa.C_STATUS] = sa.EXHAUSTED
     batch.rng[chains, :2] = states
     batch.best_vals[chains] = 0
+
+
+def logic_fill(cells: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The exact solver's rules to a fixed point: (cells with every deduced digit, masks).
+
+    masks (int64[cells], bit d - 1 = digit d still possible) narrow what the candidate move
+    draws. A contradiction returns the puzzle unchanged and no masks: annealing then reports
+    it unsolved with its best cost, as for any puzzle without a solution.
+    """
+    from cpu_reference.sudoku_exact import propagate
+
+    lay = layout(order)
+    full = np.int64((1 << lay.N) - 1)
+    masks = np.where(cells > 0, np.left_shift(1, cells.astype(np.int64) - 1), full).astype(np.int64)
+    if propagate(masks, order) < 0:
+        return cells, None
+    single = (masks & (masks - 1)) == 0
+    filled = cells.copy()
+    filled[single] = (np.log2(masks[single]).astype(np.int64) + 1).astype(np.uint8)
+    return filled, masks

@@ -29,7 +29,13 @@ from cpu_reference import sudoku_anneal as sa
 from cpu_reference.errors import InputError
 from cpu_reference.rng import StreamCursor
 from cpu_reference.schedules import Schedule, by_name
-from cpu_reference.sudoku_batch import SudokuBatch, load_puzzle, make_batch, run_slice_cpu
+from cpu_reference.sudoku_batch import (
+    SudokuBatch,
+    load_puzzle,
+    logic_fill,
+    make_batch,
+    run_slice_cpu,
+)
 from cpu_reference.sudoku_layout import layout
 from cpu_reference.sudoku_verify import verify_solution
 from gpu_anneal.backends import cpu_threads, resolve_backend
@@ -129,6 +135,7 @@ def solve_stream(
     first_chain: int = 0,
     slice_seconds: float = 0.2,
     move: str = "sirdey",
+    propagate: bool = False,
 ) -> Iterator[SolveResult]:
     """Anneal a stream of puzzles (uint8[cells] each), `slots` at a time; yield as they finish.
 
@@ -140,7 +147,9 @@ def solve_stream(
     fails) and stops when one of them reaches cost 0, after `max_trials` trials over its chains,
     or `time_limit` seconds after it entered the pool. A solution is reported solved only if the
     independent verifier accepts it. Results come in completion order; `index` is first_index
-    plus the puzzle's position in the stream.
+    plus the puzzle's position in the stream. With `propagate`, the exact solver's deduction
+    rules first fix every digit they can and narrow the candidates (a named hybrid, off by
+    default: the published method anneals the puzzle as given).
     """
     used = resolve_backend(backend)
     lay = layout(order)
@@ -166,7 +175,7 @@ def solve_stream(
         np.zeros((slots, lay.cells), np.uint8), order, sched, cpp, seed, trial_cap,
         move=sa.MOVE_NAMES[move],
     )  # fmt: skip
-    pool = _Pool(batch, source, cursor, first_chain, first_index)
+    pool = _Pool(batch, source, cursor, first_chain, first_index, propagate)
     pool.fill()
     runner = make_runner(batch, used)  # uploads the filled pool
     budget = 16
@@ -201,8 +210,9 @@ def solve_stream(
 class _Pool:
     """Which puzzle sits in which slot, since when, and where the stream stands."""
 
-    def __init__(self, batch, source, cursor, first_chain, first_index):
+    def __init__(self, batch, source, cursor, first_chain, first_index, propagate=False):
         self.batch = batch
+        self.propagate = propagate
         self.source = source
         self.cursor = cursor
         self.first_chain = first_chain
@@ -230,7 +240,11 @@ class _Pool:
                 q = self.next_q
             self.next_q = q + 1
             states = self.cursor.states(self.first_chain + q * cpp, cpp)
-            load_puzzle(self.batch, p, np.asarray(cells, np.uint8), states)
+            cells = np.asarray(cells, np.uint8)
+            masks = None
+            if self.propagate:
+                cells, masks = logic_fill(cells, self.batch.order)
+            load_puzzle(self.batch, p, cells, states, masks)
             self.slot_q[p] = q
             self.slot_start[p] = time.perf_counter()
         if runner is not None:
@@ -402,3 +416,14 @@ def replay_chain(
     result.chains = chains
     result.move = move
     return result
+
+
+def warm_up(order: int, move: str = "sirdey", backend: str = "cpu") -> None:
+    """Compile the rules of an order and move now, so that timings leave compilation out."""
+    used = resolve_backend(backend)
+    lay = layout(order)
+    batch = make_batch(np.zeros((1, lay.cells), np.uint8), order, by_name("sirdey-course", order),
+                       1, 0, move=sa.MOVE_NAMES[move])  # fmt: skip
+    runner = make_runner(batch, used)
+    runner.run(1)
+    runner.sync()

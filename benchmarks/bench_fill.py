@@ -1,0 +1,99 @@
+"""Success rate against fill ratio on Lloyd & Amos' 9x9, 16x16 and 25x25 instances.
+
+For each size and fill level (0 to 100 % in steps of 5), the first `--per-level` instances are
+annealed with `--time-limit` seconds each on all cores; the rate solved is written with a plot to
+benchmarks/results/fill.json, .md and .png.
+
+    python benchmarks/bench_fill.py [--data ../shared/data/sudoku] [--move candidate] [--t0 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.machine import machine  # noqa: E402
+from cpu_reference.schedules import with_start  # noqa: E402
+from cpu_reference.sudoku_formats import iter_puzzles  # noqa: E402
+from gpu_anneal.plots import plot_rates  # noqa: E402
+from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
+
+
+def instances(path: Path, per_level: int) -> dict[int, list]:
+    """fill level -> the first `per_level` puzzles of that level (names inst{N}x{N}_{f}_{k})."""
+    levels: dict[int, list] = {}
+    for p in iter_puzzles(path, fmt="tsv", name=str(path)):
+        fill, k = (int(x) for x in p.name.split("_")[1:3])
+        if k < per_level:
+            levels.setdefault(fill, []).append(p)
+    return levels
+
+
+def main() -> None:
+    """Measure every size and level; write the table and plot."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(ROOT.parent / "shared/data/sudoku"))
+    parser.add_argument("--sizes", default="9,16,25")
+    parser.add_argument("--per-level", type=int, default=10)
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--move", default="candidate")
+    parser.add_argument("--schedule", default="sirdey-course")
+    parser.add_argument("--t0", type=float, default=1.0)
+    parser.add_argument("--chains", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    table = []
+    started = time.time()
+    for size in (int(x) for x in args.sizes.split(",")):
+        levels = instances(Path(args.data) / f"general_{size}x{size}.tsv", args.per_level)
+        for fill in sorted(levels):
+            solved, seconds = 0, []
+            for p in levels[fill]:
+                r = solve_one(
+                    p.cells, p.order, schedule=with_start(args.schedule, p.order, args.t0),
+                    chains=args.chains, seed=args.seed, time_limit=args.time_limit,
+                    move=args.move,
+                )  # fmt: skip
+                solved += r.solved
+                seconds.append(r.seconds)
+            row = {"size": f"{size}x{size}", "fill": fill, "instances": len(levels[fill]),
+                   "solved": solved, "rate": solved / len(levels[fill]),
+                   "mean_seconds": sum(seconds) / len(seconds)}  # fmt: skip
+            table.append(row)
+            print(json.dumps(row), flush=True)
+    result = {"machine": machine(), "args": vars(args), "wall_seconds": time.time() - started,
+              "table": table}  # fmt: skip
+    out = ROOT / "benchmarks/results/fill"
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    plot_rates(table, str(out.with_suffix(".png")))
+    m = result["machine"]
+    lines = [
+        "# Success rate against fill ratio (Lloyd & Amos instances)",
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, load {m['load_average']}, {m['date']}. "
+        f"Move {args.move}, schedule {args.schedule} from T0 = {args.t0}, {args.chains} chains, "
+        f"{args.time_limit:g} s per instance, first {args.per_level} instances per level.",
+        "",
+        "| size | " + " | ".join(f"{f}%" for f in range(0, 101, 5)) + " |",
+        "| --- |" + " ---: |" * 21,
+    ]
+    for size in sorted({r["size"] for r in table}, key=lambda s: int(s.split("x")[0])):
+        rates = {r["fill"]: r["rate"] for r in table if r["size"] == size}
+        lines.append(f"| {size} | " + " | ".join(
+            f"{rates[f]:.1f}" if f in rates else "-" for f in range(0, 101, 5)) + " |")  # fmt: skip
+        weakest = min(rates, key=lambda f: (rates[f], f))
+        lines.append(f"|  weakest: {weakest}% at {rates[weakest]:.2f} |" + " |" * 21)
+    lines += ["", "Command: `python benchmarks/bench_fill.py "
+              f"--move {args.move} --t0 {args.t0} --per-level {args.per_level} "
+              f"--time-limit {args.time_limit:g}`"]  # fmt: skip
+    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
