@@ -49,6 +49,9 @@ def generate(
     max_restarts: Annotated[int, typer.Option(help="permute: restarts when stuck")] = 10_000,
     time_limit: Annotated[float, typer.Option(help="anneal: seconds per batch; 0 = none")] = 60.0,
     max_rounds: Annotated[int, typer.Option(help="--puzzles: rounds of grids at most")] = 100,
+    tries: Annotated[
+        int, typer.Option(help="Emptying: anneal each grid this often, keep best")
+    ] = 1,
     output: Annotated[str, typer.Option(help="text | jsonl")] = "text",
     stats: Annotated[bool, typer.Option("--stats", help="Counters as JSON on stderr")] = False,
     size: Annotated[str, typer.Option(help="shikaku/hashi: WxH")] = SIZE_DEFAULT,
@@ -68,7 +71,7 @@ def generate(
         order=order, count=count, method=method, seed=seed, backend=backend, from_file=from_file,
         puzzles=puzzles, max_givens=max_givens, ti=ti, tf=tf, step=step, moves=moves,
         max_restarts=max_restarts, time_limit=time_limit or None, max_rounds=max_rounds,
-        output=output, stats=stats,
+        output=output, stats=stats, tries=tries,
     )  # fmt: skip
     raise typer.Exit(_guarded(run_generate, args))
 
@@ -85,6 +88,7 @@ def minimize(
     ti: Annotated[float, typer.Option("--ti", help="First temperature")] = 1.0,
     tf: Annotated[float, typer.Option("--tf", help="Last temperature")] = 0.15,
     step: Annotated[float, typer.Option(help="Temperature decrement per step")] = 0.0002,
+    tries: Annotated[int, typer.Option(help="Anneal each grid this often, keep the best")] = 1,
     method: Annotated[str, typer.Option(help="With --count: anneal | permute | backtrack")] = (
         "backtrack"
     ),
@@ -101,7 +105,7 @@ def minimize(
     _check_choice("method", method, ("anneal", "permute", "backtrack"))
     args = dict(
         file=file, order=order, count=count, seed=seed, ti=ti, tf=tf, step=step, method=method,
-        backend=backend, output=output, stats=stats,
+        backend=backend, output=output, stats=stats, tries=tries,
     )  # fmt: skip
     raise typer.Exit(_guarded(run_minimize, args))
 
@@ -178,7 +182,7 @@ def run_generate(args: dict) -> int:
         found, stats = gen.generate_puzzles(
             order, args["count"], args["seed"], args["max_givens"], method=args["method"],
             backend=args["backend"], ti=args["ti"], tf=args["tf"], step=args["step"],
-            max_rounds=args["max_rounds"],
+            max_rounds=args["max_rounds"], tries=args["tries"],
             on_puzzle=lambda rec: print(_puzzle_record(rec, order, args["output"]), flush=True),
         )  # fmt: skip
         _emit_stats(args["stats"], stats)
@@ -250,7 +254,7 @@ def run_minimize(args: dict) -> int:
     for lo in range(0, grids.shape[0], chunk):
         results = gen.minimize_grids(
             grids[lo : lo + chunk], order, args["seed"], args["ti"], args["tf"], args["step"],
-            first_index=lo, check_grids=False,
+            first_index=lo, check_grids=False, tries=args["tries"],
         )  # fmt: skip
         for rec in results:
             print(_puzzle_record(rec, order, args["output"]), flush=True)

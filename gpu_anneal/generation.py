@@ -14,7 +14,9 @@ Full grids, three ways (``generate_grids``):
                to the order's failure temperature (233 plateaus for 9x9), restarted until solved.
                The course's Sirdey schedule (T0 = 810) spends millions of plateaus above any useful
                temperature and solves none of 2,000 empty 9x9 grids in 30 s; from T0 = 0.3 an empty
-               9x9 grid takes about two trials.
+               9x9 grid takes about two trials. Grids with givens use the solver's default
+               "sirdey-course" instead: from T0 = 0.3 the seed's 17-given puzzle is never solved,
+               while the course schedule solves it in seconds to a minute per chain.
     permute    the seed's random swaps kept only when the surplus drops (cpu_reference.
                sudoku_generate), restarted from a fresh fill when stuck; the stats say how often.
     backtrack  the exact solver with branch values in random order, restarted with a growing
@@ -37,7 +39,7 @@ import numpy as np
 from cpu_reference import sudoku_generate as sg
 from cpu_reference import sudoku_minimize as sm
 from cpu_reference.errors import InputError
-from cpu_reference.schedules import Schedule, geometric
+from cpu_reference.schedules import Schedule, by_name, geometric
 from cpu_reference.sudoku_exact import tables
 from cpu_reference.sudoku_layout import layout
 from cpu_reference.sudoku_verify import verify_solution
@@ -113,6 +115,7 @@ def generate_grids(
     max_restarts: int = 10_000,
     max_nodes: int = 0,
     first_index: int = 0,
+    schedule: Schedule | str | None = None,
 ) -> tuple[np.ndarray, dict]:
     """``count`` full grids of ``order`` made by ``method``; returns (uint8[count, cells], stats).
 
@@ -121,7 +124,8 @@ def generate_grids(
     first_index + i) for permute and backtrack, and on the chain stream first_index + i for anneal.
     Failed grids are all zeros, their indices in ``stats["failed"]``. Options: ``time_limit``
     (anneal, seconds per batch), ``batch`` (anneal grids per solve_batch call), ``moves``,
-    ``patience`` and ``max_restarts`` (permute), ``max_nodes`` (backtrack, 0 = no limit).
+    ``patience`` and ``max_restarts`` (permute), ``max_nodes`` (backtrack, 0 = no limit),
+    ``schedule`` (anneal; default ``grid_schedule`` for empty grids, "sirdey-course" with givens).
     """
     order = check_order(order)
     if method not in METHODS:
@@ -139,7 +143,7 @@ def generate_grids(
         raise InputError(f"givens: {rows.shape[0]} rows for count = {count}")
     start = time.perf_counter()
     if method == "anneal":
-        grids, stats = _anneal(rows, order, seed, backend, time_limit, batch, first_index)
+        grids, stats = _anneal(rows, order, seed, backend, time_limit, batch, first_index, schedule)
     elif method == "permute":
         grids, stats = _permute(rows, order, seed, moves, patience, max_restarts, first_index)
     else:
@@ -164,7 +168,7 @@ def generate_grids(
     return grids, stats
 
 
-def _anneal(rows, order, seed, backend, time_limit, batch, first_index):
+def _anneal(rows, order, seed, backend, time_limit, batch, first_index, schedule):
     from gpu_anneal.backends import resolve_backend
     from gpu_anneal.sudoku_solver import solve_batch
 
@@ -172,7 +176,9 @@ def _anneal(rows, order, seed, backend, time_limit, batch, first_index):
     size = batch or (65536 if used == "cuda" else 4096)
     if size < 1:
         raise InputError(f"batch = {size}: must be at least 1")
-    sched = grid_schedule(order)
+    if schedule is None:
+        schedule = "sirdey-course" if rows.any() else grid_schedule(order)
+    sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
     grids = np.zeros_like(rows)
     trials = 0
     proposals = 0
@@ -189,9 +195,7 @@ def _anneal(rows, order, seed, backend, time_limit, batch, first_index):
                 grids[lo + r.index] = r.solution
     stats = {
         "backend": used,
-        "schedule": {"name": sched.name, "t0": sched.t0, "ratio": GRID_RATIO,
-                     "t_final": sched.t_final, "plateau": sched.plateau,
-                     "max_plateaus": sched.max_plateaus},
+        "schedule": sched.as_dict(),
         "trials": int(trials),
         "proposals": int(proposals),
     }  # fmt: skip
@@ -264,6 +268,7 @@ def minimize_grids(
     max_nodes: int = 0,
     first_index: int = 0,
     check_grids: bool = True,
+    tries: int = 1,
 ) -> list[dict]:
     """Empty each full grid to a minimal unique puzzle; one dict per grid, in order.
 
@@ -272,9 +277,13 @@ def minimize_grids(
     divided by its grids: amortised over all cores). Grid i depends only on (seed,
     first_index + i). ``max_nodes`` > 0 bounds each check during the annealing (a cut-short check
     counts as "not unique"); the greedy pass is never bounded, so every puzzle is minimal.
+    ``tries`` > 1 anneals each grid that many times and keeps the puzzle of fewest givens (the
+    seed's method is tries = 1).
     """
     order = check_order(order)
     check_temperatures(ti, tf, step)
+    if int(tries) < 1:
+        raise InputError(f"tries = {tries}: must be at least 1")
     lay = layout(order)
     a = np.asarray(grids)
     if a.ndim == 1:
@@ -301,7 +310,7 @@ def minimize_grids(
     try:
         sm.minimize_batch(
             a, seeds, units, cell_units, peer_list, lay.N, lay.peer_count, float(ti),
-            float(step), steps, int(max_nodes), out, stats,
+            float(step), steps, int(max_nodes), int(tries), out, stats,
         )  # fmt: skip
     finally:
         nb.set_parallel_chunksize(old)
@@ -347,6 +356,7 @@ def generate_puzzles(
     step: float = DEFAULT_STEP,
     batch: int | None = None,
     max_rounds: int = 100,
+    tries: int = 1,
     on_puzzle=None,
 ) -> tuple[list[dict], dict]:
     """``count`` minimal puzzles with at most ``max_givens`` givens: full grids, then emptying.
@@ -372,7 +382,9 @@ def generate_puzzles(
         size = batch or max(4 * nb.get_num_threads(), count - len(kept))
         grids, gstats = generate_grids(order, size, method, seed, backend, first_index=tried)
         good = np.setdiff1d(np.arange(size), gstats["failed"])
-        results = minimize_grids(grids[good], order, seed, ti, tf, step, first_index=tried)
+        results = minimize_grids(
+            grids[good], order, seed, ti, tf, step, first_index=tried, tries=tries
+        )
         tried += size
         rounds += 1
         for rec in results:

@@ -101,6 +101,15 @@ def test_minimize_same_seed_same_puzzles(grids9):
     assert any(not np.array_equal(x["puzzle"], y["puzzle"]) for x, y in zip(a, c, strict=True))
 
 
+def test_minimize_tries_keeps_best(grids9):
+    one = gen.minimize_grids(grids9, 3, seed=5, step=0.01)
+    three = gen.minimize_grids(grids9, 3, seed=5, step=0.01, tries=3)
+    for a, b in zip(one, three, strict=True):
+        assert b["givens"] <= a["givens"]  # the first try is the tries=1 run
+        assert b["checks"] > a["checks"]
+        assert gen.check_minimal(b["puzzle"], 3) == (True, True)
+
+
 def test_same_seed_same_grids():
     for method in ("backtrack", "anneal"):
         a, _ = gen.generate_grids(3, 4, method, seed=4, backend="cpu")
