@@ -103,6 +103,20 @@ def check(
 
 
 @app.command()
+def render(
+    input: Annotated[str, typer.Argument(help="Puzzle file (game ID or text grid) or '-'")],
+    output_path: Annotated[str, typer.Argument(help="Picture to write: .png or .svg")],
+    kind: Annotated[str, typer.Option(help="shikaku | hashi")] = "shikaku",
+    solve: Annotated[bool, typer.Option(help="Solve first and draw the solution")] = False,
+) -> None:
+    """Draw a Shikaku or Hashiwokakero puzzle, and its solution with --solve, to PNG or SVG."""
+    _check_choice("kind", kind, ("shikaku", "hashi"))
+    from cli.grid_puzzles import cli_render
+
+    raise typer.Exit(_guarded(cli_render, kind, input, output_path, solve))
+
+
+@app.command()
 def info() -> None:
     """Versions, cores, and whether a CUDA device is usable."""
     from cli.info import run_info

@@ -275,10 +275,8 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
         """
         # Only the values the plateau loop needs live in registers; the other counters are
         # updated in ctr once per plateau (cheap, and it keeps the GPU kernel free of spills).
-        pz = PuzzleView(
-            init_cells[p], ninit[p], move_cells[p], nmove[p], cand[p], ncand[p],
-            box_cells[p], nbox[p], box_missing[p],
-        )  # fmt: skip
+        # The puzzle's rows are taken where they are used (not held across the loop), which
+        # keeps them out of the GPU's registers between plateaus.
         s0 = rng[g, 0]
         s1 = rng[g, 1]
         cost = ctr[g, C_COST]
@@ -294,17 +292,53 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
                     ctr[g, C_STATUS] = EXHAUSTED
                     break
                 cost, s0, s1 = start_trial(
-                    vals, board, given_vals[p], given_board[p], pz, peers, s0, s1
+                    vals,
+                    board,
+                    given_vals[p],
+                    given_board[p],
+                    PuzzleView(
+                        init_cells[p],
+                        ninit[p],
+                        move_cells[p],
+                        nmove[p],
+                        cand[p],
+                        ncand[p],
+                        box_cells[p],
+                        nbox[p],
+                        box_missing[p],
+                    ),
+                    peers,
+                    s0,
+                    s1,
                 )
                 ctr[g, C_TRIALS] += 1
                 k = 0
                 best = cost
                 ctr[g, C_LAST_IMPROVE] = 0
-            if cost > 0 and pz.nmove > 0:
+            if cost > 0 and nmove[p] > 0:
                 fill_thresholds(thr, beta_at(kind, beta0, step, k))
                 prev_best = best
                 cost, best, done, acc, s0, s1 = plateau(
-                    vals, board, thr, pz, peers, plateau_len, cost, best, s0, s1
+                    vals,
+                    board,
+                    thr,
+                    PuzzleView(
+                        init_cells[p],
+                        ninit[p],
+                        move_cells[p],
+                        nmove[p],
+                        cand[p],
+                        ncand[p],
+                        box_cells[p],
+                        nbox[p],
+                        box_missing[p],
+                    ),
+                    peers,
+                    plateau_len,
+                    cost,
+                    best,
+                    s0,
+                    s1,
                 )
                 ctr[g, C_PROPOSALS] += done
                 ctr[g, C_ACCEPTED] += acc
@@ -320,7 +354,7 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
                 break
             k += 1
             stalled = stall > 0 and k - ctr[g, C_LAST_IMPROVE] >= stall
-            if k >= max_plateaus or stalled or pz.nmove == 0:
+            if k >= max_plateaus or stalled or nmove[p] == 0:
                 k = -1
         ctr[g, C_COST] = cost
         ctr[g, C_BEST] = best

@@ -139,16 +139,18 @@ def kernel_registry() -> dict[str, tuple]:
 
     The optional fourth item maps a size key to the launch bounds the kernel is compiled with.
     """
+    from cpu_reference.sudoku_anneal import MOVE_NAMES
     from gpu_anneal import cuda_sudoku
 
-    registry = {
-        "sudoku": (
-            cuda_sudoku.kernel_function,
+    registry = {}
+    for move, code in MOVE_NAMES.items():
+        name = "sudoku" if move == "sirdey" else f"sudoku-{move}"
+        registry[name] = (
+            lambda order, code=code: cuda_sudoku.kernel_function(order, code),
             cuda_sudoku.kernel_signature,
             cuda_sudoku.CUDA_ORDERS,
             cuda_sudoku.launch_bounds,
-        ),
-    }
+        )
     with contextlib.suppress(ImportError, AttributeError):
         from gpu_anneal import cuda_shikaku
 
