@@ -41,7 +41,8 @@ def measure_throughput(
     used = resolve_backend(backend)
     threads = cpu_threads()
     count = chains or (8 * threads if used == "cpu" else 65536)
-    sched = by_name("sirdey-course", order, stall=0)
+    # the native loop's regime: trials of 20,000 plateaus from T0 = e_P, no stall rule
+    sched = by_name("sirdey-course", order, stall=0, max_plateaus=20_000)
     code = sa.MOVE_NAMES[move]
     batch = make_batch(never_solving_puzzle(order)[None], order, sched, count, seed=1, move=code)
     runner = make_runner(batch, used)
@@ -85,7 +86,9 @@ def run_throughput(
     return 0
 
 
-def run_tts(file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace) -> int:
+def run_tts(
+    file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace, backend="cpu"
+) -> int:
     """Measure TTS99 over the puzzles of a file; print per-puzzle rows and the summary."""
     from cli.output import error_line
     from cpu_reference.errors import InputError
@@ -104,12 +107,12 @@ def run_tts(file, runs, schedule, t0, move, time_limit, seed, limit, json_out, p
         puzzles.append(item)
         if limit is not None and len(puzzles) >= limit:
             break
-    rate = core_rate_of(puzzles[0].order, move) if puzzles else None
+    rate = core_rate_of(puzzles[0].order, move, backend) if puzzles else None
     for index, puzzle in enumerate(puzzles):
         sched = with_start(schedule, puzzle.order, t0)
         row = measure_puzzle(
             puzzle.cells, puzzle.order, runs=runs, schedule=sched, move=move, seed=seed + index,
-            time_limit=time_limit, index=index, core_rate=rate,
+            time_limit=time_limit, index=index, core_rate=rate, backend=backend,
         )  # fmt: skip
         rows.append(row)
         if not json_out:
@@ -123,6 +126,7 @@ def run_tts(file, runs, schedule, t0, move, time_limit, seed, limit, json_out, p
     summary = summarize(rows) if rows else {}
     report = {
         "file": file, "schedule": schedule, "t0": t0, "move": move, "runs": runs,
+        "backend": backend,
         "time_limit": time_limit, "core_rate": rate, "summary": summary,
         "puzzles": [r.as_dict() for r in rows],
     }  # fmt: skip

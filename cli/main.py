@@ -160,6 +160,7 @@ def bench_tts(
     time_limit: Annotated[float, typer.Option(help="Seconds per run")] = 60.0,
     seed: Annotated[int, typer.Option(help="Seed")] = 0,
     limit: Annotated[int | None, typer.Option(help="Only the first N puzzles")] = None,
+    backend: Annotated[str, typer.Option(help="cpu | cuda (runs = chains on the card)")] = "cpu",
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
     plot: Annotated[str | None, typer.Option(help="PNG: p and TTS99 against givens")] = None,
     trace: Annotated[str | None, typer.Option(help="PNG: cost and acceptance vs T")] = None,

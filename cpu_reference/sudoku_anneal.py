@@ -14,7 +14,8 @@ Glossary (see also sudoku_layout):
 Per-chain arrays (chain-major: row g belongs to chain g):
 
     vals[g, c]       uint8   digit in cell c (givens included), 1..N
-    board[g, d-1, w] uint64  bitboard of the cells holding digit d
+    board[g, d-1, w] uint64  bitboard of the cells holding digit d; the rules see one chain's
+                             board flattened, word (d-1) * W + w, and peers as word c * W + w
     rng[g, 0:2]      uint64  xoroshiro128+ state (see rng.py)
     ctr[g, :]        int64   counters, columns named by the C_* constants below
     best_vals[g, c]  uint8   the lowest-cost grid this chain has ended a plateau with
@@ -113,13 +114,17 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
     N, W, P, CELLS = lay.N, lay.W, lay.peer_count, lay.cells
     NM1 = N - 1
     TMAX = max_delta(n, move)
+    WU = np.uint32(W)  # unsigned constants keep index arithmetic free of sign checks
+    ONE = np.uint32(1)
 
     @njit(inline="always")
     def conflicts(board, peers, d, c):
-        """Number of peers of cell c holding digit d (board rows are digit - 1)."""
+        """Number of peers of cell c holding digit d (flattened board and peers, see above)."""
         total = uint64(0)
+        row = (uint32(d) - ONE) * WU
+        at = uint32(c) * WU
         for w in range(W):
-            total += popcount64(board[d - uint32(1), w] & peers[c, w])
+            total += popcount64(board[row + uint32(w)] & peers[at + uint32(w)])
         return np.int64(total)
 
     @njit(inline="always")
@@ -153,9 +158,8 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
         Sirdey and candidate moves: every free cell uniform among its candidates (all N digits
         for Sirdey's move). Box swap: each box's missing digits shuffled into its free cells.
         """
-        for d in range(N):
-            for w in range(W):
-                board[d, w] = given_board[d, w]
+        for i in range(N * W):
+            board[i] = given_board[i]
         for c in range(CELLS):
             vals[c] = given_vals[c]
         if move == MOVE_BOX_SWAP:
@@ -172,27 +176,15 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
                     vals[z] = t
             for f in range(pz.ninit):
                 c = pz.init_cells[f]
-                board[vals[c] - 1, c >> 6] |= uint64(1) << uint64(c & 63)
+                board[(vals[c] - 1) * W + (c >> 6)] |= uint64(1) << uint64(c & 63)
         else:
             for f in range(pz.ninit):
                 c = pz.init_cells[f]
                 j, s0, s1 = uniform_below(s0, s1, pz.ncand[c])
                 d = pz.cand[c, j]
                 vals[c] = d
-                board[d - 1, c >> 6] |= uint64(1) << uint64(c & 63)
+                board[(d - 1) * W + (c >> 6)] |= uint64(1) << uint64(c & 63)
         return full_cost(vals, board, peers), s0, s1
-
-    @njit(inline="always")
-    def accept(board, vals, c, old, new, delta, thr, r):
-        """Metropolis by integer threshold; applies the one-cell change when accepted."""
-        if delta <= 0 or uint32(r >> uint32(32)) < thr[uint32(delta)]:
-            bit = uint64(1) << uint64(c & uint32(63))
-            w = c >> uint32(6)
-            board[old - uint32(1), w] ^= bit
-            board[new - uint32(1), w] ^= bit
-            vals[c] = new
-            return True
-        return False
 
     @njit(inline="always")
     def plateau(vals, board, thr, pz, peers, moves, cost, best, s0, s1):
@@ -201,19 +193,26 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
         Indices are unsigned so that the hot loop carries no negative-index wraparound code.
         """
         accepted = 0
+        # Arrays taken out of the tuple once: reading a tuple's array inside the loop would
+        # touch its reference count at every move on the CPU.
         nmove = uint64(pz.nmove)
+        move_cells = pz.move_cells
+        cand = pz.cand
+        ncand = pz.ncand
+        box_cells = pz.box_cells
+        nbox = pz.nbox
         for m in range(moves):
             r, s0, s1 = next_u64(s0, s1)
             if move == MOVE_BOX_SWAP:
-                b = uint32(pz.move_cells[((r & uint64(0xFFFFFFFF)) * nmove) >> uint32(32)])
-                nb = uint64(pz.nbox[b])
+                b = uint32(move_cells[((r & uint64(0xFFFFFFFF)) * nmove) >> uint32(32)])
+                nb = uint64(nbox[b])
                 ia = uint32(((r >> uint32(32)) * nb) >> uint32(32))
                 r, s0, s1 = next_u64(s0, s1)
                 ib = uint32(((r & uint64(0xFFFFFFFF)) * (nb - uint64(1))) >> uint32(32))
                 if ib >= ia:
                     ib += uint32(1)
-                a = uint32(pz.box_cells[b, ia])
-                z = uint32(pz.box_cells[b, ib])
+                a = uint32(box_cells[b, ia])
+                z = uint32(box_cells[b, ib])
                 va = uint32(vals[a])
                 vz = uint32(vals[z])
                 # a and z share a box: each sees the other holding the digit it would receive
@@ -226,36 +225,41 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
                     wz = z >> uint32(6)
                     ba = uint64(1) << uint64(a & uint32(63))
                     bz = uint64(1) << uint64(z & uint32(63))
-                    board[va - uint32(1), wa] ^= ba
-                    board[vz - uint32(1), wa] ^= ba
-                    board[vz - uint32(1), wz] ^= bz
-                    board[va - uint32(1), wz] ^= bz
+                    board[(va - ONE) * WU + wa] ^= ba
+                    board[(vz - ONE) * WU + wa] ^= ba
+                    board[(vz - ONE) * WU + wz] ^= bz
+                    board[(va - ONE) * WU + wz] ^= bz
                     vals[a] = vz
                     vals[z] = va
                 else:
                     continue
             else:
-                c = uint32(pz.move_cells[((r & uint64(0xFFFFF)) * nmove) >> uint32(20)])
+                c = uint32(move_cells[((r & uint64(0xFFFFF)) * nmove) >> uint32(20)])
                 old = uint32(vals[c])
                 field = (r >> uint32(20)) & uint64(0xFFF)
                 if move == MOVE_CANDIDATE:
-                    j = uint32((field * uint64(pz.ncand[c] - 1)) >> uint32(12))
-                    new = uint32(pz.cand[c, j])
+                    j = uint32((field * uint64(ncand[c] - 1)) >> uint32(12))
+                    new = uint32(cand[c, j])
                     if new >= old:
-                        new = uint32(pz.cand[c, j + uint32(1)])
+                        new = uint32(cand[c, j + uint32(1)])
                 else:
                     new = uint32(1 + ((field * uint64(NM1)) >> uint32(12)))
                     if new >= old:
                         new += uint32(1)
                 delta = conflicts(board, peers, new, c) - conflicts(board, peers, old, c)
-                if not accept(board, vals, c, old, new, delta, thr, r):
+                if delta <= 0 or uint32(r >> uint32(32)) < thr[uint32(delta)]:
+                    bit = uint64(1) << uint64(c & uint32(63))
+                    w = c >> uint32(6)
+                    board[(old - ONE) * WU + w] ^= bit
+                    board[(new - ONE) * WU + w] ^= bit
+                    vals[c] = new
+                else:
                     continue
             cost += delta
             accepted += 1
-            if cost < best:
-                best = cost
-                if cost == 0:
-                    return cost, best, m + 1, accepted, s0, s1
+            best = min(best, cost)  # branch-free: cost moves up and down all the time
+            if cost == 0:
+                return cost, best, m + 1, accepted, s0, s1
         return cost, best, moves, accepted, s0, s1
 
     @njit

@@ -75,8 +75,14 @@ class SudokuBatch:
         return slice(p * self.cpp, (p + 1) * self.cpp)
 
     def puzzle_arrays(self) -> tuple:
-        """The per-puzzle arrays in the order the runners take them (sa.PUZZLE_ARRAYS)."""
-        return tuple(getattr(self, name) for name in sa.PUZZLE_ARRAYS)
+        """The per-puzzle arrays in the order the runners take them (sa.PUZZLE_ARRAYS).
+
+        Bitboards go flattened: one row of N * W words per puzzle.
+        """
+        return tuple(
+            flat_rows(getattr(self, name)) if name == "given_board" else getattr(self, name)
+            for name in sa.PUZZLE_ARRAYS
+        )
 
 
 def puzzle_tables(
@@ -191,12 +197,12 @@ def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True) 
     m = sa.model(batch.order, batch.move)
     m.run_slice_cpu(
         batch.vals,
-        batch.boards,
+        flat_rows(batch.boards),
         batch.best_vals,
         batch.thr,
         batch.ctr,
         batch.rng,
-        layout(batch.order).peers,
+        layout(batch.order).peers.reshape(-1),
         batch.solved,
         batch.cpp,
         *batch.puzzle_arrays(),
@@ -265,3 +271,8 @@ def logic_fill(cells: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray | 
     filled = cells.copy()
     filled[single] = (np.log2(masks[single]).astype(np.int64) + 1).astype(np.uint8)
     return filled, masks
+
+
+def flat_rows(array: np.ndarray) -> np.ndarray:
+    """A (rows, a, b) array seen as (rows, a * b), sharing its memory."""
+    return array.reshape(array.shape[0], -1)

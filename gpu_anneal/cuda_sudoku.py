@@ -21,7 +21,7 @@ from numba import config, cuda, types, uint8, uint32, uint64
 
 from cpu_reference import sudoku_anneal as sa
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku_batch import SudokuBatch
+from cpu_reference.sudoku_batch import SudokuBatch, flat_rows
 from cpu_reference.sudoku_layout import layout
 from gpu_anneal.cuda_compat import plain
 
@@ -55,7 +55,8 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
     drive_chain = m.drive_chain
     N, W, CELLS = m.N, m.W, m.cells
     THRESHOLDS = sa.max_delta(order, move) + 1
-    PEERS = np.ascontiguousarray(layout(order).peers)
+    PEERS = np.ascontiguousarray(layout(order).peers).reshape(-1)
+    WORDS = N * W
     C_STATUS, RUNNING = sa.C_STATUS, sa.RUNNING
 
     def sudoku_slice(
@@ -72,13 +73,12 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
         p = g // cpp
         peers = cuda.const.array_like(PEERS)
         grid = cuda.local.array(CELLS, uint8)
-        board = cuda.local.array((N, W), uint64)
+        board = cuda.local.array(WORDS, uint64)
         thr = cuda.local.array(THRESHOLDS, uint32)
         for c in range(CELLS):
             grid[c] = vals[g, c]
-        for d in range(N):
-            for w in range(W):
-                board[d, w] = boards[g, d, w]
+        for i in range(WORDS):
+            board[i] = boards[g, i]
         drive_chain(
             g, p, plain(grid), plain(board), plain(thr), plain(best_vals), plain(ctr), plain(rng),
             plain(peers), plain(solved), plain(given_vals), plain(given_board),
@@ -89,9 +89,8 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
         )  # fmt: skip
         for c in range(CELLS):
             vals[g, c] = grid[c]
-        for d in range(N):
-            for w in range(W):
-                boards[g, d, w] = board[d, w]
+        for i in range(WORDS):
+            boards[g, i] = board[i]
 
     return sudoku_slice
 
@@ -103,9 +102,9 @@ def kernel_signature() -> tuple:
     a3 = lambda t: types.Array(t, 3, "C")  # noqa: E731
     i64, f64 = types.int64, types.float64
     return (
-        a2(types.uint8), a3(types.uint64), a2(types.uint8), a2(types.int64), a2(types.uint64),
+        a2(types.uint8), a2(types.uint64), a2(types.uint8), a2(types.int64), a2(types.uint64),
         a1(types.int32), i64,
-        a2(types.uint8), a3(types.uint64), a2(types.int16), a1(types.int32), a2(types.int16),
+        a2(types.uint8), a2(types.uint64), a2(types.int16), a1(types.int32), a2(types.int16),
         a1(types.int32), a3(types.uint8), a2(types.int32), a3(types.int16), a2(types.int32),
         a3(types.uint8),
         i64, f64, f64, i64, i64, i64, i64, i64, types.boolean,
@@ -131,8 +130,13 @@ class CudaRunner:
         self.kernel = compiled_kernel(batch.order, batch.move)
         b = batch
         keys = ("vals", "boards", "best_vals", "ctr", "rng", "solved") + sa.PUZZLE_ARRAYS
-        self.d = {key: cuda.to_device(np.ascontiguousarray(getattr(b, key))) for key in keys}
+        self.d = {key: cuda.to_device(self.host(key)) for key in keys}
         self.blocks = (b.chains + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
+
+    def host(self, key: str) -> np.ndarray:
+        """The host array behind device array `key` (bitboards seen flat, as the kernel does)."""
+        array = getattr(self.batch, key)
+        return flat_rows(array) if key in ("boards", "given_board") else array
 
     def run(self, budget: int) -> None:
         """Advance every chain by up to `budget` plateaus (one kernel launch)."""
@@ -152,16 +156,16 @@ class CudaRunner:
     def fetch_grids(self) -> None:
         """Copy the best grids (and current grids and RNG states) back to the host batch."""
         for key in ("best_vals", "vals", "boards", "rng"):
-            self.d[key].copy_to_host(getattr(self.batch, key))
+            self.d[key].copy_to_host(self.host(key))
 
     def load_slot(self, p: int) -> None:
         """Copy slot p's puzzle tables and its chains' fresh state to the device."""
         b, d = self.batch, self.d
         rows = b.chain_slice(p)
         for key in sa.PUZZLE_ARRAYS + ("solved",):
-            d[key][p : p + 1].copy_to_device(getattr(b, key)[p : p + 1])
+            d[key][p : p + 1].copy_to_device(self.host(key)[p : p + 1])
         for key in ("ctr", "rng", "best_vals"):
-            d[key][rows].copy_to_device(getattr(b, key)[rows])
+            d[key][rows].copy_to_device(self.host(key)[rows])
 
     def stop_puzzle(self, p: int) -> None:
         """Ask the chains of puzzle p to stop at their next plateau."""
