@@ -53,6 +53,15 @@ def test_simulated_4x4_batch_solves_end_to_end():
     assert all(result["verified"])
 
 
+@pytest.mark.cudasim
+def test_device_fault_mid_run_reports_every_puzzle_and_names_the_error():
+    """A launch failing mid-run: each puzzle still reported, unsolved, with the CUDA error."""
+    result = run_simulated("sudoku_device_fault.py")
+    assert result["reported"] == [0, 1, 2]
+    assert all(e and e.startswith("CUDA error: RuntimeError") for e in result["errors"])
+    assert not any(result["solved"])
+
+
 @pytest.mark.ptx
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_every_sudoku_kernel_compiles_to_ptx(arch):
