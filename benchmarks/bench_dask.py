@@ -18,10 +18,9 @@ puzzle every field of every result is equal, which is checked too).
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
-import platform
+import sys
 import time
 from pathlib import Path
 
@@ -33,40 +32,17 @@ from cpu_reference.sudoku_formats import read_puzzles
 from gpu_anneal.scale import import_distributed, solve_chunk, solve_on_dask
 from gpu_anneal.sudoku_solver import SolveResult, solve_batch
 
-ROOT = Path(__file__).resolve().parent.parent
-FIELDS = ("solved", "verified", "cost", "trials", "proposals", "accepted", "solving_chain")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.machine import machine as _machine  # noqa: E402
 
 
 def machine() -> dict:
-    """CPU model, cores, versions, date and load of this machine."""
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        load = os.getloadavg()
-    except OSError:
-        load = None
-    distributed = import_distributed()
-    import dask
+    """This machine's facts (benchmarks/machine.py) with dask, distributed versions."""
+    return _machine("dask", "distributed")
 
-    return {
-        "cpu_model": model,
-        "cores": os.cpu_count(),
-        "machine": platform.machine(),
-        "system": platform.platform(),
-        "python": platform.python_version(),
-        "numba": numba.__version__,
-        "numpy": np.__version__,
-        "dask": dask.__version__,
-        "distributed": distributed.__version__,
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "load_average_at_start": load,
-    }
+
+ROOT = Path(__file__).resolve().parent.parent
+FIELDS = ("solved", "verified", "cost", "trials", "proposals", "accepted", "solving_chain")
 
 
 def record(r: SolveResult) -> dict:
@@ -186,7 +162,7 @@ def main() -> None:
 def markdown(rep: dict) -> str:
     """The summary page of a report."""
     m, s, sec = rep["machine"], rep["settings"], rep["seconds"]
-    load = m["load_average_at_start"]
+    load = m["load_average"]
     rows = [
         ("one process (numba, all cores; compile excluded)", sec["one_process"], None),
         ("Dask cold (cluster start + compile in workers)", sec["dask_cold"], "cold"),

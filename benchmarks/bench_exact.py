@@ -11,14 +11,11 @@ uniqueness). tdoku's 43 test puzzles: solution counts and solutions checked. 25x
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
-import os
-import platform
+import sys
 import time
 from pathlib import Path
 
-import numba
 import numpy as np
 
 from cpu_reference.sudoku_exact import (
@@ -27,6 +24,15 @@ from cpu_reference.sudoku_exact import (
     solve_restarts,
     tables,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.machine import machine as _machine  # noqa: E402
+
+
+def machine() -> dict:
+    """This machine's facts (benchmarks/machine.py)."""
+    return _machine()
+
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {
@@ -51,33 +57,6 @@ def read_tsv(path: Path, prefixes: tuple[str, ...]) -> list[tuple[str, int, np.n
         if name.startswith(prefixes):
             out.append((name, int(n), np.array(values.split(","), dtype=np.uint8)))
     return out
-
-
-def machine() -> dict:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        load = os.getloadavg()
-    except OSError:
-        load = None
-    return {
-        "processor": platform.processor(),
-        "cpu_model": model,
-        "cores": os.cpu_count(),
-        "machine": platform.machine(),
-        "system": platform.platform(),
-        "python": platform.python_version(),
-        "numba": numba.__version__,
-        "numpy": np.__version__,
-        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "load_average_at_start": load,
-    }
 
 
 def bench_9x9(puzzles: np.ndarray, limit: int, repeats: int) -> dict:

@@ -17,10 +17,7 @@ Writes benchmarks/results/generation.json and generation.md.
 
 from __future__ import annotations
 
-import datetime
 import json
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -32,6 +29,15 @@ from cpu_reference.sudoku_formats import parse_line
 from cpu_reference.sudoku_verify import verify_solution
 from gpu_anneal import generation as gen
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.machine import machine as _machine  # noqa: E402
+
+
+def machine() -> dict:
+    """This machine's facts (benchmarks/machine.py)."""
+    return _machine()
+
+
 OUT = Path(__file__).resolve().parent / "results"
 EASY = "002370900007568402080090000100040800204000706006020001000050010501932600003086200"
 HARD = "700000400020070080003008009000500300060020090001007006000300900030040060009001005"
@@ -39,30 +45,6 @@ SEVENTEEN = "0000000104000000000200000000000504070080003000010900003004002000501
 SEVENTEEN_SOLUTION = (
     "693784512487512936125963874932651487568247391741398625319475268856129743274836159"
 )
-
-
-def machine() -> dict:
-    """CPU model, cores, numba threads, versions, date and load."""
-    import numba
-
-    model = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "cpu": model,
-        "cores": os.cpu_count(),
-        "numba_threads": numba.get_num_threads(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "numba": numba.__version__,
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "load_average_at_start": os.getloadavg()[0],
-    }
 
 
 def grids_run(order: int, count: int, method: str, seed: int, **kw) -> dict:

@@ -14,8 +14,6 @@ Writes benchmarks/results/shikaku.json, shikaku.md, shikaku.png.
 from __future__ import annotations
 
 import json
-import os
-import platform
 import sys
 from pathlib import Path
 
@@ -23,36 +21,21 @@ import numpy as np
 
 from cpu_reference import shikaku, shikaku_anneal, shikaku_generate, shikaku_ilp
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.machine import machine as _machine  # noqa: E402
+
+
+def machine() -> dict:
+    """This machine's facts (benchmarks/machine.py) with scipy versions."""
+    return _machine("scipy")
+
+
 OUT = Path(__file__).resolve().parent / "results"
 SIZES = (4, 9, 16, 25, 50)
 INSTANCES = {4: 100, 9: 100, 16: 100, 25: 100, 50: 50}
 PLAIN_INSTANCES = {4: 100, 9: 100, 16: 50, 25: 30, 50: 8}
 TIME_LIMIT = 10.0
 CHAINS = 16
-
-
-def machine() -> dict:
-    """CPU model, logical cores, Python and numba versions."""
-    import numba
-    import scipy
-
-    model = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "cpu": model,
-        "cores": os.cpu_count(),
-        "numba_threads": numba.get_num_threads(),
-        "python": platform.python_version(),
-        "numba": numba.__version__,
-        "scipy": scipy.__version__,
-        "load_average_at_start": os.getloadavg()[0],
-    }
 
 
 def instance(size: int, index: int):
