@@ -151,15 +151,35 @@ def kernel_registry() -> dict[str, tuple]:
             cuda_sudoku.CUDA_ORDERS,
             cuda_sudoku.launch_bounds,
         )
-    with contextlib.suppress(ImportError, AttributeError):
-        from gpu_anneal import cuda_shikaku
-
-        registry["shikaku"] = cuda_shikaku.PTX_ENTRY
-    with contextlib.suppress(ImportError, AttributeError):
-        from gpu_anneal import cuda_hashi
-
-        registry["hashi"] = cuda_hashi.PTX_ENTRY
+    registry["shikaku"] = _grid_puzzle_entry("shikaku")
+    registry["hashi"] = _grid_puzzle_entry("hashi")
     return registry
+
+
+# Small instances whose argument types stand for every instance (arrays of the same ranks)
+_EXAMPLES = {"shikaku": "3...2\n..9..\n....6\n.....", "hashi": "2.2\n...\n2.2"}
+
+
+def _grid_puzzle_entry(kind: str) -> tuple:
+    """Registry entry of the Shikaku or Hashiwokakero kernel: types taken from a real launch."""
+    import numba
+
+    if kind == "shikaku":
+        from cpu_reference import shikaku as model
+        from cpu_reference import shikaku_anneal as anneal
+        from gpu_anneal import cuda_shikaku as kernels
+    else:
+        from cpu_reference import hashi as model
+        from cpu_reference import hashi_anneal as anneal
+        from gpu_anneal import cuda_hashi as kernels
+
+    def signature() -> tuple:
+        captured: list = []
+        puzzle = model.parse_grid(_EXAMPLES[kind])
+        anneal.anneal(puzzle, chains=2, max_trials=1, runner=lambda *a: captured.append(a))
+        return tuple(numba.typeof(a) for a in captured[0])
+
+    return (lambda key: kernels.kernel_source(), signature, ("any",))
 
 
 def kernel_table(arch: str = "sm_90", kinds: tuple[str, ...] | None = None) -> list[dict]:
