@@ -145,3 +145,28 @@ def run_tts(
     else:
         print(json.dumps(summary))
     return 0 if rows else 2
+
+
+def run_tune(file, chains, move, candidates, runs, limit, time_limit) -> int:
+    """Print the tuning table and the chosen schedule as JSON."""
+    from cpu_reference.errors import InputError
+    from cpu_reference.sudoku_formats import iter_puzzles
+    from gpu_anneal.tune import DEFAULT_CANDIDATES, tune
+
+    if chains < 1 or runs < 1 or limit < 1:
+        raise InputError("--chains, --runs and --limit must be at least 1")
+    puzzles = []
+    for item in iter_puzzles(file, name=file):
+        if not isinstance(item, InputError):
+            puzzles.append(item)
+        if len(puzzles) >= limit:
+            break
+    if not puzzles:
+        raise InputError(f"{file}: no usable puzzle")
+    order = puzzles[0].order
+    result = tune(
+        [p.cells for p in puzzles if p.order == order], order, chains,
+        candidates=candidates or DEFAULT_CANDIDATES, move=move, runs=runs, time_limit=time_limit,
+    )  # fmt: skip
+    print(json.dumps(result))
+    return 0

@@ -186,6 +186,26 @@ def bench_tts(
     )
 
 
+@bench_app.command("tune")
+def bench_tune(
+    file: Annotated[str, typer.Argument(help="Puzzle file (a sample of the kind to solve)")],
+    chains: Annotated[int, typer.Option(help="Chains that will run at once")] = 2,
+    move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap")] = "sirdey",
+    candidate: Annotated[
+        list[str] | None, typer.Option(help="Schedules to try (default: a ladder of lengths)")
+    ] = None,
+    runs: Annotated[int, typer.Option(help="Runs per puzzle and schedule")] = 8,
+    limit: Annotated[int, typer.Option(help="Puzzles of the file to use")] = 5,
+    time_limit: Annotated[float, typer.Option(help="Seconds per run")] = 30.0,
+) -> None:
+    """Pick the schedule (trial length) with the lowest measured TTS for that many chains."""
+    from cli.bench import run_tune
+
+    raise typer.Exit(
+        _guarded(run_tune, file, chains, move, tuple(candidate or ()), runs, limit, time_limit)
+    )
+
+
 def _register_generation() -> None:
     """Add the generate and minimize commands (cli/generate.py) when present."""
     try:

@@ -154,16 +154,47 @@ def geometric(
     )
 
 
+# parameters a schedule string may set, per base schedule: "geometric:t0=2,ratio=0.999"
+_PARAMETERS = {
+    "sirdey": ("delta", "eps", "alpha", "plateau", "stall", "t0", "max_plateaus"),
+    "geometric": ("t0", "ratio", "t_final", "plateau", "stall", "max_plateaus"),
+}
+
+
 def by_name(name: str, order: int, **overrides) -> Schedule:
-    """The named schedule for an order, with fields overridden (plateau, stall, max_plateaus...)."""
-    if name == "sirdey-course":
-        sched = sirdey(order, "course")
-    elif name == "sirdey-paper":
-        sched = sirdey(order, "paper")
-    elif name == "geometric":
-        sched = geometric(order)
+    """The named schedule for an order, with fields overridden (plateau, stall, max_plateaus...).
+
+    A custom schedule is a name with parameters: "sirdey-course:delta=0.2,plateau=162",
+    "sirdey-paper:stall=0", "geometric:t0=1.5,ratio=0.9995,t_final=0.05".
+    """
+    base, _, text = name.partition(":")
+    family = "geometric" if base == "geometric" else "sirdey"
+    params: dict[str, float] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or key.strip() not in _PARAMETERS[family]:
+            allowed = ", ".join(_PARAMETERS[family])
+            raise InputError(f"schedule {name!r}: {item!r} is not one of {allowed} as key=value")
+        try:
+            params[key.strip()] = float(value)
+        except ValueError:
+            raise InputError(
+                f"schedule {name!r}: {key.strip()} = {value!r} is not a number"
+            ) from None
+    max_plateaus = params.pop("max_plateaus", None)
+    for key in ("plateau", "stall"):
+        if key in params:
+            params[key] = int(params[key])
+    if base == "sirdey-course":
+        sched = sirdey(order, "course", **params)
+    elif base == "sirdey-paper":
+        sched = sirdey(order, "paper", **params)
+    elif base == "geometric":
+        sched = geometric(order, **params)
     else:
         raise InputError(f"schedule {name!r}: expected one of {', '.join(SCHEDULE_NAMES)}")
+    if max_plateaus is not None:
+        overrides.setdefault("max_plateaus", int(max_plateaus))
     overrides = {key: value for key, value in overrides.items() if value is not None}
     for key, value in overrides.items():
         if key in ("plateau", "max_plateaus") and int(value) < 1:
@@ -183,8 +214,4 @@ def with_start(name: str, order: int, t0: float | None = None) -> Schedule:
     """The named schedule, restarted at temperature t0 when given (same cooling law and T_f)."""
     if t0 is None:
         return by_name(name, order)
-    if name in ("sirdey-course", "sirdey-paper"):
-        return sirdey(order, name.split("-")[1], t0=t0)
-    if name == "geometric":
-        return geometric(order, t0=t0)
-    return by_name(name, order)
+    return by_name(f"{name}{',' if ':' in name else ':'}t0={t0}", order)

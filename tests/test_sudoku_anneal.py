@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -159,3 +160,19 @@ def test_time_limit_stops_a_run_and_keeps_the_best_state():
     if not result.solved:
         assert result.cost == conflict_cost(result.best, 3)
         assert result.cost > 0
+
+
+def test_custom_schedule_strings():
+    """'name:key=value,...' sets parameters; unknown keys and non-numbers are refused."""
+    from cpu_reference.errors import InputError
+
+    geo = by_name("geometric:t0=1.5,ratio=0.9995,t_final=0.05", 3)
+    assert geo.t0 == 1.5 and geo.t_final == 0.05
+    assert geo.max_plateaus == math.ceil(math.log(1.5 / 0.05) / -math.log(0.9995))
+    wide = by_name("sirdey-course:delta=0.2,plateau=162,stall=5000", 3)
+    assert wide.plateau == 162 and wide.stall == 5000
+    assert wide.step == pytest.approx(math.log(1.2) / 811)
+    with pytest.raises(InputError, match="foo"):
+        by_name("sirdey-course:foo=1", 3)
+    with pytest.raises(InputError, match="not a number"):
+        by_name("geometric:t0=x", 3)
