@@ -187,6 +187,16 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
         return full_cost(vals, board, peers), s0, s1
 
     @njit(inline="always")
+    def puzzle_view(
+        p, init_cells, ninit, move_cells, nmove, cand, ncand, box_cells, nbox, box_missing
+    ):
+        """Puzzle p's rows of the per-puzzle arrays, as start_trial and plateau take them."""
+        return PuzzleView(
+            init_cells[p], ninit[p], move_cells[p], nmove[p], cand[p], ncand[p],
+            box_cells[p], nbox[p], box_missing[p],
+        )  # fmt: skip
+
+    @njit(inline="always")
     def plateau(vals, board, thr, pz, peers, moves, cost, best, s0, s1):
         """Up to `moves` moves; stops at cost 0. Returns (cost, best, done, accepted, s0, s1).
 
@@ -295,25 +305,12 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
                 if ctr[g, C_TRIALS] >= trial_cap:
                     ctr[g, C_STATUS] = EXHAUSTED
                     break
+                view = puzzle_view(
+                    p, init_cells, ninit, move_cells, nmove, cand, ncand, box_cells, nbox,
+                    box_missing,
+                )  # fmt: skip
                 cost, s0, s1 = start_trial(
-                    vals,
-                    board,
-                    given_vals[p],
-                    given_board[p],
-                    PuzzleView(
-                        init_cells[p],
-                        ninit[p],
-                        move_cells[p],
-                        nmove[p],
-                        cand[p],
-                        ncand[p],
-                        box_cells[p],
-                        nbox[p],
-                        box_missing[p],
-                    ),
-                    peers,
-                    s0,
-                    s1,
+                    vals, board, given_vals[p], given_board[p], view, peers, s0, s1
                 )
                 ctr[g, C_TRIALS] += 1
                 k = 0
@@ -322,27 +319,12 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
             if cost > 0 and nmove[p] > 0:
                 fill_thresholds(thr, beta_at(kind, beta0, step, k))
                 prev_best = best
+                view = puzzle_view(
+                    p, init_cells, ninit, move_cells, nmove, cand, ncand, box_cells, nbox,
+                    box_missing,
+                )  # fmt: skip
                 cost, best, done, acc, s0, s1 = plateau(
-                    vals,
-                    board,
-                    thr,
-                    PuzzleView(
-                        init_cells[p],
-                        ninit[p],
-                        move_cells[p],
-                        nmove[p],
-                        cand[p],
-                        ncand[p],
-                        box_cells[p],
-                        nbox[p],
-                        box_missing[p],
-                    ),
-                    peers,
-                    plateau_len,
-                    cost,
-                    best,
-                    s0,
-                    s1,
+                    vals, board, thr, view, peers, plateau_len, cost, best, s0, s1
                 )
                 ctr[g, C_PROPOSALS] += done
                 ctr[g, C_ACCEPTED] += acc
