@@ -16,6 +16,7 @@ from cli.output import (
     grid_text,
     write_record,
 )
+from cli.progress import RunProgress
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku_formats import Puzzle, iter_puzzles
 from cpu_reference.sudoku_verify import verify_solution
@@ -273,13 +274,15 @@ def _anneal_order(order: int, items, opts: SolveOptions, emit) -> None:
         stream = _dask_stream(cells(), order, opts, settings)
     else:
         stream = solve_stream(cells(), order, slots=opts.batch or 1, **settings)
-    try:
-        for result in stream:
-            write(result)
-    except InterruptedBatch as stop:
-        for result in stop.results:
-            write(result)
-        raise
+    with RunProgress() as progress:
+        try:
+            for result in stream:
+                write(result)
+                progress.advance(result.solved)
+        except InterruptedBatch as stop:
+            for result in stop.results:
+                write(result)
+            raise
 
 
 def _dask_stream(items, order: int, opts: SolveOptions, settings: dict):

@@ -220,3 +220,14 @@ def test_pool_streams_many_puzzles_with_refill(tmp_path):
     records = jsonl(result.stdout)
     assert sorted(r["index"] for r in records) == list(range(30))
     assert all(r["solved"] and r["verified"] for r in records)
+
+
+def test_progress_counts_and_stays_silent_off_a_terminal():
+    """The progress line counts puzzles; it never starts when disabled (not a terminal)."""
+    from cli.progress import RunProgress
+
+    with RunProgress(total=3, delay=0.0, enabled=False) as progress:
+        progress.advance(True)
+        progress.advance(False)
+    assert (progress.done, progress.solved) == (2, 1)
+    assert progress._progress is None
