@@ -35,8 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cpu_reference.errors import InputError
-
-_SIZE = re.compile(r"^\s*(\d+)\s*x\s*(\d+)")
+from cpu_reference.grid_anneal import desc_grid, grid_rows, parse_either, split_game_id
 
 
 @dataclass(frozen=True)
@@ -97,17 +96,7 @@ def _validate(grid: np.ndarray, maxb: int, allow_loops: bool, where: str) -> Has
 
 def parse_game_id(text: str, where: str = "game ID") -> Hashi:
     """Parse a Tatham `bridges` game ID."""
-    text = text.strip()
-    if ":" not in text:
-        raise InputError(f"{where}: no ':' between parameters and description")
-    params, desc = text.split(":", 1)
-    m = _SIZE.match(params)
-    if not m:
-        raise InputError(f"{where}: parameters {params!r} do not start with WxH")
-    w, h = int(m.group(1)), int(m.group(2))
-    if w < 1 or h < 1 or w * h > 10**6:
-        raise InputError(f"{where}: size {w}x{h} out of range")
-    rest = params[m.end() :]
+    w, h, rest, desc = split_game_id(text, where)
     maxb = 2
     mb = re.search(r"m(\d+)", rest)
     if mb:
@@ -125,44 +114,28 @@ def parse_game_id(text: str, where: str = "game ID") -> Hashi:
             raise InputError(f"{where}: unknown character {ch!r} at description offset {i}")
         if len(cells) > w * h:
             raise InputError(f"{where}: description has more than {w * h} cells")
-    if len(cells) != w * h:
-        raise InputError(f"{where}: description has {len(cells)} cells, {w}x{h} needs {w * h}")
-    return _validate(np.array(cells).reshape(h, w), maxb, allow_loops, where)
+    return _validate(desc_grid(cells, w, h, where), maxb, allow_loops, where)
+
+
+def _grid_cell(t: str) -> int | None:
+    if t in (".", "0"):
+        return 0
+    if t.isdigit() and 1 <= int(t) <= 16:
+        return int(t)
+    if len(t) == 1 and _value_of(t) > 0:
+        return _value_of(t)
+    return None
 
 
 def parse_grid(text: str, where: str = "grid", maxb: int = 2) -> Hashi:
     """Parse a plain text grid of island values and dots (spaces between cells allowed)."""
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    if not lines:
-        raise InputError(f"{where}: empty grid")
-    rows = []
-    for n, ln in enumerate(lines, 1):
-        tokens = ln.split() if len(ln.split()) > 1 else list(ln)
-        row = []
-        for t in tokens:
-            if t in (".", "0"):
-                row.append(0)
-            elif t.isdigit() and 1 <= int(t) <= 16:
-                row.append(int(t))
-            elif len(t) == 1 and _value_of(t) > 0:
-                row.append(_value_of(t))
-            else:
-                raise InputError(f"{where}: line {n}: unknown cell {t!r}")
-        if rows and len(row) != len(rows[0]):
-            raise InputError(f"{where}: line {n}: {len(row)} cells, line 1 has {len(rows[0])}")
-        rows.append(row)
+    rows = grid_rows(text, where, _grid_cell, spaced_per_line=True)
     return _validate(np.array(rows), maxb, True, where)
 
 
 def parse(text: str, where: str = "input") -> Hashi:
     """Parse a game ID (first line holds ':') or a plain text grid."""
-    stripped = text.strip()
-    if not stripped:
-        raise InputError(f"{where}: empty input")
-    first = stripped.splitlines()[0]
-    if ":" in first:
-        return parse_game_id(first, where)
-    return parse_grid(text, where)
+    return parse_either(text, where, parse_game_id, parse_grid)
 
 
 def to_game_id(p: Hashi) -> str:
@@ -243,21 +216,7 @@ def edge_graph(p: Hashi) -> EdgeGraph:
 
 def components(n_islands: int, pairs) -> int:
     """Number of connected components of the islands joined by `pairs` (union-find)."""
-    parent = list(range(n_islands))
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    count = n_islands
-    for a, b in pairs:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[ra] = rb
-            count -= 1
-    return count
+    return len(set(component_labels(n_islands, pairs).tolist()))
 
 
 def component_labels(n_islands: int, pairs) -> np.ndarray:

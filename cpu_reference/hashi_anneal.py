@@ -36,8 +36,9 @@ import numpy as np
 from numba import int64, njit, prange, uint64
 
 from cpu_reference.errors import InputError
+from cpu_reference.grid_anneal import chain_arrays, no_solution, run_trials, schedule, trial_stats
 from cpu_reference.hashi import Hashi, edge_graph
-from cpu_reference.rng import init_states, uniform_below, uniform_float64
+from cpu_reference.rng import uniform_below, uniform_float64
 
 ENERGIES = {
     "seed": (1, 1, 1, 0),
@@ -233,67 +234,15 @@ def hashi_trial(
 
 
 @njit(parallel=True, cache=True)
-def run_chains_cpu(
-    states,
-    ea,
-    eb,
-    xstart,
-    xlist,
-    istart,
-    ilist,
-    values,
-    maxb,
-    tree,
-    wc,
-    square,
-    we,
-    wg,
-    beta0,
-    growth,
-    plateau,
-    n_plateaus,
-    mult,
-    deg,
-    mark,
-    queue,
-    best,
-    best_f,
-    solved,
-    stop,
-    early_stop,
-):
-    """One trial on every chain, one chain per prange iteration."""
+def run_chains_cpu(states, *args):
+    """One trial on every chain, one chain per prange iteration.
+
+    `args` are hashi_trial's after `states`: ea, eb, xstart, xlist, istart, ilist, values, maxb,
+    tree, wc, square, we, wg, beta0, growth, plateau, n_plateaus, mult, deg, mark, queue, best,
+    best_f, solved, stop, early_stop.
+    """
     for i in prange(states.shape[0]):
-        hashi_trial(
-            i,
-            states,
-            ea,
-            eb,
-            xstart,
-            xlist,
-            istart,
-            ilist,
-            values,
-            maxb,
-            tree,
-            wc,
-            square,
-            we,
-            wg,
-            beta0,
-            growth,
-            plateau,
-            n_plateaus,
-            mult,
-            deg,
-            mark,
-            queue,
-            best,
-            best_f,
-            solved,
-            stop,
-            early_stop,
-        )
+        hashi_trial(i, states, *args)
 
 
 def default_schedule(n_edges: int, energy: str) -> dict:
@@ -329,82 +278,54 @@ def anneal(
     n_e = len(g.ea)
     n_i = len(g.values)
     if n_e == 0:
-        return {
-            "solved": False,
-            "energy": None,
-            "mult": np.zeros(0, np.int64),
-            "trials": 0,
-            "seconds": time.perf_counter() - t_start,
-            "chains": chains,
-            "no_solution": True,
-        }
-    sched = default_schedule(n_e, energy)
-    for key, val in (
-        ("t0", t0),
-        ("t_final", t_final),
-        ("n_plateaus", n_plateaus),
-        ("plateau", plateau),
-    ):
-        if val is not None:
-            sched[key] = val
-    npl = int(sched["n_plateaus"])
-    beta0 = 1.0 / sched["t0"]
-    growth = math.log(sched["t0"] / sched["t_final"]) / max(1, npl - 1)
-    runner = runner or run_chains_cpu
+        return no_solution(t_start, chains, mult=np.zeros(0, np.int64))
+    plateau, npl, beta0, growth = schedule(
+        default_schedule(n_e, energy),
+        t0=t0,
+        t_final=t_final,
+        n_plateaus=n_plateaus,
+        plateau=plateau,
+    )
     arrays = [
         a.astype(np.int64) for a in (g.ea, g.eb, g.xstart, g.xlist, g.istart, g.ilist, g.values)
     ]
-    states = init_states(chains, seed)
+    states, best_f, solved, stop = chain_arrays(chains, seed)
     mult = np.zeros((chains, n_e), dtype=np.int32)
     deg = np.zeros((chains, n_i), dtype=np.int32)
     mark = np.zeros((chains, n_i), dtype=np.int32)
     queue = np.zeros((chains, n_i), dtype=np.int32)
     best = np.zeros((chains, n_e), dtype=np.int32)
-    best_f = np.full(chains, np.iinfo(np.int64).max, dtype=np.int64)
-    solved = np.zeros(chains, dtype=np.int32)
-    stop = np.zeros(1, dtype=np.int32)
-    trials = 0
     tree = 0 if p.allow_loops else 1
-    while True:
-        runner(
-            states,
-            *arrays,
-            p.maxb,
-            tree,
-            wc,
-            square,
-            we,
-            wg,
-            beta0,
-            growth,
-            int(sched["plateau"]),
-            npl,
-            mult,
-            deg,
-            mark,
-            queue,
-            best,
-            best_f,
-            solved,
-            stop,
-            int(early_stop),
-        )
-        trials += 1
-        if solved.any() or time.perf_counter() - t_start > time_limit:
-            break
-        if max_trials is not None and trials >= max_trials:
-            break
+    args = (
+        states,
+        *arrays,
+        p.maxb,
+        tree,
+        wc,
+        square,
+        we,
+        wg,
+        beta0,
+        growth,
+        plateau,
+        npl,
+        mult,
+        deg,
+        mark,
+        queue,
+        best,
+        best_f,
+        solved,
+        stop,
+        int(early_stop),
+    )
+    trials = run_trials(runner or run_chains_cpu, args, solved, t_start, time_limit, max_trials)
     winners = np.nonzero(solved)[0]
     i = int(winners[0]) if len(winners) else int(np.argmin(best_f))
     return {
         "solved": bool(solved[i]),
         "energy": int(best_f[i]),
         "mult": best[i].astype(np.int64),
-        "trials": trials,
-        "seconds": time.perf_counter() - t_start,
-        "chains": chains,
-        "best_f": best_f,
-        "best": best,
-        "solved_chains": int(solved.sum()),
+        **trial_stats(t_start, trials, best_f, best, solved),
         "graph": g,
     }

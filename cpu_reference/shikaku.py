@@ -26,14 +26,13 @@ Formats:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from cpu_reference.errors import InputError
-
-_PARAMS = re.compile(r"^\s*(\d+)\s*x\s*(\d+)")
+from cpu_reference.grid_anneal import desc_grid, grid_rows, parse_either, split_game_id
+from cpu_reference.sudoku_formats import _solo
 
 
 @dataclass(frozen=True)
@@ -68,16 +67,7 @@ def _validate(grid: np.ndarray, where: str) -> Shikaku:
 
 def parse_game_id(text: str, where: str = "game ID") -> Shikaku:
     """Parse a Tatham `rect` game ID `WxH[params]:desc`."""
-    text = text.strip()
-    if ":" not in text:
-        raise InputError(f"{where}: no ':' between parameters and description")
-    params, desc = text.split(":", 1)
-    m = _PARAMS.match(params)
-    if not m:
-        raise InputError(f"{where}: parameters {params!r} do not start with WxH")
-    w, h = int(m.group(1)), int(m.group(2))
-    if w < 1 or h < 1 or w * h > 10**6:
-        raise InputError(f"{where}: size {w}x{h} out of range")
+    w, h, _, desc = split_game_id(text, where)
     cells: list[int] = []
     i = 0
     desc = desc.strip()
@@ -101,68 +91,29 @@ def parse_game_id(text: str, where: str = "game ID") -> Shikaku:
             raise InputError(f"{where}: unknown character {ch!r} at description offset {i}")
         if len(cells) > w * h:
             raise InputError(f"{where}: description has more than {w * h} cells")
-    if len(cells) != w * h:
-        raise InputError(f"{where}: description has {len(cells)} cells, {w}x{h} needs {w * h}")
-    return _validate(np.array(cells, dtype=np.int64).reshape(h, w), where)
+    return _validate(desc_grid(cells, w, h, where), where)
+
+
+def _grid_cell(t: str) -> int | None:
+    if t in (".", "0", "-"):
+        return 0
+    return int(t) if t.isdigit() else None
 
 
 def parse_grid(text: str, where: str = "grid") -> Shikaku:
     """Parse a plain text grid: digits and dots, one row per line (spaces between cells allowed)."""
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
-    if not lines:
-        raise InputError(f"{where}: empty grid")
-    rows: list[list[int]] = []
-    spaced = any(len(ln.split()) > 1 for ln in lines)
-    for n, ln in enumerate(lines, 1):
-        tokens = ln.split() if spaced else list(ln)
-        row = []
-        for t in tokens:
-            if t in (".", "0", "-"):
-                row.append(0)
-            elif t.isdigit():
-                row.append(int(t))
-            else:
-                raise InputError(f"{where}: line {n}: unknown cell {t!r}")
-        if rows and len(row) != len(rows[0]):
-            raise InputError(f"{where}: line {n}: {len(row)} cells, line 1 has {len(rows[0])}")
-        rows.append(row)
+    rows = grid_rows(text, where, _grid_cell, spaced_per_line=False)
     return _validate(np.array(rows, dtype=np.int64), where)
 
 
 def parse(text: str, where: str = "input") -> Shikaku:
     """Parse a game ID (one line containing ':') or a plain text grid."""
-    stripped = text.strip()
-    if not stripped:
-        raise InputError(f"{where}: empty input")
-    first = stripped.splitlines()[0]
-    if ":" in first:
-        return parse_game_id(first, where)
-    return parse_grid(text, where)
+    return parse_either(text, where, parse_game_id, parse_grid)
 
 
 def to_game_id(p: Shikaku) -> str:
     """The Tatham `rect` game ID of a puzzle."""
-    out = []
-    run = 0
-    prev_number = False
-    for v in p.grid.ravel():
-        if v == 0:
-            run += 1
-            continue
-        while run > 0:
-            step = min(run, 26)
-            out.append(chr(ord("a") + step - 1))
-            run -= step
-            prev_number = False
-        if prev_number:
-            out.append("_")
-        out.append(str(int(v)))
-        prev_number = True
-    while run > 0:
-        step = min(run, 26)
-        out.append(chr(ord("a") + step - 1))
-        run -= step
-    return f"{p.width}x{p.height}:" + "".join(out)
+    return f"{p.width}x{p.height}:" + _solo(p.grid.ravel())
 
 
 def to_grid_text(p: Shikaku) -> str:

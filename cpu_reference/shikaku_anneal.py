@@ -32,7 +32,8 @@ import numpy as np
 from numba import int64, njit, prange, uint64
 
 from cpu_reference.errors import InputError
-from cpu_reference.rng import init_states, uniform_below, uniform_float64
+from cpu_reference.grid_anneal import chain_arrays, no_solution, run_trials, schedule, trial_stats
+from cpu_reference.rng import uniform_below, uniform_float64
 from cpu_reference.shikaku import Shikaku, candidates, propagate
 
 
@@ -143,45 +144,14 @@ def shikaku_trial(
 
 
 @njit(parallel=True, cache=True)
-def run_chains_cpu(
-    states,
-    cand,
-    start,
-    movable,
-    width,
-    beta0,
-    growth,
-    plateau,
-    n_plateaus,
-    cur,
-    best,
-    cover,
-    best_f,
-    solved,
-    stop,
-    early_stop,
-):
-    """One trial on every chain, one chain per prange iteration."""
+def run_chains_cpu(states, *args):
+    """One trial on every chain, one chain per prange iteration.
+
+    `args` are shikaku_trial's after `states`: cand, start, movable, width, beta0, growth,
+    plateau, n_plateaus, cur, best, cover, best_f, solved, stop, early_stop.
+    """
     for i in prange(states.shape[0]):
-        shikaku_trial(
-            i,
-            states,
-            cand,
-            start,
-            movable,
-            width,
-            beta0,
-            growth,
-            plateau,
-            n_plateaus,
-            cur,
-            best,
-            cover,
-            best_f,
-            solved,
-            stop,
-            early_stop,
-        )
+        shikaku_trial(i, states, *args)
 
 
 CANDIDATE_SETS = ("all", "pruned", "propagated")
@@ -226,71 +196,43 @@ def anneal(
     t_start = time.perf_counter()
     cand, start, movable = model_arrays(p, candidate_set)
     if np.any(np.diff(start) == 0):
-        return {
-            "solved": False,
-            "energy": None,
-            "rects": None,
-            "trials": 0,
-            "seconds": time.perf_counter() - t_start,
-            "chains": chains,
-            "no_solution": True,
-        }
-    sched = default_schedule(p, len(movable))
-    for key, val in (
-        ("t0", t0),
-        ("t_final", t_final),
-        ("n_plateaus", n_plateaus),
-        ("plateau", plateau),
-    ):
-        if val is not None:
-            sched[key] = val
-    npl = int(sched["n_plateaus"])
-    beta0 = 1.0 / sched["t0"]
-    growth = math.log(sched["t0"] / sched["t_final"]) / max(1, npl - 1)
-    runner = runner or run_chains_cpu
+        return no_solution(t_start, chains, rects=None)
+    plateau, npl, beta0, growth = schedule(
+        default_schedule(p, len(movable)),
+        t0=t0,
+        t_final=t_final,
+        n_plateaus=n_plateaus,
+        plateau=plateau,
+    )
     k_count = len(start) - 1
-    states = init_states(chains, seed)
+    states, best_f, solved, stop = chain_arrays(chains, seed)
     cur = np.zeros((chains, k_count), dtype=np.int64)
     best = np.zeros((chains, k_count), dtype=np.int64)
     cover = np.zeros((chains, p.height * p.width), dtype=np.int32)
-    best_f = np.full(chains, np.iinfo(np.int64).max, dtype=np.int64)
-    solved = np.zeros(chains, dtype=np.int32)
-    stop = np.zeros(1, dtype=np.int32)
-    trials = 0
-    while True:
-        runner(
-            states,
-            cand,
-            start,
-            movable,
-            p.width,
-            beta0,
-            growth,
-            int(sched["plateau"]),
-            npl,
-            cur,
-            best,
-            cover,
-            best_f,
-            solved,
-            stop,
-            int(early_stop),
-        )
-        trials += 1
-        if solved.any() or time.perf_counter() - t_start > time_limit:
-            break
-        if max_trials is not None and trials >= max_trials:
-            break
+    args = (
+        states,
+        cand,
+        start,
+        movable,
+        p.width,
+        beta0,
+        growth,
+        plateau,
+        npl,
+        cur,
+        best,
+        cover,
+        best_f,
+        solved,
+        stop,
+        int(early_stop),
+    )
+    trials = run_trials(runner or run_chains_cpu, args, solved, t_start, time_limit, max_trials)
     i = int(np.argmin(best_f))
     rects = cand[best[i]].tolist()
     return {
         "solved": bool(best_f[i] == p.height * p.width),
         "energy": int(best_f[i]),
         "rects": rects,
-        "trials": trials,
-        "seconds": time.perf_counter() - t_start,
-        "chains": chains,
-        "best_f": best_f,
-        "best": best,
-        "solved_chains": int(solved.sum()),
+        **trial_stats(t_start, trials, best_f, best, solved),
     }
