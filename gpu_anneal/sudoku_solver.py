@@ -178,6 +178,8 @@ def solve_stream(
     pool = _Pool(batch, source, cursor, first_chain, first_index, propagate)
     pool.fill()
     runner = make_runner(batch, used)  # uploads the filled pool
+    runner.run(0)  # compiles on first use: time limits count annealing, not compilation
+    pool.restart_clocks()
     budget = 16
     try:
         while pool.active():
@@ -249,6 +251,11 @@ class _Pool:
             self.slot_start[p] = time.perf_counter()
         if runner is not None:
             runner.load_slot(p)
+
+    def restart_clocks(self) -> None:
+        """Every puzzle's time starts now."""
+        now = time.perf_counter()
+        self.slot_start = [now] * len(self.slot_start)
 
     def active(self) -> bool:
         """Whether any slot still holds a puzzle."""

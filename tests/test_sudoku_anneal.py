@@ -156,10 +156,10 @@ def test_time_limit_stops_a_run_and_keeps_the_best_state():
     """A tiny time limit returns unsolved with the best grid so far, never a false solution."""
     puzzle = read_puzzles(DATA / "top95_head.txt")[0].cells
     result = solve_one(puzzle, 3, chains=2, seed=2, time_limit=0.3)
-    assert result.seconds < 5
-    if not result.solved:
-        assert result.cost == conflict_cost(result.best, 3)
-        assert result.cost > 0
+    assert result.seconds < 5  # compilation is not counted, annealing stops at the limit
+    assert not result.solved and result.solution is None  # hopeless in 0.3 s with T0 = 810
+    assert result.cost == conflict_cost(result.best, 3)
+    assert result.cost > 0
 
 
 def test_custom_schedule_strings():
