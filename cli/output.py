@@ -21,11 +21,11 @@ def error_line(message: str) -> None:
     print(f"gpu-anneal: {message}", file=sys.stderr, flush=True)
 
 
-def grid_text(cells: np.ndarray | None, order: int, fmt: str) -> str | None:
-    """A grid in the input's own format (line form for tsv/tdoku/solo inputs stays theirs)."""
+def grid_text(cells: np.ndarray | None, order: int, fmt: str, name: str = "") -> str | None:
+    """A grid in the input's own format (tsv lines keep the puzzle's name)."""
     if cells is None:
         return None
-    return format_grid(np.asarray(cells, dtype=np.uint8), order, fmt)
+    return format_grid(np.asarray(cells, dtype=np.uint8), order, fmt, name if fmt == "tsv" else "")
 
 
 def write_record(record: dict, output: str) -> None:

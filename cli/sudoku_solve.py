@@ -97,8 +97,10 @@ def result_record(puzzle: Puzzle, index: int, result: SolveResult) -> dict:
         "order": puzzle.order,
         "solved": result.solved,
         "verified": result.verified,
-        "solution": grid_text(result.solution, puzzle.order, puzzle.fmt),
-        "best": None if result.solved else grid_text(result.best, puzzle.order, puzzle.fmt),
+        "solution": grid_text(result.solution, puzzle.order, puzzle.fmt, puzzle.name),
+        "best": None
+        if result.solved
+        else grid_text(result.best, puzzle.order, puzzle.fmt, puzzle.name),
         "method": "anneal",
         "backend": result.backend,
         "cost": result.cost,
@@ -115,19 +117,33 @@ def result_record(puzzle: Puzzle, index: int, result: SolveResult) -> dict:
     }
 
 
+# Branch nodes the exact method spends before it gives up counting (a few seconds at 25x25).
+EXACT_NODES = 2_000_000
+
+
 def exact_record(puzzle: Puzzle, index: int) -> dict:
-    """Solve one puzzle with the exact solver, counting solutions up to two."""
+    """Solve one puzzle with the exact solver, counting solutions up to two.
+
+    A search that passes EXACT_NODES nodes switches to randomised restarts for one solution;
+    uniqueness is then unknown (null), and with no solution found the puzzle is unsolved.
+    """
     import time
 
-    from cpu_reference.sudoku_exact import solve_exact
+    from cpu_reference.sudoku_exact import solve_exact, solve_restarts
 
     start = time.perf_counter()
-    count, solution, nodes = solve_exact(puzzle.cells, puzzle.order, limit=2)
+    count, solution, nodes = solve_exact(puzzle.cells, puzzle.order, limit=2, max_nodes=EXACT_NODES)
+    if count < 0:  # the ordered search hit its cap: randomised restarts find a solution
+        found, solution, more = solve_restarts(puzzle.cells, puzzle.order, max_nodes=EXACT_NODES)
+        nodes += more
+        count = -1 if found > 0 else found
     seconds = time.perf_counter() - start
     error = None
     verified = False
     if count == 0:
         error = "no solution"
+    elif count < 0 and not np.any(solution):
+        error = f"search stopped after {nodes} nodes without an answer"
     else:
         error = verify_solution(solution, puzzle.order, puzzle.cells)
         verified = error is None
@@ -138,9 +154,11 @@ def exact_record(puzzle: Puzzle, index: int) -> dict:
         "order": puzzle.order,
         "solved": verified,
         "verified": verified,
-        "unique": count == 1 if count else None,
-        "solutions": "2+" if count >= 2 else count,
-        "solution": grid_text(solution, puzzle.order, puzzle.fmt) if verified else None,
+        "unique": count == 1 if count > 0 else None,
+        "solutions": "2+" if count >= 2 else (count if count >= 0 else None),
+        "solution": grid_text(solution, puzzle.order, puzzle.fmt, puzzle.name)
+        if verified
+        else None,
         "method": "exact",
         "backend": "cpu",
         "cost": 0 if verified else None,
