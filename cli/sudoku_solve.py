@@ -88,6 +88,11 @@ def read_all(
             tally.bad_input += 1
 
 
+def _text(cells, puzzle: Puzzle) -> str | None:
+    """A grid written in the puzzle's own format."""
+    return grid_text(cells, puzzle.order, puzzle.fmt, puzzle.name)
+
+
 def result_record(puzzle: Puzzle, index: int, result: SolveResult) -> dict:
     """The JSON object of one annealed puzzle."""
     return {
@@ -97,7 +102,7 @@ def result_record(puzzle: Puzzle, index: int, result: SolveResult) -> dict:
         "order": puzzle.order,
         "solved": result.solved,
         "verified": result.verified,
-        "solution": grid_text(result.solution, puzzle.order, puzzle.fmt, puzzle.name),
+        "solution": _text(result.solution, puzzle),
         "best": None
         if result.solved
         else grid_text(result.best, puzzle.order, puzzle.fmt, puzzle.name),
