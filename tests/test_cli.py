@@ -231,3 +231,31 @@ def test_progress_counts_and_stays_silent_off_a_terminal():
         progress.advance(False)
     assert (progress.done, progress.solved) == (2, 1)
     assert progress._progress is None
+
+
+def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path):
+    """SIGINT mid-run: solved puzzles stay written, the one in progress is reported, exit 130."""
+    import signal
+    import time
+
+    path = tmp_path / "mixed.txt"
+    impossible = "..12" + "...." + "3..." + "4..."  # r1c1 has no digit left
+    path.write_text("1...........4...\n..3.4.........2.\n" + impossible + "\n")
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "solve", str(path), "--out", str(out), "--chains", "1",
+         "--time-limit", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.time() + 120
+    while time.time() < deadline and (not out.exists() or len(jsonl(out.read_text())) < 2):
+        time.sleep(0.2)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    records = jsonl(out.read_text())
+    assert proc.returncode == 130, proc.stderr
+    assert [r["index"] for r in records] == [0, 1, 2]
+    assert records[0]["solved"] and records[1]["solved"]
+    assert records[2]["solved"] is False and records[2]["error"] == "interrupted"
+    assert "Traceback" not in proc.stderr
