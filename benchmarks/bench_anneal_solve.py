@@ -26,8 +26,10 @@ from benchmarks.machine import machine  # noqa: E402
 from cpu_reference.schedules import with_start  # noqa: E402
 from cpu_reference.sudoku_exact import solve_exact  # noqa: E402
 from cpu_reference.sudoku_formats import read_puzzles  # noqa: E402
+from gpu_anneal.backends import cpu_threads  # noqa: E402
 from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
-from gpu_anneal.tts import core_rate_of  # noqa: E402
+
+SEED002 = ROOT / "tests/data/seed002_grids.txt"
 
 
 def unique_4x4(count: int, seed: int) -> list[np.ndarray]:
@@ -48,7 +50,7 @@ def unique_4x4(count: int, seed: int) -> list[np.ndarray]:
     return out
 
 
-def run_set(name, puzzles, order, args, rate) -> dict:
+def run_set(name, puzzles, order, args) -> dict:
     """Solve each puzzle in turn; per-puzzle rows and a summary."""
     rows = []
     sched = with_start(args.schedule, order, args.t0)
@@ -63,13 +65,15 @@ def run_set(name, puzzles, order, args, rate) -> dict:
         print(f"{name} {i}: solved={r.solved} trials={r.trials} {r.seconds:.2f} s", flush=True)
     solved = [r for r in rows if r["solved"]]
     trials = sum(r["trials"] for r in rows)
-    proposals = sum(r["proposals"] for r in rows)
+    busy = min(args.chains, cpu_threads())
+    core_seconds = sum(r["seconds"] * busy for r in rows)
     return {
         "set": name,
         "puzzles": len(rows),
         "solved": len(solved),
         "mean_trials_per_solved": trials / len(solved) if solved else None,
-        "seconds_per_trial_one_core": proposals / trials / rate if trials else None,
+        # each puzzle holds min(chains, cores) cores for its seconds
+        "seconds_per_trial_one_core": core_seconds / trials if trials else None,
         "median_seconds": statistics.median(r["seconds"] for r in rows) if rows else None,
         "rows": rows,
     }
@@ -89,21 +93,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--name", default="anneal_solve")
     args = parser.parse_args()
-    rate = core_rate_of(3, args.move)
     started = time.time()
     sets = [
-        run_set("4x4", unique_4x4(args.fours, args.seed), 2, args, core_rate_of(2, args.move)),
-        run_set(
-            "seed002",
-            [p.cells for p in read_puzzles(ROOT / "tests/data/seed002_grids.txt")],
-            3,
-            args,
-            rate,
-        ),  # fmt: skip
-        run_set("top95", [p.cells for p in read_puzzles(args.top95)][: args.limit], 3, args, rate),
+        run_set("4x4", unique_4x4(args.fours, args.seed), 2, args),
+        run_set("seed002", [p.cells for p in read_puzzles(SEED002)], 3, args),
+        run_set("top95", [p.cells for p in read_puzzles(args.top95)][: args.limit], 3, args),
     ]
     result = {"machine": machine(), "schedule": args.schedule, "t0": args.t0, "move": args.move,
-              "chains": args.chains, "time_limit": args.time_limit, "core_rate": rate,
+              "chains": args.chains, "time_limit": args.time_limit,
               "wall_seconds": time.time() - started, "sets": sets}  # fmt: skip
     out = ROOT / "benchmarks/results" / args.name
     out.with_suffix(".json").write_text(json.dumps(result, indent=1))
@@ -115,7 +112,7 @@ def main() -> None:
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores, load {m['load_average']}, {m['date']}. "
         f"{args.chains} chains per puzzle on all cores, {args.time_limit:g} s per puzzle. "
-        f"One core: {rate / 1e6:.1f} M proposals/s.",
+        "Seconds per trial: the cores a puzzle holds times its seconds, over its trials.",
         "",
         "| set | solved | mean trials per solved puzzle | seconds per trial (one core) "
         "| median seconds |",

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.machine import machine  # noqa: E402
 from cpu_reference.sudoku_exact import solve_exact  # noqa: E402
 from cpu_reference.sudoku_formats import format_grid, read_puzzles  # noqa: E402
-from gpu_anneal.tts import core_rate_of, measure_puzzle  # noqa: E402
+from gpu_anneal.tts import measure_puzzle  # noqa: E402
 
 PAPER_TRIALS = {23: 7.69, 26: 2.28, 25: 3.85, 24: 2.38}
 
@@ -64,14 +64,12 @@ def main() -> None:
         puzzles.append({"name": f"seed 002 {p.name}", "givens": p.givens,
                         "paper_mean_trials": None, "puzzle": format_grid(p.cells, 3, "line"),
                         "cells": p.cells})  # fmt: skip
-    rate = core_rate_of(3, "sirdey")
     rows = []
     started = time.time()
     for schedule in ("sirdey-course", "sirdey-paper"):
         for j, p in enumerate(puzzles):
             r = measure_puzzle(p["cells"], 3, runs=args.runs, schedule=schedule,
-                               seed=args.seed + 100 * j, time_limit=args.time_limit,
-                               core_rate=rate)  # fmt: skip
+                               seed=args.seed + 100 * j, time_limit=args.time_limit)  # fmt: skip
             row = {"schedule": schedule, "name": p["name"], "givens": p["givens"],
                    "puzzle": p["puzzle"], "paper_mean_trials": p["paper_mean_trials"],
                    **r.as_dict()}  # fmt: skip
@@ -80,7 +78,7 @@ def main() -> None:
                   f"{r.mean_trials:.2f}, p in [{r.p_low:.3f}, {r.p_high:.3f}], "
                   f"{r.seconds_per_trial:.3f} s/trial", flush=True)  # fmt: skip
     result = {"machine": machine(), "runs": args.runs, "time_limit": args.time_limit,
-              "core_rate": rate, "wall_seconds": time.time() - started, "rows": rows}  # fmt: skip
+              "wall_seconds": time.time() - started, "rows": rows}  # fmt: skip
     out = ROOT / "benchmarks/results/paper"
     out.with_suffix(".json").write_text(json.dumps(result, indent=1))
     m = result["machine"]

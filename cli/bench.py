@@ -107,7 +107,7 @@ def run_tts(
         puzzles.append(item)
         if limit is not None and len(puzzles) >= limit:
             break
-    rate = core_rate_of(puzzles[0].order, move, backend) if puzzles else None
+    rate = core_rate_of(puzzles[0].order, move, backend) if puzzles and backend != "cpu" else None
     for index, puzzle in enumerate(puzzles):
         sched = with_start(schedule, puzzle.order, t0)
         row = measure_puzzle(
@@ -127,7 +127,7 @@ def run_tts(
     report = {
         "file": file, "schedule": schedule, "t0": t0, "move": move, "runs": runs,
         "backend": backend,
-        "time_limit": time_limit, "core_rate": rate, "summary": summary,
+        "time_limit": time_limit, "card_rate": rate, "summary": summary,
         "puzzles": [r.as_dict() for r in rows],
     }  # fmt: skip
     if plot and rows:

@@ -6,12 +6,13 @@ Glossary:
     S        runs that solved
     p        success probability of one trial, estimated as S / sum_r T_r (the maximum
              likelihood estimate for trials that succeed independently with probability p)
-    t_trial  seconds of one core per trial: wall seconds x cores busy / sum_r T_r
+    t_trial  seconds of one core per trial: the runs' core-seconds / sum_r T_r (each run holds
+             one core from its start to its end, compilation excluded)
     TTS99    t_trial * ln(0.01) / ln(1 - p): one core's time to solve with probability 0.99 by
              restarting; on the whole machine (every core restarting independently) divide by
              the number of cores
 
-Runs of one puzzle go through the pool together, so every core is busy. The interval on p is
+Runs of one puzzle go through the pool as many at a time as there are cores. The interval on p is
 Clopper-Pearson (95 %); the interval on TTS99 is a bootstrap over runs (95 %).
 """
 
@@ -100,19 +101,21 @@ def measure_puzzle(
     bootstrap: int = 2000,
     core_rate: float | None = None,
 ) -> TtsResult:
-    """R independent runs of one puzzle (one chain each), all in the pool at once.
+    """R independent runs of one puzzle, one chain each, as many at once as there are cores.
 
-    Seconds per trial are the mean proposals per trial divided by `core_rate`, one core's
-    proposals per second for this order and move (measured by `core_rate_of` when not given),
-    so idle cores at the end of a run do not inflate them.
+    Each run holds one core from start to end, so its seconds are core-seconds, and seconds
+    per trial are their sum over the trials of all runs (compilation excluded). With
+    `core_rate` (proposals per second of one core, or of the whole card) they are the mean
+    proposals per trial divided by it instead: exact arithmetic, for tests and GPU runs.
     """
     used = resolve_backend(backend)
     cores = cpu_threads() if used == "cpu" else 1
     copies = np.repeat(np.asarray(puzzle, np.uint8)[None], runs, axis=0)
+    slots = min(cores, runs) if used == "cpu" else runs
     start = time.perf_counter()
     results = solve_batch(
         copies, order, schedule=schedule, chains=1, seed=seed, time_limit=time_limit,
-        backend=used, move=move, slots=runs,
+        backend=used, move=move, slots=slots,
     )  # fmt: skip
     wall = time.perf_counter() - start
     trials = np.array([r.trials for r in results])
@@ -120,8 +123,12 @@ def measure_puzzle(
     total = int(trials.sum())
     p = float(solved.sum() / total) if total else 0.0
     low, high = clopper_pearson(int(solved.sum()), total)
-    rate = core_rate or core_rate_of(order, move, used)
-    t_trial = sum(r.proposals for r in results) / max(total, 1) / rate
+    proposals = sum(r.proposals for r in results)
+    if core_rate is not None or used != "cpu":
+        rate = core_rate or core_rate_of(order, move, used)
+        t_trial = proposals / max(total, 1) / rate
+    else:
+        t_trial = sum(r.seconds for r in results) / max(total, 1)
     rng = np.random.default_rng(seed)
     boot = []
     for _ in range(bootstrap):

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from cpu_reference.schedules import by_name
-from gpu_anneal.tts import core_rate_of, measure_puzzle
+from gpu_anneal.tts import measure_puzzle
 
 DEFAULT_CANDIDATES = (
     "sirdey-course",
@@ -53,7 +53,6 @@ def tune(
     seed: int = 0,
 ) -> dict:
     """Measure every candidate on the puzzles; the one with the lowest median TTS(K) wins."""
-    rate = core_rate_of(order, move)
     table = []
     for name in candidates:
         by_name(name, order)  # refuse a malformed candidate before measuring anything
@@ -61,7 +60,7 @@ def tune(
         for i, cells in enumerate(puzzles):
             row = measure_puzzle(
                 cells, order, runs=runs, schedule=name, move=move, seed=seed + i,
-                time_limit=time_limit, core_rate=rate, index=i,
+                time_limit=time_limit, index=i,
             )  # fmt: skip
             per_puzzle.append(tts_parallel(row.seconds_per_trial, row.p, chains))
         table.append({
