@@ -50,8 +50,8 @@ def generate(
     time_limit: Annotated[float, typer.Option(help="anneal: seconds per batch; 0 = none")] = 60.0,
     max_rounds: Annotated[int, typer.Option(help="--puzzles: rounds of grids at most")] = 100,
     tries: Annotated[
-        int, typer.Option(help="Emptying: anneal each grid this often, keep best")
-    ] = 1,
+        int, typer.Option(help="Emptying: anneal each grid this often, keep best (seed: 1)")
+    ] = 4,
     output: Annotated[str, typer.Option(help="text | jsonl")] = "text",
     stats: Annotated[bool, typer.Option("--stats", help="Counters as JSON on stderr")] = False,
     size: Annotated[str, typer.Option(help="shikaku/hashi: WxH")] = SIZE_DEFAULT,
@@ -88,7 +88,9 @@ def minimize(
     ti: Annotated[float, typer.Option("--ti", help="First temperature")] = 1.0,
     tf: Annotated[float, typer.Option("--tf", help="Last temperature")] = 0.15,
     step: Annotated[float, typer.Option(help="Temperature decrement per step")] = 0.0002,
-    tries: Annotated[int, typer.Option(help="Anneal each grid this often, keep the best")] = 1,
+    tries: Annotated[
+        int, typer.Option(help="Anneal each grid this often, keep the best (seed: 1)")
+    ] = 4,
     method: Annotated[str, typer.Option(help="With --count: anneal | permute | backtrack")] = (
         "backtrack"
     ),
