@@ -68,9 +68,9 @@ def final_temperature(order: int, eps: float = 0.5, alpha: float = 0.99) -> floa
     return eps / (lay.cells * math.log(lay.N) - math.log(1.0 - alpha))
 
 
-def default_stall(order: int) -> int:
-    """The paper's 10,000-plateau stall rule, scaled by e_P(order) / e_P(9x9)."""
-    return round(10_000 * course_e_p(order) / course_e_p(3))
+def default_stall(e_p: float) -> int:
+    """The paper's 10,000-plateau stall rule at the course's cooling rate, scaled by e_P / 810."""
+    return round(10_000 * e_p / course_e_p(3))
 
 
 def course_e_p(order: int) -> int:
@@ -91,8 +91,9 @@ def sirdey(
     """Sirdey's schedule: variant "course" (T0 = e_P = 810 for 9x9) or "paper" (e_P = 16202).
 
     stall: plateaus without a new best after which a trial is abandoned; by default the
-    paper's 10,000 for 9x9, scaled for other orders by e_P / 810 so that it spans the same
-    change of temperature (10,000 plateaus are too few to cool anything at 25x25).
+    paper's 10,000 at the course's cooling rate (e_P = 810), scaled by e_P / 810 so that it
+    always spans the same change of beta: 10,000 plateaus cool a 25x25 (e_P = 20,000), or
+    the paper's e_P = 16202, by too little to get anywhere, and every trial would end hot.
     """
     if variant not in ("course", "paper"):
         raise InputError(f"schedule variant {variant!r}: expected 'course' or 'paper'")
@@ -107,7 +108,7 @@ def sirdey(
     step = math.log1p(delta) / (e_p + 1)
     max_plateaus = max(1, math.ceil((1.0 / t_final - 1.0 / t_start) / step))
     if stall is None:
-        stall = default_stall(order)
+        stall = default_stall(e_p)
     return Schedule(
         name=f"sirdey-{variant}",
         kind=KIND_LINEAR,
