@@ -69,8 +69,8 @@ def final_temperature(order: int, eps: float = 0.5, alpha: float = 0.99) -> floa
 
 
 def default_stall(e_p: float) -> int:
-    """The paper's 10,000-plateau stall rule at the course's cooling rate, scaled by e_P / 810."""
-    return round(10_000 * e_p / course_e_p(3))
+    """The paper's 10,000 plateaus at the course's cooling rate, scaled by (e_P + 1) / 811."""
+    return round(10_000 * (e_p + 1) / (course_e_p(3) + 1))
 
 
 def course_e_p(order: int) -> int:
@@ -91,7 +91,7 @@ def sirdey(
     """Sirdey's schedule: variant "course" (T0 = e_P = 810 for 9x9) or "paper" (e_P = 16202).
 
     stall: plateaus without a new best after which a trial is abandoned; by default the
-    paper's 10,000 at the course's cooling rate (e_P = 810), scaled by e_P / 810 so that it
+    paper's 10,000 at the course's cooling rate (e_P = 810), scaled by (e_P + 1) / 811 so that it
     always spans the same change of beta: 10,000 plateaus cool a 25x25 (e_P = 20,000), or
     the paper's e_P = 16202, by too little to get anywhere, and every trial would end hot.
     """
