@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -124,6 +125,7 @@ def run_tts(
                 flush=True,
             )
     summary = summarize(rows) if rows else {}
+    label = schedule if t0 is None else f"{schedule} from T0 = {t0:g}"
     report = {
         "file": file, "schedule": schedule, "t0": t0, "move": move, "runs": runs,
         "backend": backend,
@@ -133,13 +135,13 @@ def run_tts(
     if plot and rows:
         from gpu_anneal.plots import plot_tts
 
-        plot_tts(report["puzzles"], plot, f"{file}: {schedule}, move {move}")
+        plot_tts(report["puzzles"], plot, f"{Path(file).name}: {label}, move {move}")
     if trace and puzzles:
         from gpu_anneal.plots import plot_trace
 
         sched = with_start(schedule, puzzles[0].order, t0)
         data = trace_run(puzzles[0].cells, puzzles[0].order, sched, move=move, seed=seed)
-        plot_trace(data, trace, f"puzzle 0: {schedule}, move {move}")
+        plot_trace(data, trace, f"{Path(file).name}, puzzle 0: {label}, move {move}")
     if json_out:
         print(json.dumps(report))
     else:
