@@ -40,7 +40,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=str(ROOT.parent / "shared/data/sudoku"))
     parser.add_argument("--sizes", default="9,16,25")
-    parser.add_argument("--per-level", type=int, default=10)
+    parser.add_argument(
+        "--per-level", default="10", help="instances per level: one number, or one per size"
+    )
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--move", default="candidate")
     parser.add_argument("--schedule", default="sirdey-course")
@@ -50,8 +52,11 @@ def main() -> None:
     args = parser.parse_args()
     table = []
     started = time.time()
-    for size in (int(x) for x in args.sizes.split(",")):
-        levels = instances(Path(args.data) / f"general_{size}x{size}.tsv", args.per_level)
+    sizes = [int(x) for x in args.sizes.split(",")]
+    counts = [int(x) for x in str(args.per_level).split(",")]
+    counts += counts[-1:] * (len(sizes) - len(counts))
+    for size, per_level in zip(sizes, counts, strict=False):
+        levels = instances(Path(args.data) / f"general_{size}x{size}.tsv", per_level)
         for fill in sorted(levels):
             solved, seconds = 0, []
             for p in levels[fill]:
@@ -78,7 +83,8 @@ def main() -> None:
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores, load {m['load_average']}, {m['date']}. "
         f"Move {args.move}, schedule {args.schedule} from T0 = {args.t0}, {args.chains} chains, "
-        f"{args.time_limit:g} s per instance, first {args.per_level} instances per level.",
+        f"{args.time_limit:g} s per instance, first {args.per_level} instances per level "
+        f"(sizes {args.sizes}).",
         "",
         "| size | " + " | ".join(f"{f}%" for f in range(0, 101, 5)) + " |",
         "| --- |" + " ---: |" * 21,
