@@ -24,30 +24,18 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.machine import machine  # noqa: E402
 from cpu_reference.schedules import with_start  # noqa: E402
-from cpu_reference.sudoku_exact import solve_exact  # noqa: E402
 from cpu_reference.sudoku_formats import read_puzzles  # noqa: E402
 from gpu_anneal.backends import cpu_threads  # noqa: E402
+from gpu_anneal.generation import generate_puzzles  # noqa: E402
 from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
 
 SEED002 = ROOT / "tests/data/seed002_grids.txt"
 
 
 def unique_4x4(count: int, seed: int) -> list[np.ndarray]:
-    """Random 4x4 puzzles emptied greedily while their solution stays unique."""
-    rng = np.random.default_rng(seed)
-    out = []
-    while len(out) < count:
-        _, full, _ = solve_exact(
-            np.zeros(16, np.uint8), 2, limit=1, shuffle_seed=int(rng.integers(1e9))
-        )
-        puzzle = full.copy()
-        for c in rng.permutation(16):
-            keep = puzzle[c]
-            puzzle[c] = 0
-            if solve_exact(puzzle, 2, limit=2)[0] != 1:
-                puzzle[c] = keep
-        out.append(puzzle)
-    return out
+    """Random minimal 4x4 puzzles with a unique solution (generation's emptying)."""
+    made, _ = generate_puzzles(2, count, seed=seed, method="backtrack", tries=1)
+    return [m["puzzle"] for m in made]
 
 
 def run_set(name, puzzles, order, args) -> dict:

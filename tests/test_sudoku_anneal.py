@@ -100,25 +100,16 @@ def test_cut_batches_keep_each_chain_stream():
 
 
 def test_every_4x4_puzzle_of_a_sample_is_solved_and_agrees_with_exact():
-    """Forty random 4x4 puzzles with one solution each: annealing finds that very solution."""
-    rng = np.random.default_rng(5)
-    puzzles, solutions = [], []
-    while len(puzzles) < 40:
-        _, full, _ = solve_exact(
-            np.zeros(16, np.uint8), 2, limit=1, shuffle_seed=int(rng.integers(1e9))
-        )
-        puzzle = full.copy()
-        for c in rng.permutation(16):
-            keep = puzzle[c]
-            puzzle[c] = 0
-            if solve_exact(puzzle, 2, limit=2)[0] != 1:
-                puzzle[c] = keep
-        puzzles.append(puzzle)
-        solutions.append(full.copy())
-    results = solve_batch(np.stack(puzzles), 2, chains=2, seed=11, time_limit=30)
-    for result, solution in zip(results, solutions, strict=True):
+    """Forty random minimal 4x4 puzzles: annealing finds each one's unique solution."""
+    from gpu_anneal.generation import generate_puzzles
+
+    made, _ = generate_puzzles(2, 40, seed=5, method="backtrack", tries=1)
+    puzzles = np.stack([m["puzzle"] for m in made])
+    results = solve_batch(puzzles, 2, chains=2, seed=11, time_limit=30)
+    for result, made_one in zip(results, made, strict=True):
         assert result.solved and result.verified
-        np.testing.assert_array_equal(result.solution, solution)
+        assert solve_exact(made_one["puzzle"], 2, limit=2)[0] == 1
+        np.testing.assert_array_equal(result.solution, made_one["solution"])
 
 
 def test_seed002_easy_grid_agrees_with_exact_solver():
