@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -263,14 +264,9 @@ def _anneal_stream(puzzles, opts: SolveOptions, emit) -> None:
     head = next(stream, None)
     if head is None:
         return
-    _anneal_order(head[1].order, _chain_items(head, stream), opts, emit)
+    _anneal_order(head[1].order, itertools.chain([head], stream), opts, emit)
     for order, items in held.items():
         _anneal_order(order, iter(items), opts, emit)
-
-
-def _chain_items(head, rest):
-    yield head
-    yield from rest
 
 
 def _anneal_order(order: int, items, opts: SolveOptions, emit) -> None:

@@ -50,13 +50,6 @@ def next_u64(s0, s1):
 
 
 @njit(inline="always")
-def below(r, bits, shift, n):
-    """Map the `bits`-bit field of r starting at `shift` onto 0..n-1 by multiply-shift."""
-    field = (r >> uint32(shift)) & ((uint64(1) << uint32(bits)) - uint64(1))
-    return (field * uint64(n)) >> uint32(bits)
-
-
-@njit(inline="always")
 def uniform_below(s0, s1, n):
     """A draw uniform on 0..n-1 from the top 32 bits of one output: (value, s0, s1)."""
     r, s0, s1 = next_u64(s0, s1)

@@ -90,11 +90,3 @@ def layout(n: int) -> Layout:
     for a in (peers, units, cell_units, peer_list):
         a.setflags(write=False)
     return Layout(n, N, cells, W, peers, units, cell_units, peer_list)
-
-
-def order_of_cells(cells: int) -> int:
-    """The order n whose grid has this many cells, or ValueError naming the count."""
-    for n in range(MIN_ORDER, MAX_ORDER + 1):
-        if n**4 == cells:
-            return n
-    raise ValueError(f"{cells} cells is not the size of a Sudoku of order 2..6 (16, 81, 256, ...)")

@@ -423,14 +423,3 @@ def replay_chain(
     result.chains = chains
     result.move = move
     return result
-
-
-def warm_up(order: int, move: str = "sirdey", backend: str = "cpu") -> None:
-    """Compile the rules of an order and move now, so that timings leave compilation out."""
-    used = resolve_backend(backend)
-    lay = layout(order)
-    batch = make_batch(np.zeros((1, lay.cells), np.uint8), order, by_name("sirdey-course", order),
-                       1, 0, move=sa.MOVE_NAMES[move])  # fmt: skip
-    runner = make_runner(batch, used)
-    runner.run(1)
-    runner.sync()
