@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.machine import machine  # noqa: E402
-from cpu_reference.schedules import with_start  # noqa: E402
-from cpu_reference.sudoku_formats import read_puzzles  # noqa: E402
+from cpu_reference.sudoku.formats import read_puzzles  # noqa: E402
+from cpu_reference.sudoku.schedules import with_start  # noqa: E402
 from gpu_anneal.backends import cpu_threads  # noqa: E402
 from gpu_anneal.generation import generate_puzzles  # noqa: E402
 from gpu_anneal.sudoku_solver import solve_one  # noqa: E402

@@ -27,8 +27,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from cpu_reference.schedules import sirdey
-from cpu_reference.sudoku_formats import read_puzzles
+from cpu_reference.sudoku.formats import read_puzzles
+from cpu_reference.sudoku.schedules import sirdey
 from gpu_anneal.scale import import_distributed, solve_chunk, solve_on_dask
 from gpu_anneal.sudoku_solver import SolveResult, solve_batch
 

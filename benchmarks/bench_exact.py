@@ -1,4 +1,4 @@
-"""Benchmark of the exact Sudoku solver (cpu_reference.sudoku_exact) on one thread.
+"""Benchmark of the exact Sudoku solver (cpu_reference.sudoku.exact) on one thread.
 
 9x9 sets: a compiled loop over all puzzles (compile time excluded, best of --repeats), once
 stopping at the first solution (limit 1) and once counting to two (limit 2: solve and prove
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cpu_reference.sudoku_exact import (
+from cpu_reference.sudoku.exact import (
     solve_batch_serial,
     solve_exact,
     solve_restarts,

@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.machine import machine  # noqa: E402
-from cpu_reference.schedules import with_start  # noqa: E402
-from cpu_reference.sudoku_formats import iter_puzzles  # noqa: E402
+from cpu_reference.sudoku.formats import iter_puzzles  # noqa: E402
+from cpu_reference.sudoku.schedules import with_start  # noqa: E402
 from gpu_anneal.plots import plot_rates  # noqa: E402
 from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
 

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from cpu_reference.sudoku_exact import count_solutions
-from cpu_reference.sudoku_formats import parse_line
-from cpu_reference.sudoku_verify import verify_solution
+from cpu_reference.sudoku.exact import count_solutions
+from cpu_reference.sudoku.formats import parse_line
+from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import generation as gen
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))

@@ -20,7 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from cpu_reference import hashi, hashi_anneal, hashi_generate, hashi_ilp
+from cpu_reference.hashi import generate as hashi_generate
+from cpu_reference.hashi import ilp as hashi_ilp
+from cpu_reference.hashi import puzzle as hashi
+from cpu_reference.hashi import rules as hashi_anneal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_shikaku import machine  # noqa: E402

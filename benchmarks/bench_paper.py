@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.machine import machine  # noqa: E402
-from cpu_reference.sudoku_exact import solve_exact  # noqa: E402
-from cpu_reference.sudoku_formats import format_grid, read_puzzles  # noqa: E402
+from cpu_reference.sudoku.exact import solve_exact  # noqa: E402
+from cpu_reference.sudoku.formats import format_grid, read_puzzles  # noqa: E402
 from gpu_anneal.tts import measure_puzzle  # noqa: E402
 
 PAPER_TRIALS = {23: 7.69, 26: 2.28, 25: 3.85, 24: 2.38}

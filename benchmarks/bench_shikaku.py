@@ -19,7 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from cpu_reference import shikaku, shikaku_anneal, shikaku_generate, shikaku_ilp
+from cpu_reference.shikaku import generate as shikaku_generate
+from cpu_reference.shikaku import ilp as shikaku_ilp
+from cpu_reference.shikaku import puzzle as shikaku
+from cpu_reference.shikaku import rules as shikaku_anneal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.machine import machine as _machine  # noqa: E402

@@ -42,7 +42,7 @@ def engine(seconds: float, threads: int, move: str = "sirdey") -> float:
     """Proposals per second of the engine's CPU backend over `threads` numba threads."""
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
     code = (
-        "import json; from cli.bench import measure_throughput; "
+        "import json; from gpu_anneal.measure import measure_throughput; "
         f"print(json.dumps(measure_throughput(3, {seconds}, 'cpu', move={move!r})))"
     )
     out = subprocess.run(

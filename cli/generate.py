@@ -19,6 +19,8 @@ from typing import Annotated
 import numpy as np
 import typer
 
+from cli.guard import check_choice, guarded
+
 SIZE_DEFAULT = "10x10"
 
 
@@ -58,22 +60,21 @@ def generate(
     unique: Annotated[bool, typer.Option("--unique", help="shikaku/hashi: unique only")] = False,
 ) -> None:
     """Full Sudoku grids (anneal, permute, backtrack), or minimal puzzles with --puzzles."""
-    from cli.main import _check_choice, _guarded
 
-    _check_choice("kind", kind, ("sudoku", "shikaku", "hashi"))
+    check_choice("kind", kind, ("sudoku", "shikaku", "hashi"))
     if kind != "sudoku":
         from cli.grid_puzzles import cli_generate
 
         raise typer.Exit(cli_generate(kind, size, count, seed, unique, echo=print))
-    _check_choice("method", method, ("anneal", "permute", "backtrack"))
-    _check_choice("output", output, ("text", "jsonl"))
+    check_choice("method", method, ("anneal", "permute", "backtrack"))
+    check_choice("output", output, ("text", "jsonl"))
     args = dict(
         order=order, count=count, method=method, seed=seed, backend=backend, from_file=from_file,
         puzzles=puzzles, max_givens=max_givens, ti=ti, tf=tf, step=step, moves=moves,
         max_restarts=max_restarts, time_limit=time_limit or None, max_rounds=max_rounds,
         output=output, stats=stats, tries=tries,
     )  # fmt: skip
-    raise typer.Exit(_guarded(run_generate, args))
+    raise typer.Exit(guarded(run_generate, args))
 
 
 def minimize(
@@ -101,22 +102,21 @@ def minimize(
     stats: Annotated[bool, typer.Option("--stats", help="Counters as JSON on stderr")] = False,
 ) -> None:
     """Empty full grids to minimal unique puzzles (annealing on the givens, then a greedy pass)."""
-    from cli.main import _check_choice, _guarded
 
-    _check_choice("output", output, ("text", "jsonl"))
-    _check_choice("method", method, ("anneal", "permute", "backtrack"))
+    check_choice("output", output, ("text", "jsonl"))
+    check_choice("method", method, ("anneal", "permute", "backtrack"))
     args = dict(
         file=file, order=order, count=count, seed=seed, ti=ti, tf=tf, step=step, method=method,
         backend=backend, output=output, stats=stats, tries=tries,
     )  # fmt: skip
-    raise typer.Exit(_guarded(run_minimize, args))
+    raise typer.Exit(guarded(run_minimize, args))
 
 
 def _read_grids(source: str, order: int | None, full: bool) -> tuple[np.ndarray, int]:
     """Cells of every puzzle in source, all of one order; InputError on the first fault."""
     from cpu_reference.errors import InputError
-    from cpu_reference.sudoku_formats import iter_puzzles
-    from cpu_reference.sudoku_verify import verify_solution
+    from cpu_reference.sudoku.formats import iter_puzzles
+    from cpu_reference.sudoku.verify import verify_solution
 
     rows = []
     name = "<stdin>" if source == "-" else source
@@ -148,7 +148,7 @@ def _check_count(count: int | None) -> None:
 
 
 def _puzzle_record(rec: dict, order: int, output: str) -> str:
-    from cpu_reference.sudoku_formats import format_grid
+    from cpu_reference.sudoku.formats import format_grid
 
     puzzle = format_grid(rec["puzzle"], order, "line")
     solution = format_grid(rec["solution"], order, "line")
@@ -168,7 +168,7 @@ def run_generate(args: dict) -> int:
     """Body of `generate` for Sudoku; returns the exit code."""
     from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line
     from cpu_reference.errors import InputError
-    from cpu_reference.sudoku_formats import format_grid
+    from cpu_reference.sudoku.formats import format_grid
     from gpu_anneal import generation as gen
 
     _check_count(args["count"])

@@ -10,7 +10,7 @@ from cpu_reference.errors import InputError
 def run_kernels(arch: str, kinds: tuple[str, ...], json_out: bool) -> int:
     """Print the kernel table; exit code 1 if any kernel failed to compile."""
     try:
-        from gpu_anneal.ptx import kernel_table, parse_arch
+        from gpu_anneal.kernels.ptx import kernel_table, parse_arch
     except ImportError as exc:
         raise InputError(f"PTX checks need numba-cuda: pip install '.[ptx]' ({exc})") from None
     try:

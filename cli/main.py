@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from cli.output import EXIT_BAD_INPUT, EXIT_INTERNAL, error_line
+from cli import generate
+from cli.guard import check_choice, guarded
 
 app = typer.Typer(
     add_completion=False,
@@ -55,7 +56,7 @@ def solve(
     """Solve puzzles by annealing or exactly; one result per puzzle, as each finishes."""
     from cli.sudoku_solve import SolveOptions, run_solve
 
-    _check_choice("output", output, ("text", "jsonl"))
+    check_choice("output", output, ("text", "jsonl"))
     if kind in ("shikaku", "hashi"):
         from cli.grid_puzzles import cli_solve
 
@@ -64,8 +65,8 @@ def solve(
             kind, files or ["-"], chosen, backend, chains, seed, time_limit or None, output, print
         )
         raise typer.Exit(code)
-    _check_choice("kind", kind, ("sudoku", "shikaku", "hashi"))
-    _check_choice("method", method, ("anneal", "exact"))
+    check_choice("kind", kind, ("sudoku", "shikaku", "hashi"))
+    check_choice("method", method, ("anneal", "exact"))
     opts = SolveOptions(
         method=method,
         backend=backend,
@@ -86,7 +87,7 @@ def solve(
         scheduler=scheduler,
         workers=workers,
     )
-    raise typer.Exit(_guarded(run_solve, files or ["-"], opts))
+    raise typer.Exit(guarded(run_solve, files or ["-"], opts))
 
 
 @app.command()
@@ -98,8 +99,8 @@ def check(
     """Verify full grids, or count the solutions of puzzles (0, 1, 2+)."""
     from cli.sudoku_check import run_check
 
-    _check_choice("output", output, ("text", "jsonl"))
-    raise typer.Exit(_guarded(run_check, files or ["-"], format, output))
+    check_choice("output", output, ("text", "jsonl"))
+    raise typer.Exit(guarded(run_check, files or ["-"], format, output))
 
 
 @app.command()
@@ -110,10 +111,10 @@ def render(
     solve: Annotated[bool, typer.Option(help="Solve first and draw the solution")] = False,
 ) -> None:
     """Draw a Shikaku or Hashiwokakero puzzle, and its solution with --solve, to PNG or SVG."""
-    _check_choice("kind", kind, ("shikaku", "hashi"))
+    check_choice("kind", kind, ("shikaku", "hashi"))
     from cli.grid_puzzles import cli_render
 
-    raise typer.Exit(_guarded(cli_render, kind, input, output_path, solve))
+    raise typer.Exit(guarded(cli_render, kind, input, output_path, solve))
 
 
 @app.command()
@@ -133,7 +134,7 @@ def kernels(
     """Compile every kernel to PTX (no GPU needed) and report ptxas registers and spills."""
     from cli.kernels import run_kernels
 
-    raise typer.Exit(_guarded(run_kernels, arch, tuple(kind or ()), json_out))
+    raise typer.Exit(guarded(run_kernels, arch, tuple(kind or ()), json_out))
 
 
 @bench_app.command("throughput")
@@ -147,7 +148,7 @@ def bench_throughput(
     """Sirdey proposals per second over all cores (or the GPU), on a grid that never solves."""
     from cli.bench import run_throughput
 
-    raise typer.Exit(_guarded(run_throughput, order, seconds, backend, chains, json_out))
+    raise typer.Exit(guarded(run_throughput, order, seconds, backend, chains, json_out))
 
 
 @bench_app.command("tts")
@@ -169,7 +170,7 @@ def bench_tts(
     from cli.bench import run_tts
 
     raise typer.Exit(
-        _guarded(
+        guarded(
             run_tts,
             file,
             runs,
@@ -202,45 +203,11 @@ def bench_tune(
     from cli.bench import run_tune
 
     raise typer.Exit(
-        _guarded(run_tune, file, chains, move, tuple(candidate or ()), runs, limit, time_limit)
+        guarded(run_tune, file, chains, move, tuple(candidate or ()), runs, limit, time_limit)
     )
 
 
-def _register_generation() -> None:
-    """Add the generate and minimize commands (cli/generate.py) when present."""
-    try:
-        from cli import generate
-    except ImportError:
-        return
-    generate.register(app)
-
-
-_register_generation()
-
-
-def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        error_line(f"--{name} {value!r}: expected one of {', '.join(allowed)}")
-        raise typer.Exit(EXIT_BAD_INPUT)
-
-
-def _guarded(fn, *args) -> int:
-    """Run a command body; unusable input or backend gives one line and exit code 2."""
-    from cpu_reference.errors import InputError
-    from gpu_anneal.backends import BackendError
-
-    try:
-        return fn(*args)
-    except (InputError, BackendError) as exc:
-        error_line(str(exc))
-        return EXIT_BAD_INPUT
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        raise
-    except Exception as exc:  # a fault of ours: one line, never a traceback
-        error_line(f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
-        return EXIT_INTERNAL
+generate.register(app)
 
 
 def run() -> None:

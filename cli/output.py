@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from cpu_reference.sudoku_formats import format_grid
+from cpu_reference.sudoku.formats import format_grid
 
 EXIT_OK = 0
 EXIT_UNSOLVED = 1

@@ -6,8 +6,8 @@ import numpy as np
 
 from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line, write_json_or_line
 from cli.sudoku_solve import Tally, read_all
-from cpu_reference.sudoku_formats import check_givens
-from cpu_reference.sudoku_verify import verify_solution
+from cpu_reference.sudoku.formats import check_givens
+from cpu_reference.sudoku.verify import verify_solution
 
 
 def run_check(sources: list[str], fmt: str | None, output: str) -> int:
@@ -16,7 +16,7 @@ def run_check(sources: list[str], fmt: str | None, output: str) -> int:
     Exit code 0 when every grid is valid and every puzzle has exactly one solution (and matches
     its tdoku count where one is given), 1 otherwise, 2 on bad input.
     """
-    from cpu_reference.sudoku_exact import solve_exact
+    from cpu_reference.sudoku.exact import solve_exact
 
     tally = Tally()
     failures = 0

@@ -19,8 +19,8 @@ from cli.output import (
 )
 from cli.progress import RunProgress
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku_formats import Puzzle, iter_puzzles
-from cpu_reference.sudoku_verify import verify_solution
+from cpu_reference.sudoku.formats import Puzzle, iter_puzzles
+from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.sudoku_solver import InterruptedBatch, SolveResult, replay_chain, solve_stream
 
 
@@ -49,7 +49,7 @@ class SolveOptions:
 
     def schedule_for(self, order: int):
         """The named schedule of an order, started at t0 when one is given."""
-        from cpu_reference.schedules import with_start
+        from cpu_reference.sudoku.schedules import with_start
 
         return with_start(self.schedule, order, self.t0)
 
@@ -135,7 +135,7 @@ def exact_record(puzzle: Puzzle, index: int) -> dict:
     """
     import time
 
-    from cpu_reference.sudoku_exact import solve_exact, solve_restarts
+    from cpu_reference.sudoku.exact import solve_exact, solve_restarts
 
     start = time.perf_counter()
     count, solution, nodes = solve_exact(puzzle.cells, puzzle.order, limit=2, max_nodes=EXACT_NODES)

@@ -25,7 +25,7 @@ Every grid is checked by ``verify_solution`` (against its givens); a grid that f
 found stays all zeros and is listed in ``stats["failed"]``.
 
 Minimal puzzles (``minimize_grids``): the seed's annealing on the set of givens, then a greedy pass
-that removes every given still removable (cpu_reference.sudoku_minimize), on all cores.
+that removes every given still removable (cpu_reference.sudoku.minimize), on all cores.
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ import time
 import numba as nb
 import numpy as np
 
-from cpu_reference import sudoku_generate as sg
-from cpu_reference import sudoku_minimize as sm
 from cpu_reference.errors import InputError
-from cpu_reference.schedules import Schedule, by_name, geometric
-from cpu_reference.sudoku_exact import tables
-from cpu_reference.sudoku_layout import layout
-from cpu_reference.sudoku_verify import verify_solution
+from cpu_reference.sudoku import generate as sg
+from cpu_reference.sudoku import minimize as sm
+from cpu_reference.sudoku.exact import tables
+from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.schedules import Schedule, by_name, geometric
+from cpu_reference.sudoku.verify import verify_solution
 
 METHODS = ("anneal", "permute", "backtrack")
 MIN_ORDER = 2

@@ -21,8 +21,9 @@ import time
 
 import numpy as np
 
-from cpu_reference import hashi, shikaku
 from cpu_reference.errors import InputError
+from cpu_reference.hashi import puzzle as hashi
+from cpu_reference.shikaku import puzzle as shikaku
 
 KINDS = ("shikaku", "hashi")
 METHODS = ("anneal", "ilp")
@@ -63,9 +64,9 @@ def _runner(kind: str, backend: str):
     if backend == "cpu":
         return None
     if kind == "shikaku":
-        from gpu_anneal.cuda_shikaku import run_chains_cuda
+        from gpu_anneal.kernels.shikaku import run_chains_cuda
     else:
-        from gpu_anneal.cuda_hashi import run_chains_cuda
+        from gpu_anneal.kernels.hashi import run_chains_cuda
     return run_chains_cuda
 
 
@@ -96,13 +97,13 @@ def solve_grid_puzzle(
     if method == "ilp":
         out["backend"] = "cpu"
         if kind == "shikaku":
-            from cpu_reference.shikaku_ilp import solve_ilp
+            from cpu_reference.shikaku.ilp import solve_ilp
 
             _no_options(options, ("pruned",))
             res = solve_ilp(p, time_limit=time_limit, pruned=options.get("pruned", True))
             solution = res["rects"]
         else:
-            from cpu_reference.hashi_ilp import solve_ilp
+            from cpu_reference.hashi.ilp import solve_ilp
 
             _no_options(options, ("ilp_mode",))
             mode = options.get("ilp_mode", "connected")
@@ -122,7 +123,7 @@ def solve_grid_puzzle(
         if chains is None:
             chains = 4096 if be == "cuda" else 16
         if kind == "shikaku":
-            from cpu_reference.shikaku_anneal import anneal
+            from cpu_reference.shikaku.rules import anneal
 
             _no_options(options, ("candidates",))
             res = anneal(
@@ -137,7 +138,7 @@ def solve_grid_puzzle(
             solution = res["rects"]
             out["candidates"] = options.get("candidates", "all")
         else:
-            from cpu_reference.hashi_anneal import anneal
+            from cpu_reference.hashi.rules import anneal
 
             _no_options(options, ("energy",))
             res = anneal(
@@ -201,13 +202,15 @@ def generate_grid_puzzles(
         if attempts > 200 * max(1, count):
             raise InputError(f"unique: found {len(out)} of {count} unique instances, giving up")
         if kind == "shikaku":
-            from cpu_reference import shikaku_generate, shikaku_ilp
+            from cpu_reference.shikaku import generate as shikaku_generate
+            from cpu_reference.shikaku import ilp as shikaku_ilp
 
             p, _ = shikaku_generate.generate(height, width, rng, **params)
             if unique and shikaku_ilp.is_unique(p) is not True:
                 continue
         else:
-            from cpu_reference import hashi_generate, hashi_ilp
+            from cpu_reference.hashi import generate as hashi_generate
+            from cpu_reference.hashi import ilp as hashi_ilp
 
             p, _ = hashi_generate.generate(height, width, rng, **params)
             if unique and hashi_ilp.is_unique(p) is not True:

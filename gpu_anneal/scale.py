@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku_layout import layout
+from cpu_reference.sudoku.layout import layout
 from gpu_anneal.sudoku_solver import SolveResult
 
 RESERVED = ("first_index", "first_chain", "on_result")

@@ -25,19 +25,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cpu_reference import sudoku_anneal as sa
+from cpu_reference.anneal.rng import StreamCursor
 from cpu_reference.errors import InputError
-from cpu_reference.rng import StreamCursor
-from cpu_reference.schedules import Schedule, by_name
-from cpu_reference.sudoku_batch import (
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import (
     SudokuBatch,
     load_puzzle,
     logic_fill,
     make_batch,
     run_slice_cpu,
 )
-from cpu_reference.sudoku_layout import layout
-from cpu_reference.sudoku_verify import verify_solution
+from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.schedules import Schedule, by_name
+from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.backends import cpu_threads, resolve_backend
 
 HOST_STOPPED = 2  # solved[p] value the host writes to stop a puzzle's chains
@@ -107,7 +107,7 @@ class CpuRunner:
 def make_runner(batch: SudokuBatch, backend: str):
     """The runner of a resolved backend name ('cpu' or 'cuda')."""
     if backend == "cuda":
-        from gpu_anneal.cuda_sudoku import CudaRunner
+        from gpu_anneal.kernels.sudoku import CudaRunner
 
         return CudaRunner(batch)
     return CpuRunner(batch)
@@ -164,7 +164,7 @@ def solve_stream(
     if move not in sa.MOVE_NAMES:
         raise InputError(f"move {move!r}: expected one of {', '.join(sa.MOVE_NAMES)}")
     if used == "cuda":
-        from gpu_anneal.cuda_sudoku import check_order, max_chains_on_device
+        from gpu_anneal.kernels.sudoku import check_order, max_chains_on_device
 
         check_order(order)
         slots = max(1, min(slots, max_chains_on_device(order) // cpp))  # split what won't fit

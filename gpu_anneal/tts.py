@@ -24,10 +24,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from cpu_reference import sudoku_anneal as sa
-from cpu_reference.schedules import Schedule
-from cpu_reference.sudoku_batch import make_batch, run_slice_cpu
-from cpu_reference.sudoku_layout import layout
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import make_batch, run_slice_cpu
+from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.schedules import Schedule
 from gpu_anneal.backends import cpu_threads, resolve_backend
 from gpu_anneal.sudoku_solver import solve_batch
 
@@ -212,7 +212,7 @@ def trace_run(
 
 def core_rate_of(order: int, move: str = "sirdey", backend: str = "cpu", seconds: float = 1.5):
     """Proposals per second of one core (CPU: all-core rate / threads; GPU: whole card)."""
-    from cli.bench import measure_throughput
+    from gpu_anneal.measure import measure_throughput
 
     result = measure_throughput(order, seconds, backend, move=move)
     threads = result["threads"] or 1

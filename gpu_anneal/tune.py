@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from cpu_reference.schedules import by_name
+from cpu_reference.sudoku.schedules import by_name
 from gpu_anneal.tts import measure_puzzle
 
 DEFAULT_CANDIDATES = (

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from cpu_reference.sudoku_formats import parse_line
-from cpu_reference.sudoku_verify import verify_solution
+from cpu_reference.sudoku.formats import parse_line
+from cpu_reference.sudoku.verify import verify_solution
 
 DATA = Path(__file__).parent / "data"
 runner = CliRunner()

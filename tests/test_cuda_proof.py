@@ -66,7 +66,7 @@ def test_device_fault_mid_run_reports_every_puzzle_and_names_the_error():
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_every_sudoku_kernel_compiles_to_ptx(arch):
     """Orders 2 to 5 compile for sm_80 and sm_90 with no device present."""
-    from gpu_anneal.ptx import kernel_table
+    from gpu_anneal.kernels.ptx import kernel_table
 
     rows = kernel_table(arch, ("sudoku",))
     assert [row["size"] for row in rows] == [2, 3, 4, 5]
@@ -80,7 +80,7 @@ def test_a_kernel_with_a_python_list_fails_the_ptx_check():
     """The check can fail: a list inside a kernel is refused by the compiler."""
     from numba import types
 
-    from gpu_anneal.ptx import compile_ptx
+    from gpu_anneal.kernels.ptx import compile_ptx
 
     def broken(out):
         values = [1, 2, 3]
@@ -94,8 +94,8 @@ def test_a_kernel_with_a_python_list_fails_the_ptx_check():
 @pytest.mark.ptx
 def test_ptxas_reports_resources_of_the_9x9_kernel():
     """ptxas -v gives registers and spills for the 9x9 kernel within its launch bounds."""
-    from gpu_anneal import cuda_sudoku
-    from gpu_anneal.ptx import compile_ptx, find_ptxas, ptxas_report
+    from gpu_anneal.kernels import sudoku as cuda_sudoku
+    from gpu_anneal.kernels.ptx import compile_ptx, find_ptxas, ptxas_report
 
     if find_ptxas() is None:
         pytest.skip("no ptxas here")
@@ -123,7 +123,7 @@ def test_cuda_backend_without_device_is_an_error_not_a_fallback():
 def test_orders_without_kernels_are_refused():
     """Order 6 has no CUDA kernel: a clear InputError."""
     from cpu_reference.errors import InputError
-    from gpu_anneal.cuda_sudoku import check_order
+    from gpu_anneal.kernels.sudoku import check_order
 
     with pytest.raises(InputError, match="order 6"):
         check_order(6)

@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
-from cpu_reference.sudoku_exact import count_solutions
-from cpu_reference.sudoku_formats import format_grid, parse_line
-from cpu_reference.sudoku_verify import verify_solution
+from cpu_reference.sudoku.exact import count_solutions
+from cpu_reference.sudoku.formats import format_grid, parse_line
+from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import generation as gen
 
 runner = CliRunner()

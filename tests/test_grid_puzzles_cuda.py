@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cpu_reference import hashi as H
-from cpu_reference import hashi_anneal as HA
-from cpu_reference import shikaku as S
-from cpu_reference import shikaku_anneal as SA
+from cpu_reference.hashi import puzzle as H
+from cpu_reference.hashi import rules as HA
+from cpu_reference.shikaku import puzzle as S
+from cpu_reference.shikaku import rules as SA
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIKAKU = "3...2\n..9..\n....6\n....."
@@ -26,8 +26,12 @@ SHORT = dict(chains=3, max_trials=1, early_stop=False, n_plateaus=4, plateau=10)
 
 SIM_SCRIPT = """
 import json, sys
-from cpu_reference import shikaku as S, shikaku_anneal as SA, hashi as H, hashi_anneal as HA
-from gpu_anneal import cuda_shikaku, cuda_hashi
+from cpu_reference.shikaku import puzzle as S
+from cpu_reference.shikaku import rules as SA
+from cpu_reference.hashi import puzzle as H
+from cpu_reference.hashi import rules as HA
+from gpu_anneal.kernels import shikaku as cuda_shikaku
+from gpu_anneal.kernels import hashi as cuda_hashi
 assert cuda_shikaku.simulating()
 short = json.loads(sys.argv[1])
 out = {}
@@ -93,7 +97,7 @@ def _captured_args(anneal, puzzle):
 
 @pytest.mark.ptx
 def test_shikaku_kernel_compiles_to_ptx(fake_device):
-    from gpu_anneal import cuda_shikaku
+    from gpu_anneal.kernels import shikaku as cuda_shikaku
 
     ptx = cuda_shikaku.compile_ptx(_captured_args(SA.anneal, S.parse_grid(SHIKAKU)))
     assert ".target sm_90" in ptx and ".entry" in ptx
@@ -101,7 +105,7 @@ def test_shikaku_kernel_compiles_to_ptx(fake_device):
 
 @pytest.mark.ptx
 def test_hashi_kernel_compiles_to_ptx(fake_device):
-    from gpu_anneal import cuda_hashi
+    from gpu_anneal.kernels import hashi as cuda_hashi
 
     ptx = cuda_hashi.compile_ptx(_captured_args(HA.anneal, H.parse_grid(HASHI)))
     assert ".target sm_90" in ptx and ".entry" in ptx

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from cpu_reference import hashi as H
-from cpu_reference import hashi_generate as HG
-from cpu_reference import hashi_ilp as HI
 from cpu_reference.errors import InputError
+from cpu_reference.hashi import generate as HG
+from cpu_reference.hashi import ilp as HI
+from cpu_reference.hashi import puzzle as H
 
 # Two 2-islands above two 2-islands: the objective-free program may pair them into two
 # disconnected double bridges; the only connected answer is the square of single bridges.
@@ -113,7 +113,7 @@ def test_bad_input_one_line_error(text, fragment):
 
 @pytest.mark.parametrize("energy", ["seed", "connected"])
 def test_anneal_solves_generated_and_verifies(energy):
-    from cpu_reference import hashi_anneal as HA
+    from cpu_reference.hashi import rules as HA
 
     for size, seed in ((8, 1), (16, 2)):
         p, _ = HG.generate(size, size, np.random.default_rng(seed))
@@ -124,7 +124,7 @@ def test_anneal_solves_generated_and_verifies(energy):
 
 
 def test_anneal_never_reports_a_disconnected_answer_as_solved():
-    from cpu_reference import hashi_anneal as HA
+    from cpu_reference.hashi import rules as HA
 
     p = H.parse_grid(CORNERS)  # only disconnected answers exist
     res = HA.anneal(p, chains=4, seed=0, time_limit=2, max_trials=3, energy="seed")
@@ -134,7 +134,7 @@ def test_anneal_never_reports_a_disconnected_answer_as_solved():
 
 
 def test_anneal_reproducible():
-    from cpu_reference import hashi_anneal as HA
+    from cpu_reference.hashi import rules as HA
 
     p, _ = HG.generate(10, 10, np.random.default_rng(4))
     kw = dict(chains=4, seed=3, max_trials=1, early_stop=False, n_plateaus=3, plateau=10)

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from cpu_reference.errors import InputError
-from cpu_reference.schedules import sirdey
-from cpu_reference.sudoku_formats import read_puzzles
-from cpu_reference.sudoku_verify import verify_solution
+from cpu_reference.sudoku.formats import read_puzzles
+from cpu_reference.sudoku.schedules import sirdey
+from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.sudoku_solver import solve_batch
 
 DATA = Path(__file__).parent / "data" / "seed002_grids.txt"

@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from cpu_reference import shikaku as S
-from cpu_reference import shikaku_generate as SG
-from cpu_reference import shikaku_ilp as SI
 from cpu_reference.errors import InputError
+from cpu_reference.shikaku import generate as SG
+from cpu_reference.shikaku import ilp as SI
+from cpu_reference.shikaku import puzzle as S
 
 # A 5x4 puzzle and its only solution (rectangles per clue in reading order).
 GRID = "3...2\n..9..\n....6\n....."
@@ -110,7 +110,7 @@ def test_bad_input_one_line_error(text, fragment):
 
 
 def test_anneal_seed_method_solves_small_grids_and_verifies():
-    from cpu_reference import shikaku_anneal as SA
+    from cpu_reference.shikaku import rules as SA
 
     for size, seed in ((4, 1), (9, 2)):
         p, _ = SG.generate(size, size, np.random.default_rng(seed))
@@ -120,7 +120,7 @@ def test_anneal_seed_method_solves_small_grids_and_verifies():
 
 
 def test_anneal_propagated_solves_25x25_within_bound():
-    from cpu_reference import shikaku_anneal as SA
+    from cpu_reference.shikaku import rules as SA
 
     p, _ = SG.generate(25, 25, np.random.default_rng(25))
     res = SA.anneal(p, chains=8, seed=0, time_limit=20, candidate_set="propagated")
@@ -129,7 +129,7 @@ def test_anneal_propagated_solves_25x25_within_bound():
 
 
 def test_anneal_is_reproducible_and_energy_matches_rectangles():
-    from cpu_reference import shikaku_anneal as SA
+    from cpu_reference.shikaku import rules as SA
 
     p, _ = SG.generate(12, 12, np.random.default_rng(3))
     kw = dict(chains=4, seed=9, max_trials=1, early_stop=False, n_plateaus=5, plateau=20)
@@ -143,7 +143,7 @@ def test_anneal_is_reproducible_and_energy_matches_rectangles():
 
 
 def test_anneal_unsolvable_reports_unsolved():
-    from cpu_reference import shikaku_anneal as SA
+    from cpu_reference.shikaku import rules as SA
 
     q = S.parse_grid("4..\n...\n..5")  # the 5 has no rectangle inside 3x3
     res = SA.anneal(q, chains=4, seed=0, time_limit=2, max_trials=3, candidate_set="all")

@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cpu_reference import sudoku_anneal as sa
-from cpu_reference.rng import init_states, stream
-from cpu_reference.schedules import by_name, final_temperature, sirdey
-from cpu_reference.sudoku_batch import make_batch, run_slice_cpu
-from cpu_reference.sudoku_exact import solve_exact
-from cpu_reference.sudoku_formats import read_puzzles
-from cpu_reference.sudoku_layout import layout
-from cpu_reference.sudoku_verify import conflict_cost, verify_solution
+from cpu_reference.anneal.rng import init_states, stream
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import make_batch, run_slice_cpu
+from cpu_reference.sudoku.exact import solve_exact
+from cpu_reference.sudoku.formats import read_puzzles
+from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.schedules import by_name, final_temperature, sirdey
+from cpu_reference.sudoku.verify import conflict_cost, verify_solution
 from gpu_anneal.sudoku_solver import solve_batch, solve_one
 
 DATA = Path(__file__).parent / "data"

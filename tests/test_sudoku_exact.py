@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku_exact import (
+from cpu_reference.sudoku.exact import (
     CONTRADICTION,
     OPEN,
     SOLVED,

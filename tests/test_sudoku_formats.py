@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku_formats import (
+from cpu_reference.sudoku.formats import (
     FORMATS,
     MAX_LINE,
     SYMBOLS,
@@ -27,7 +27,7 @@ from cpu_reference.sudoku_formats import (
     parse_line,
     read_puzzles,
 )
-from cpu_reference.sudoku_verify import verify_solution
+from cpu_reference.sudoku.verify import verify_solution
 
 DATA = Path(__file__).parent / "data"
 

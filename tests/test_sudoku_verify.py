@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 import pytest
 
-from cpu_reference.sudoku_verify import conflict_cost, is_valid_solution, verify_solution
+from cpu_reference.sudoku.verify import conflict_cost, is_valid_solution, verify_solution
 
 
 def random_grid(n: int, rng: np.random.Generator) -> np.ndarray:

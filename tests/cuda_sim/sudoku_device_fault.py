@@ -13,7 +13,7 @@ import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
 
-from gpu_anneal import cuda_sudoku  # noqa: E402
+from gpu_anneal.kernels import sudoku as cuda_sudoku  # noqa: E402
 from gpu_anneal.sudoku_solver import solve_stream  # noqa: E402
 
 calls = {"n": 0}

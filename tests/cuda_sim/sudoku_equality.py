@@ -14,9 +14,9 @@ import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
 
-from cpu_reference.schedules import by_name  # noqa: E402
-from cpu_reference.sudoku_batch import make_batch, run_slice_cpu  # noqa: E402
-from gpu_anneal.cuda_sudoku import CudaRunner  # noqa: E402
+from cpu_reference.sudoku.batch import make_batch, run_slice_cpu  # noqa: E402
+from cpu_reference.sudoku.schedules import by_name  # noqa: E402
+from gpu_anneal.kernels.sudoku import CudaRunner  # noqa: E402
 
 PUZZLES = {
     2: ["1...........4...", "..3.4.........2.", "................"],

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.hashi import Hashi
+from cpu_reference.hashi.puzzle import Hashi
 
 
 def _pairs(occ, dropped):

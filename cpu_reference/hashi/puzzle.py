@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.grid_anneal import desc_grid, grid_rows, parse_either, split_game_id
+from cpu_reference.tatham import desc_grid, grid_rows, parse_either, split_game_id
 
 
 @dataclass(frozen=True)

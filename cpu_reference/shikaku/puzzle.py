@@ -31,8 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.grid_anneal import desc_grid, grid_rows, parse_either, split_game_id
-from cpu_reference.sudoku_formats import _solo
+from cpu_reference.tatham import desc_grid, grid_rows, parse_either, solo_description, split_game_id
 
 
 @dataclass(frozen=True)
@@ -113,7 +112,7 @@ def parse(text: str, where: str = "input") -> Shikaku:
 
 def to_game_id(p: Shikaku) -> str:
     """The Tatham `rect` game ID of a puzzle."""
-    return f"{p.width}x{p.height}:" + _solo(p.grid.ravel())
+    return f"{p.width}x{p.height}:" + solo_description(p.grid.ravel())
 
 
 def to_grid_text(p: Shikaku) -> str:

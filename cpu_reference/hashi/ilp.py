@@ -1,7 +1,7 @@
 """Hashiwokakero as an integer program (seed 004, section 2.2), connectivity made exact.
 
 Glossary:
-    e        candidate edge (see cpu_reference.hashi); x_e binary (edge used), y_e in 0..maxb
+    e        candidate edge (see cpu_reference.hashi.puzzle); x_e binary (edge used), y_e in 0..maxb
     S        a set of islands forming one component of a candidate answer
     cut      sum of x_e over edges with one end in S >= 1, added for every component S of a
              disconnected answer, then the program is solved again (lazy constraints)
@@ -25,7 +25,7 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
 from cpu_reference.errors import InputError
-from cpu_reference.hashi import Hashi, bridges_from_mult, component_labels, edge_graph
+from cpu_reference.hashi.puzzle import Hashi, bridges_from_mult, component_labels, edge_graph
 
 
 def _base_rows(g, maxb):

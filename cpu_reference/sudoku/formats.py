@@ -57,7 +57,8 @@ from typing import IO
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku_layout import MAX_ORDER, MIN_ORDER, layout
+from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER, layout
+from cpu_reference.tatham import solo_description
 
 FORMATS = ("line", "grid", "rows", "tdoku", "tsv", "solo")
 SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -269,7 +270,7 @@ def _parse_tsv(raw: str, order: int | None) -> tuple[np.ndarray, int, str]:
     return _parse_numbers(parts, n * n, 0), n, name
 
 
-def _parse_solo(token: str, order: int | None) -> tuple[np.ndarray, int]:
+def _parsesolo_description(token: str, order: int | None) -> tuple[np.ndarray, int]:
     m = _SOLO_HEAD.match(token)
     if not m:
         raise _Fault(f"{token[:20]!r} is not a Solo game ID RxC:description")
@@ -323,7 +324,7 @@ def parse_line(text: str, order: int | None = None, *, check: bool = True) -> np
         if fmt == "tsv":
             cells, n, _ = _parse_tsv(text, order)
         elif fmt == "solo":
-            cells, n = _parse_solo(_split_comment(text)[0], order)
+            cells, n = _parsesolo_description(_split_comment(text)[0], order)
         elif fmt == "tdoku":
             cells, n, _, _ = _parse_tdoku(_split_comment(text)[0], order)
         elif "," in text:
@@ -448,7 +449,7 @@ def _one_line_puzzles(lines, name: str, fmt: str, order: int | None, check: bool
                 if fmt == "tdoku":
                     cells, n, count, solution = _parse_tdoku(token, order)
                 elif fmt == "solo":
-                    cells, n = _parse_solo(token, order)
+                    cells, n = _parsesolo_description(token, order)
                 else:
                     cells, n = _parse_symbol_line(token, order)
             if check:
@@ -636,30 +637,6 @@ def _symbols(cells: np.ndarray, N: int) -> str:
     return "".join("." if v == 0 else SYMBOLS[v - 1] for v in cells.tolist())
 
 
-def _solo(cells: np.ndarray) -> str:
-    out: list[str] = []
-    run = 0
-    prev_number = False
-    for v in cells.tolist():
-        if v == 0:
-            run += 1
-            continue
-        while run > 0:
-            step = min(run, 26)
-            out.append(chr(ord("a") + step - 1))
-            run -= step
-            prev_number = False
-        if prev_number:
-            out.append("_")
-        out.append(str(v))
-        prev_number = True
-    while run > 0:
-        step = min(run, 26)
-        out.append(chr(ord("a") + step - 1))
-        run -= step
-    return "".join(out)
-
-
 def format_grid(
     cells: np.ndarray,
     order: int,
@@ -698,7 +675,7 @@ def format_grid(
     if fmt == "tsv":
         return f"{name}\t{n}\t" + ",".join(str(v) for v in a.tolist())
     if fmt == "solo":
-        return f"{n}x{n}:" + _solo(a) + comment
+        return f"{n}x{n}:" + solo_description(a) + comment
     text = _symbols(a, N)
     if solution is not None:
         s = np.asarray(solution).ravel().astype(np.int64)

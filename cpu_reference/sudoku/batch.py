@@ -25,10 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpu_reference import sudoku_anneal as sa
-from cpu_reference.rng import init_states
-from cpu_reference.schedules import Schedule
-from cpu_reference.sudoku_layout import layout
+from cpu_reference.anneal.rng import init_states
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.schedules import Schedule
 
 
 @dataclass
@@ -260,7 +260,7 @@ def logic_fill(cells: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray | 
     draws. A contradiction returns the puzzle unchanged and no masks: annealing then reports
     it unsolved with its best cost, as for any puzzle without a solution.
     """
-    from cpu_reference.sudoku_exact import propagate
+    from cpu_reference.sudoku.exact import propagate
 
     lay = layout(order)
     full = np.int64((1 << lay.N) - 1)

@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.shikaku import Shikaku
+from cpu_reference.shikaku.puzzle import Shikaku
 
 
 def default_depth(height: int, width: int) -> int:

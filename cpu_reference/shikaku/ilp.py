@@ -20,7 +20,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
-from cpu_reference.shikaku import Shikaku, candidates
+from cpu_reference.shikaku.puzzle import Shikaku, candidates
 
 
 def _matrix(p: Shikaku, cand: np.ndarray, start: np.ndarray):

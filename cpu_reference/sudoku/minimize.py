@@ -31,8 +31,8 @@ import math
 import numba as nb
 import numpy as np
 
-from cpu_reference.sudoku_exact import _workspace
-from cpu_reference.sudoku_generate import search_with
+from cpu_reference.sudoku.exact import _workspace
+from cpu_reference.sudoku.generate import search_with
 
 # Columns of the per-grid statistics array.
 S_SA_GIVENS = 0  # givens of the best puzzle the annealing reached

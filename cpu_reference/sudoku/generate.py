@@ -35,7 +35,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from cpu_reference.sudoku_exact import _search, _workspace
+from cpu_reference.sudoku.exact import _search, _workspace
 
 MOVES_ANY = 0
 MOVES_ROW = 1

@@ -5,18 +5,18 @@ Glossary:
     tpb      threads per block
 
 The kernel is a thin driver: the move, delta and acceptance code is the jitted
-`cpu_reference.hashi_anneal.hashi_trial`, the same function the CPU runner calls, so a chain
+`cpu_reference.hashi.rules.hashi_trial`, the same function the CPU runner calls, so a chain
 follows the same trajectory on both backends. Under the CUDA simulator the kernel calls that
-function's Python source on the simulator's host arrays (see gpu_anneal.cuda_grid).
+function's Python source on the simulator's host arrays (see gpu_anneal.kernels.launch).
 """
 
 from __future__ import annotations
 
 from numba import cuda
 
-from cpu_reference.hashi_anneal import hashi_trial
-from gpu_anneal.cuda_grid import TrialKernel
-from gpu_anneal.cuda_grid import simulating as simulating
+from cpu_reference.hashi.rules import hashi_trial
+from gpu_anneal.kernels.launch import TrialKernel
+from gpu_anneal.kernels.launch import simulating as simulating
 
 
 def kernel_source(trial=hashi_trial):

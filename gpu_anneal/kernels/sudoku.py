@@ -19,11 +19,11 @@ from functools import cache
 import numpy as np
 from numba import config, cuda, types, uint8, uint32, uint64
 
-from cpu_reference import sudoku_anneal as sa
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku_batch import SudokuBatch, flat_rows
-from cpu_reference.sudoku_layout import layout
-from gpu_anneal.cuda_compat import plain
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import SudokuBatch, flat_rows
+from cpu_reference.sudoku.layout import layout
+from gpu_anneal.kernels.compat import plain
 
 CUDA_ORDERS = (2, 3, 4, 5)
 THREADS_PER_BLOCK = 128

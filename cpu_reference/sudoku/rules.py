@@ -49,9 +49,9 @@ from llvmlite import ir
 from numba import njit, prange, types, uint32, uint64
 from numba.extending import intrinsic
 
-from cpu_reference.rng import next_u64, uniform_below
-from cpu_reference.schedules import KIND_LINEAR, Schedule
-from cpu_reference.sudoku_layout import layout
+from cpu_reference.anneal.rng import next_u64, uniform_below
+from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.schedules import KIND_LINEAR, Schedule
 
 # counter columns of ctr[g, :]
 C_COST = 0  # current cost

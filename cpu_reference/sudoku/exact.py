@@ -46,7 +46,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku_layout import layout
+from cpu_reference.sudoku.layout import layout
 
 CONTRADICTION = -1
 OPEN = 0

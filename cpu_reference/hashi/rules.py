@@ -2,7 +2,7 @@
 
 Glossary:
     i        chain index (thread on the GPU); chain i draws from RNG state i
-    e        candidate edge (see cpu_reference.hashi); m_e its multiplicity 0..maxb
+    e        candidate edge (see cpu_reference.hashi.puzzle); m_e its multiplicity 0..maxb
     x        island index; v_x its value, d_x its bridge count
     C        crossings: pairs of crossing edges both in use
     D        sum over islands of (v_x - d_x)**2 (the seed's Delta W)
@@ -35,10 +35,10 @@ import time
 import numpy as np
 from numba import int64, njit, prange, uint64
 
+from cpu_reference.anneal.rng import uniform_below, uniform_float64
+from cpu_reference.anneal.trials import chain_arrays, no_solution, run_trials, schedule, trial_stats
 from cpu_reference.errors import InputError
-from cpu_reference.grid_anneal import chain_arrays, no_solution, run_trials, schedule, trial_stats
-from cpu_reference.hashi import Hashi, edge_graph
-from cpu_reference.rng import uniform_below, uniform_float64
+from cpu_reference.hashi.puzzle import Hashi, edge_graph
 
 ENERGIES = {
     "seed": (1, 1, 1, 0),

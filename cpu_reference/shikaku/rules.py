@@ -2,7 +2,7 @@
 
 Glossary:
     i        chain index (thread index on the GPU); chain i draws from RNG state i
-    k        clue index; l candidate rectangle index (global, see cpu_reference.shikaku)
+    k        clue index; l candidate rectangle index (global, see cpu_reference.shikaku.puzzle)
     cell     r * W + c
     f        energy: sum over cells of coverage**2; a solution iff f = H * W
     beta     1 / T; plateau t uses beta0 * exp(t * growth) (geometric cooling T <- lambda T,
@@ -31,10 +31,10 @@ import time
 import numpy as np
 from numba import int64, njit, prange, uint64
 
+from cpu_reference.anneal.rng import uniform_below, uniform_float64
+from cpu_reference.anneal.trials import chain_arrays, no_solution, run_trials, schedule, trial_stats
 from cpu_reference.errors import InputError
-from cpu_reference.grid_anneal import chain_arrays, no_solution, run_trials, schedule, trial_stats
-from cpu_reference.rng import uniform_below, uniform_float64
-from cpu_reference.shikaku import Shikaku, candidates, propagate
+from cpu_reference.shikaku.puzzle import Shikaku, candidates, propagate
 
 
 @njit(cache=True)

@@ -139,8 +139,8 @@ def kernel_registry() -> dict[str, tuple]:
 
     The optional fourth item maps a size key to the launch bounds the kernel is compiled with.
     """
-    from cpu_reference.sudoku_anneal import MOVE_NAMES
-    from gpu_anneal import cuda_sudoku
+    from cpu_reference.sudoku.rules import MOVE_NAMES
+    from gpu_anneal.kernels import sudoku as cuda_sudoku
 
     registry = {}
     for move, code in MOVE_NAMES.items():
@@ -165,13 +165,13 @@ def _grid_puzzle_entry(kind: str) -> tuple:
     import numba
 
     if kind == "shikaku":
-        from cpu_reference import shikaku as model
-        from cpu_reference import shikaku_anneal as anneal
-        from gpu_anneal import cuda_shikaku as kernels
+        from cpu_reference.shikaku import puzzle as model
+        from cpu_reference.shikaku import rules as anneal
+        from gpu_anneal.kernels import shikaku as kernels
     else:
-        from cpu_reference import hashi as model
-        from cpu_reference import hashi_anneal as anneal
-        from gpu_anneal import cuda_hashi as kernels
+        from cpu_reference.hashi import puzzle as model
+        from cpu_reference.hashi import rules as anneal
+        from gpu_anneal.kernels import hashi as kernels
 
     def signature() -> tuple:
         captured: list = []

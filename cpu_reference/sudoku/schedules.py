@@ -23,7 +23,7 @@ import math
 from dataclasses import asdict, dataclass, replace
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku_layout import layout
+from cpu_reference.sudoku.layout import layout
 
 KIND_LINEAR = 0
 KIND_GEOMETRIC = 1

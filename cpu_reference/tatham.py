@@ -1,0 +1,102 @@
+"""Simon Tatham's game IDs and plain text grids: the codecs the three puzzles share.
+
+Glossary:
+    W, H       grid width and height, as a game ID writes them (`WxH...:desc`)
+    desc       the description after ':' (run-length: `a`-`z` are 1-26 blank cells)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+from cpu_reference.errors import InputError
+
+_SIZE = re.compile(r"^\s*(\d+)\s*x\s*(\d+)")
+
+
+def split_game_id(text: str, where: str) -> tuple[int, int, str, str]:
+    """(W, H, the parameters after WxH, the description) of a game ID `WxH[params]:desc`."""
+    text = text.strip()
+    if ":" not in text:
+        raise InputError(f"{where}: no ':' between parameters and description")
+    params, desc = text.split(":", 1)
+    m = _SIZE.match(params)
+    if not m:
+        raise InputError(f"{where}: parameters {params!r} do not start with WxH")
+    w, h = int(m.group(1)), int(m.group(2))
+    if w < 1 or h < 1 or w * h > 10**6:
+        raise InputError(f"{where}: size {w}x{h} out of range")
+    return w, h, params[m.end() :], desc
+
+
+def desc_grid(cells: list[int], w: int, h: int, where: str) -> np.ndarray:
+    """int64[H, W] of the cells a game ID's description lists; InputError unless W * H of them."""
+    if len(cells) != w * h:
+        raise InputError(f"{where}: description has {len(cells)} cells, {w}x{h} needs {w * h}")
+    return np.array(cells, dtype=np.int64).reshape(h, w)
+
+
+def grid_rows(
+    text: str, where: str, cell: Callable[[str], int | None], spaced_per_line: bool
+) -> list[list[int]]:
+    """Rows of cell values of a plain text grid; `cell` maps a token to its value (None: unknown).
+
+    Cells are single characters, or tokens separated by spaces: on every line as soon as one
+    line has spaces, or (`spaced_per_line`) on each line that has them.
+    """
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    if not lines:
+        raise InputError(f"{where}: empty grid")
+    rows: list[list[int]] = []
+    spaced = any(len(ln.split()) > 1 for ln in lines)
+    for n, ln in enumerate(lines, 1):
+        split = len(ln.split()) > 1 if spaced_per_line else spaced
+        row = []
+        for t in ln.split() if split else list(ln):
+            value = cell(t)
+            if value is None:
+                raise InputError(f"{where}: line {n}: unknown cell {t!r}")
+            row.append(value)
+        if rows and len(row) != len(rows[0]):
+            raise InputError(f"{where}: line {n}: {len(row)} cells, line 1 has {len(rows[0])}")
+        rows.append(row)
+    return rows
+
+
+def parse_either(text: str, where: str, parse_game_id: Callable, parse_grid: Callable):
+    """parse_game_id on the first line when it holds ':', else parse_grid on the whole text."""
+    stripped = text.strip()
+    if not stripped:
+        raise InputError(f"{where}: empty input")
+    first = stripped.splitlines()[0]
+    if ":" in first:
+        return parse_game_id(first, where)
+    return parse_grid(text, where)
+
+
+def solo_description(cells: np.ndarray) -> str:
+    """Run-length description of cells, as Tatham's game IDs write it (a-z: runs of blanks)."""
+    out: list[str] = []
+    run = 0
+    prev_number = False
+    for v in cells.tolist():
+        if v == 0:
+            run += 1
+            continue
+        while run > 0:
+            step = min(run, 26)
+            out.append(chr(ord("a") + step - 1))
+            run -= step
+            prev_number = False
+        if prev_number:
+            out.append("_")
+        out.append(str(v))
+        prev_number = True
+    while run > 0:
+        step = min(run, 26)
+        out.append(chr(ord("a") + step - 1))
+        run -= step
+    return "".join(out)

@@ -1,0 +1,70 @@
+"""Engine measurements: Sirdey proposals per second on a grid that never solves."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import make_batch
+from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.schedules import by_name
+from gpu_anneal.backends import cpu_threads, resolve_backend
+from gpu_anneal.sudoku_solver import make_runner
+
+
+def never_solving_puzzle(order: int) -> np.ndarray:
+    """A valid grid's every third cell as givens, with one given changed to clash in its row.
+
+    About a third of the cells are given, as in the native reference loop, and cost 0 is out
+    of reach, so every chain keeps moving for the whole measurement.
+    """
+    lay = layout(order)
+    n, N = order, lay.N
+    r, k = np.divmod(np.arange(lay.cells), N)
+    full = ((r * n + r // n + k) % N + 1).astype(np.uint8)
+    puzzle = np.where(np.arange(lay.cells) % 3 == 0, full, 0).astype(np.uint8)
+    puzzle[3] = puzzle[0]  # cells 0 and 3 share row 0: a clash no move can undo
+    return puzzle
+
+
+def measure_throughput(
+    order: int,
+    seconds: float,
+    backend: str = "cpu",
+    chains: int | None = None,
+    move: str = "sirdey",
+) -> dict:
+    """Proposals per second of a move (Sirdey's by default) over `chains` chains."""
+    used = resolve_backend(backend)
+    threads = cpu_threads()
+    count = chains or (8 * threads if used == "cpu" else 65536)
+    # the native loop's regime: trials of 20,000 plateaus from T0 = e_P, no stall rule
+    sched = by_name("sirdey-course", order, stall=0, max_plateaus=20_000)
+    code = sa.MOVE_NAMES[move]
+    batch = make_batch(never_solving_puzzle(order)[None], order, sched, count, seed=1, move=code)
+    runner = make_runner(batch, used)
+    runner.run(1)  # compile and warm up
+    runner.sync()
+    before = int(batch.ctr[:, sa.C_PROPOSALS].sum())
+    budget = 64
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < seconds:
+        runner.run(budget)
+        runner.sync()
+        elapsed = time.perf_counter() - start
+        if elapsed < seconds / 20:
+            budget *= 2
+    done = int(batch.ctr[:, sa.C_PROPOSALS].sum()) - before
+    return {
+        "proposals_per_second": done / elapsed,
+        "proposals": done,
+        "seconds": elapsed,
+        "order": order,
+        "backend": used,
+        "chains": count,
+        "threads": threads if used == "cpu" else None,
+        "move": move,
+    }
