@@ -11,7 +11,7 @@ from cpu_reference.sudoku.batch import make_batch
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import by_name
 from gpu_anneal.backends import cpu_threads, resolve_backend
-from gpu_anneal.sudoku_solver import make_runner
+from gpu_anneal.runners import make_runner
 
 
 def never_solving_puzzle(order: int) -> np.ndarray:

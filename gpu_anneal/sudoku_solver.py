@@ -39,8 +39,7 @@ from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.backends import cpu_threads, resolve_backend
-
-HOST_STOPPED = 2  # solved[p] value the host writes to stop a puzzle's chains
+from gpu_anneal.runners import make_runner
 
 
 @dataclass
@@ -75,42 +74,6 @@ class InterruptedBatch(KeyboardInterrupt):
     def __init__(self, results: list[SolveResult]):
         super().__init__("interrupted")
         self.results = results
-
-
-class CpuRunner:
-    """Runs a batch's slices on every CPU core (numba prange over chains)."""
-
-    name = "cpu"
-
-    def __init__(self, batch: SudokuBatch):
-        self.batch = batch
-
-    def run(self, budget: int) -> None:
-        """Advance every chain by up to `budget` plateaus."""
-        run_slice_cpu(self.batch, budget, stop_on_solved=True)
-
-    def sync(self) -> None:
-        """Host arrays are the working arrays: nothing to copy."""
-
-    def fetch_grids(self) -> None:
-        """Host arrays are the working arrays: nothing to copy."""
-
-    def load_slot(self, p: int) -> None:
-        """Host arrays are the working arrays: nothing to copy."""
-
-    def stop_puzzle(self, p: int) -> None:
-        """Ask the chains of slot p to stop at their next plateau."""
-        if self.batch.solved[p] == 0:
-            self.batch.solved[p] = HOST_STOPPED
-
-
-def make_runner(batch: SudokuBatch, backend: str):
-    """The runner of a resolved backend name ('cpu' or 'cuda')."""
-    if backend == "cuda":
-        from gpu_anneal.kernels.sudoku import CudaRunner
-
-        return CudaRunner(batch)
-    return CpuRunner(batch)
 
 
 def default_chains(backend: str, puzzles: int) -> int:

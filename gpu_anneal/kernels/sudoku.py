@@ -119,59 +119,24 @@ def compiled_kernel(order: int, move: int = sa.MOVE_SIRDEY):
     return cuda.jit(launch_bounds=launch_bounds(order))(kernel_function(order, move))
 
 
-class CudaRunner:
-    """Keeps a batch's arrays on the device and runs its slices there."""
+CHAIN_KEYS = ("vals", "boards", "best_vals", "ctr", "rng", "solved")  # device arrays per batch
+DEVICE_KEYS = CHAIN_KEYS + sa.PUZZLE_ARRAYS
 
-    name = "cuda"
 
-    def __init__(self, batch: SudokuBatch):
-        check_order(batch.order)
-        self.batch = batch
-        self.kernel = compiled_kernel(batch.order, batch.move)
-        b = batch
-        keys = ("vals", "boards", "best_vals", "ctr", "rng", "solved") + sa.PUZZLE_ARRAYS
-        self.d = {key: cuda.to_device(self.host(key)) for key in keys}
-        self.blocks = (b.chains + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK
+def host_array(batch: SudokuBatch, key: str) -> np.ndarray:
+    """The host array behind device array `key`, in the shape the kernel takes it."""
+    array = getattr(batch, key)
+    return flat_rows(array) if key in ("boards", "given_board") else array
 
-    def host(self, key: str) -> np.ndarray:
-        """The host array behind device array `key` (bitboards seen flat, as the kernel does)."""
-        array = getattr(self.batch, key)
-        return flat_rows(array) if key in ("boards", "given_board") else array
 
-    def run(self, budget: int) -> None:
-        """Advance every chain by up to `budget` plateaus (one kernel launch)."""
-        b, d = self.batch, self.d
-        self.kernel[self.blocks, THREADS_PER_BLOCK](
-            d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], d["solved"], b.cpp,
-            *(d[key] for key in sa.PUZZLE_ARRAYS),
-            *sa.schedule_args(b.schedule), b.trial_cap, int(budget), True,
-        )  # fmt: skip
-        cuda.synchronize()
-
-    def sync(self) -> None:
-        """Copy counters and solved flags back to the host batch."""
-        self.d["ctr"].copy_to_host(self.batch.ctr)
-        self.d["solved"].copy_to_host(self.batch.solved)
-
-    def fetch_grids(self) -> None:
-        """Copy the best grids (and current grids and RNG states) back to the host batch."""
-        for key in ("best_vals", "vals", "boards", "rng"):
-            self.d[key].copy_to_host(self.host(key))
-
-    def load_slot(self, p: int) -> None:
-        """Copy slot p's puzzle tables and its chains' fresh state to the device."""
-        b, d = self.batch, self.d
-        rows = b.chain_slice(p)
-        for key in sa.PUZZLE_ARRAYS + ("solved",):
-            d[key][p : p + 1].copy_to_device(self.host(key)[p : p + 1])
-        for key in ("ctr", "rng", "best_vals"):
-            d[key][rows].copy_to_device(self.host(key)[rows])
-
-    def stop_puzzle(self, p: int) -> None:
-        """Ask the chains of puzzle p to stop at their next plateau."""
-        if self.batch.solved[p] == 0:
-            self.batch.solved[p] = 2
-            self.d["solved"][p : p + 1].copy_to_device(self.batch.solved[p : p + 1])
+def launch_slice(kernel, blocks: int, d: dict, batch: SudokuBatch, budget: int, stream=0) -> None:
+    """Launch one slice of `budget` plateaus on every chain: the only code that knows the
+    kernel's argument order. `d` maps every DEVICE_KEYS name to its device array."""
+    kernel[blocks, THREADS_PER_BLOCK, stream](
+        d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], d["solved"], batch.cpp,
+        *(d[key] for key in sa.PUZZLE_ARRAYS),
+        *sa.schedule_args(batch.schedule), batch.trial_cap, int(budget), True,
+    )  # fmt: skip
 
 
 def bytes_per_chain(order: int) -> int:

@@ -13,11 +13,12 @@ import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
 
-from gpu_anneal.kernels import sudoku as cuda_sudoku  # noqa: E402
 from gpu_anneal.sudoku_solver import solve_stream  # noqa: E402
 
 calls = {"n": 0}
-original = cuda_sudoku.CudaRunner.run
+from gpu_anneal import runners  # noqa: E402
+
+original = runners.CudaRunner.run
 
 
 def failing_run(self, budget):
@@ -27,7 +28,7 @@ def failing_run(self, budget):
     original(self, budget)
 
 
-cuda_sudoku.CudaRunner.run = failing_run
+runners.CudaRunner.run = failing_run
 
 if __name__ == "__main__":
     # r1c1 has no digit left: these never solve, so the fault finds them all in the pool

@@ -16,7 +16,7 @@ assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUD
 
 from cpu_reference.sudoku.batch import make_batch, run_slice_cpu  # noqa: E402
 from cpu_reference.sudoku.schedules import by_name  # noqa: E402
-from gpu_anneal.kernels.sudoku import CudaRunner  # noqa: E402
+from gpu_anneal.runners import CudaRunner  # noqa: E402
 
 PUZZLES = {
     2: ["1...........4...", "..3.4.........2.", "................"],
