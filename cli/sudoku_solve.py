@@ -21,6 +21,7 @@ from cli.progress import RunProgress
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.formats import Puzzle, iter_puzzles
 from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal.resume import solved_indices
 from gpu_anneal.sudoku_solver import InterruptedBatch, SolveResult, replay_chain, solve_stream
 
 
@@ -206,28 +207,6 @@ def run_solve(sources: list[str], opts: SolveOptions) -> int:
     finally:
         if sink is not None:
             sink.close()
-
-
-def solved_indices(path: str | None) -> set[int]:
-    """Indices recorded as solved in a JSON-lines results file (empty if there is none)."""
-    import json
-    import os
-
-    found: set[int] = set()
-    if not path or not os.path.exists(path):
-        return found
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for number, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                raise InputError(f"{path} line {number}: not a JSON object (--resume)") from None
-            if isinstance(record, dict) and record.get("solved") and "index" in record:
-                found.add(int(record["index"]))
-    return found
 
 
 def _emitter(opts: SolveOptions, tally: Tally, sink):
