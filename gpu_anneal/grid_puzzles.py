@@ -93,7 +93,8 @@ def solve_grid_puzzle(
     p = parse_grid_puzzle(kind, puzzle) if isinstance(puzzle, str) else puzzle
     t0 = time.perf_counter()
     out = {"kind": kind, "game_id": game_id(kind, p), "method": method}
-    sched = {k: options.pop(k) for k in ("t0", "t_final", "n_plateaus", "plateau") if k in options}
+    keys = ("t0", "t_final", "n_plateaus", "plateau", "max_trials")
+    sched = {k: options.pop(k) for k in keys if k in options}
     if method == "ilp":
         out["backend"] = "cpu"
         if kind == "shikaku":
