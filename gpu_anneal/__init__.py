@@ -1,11 +1,45 @@
-"""gpu-anneal: thousands of simulated-annealing chains at once, on a CUDA card or every CPU core.
+"""gpu-anneal: thousands of simulated-annealing chains at once, on a CUDA card or every CPU core,
+for Sudoku, Shikaku and Hashiwokakero, with exact solvers beside them.
 
-Public entry points: `solve_batch` and `solve_one` (Sudoku annealing), with `backend="auto" |
-"cuda" | "cpu"`; importing this package never needs CUDA.
+    import gpu_anneal
+    results = gpu_anneal.solve(gpu_anneal.datasets.path("seed002"), seed=1)
+    print(results[0].solution, results[0].timing)
+
+Public entry points (gpu_anneal.api): `solve`, `solve_stream`, `solve_on_dask`, `replay`, the
+readers `read` and `parse_puzzles`, and the one result type `Result` (gpu_anneal.results), whose
+`to_json()` is a JSON line of docs/result.schema.json. Importing this package never needs CUDA
+and compiles nothing.
 """
 
-__version__ = "0.1.0"
+from __future__ import annotations
 
-from gpu_anneal.sudoku_solver import SolveResult, solve_batch, solve_one  # noqa: E402
+__version__ = "0.2.0"
 
-__all__ = ["SolveResult", "solve_batch", "solve_one", "__version__"]
+from gpu_anneal import datasets  # noqa: E402
+from gpu_anneal.api import (  # noqa: E402
+    parse_puzzles,
+    read,
+    replay,
+    solve,
+    solve_on_dask,
+    solve_stream,
+)
+from gpu_anneal.backends import BackendError  # noqa: E402
+from gpu_anneal.results import Counts, Params, Result, Timing, json_schema  # noqa: E402
+
+__all__ = [
+    "BackendError",
+    "Counts",
+    "Params",
+    "Result",
+    "Timing",
+    "__version__",
+    "datasets",
+    "json_schema",
+    "parse_puzzles",
+    "read",
+    "replay",
+    "solve",
+    "solve_on_dask",
+    "solve_stream",
+]

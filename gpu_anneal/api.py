@@ -1,0 +1,333 @@
+"""The public API: solve puzzles of every kind by every method, one `Result` per puzzle.
+
+    solve(puzzles, ...)          -> list[Result] in input order
+    solve_stream(puzzles, ...)   -> Result after Result, in completion order
+    solve_on_dask(puzzles, ...)  -> the same stream, computed on a Dask cluster
+    replay(puzzles, chain, ...)  -> one chain of an annealing run, re-run alone on the CPU
+
+The three solve functions share one signature. A parameter that does not apply to the chosen kind
+and method must be left at None (or False): setting it raises InputError naming it, it is never
+ignored silently. Which parameter applies where:
+
+    parameter                 sudoku anneal   sudoku exact   shikaku/hashi anneal   ilp
+    chains seed schedule t0   yes             -              yes                    -
+    max_trials                yes             -              yes                    -
+    move                      yes             -              shikaku only           -
+    time_limit                yes             -              yes                    yes
+    propagate batch           yes             -              -                      -
+    scheduler workers         yes (Dask)      -              -                      -
+    fmt order                 yes             yes            -                      -
+    backend                   yes             cpu only       yes                    cpu only
+
+Reproducibility: chain i of the q-th puzzle draws RNG stream q * chains + i whatever the batch,
+backend or Dask chunking, and the reported chain is chosen from the seed alone, so the solving
+chain, its trials, proposals and grid repeat for the same seed and chains. With several chains per
+puzzle the totals (counts.trials, counts.proposals) also count the other chains' work up to the
+moment the puzzle was stopped, which depends on thread timing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku.formats import FORMATS, iter_puzzles, parse_line
+from gpu_anneal import solvers
+from gpu_anneal.backends import BACKENDS
+from gpu_anneal.inputs import KINDS, Item, game_id, parse_grid_puzzle, read
+from gpu_anneal.results import Result
+
+METHODS = {"sudoku": ("anneal", "exact"), "shikaku": ("anneal", "ilp"), "hashi": ("anneal", "ilp")}
+MOVES = {"sudoku": ("sirdey", "candidate", "box-swap"), "shikaku": ("all", "pruned", "propagated")}
+DEFAULT_SCHEDULE = {"sudoku": "sirdey-course"}
+DEFAULT_TIME_LIMIT = 60.0
+
+__all__ = [
+    "Result",
+    "game_id",
+    "iter_puzzles",
+    "parse_grid_puzzle",
+    "parse_line",
+    "parse_puzzles",
+    "read",
+    "replay",
+    "solve",
+    "solve_on_dask",
+    "solve_stream",
+]
+
+
+def solve(
+    puzzles,
+    *,
+    kind: str = "sudoku",
+    method: str = "anneal",
+    backend: str = "auto",
+    chains: int | None = None,
+    seed: int | None = None,
+    schedule: str | None = None,
+    move: str | None = None,
+    t0: float | None = None,
+    time_limit: float | None = None,
+    max_trials: int | None = None,
+    propagate: bool = False,
+    batch: int | None = None,
+    fmt: str | None = None,
+    order: int | None = None,
+    resume: str | None = None,
+    on_input_error: Callable[[InputError], None] | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> list[Result]:
+    """Solve every puzzle; results in input order (see solve_stream for the parameters)."""
+    results = list(
+        solve_stream(
+            puzzles,
+            kind=kind,
+            method=method,
+            backend=backend,
+            chains=chains,
+            seed=seed,
+            schedule=schedule,
+            move=move,
+            t0=t0,
+            time_limit=time_limit,
+            max_trials=max_trials,
+            propagate=propagate,
+            batch=batch,
+            fmt=fmt,
+            order=order,
+            resume=resume,
+            on_input_error=on_input_error,
+            scheduler=scheduler,
+            workers=workers,
+        )  # fmt: skip
+    )
+    return sorted(results, key=lambda r: r.index)
+
+
+def solve_stream(
+    puzzles,
+    *,
+    kind: str = "sudoku",
+    method: str = "anneal",
+    backend: str = "auto",
+    chains: int | None = None,
+    seed: int | None = None,
+    schedule: str | None = None,
+    move: str | None = None,
+    t0: float | None = None,
+    time_limit: float | None = None,
+    max_trials: int | None = None,
+    propagate: bool = False,
+    batch: int | None = None,
+    fmt: str | None = None,
+    order: int | None = None,
+    resume: str | None = None,
+    on_input_error: Callable[[InputError], None] | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> Iterator[Result]:
+    """Solve every puzzle, yielding each Result as it finishes (completion order).
+
+    puzzles: a path or "-" (stdin), a list of paths, puzzle text, a Sudoku array uint8[cells] or
+        uint8[P, cells], parsed puzzles, or Items from `read` (gpu_anneal.inputs.read).
+    kind: sudoku | shikaku | hashi.  method: anneal | exact (Sudoku) | ilp (Shikaku, Hashi;
+        "exact" is taken as ilp there).  backend: auto | cpu | cuda (auto takes CUDA when a
+        device is usable; cuda without one raises BackendError).
+    chains: chains per puzzle (default: fill the machine, the same in one process and on Dask:
+        Sudoku ceil(threads / batch) on the CPU or 1024 on CUDA; Shikaku/Hashi 16 or 4096).
+    seed: seed of every chain's stream (default 0).  schedule: Sudoku: sirdey-course (default) |
+        sirdey-paper | geometric, with ":key=value,..." overrides; Shikaku/Hashi:
+        "geometric[:t0=..,t_final=..,n_plateaus=..,plateau=..]".  t0: start temperature.
+    move: Sudoku sirdey (default) | candidate | box-swap; Shikaku all (default) | pruned |
+        propagated.  time_limit: seconds per puzzle (default 60; 0 = no limit; Sudoku exact
+        has none: it stops at a node cap).  max_trials: trials per
+        puzzle over all its chains.  propagate: Sudoku's deduction rules first (hybrid).
+    batch: Sudoku puzzles annealed at once (a pool: solved puzzles leave, the next enter; on
+        Dask the chunk size, default 8).  fmt, order: Sudoku input format and order (detected).
+    resume: a JSON-lines results file: puzzles it records as solved are skipped.
+    on_input_error: called with each malformed puzzle's InputError (the others are still
+        solved); None raises the first one.
+    scheduler, workers: run Sudoku annealing on Dask (a scheduler address, or a local cluster
+        of that many workers); see solve_on_dask.
+
+    Ctrl-C: results of puzzles still running are yielded with status "interrupted", then
+    KeyboardInterrupt is raised.
+    """
+    s = _settings(
+        kind, method, backend, chains, seed, schedule, move, t0, time_limit, max_trials,
+        propagate, batch, fmt, order, scheduler, workers,
+    )  # fmt: skip
+    items = _items(puzzles, s.kind, fmt, order, resume, on_input_error)
+    if s.kind != "sudoku":
+        return solvers.grid_puzzles(items, s)
+    if s.method == "exact":
+        return solvers.sudoku_exact(items, s)
+    return solvers.sudoku_anneal(items, s)
+
+
+def solve_on_dask(
+    puzzles,
+    *,
+    kind: str = "sudoku",
+    method: str = "anneal",
+    backend: str = "auto",
+    chains: int | None = None,
+    seed: int | None = None,
+    schedule: str | None = None,
+    move: str | None = None,
+    t0: float | None = None,
+    time_limit: float | None = None,
+    max_trials: int | None = None,
+    propagate: bool = False,
+    batch: int | None = None,
+    fmt: str | None = None,
+    order: int | None = None,
+    resume: str | None = None,
+    on_input_error: Callable[[InputError], None] | None = None,
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> Iterator[Result]:
+    """solve_stream on a Dask cluster (Sudoku annealing; `pip install .[dask]`).
+
+    scheduler: address of a running distributed scheduler; workers: start a local cluster of
+    that many one-thread workers (closed at the end); neither: one local worker per core. Each
+    chunk of `batch` puzzles (default 8) is one task; results equal a one-process run with the
+    same seed and chains (the compile time on the workers is not measured: timing.compile 0).
+    """
+    if scheduler is None and workers is None:
+        workers = os.cpu_count() or 1
+    return solve_stream(
+        puzzles, kind=kind, method=method, backend=backend, chains=chains, seed=seed,
+        schedule=schedule, move=move, t0=t0, time_limit=time_limit, max_trials=max_trials,
+        propagate=propagate, batch=batch, fmt=fmt, order=order, resume=resume,
+        on_input_error=on_input_error, scheduler=scheduler, workers=workers,
+    )  # fmt: skip
+
+
+def replay(
+    puzzles,
+    chain: int,
+    *,
+    chains: int,
+    seed: int | None = None,
+    schedule: str | None = None,
+    move: str | None = None,
+    t0: float | None = None,
+    time_limit: float | None = None,
+    max_trials: int | None = None,
+    fmt: str | None = None,
+    order: int | None = None,
+    on_input_error: Callable[[InputError], None] | None = None,
+) -> Result:
+    """Re-run chain `chain` of a Sudoku annealing run with `chains` chains per puzzle, alone on
+    the CPU: a chain that solved in the run solves here after the same trials and proposals, at
+    the same grid. The chain belongs to puzzle chain // chains of the input."""
+    if chains is None or chains < 1:
+        raise InputError(f"--chains {chains}: replaying needs the run's chains per puzzle (>= 1)")
+    if chain < 0:
+        raise InputError(f"--replay-chain {chain}: must be 0 or more")
+    s = _settings(
+        "sudoku", "anneal", "cpu", chains, seed, schedule, move, t0, time_limit, max_trials,
+        False, None, fmt, order, None, None,
+    )  # fmt: skip
+    wanted = chain // chains
+    for item in _items(puzzles, "sudoku", fmt, order, None, on_input_error):
+        if item.index == wanted:
+            return solvers.replay(item, chain, s)
+    raise InputError(f"--replay-chain {chain}: the input has no puzzle {wanted}")
+
+
+def _settings(
+    kind, method, backend, chains, seed, schedule, move, t0, time_limit, max_trials,
+    propagate, batch, fmt, order, scheduler, workers,
+) -> solvers.Settings:  # fmt: skip
+    """Check choices and applicability; fill defaults."""
+    _choice("kind", kind, KINDS)
+    if kind != "sudoku" and method == "exact":
+        method = "ilp"
+    _choice("method", method, METHODS[kind], f" for {kind}")
+    _choice("backend", backend, BACKENDS)
+    anneal = method == "anneal"
+    given = {
+        "chains": chains, "seed": seed, "schedule": schedule, "t0": t0,
+        "max_trials": max_trials, "move": move,
+    }  # fmt: skip
+    if not anneal:
+        _refuse(given, f"--method {method}")
+        if backend == "cuda":
+            raise InputError(f"--backend cuda: --method {method} runs on the CPU only")
+    if kind != "sudoku" or not anneal:
+        where = f"--kind {kind}" if kind != "sudoku" else f"--method {method}"
+        _refuse({"propagate": propagate or None, "batch": batch, "scheduler": scheduler,
+                 "workers": workers}, where)  # fmt: skip
+    if kind != "sudoku":
+        _refuse({"format": fmt, "order": order}, f"--kind {kind}")
+        if kind == "hashi":
+            _refuse({"move": move}, "--kind hashi")
+    if kind == "sudoku" and method == "exact":
+        _refuse({"time-limit": time_limit}, "--method exact (it stops at a node cap)")
+    if move is not None and kind in MOVES:
+        _choice("move", move, MOVES[kind], f" for {kind}")
+    if fmt is not None:
+        _choice("format", fmt, FORMATS)
+    if scheduler is not None and workers is not None:
+        raise InputError("--scheduler and --workers: give one, not both")
+    for name, value in (("chains", chains), ("batch", batch), ("max-trials", max_trials),
+                        ("workers", workers)):  # fmt: skip
+        if value is not None and int(value) < 1:
+            raise InputError(f"--{name} {value}: must be at least 1")
+    if time_limit is not None and not time_limit >= 0:
+        raise InputError(f"--time-limit {time_limit}: must be 0 or more seconds")
+    sudoku_anneal = kind == "sudoku" and anneal
+    return solvers.Settings(
+        kind=kind, method=method, backend=backend, chains=chains,
+        seed=(0 if seed is None else int(seed)) if anneal else None,
+        schedule=(schedule or DEFAULT_SCHEDULE.get(kind)) if anneal else None,
+        move=(move or "sirdey") if sudoku_anneal else move, t0=t0,
+        time_limit=_time_limit(time_limit, kind, method),
+        max_trials=max_trials, propagate=bool(propagate), batch=batch, scheduler=scheduler,
+        workers=workers,
+    )  # fmt: skip
+
+
+def _time_limit(value: float | None, kind: str, method: str) -> float | None:
+    """Seconds per puzzle: None gives the default (none for Sudoku exact), 0 gives no limit."""
+    if kind == "sudoku" and method == "exact":
+        return None
+    if value is None:
+        return DEFAULT_TIME_LIMIT
+    return float(value) or None
+
+
+def _choice(name: str, value, allowed, where: str = "") -> None:
+    if value not in allowed:
+        raise InputError(f"--{name} {value!r}: expected one of {', '.join(allowed)}{where}")
+
+
+def _refuse(given: dict, where: str) -> None:
+    for name, value in given.items():
+        if value is not None:
+            raise InputError(f"--{name.replace('_', '-')} does not apply to {where}")
+
+
+def _items(puzzles, kind, fmt, order, resume, on_input_error) -> Iterator[Item]:
+    """The good Items of the input, faults passed to on_input_error (or raised)."""
+    from gpu_anneal.inputs import as_sources
+    from gpu_anneal.resume import solved_indices
+
+    done = solved_indices(resume) if resume else set()
+    for item in read(as_sources(puzzles), kind, fmt=fmt, order=order):
+        if isinstance(item, InputError):
+            if on_input_error is None:
+                raise item
+            on_input_error(item)
+        elif item.index not in done:
+            yield item
+
+
+def parse_puzzles(text_or_path, kind: str = "sudoku") -> list[Item]:
+    """Every puzzle of a path or of puzzle text, parsed (InputError on the first fault)."""
+    return list(_items(text_or_path, kind, None, None, None, None))

@@ -1,0 +1,440 @@
+"""One solver per kind and method, each turning a stream of `Item`s into `Result`s.
+
+Glossary:
+    item       a puzzle read by gpu_anneal.inputs (kind, index, source, line, givens)
+    settings   the resolved parameters of one API call (`Settings`)
+    cpp        chains per puzzle
+    warm-up    a run on no puzzle (or a tiny one) that compiles, or loads from numba's disk cache,
+               the code a solver needs; its seconds are the first result's `timing.compile`
+
+Every solver verifies each solution with the kind's independent verifier and times it; a
+result is `solved` only when that verifier accepts it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from cpu_reference.errors import InputError
+from cpu_reference.hashi import puzzle as hashi
+from cpu_reference.shikaku import puzzle as shikaku
+from cpu_reference.sudoku.schedules import with_start
+from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal.backends import resolve_backend
+from gpu_anneal.inputs import Item
+from gpu_anneal.results import Counts, Params, Result, Timing
+
+# Branch nodes the exact method spends before it switches to randomised restarts.
+EXACT_NODES = 2_000_000
+GRID_SCHEDULE_KEYS = ("t0", "t_final", "n_plateaus", "plateau")
+# Tiny puzzles the grid annealers' warm-up solves (compiling their chain loops).
+WARM_UP_IDS = {"shikaku": "2x1:2a", "hashi": "3x1:1a1"}
+
+_warm: set[tuple] = set()
+
+
+@dataclass
+class Settings:
+    """The parameters of one solve call, defaults filled in (see gpu_anneal.api.solve)."""
+
+    kind: str
+    method: str
+    backend: str  # requested: auto | cpu | cuda
+    chains: int | None
+    seed: int
+    schedule: str | None
+    move: str | None
+    t0: float | None
+    time_limit: float | None
+    max_trials: int | None
+    propagate: bool
+    batch: int | None
+    scheduler: str | None = None
+    workers: int | None = None
+
+
+def warm_up_seconds(key: tuple, warm) -> float:
+    """Seconds of warm() the first time `key` is seen in this process, else 0."""
+    if key in _warm:
+        return 0.0
+    start = time.perf_counter()
+    warm()
+    _warm.add(key)
+    return time.perf_counter() - start
+
+
+def timed_verify(item: Item, state) -> tuple[bool, str | None, float]:
+    """(ok, fault, seconds) of the kind's verifier on a state of the item's puzzle."""
+    start = time.perf_counter()
+    if state is None:
+        ok, fault = False, "no answer"
+    elif item.kind == "sudoku":
+        fault = verify_solution(np.asarray(state), item.order, item.puzzle)
+        ok = fault is None
+    else:
+        module = shikaku if item.kind == "shikaku" else hashi
+        ok, reason = module.verify(item.puzzle, state)
+        fault = None if ok else reason
+    return ok, fault, time.perf_counter() - start
+
+
+def base_result(item: Item, method: str, backend: str) -> Result:
+    """A Result carrying the item's identity, nothing solved yet."""
+    return Result(
+        kind=item.kind, method=method, backend=backend, index=item.index, source=item.source,
+        line=item.line, name=item.name, order=item.order, size=item.size,
+        givens_hash=item.givens_hash,
+    )  # fmt: skip
+
+
+def fill_solution(result: Result, item: Item, state, ok: bool) -> None:
+    """Set solution, solution_rows and game_move (when ok) or best (when not) from a state."""
+    if ok:
+        result.solved = result.verified = True
+        result.status = "solved"
+        result.solution = item.text(state)
+        if item.kind == "sudoku":
+            side = item.order * item.order
+            result.solution_rows = np.asarray(state).reshape(side, side).tolist()
+        elif item.kind == "shikaku":
+            result.solution_rows = shikaku.solution_json(state)
+            result.game_move = shikaku.solve_move(item.puzzle, state)
+        else:
+            result.solution_rows = [[int(x) for x in b] for b in state]
+            result.game_move = hashi.solve_move(state)
+    else:
+        result.best = item.text(state)
+    result.state = state
+
+
+# ---- Sudoku annealing --------------------------------------------------------------------
+
+
+def sudoku_anneal(items: Iterable[Item], s: Settings) -> Iterator[Result]:
+    """Anneal Sudoku items in one pool per order: the first order streams, others follow."""
+    held: dict[int, list[Item]] = {}
+    first: list[int] = []
+
+    def main_stream():
+        for item in items:
+            if not first:
+                first.append(item.order)
+            if item.order == first[0]:
+                yield item
+            else:
+                held.setdefault(item.order, []).append(item)
+
+    stream = main_stream()
+    head = next(stream, None)
+    if head is None:
+        return
+    yield from _anneal_order(head.order, itertools.chain([head], stream), s)
+    for order, rest in held.items():
+        yield from _anneal_order(order, iter(rest), s)
+
+
+def default_chains(backend: str, batch: int | None) -> int:
+    """Chains per puzzle when none is asked, the same for one process and for Dask."""
+    from gpu_anneal.sudoku_solver import default_chains as pool_default
+
+    return pool_default(backend, batch or 1)
+
+
+def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Result]:
+    from gpu_anneal.sudoku_solver import InterruptedBatch, solve_stream
+
+    used = resolve_backend(s.backend)
+    cpp = s.chains if s.chains is not None else default_chains(used, s.batch)
+    schedule = with_start(s.schedule, order, s.t0)
+    settings = dict(
+        schedule=schedule, chains=cpp, seed=s.seed, time_limit=s.time_limit,
+        max_trials=s.max_trials, backend=used, move=s.move, propagate=s.propagate,
+    )  # fmt: skip
+
+    def warm():
+        for _ in solve_stream([], order, **dict(settings, chains=1)):
+            pass
+
+    dask = s.scheduler is not None or s.workers is not None
+    compile_s = 0.0 if dask else warm_up_seconds(("sudoku", used, order, s.move), warm)
+    by_index: dict[int, Item] = {}
+
+    def cells():
+        for item in items:
+            by_index[item.index] = item
+            yield item.index, item.puzzle
+
+    if dask:
+        stream = _dask_stream(cells(), order, s, settings)
+    else:
+        stream = solve_stream(cells(), order, slots=s.batch or 1, **settings)
+    try:
+        for raw in stream:
+            yield _from_pool(by_index.pop(raw.index), raw, s, compile_s)
+            compile_s = 0.0
+    except InterruptedBatch as stop:
+        for raw in stop.results:
+            yield _from_pool(by_index.pop(raw.index), raw, s, compile_s)
+        raise KeyboardInterrupt from None
+
+
+def _dask_stream(pairs, order: int, s: Settings, settings: dict):
+    """Results from a Dask cluster in completion order, indices those of the input."""
+    from gpu_anneal.scale import solve_on_dask
+
+    pairs = list(pairs)
+    if not pairs:
+        return
+    indices = [index for index, _ in pairs]
+    if indices != list(range(indices[0], indices[0] + len(indices))):
+        raise InputError("Dask: mixed orders or resumed gaps in the input are not supported")
+    cells = np.stack([c for _, c in pairs])
+    for raw in solve_on_dask(
+        cells, order, scheduler=s.scheduler, workers=s.workers, chunk=s.batch or 8, **settings
+    ):
+        raw.index += indices[0]
+        yield raw
+
+
+def _from_pool(item: Item, raw, s: Settings, compile_s: float) -> Result:
+    """A Result from the pool's SolveResult."""
+    result = base_result(item, "anneal", raw.backend)
+    ok, fault, verify_s = (False, None, 0.0)
+    if raw.solved:
+        ok, fault, verify_s = timed_verify(item, raw.solution)
+    fill_solution(result, item, raw.solution if ok else raw.best, ok)
+    result.cost = int(raw.cost) if raw.cost >= 0 else None
+    result.error = raw.error or fault
+    if not ok:
+        result.status = _status(result.error)
+    extra = raw.extra or {}
+    result.counts = Counts(
+        trials=raw.trials, proposals=raw.proposals, accepted=raw.accepted,
+        solving_chain=raw.solving_chain, chain_trials=extra.get("chain_trials"),
+        chain_proposals=extra.get("chain_proposals"),
+    )  # fmt: skip
+    result.params = Params(
+        seed=s.seed, chains=raw.chains, schedule=s.schedule, move=s.move, t0=s.t0,
+        time_limit=s.time_limit, max_trials=s.max_trials, propagate=s.propagate,
+    )  # fmt: skip
+    result.timing = Timing(compile=compile_s, search=raw.seconds, verify=verify_s)
+    return result
+
+
+def _status(error: str | None) -> str:
+    if error is None:
+        return "unsolved"
+    if error == "interrupted":
+        return "interrupted"
+    if error == "no solution":
+        return "no_solution"
+    return "error"
+
+
+def replay(item: Item, chain: int, s: Settings) -> Result:
+    """Chain `chain` of a run with `s.chains` chains per puzzle, re-run alone on the CPU."""
+    from gpu_anneal.sudoku_solver import replay_chain
+
+    schedule = with_start(s.schedule, item.order, s.t0)
+    raw = replay_chain(
+        item.puzzle, item.order, chain, chains=s.chains, seed=s.seed, schedule=schedule,
+        max_trials=s.max_trials, time_limit=s.time_limit, move=s.move,
+    )  # fmt: skip
+    raw.index = item.index
+    result = _from_pool(item, raw, s, 0.0)
+    result.backend = "cpu"
+    result.params.replay_chain = chain
+    return result
+
+
+# ---- Sudoku exact ------------------------------------------------------------------------
+
+
+def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
+    """Each item by the exact bitmask search, counting solutions up to two.
+
+    A search that passes EXACT_NODES nodes switches to randomised restarts for one solution;
+    uniqueness is then unknown (null), and with no solution found the puzzle is unsolved.
+    """
+    from cpu_reference.sudoku.exact import solve_exact, solve_restarts
+
+    for item in items:
+        result = base_result(item, "exact", "cpu")
+
+        def warm(order=item.order):
+            blank = np.zeros(order**4, np.uint8)
+            solve_exact(blank, order, limit=1, max_nodes=1)
+            solve_restarts(blank, order, max_nodes=1)
+
+        compile_s = warm_up_seconds(("sudoku-exact", item.order), warm)
+        try:
+            start = time.perf_counter()
+            count, solution, nodes = solve_exact(
+                item.puzzle, item.order, limit=2, max_nodes=EXACT_NODES
+            )
+            if count < 0:  # the ordered search hit its cap: randomised restarts
+                found, solution, more = solve_restarts(
+                    item.puzzle, item.order, max_nodes=EXACT_NODES
+                )
+                nodes += more
+                count = -1 if found > 0 else found
+            search_s = time.perf_counter() - start
+        except KeyboardInterrupt:
+            result.status, result.error = "interrupted", "interrupted"
+            yield result
+            raise
+        ok, fault, verify_s = (False, None, 0.0)
+        if count != 0 and np.any(solution):
+            ok, fault, verify_s = timed_verify(item, solution)
+        fill_solution(result, item, solution if ok else None, ok)
+        result.cost = 0 if ok else None
+        result.unique = (count == 1) if count > 0 else None
+        if count == 0:
+            result.status, result.error = "no_solution", "no solution"
+        elif not ok:
+            result.error = fault or f"search stopped after {nodes} nodes without an answer"
+        result.counts = Counts(nodes=int(nodes))
+        result.params = Params()
+        result.timing = Timing(compile=compile_s, search=search_s, verify=verify_s)
+        yield result
+
+
+# ---- Shikaku and Hashiwokakero -----------------------------------------------------------
+
+
+def grid_schedule(text: str | None, t0: float | None) -> dict:
+    """Keyword settings of the grid annealers from 'geometric[:key=value,...]' and t0."""
+    out: dict = {}
+    if text:
+        name, _, rest = text.partition(":")
+        if name != "geometric":
+            raise InputError(f"schedule {text!r}: shikaku and hashi anneal with 'geometric'")
+        for part in filter(None, (p.strip() for p in rest.split(","))):
+            key, eq, value = part.partition("=")
+            key = key.strip()
+            if not eq or key not in GRID_SCHEDULE_KEYS:
+                keys = ", ".join(GRID_SCHEDULE_KEYS)
+                raise InputError(f"schedule {text!r}: {part!r} is not one of {keys} as key=value")
+            try:
+                number = float(value)
+            except ValueError:
+                raise InputError(f"schedule {text!r}: {key} = {value!r} is not a number") from None
+            if not math.isfinite(number) or number <= 0:
+                raise InputError(f"schedule {text!r}: {key} = {value} must be positive")
+            out[key] = int(number) if key in ("n_plateaus", "plateau") else number
+    if t0 is not None:
+        out["t0"] = t0
+    return out
+
+
+def grid_puzzles(items: Iterable[Item], s: Settings) -> Iterator[Result]:
+    """Shikaku or Hashiwokakero items by annealing or by integer programming."""
+    from gpu_anneal.grid_puzzles import solve_grid_puzzle
+
+    method = s.method
+    sched = grid_schedule(s.schedule, s.t0) if method == "anneal" else {}
+    used = resolve_backend(s.backend) if method == "anneal" else "cpu"
+    for item in items:
+        chains = s.chains if s.chains is not None else (4096 if used == "cuda" else 16)
+        options = dict(sched)
+        if method == "anneal":
+            rounds = None if s.max_trials is None else max(1, math.ceil(s.max_trials / chains))
+            options["max_trials"] = rounds
+            if s.kind == "shikaku":
+                options["candidates"] = s.move or "all"
+        limit = math.inf if s.time_limit is None else s.time_limit
+
+        def solve(puzzle, time_limit=limit, chains=chains, options=options):
+            return solve_grid_puzzle(
+                s.kind, puzzle, method=method, backend=used, chains=chains, seed=s.seed,
+                time_limit=time_limit, **options,
+            )  # fmt: skip
+
+        compile_s = 0.0
+        if method == "anneal":
+            compile_s = warm_up_seconds((s.kind, used), lambda: solve(WARM_UP_IDS[s.kind], 1.0, 1))
+        result = base_result(item, method, used)
+        try:
+            start = time.perf_counter()
+            raw = solve(item.puzzle)
+            search_s = time.perf_counter() - start
+        except KeyboardInterrupt:
+            result.status, result.error = "interrupted", "interrupted"
+            yield result
+            raise
+        yield _from_grid(item, raw, s, chains, compile_s, search_s)
+
+
+def _grid_state(item: Item, raw: dict):
+    """The solver's answer (best state) as rectangles or bridges, or None."""
+    sol = raw.get("solution")
+    if not sol:
+        return None
+    return sol.get("rectangles") if item.kind == "shikaku" else sol.get("bridges")
+
+
+def _from_grid(item, raw: dict, s: Settings, chains: int, compile_s: float, search_s: float):
+    result = base_result(item, raw["method"], raw["backend"])
+    state = _grid_state(item, raw)
+    ok, fault, verify_s = timed_verify(item, state) if state is not None else (False, None, 0.0)
+    fill_solution(result, item, state, ok)
+    result.cost = 0 if ok else _grid_cost(item, state)
+    status = raw.get("status")
+    if ok:
+        pass
+    elif status in ("infeasible", "no_solution"):
+        result.status, result.error = "no_solution", "no solution"
+    else:
+        result.error = None if state is None or status == "unsolved" else fault
+        if status == "time_limit":
+            result.error = "time limit reached"
+    if raw["method"] == "anneal":
+        result.counts = Counts(trials=int(raw["trials"]) * chains)
+        result.params = Params(
+            seed=s.seed, chains=chains, schedule=s.schedule or "geometric",
+            move=(s.move or "all") if item.kind == "shikaku" else None, t0=s.t0,
+            time_limit=s.time_limit, max_trials=s.max_trials,
+        )  # fmt: skip
+    else:
+        result.params = Params(time_limit=s.time_limit)
+    result.timing = Timing(compile=compile_s, search=search_s, verify=verify_s)
+    return result
+
+
+def _grid_cost(item: Item, state) -> int | None:
+    """Rules a Shikaku or Hashi state breaks (see gpu_anneal.results), None without a state."""
+    if state is None:
+        return None
+    p = item.puzzle
+    if item.kind == "shikaku":
+        cover = np.zeros((p.height, p.width), np.int64)
+        for t, left, hh, ww in state:
+            cover[t : t + hh, left : left + ww] += 1
+        return int((cover * cover).sum() - p.height * p.width)
+    isl = p.islands
+    index = {(int(r), int(c)): i for i, (r, c, _) in enumerate(isl)}
+    degree = np.zeros(len(isl), np.int64)
+    used = np.zeros((p.height, p.width), np.int8)
+    crossings = 0
+    pairs = []
+    for r1, c1, r2, c2, m in state:
+        a, b = index[(r1, c1)], index[(r2, c2)]
+        degree[a] += m
+        degree[b] += m
+        pairs.append((a, b))
+        flag = 1 if r1 == r2 else 2
+        for r in range(min(r1, r2), max(r1, r2) + 1):
+            for c in range(min(c1, c2), max(c1, c2) + 1):
+                if (r, c) in index:
+                    continue
+                crossings += used[r, c] not in (0, flag)
+                used[r, c] |= flag
+    groups = hashi.components(len(isl), pairs)
+    loops = len(pairs) - len(isl) + groups if not p.allow_loops else 0
+    return int(np.abs(degree - isl[:, 2]).sum() + crossings + groups - 1 + loops)
