@@ -12,7 +12,6 @@ Bad input or parameters: one line on stderr, exit code 2; grids or puzzles not f
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated
 
@@ -20,6 +19,7 @@ import numpy as np
 import typer
 
 from cli.guard import check_choice, guarded
+from cli.output import json_line
 
 SIZE_DEFAULT = "10x10"
 
@@ -65,7 +65,7 @@ def generate(
     if kind != "sudoku":
         from cli.grid_puzzles import cli_generate
 
-        raise typer.Exit(cli_generate(kind, size, count, seed, unique, echo=print))
+        raise typer.Exit(guarded(cli_generate, kind, size, count, seed, unique))
     check_choice("method", method, ("anneal", "permute", "backtrack"))
     check_choice("output", output, ("text", "jsonl"))
     args = dict(
@@ -155,13 +155,13 @@ def _puzzle_record(rec: dict, order: int, output: str) -> str:
     if output == "jsonl":
         keys = ("index", "seed", "givens", "sa_givens", "checks", "degradations", "seconds")
         body = {"puzzle": puzzle, "solution": solution} | {k: rec[k] for k in keys}
-        return json.dumps(body)
+        return json_line(body)
     return f"{puzzle} {solution} {rec['givens']}"
 
 
 def _emit_stats(enabled: bool, stats: dict) -> None:
     if enabled:
-        print(json.dumps(stats), file=sys.stderr, flush=True)
+        print(json_line(stats), file=sys.stderr, flush=True)
 
 
 def run_generate(args: dict) -> int:
@@ -214,7 +214,7 @@ def run_generate(args: dict) -> int:
         line = format_grid(grids[i], order, "line")
         if args["output"] == "jsonl":
             record = {"index": i, "grid": line, "method": args["method"], "seed": args["seed"]}
-            print(json.dumps(record), flush=True)
+            print(json_line(record), flush=True)
         else:
             print(line, flush=True)
     _emit_stats(args["stats"], stats)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 
+from cli.output import json_line
 from gpu_anneal.backends import cpu_threads, cuda_status
 
 
@@ -44,5 +44,5 @@ def machine() -> dict:
 
 def run_info() -> int:
     """Print machine() as indented JSON."""
-    print(json.dumps(machine(), indent=2))
+    print(json_line(machine(), indent=2))
     return 0

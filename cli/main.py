@@ -1,4 +1,9 @@
-"""The gpu-anneal command line: parse, call gpu_anneal, print. One module per command group."""
+"""The gpu-anneal command line: parse, call gpu_anneal, print. One module per command group.
+
+Every usage fault (an unknown option, a value outside an enum's choices, an option that does not
+apply to the chosen kind or method) and every bad input is one line on stderr starting with
+'gpu-anneal:' and exit code 2; internal faults give exit code 3; Ctrl-C gives 130.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +11,42 @@ import sys
 from typing import Annotated
 
 import typer
+from typer.core import TyperGroup
 
 from cli import generate
-from cli.guard import check_choice, guarded
+from cli.guard import guarded
+from cli.options import Backend, Example, Format, Kind, Method, Move, Output, value
+from cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, error_line
+
+
+class OneLineErrors(TyperGroup):
+    """Click's usage errors as one 'gpu-anneal: ...' line and exit code 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Run the command; usage errors become one line and exit code 2."""
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except typer.Abort:
+            code = EXIT_INTERRUPTED
+        except Exception as exc:  # click's usage errors (typer may vendor click: duck-typed)
+            if not hasattr(exc, "format_message"):
+                raise
+            if type(exc).__name__ != "NoArgsIsHelpError":  # that one's help is printed already
+                message = exc.format_message().replace("Value error, ", "")
+                error_line(f"{message} (see -h)")
+            code = EXIT_BAD_INPUT
+        code = code if isinstance(code, int) else 0
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
 
 app = typer.Typer(
+    cls=OneLineErrors,
     add_completion=False,
     pretty_exceptions_enable=False,
     no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="Thousands of simulated-annealing chains at once for Sudoku, Shikaku and Hashiwokakero.",
 )
 bench_app = typer.Typer(no_args_is_help=True, help="Measure speed: moves per second, TTS.")
@@ -22,26 +55,49 @@ app.add_typer(bench_app, name="bench")
 Files = Annotated[list[str] | None, typer.Argument(help="Puzzle files; '-' or none: stdin.")]
 
 
+def _version(show: bool) -> None:
+    if show:
+        from gpu_anneal import __version__
+
+        print(f"gpu-anneal {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version")
+    ] = False,
+) -> None:
+    """Thousands of simulated-annealing chains at once for Sudoku, Shikaku and Hashiwokakero."""
+
+
 @app.command()
 def solve(
     files: Files = None,
-    kind: Annotated[str, typer.Option(help="sudoku | shikaku | hashi")] = "sudoku",
-    method: Annotated[str, typer.Option(help="anneal | exact (ilp for shikaku/hashi)")] = "anneal",
-    backend: Annotated[str, typer.Option(help="auto | cpu | cuda")] = "auto",
-    chains: Annotated[int | None, typer.Option(help="Chains per puzzle (default: fill)")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of every chain's RNG stream")] = 0,
-    time_limit: Annotated[float, typer.Option(help="Seconds per puzzle; 0 = none")] = 60.0,
-    max_trials: Annotated[int | None, typer.Option(help="Trials per puzzle, all chains")] = None,
-    schedule: Annotated[str, typer.Option(help="sirdey-course | sirdey-paper | geometric")] = (
-        "sirdey-course"
+    example: Annotated[Example | None, typer.Option(help="Solve a shipped sample set")] = None,
+    kind: Annotated[Kind | None, typer.Option(help="Puzzle kind [default: sudoku]")] = None,
+    method: Annotated[Method, typer.Option(help="exact: Sudoku; ilp: Shikaku, Hashi")] = (
+        Method.anneal
     ),
-    format: Annotated[str | None, typer.Option("--format", help="Input format (auto)")] = None,
-    output: Annotated[str, typer.Option(help="text | jsonl")] = "text",
-    batch: Annotated[int | None, typer.Option(help="Puzzles annealed at once (pool)")] = None,
-    move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap")] = "sirdey",
-    t0: Annotated[float | None, typer.Option(help="Start temperature (default: e_P)")] = None,
+    backend: Annotated[Backend, typer.Option(help="auto: CUDA when usable")] = Backend.auto,
+    chains: Annotated[int | None, typer.Option(help="Chains per puzzle [default: fill]")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the RNG streams [default: 0]")] = None,
+    time_limit: Annotated[
+        float | None, typer.Option(help="Seconds per puzzle, 0 = none [default: 60]")
+    ] = None,
+    max_trials: Annotated[int | None, typer.Option(help="Trials per puzzle, all chains")] = None,
+    schedule: Annotated[
+        str | None,
+        typer.Option(help="sirdey-course | sirdey-paper | geometric [:key=value,...]"),
+    ] = None,
+    format: Annotated[Format | None, typer.Option("--format", help="Sudoku input format")] = None,
+    output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
+    batch: Annotated[int | None, typer.Option(help="Sudoku puzzles annealed at once")] = None,
+    move: Annotated[Move | None, typer.Option(help="Neighbourhood (see the choices)")] = None,
+    t0: Annotated[float | None, typer.Option(help="Start temperature")] = None,
     propagate: Annotated[
-        bool, typer.Option(help="Fix what the deduction rules fix first (hybrid, off by default)")
+        bool, typer.Option("--propagate", help="Sudoku: deduction rules first (hybrid)")
     ] = False,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address")] = None,
     workers: Annotated[int | None, typer.Option(help="Start a local Dask cluster")] = None,
@@ -52,69 +108,66 @@ def solve(
     replay_chain: Annotated[
         int | None, typer.Option(help="Re-run one chain of a run (same seed) and report it")
     ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress line or summary on stderr")
+    ] = False,
 ) -> None:
     """Solve puzzles by annealing or exactly; one result per puzzle, as each finishes."""
-    from cli.sudoku_solve import SolveOptions, run_solve
+    from cli.solve import SolveRequest, run_solve
 
-    check_choice("output", output, ("text", "jsonl"))
-    if kind in ("shikaku", "hashi"):
-        from cli.grid_puzzles import cli_solve
+    request = SolveRequest(
+        files=files or [], example=value(example), kind=value(kind), method=value(method),
+        backend=value(backend), chains=chains, seed=seed, time_limit=time_limit,
+        max_trials=max_trials, schedule=schedule, fmt=value(format), output=value(output),
+        batch=batch, move=value(move), t0=t0, propagate=propagate, scheduler=scheduler,
+        workers=workers, out=out, resume=resume, replay_chain=replay_chain, quiet=quiet,
+    )  # fmt: skip
+    raise typer.Exit(guarded(run_solve, request))
 
-        chosen = "ilp" if method == "exact" else method
-        code = cli_solve(
-            kind, files or ["-"], chosen, backend, chains, seed, time_limit or None, output, print
-        )
-        raise typer.Exit(code)
-    check_choice("kind", kind, ("sudoku", "shikaku", "hashi"))
-    check_choice("method", method, ("anneal", "exact"))
-    opts = SolveOptions(
-        method=method,
-        backend=backend,
-        chains=chains,
-        seed=seed,
-        time_limit=time_limit or None,
-        max_trials=max_trials,
-        schedule=schedule,
-        fmt=format,
-        output=output,
-        batch=batch,
-        replay_chain=replay_chain,
-        move=move,
-        out=resume or out,
-        resume=resume is not None,
-        t0=t0,
-        propagate=propagate,
-        scheduler=scheduler,
-        workers=workers,
-    )
-    raise typer.Exit(guarded(run_solve, files or ["-"], opts))
+
+@app.command()
+def examples(
+    name: Annotated[Example | None, typer.Argument(help="Print this set's file")] = None,
+) -> None:
+    """List the sample puzzle sets shipped in the package, or print one."""
+    from gpu_anneal import datasets
+
+    if name is not None:
+        print(datasets.text(value(name)), end="")
+        return
+    for d in datasets.DATASETS.values():
+        print(f"{d.name:18} {d.kind:8} {d.count:3}  {d.description}")
 
 
 @app.command()
 def check(
     files: Files = None,
-    format: Annotated[str | None, typer.Option("--format", help="Input format (auto)")] = None,
-    output: Annotated[str, typer.Option(help="text | jsonl")] = "text",
+    format: Annotated[Format | None, typer.Option("--format", help="Input format (auto)")] = None,
+    output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
 ) -> None:
     """Verify full grids, or count the solutions of puzzles (0, 1, 2+)."""
     from cli.sudoku_check import run_check
 
-    check_choice("output", output, ("text", "jsonl"))
-    raise typer.Exit(guarded(run_check, files or ["-"], format, output))
+    raise typer.Exit(guarded(run_check, files or ["-"], value(format), value(output)))
 
 
 @app.command()
 def render(
     input: Annotated[str, typer.Argument(help="Puzzle file (game ID or text grid) or '-'")],
     output_path: Annotated[str, typer.Argument(help="Picture to write: .png or .svg")],
-    kind: Annotated[str, typer.Option(help="shikaku | hashi")] = "shikaku",
+    kind: Annotated[Kind, typer.Option(help="shikaku | hashi")] = Kind.shikaku,
     solve: Annotated[bool, typer.Option(help="Solve first and draw the solution")] = False,
 ) -> None:
     """Draw a Shikaku or Hashiwokakero puzzle, and its solution with --solve, to PNG or SVG."""
-    check_choice("kind", kind, ("shikaku", "hashi"))
     from cli.grid_puzzles import cli_render
+    from cpu_reference.errors import InputError
 
-    raise typer.Exit(guarded(cli_render, kind, input, output_path, solve))
+    def body() -> int:
+        if kind is Kind.sudoku:
+            raise InputError("--kind sudoku: render draws shikaku and hashi puzzles")
+        return cli_render(value(kind), input, output_path, solve)
+
+    raise typer.Exit(guarded(body))
 
 
 @app.command()
@@ -141,14 +194,14 @@ def kernels(
 def bench_throughput(
     order: Annotated[int, typer.Option(help="Sudoku order n (3 = 9x9)")] = 3,
     seconds: Annotated[float, typer.Option(help="Seconds to measure")] = 5.0,
-    backend: Annotated[str, typer.Option(help="auto | cpu | cuda")] = "auto",
+    backend: Annotated[Backend, typer.Option(help="Where chains run")] = Backend.auto,
     chains: Annotated[int | None, typer.Option(help="Chains (default: 8 per thread)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
 ) -> None:
     """Sirdey proposals per second over all cores (or the GPU), on a grid that never solves."""
     from cli.bench import run_throughput
 
-    raise typer.Exit(guarded(run_throughput, order, seconds, backend, chains, json_out))
+    raise typer.Exit(guarded(run_throughput, order, seconds, value(backend), chains, json_out))
 
 
 @bench_app.command("tts")
@@ -215,7 +268,7 @@ def run() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

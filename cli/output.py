@@ -1,13 +1,15 @@
-"""Writing results: JSON lines or text, flushed as they come so nothing done is lost."""
+"""Writing results: JSON lines or text, flushed as they come so nothing done is lost.
+
+Text output puts only verified solutions where solutions go: each puzzle gets one header line
+starting with '#', followed by its solution when it is solved. An unsolved puzzle's best state
+is never printed as text (it is in the JSON line's `best`).
+"""
 
 from __future__ import annotations
 
-import json
 import sys
 
-import numpy as np
-
-from cpu_reference.sudoku.formats import format_grid
+from gpu_anneal.results import Result, dumps
 
 EXIT_OK = 0
 EXIT_UNSOLVED = 1
@@ -18,43 +20,49 @@ EXIT_INTERRUPTED = 130
 
 def error_line(message: str) -> None:
     """One line on stderr, for bad input and usage faults."""
-    print(f"gpu-anneal: {message}", file=sys.stderr, flush=True)
+    text = " ".join(str(message).split("\n")).strip()
+    print(f"gpu-anneal: {text}", file=sys.stderr, flush=True)
 
 
-def grid_text(cells: np.ndarray | None, order: int, fmt: str, name: str = "") -> str | None:
-    """A grid in the input's own format (tsv lines keep the puzzle's name)."""
-    if cells is None:
-        return None
-    return format_grid(np.asarray(cells, dtype=np.uint8), order, fmt, name if fmt == "tsv" else "")
+def json_line(obj, **kwargs) -> str:
+    """A JSON line; NaN and infinities are refused (they are not JSON)."""
+    return dumps(obj, **kwargs)
 
 
-def write_record(record: dict, output: str) -> None:
-    """Write one puzzle's record to stdout as JSON or as a short text block."""
+def write_result(result: Result, output: str) -> None:
+    """Write one puzzle's result to stdout as a JSON line or as a text block."""
     if output == "jsonl":
-        print(json.dumps(record), flush=True)
+        print(result.to_json(), flush=True)
         return
-    state = "solved" if record.get("solved") else "unsolved"
-    head = f"# puzzle {record['index']}"
-    if record.get("name"):
-        head += f" ({record['name']})"
-    fields = [state]
-    for key in ("unique", "cost", "trials", "proposals", "seconds", "backend", "error"):
-        value = record.get(key)
-        if value is None:
-            continue
-        if key == "seconds":
-            value = f"{value:.3f}"
-        fields.append(f"{key}={value}")
-    print(f"{head}: {' '.join(fields)}", flush=True)
-    grid = record.get("solution") or record.get("best")
-    if grid:
-        print(grid, flush=True)
+    print(result_header(result), flush=True)
+    if result.solved and result.solution:
+        print(result.solution, flush=True)
+
+
+def result_header(result: Result) -> str:
+    """'# puzzle I (name) line L: solved key=value ...' for a text block."""
+    head = f"# puzzle {result.index}"
+    if result.name:
+        head += f" ({result.name})"
+    if result.line is not None:
+        head += f" line {result.line}"
+    state = result.status.replace("_", " ")
+    fields = [state if result.solved else f"{state}, best state not shown"]
+    counts = result.counts
+    shown = {
+        "unique": result.unique, "cost": result.cost, "trials": counts.trials,
+        "proposals": counts.proposals, "nodes": counts.nodes,
+        "seconds": f"{result.timing.search:.3f}", "method": result.method,
+        "backend": result.backend, "error": result.error,
+    }  # fmt: skip
+    fields += [f"{key}={value}" for key, value in shown.items() if value is not None]
+    return f"{head}: {' '.join(fields)}"
 
 
 def write_json_or_line(record: dict, output: str) -> None:
     """A record as JSON, or as `key=value` pairs on one line."""
     if output == "jsonl":
-        print(json.dumps(record), flush=True)
+        print(json_line(record), flush=True)
     else:
         print(
             " ".join(f"{key}={value}" for key, value in record.items() if value != ""), flush=True

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line, write_json_or_line
-from cli.sudoku_solve import Tally, read_all
+from cli.tally import Tally, read_all
 from cpu_reference.sudoku.formats import check_givens
 from cpu_reference.sudoku.verify import verify_solution
 

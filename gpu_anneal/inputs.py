@@ -63,6 +63,13 @@ class Item:
             givens = game_id(self.kind, self.puzzle)
         return givens_hash(self.kind, self.size, givens)
 
+    @property
+    def givens_text(self) -> str:
+        """The givens as text: Sudoku in the puzzle's format, the others as a game ID."""
+        if self.kind == "sudoku":
+            return self.text(self.puzzle)
+        return game_id(self.kind, self.puzzle)
+
     def text(self, state) -> str | None:
         """A state of this puzzle as text in the puzzle's notation (None for no state)."""
         if state is None:

@@ -119,6 +119,9 @@ class Result:
     name: str = _doc("The puzzle's name (tsv name field or a comment), or ''", "")
     order: int | None = _doc("Sudoku order n (the grid is n^2 x n^2); null for other kinds", None)
     size: str = _doc("WIDTHxHEIGHT in cells", "")
+    puzzle: str = _doc(
+        "The givens as text: Sudoku in the input's format, Shikaku and Hashi as a game ID", ""
+    )
     givens_hash: str = _doc(
         "First 16 hex digits of SHA-256 over kind, size and the givens: the puzzle's identity",
         "",

@@ -89,7 +89,7 @@ def base_result(item: Item, method: str, backend: str) -> Result:
     return Result(
         kind=item.kind, method=method, backend=backend, index=item.index, source=item.source,
         line=item.line, name=item.name, order=item.order, size=item.size,
-        givens_hash=item.givens_hash,
+        puzzle=item.givens_text, givens_hash=item.givens_hash,
     )  # fmt: skip
 
 

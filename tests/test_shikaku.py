@@ -157,7 +157,10 @@ def test_anneal_unsolvable_reports_unsolved():
 def test_api_and_cli_solve_generate_render(tmp_path):
     import json
 
-    from cli.grid_puzzles import cli_generate, cli_render, cli_solve
+    from typer.testing import CliRunner
+
+    from cli.grid_puzzles import cli_generate, cli_render
+    from cli.main import app
     from gpu_anneal.grid_puzzles import generate_grid_puzzles, solve_grid_puzzle
 
     ids = generate_grid_puzzles("shikaku", 6, 5, 3, seed=4, unique=True)
@@ -172,21 +175,29 @@ def test_api_and_cli_solve_generate_render(tmp_path):
     path = tmp_path / "in.txt"
     path.write_text("\n".join(ids) + "\n")
     lines = []
-    assert cli_solve("shikaku", [str(path)], method="ilp", output="jsonl", echo=lines.append) == 0
-    records = [json.loads(x) for x in lines]
-    assert [r["game_id"] for r in records] == ids and all(r["verified"] for r in records)
+
+    def cli_solve(file):  # the solve command on a file, by ILP, as JSON lines
+        args = ["solve", "--kind", "shikaku", file, "--method", "ilp", "--output", "jsonl"]
+        return CliRunner().invoke(app, args)
+
+    result = cli_solve(str(path))
+    assert result.exit_code == 0
+    records = [json.loads(x) for x in result.stdout.splitlines()]
+    assert [r["puzzle"] for r in records] == ids and all(r["verified"] for r in records)
     out = []
     assert cli_generate("shikaku", "6x5", 3, seed=4, unique=True, echo=out.append) == 0
     assert out == ids
-    errors = []
     bad = tmp_path / "bad.txt"
     bad.write_text(ids[0] + "\n5x4:3c2b9f5e\n")
-    assert cli_solve("shikaku", [str(bad)], echo=lines.append, err=errors.append) == 2
-    assert errors == ["error: " + f"{bad}:2: clue areas sum to 19, the grid has 20 cells"]
+    result = cli_solve(str(bad))  # the bad line is one error; the good one is still solved
+    assert result.exit_code == 2 and len(result.stdout.splitlines()) == 1
+    fault = f"gpu-anneal: {bad} line 2: clue areas sum to 19, the grid has 20 cells"
+    assert result.stderr.splitlines() == [fault]
     unsolvable = tmp_path / "none.txt"
     unsolvable.write_text("4.4\n...\n1..\n")
-    assert cli_solve("shikaku", [str(unsolvable)], method="ilp", echo=lines.append) == 1
+    assert cli_solve(str(unsolvable)).exit_code == 1
     png = tmp_path / "p.png"
     assert cli_render("shikaku", str(path), str(png), solve=True, echo=lines.append) == 0
     assert png.read_bytes()[:4] == b"\x89PNG"
-    assert cli_render("shikaku", str(path), str(tmp_path / "p.gif"), err=errors.append) == 2
+    with pytest.raises(InputError, match=r"\.png or \.svg"):
+        cli_render("shikaku", str(path), str(tmp_path / "p.gif"))

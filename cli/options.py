@@ -1,0 +1,59 @@
+"""The command line's choices as enums: typer shows them in --help and refuses others itself."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from cpu_reference.sudoku.formats import FORMATS
+from gpu_anneal.datasets import DATASETS
+
+
+class Kind(str, Enum):
+    """Puzzle kind."""
+
+    sudoku = "sudoku"
+    shikaku = "shikaku"
+    hashi = "hashi"
+
+
+class Method(str, Enum):
+    """Solving method: anneal (every kind), exact (Sudoku), ilp (Shikaku, Hashi)."""
+
+    anneal = "anneal"
+    exact = "exact"
+    ilp = "ilp"
+
+
+class Backend(str, Enum):
+    """Where chains run."""
+
+    auto = "auto"
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+class Move(str, Enum):
+    """Neighbourhood: Sudoku sirdey | candidate | box-swap; Shikaku all | pruned | propagated."""
+
+    sirdey = "sirdey"
+    candidate = "candidate"
+    box_swap = "box-swap"
+    all = "all"
+    pruned = "pruned"
+    propagated = "propagated"
+
+
+class Output(str, Enum):
+    """How results are printed."""
+
+    text = "text"
+    jsonl = "jsonl"
+
+
+Format = Enum("Format", {name: name for name in FORMATS}, type=str)  # Sudoku input formats
+Example = Enum("Example", {name: name for name in DATASETS}, type=str)  # shipped sample sets
+
+
+def value(choice):
+    """The string behind an enum member (None stays None)."""
+    return None if choice is None else getattr(choice, "value", choice)

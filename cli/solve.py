@@ -1,0 +1,105 @@
+"""`gpu-anneal solve`: hand the parsed options to gpu_anneal.api, print each result as it comes.
+
+No solving, verification, Dask or resume logic lives here: `api.solve_stream` does all of it.
+Records go to stdout, or are appended to `--out` (or the `--resume` file) as JSON lines, flushed
+one by one so that a crash or Ctrl-C loses nothing already finished.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from cli.output import error_line, write_result
+from cli.progress import RunProgress
+from cli.tally import Tally
+from cpu_reference.errors import InputError
+from gpu_anneal import api, datasets
+
+
+@dataclass
+class SolveRequest:
+    """The solve command's options, as parsed (None: not given)."""
+
+    files: list[str] = field(default_factory=list)
+    example: str | None = None
+    kind: str | None = None
+    method: str = "anneal"
+    backend: str = "auto"
+    chains: int | None = None
+    seed: int | None = None
+    time_limit: float | None = None
+    max_trials: int | None = None
+    schedule: str | None = None
+    fmt: str | None = None
+    output: str = "text"
+    batch: int | None = None
+    move: str | None = None
+    t0: float | None = None
+    propagate: bool = False
+    scheduler: str | None = None
+    workers: int | None = None
+    out: str | None = None
+    resume: str | None = None
+    replay_chain: int | None = None
+    quiet: bool = False
+
+    def sources_and_kind(self) -> tuple[list[str], str]:
+        """The input files and the kind (an example brings its own kind)."""
+        if self.example is None:
+            return self.files or ["-"], self.kind or "sudoku"
+        if self.files:
+            raise InputError("--example: give an example or files, not both")
+        shipped = datasets.get(self.example)
+        if self.kind not in (None, shipped.kind):
+            held = f"{shipped.kind} puzzles, not {self.kind}"
+            raise InputError(f"--example {self.example} holds {held}")
+        return [str(datasets.path(self.example))], shipped.kind
+
+
+def run_solve(req: SolveRequest) -> int:
+    """Solve every puzzle of the request's input; returns the exit code."""
+    sources, kind = req.sources_and_kind()
+    if req.out and req.resume and req.out != req.resume:
+        raise InputError("--out and --resume: --resume appends to its own file; give one")
+    tally = Tally()
+    settings = dict(
+        kind=kind, method=req.method, backend=req.backend, chains=req.chains, seed=req.seed,
+        schedule=req.schedule, move=req.move, t0=req.t0, time_limit=req.time_limit,
+        max_trials=req.max_trials, fmt=req.fmt, on_input_error=tally.fault,
+    )  # fmt: skip
+    if req.replay_chain is not None:
+        settings.pop("kind"), settings.pop("method"), settings.pop("backend")
+        result = api.replay(sources, req.replay_chain, **settings)
+        _emit(result, req, tally, None)
+        return tally.exit_code()
+    stream = api.solve_stream(
+        sources, propagate=req.propagate, batch=req.batch, resume=req.resume,
+        scheduler=req.scheduler, workers=req.workers, **settings,
+    )  # fmt: skip
+    path = req.resume or req.out
+    sink = open(path, "a", encoding="utf-8") if path else None  # noqa: SIM115
+    try:
+        with RunProgress(enabled=False if req.quiet else None) as progress:
+            for result in stream:
+                _emit(result, req, tally, sink)
+                progress.advance(result.solved)
+    except KeyboardInterrupt:
+        tally.interrupted = True
+    finally:
+        if sink is not None:
+            sink.close()
+    if not req.quiet and sys.stderr.isatty():
+        error_line(f"{tally.solved} solved, {tally.unsolved} unsolved, {tally.bad_input} bad")
+    return tally.exit_code()
+
+
+def _emit(result, req: SolveRequest, tally: Tally, sink) -> None:
+    """Count one result and write it to the sink (a JSON line) or to stdout."""
+    tally.solved += result.solved
+    tally.unsolved += not result.solved
+    if sink is None:
+        write_result(result, req.output)
+    else:
+        sink.write(result.to_json() + "\n")
+        sink.flush()
