@@ -18,7 +18,7 @@ import numpy as np
 
 from cpu_reference.sudoku.batch import SudokuBatch, run_slice_cpu
 
-HOST_STOPPED = 2  # solved[p] value the host writes to stop a puzzle's chains
+HOST_STOPPED = 0  # solved[p] value the host writes to stop a puzzle's chains at once
 
 
 class CpuRunner:
@@ -44,8 +44,7 @@ class CpuRunner:
 
     def stop_puzzle(self, p: int) -> None:
         """Ask the chains of slot p to stop at their next plateau."""
-        if self.batch.solved[p] == 0:
-            self.batch.solved[p] = HOST_STOPPED
+        self.batch.solved[p] = HOST_STOPPED
 
 
 class CudaRunner:
@@ -97,9 +96,8 @@ class CudaRunner:
 
     def stop_puzzle(self, p: int) -> None:
         """Ask the chains of puzzle p to stop at their next plateau."""
-        if self.batch.solved[p] == 0:
-            self.batch.solved[p] = 2
-            self.d["solved"][p : p + 1].copy_to_device(self.batch.solved[p : p + 1])
+        self.batch.solved[p] = HOST_STOPPED
+        self.d["solved"][p : p + 1].copy_to_device(self.batch.solved[p : p + 1])
 
 
 def make_runner(batch: SudokuBatch, backend: str):

@@ -232,7 +232,7 @@ class _Pool:
             if q < 0:
                 continue
             status = self.batch.ctr[self.batch.chain_slice(p), sa.C_STATUS]
-            over = (status == sa.SOLVED).any() or (status == sa.EXHAUSTED).all()
+            over = not (status == sa.RUNNING).any()  # solvers and the chains run up to them
             if over or (time_limit is not None and now - self.slot_start[p] >= time_limit):
                 if not over:
                     runner.stop_puzzle(p)
@@ -312,7 +312,8 @@ def _result(
     best_rows = batch.best_vals[chains, : lay.cells]
     solved_chains = np.flatnonzero(ctr[:, sa.C_STATUS] == sa.SOLVED)
     if solved_chains.size:
-        pick = int(solved_chains[0])
+        # the deterministic winner: fewest proposals, ties to the lowest chain index
+        pick = int(solved_chains[np.argmin(ctr[solved_chains, sa.C_PROPOSALS])])
     else:
         pick = int(np.argmin(ctr[:, sa.C_BEST_VALS_COST]))
     grid = best_rows[pick].copy()

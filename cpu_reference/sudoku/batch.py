@@ -3,7 +3,7 @@
 Glossary: p puzzle, g chain (g = p * cpp + i), cpp chains per puzzle, c cell, b box, j index in
 a list, f index into a puzzle's list of free cells.
 
-Per-puzzle arrays (besides the givens, drawn in sudoku_anneal's docstring):
+Per-puzzle arrays (besides the givens, drawn in rules.py's docstring):
 
     init_cells[p, f]    int16  free cells, filled at the start of every trial; ninit[p] of them
     move_cells[p, f]    int16  what a move draws from; nmove[p] of them:
@@ -25,10 +25,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cpu_reference.anneal.fixed_point import exp_table
 from cpu_reference.anneal.rng import init_states
 from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.packing import pack_board, packing
 from cpu_reference.sudoku.schedules import Schedule
+
+EXP_TABLE = exp_table()  # the fixed-point exp factors every runner hands to the chains
 
 
 @dataclass
@@ -59,6 +63,7 @@ class SudokuBatch:
     ctr: np.ndarray
     rng: np.ndarray
     trial_cap: int
+    exp_table: np.ndarray
 
     @property
     def puzzles(self) -> int:
@@ -75,14 +80,12 @@ class SudokuBatch:
         return slice(p * self.cpp, (p + 1) * self.cpp)
 
     def puzzle_arrays(self) -> tuple:
-        """The per-puzzle arrays in the order the runners take them (sa.PUZZLE_ARRAYS).
+        """The per-puzzle arrays in the order the runners take them (sa.PUZZLE_ARRAYS)."""
+        return tuple(getattr(self, name) for name in sa.PUZZLE_ARRAYS)
 
-        Bitboards go flattened: one row of N * W words per puzzle.
-        """
-        return tuple(
-            flat_rows(getattr(self, name)) if name == "given_board" else getattr(self, name)
-            for name in sa.PUZZLE_ARRAYS
-        )
+    def grid(self, g: int) -> np.ndarray:
+        """uint8[cells]: chain g's current grid (1-based digits)."""
+        return self.vals[g, : self.given_vals.shape[1]]
 
 
 def puzzle_tables(
@@ -94,10 +97,11 @@ def puzzle_tables(
     candidate move derives from the givens (see logic_fill).
     """
     lay = layout(order)
+    pk = packing(order)
     count, N = puzzles.shape[0], lay.N
     t = {
         "given_vals": puzzles,
-        "given_board": np.zeros((count, N, lay.W), dtype=np.uint64),
+        "given_board": np.zeros((count, pk.NW), dtype=pk.word_dtype),
         "init_cells": np.zeros((count, lay.cells), dtype=np.int16),
         "ninit": np.zeros(count, dtype=np.int32),
         "move_cells": np.zeros((count, lay.cells), dtype=np.int16),
@@ -114,9 +118,7 @@ def puzzle_tables(
         free = np.flatnonzero(grid == 0)
         t["ninit"][p] = free.size
         t["init_cells"][p, : free.size] = free
-        for c in np.flatnonzero(grid):
-            d = int(grid[c])
-            t["given_board"][p, d - 1, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+        t["given_board"][p] = pack_board(grid, order)
         for b in range(N):
             cells = units[2 * N + b]
             empty = cells[grid[cells] == 0]
@@ -163,12 +165,11 @@ def make_batch(
     thread first_chain + g, so a batch can be cut into pieces without changing any trajectory.
     """
     lay = layout(order)
+    pk = packing(order)
     puzzles = np.ascontiguousarray(puzzles, dtype=np.uint8).reshape(-1, lay.cells)
     tables = puzzle_tables(puzzles, order, move)
     chains = puzzles.shape[0] * cpp
-    vals_row = _pad(lay.cells, 64)
-    board_rows = next(rows for rows in range(lay.N, lay.N + 9) if rows * lay.W % 8 == 0)
-    thr_row = _pad(sa.max_delta(order, move) + 1, 16)
+    word_bytes = np.dtype(pk.word_dtype).itemsize
     ctr = _zeros_aligned((chains, _pad(sa.N_COUNTERS, 8)), np.int64)
     ctr[:, sa.C_PLATEAU] = -1
     ctr[:, sa.C_BEST_VALS_COST] = np.iinfo(np.int64).max
@@ -181,14 +182,15 @@ def make_batch(
         schedule=schedule,
         move=move,
         **tables,
-        solved=np.zeros(puzzles.shape[0], dtype=np.int32),
-        vals=_zeros_aligned((chains, vals_row), np.uint8),
-        boards=_zeros_aligned((chains, board_rows, lay.W), np.uint64),
-        best_vals=_zeros_aligned((chains, vals_row), np.uint8),
-        thr=_zeros_aligned((chains, thr_row), np.uint32),
+        solved=np.full(puzzles.shape[0], sa.NOT_SOLVED, dtype=np.int64),
+        vals=_zeros_aligned((chains, _pad(lay.cells, 64)), np.uint8),
+        boards=_zeros_aligned((chains, _pad(pk.NW, 64 // word_bytes)), pk.word_dtype),
+        best_vals=_zeros_aligned((chains, _pad(lay.cells, 64)), np.uint8),
+        thr=_zeros_aligned((chains, _pad(sa.max_delta(order, move) + 1, 16)), np.uint32),
         ctr=ctr,
         rng=rng,
         trial_cap=int(trial_cap),
+        exp_table=EXP_TABLE,
     )
 
 
@@ -197,14 +199,14 @@ def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True) 
     m = sa.model(batch.order, batch.move)
     m.run_slice_cpu(
         batch.vals,
-        flat_rows(batch.boards),
+        batch.boards,
         batch.best_vals,
         batch.thr,
         batch.ctr,
         batch.rng,
-        layout(batch.order).peers.reshape(-1),
         batch.solved,
         batch.cpp,
+        batch.exp_table,
         *batch.puzzle_arrays(),
         *sa.schedule_args(batch.schedule),
         batch.trial_cap,
@@ -243,7 +245,7 @@ def load_puzzle(
     rows = None if masks is None else masks.reshape(1, lay.cells)
     for name, table in puzzle_tables(grid, batch.order, batch.move, rows).items():
         getattr(batch, name)[p] = table[0]
-    batch.solved[p] = 0
+    batch.solved[p] = sa.NOT_SOLVED
     batch.ctr[chains] = 0
     batch.ctr[chains, sa.C_PLATEAU] = -1
     batch.ctr[chains, sa.C_BEST_VALS_COST] = np.iinfo(np.int64).max

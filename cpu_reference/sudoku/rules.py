@@ -1,6 +1,6 @@
 """Sirdey's annealing for Sudoku of order n: the rules, written once for the CPU and CUDA.
 
-Glossary (see also sudoku_layout):
+Glossary (see also layout.py and packing.py):
     g        chain index over the whole batch, g = p * cpp + i
     p        puzzle index in the batch
     cpp      chains per puzzle
@@ -8,50 +8,61 @@ Glossary (see also sudoku_layout):
     f        index into a puzzle's list of free cells, 0 <= f < nfree
     k        plateau index inside the current trial (-1: a new trial starts next)
     L        moves per plateau
-    P        peers per cell; also the largest possible delta of a move
-    thr[d]   acceptance threshold of a move of delta d: accept iff u32 < thr[d]
+    P        peers per cell; also the largest possible delta of a one-cell move
+    lane     the chain's column in its state arrays: threadIdx.x when the state sits in a
+             block's shared memory (LANES = threads per block), else 0 (LANES = 1)
+    thr[d]   acceptance threshold of a move of delta d: accept iff u32 < thr[d] (fixed_point.py)
 
-Per-chain arrays (chain-major: row g belongs to chain g):
+Per-chain state (rows of the batch on the CPU; shared or local memory in the kernel):
 
-    vals[g, c]       uint8   digit in cell c (givens included), 1..N
-    board[g, d-1, w] uint64  bitboard of the cells holding digit d; the rules see one chain's
-                             board flattened, word (d-1) * W + w, and peers as word c * W + w
-    rng[g, 0:2]      uint64  xoroshiro128+ state (see rng.py)
+    vals[ix(w, lane)]    uint32  packed cell values, 0-based (packing.py)
+    board[ix(w, lane)]   uint32  row-packed bitboards, NW words (uint64 for N > 32)
+    thr[ix(d, lane)]     uint32  thresholds of the current plateau, d = 1..TMAX
+
+Per-chain arrays in global memory (row g belongs to chain g):
+
+    rng[g, 0:2]      uint64  xoroshiro128+ state (see anneal/rng.py)
     ctr[g, :]        int64   counters, columns named by the C_* constants below
-    best_vals[g, c]  uint8   the lowest-cost grid this chain has ended a plateau with
+    best_vals[g, c]  uint8   the lowest-cost grid this chain has ended a plateau with (1-based)
 
 Per-puzzle arrays:
 
-    given_vals[p, c]       uint8   givens, 0 on free cells
-    given_board[p, d-1, w] uint64  bitboards of the givens
-    free[p, f]             int16   free cells
-    nfree[p]               int32
-    solved[p]              int32   1 once any chain of the puzzle reached cost 0
+    given_vals[p, c]      uint8   the givens, 0 on free cells
+    given_board[p, w]     word    row-packed bitboards of the givens
+    init_cells, ninit, move_cells, nmove, cand, ncand, box_cells, nbox, box_missing: batch.py
+    solved[p]             int64   fewest proposals after which a chain of p reached cost 0
+                                  (NOT_SOLVED while none has); the host writes 0 to stop p
 
-One move (Sirdey): draw one 64-bit word r (layout in rng.py); the cell is free[site], the new
-digit is drawn among the N - 1 others, delta = conflicts(new) - conflicts(old) by popcount of the
-new/old digit's bitboard against the cell's peers mask; Metropolis by integer threshold.
+One move (Sirdey): draw one 64-bit word r (layout in anneal/rng.py); the cell is
+move_cells[site], the new digit is drawn among the N - 1 others, delta = conflicts(new) -
+conflicts(old) by popcount of the two digits' bitboard words against the cell's computed peer
+masks; Metropolis by integer threshold. Every value in the move loop is a 32-bit integer but the
+RNG state; no floating point anywhere in a chain (the schedule arrives as fixed-point integers).
 
-`model(n)` returns jitted functions specialised for order n (N, W, P are compile-time
-constants). `drive_chain` holds the whole chain logic (trials, plateaus, stops); the CPU runner
-below calls it in a prange loop and the CUDA kernel in gpu_anneal calls the very same function.
+Deterministic winner: a chain that solves lowers solved[p] to its proposal count; every chain of
+the puzzle runs on until its own count reaches solved[p] (checked at each plateau), so the chain
+with the fewest proposals is always found, whatever the threads' timing; ties go to the lowest
+index (the host's pick). A lost concurrent update only lets chains run longer.
+
+`model(n, move)` returns jitted functions specialised for order n (every size a compile-time
+constant). `drive_chain` holds the whole chain logic (trials, plateaus, stops); the CPU runner below
+calls it in a prange loop and the CUDA kernel in gpu_anneal.kernels.sudoku calls the same function.
 """
 
 from __future__ import annotations
 
-import math
-from collections import namedtuple
 from functools import cache
 from types import SimpleNamespace
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, prange, types, uint32, uint64
-from numba.extending import intrinsic
+from numba import njit, prange, uint32, uint64
 
+from cpu_reference.anneal.bits import popcount32, popcount64
+from cpu_reference.anneal.fixed_point import beta_fixed, exp_neg, growth_fixed, next_beta
 from cpu_reference.anneal.rng import next_u64, uniform_below
 from cpu_reference.sudoku.layout import layout
-from cpu_reference.sudoku.schedules import KIND_LINEAR, Schedule
+from cpu_reference.sudoku.packing import packing, peer_tables
+from cpu_reference.sudoku.schedules import KIND_GEOMETRIC, Schedule
 
 # counter columns of ctr[g, :]
 C_COST = 0  # current cost
@@ -60,14 +71,18 @@ C_PLATEAU = 2  # k, plateau index in the trial; -1 before a trial starts
 C_LAST_IMPROVE = 3  # plateau of the trial's last new best
 C_TRIALS = 4  # trials started
 C_PROPOSALS = 5  # moves proposed, all trials
-C_STATUS = 6  # RUNNING, SOLVED, EXHAUSTED
+C_STATUS = 6  # RUNNING, SOLVED, EXHAUSTED, STOPPED
 C_BEST_VALS_COST = 7  # cost of best_vals
 C_ACCEPTED = 8  # moves accepted, all trials
-N_COUNTERS = 9
+C_BETA = 9  # beta of the current plateau, Q23.40 (fixed_point.py)
+N_COUNTERS = 10
 
 RUNNING = 0
 SOLVED = 1
 EXHAUSTED = 2
+STOPPED = 3  # another chain of the puzzle solved within fewer proposals, or the host stopped it
+
+NOT_SOLVED = 2**62  # solved[p] while no chain of p has solved
 
 MOVE_SIRDEY = 0  # Sirdey: one free cell gets one of the N - 1 other digits
 MOVE_CANDIDATE = 1  # Sirdey's move, the new digit drawn among the cell's candidates
@@ -80,11 +95,6 @@ PUZZLE_ARRAYS = (
     "box_cells", "nbox", "box_missing",
 )  # fmt: skip
 
-# One puzzle's rows of the per-puzzle arrays, as the rules see them.
-PuzzleView = namedtuple(
-    "PuzzleView", "init_cells ninit move_cells nmove cand ncand box_cells nbox box_missing"
-)
-
 
 def max_delta(n: int, move: int) -> int:
     """Largest cost increase of one move: P for one-cell moves, 2(P - 1) for a box swap."""
@@ -92,240 +102,363 @@ def max_delta(n: int, move: int) -> int:
     return 2 * (peers - 1) if move == MOVE_BOX_SWAP else peers
 
 
-@intrinsic
-def popcount64(typingctx, x):
-    """Population count of a uint64 (one popcnt / popc instruction on CPU and GPU)."""
-    sig = types.uint64(types.uint64)
-
-    def codegen(context, builder, signature, args):
-        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
-        return builder.call(fn, [args[0]])
-
-    return sig, codegen
-
-
 @cache
-def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
+def model(
+    n: int, move: int = MOVE_SIRDEY, lanes: int = 1, table: bool = True, packed: bool = False
+) -> SimpleNamespace:
     """Jitted rules of order n and a move: thresholds, trial start, plateau, chain driver.
 
-    The move is a compile-time constant: each (order, move) pair is its own specialised code.
+    The move and `lanes` (chains sharing each state array: the block's threads when the state
+    is in shared memory, else 1) are compile-time constants: word i of a chain's state is
+    element i * lanes + lane of its flat array, which on the CPU (lanes = 1) is element i.
+    `table`: peer masks read from a per-order table (cheap on a CPU, whose L1 holds it) or
+    computed from the cell's row and column (kernels: no bank-conflicted table reads). Both
+    give the same masks (tests/test_sudoku_packing.py), so chains follow the same trajectory.
+    `packed`: cell values as 4-bit fields of uint32 words (shared-memory kernels, where space
+    sets the occupancy), else one byte a cell, 1-based: the plain grid (CPU, global memory).
     """
-    lay = layout(n)
-    N, W, P, CELLS = lay.N, lay.W, lay.peer_count, lay.cells
-    NM1 = N - 1
+    pk = packing(n)
+    N, CELLS, R, WR = pk.N, pk.cells, pk.R, pk.WR
+    NM1 = uint32(N - 1)
     TMAX = max_delta(n, move)
-    WU = np.uint32(W)  # unsigned constants keep index arithmetic free of sign checks
-    ONE = np.uint32(1)
+    WIDE = pk.word_bits == 64
+    WT = uint64 if WIDE else uint32
+    COLPAT = WT(pk.colpat)
+    BANDPAT = WT(pk.bandpat if pk.R >= n else 0)  # used only when a box band fits a word
+    ROWMASK = WT((1 << N) - 1)
+    BOXROW = WT((1 << n) - 1)
+    BOX_IN_WORD = R >= n  # orders 2, 3: a box band lies inside one word
+    BAND_WORDS = max(1, n // R)
+    VBITS = uint32(pk.value_bits)
+    VMASK = uint32((1 << pk.value_bits) - 1)
+    CPW_SHIFT = uint32(3 if pk.CPW == 8 else 2)
+    CPW_MASK = uint32(pk.CPW - 1)
+    ONE = uint32(1)
+    UN = uint32(N)
+    Un = uint32(n)
+    UR = uint32(R)
+    UWR = uint32(WR)
+    LANES = lanes
+    PACKED = packed
+    TABLE = table
+    PEER_TABLE, CELL_WORD, CELL_BIT = peer_tables(n)
+    ULANES = uint32(lanes)
+    VWROW = pk.VW  # value words of a chain
+    NWROW = pk.NW  # bitboard words of a chain
 
     @njit(inline="always")
-    def conflicts(board, peers, d, c):
-        """Number of peers of cell c holding digit d (flattened board and peers, see above)."""
-        total = uint64(0)
-        row = (uint32(d) - ONE) * WU
-        at = uint32(c) * WU
-        for w in range(W):
-            total += popcount64(board[row + uint32(w)] & peers[at + uint32(w)])
-        return np.int64(total)
+    def ix(i, lane):
+        """Element of word i of the chain in column `lane` of a flat state array."""
+        if LANES == 1:
+            return uint32(i)
+        return uint32(uint32(i) * ULANES + uint32(lane))
 
     @njit(inline="always")
-    def fill_thresholds(thr, beta):
-        """thr[d] = floor(exp(-beta d) (2**32 - 1)) for d = 1..TMAX, by repeated multiplication."""
-        e1 = math.exp(-beta)
-        e = 1.0
-        for d in range(1, TMAX + 1):
-            e *= e1
-            thr[d] = uint32(e * 4294967295.0)
+    def popc(x):
+        """Population count of one bitboard word, as a uint32."""
+        if WIDE:
+            return uint32(popcount64(x))
+        return popcount32(x)
 
     @njit(inline="always")
-    def beta_at(kind, beta0, step, k):
-        """Inverse temperature of plateau k: linear (Sirdey) or geometric."""
-        if kind == KIND_LINEAR:
-            return beta0 + k * step
-        return beta0 * math.exp(k * step)
+    def get_value(vals, lane, c):
+        """0-based digit of cell c."""
+        if not PACKED:
+            return uint32(uint32(vals[ix(c, lane)]) - ONE)
+        word = uint32(vals[ix(uint32(c >> CPW_SHIFT), lane)])
+        return uint32(word >> uint32((c & CPW_MASK) * VBITS)) & VMASK
 
     @njit(inline="always")
-    def full_cost(vals, board, peers):
+    def set_value(vals, lane, c, dd):
+        """Store 0-based digit dd in cell c."""
+        if not PACKED:
+            vals[ix(c, lane)] = np.uint8(dd + ONE)
+            return
+        at = uint32(c >> CPW_SHIFT)
+        shift = uint32((c & CPW_MASK) * VBITS)
+        keep = uint32(vals[ix(at, lane)]) & uint32(~uint32(VMASK << shift))
+        vals[ix(at, lane)] = uint32(keep | uint32(dd << shift))
+
+    @njit(inline="always")
+    def computed_masks(c):
+        """(own word, cell bit, own-word mask, column mask, box mask, first, end band word)."""
+        r = uint32(c // UN)
+        k = uint32(c - uint32(r * UN))
+        wr = uint32(r // UR)
+        sh = uint32(uint32(r - uint32(wr * UR)) * UN)
+        bit = WT(WT(1) << WT(uint32(sh + k)))
+        col = WT(COLPAT << WT(k))
+        boxrow = WT(BOXROW << WT(uint32(Un * uint32(k // Un))))
+        if BOX_IN_WORD:
+            band_row = uint32(uint32(uint32(r // Un) * Un) - uint32(wr * UR))
+            box = WT(WT(boxrow * BANDPAT) << WT(uint32(band_row * UN)))
+            b0 = uint32(0)
+            b1 = uint32(0)
+        else:
+            box = WT(boxrow * COLPAT)
+            b0 = uint32(uint32(r // Un) * uint32(BAND_WORDS))
+            b1 = uint32(b0 + uint32(BAND_WORDS))
+        own = WT(WT(WT(ROWMASK << WT(sh)) | col | box) & WT(~bit))
+        return wr, bit, own, col, box, b0, b1
+
+    @njit(inline="always")
+    def flip(board, lane, at, bit):
+        """Toggle one cell's bit in bitboard word `at`."""
+        board[ix(at, lane)] = WT(board[ix(at, lane)] ^ bit)
+
+    @njit(inline="always")
+    def cell_masks(c):
+        """Cell c's descriptor (own word, cell bit, ...): the peer masks computed from its row
+        and column (kernels), or (own word, cell bit, c) with the masks in a table (CPU)."""
+        if TABLE:
+            return uint32(CELL_WORD[c]), WT(CELL_BIT[c]), uint32(c)
+        return computed_masks(c)
+
+    @njit(inline="always")
+    def conflicts(board, lane, dd, desc):
+        """Peers of the cell (by its descriptor) holding 0-based digit dd."""
+        base = uint32(dd * UWR)
+        total = uint32(0)
+        for w in range(WR):
+            uw = uint32(w)
+            if TABLE:
+                mask = WT(PEER_TABLE[uint32(desc[2] * UWR + uw)])
+            elif uw == desc[0]:
+                mask = desc[2]
+            elif uw >= desc[5] and uw < desc[6]:
+                mask = WT(desc[3] | desc[4])
+            else:
+                mask = desc[3]
+            total = uint32(total + popc(WT(board[ix(uint32(base + uw), lane)] & mask)))
+        return total
+
+    @njit
+    def peer_words(c, out):
+        """out[w] = cell c's peer mask in word w, as the move loop sees it (for tests)."""
+        desc = cell_masks(uint32(c))
+        for w in range(WR):
+            uw = uint32(w)
+            if TABLE:
+                out[w] = WT(PEER_TABLE[uint32(desc[2] * UWR + uw)])
+            elif uw == desc[0]:
+                out[w] = desc[2]
+            elif uw >= desc[5] and uw < desc[6]:
+                out[w] = WT(desc[3] | desc[4])
+            else:
+                out[w] = desc[3]
+        return desc[0], desc[1]
+
+    @njit(inline="always")
+    def conflicts_at(board, lane, dd, c):
+        """Peers of cell c holding 0-based digit dd."""
+        return conflicts(board, lane, dd, cell_masks(c))
+
+    @njit(inline="always")
+    def fill_thresholds(thr, lane, beta, exp_table):
+        """thr[d] = exp(-beta d) 2**32 for d = 1..TMAX, integers only (see fixed_point)."""
+        t1 = uint64(exp_neg(beta, exp_table))
+        t = t1
+        thr[ix(1, lane)] = uint32(t1)
+        for d in range(2, TMAX + 1):
+            t = (t * t1) >> uint64(32)
+            thr[ix(d, lane)] = uint32(t)
+
+    @njit(inline="always")
+    def full_cost(vals, board, lane):
         """c(w): conflicting peer pairs, from scratch."""
-        total = np.int64(0)
+        total = uint32(0)
         for c in range(CELLS):
-            total += conflicts(board, peers, vals[c], c)
-        return total // 2
+            uc = uint32(c)
+            total = uint32(total + conflicts_at(board, lane, get_value(vals, lane, uc), uc))
+        return np.int64(total >> ONE)
 
     @njit(inline="always")
-    def start_trial(vals, board, given_vals, given_board, pz, peers, s0, s1):
+    def place(vals, board, lane, c, dd):
+        """Put 0-based digit dd in cell c (whose bit is clear in every bitboard)."""
+        set_value(vals, lane, c, dd)
+        desc = cell_masks(c)
+        wr, bit = desc[0], desc[1]
+        at = uint32(uint32(dd * UWR) + wr)
+        board[ix(at, lane)] = WT(board[ix(at, lane)] | bit)
+
+    @njit(inline="always")
+    def start_trial(
+        vals, board, lane, given_vals, given_board, init_cells, ninit, cand, ncand, box_cells,
+        nbox, box_missing, s0, s1,
+    ):  # fmt: skip
         """A fresh random state for the move's search space. Returns (cost, s0, s1).
 
         Sirdey and candidate moves: every free cell uniform among its candidates (all N digits
         for Sirdey's move). Box swap: each box's missing digits shuffled into its free cells.
         """
-        for i in range(N * W):
-            board[i] = given_board[i]
-        for c in range(CELLS):
-            vals[c] = given_vals[c]
+        for i in range(NWROW):
+            board[ix(i, lane)] = given_board[i]
+        if PACKED:
+            for i in range(VWROW):
+                vals[ix(i, lane)] = uint32(0)
+        for c in range(CELLS):  # free cells hold 0 here and get a digit below
+            set_value(vals, lane, uint32(c), uint32(uint32(given_vals[c]) - ONE) & VMASK)
         if move == MOVE_BOX_SWAP:
             for b in range(N):
-                nb = pz.nbox[b]
+                nb = nbox[b]
                 for j in range(nb):
-                    vals[pz.box_cells[b, j]] = pz.box_missing[b, j]
+                    set_value(vals, lane, uint32(box_cells[b, j]), uint32(box_missing[b, j]) - ONE)
                 for j in range(nb - 1, 0, -1):  # Fisher-Yates over the box's free cells
                     i, s0, s1 = uniform_below(s0, s1, j + 1)
-                    a = pz.box_cells[b, j]
-                    z = pz.box_cells[b, i]
-                    t = vals[a]
-                    vals[a] = vals[z]
-                    vals[z] = t
-            for f in range(pz.ninit):
-                c = pz.init_cells[f]
-                board[(vals[c] - 1) * W + (c >> 6)] |= uint64(1) << uint64(c & 63)
+                    a = uint32(box_cells[b, j])
+                    z = uint32(box_cells[b, i])
+                    va = get_value(vals, lane, a)
+                    set_value(vals, lane, a, get_value(vals, lane, z))
+                    set_value(vals, lane, z, va)
+            for f in range(ninit):
+                c = uint32(init_cells[f])
+                desc = cell_masks(c)
+                wr, bit = desc[0], desc[1]
+                at = uint32(uint32(get_value(vals, lane, c) * UWR) + wr)
+                board[ix(at, lane)] = WT(board[ix(at, lane)] | bit)
         else:
-            for f in range(pz.ninit):
-                c = pz.init_cells[f]
-                j, s0, s1 = uniform_below(s0, s1, pz.ncand[c])
-                d = pz.cand[c, j]
-                vals[c] = d
-                board[(d - 1) * W + (c >> 6)] |= uint64(1) << uint64(c & 63)
-        return full_cost(vals, board, peers), s0, s1
+            for f in range(ninit):
+                c = uint32(init_cells[f])
+                j, s0, s1 = uniform_below(s0, s1, ncand[c])
+                place(vals, board, lane, c, uint32(cand[c, j]) - ONE)
+        return full_cost(vals, board, lane), s0, s1
 
     @njit(inline="always")
-    def puzzle_view(
-        p, init_cells, ninit, move_cells, nmove, cand, ncand, box_cells, nbox, box_missing
-    ):
-        """Puzzle p's rows of the per-puzzle arrays, as start_trial and plateau take them."""
-        return PuzzleView(
-            init_cells[p], ninit[p], move_cells[p], nmove[p], cand[p], ncand[p],
-            box_cells[p], nbox[p], box_missing[p],
-        )  # fmt: skip
-
-    @njit(inline="always")
-    def plateau(vals, board, thr, pz, peers, moves, cost, best, s0, s1):
+    def plateau(vals, board, thr, lane, move_cells, nmove, cand, ncand, box_cells, nbox,
+                moves, cost, best, s0, s1):  # fmt: skip
         """Up to `moves` moves; stops at cost 0. Returns (cost, best, done, accepted, s0, s1).
 
-        Indices are unsigned so that the hot loop carries no negative-index wraparound code.
+        Every index and count is a 32-bit unsigned integer, so the move loop carries no 64-bit
+        arithmetic beyond the RNG and no negative-index wraparound code.
         """
-        accepted = 0
-        # Arrays taken out of the tuple once: reading a tuple's array inside the loop would
-        # touch its reference count at every move on the CPU.
-        nmove = uint64(pz.nmove)
-        move_cells = pz.move_cells
-        cand = pz.cand
-        ncand = pz.ncand
-        box_cells = pz.box_cells
-        nbox = pz.nbox
-        for m in range(moves):
+        accepted = uint32(0)
+        m = uint32(0)
+        unmove = uint32(nmove)
+        umoves = uint32(moves)
+        while m < umoves:
+            m = uint32(m + ONE)
             r, s0, s1 = next_u64(s0, s1)
+            lo = uint32(r & uint64(0xFFFFFFFF))
+            hi = uint32(r >> uint64(32))
             if move == MOVE_BOX_SWAP:
-                b = uint32(move_cells[((r & uint64(0xFFFFFFFF)) * nmove) >> uint32(32)])
-                nb = uint64(nbox[b])
-                ia = uint32(((r >> uint32(32)) * nb) >> uint32(32))
+                b = uint32(move_cells[uint32((uint64(lo) * uint64(unmove)) >> uint64(32))])
+                nb = uint32(nbox[b])
+                ia = uint32((uint64(hi) * uint64(nb)) >> uint64(32))
                 r, s0, s1 = next_u64(s0, s1)
-                ib = uint32(((r & uint64(0xFFFFFFFF)) * (nb - uint64(1))) >> uint32(32))
+                lo = uint32(r & uint64(0xFFFFFFFF))
+                hi = uint32(r >> uint64(32))
+                ib = uint32((uint64(lo) * uint64(nb - ONE)) >> uint64(32))
                 if ib >= ia:
-                    ib += uint32(1)
+                    ib = uint32(ib + ONE)
                 a = uint32(box_cells[b, ia])
                 z = uint32(box_cells[b, ib])
-                va = uint32(vals[a])
-                vz = uint32(vals[z])
+                va = get_value(vals, lane, a)
+                vz = get_value(vals, lane, z)
+                da = cell_masks(a)
+                dz = cell_masks(z)
+                wa, bita, wz, bitz = da[0], da[1], dz[0], dz[1]
                 # a and z share a box: each sees the other holding the digit it would receive
-                delta = (
-                    conflicts(board, peers, vz, a) + conflicts(board, peers, va, z) - 2
-                    - conflicts(board, peers, va, a) - conflicts(board, peers, vz, z)
-                )  # fmt: skip
-                if delta <= 0 or uint32(r >> uint32(32)) < thr[uint32(delta)]:
-                    wa = a >> uint32(6)
-                    wz = z >> uint32(6)
-                    ba = uint64(1) << uint64(a & uint32(63))
-                    bz = uint64(1) << uint64(z & uint32(63))
-                    board[(va - ONE) * WU + wa] ^= ba
-                    board[(vz - ONE) * WU + wa] ^= ba
-                    board[(vz - ONE) * WU + wz] ^= bz
-                    board[(va - ONE) * WU + wz] ^= bz
-                    vals[a] = vz
-                    vals[z] = va
+                gain = conflicts(board, lane, vz, da) + conflicts(board, lane, va, dz)
+                loss = conflicts(board, lane, va, da) + conflicts(board, lane, vz, dz)
+                delta = np.int32(gain) - np.int32(loss) - np.int32(2)
+                if delta <= 0 or hi < thr[ix(uint32(delta), lane)]:
+                    flip(board, lane, uint32(uint32(va * UWR) + wa), bita)
+                    flip(board, lane, uint32(uint32(vz * UWR) + wa), bita)
+                    flip(board, lane, uint32(uint32(vz * UWR) + wz), bitz)
+                    flip(board, lane, uint32(uint32(va * UWR) + wz), bitz)
+                    set_value(vals, lane, a, vz)
+                    set_value(vals, lane, z, va)
                 else:
                     continue
             else:
-                c = uint32(move_cells[((r & uint64(0xFFFFF)) * nmove) >> uint32(20)])
-                old = uint32(vals[c])
-                field = (r >> uint32(20)) & uint64(0xFFF)
+                site = uint32(uint32(uint32(lo & uint32(0xFFFFF)) * unmove) >> uint32(20))
+                c = uint32(move_cells[site])
+                old = get_value(vals, lane, c)
+                field = uint32(uint32(lo >> uint32(20)) & uint32(0xFFF))
                 if move == MOVE_CANDIDATE:
-                    j = uint32((field * uint64(ncand[c] - 1)) >> uint32(12))
-                    new = uint32(cand[c, j])
+                    j = uint32(uint32(field * uint32(uint32(ncand[c]) - ONE)) >> uint32(12))
+                    new = uint32(uint32(cand[c, j]) - ONE)
                     if new >= old:
-                        new = uint32(cand[c, j + uint32(1)])
+                        new = uint32(uint32(cand[c, uint32(j + ONE)]) - ONE)
                 else:
-                    new = uint32(1 + ((field * uint64(NM1)) >> uint32(12)))
+                    new = uint32(uint32(field * NM1) >> uint32(12))
                     if new >= old:
-                        new += uint32(1)
-                delta = conflicts(board, peers, new, c) - conflicts(board, peers, old, c)
-                if delta <= 0 or uint32(r >> uint32(32)) < thr[uint32(delta)]:
-                    bit = uint64(1) << uint64(c & uint32(63))
-                    w = c >> uint32(6)
-                    board[(old - ONE) * WU + w] ^= bit
-                    board[(new - ONE) * WU + w] ^= bit
-                    vals[c] = new
+                        new = uint32(new + ONE)
+                desc = cell_masks(c)
+                wr, bit = desc[0], desc[1]
+                delta = np.int32(conflicts(board, lane, new, desc)) - np.int32(
+                    conflicts(board, lane, old, desc)
+                )
+                if delta <= 0 or hi < thr[ix(uint32(delta), lane)]:
+                    flip(board, lane, uint32(uint32(old * UWR) + wr), bit)
+                    flip(board, lane, uint32(uint32(new * UWR) + wr), bit)
+                    set_value(vals, lane, c, new)
                 else:
                     continue
-            cost += delta
-            accepted += 1
-            best = min(best, cost)  # branch-free: cost moves up and down all the time
+            cost = np.int32(cost + delta)
+            accepted = uint32(accepted + ONE)
+            best = np.int32(min(best, cost))  # branch-free: cost moves up and down all the time
             if cost == 0:
-                return cost, best, m + 1, accepted, s0, s1
-        return cost, best, moves, accepted, s0, s1
+                return cost, best, m, accepted, s0, s1
+        return cost, best, m, accepted, s0, s1
 
-    @njit
     def drive_chain(
-        g, p, vals, board, thr, best_vals, ctr, rng, peers, solved,
+        g, p, lane, vals, board, thr, best_vals, ctr, rng, solved, exp_table,
         given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
-        box_cells, nbox, box_missing,
-        kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
+        box_cells, nbox, box_missing, settings,
     ):  # fmt: skip
         """Run chain g (of puzzle p) for up to `budget` plateaus.
 
-        vals, board and thr are the chain's working grid, bitboards and threshold table (rows
-        of the batch on the CPU, local copies on the GPU); the other arrays are the whole
-        batch's. Starts trials as needed (trial_cap of them at most), ends a trial when T < T_f
-        or after `stall` plateaus without a new best, stops at cost 0 (setting solved[p]) or,
-        when stop_on_solved, as soon as another chain has solved the same puzzle.
+        vals, board and thr are the chain's flat state arrays (column `lane`); the other
+        arrays are the whole batch's. Starts trials as needed (trial_cap of them at most), ends a
+        trial when beta passes the last plateau or after `stall` plateaus without a new best,
+        stops at cost 0 (lowering solved[p] to its proposal count) or, when stop_on_solved, once
+        its proposals reach solved[p]. settings = (kind, beta0, step, plateau_len,
+        max_plateaus, stall, trial_cap, budget, stop_on_solved): one tuple, so that every call
+        stays under Python's 30 positional arguments (above that it compiles to *args, which
+        the compilers cannot inline).
         """
+        kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved = (
+            settings
+        )
         # Only the values the plateau loop needs live in registers; the other counters are
-        # updated in ctr once per plateau (cheap, and it keeps the GPU kernel free of spills).
-        # The puzzle's rows are taken where they are used (not held across the loop), which
-        # keeps them out of the GPU's registers between plateaus.
+        # updated in ctr once per plateau. Puzzle rows are taken where they are used.
         s0 = rng[g, 0]
         s1 = rng[g, 1]
-        cost = ctr[g, C_COST]
-        best = ctr[g, C_BEST]
+        cost = np.int32(ctr[g, C_COST])
+        best = np.int32(ctr[g, C_BEST])
         k = ctr[g, C_PLATEAU]
+        beta = uint64(ctr[g, C_BETA])
+        geometric = kind == KIND_GEOMETRIC
+        ubeta0 = uint64(beta0)
+        ustep = uint64(step)
         for _ in range(budget):
             if ctr[g, C_STATUS] != RUNNING:
                 break
-            if stop_on_solved and solved[p] != 0:
+            if stop_on_solved and ctr[g, C_PROPOSALS] >= solved[p]:
+                ctr[g, C_STATUS] = STOPPED
                 break
             if k < 0:
                 if ctr[g, C_TRIALS] >= trial_cap:
                     ctr[g, C_STATUS] = EXHAUSTED
                     break
-                view = puzzle_view(
-                    p, init_cells, ninit, move_cells, nmove, cand, ncand, box_cells, nbox,
-                    box_missing,
+                c0, s0, s1 = start_trial(
+                    vals, board, lane, given_vals[p], given_board[p], init_cells[p], ninit[p],
+                    cand[p], ncand[p], box_cells[p], nbox[p], box_missing[p], s0, s1,
                 )  # fmt: skip
-                cost, s0, s1 = start_trial(
-                    vals, board, given_vals[p], given_board[p], view, peers, s0, s1
-                )
+                cost = np.int32(c0)
                 ctr[g, C_TRIALS] += 1
                 k = 0
+                beta = ubeta0
                 best = cost
                 ctr[g, C_LAST_IMPROVE] = 0
             if cost > 0 and nmove[p] > 0:
-                fill_thresholds(thr, beta_at(kind, beta0, step, k))
+                fill_thresholds(thr, lane, beta, exp_table)
                 prev_best = best
-                view = puzzle_view(
-                    p, init_cells, ninit, move_cells, nmove, cand, ncand, box_cells, nbox,
-                    box_missing,
-                )  # fmt: skip
                 cost, best, done, acc, s0, s1 = plateau(
-                    vals, board, thr, view, peers, plateau_len, cost, best, s0, s1
-                )
+                    vals, board, thr, lane, move_cells[p], nmove[p], cand[p], ncand[p],
+                    box_cells[p], nbox[p], plateau_len, cost, best, s0, s1,
+                )  # fmt: skip
                 ctr[g, C_PROPOSALS] += done
                 ctr[g, C_ACCEPTED] += acc
                 if best < prev_best:
@@ -333,60 +466,86 @@ def model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
             if cost < ctr[g, C_BEST_VALS_COST]:
                 ctr[g, C_BEST_VALS_COST] = cost
                 for c in range(CELLS):
-                    best_vals[g, c] = vals[c]
+                    best_vals[g, c] = np.uint8(get_value(vals, lane, uint32(c)) + ONE)
             if cost == 0:
                 ctr[g, C_STATUS] = SOLVED
-                solved[p] = 1
+                if ctr[g, C_PROPOSALS] < solved[p]:
+                    solved[p] = ctr[g, C_PROPOSALS]
                 break
             k += 1
+            beta = next_beta(geometric, beta, ustep)
             stalled = stall > 0 and k - ctr[g, C_LAST_IMPROVE] >= stall
             if k >= max_plateaus or stalled or nmove[p] == 0:
                 k = -1
         ctr[g, C_COST] = cost
         ctr[g, C_BEST] = best
         ctr[g, C_PLATEAU] = k
+        ctr[g, C_BETA] = np.int64(beta)
         rng[g, 0] = s0
         rng[g, 1] = s1
 
+    # Compiled twice from one source: called (CPU prange loop) and inlined (CUDA kernel, so that
+    # the compiler sees which address space the state arrays live in).
+    chain_inlined = njit(inline="always")(drive_chain)
+    drive_chain = njit(drive_chain)
+
     @njit(parallel=True)
     def run_slice_cpu(
-        vals, boards, best_vals, thr, ctr, rng, peers, solved, cpp,
+        vals, boards, best_vals, thr, ctr, rng, solved, cpp, exp_table,
         given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
         box_cells, nbox, box_missing,
         kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
     ):  # fmt: skip
         """Every chain of the batch for up to `budget` plateaus, one chain per prange iteration."""
+        settings = (
+            kind,
+            beta0,
+            step,
+            plateau_len,
+            max_plateaus,
+            stall,
+            trial_cap,
+            budget,
+            stop_on_solved,
+        )
         for g in prange(vals.shape[0]):
             drive_chain(
-                g, g // cpp, vals[g], boards[g], thr[g], best_vals, ctr, rng, peers, solved,
+                g, g // cpp, 0, vals[g], boards[g], thr[g],
+                best_vals, ctr, rng, solved, exp_table,
                 given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
-                box_cells, nbox, box_missing,
-                kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget,
-                stop_on_solved,
+                box_cells, nbox, box_missing, settings,
             )  # fmt: skip
 
     return SimpleNamespace(
         n=n,
         N=N,
-        W=W,
-        P=P,
         cells=CELLS,
-        conflicts=conflicts,
+        packing=pk,
+        tmax=TMAX,
+        get_value=get_value,
+        set_value=set_value,
+        conflicts_at=conflicts_at,
+        peer_words=peer_words,
         fill_thresholds=fill_thresholds,
         full_cost=full_cost,
         start_trial=start_trial,
         plateau=plateau,
         drive_chain=drive_chain,
+        drive_chain_inlined=chain_inlined,
         run_slice_cpu=run_slice_cpu,
     )
 
 
 def schedule_args(sched: Schedule) -> tuple:
-    """The schedule as the scalar arguments of drive_chain: kind, beta0, step, L, K, stall."""
+    """The schedule as drive_chain's integer arguments: kind, beta0, step, L, K, stall.
+
+    beta0 in Q23.40; step in Q23.40 (linear) or exp(step) in Q2.62 (geometric).
+    """
+    step = growth_fixed(sched.step) if sched.kind == KIND_GEOMETRIC else beta_fixed(sched.step)
     return (
-        sched.kind,
-        float(sched.beta0),
-        float(sched.step),
+        int(sched.kind),
+        np.uint64(beta_fixed(sched.beta0)),
+        np.uint64(step),
         int(sched.plateau),
         int(sched.max_plateaus),
         int(sched.stall),

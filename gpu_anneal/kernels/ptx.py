@@ -147,9 +147,9 @@ def kernel_registry() -> dict[str, tuple]:
         name = "sudoku" if move == "sirdey" else f"sudoku-{move}"
         registry[name] = (
             lambda order, code=code: cuda_sudoku.kernel_function(order, code),
-            cuda_sudoku.kernel_signature,
+            lambda order, code=code: cuda_sudoku.kernel_signature(order, code),
             cuda_sudoku.CUDA_ORDERS,
-            cuda_sudoku.launch_bounds,
+            lambda order, code=code: cuda_sudoku.launch_bounds(order, code),
         )
     registry["shikaku"] = _grid_puzzle_entry("shikaku")
     registry["hashi"] = _grid_puzzle_entry("hashi")
@@ -182,6 +182,13 @@ def _grid_puzzle_entry(kind: str) -> tuple:
     return (lambda key: kernels.kernel_source(), signature, ("any",))
 
 
+def _signature_of(signature: Callable, key) -> tuple:
+    """A registry entry's argument types for a size key (grid puzzles' take no key)."""
+    import inspect
+
+    return signature(key) if inspect.signature(signature).parameters else signature()
+
+
 def kernel_table(arch: str = "sm_90", kinds: tuple[str, ...] | None = None) -> list[dict]:
     """For every kernel and size: whether PTX compiled, and ptxas's figures when it did."""
     rows = []
@@ -194,7 +201,7 @@ def kernel_table(arch: str = "sm_90", kinds: tuple[str, ...] | None = None) -> l
         for key in keys:
             row = {"kernel": name, "size": key, "arch": arch, "launch_bounds": bounds(key)}
             try:
-                ptx = compile_ptx(factory(key), signature(), arch, bounds(key))
+                ptx = compile_ptx(factory(key), _signature_of(signature, key), arch, bounds(key))
                 row["ptx"] = True
                 row["ptx_lines"] = ptx.count("\n")
                 report = ptxas_report(ptx, arch, tool) if tool else None

@@ -1,15 +1,29 @@
 """The Sudoku annealing kernel: one chain per CUDA thread, the CPU's rules in every thread.
 
-Glossary: g chain (= thread) index, p puzzle, cpp chains per puzzle, n order (2..5).
+Glossary: g chain (= thread) index, p puzzle, cpp chains per puzzle, n order (2..6), lane the
+thread's index in its block (the chain's column in the block's state arrays).
 
-Each thread copies its chain's grid and bitboards into local memory, calls the very jitted
-`drive_chain` the CPU runner calls (sudoku_anneal), and writes the state back, so a slice on the
-GPU and a slice on the CPU move chain g through the same states for the same seed. The peers masks
-of the order sit in constant memory (at most 625 x 10 words = 50 KB, for 25x25); puzzle arrays,
-counters and RNG states stay in global memory. Per-puzzle `solved` flags are read at every plateau
-so that the chains of a solved puzzle stop within one plateau.
+Each thread copies its chain's grid (one byte a cell in global memory, packed to 4-bit fields on
+the way in) and bitboards from global memory into its column of the block's shared-memory state
+arrays, calls the very jitted chain driver the CPU runner calls
+(cpu_reference.sudoku.rules, inlined so that every state access compiles to a shared-memory
+instruction), and writes the state back at the end of the slice. A slice on the GPU and a slice on
+the CPU move chain g through the same states for the same seed.
 
-Local memory per thread (9x9): grid 81 B, bitboards 9 x 2 x 8 = 144 B, thresholds 21 x 4 = 84 B.
+Shared memory of a block, [word][thread] (element w * T + lane) so that the 32 lanes of a warp
+reading any word index each hit their own bank (one wavefront per 32-bit access):
+
+    vals  uint32[VW][T]      packed cell values (11 words a chain for 9x9)
+    board word[NW][T]        row-packed bitboards (27 words a chain for 9x9)
+    thr   uint32[TMAX+1][T]  this plateau's thresholds (21 words a chain for 9x9, Sirdey's move)
+
+    9x9, Sirdey's move, T = 128: (11 + 27 + 21) x 4 B x 128 = 30,208 B a block, 7 blocks an SM
+
+Peers are computed from the cell's row and column (packing.py): no table is read in the move loop.
+Orders 5 and 6 (25x25, 36x36) need 3.7 KB and 21 KB of state a chain, more than shared memory
+holds for a useful block, so their kernels keep the same arrays in local memory (lane 0).
+Per-puzzle tables, counters and RNG states stay in global memory; `solved[p]` is read once a
+plateau (see rules.py: the deterministic winner).
 """
 
 from __future__ import annotations
@@ -17,25 +31,66 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from numba import config, cuda, types, uint8, uint32, uint64
+from numba import config, cuda, njit, types, uint8, uint32, uint64
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.batch import SudokuBatch, flat_rows
 from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.packing import packing
 from gpu_anneal.kernels.compat import plain
 
-CUDA_ORDERS = (2, 3, 4, 5)
-THREADS_PER_BLOCK = 128
-# Resident blocks of 128 threads per SM the kernels are built for: 8 blocks (half of an sm_80 or
-# sm_90 SM's 2048 threads) allow 64 registers a thread, 7 allow 72, 4 allow 128. 9x9 takes 7:
-# with 64 registers ptxas spills in the chain loop; with 72 it spills nothing.
-MIN_BLOCKS_PER_SM = {2: 8, 3: 7, 4: 4, 5: 4}
+CUDA_ORDERS = (2, 3, 4, 5, 6)
+THREADS_PER_BLOCK = 128  # every order but 16x16
+THREADS_16X16 = 32  # 16x16 state is 800-950 B a chain: 32 chains a block stay under 48 KB
+STATE_IN_SHARED = {2: True, 3: True, 4: True, 5: False, 6: False}
+SHARED_PER_SM = 227 * 1024  # usable shared memory of an sm_90 SM (sm_80: 163 KB)
+SHARED_RESERVED = 1024  # per resident block
+REGISTERS_PER_SM = 65536
+THREADS_PER_SM = 2048
 
 
-def launch_bounds(order: int) -> tuple[int, int]:
+def threads_per_block(order: int) -> int:
+    """Threads (chains) per block of the order's kernel."""
+    return THREADS_16X16 if order == 4 else THREADS_PER_BLOCK
+
+
+def shared_bytes_per_block(order: int, move: int = sa.MOVE_SIRDEY) -> int:
+    """Static shared memory of one block of the kernel (0 when the state is in local memory)."""
+    if not STATE_IN_SHARED[order]:
+        return 0
+    pk = packing(order)
+    word_bytes = pk.word_bits // 8
+    per_chain = 4 * pk.VW + word_bytes * pk.NW + 4 * (sa.max_delta(order, move) + 1)
+    return per_chain * threads_per_block(order)
+
+
+def register_budget(move: int) -> int:
+    """Registers a thread may take at least: 64 for one-cell moves; a box swap computes two
+    cells' peer masks at once and spills at 64 (4x4: 40 B), so it gets 80."""
+    return 80 if move == sa.MOVE_BOX_SWAP else 64
+
+
+def min_blocks_per_sm(order: int, move: int = sa.MOVE_SIRDEY) -> int:
+    """Resident blocks an SM can hold by shared memory and threads: the launch bound's minimum.
+
+    The register budget follows: 65,536 / (blocks x threads) registers a thread (72 for 9x9's
+    7 blocks of 128). Local-state kernels (orders 5, 6) are built for 4 blocks (128 registers).
+    """
+    threads = threads_per_block(order)
+    by_threads = THREADS_PER_SM // threads
+    shared = shared_bytes_per_block(order, move)
+    if shared == 0:  # local state: 128 registers, 255 for the box swap (36x36 spills at 128)
+        return 2 if move == sa.MOVE_BOX_SWAP else 4
+    by_shared = SHARED_PER_SM // (shared + SHARED_RESERVED)
+    blocks = min(by_threads, by_shared, 32)
+    # registers: at least register_budget(move) a thread, whatever the block count allows
+    return max(1, min(blocks, REGISTERS_PER_SM // (register_budget(move) * threads)))
+
+
+def launch_bounds(order: int, move: int = sa.MOVE_SIRDEY) -> tuple[int, int]:
     """(threads per block, minimum resident blocks per SM) the order's kernel is built for."""
-    return THREADS_PER_BLOCK, MIN_BLOCKS_PER_SM[order]
+    return threads_per_block(order), min_blocks_per_sm(order, move)
 
 
 def check_order(order: int) -> None:
@@ -43,7 +98,7 @@ def check_order(order: int) -> None:
     if order not in CUDA_ORDERS:
         raise InputError(
             f"order {order}: the CUDA kernels are built for orders "
-            f"{', '.join(map(str, CUDA_ORDERS))} (4x4 to 25x25); use --backend cpu"
+            f"{', '.join(map(str, CUDA_ORDERS))} (4x4 to 36x36); use --backend cpu"
         )
 
 
@@ -51,63 +106,109 @@ def check_order(order: int) -> None:
 def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
     """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx)."""
     check_order(order)
-    m = sa.model(order, move)
-    drive_chain = m.drive_chain
-    N, W, CELLS = m.N, m.W, m.cells
-    THRESHOLDS = sa.max_delta(order, move) + 1
-    PEERS = np.ascontiguousarray(layout(order).peers).reshape(-1)
-    WORDS = N * W
+    T = threads_per_block(order)
+    shared = STATE_IN_SHARED[order]
+    m = sa.model(order, move, T if shared else 1, table=False, packed=shared)
+    drive = m.drive_chain_inlined
+    get_value, set_value = m.get_value, m.set_value
+    pk = m.packing
+    VW, NW, TH, CELLS = pk.VW, pk.NW, m.tmax + 1, pk.cells
+    VALUE_WORDS = VW if shared else CELLS  # 4-bit fields in shared memory, bytes in local
+    WT = uint32 if pk.word_bits == 32 else uint64
+    LANES = T if shared else 1
     C_STATUS, RUNNING = sa.C_STATUS, sa.RUNNING
 
-    def sudoku_slice(
-        vals, boards, best_vals, ctr, rng, solved, cpp,
-        given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
-        box_cells, nbox, box_missing,
-        kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
-    ):  # fmt: skip
-        g = cuda.grid(1)
-        if g >= vals.shape[0]:
-            return
-        if ctr[g, C_STATUS] != RUNNING:
-            return
-        p = g // cpp
-        peers = cuda.const.array_like(PEERS)
-        grid = cuda.local.array(CELLS, uint8)
-        board = cuda.local.array(WORDS, uint64)
-        thr = cuda.local.array(THRESHOLDS, uint32)
+    def run_chain(g, lane, sv, sb, st, vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
+                  tables, settings):  # fmt: skip
+        (given_packed, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
+         box_cells, nbox, box_missing) = tables  # fmt: skip
+        for i in range(VALUE_WORDS):
+            sv[i * LANES + lane] = 0
         for c in range(CELLS):
-            grid[c] = vals[g, c]
-        for i in range(WORDS):
-            board[i] = boards[g, i]
-        drive_chain(
-            g, p, plain(grid), plain(board), plain(thr), plain(best_vals), plain(ctr), plain(rng),
-            plain(peers), plain(solved), plain(given_vals), plain(given_board),
+            set_value(sv, lane, uint32(c), uint32(vals[g, c]) - uint32(1))
+        for i in range(NW):
+            sb[i * LANES + lane] = boards[g, i]
+        drive(
+            g, g // cpp, lane, plain(sv), plain(sb), plain(st), plain(best_vals), plain(ctr),
+            plain(rng), plain(solved), plain(exp_table), plain(given_packed), plain(given_board),
             plain(init_cells), plain(ninit), plain(move_cells), plain(nmove), plain(cand),
-            plain(ncand), plain(box_cells), plain(nbox), plain(box_missing),
-            kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget,
-            stop_on_solved,
+            plain(ncand), plain(box_cells), plain(nbox), plain(box_missing), settings,
         )  # fmt: skip
         for c in range(CELLS):
-            vals[g, c] = grid[c]
-        for i in range(WORDS):
-            boards[g, i] = board[i]
+            vals[g, c] = get_value(sv, lane, uint32(c)) + uint32(1)
+        for i in range(NW):
+            boards[g, i] = sb[i * LANES + lane]
+
+    if not config.ENABLE_CUDASIM:  # the simulator runs it as Python on its host arrays
+        run_chain = njit(inline="always")(run_chain)
+
+    if shared:
+
+        def sudoku_slice(
+            vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
+            given_packed, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
+            box_cells, nbox, box_missing,
+            kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
+        ):  # fmt: skip
+            sv = cuda.shared.array(VW * T, uint32)
+            sb = cuda.shared.array(NW * T, WT)
+            st = cuda.shared.array(TH * T, uint32)
+            g = cuda.grid(1)
+            if g >= vals.shape[0]:
+                return
+            if ctr[g, C_STATUS] != RUNNING:
+                return
+            tables = (given_packed, given_board, init_cells, ninit, move_cells, nmove, cand,
+                      ncand, box_cells, nbox, box_missing)  # fmt: skip
+            settings = (kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget,
+                        stop_on_solved)  # fmt: skip
+            run_chain(
+                g, cuda.threadIdx.x, sv, sb, st, vals, boards, best_vals, ctr, rng, solved, cpp,
+                exp_table, tables, settings,
+            )  # fmt: skip
+
+    else:
+
+        def sudoku_slice(
+            vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
+            given_packed, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
+            box_cells, nbox, box_missing,
+            kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
+        ):  # fmt: skip
+            g = cuda.grid(1)
+            if g >= vals.shape[0]:
+                return
+            if ctr[g, C_STATUS] != RUNNING:
+                return
+            sv = cuda.local.array(CELLS, uint8)
+            sb = cuda.local.array(NW, WT)
+            st = cuda.local.array(TH, uint32)
+            tables = (given_packed, given_board, init_cells, ninit, move_cells, nmove, cand,
+                      ncand, box_cells, nbox, box_missing)  # fmt: skip
+            settings = (kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget,
+                        stop_on_solved)  # fmt: skip
+            run_chain(
+                g, 0, sv, sb, st, vals, boards, best_vals, ctr, rng, solved, cpp,
+                exp_table, tables, settings,
+            )  # fmt: skip
 
     return sudoku_slice
 
 
-def kernel_signature() -> tuple:
-    """Argument types of the kernel (the same for every order)."""
+def kernel_signature(order: int = 3, move: int = sa.MOVE_SIRDEY) -> tuple:
+    """Argument types of the order's kernel (bitboard words are uint64 for 36x36)."""
     a1 = lambda t: types.Array(t, 1, "C")  # noqa: E731
     a2 = lambda t: types.Array(t, 2, "C")  # noqa: E731
     a3 = lambda t: types.Array(t, 3, "C")  # noqa: E731
-    i64, f64 = types.int64, types.float64
+    i64, u64 = types.int64, types.uint64
+    word = types.uint32 if packing(order).word_bits == 32 else types.uint64
     return (
-        a2(types.uint8), a2(types.uint64), a2(types.uint8), a2(types.int64), a2(types.uint64),
-        a1(types.int32), i64,
-        a2(types.uint8), a2(types.uint64), a2(types.int16), a1(types.int32), a2(types.int16),
+        a2(types.uint8), a2(word), a2(types.uint8), a2(types.int64), a2(types.uint64),
+        a1(types.int64), i64, a1(types.uint32),
+        a2(types.uint8), a2(word), a2(types.int16), a1(types.int32), a2(types.int16),
         a1(types.int32), a3(types.uint8), a2(types.int32), a3(types.int16), a2(types.int32),
         a3(types.uint8),
-        i64, f64, f64, i64, i64, i64, i64, i64, types.boolean,
+        i64, u64, u64, i64, i64, i64, i64, i64, types.boolean,
     )  # fmt: skip
 
 
@@ -116,10 +217,10 @@ def compiled_kernel(order: int, move: int = sa.MOVE_SIRDEY):
     """The kernel of an order and move, compiled for the current device on first use."""
     if config.ENABLE_CUDASIM:  # the simulator takes no launch bounds
         return cuda.jit(kernel_function(order, move))
-    return cuda.jit(launch_bounds=launch_bounds(order))(kernel_function(order, move))
+    return cuda.jit(launch_bounds=launch_bounds(order, move))(kernel_function(order, move))
 
 
-CHAIN_KEYS = ("vals", "boards", "best_vals", "ctr", "rng", "solved")  # device arrays per batch
+CHAIN_KEYS = ("vals", "boards", "best_vals", "ctr", "rng", "solved", "exp_table")  # per batch
 DEVICE_KEYS = CHAIN_KEYS + sa.PUZZLE_ARRAYS
 
 
@@ -129,20 +230,29 @@ def host_array(batch: SudokuBatch, key: str) -> np.ndarray:
     return flat_rows(array) if key in ("boards", "given_board") else array
 
 
-def launch_slice(kernel, blocks: int, d: dict, batch: SudokuBatch, budget: int, stream=0) -> None:
+def blocks_for(batch: SudokuBatch) -> int:
+    """Blocks that cover every chain of a batch."""
+    threads = threads_per_block(batch.order)
+    return (batch.chains + threads - 1) // threads
+
+
+def launch_slice(kernel, blocks, d: dict, batch: SudokuBatch, budget: int, stream=0) -> None:
     """Launch one slice of `budget` plateaus on every chain: the only code that knows the
-    kernel's argument order. `d` maps every DEVICE_KEYS name to its device array."""
-    kernel[blocks, THREADS_PER_BLOCK, stream](
+    kernel's argument order. `d` maps every DEVICE_KEYS name to its device array; blocks None
+    covers every chain."""
+    blocks = blocks_for(batch) if blocks is None else blocks
+    kernel[blocks, threads_per_block(batch.order), stream](
         d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], d["solved"], batch.cpp,
+        d["exp_table"],
         *(d[key] for key in sa.PUZZLE_ARRAYS),
         *sa.schedule_args(batch.schedule), batch.trial_cap, int(budget), True,
     )  # fmt: skip
 
 
 def bytes_per_chain(order: int) -> int:
-    """Device memory one chain takes (grid, best grid, bitboards, counters, RNG)."""
-    lay = layout(order)
-    return 2 * lay.cells + lay.N * lay.W * 8 + 16 * 8 + 8 * 8
+    """Device memory one chain takes (packed grid, best grid, bitboards, counters, RNG)."""
+    lay, pk = layout(order), packing(order)
+    return 4 * pk.VW + lay.cells + pk.NW * pk.word_bits // 8 + 16 * 8 + 8 * 8
 
 
 def max_chains_on_device(order: int, share: float = 0.5) -> int:

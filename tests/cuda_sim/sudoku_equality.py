@@ -1,7 +1,8 @@
 """Run under NUMBA_ENABLE_CUDASIM=1: the Sudoku kernel and the CPU runner move chains alike.
 
 Prints one JSON object: for each (order, seed), whether every counter, grid, bitboard and RNG
-state is equal after the same slices on both backends.
+state is equal after the same slices on both backends. Arguments: seeds, optionally
+`--move NAME` (sirdey, candidate or box-swap).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
 
 from cpu_reference.sudoku.batch import make_batch, run_slice_cpu  # noqa: E402
+from cpu_reference.sudoku.rules import MOVE_NAMES  # noqa: E402
 from cpu_reference.sudoku.schedules import by_name  # noqa: E402
 from gpu_anneal.runners import CudaRunner  # noqa: E402
 
@@ -31,11 +33,12 @@ def parse(line: str) -> np.ndarray:
     return np.array([0 if ch == "." else int(ch) for ch in line], dtype=np.uint8)
 
 
-def compare(order: int, seed: int, slices: list[int]) -> dict:
+def compare(order: int, seed: int, slices: list[int], move: str = "sirdey") -> dict:
     puzzles = np.stack([parse(text) for text in PUZZLES[order]])
     sched = by_name("sirdey-course", order, plateau=6, stall=3, max_plateaus=8)
-    cpu = make_batch(puzzles, order, sched, cpp=1, seed=seed, trial_cap=3)
-    gpu = make_batch(puzzles, order, sched, cpp=1, seed=seed, trial_cap=3)
+    code = MOVE_NAMES[move]
+    cpu = make_batch(puzzles, order, sched, cpp=1, seed=seed, trial_cap=3, move=code)
+    gpu = make_batch(puzzles, order, sched, cpp=1, seed=seed, trial_cap=3, move=code)
     runner = CudaRunner(gpu)
     for budget in slices:
         run_slice_cpu(cpu, budget, stop_on_solved=True)
@@ -49,6 +52,7 @@ def compare(order: int, seed: int, slices: list[int]) -> dict:
     return {
         "order": order,
         "seed": seed,
+        "move": move,
         "equal": all(same.values()),
         "fields": same,
         "proposals": int(cpu.ctr[:, 5].sum()),
@@ -57,6 +61,12 @@ def compare(order: int, seed: int, slices: list[int]) -> dict:
 
 
 if __name__ == "__main__":
-    seeds = [int(s) for s in sys.argv[1:]] or [1, 2, 3]
-    out = [compare(order, seed, [2, 5, 4]) for order in (2, 3) for seed in seeds]
+    args = sys.argv[1:]
+    move = "sirdey"
+    if "--move" in args:
+        at = args.index("--move")
+        move = args[at + 1]
+        del args[at : at + 2]
+    seeds = [int(s) for s in args] or [1, 2, 3]
+    out = [compare(order, seed, [2, 5, 4], move) for order in (2, 3) for seed in seeds]
     print(json.dumps(out))

@@ -1,0 +1,50 @@
+"""Bit primitives shared by the CPU and CUDA code: population counts and a 64x64 high product.
+
+Each is one instruction or a short integer sequence on both targets (popcnt / POPC), jitted as
+intrinsics so that no float or Python object ever appears.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import njit, types, uint64
+from numba.extending import intrinsic
+
+
+@intrinsic
+def popcount64(typingctx, x):
+    """Population count of a uint64 (one popcnt / POPC instruction on CPU and GPU)."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, [args[0]])
+
+    return sig, codegen
+
+
+@intrinsic
+def popcount32(typingctx, x):
+    """Population count of a uint32, as a uint32 (no widening to 64 bits)."""
+    sig = types.uint32(types.uint32)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(32)])
+        return builder.call(fn, [args[0]])
+
+    return sig, codegen
+
+
+@njit(inline="always")
+def mul_high64(a, b):
+    """The high 64 bits of the 128-bit product a * b (both uint64), from 32-bit halves."""
+    low = uint64(0xFFFFFFFF)
+    a_lo = a & low
+    a_hi = a >> uint64(32)
+    b_lo = b & low
+    b_hi = b >> uint64(32)
+    lo_lo = a_lo * b_lo
+    hi_lo = a_hi * b_lo
+    lo_hi = a_lo * b_hi
+    cross = (lo_lo >> uint64(32)) + (hi_lo & low) + lo_hi
+    return a_hi * b_hi + (hi_lo >> uint64(32)) + (cross >> uint64(32))

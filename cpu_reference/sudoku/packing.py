@@ -1,0 +1,159 @@
+"""How an annealing chain packs its grid: row-packed bitboard words and packed cell values.
+
+Glossary (as in layout.py, plus):
+    R       whole rows per bitboard word: min(B // N, N), B = 32 bits for N <= 32, else 64
+    WR      words per digit's bitboard, N / R (R divides N for every order 2..6)
+    NW      bitboard words of a chain, N * WR (digit dd = d - 1 owns words dd*WR .. dd*WR+WR-1)
+    CPW     cells per value word: 8 (4 bits each) for N <= 16, else 4 (8 bits each)
+    VW      value words of a chain, ceil(cells / CPW)
+    dd      a digit stored 0-based, dd = d - 1
+    lane    the chain's column in a (words, lanes) state array: threadIdx.x on the GPU, 0 on the CPU
+
+Bitboard word w of digit dd holds rows w*R .. w*R+R-1, each row at bit (row mod R) * N:
+
+    9x9 (R = 3, WR = 3, 27 of 32 bits)         16x16 (R = 2, WR = 8)      25x25 (R = 1, WR = 25)
+    bit 31..27 | 26 .. 18 | 17 .. 9 | 8 .. 0    31 .. 16 | 15 .. 0         24 .. 0
+      unused   |  row 3w+2 | row 3w+1| row 3w    row 2w+1 | row 2w          row w
+
+so the peers of cell (r, k) are masks computed from r and k, never loaded:
+
+    column  COLPAT << k            COLPAT = bit 0 of every row of a word (1 + 2**N + 2**2N ...)
+    row     (2**N - 1) << (r mod R) N
+    box     (2**n - 1) << n (k // n), repeated on each row of the box band: inside the cell's own
+            word when R >= n (orders 2 and 3), else on whole words b0 .. b1 - 1 (orders 4 to 6)
+
+and conflicts(dd, c) = sum over w of popcount(board[dd*WR + w] & mask_w(c)), the cell's own bit
+cleared from its own word's mask.
+
+Cell values, 4 bits each for N <= 16 (8 bits for larger grids), stored 0-based:
+
+    value word i:  bits 31..28 | 27..24 | ... | 3..0
+                   cell 8i+7   | 8i+6   | ... | 8i
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from cpu_reference.sudoku.layout import layout
+
+
+@dataclass(frozen=True)
+class Packing:
+    """Packing constants of one order."""
+
+    n: int
+    N: int
+    cells: int
+    word_bits: int
+    R: int
+    WR: int
+    NW: int
+    value_bits: int
+    CPW: int
+    VW: int
+
+    @property
+    def word_dtype(self) -> type:
+        """NumPy type of a bitboard word."""
+        return np.uint32 if self.word_bits == 32 else np.uint64
+
+    @property
+    def colpat(self) -> int:
+        """Bit 0 of every row of a word."""
+        return sum(1 << (j * self.N) for j in range(self.R))
+
+    @property
+    def bandpat(self) -> int:
+        """Bit 0 of each of the n rows of a box band (used when R >= n)."""
+        return sum(1 << (j * self.N) for j in range(self.n))
+
+
+@cache
+def packing(n: int) -> Packing:
+    """Packing constants of order n (2..6)."""
+    lay = layout(n)
+    N = lay.N
+    word_bits = 32 if N <= 32 else 64
+    R = min(word_bits // N, N)
+    value_bits = 4 if N <= 16 else 8
+    cpw = 32 // value_bits
+    return Packing(
+        n=n, N=N, cells=lay.cells, word_bits=word_bits, R=R, WR=N // R, NW=N * (N // R),
+        value_bits=value_bits, CPW=cpw, VW=-(-lay.cells // cpw),
+    )  # fmt: skip
+
+
+def cell_word_bit(order: int, c: int) -> tuple[int, int]:
+    """(word within a digit's bitboard, bit) of cell c."""
+    pk = packing(order)
+    r, k = divmod(c, pk.N)
+    return r // pk.R, (r % pk.R) * pk.N + k
+
+
+def pack_board(cells: np.ndarray, order: int) -> np.ndarray:
+    """Row-packed bitboards (word_dtype[NW]) of the nonzero cells of a grid (uint8[cells])."""
+    pk = packing(order)
+    board = np.zeros(pk.NW, dtype=pk.word_dtype)
+    for c in np.flatnonzero(cells):
+        w, bit = cell_word_bit(order, int(c))
+        board[(int(cells[c]) - 1) * pk.WR + w] |= pk.word_dtype(1) << pk.word_dtype(bit)
+    return board
+
+
+def pack_values(cells: np.ndarray, order: int) -> np.ndarray:
+    """uint32[VW]: cells (1-based digits; 0 is stored as digit 1) packed 0-based."""
+    pk = packing(order)
+    words = np.zeros(pk.VW, dtype=np.uint32)
+    mask = (1 << pk.value_bits) - 1
+    for c, d in enumerate(np.asarray(cells).tolist()):
+        stored = max(int(d) - 1, 0) & mask
+        words[c // pk.CPW] |= np.uint32(stored << (pk.value_bits * (c % pk.CPW)))
+    return words
+
+
+def unpack_values(words: np.ndarray, order: int) -> np.ndarray:
+    """uint8[cells]: the 1-based digits packed in value words (inverse of pack_values)."""
+    pk = packing(order)
+    words = np.asarray(words, dtype=np.uint32)[: pk.VW]
+    shifts = (np.arange(pk.cells) % pk.CPW) * pk.value_bits
+    stored = (words[np.arange(pk.cells) // pk.CPW] >> shifts.astype(np.uint32)) & (
+        (1 << pk.value_bits) - 1
+    )
+    return (stored + 1).astype(np.uint8)
+
+
+def unpack_board(board: np.ndarray, order: int) -> np.ndarray:
+    """bool[N, cells]: which cells each digit's row-packed bitboard holds (for tests)."""
+    pk = packing(order)
+    out = np.zeros((pk.N, pk.cells), dtype=bool)
+    for c in range(pk.cells):
+        w, bit = cell_word_bit(order, c)
+        for dd in range(pk.N):
+            out[dd, c] = bool((int(board[dd * pk.WR + w]) >> bit) & 1)
+    return out
+
+
+@cache
+def peer_tables(order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(peers word_dtype[cells * WR], word uint32[cells], bit word_dtype[cells]): each cell's
+    row-packed peer masks, the word holding the cell and its bit there (read-only)."""
+    pk = packing(order)
+    lay = layout(order)
+    peers = np.zeros(pk.cells * pk.WR, dtype=pk.word_dtype)
+    words = np.zeros(pk.cells, dtype=np.uint32)
+    bits = np.zeros(pk.cells, dtype=pk.word_dtype)
+    one = pk.word_dtype(1)
+    for c in range(pk.cells):
+        w, bit = cell_word_bit(order, c)
+        words[c] = w
+        bits[c] = one << pk.word_dtype(bit)
+        for q in lay.peer_list[c]:
+            qw, qbit = cell_word_bit(order, int(q))
+            peers[c * pk.WR + qw] |= one << pk.word_dtype(qbit)
+    for array in (peers, words, bits):
+        array.setflags(write=False)
+    return peers, words, bits
