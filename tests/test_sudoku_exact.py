@@ -16,10 +16,10 @@ from cpu_reference.sudoku.exact import (
     OPEN,
     SOLVED,
     _propagate9,
-    _search,
     count_solutions,
     has_unique_solution,
     propagate,
+    search,
     solve_exact,
     solve_many,
     solve_restarts,
@@ -228,7 +228,7 @@ def _both_paths(cells: np.ndarray, limit: int):
     for masks9 in (np.empty((83, 81), np.int32), np.empty((1, 1), np.int32)):
         masks = np.empty((83, 81), np.int64)
         solution = np.zeros(81, np.uint8)
-        count, nodes = _search(
+        count, nodes = search(
             cells, units, cell_units, peer_list, limit, -1, 0, masks, masks9,
             np.empty(81, np.uint16), np.empty(83, np.uint16), np.empty(83, np.int64),
             np.zeros(27, np.uint8), np.empty(27, np.uint16), np.empty(27, np.uint16),

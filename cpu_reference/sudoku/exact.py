@@ -409,7 +409,7 @@ def _propagate9(row, queue, qlen, hdirty, pdirty):
 
 @nb.njit(cache=True)
 def _search9(cells_in, limit, max_nodes, masks, queue, choice, left, solution):
-    """``_search`` for N = 9 in ascending value order; masks is int32[>= 83, 81]."""
+    """``search`` for N = 9 in ascending value order; masks is int32[>= 83, 81]."""
     solution[:] = 0
     qlen = 0
     for c in range(81):
@@ -491,7 +491,7 @@ def _search9(cells_in, limit, max_nodes, masks, queue, choice, left, solution):
 
 
 @nb.njit(cache=True)
-def _search(
+def search(
     cells_in,
     units,
     cell_units,
@@ -639,7 +639,8 @@ def _search(
 
 
 @nb.njit(cache=True)
-def _workspace(N):
+def workspace(N):
+    """Scratch arrays of one search on an N x N grid (masks, queues, unit flags, lists)."""
     ncells = N * N
     masks = np.empty((ncells + 2, ncells), dtype=np.int64)
     masks9 = np.empty((83, 81) if N == 9 else (1, 1), dtype=np.int32)
@@ -654,9 +655,9 @@ def _workspace(N):
 
 @nb.njit(cache=True)
 def _solve_one(cells_in, units, cell_units, peer_list, limit, shuffle_seed, max_nodes, N, P):
-    masks, masks9, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+    masks, masks9, queue, choice, left, flags, hs_list, np_list = workspace(N)
     solution = np.zeros(N * N, dtype=np.uint8)
-    count, nodes = _search(
+    count, nodes = search(
         cells_in,
         units,
         cell_units,
@@ -681,7 +682,7 @@ def _solve_one(cells_in, units, cell_units, peer_list, limit, shuffle_seed, max_
 
 @nb.njit(cache=True)
 def _solve_restarts(cells_in, units, cell_units, peer_list, base_nodes, max_nodes, N, P):
-    masks, masks9, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+    masks, masks9, queue, choice, left, flags, hs_list, np_list = workspace(N)
     solution = np.zeros(N * N, dtype=np.uint8)
     total = 0
     r = 0
@@ -691,7 +692,7 @@ def _solve_restarts(cells_in, units, cell_units, peer_list, base_nodes, max_node
             cap = min(cap, max_nodes - total)
             if cap <= 0:
                 return -1, solution, total
-        count, nodes = _search(
+        count, nodes = search(
             cells_in, units, cell_units, peer_list, 1, r, cap, masks, masks9, queue, choice, left,
             flags, hs_list, np_list, solution, N, P,
         )  # fmt: skip
@@ -709,10 +710,10 @@ def solve_batch_serial(
 
     Returns the total number of branch nodes. Used by the benchmark to time one thread.
     """
-    masks, masks9, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+    masks, masks9, queue, choice, left, flags, hs_list, np_list = workspace(N)
     total = 0
     for i in range(puzzles.shape[0]):
-        count, nodes = _search(
+        count, nodes = search(
             puzzles[i],
             units,
             cell_units,
@@ -743,9 +744,9 @@ def _solve_batch_parallel(puzzles, units, cell_units, peer_list, limit, counts, 
     chunk = 64
     n_chunks = (n_puzzles + chunk - 1) // chunk
     for b in nb.prange(n_chunks):
-        masks, masks9, queue, choice, left, flags, hs_list, np_list = _workspace(N)
+        masks, masks9, queue, choice, left, flags, hs_list, np_list = workspace(N)
         for i in range(b * chunk, min(n_puzzles, (b + 1) * chunk)):
-            count, _ = _search(
+            count, _ = search(
                 puzzles[i],
                 units,
                 cell_units,

@@ -23,7 +23,7 @@ drop the grid is counted as stuck and restarted from a fresh random fill, up to 
 restarts. ``moves`` = MOVES_ANY draws the two cells anywhere (the seed's move), MOVES_ROW draws
 both in one row (rows stay permutations, so only columns and boxes carry surplus).
 
-Randomised backtracking (method "backtrack"): the exact solver (``sudoku_exact._search``) with
+Randomised backtracking (method "backtrack"): the exact solver (``sudoku_exact.search``) with
 branch values in random order, limit one solution, restarted with a growing node budget so that a
 bad early branch on a big grid does not run forever.
 
@@ -35,7 +35,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from cpu_reference.sudoku.exact import _search, _workspace
+from cpu_reference.sudoku.exact import search, workspace
 
 MOVES_ANY = 0
 MOVES_ROW = 1
@@ -209,9 +209,9 @@ def permute_batch(
 def search_with(
     cells_in, units, cell_units, peer_list, limit, shuffle_seed, max_nodes, ws, solution
 ):
-    """The exact solver's search with the scratch arrays ``ws = _workspace(N)``: (count, nodes)."""
+    """The exact solver's search with the scratch arrays ``ws = workspace(N)``: (count, nodes)."""
     N = units.shape[1]
-    return _search(
+    return search(
         cells_in, units, cell_units, peer_list, limit, shuffle_seed, max_nodes, *ws, solution, N,
         peer_list.shape[1],
     )  # fmt: skip
@@ -224,7 +224,7 @@ def backtrack_one(givens, seed, units, cell_units, peer_list, N, P, base_nodes, 
     Returns (count, restarts, nodes): count 1 found, 0 no completion exists, -1 ``max_nodes``
     (> 0) spent first.
     """
-    ws = _workspace(N)
+    ws = workspace(N)
     total = 0
     r = 0
     while True:

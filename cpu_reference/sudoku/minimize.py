@@ -31,7 +31,7 @@ import math
 import numba as nb
 import numpy as np
 
-from cpu_reference.sudoku.exact import _workspace
+from cpu_reference.sudoku.exact import workspace
 from cpu_reference.sudoku.generate import search_with
 
 # Columns of the per-grid statistics array.
@@ -90,7 +90,7 @@ def minimize_one(grid, units, cell_units, peer_list, N, P, ti, step, steps, max_
     annealing only (0: none); the greedy pass always runs checks to the end.
     """
     cells = N * N
-    ws = _workspace(N)
+    ws = workspace(N)
     solution = np.zeros(cells, dtype=np.uint8)
     puzzle = grid.copy()
     energy = cells
@@ -156,7 +156,7 @@ def minimize_batch(
 @nb.njit(cache=True)
 def is_minimal(puzzle, units, cell_units, peer_list, N, P):
     """(unique, minimal): the puzzle has one solution, and removing any single given adds one."""
-    ws = _workspace(N)
+    ws = workspace(N)
     solution = np.zeros(N * N, dtype=np.uint8)
     work = puzzle.copy()
     ok, _ = _unique(work, units, cell_units, peer_list, N, P, ws, solution, 0)
