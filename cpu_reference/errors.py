@@ -1,4 +1,12 @@
-"""The one exception type for unusable input: its message is a single line naming where and what."""
+"""The project's exception and warning types for unusable input: one line naming where and what.
+
+InputError      any unusable input; the CLI prints its message and exits with code 2
+  OptionError   a parameter outside its allowed range (the message states the range)
+  OutputError   a results or picture file that cannot be written (a folder, a missing
+                folder, a full disk)
+ResumeWarning   a resume file's record that is not trusted, or a torn last line: the puzzle
+                is solved again, nothing is lost
+"""
 
 
 class InputError(ValueError):
@@ -7,3 +15,16 @@ class InputError(ValueError):
     The message is one line that names the place (file and line, or parameter) and the fault; the
     CLI prints it as is and exits with code 2.
     """
+
+
+class OptionError(InputError):
+    """A parameter (option, schedule key, array) outside what it may be; the message gives the
+    allowed range."""
+
+
+class OutputError(InputError):
+    """An output file that cannot be written; the message names the file and the reason."""
+
+
+class ResumeWarning(UserWarning):
+    """A resume file's record that is not trusted (its puzzle is solved again), or a torn line."""

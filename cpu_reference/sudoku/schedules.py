@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
-from cpu_reference.errors import InputError
+from cpu_reference.errors import OptionError
 from cpu_reference.sudoku.layout import layout
 
 KIND_LINEAR = 0
@@ -96,7 +96,7 @@ def sirdey(
     the paper's e_P = 16202, by too little to get anywhere, and every trial would end hot.
     """
     if variant not in ("course", "paper"):
-        raise InputError(f"schedule variant {variant!r}: expected 'course' or 'paper'")
+        raise OptionError(f"schedule variant {variant!r}: expected 'course' or 'paper'")
     e_p = course_e_p(order)
     if variant == "paper":
         e_p = round(PAPER_EP_9X9 * e_p / course_e_p(3))
@@ -104,7 +104,7 @@ def sirdey(
     t_start = float(e_p) if t0 is None else float(t0)
     _check_positive(delta=delta, eps=eps, t0=t_start)
     if not 0.0 < alpha < 1.0:
-        raise InputError(f"alpha = {alpha}: must lie strictly between 0 and 1")
+        raise OptionError(f"alpha = {alpha}: must lie strictly between 0 and 1")
     step = math.log1p(delta) / (e_p + 1)
     max_plateaus = max(1, math.ceil((1.0 / t_final - 1.0 / t_start) / step))
     if stall is None:
@@ -136,9 +136,9 @@ def geometric(
     t_end = final_temperature(order) if t_final is None else float(t_final)
     _check_positive(t0=t0, t_final=t_end)
     if not 0.0 < ratio < 1.0:
-        raise InputError(f"ratio = {ratio}: must lie strictly between 0 and 1")
+        raise OptionError(f"ratio = {ratio}: must lie strictly between 0 and 1")
     if t_end >= t0:
-        raise InputError(f"t_final = {t_end} must be below t0 = {t0}")
+        raise OptionError(f"t_final = {t_end} must be below t0 = {t0}")
     step = -math.log(ratio)
     return Schedule(
         name="geometric",
@@ -155,6 +155,46 @@ def geometric(
     )
 
 
+@dataclass(frozen=True)
+class Range:
+    """The values a schedule key may take: lo..hi, open at an end when lo_open / hi_open, whole
+    numbers only when integer."""
+
+    lo: float
+    hi: float
+    integer: bool = False
+    lo_open: bool = False
+    hi_open: bool = False
+
+    def text(self) -> str:
+        """The range as a message writes it: (0, 100], 1..10,000,000."""
+        if self.integer:
+            return f"a whole number in {self.lo:,.0f}..{self.hi:,.0f}"
+        left, right = "(" if self.lo_open else "[", ")" if self.hi_open else "]"
+        return f"a finite number in {left}{self.lo:g}, {self.hi:g}{right}"
+
+    def holds(self, x: float) -> bool:
+        """Whether x is finite, inside the range, and whole when the key takes whole numbers."""
+        if not math.isfinite(x) or (self.integer and x != int(x)):
+            return False
+        above = x > self.lo if self.lo_open else x >= self.lo
+        below = x < self.hi if self.hi_open else x <= self.hi
+        return above and below
+
+
+MAX_PLATEAUS = 10**11  # plateaus per trial; with plateau <= 10**7 every counter fits in int64
+# What each key of a schedule string may be (every key finite: nan, inf and 1e30 are refused).
+RANGES = {
+    "delta": Range(0.0, 100.0, lo_open=True),
+    "eps": Range(0.0, 100.0, lo_open=True),
+    "alpha": Range(0.0, 1.0, lo_open=True, hi_open=True),
+    "plateau": Range(1, 10**7, integer=True),
+    "stall": Range(0, 10**9, integer=True),
+    "t0": Range(0.0, 1e9, lo_open=True),
+    "max_plateaus": Range(1, MAX_PLATEAUS, integer=True),
+    "ratio": Range(0.0, 1.0, lo_open=True, hi_open=True),
+    "t_final": Range(0.0, 1e9, lo_open=True),
+}
 # parameters a schedule string may set, per base schedule: "geometric:t0=2,ratio=0.999"
 _PARAMETERS = {
     "sirdey": ("delta", "eps", "alpha", "plateau", "stall", "t0", "max_plateaus"),
@@ -162,53 +202,73 @@ _PARAMETERS = {
 }
 
 
+def parse_overrides(name: str, text: str, ranges: dict[str, Range]) -> dict[str, float | int]:
+    """The key=value pairs of a schedule string's tail ("delta=0.2,plateau=162"), each checked
+    against its Range (whole-number keys come back as int); OptionError naming the schedule,
+    the key and the allowed range otherwise."""
+    params: dict[str, float | int] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or key not in ranges:
+            allowed = ", ".join(ranges)
+            raise OptionError(f"schedule {name!r}: {item!r} is not one of {allowed} as key=value")
+        params[key] = check_value(name, key, value, ranges[key])
+    return params
+
+
+def check_value(name: str, key: str, value, allowed: Range) -> float | int:
+    """One schedule value (text or number) checked against its Range."""
+    try:
+        x = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError, OverflowError):
+        raise OptionError(
+            f"schedule {name!r}: {key} = {value!r} is not a number; must be {allowed.text()}"
+        ) from None
+    if not allowed.holds(x):
+        raise OptionError(f"schedule {name!r}: {key} = {value}: must be {allowed.text()}")
+    return int(x) if allowed.integer else x
+
+
 def by_name(name: str, order: int, **overrides) -> Schedule:
     """The named schedule for an order, with fields overridden (plateau, stall, max_plateaus...).
 
     A custom schedule is a name with parameters: "sirdey-course:delta=0.2,plateau=162",
-    "sirdey-paper:stall=0", "geometric:t0=1.5,ratio=0.9995,t_final=0.05".
+    "sirdey-paper:stall=0", "geometric:t0=1.5,ratio=0.9995,t_final=0.05". Every value must be
+    finite and inside its RANGES entry (OptionError naming the range otherwise), and the
+    schedule may take at most MAX_PLATEAUS plateaus per trial.
     """
+    if not isinstance(name, str):
+        raise OptionError(f"schedule {name!r}: expected a name such as {SCHEDULE_NAMES[0]!r}")
     base, _, text = name.partition(":")
+    if base not in SCHEDULE_NAMES:
+        raise OptionError(f"schedule {name!r}: expected one of {', '.join(SCHEDULE_NAMES)}")
     family = "geometric" if base == "geometric" else "sirdey"
-    params: dict[str, float] = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq or key.strip() not in _PARAMETERS[family]:
-            allowed = ", ".join(_PARAMETERS[family])
-            raise InputError(f"schedule {name!r}: {item!r} is not one of {allowed} as key=value")
-        try:
-            params[key.strip()] = float(value)
-        except ValueError:
-            raise InputError(
-                f"schedule {name!r}: {key.strip()} = {value!r} is not a number"
-            ) from None
+    params = parse_overrides(name, text, {k: RANGES[k] for k in _PARAMETERS[family]})
     max_plateaus = params.pop("max_plateaus", None)
-    for key in ("plateau", "stall"):
-        if key in params:
-            params[key] = int(params[key])
-    if base == "sirdey-course":
-        sched = sirdey(order, "course", **params)
-    elif base == "sirdey-paper":
-        sched = sirdey(order, "paper", **params)
-    elif base == "geometric":
+    if base == "geometric":
         sched = geometric(order, **params)
     else:
-        raise InputError(f"schedule {name!r}: expected one of {', '.join(SCHEDULE_NAMES)}")
+        sched = sirdey(order, base.removeprefix("sirdey-"), **params)
     if max_plateaus is not None:
-        overrides.setdefault("max_plateaus", int(max_plateaus))
+        overrides.setdefault("max_plateaus", max_plateaus)
     overrides = {key: value for key, value in overrides.items() if value is not None}
     for key, value in overrides.items():
-        if key in ("plateau", "max_plateaus") and int(value) < 1:
-            raise InputError(f"{key} = {value}: must be at least 1")
-        if key == "stall" and int(value) < 0:
-            raise InputError(f"stall = {value}: must be 0 (off) or positive")
-    return replace(sched, **overrides) if overrides else sched
+        if key in RANGES:
+            overrides[key] = check_value(name, key, value, RANGES[key])
+    sched = replace(sched, **overrides) if overrides else sched
+    if sched.max_plateaus > MAX_PLATEAUS:
+        raise OptionError(
+            f"schedule {name!r}: cools over {float(sched.max_plateaus):.3g} plateaus per trial, "
+            f"more than {MAX_PLATEAUS:.0e}; raise delta (or lower ratio) or set max_plateaus"
+        )
+    return sched
 
 
 def _check_positive(**values: float) -> None:
     for key, value in values.items():
-        if not value > 0:
-            raise InputError(f"{key} = {value}: must be positive")
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+            raise OptionError(f"{key} = {value}: must be a finite positive number")
 
 
 def with_start(name: str, order: int, t0: float | None = None) -> Schedule:
