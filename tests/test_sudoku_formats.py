@@ -18,6 +18,7 @@ import pytest
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.formats import (
     FORMATS,
+    MAX_BAD_RUN,
     MAX_LINE,
     SYMBOLS,
     Puzzle,
@@ -303,18 +304,52 @@ def test_fault_empty_input(tmp_path):
 
 
 def test_fault_binary_input(tmp_path):
+    """Binary bytes cost only their own lines: each is one fault, later puzzles are still read."""
     f = tmp_path / "blob.bin"
-    f.write_bytes(GOOD.encode() + b"\n" + b"\x89PNG\r\n\x1a\n\x00\x00\x00")
-    it = iter_puzzles(f)
-    assert isinstance(next(it), Puzzle)
-    with pytest.raises(InputError) as e:
-        list(it)
-    msg = str(e.value)
-    assert "\n" not in msg and "line 2" in msg and "blob.bin" in msg
+    f.write_bytes(GOOD.encode() + b"\n\x89PNG\r\n\x1a\n\x00\x00\x00\n" + GOOD.encode() + b"\n")
+    got = list(iter_puzzles(f))
+    kinds = ["Puzzle", "InputError", "InputError", "InputError", "Puzzle"]
+    assert [type(x).__name__ for x in got] == kinds
+    assert str(got[1]) == f"{f} line 2: byte 0x89 at column 1 is not UTF-8 text"
+    assert str(got[2]).startswith(f"{f} line 3: 1 cells")  # b"\x1a" is text, one symbol
+    assert str(got[3]) == f"{f} line 4: NUL byte at column 1; not puzzle text"
+    assert got[4].line == 5
     g = tmp_path / "latin1.txt"
     g.write_bytes(b"\xff\xfe" + GOOD.encode())
-    with pytest.raises(InputError, match=r"latin1\.txt line 1: byte 0xff at column 1 is not UTF-8"):
-        list(iter_puzzles(g))
+    (fault,) = iter_puzzles(g)
+    assert str(fault) == f"{g} line 1: byte 0xff at column 1 is not UTF-8 text"
+
+
+@pytest.mark.parametrize("fmt", ["line", "tdoku", "tsv", "solo", "grid", "rows"])
+@pytest.mark.parametrize("bad", [b"\x00", b"caf\xe9"])
+def test_one_bad_byte_costs_one_puzzle_in_every_format(tmp_path, fmt, bad):
+    """A NUL or Latin-1 byte in the first puzzle of three: that puzzle is one fault, the two
+    after it are read (the bad line is found again in the fault, with its line number)."""
+    cells = parse_line(GOOD)
+    text = format_grid(cells, 3, fmt, name="p" if fmt == "tsv" else "")
+    lines = text.encode().split(b"\n")
+    lines[0] = lines[0][:5] + bad + lines[0][5:]
+    first = b"\n".join(lines)
+    sep = b"\n\n" if fmt in ("grid", "rows") else b"\n"
+    f = tmp_path / "p.txt"
+    f.write_bytes(sep.join([first, text.encode(), text.encode()]) + b"\n")
+    got = list(iter_puzzles(f, fmt=fmt))
+    assert [type(x).__name__ for x in got] == ["InputError", "Puzzle", "Puzzle"], got
+    assert f"{f} line 1" in str(got[0])
+    for p in got[1:]:
+        np.testing.assert_array_equal(p.cells, cells)
+
+
+def test_binary_file_stops_after_a_run_of_unreadable_lines(tmp_path):
+    """MAX_BAD_RUN unreadable lines in a row: each is a fault, then reading stops with one
+    'binary file' error instead of a fault per line of a large blob."""
+    f = tmp_path / "blob.bin"
+    f.write_bytes(b"\xff\n" * (MAX_BAD_RUN + 50) + GOOD.encode() + b"\n")
+    it = iter_puzzles(f)
+    faults = [next(it) for _ in range(MAX_BAD_RUN)]
+    assert all("not UTF-8" in str(x) for x in faults)
+    with pytest.raises(InputError, match="binary file"):
+        next(it)
 
 
 def test_fault_overlong_line(tmp_path):

@@ -40,8 +40,12 @@ The one-line forms cover digits up to 35, so a 36x36 grid holding 36 can only be
 tsv or solo.
 
 Input is read line by line (a line may hold at most MAX_LINE characters), so files of any length
-stream. A malformed puzzle is yielded as an InputError naming the input, the line and the fault;
-the whole input is refused (InputError raised) only when it is empty, binary, or `fmt` is unknown.
+stream. Bytes are decoded line by line: a line that is not UTF-8, holds a NUL byte or is too long
+is a fault of that line (and of the grid or rows puzzle it belongs to); the lines after it are
+still read. A malformed puzzle is yielded as an InputError naming the input, the line and the
+fault; the whole input is refused (InputError raised) only when it is empty, unreadable, starts
+a grid with a row of no Sudoku width, or `fmt` or `order` is unknown, or after MAX_BAD_RUN
+unreadable lines in a row (a binary file).
 """
 
 from __future__ import annotations
@@ -63,6 +67,7 @@ from cpu_reference.tatham import solo_description
 FORMATS = ("line", "grid", "rows", "tdoku", "tsv", "solo")
 SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_LINE = 10_000
+MAX_BAD_RUN = 100  # unreadable lines in a row after which an input is taken for a binary file
 ORDERS = tuple(range(MIN_ORDER, MAX_ORDER + 1))
 SIDES = tuple(n * n for n in ORDERS)  # 4, 9, 16, 25, 36
 CELL_COUNTS = tuple(n**4 for n in ORDERS)  # 16, 81, 256, 625, 1296
@@ -383,9 +388,40 @@ def _open(source, name: str) -> tuple[IO, str, bool]:
     raise InputError(f"{name}: cannot read puzzles from a {type(source).__name__}")
 
 
-def _lines(stream: IO, name: str) -> Iterator[tuple[int, str | None]]:
-    """(L, text without line end) per line; text is None for a line over MAX_LINE characters."""
+class _Unreadable:
+    """A line that is no puzzle text (over MAX_LINE characters, not UTF-8, a NUL byte): a fault
+    of that line only; `msg` says why."""
+
+    def __init__(self, msg: str):
+        self.msg = msg
+
+
+def _decode(raw: bytes | str) -> str | _Unreadable:
+    """One line's text, or why it is unreadable (the first bad byte and its column)."""
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return _Unreadable(
+                f"byte 0x{raw[e.start]:02x} at column {e.start + 1} is not UTF-8 text"
+            )
+    else:
+        text = raw
+    if "\x00" in text:
+        return _Unreadable(f"NUL byte at column {text.index(chr(0)) + 1}; not puzzle text")
+    return text
+
+
+def _lines(stream: IO, name: str) -> Iterator[tuple[int, str | _Unreadable]]:
+    """(L, text without line end) per line; an _Unreadable in place of the text of a line over
+    MAX_LINE characters, not UTF-8 or holding a NUL byte (each costs only its own line).
+
+    A text stream (already decoded by its owner) that fails to decode is refused whole: where
+    its next line starts is unknown. Paths, stdin and binary streams are read as bytes. After
+    MAX_BAD_RUN unreadable lines in a row the input is taken for a binary file and reading stops.
+    """
     L = 0
+    run = 0
     while True:
         try:
             raw = stream.readline(MAX_LINE + 1)
@@ -402,29 +438,26 @@ def _lines(stream: IO, name: str) -> Iterator[tuple[int, str | None]]:
                 chunk = stream.readline(1 << 16)
                 if not chunk or chunk.endswith(nl):
                     break
-            yield L, None
-            continue
-        if isinstance(raw, bytes):
-            if b"\x00" in raw:
-                raise InputError(f"{name} line {L}: NUL byte; this is a binary file, not puzzles")
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise InputError(
-                    f"{name} line {L}: byte 0x{raw[e.start]:02x} at column {e.start + 1} is not "
-                    "UTF-8 text; is this a binary file?"
-                ) from None
+            text: str | _Unreadable = _Unreadable(f"longer than {MAX_LINE} characters")
         else:
-            text = raw
-            if "\x00" in text:
-                raise InputError(f"{name} line {L}: NUL byte; this is a binary file, not puzzles")
-        if L == 1 and text.startswith("\ufeff"):
-            text = text[1:]
-        yield L, text.rstrip("\r\n")
+            text = _decode(raw)
+        if isinstance(text, str):
+            run = 0
+            if L == 1 and text.startswith("\ufeff"):
+                text = text[1:]
+            text = text.rstrip("\r\n")
+        else:
+            run += 1
+            if run > MAX_BAD_RUN:
+                raise InputError(
+                    f"{name} line {L}: {MAX_BAD_RUN} lines in a row are not puzzle text; is this "
+                    "a binary file? (reading stopped)"
+                )
+        yield L, text
 
 
-def _too_long(name: str, L: int) -> InputError:
-    return InputError(f"{name} line {L}: longer than {MAX_LINE} characters")
+def _bad_line(name: str, L: int, line: _Unreadable) -> InputError:
+    return InputError(f"{name} line {L}: {line.msg}")
 
 
 def _error(name: str, L: int, fault: _Fault) -> InputError:
@@ -435,8 +468,8 @@ def _error(name: str, L: int, fault: _Fault) -> InputError:
 
 def _one_line_puzzles(lines, name: str, fmt: str, order: int | None, check: bool = True):
     for L, text in lines:
-        if text is None:
-            yield _too_long(name, L)
+        if isinstance(text, _Unreadable):
+            yield _bad_line(name, L, text)
             continue
         if not text.strip() or text.lstrip().startswith("#"):
             continue
@@ -500,16 +533,18 @@ def _grid_puzzles(lines, name: str, fmt: str, order: int | None, check: bool = T
         return Puzzle(cells, n, start, "", fmt)
 
     for L, text in lines:
-        if text is not None and text.lstrip().startswith("#"):
+        bad = isinstance(text, _Unreadable)
+        if not bad and text.lstrip().startswith("#"):
             continue
-        if text is not None and not text.strip():
+        if not bad and not text.strip():
             if rows or fault is not None:
                 yield finish()
                 rows, fault = [], None
             continue
         if N is None:
-            if text is None:
-                raise _too_long(name, L)
+            if bad:  # before the first row: a fault of this line alone
+                yield _bad_line(name, L, text)
+                continue
             width = _row_width(text, fmt)
             if width not in SIDES:
                 what = "numbers" if fmt == "rows" else "symbols"
@@ -522,8 +557,8 @@ def _grid_puzzles(lines, name: str, fmt: str, order: int | None, check: bool = T
         if not rows and fault is None:
             start = L
         if fault is None:
-            if text is None:
-                fault = _Fault(f"longer than {MAX_LINE} characters", L)
+            if bad:
+                fault = _Fault(text.msg, L)
             else:
                 try:
                     rows.append(_grid_row(text, fmt, N, len(rows) * N))
@@ -564,23 +599,33 @@ def iter_puzzles(
 def _iter(stream: IO, name: str, owned: bool, fmt: str | None, order: int | None, check: bool):
     try:
         lines = _lines(stream, name)
-        head: list[tuple[int, str | None]] = []
-        for L, text in lines:
-            head.append((L, text))
-            if text is None:
-                break
-            if text.strip() and not text.lstrip().startswith("#"):
-                if fmt is None:
-                    fmt = _detect(text)
-                break
+        head: list[tuple[int, str | _Unreadable]] = []
+        first = None
+        stop = None
+        try:
+            for L, text in lines:  # the format shows on the first readable puzzle line
+                head.append((L, text))
+                if isinstance(text, _Unreadable):
+                    continue
+                if text.strip() and not text.lstrip().startswith("#"):
+                    first = text
+                    if fmt is None:
+                        fmt = _detect(text)
+                    break
+        except InputError as exc:  # a binary file: its faults first, then the stop
+            stop = exc
         if fmt is None:
             fmt = "line"
 
         def replay():
             yield from head
+            if stop is not None:
+                raise stop
             yield from lines
 
         if fmt in ("grid", "rows"):
+            if order is None and first is not None and _row_width(first, fmt) in SIDES:
+                order = ORDERS[SIDES.index(_row_width(first, fmt))]  # rows before it may be bad
             gen = _grid_puzzles(replay(), name, fmt, order, check)
         else:
             gen = _one_line_puzzles(replay(), name, fmt, order, check)
