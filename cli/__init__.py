@@ -1,0 +1,1 @@
+"""The command line (typer): parse, call gpu_anneal, print."""

@@ -1,0 +1,1 @@
+"""Everything that needs no GPU: puzzles, rules, verifiers, exact solvers, RNG, schedules."""

@@ -1,5 +1,7 @@
-"""gpu-anneal: thousands of simulated-annealing chains at once, on a CUDA card or every CPU core,
-for Sudoku, Shikaku and Hashiwokakero, with exact solvers beside them.
+"""The engine and its API: chains by the thousand on a GPU or every CPU core.
+
+gpu-anneal solves Sudoku, Shikaku and Hashiwokakero by simulated annealing, thousands of chains at
+once, with exact solvers beside them.
 
     import gpu_anneal
     results = gpu_anneal.solve(gpu_anneal.datasets.path("seed002"), seed=1)

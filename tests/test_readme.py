@@ -1,0 +1,119 @@
+"""README.md runs as written: every command of its ```bash blocks and every ```python block, from
+a wheel of the package installed outside the checkout, in an empty directory.
+
+Lines left out, each covered otherwise: `pip install ...` (the wheel install below is what it
+does), `python -m pytest ...` (the suite itself) and `docker ...` (needs a Docker daemon).
+The layout block (picture and tree) must equal what `python docs/generate.py` prints.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+SKIPPED = ("pip install", "python -m pytest", "docker ")
+SHIPPED = ("cli", "gpu_anneal", "cpu_reference", "pyproject.toml", "README.md", "LICENSE")
+
+
+def blocks(language: str) -> list[str]:
+    """The bodies of README's fenced blocks in `language`."""
+    return re.findall(rf"^```{language}\n(.*?)^```", README.read_text(), re.S | re.M)
+
+
+def commands() -> list[str]:
+    """Every command line of the bash blocks (continuations joined), minus the skipped ones."""
+    found = []
+    for body in blocks("bash"):
+        for line in body.replace("\\\n", " ").splitlines():
+            line = line.strip()
+            if line and not line.startswith("#") and not line.startswith(SKIPPED):
+                found.append(line)
+    return found
+
+
+def test_readme_starts_with_install_and_a_shipped_example():
+    """The first two commands a newcomer meets: install, then solve an example in the package."""
+    first = [line for body in blocks("bash") for line in body.splitlines() if line.strip()][:2]
+    assert first[0].startswith("pip install .")
+    assert first[1].startswith("gpu-anneal solve --example ")
+
+
+def test_layout_block_is_current():
+    """README's layers picture and module tree equal docs/generate.py's output."""
+    spec = importlib.util.spec_from_file_location("docs_generate", ROOT / "docs" / "generate.py")
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    text = README.read_text()
+    assert generate.readme_with_layout(text) == text, "run: python docs/generate.py"
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory) -> dict:
+    """A wheel built from a copy of the sources (pip's isolated build, as `pip install .`),
+    installed into a folder of its own; its dependencies are the running environment's."""
+    base = tmp_path_factory.mktemp("wheel")
+    src = base / "src"
+    src.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc", "*.egg-info")
+    for name in SHIPPED:
+        path = ROOT / name
+        if path.is_dir():
+            shutil.copytree(path, src / name, ignore=ignore)
+        else:
+            shutil.copy2(path, src / name)
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
+    subprocess.run([*pip, "wheel", "--no-deps", "-w", str(base), str(src.resolve())],
+                   check=True, capture_output=True, timeout=300)  # fmt: skip
+    (wheel,) = base.glob("gpu_anneal-*.whl")
+    target = base / "site"
+    subprocess.run([*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True, timeout=300)  # fmt: skip
+    env = dict(os.environ)
+    env["PATH"] = f"{target / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = str(target)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    work = base / "empty"
+    work.mkdir()
+    return {"env": env, "cwd": work, "target": target, "wheel": wheel}
+
+
+def _run(args, installed, timeout=300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        args, cwd=installed["cwd"], env=installed["env"], capture_output=True, text=True,
+        timeout=timeout,
+    )  # fmt: skip
+
+
+def test_wheel_ships_data_and_runs_from_outside_the_checkout(installed):
+    """The installed copy (not the checkout) is imported, and it holds the sample sets."""
+    probe = "import gpu_anneal as g; print(g.__file__); print(g.datasets.path('top95'))"
+    proc = _run([sys.executable, "-c", probe], installed)
+    assert proc.returncode == 0, proc.stderr
+    module, data = proc.stdout.split()
+    assert Path(module).is_relative_to(installed["target"])
+    assert Path(data).is_file() and Path(data).is_relative_to(installed["target"])
+    assert (installed["target"] / "gpu_anneal" / "py.typed").is_file()
+
+
+def test_every_readme_command_runs_as_written(installed):
+    """Each bash line exits 0 without a traceback; then each python block does."""
+    timings = []
+    for line in commands():
+        start = time.perf_counter()
+        proc = _run(["bash", "-c", f"set -o pipefail; {line}"], installed)
+        timings.append((round(time.perf_counter() - start, 1), line))
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, (line, proc.stderr[-2000:])
+    for body in blocks("python"):
+        proc = _run([sys.executable, "-c", body], installed)
+        assert proc.returncode == 0, (body, proc.stderr[-2000:])
+    print("\n".join(f"{seconds:6.1f} s  {line}" for seconds, line in timings))
