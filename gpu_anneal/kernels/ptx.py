@@ -189,8 +189,14 @@ def _signature_of(signature: Callable, key) -> tuple:
     return signature(key) if inspect.signature(signature).parameters else signature()
 
 
-def kernel_table(arch: str = "sm_90", kinds: tuple[str, ...] | None = None) -> list[dict]:
-    """For every kernel and size: whether PTX compiled, and ptxas's figures when it did."""
+def kernel_table(
+    arch: str = "sm_90", kinds: tuple[str, ...] | None = None, with_ptx: Callable | None = None
+) -> list[dict]:
+    """For every kernel and size: whether PTX compiled, and ptxas's figures when it did.
+
+    with_ptx(row, ptx), when given, is called with each compiled record and its PTX text
+    (e.g. to read the SASS); it may add fields to the record.
+    """
     rows = []
     tool = find_ptxas()
     for name, entry in kernel_registry().items():
@@ -206,6 +212,8 @@ def kernel_table(arch: str = "sm_90", kinds: tuple[str, ...] | None = None) -> l
                 row["ptx_lines"] = ptx.count("\n")
                 report = ptxas_report(ptx, arch, tool) if tool else None
                 row.update(report.as_dict() if report else {"ptxas": None})
+                if with_ptx is not None:
+                    with_ptx(row, ptx)
             except Exception as exc:
                 row["ptx"] = False
                 row["error"] = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
