@@ -1,0 +1,147 @@
+"""The public API: one signature for solve, solve_stream and solve_on_dask, options refused where
+they do not apply, and the same answers as the engines it wraps for the same seeds."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import gpu_anneal
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku.exact import count_solutions, solve_exact
+from cpu_reference.sudoku.formats import read_puzzles
+from gpu_anneal import api, datasets, solvers
+from gpu_anneal.grid_puzzles import solve_grid_puzzle
+from gpu_anneal.sudoku_solver import default_chains, solve_batch
+
+SEED002 = str(datasets.path("seed002"))
+
+
+def test_solve_stream_and_dask_share_one_explicit_signature():
+    """Same parameters, names, defaults and order; no **kwargs anywhere."""
+    signatures = [inspect.signature(f) for f in (api.solve, api.solve_stream, api.solve_on_dask)]
+    params = [list(s.parameters.values()) for s in signatures]
+    assert params[0] == params[1] == params[2]
+    kinds = {p.kind for p in params[0]}
+    assert inspect.Parameter.VAR_KEYWORD not in kinds
+    assert inspect.Parameter.VAR_POSITIONAL not in kinds
+    names = [p.name for p in params[0]]
+    for name in ("kind", "method", "backend", "chains", "seed", "schedule", "move",
+                 "time_limit", "max_trials"):  # fmt: skip
+        assert name in names
+    assert gpu_anneal.solve is api.solve and gpu_anneal.Result is api.Result
+
+
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        (dict(kind="shikaku", batch=4), "--batch"),
+        (dict(kind="hashi", move="all"), "--move"),
+        (dict(kind="shikaku", propagate=True), "--propagate"),
+        (dict(kind="hashi", fmt="line"), "--format"),
+        (dict(method="exact", seed=3), "--seed"),
+        (dict(method="exact", chains=2), "--chains"),
+        (dict(method="exact", time_limit=5), "--time-limit"),
+        (dict(method="exact", backend="cuda"), "--backend cuda"),
+        (dict(kind="shikaku", method="ilp", schedule="geometric"), "--schedule"),
+        (dict(method="ilp"), "--method"),
+        (dict(kind="hashi", workers=2), "--workers"),
+        (dict(move="pruned"), "--move"),
+        (dict(kind="go"), "--kind"),
+    ],
+)  # fmt: skip
+def test_an_option_that_does_not_apply_is_refused(kwargs, fragment):
+    """InputError naming the option, before anything is read or solved."""
+    with pytest.raises(InputError, match=fragment):
+        api.solve_stream("no such file.txt", **kwargs)
+
+
+def test_sudoku_anneal_equals_the_pool_it_wraps():
+    """For one seed and chain count, the API reports the pool's solving chain, counts and grid."""
+    puzzles = read_puzzles(SEED002)
+    cells = np.stack([p.cells for p in puzzles])
+    settings = dict(chains=2, seed=5, move="candidate", time_limit=None, max_trials=4000)
+    pool = solve_batch(cells, 3, schedule="sirdey-course:t0=1", slots=1, **settings)
+    results = api.solve(SEED002, t0=1, batch=1, **settings)
+    assert [r.index for r in results] == [0, 1, 2]
+    for mine, theirs, puzzle in zip(results, pool, puzzles, strict=True):
+        assert mine.solved and theirs.solved
+        assert mine.counts.solving_chain == theirs.solving_chain
+        assert mine.counts.chain_trials == theirs.extra["chain_trials"]
+        assert mine.counts.chain_proposals == theirs.extra["chain_proposals"]
+        assert np.array_equal(mine.state, theirs.solution)
+        assert mine.solution == "".join(map(str, theirs.solution.tolist()))
+        assert mine.name == puzzle.name and mine.line == puzzle.line
+        assert mine.params.chains == 2 and mine.params.seed == 5
+        assert mine.timing.search > 0 and mine.timing.verify > 0
+
+
+def test_sudoku_exact_equals_the_exact_solver():
+    """Solutions and uniqueness as the exact solver gives them."""
+    results = api.solve(SEED002, method="exact")
+    for result, puzzle in zip(results, read_puzzles(SEED002), strict=True):
+        count, solution, nodes = solve_exact(puzzle.cells, 3, limit=2)
+        assert result.solved and np.array_equal(result.state, solution)
+        assert result.unique == (count_solutions(puzzle.cells, 3) == 1)
+        assert result.counts.nodes == nodes and result.counts.trials is None
+
+
+@pytest.mark.parametrize("kind", ["shikaku", "hashi"])
+@pytest.mark.parametrize("method", ["anneal", "ilp"])
+def test_grid_puzzles_equal_the_engine_they_wrap(kind, method):
+    """Shikaku and Hashi through the API: the engine's answer and trials for the same seed."""
+    (item,) = api.parse_puzzles(datasets.path(kind), kind)[:1]
+    seed = dict(seed=4) if method == "anneal" else {}
+    (result,) = api.solve([item], kind=kind, method=method, time_limit=30, **seed)
+    chains = 16 if method == "anneal" else None
+    raw = solve_grid_puzzle(
+        kind, item.puzzle, method=method, backend="cpu", chains=chains, seed=4, time_limit=30
+    )
+    assert result.solved == raw["solved"] is True
+    key = "rectangles" if kind == "shikaku" else "bridges"
+    assert result.solution_rows == raw["solution"][key]
+    assert result.game_move == raw["move"]
+    if method == "anneal":
+        assert result.counts.trials == raw["trials"] * 16 and result.params.chains == 16
+    else:
+        assert result.counts.trials is None and result.params.seed is None
+
+
+def test_dask_gets_the_chains_one_process_would_use(monkeypatch):
+    """With chains unset, the Dask path is handed the one-process default, and the record
+    says how many ran."""
+    import gpu_anneal.scale as scale
+
+    seen = {}
+
+    def fake(cells, order, **kwargs):
+        seen.update(kwargs)
+        return iter(())
+
+    monkeypatch.setattr(scale, "solve_on_dask", fake)
+    assert list(api.solve_on_dask(SEED002, batch=2, workers=1)) == []
+    assert seen["chains"] == default_chains("cpu", 2) == solvers.default_chains("cpu", 2)
+    assert seen["workers"] == 1 and seen["chunk"] == 2
+
+
+def test_bad_input_reaches_the_callback_and_the_rest_is_solved():
+    """A malformed puzzle goes to on_input_error; the good one is still answered."""
+    faults = []
+    text = "1...........4...\n12\n"
+    results = api.solve(text, chains=1, seed=1, on_input_error=faults.append)
+    assert len(faults) == 1 and "line 2" in str(faults[0])
+    assert [r.solved for r in results] == [True]
+    with pytest.raises(InputError, match="line 2"):
+        api.solve(text, chains=1)
+
+
+def test_replay_reruns_the_solving_chain():
+    """replay(chain) of a run's solving chain: the same grid after the same trials."""
+    (first,) = api.solve("1...........4...\n", chains=3, seed=8)
+    again = api.replay("1...........4...\n", first.counts.solving_chain, chains=3, seed=8)
+    assert again.solution == first.solution
+    assert again.counts.chain_trials == first.counts.chain_trials
+    assert again.counts.chain_proposals == first.counts.chain_proposals
+    assert again.params.replay_chain == first.counts.solving_chain
