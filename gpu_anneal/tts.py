@@ -13,7 +13,11 @@ Glossary:
              the number of cores
 
 Runs of one puzzle go through the pool as many at a time as there are cores. The interval on p is
-Clopper-Pearson (95 %); the interval on TTS99 is a bootstrap over runs (95 %).
+Clopper-Pearson (95 %, scipy.stats.binomtest(...).proportion_ci). The interval on TTS99 maps an
+interval on p through TTS99, which falls as p rises: a BCa bootstrap over runs (95 %,
+scipy.stats.bootstrap, resampling (solved, trials) pairs), or Clopper-Pearson's where the
+bootstrap has no spread (every run solved in its first trial, or none solved) or fewer than two
+runs, so an interval never has zero width because all resamples agree.
 """
 
 from __future__ import annotations
@@ -72,19 +76,48 @@ def tts99(t_trial: float, p: float) -> float:
 
 
 def clopper_pearson(successes: int, trials: int, level: float = 0.95) -> tuple[float, float]:
-    """Exact binomial interval for a success probability."""
-    from scipy.stats import beta
+    """Exact binomial interval for a success probability (scipy's binomtest, method exact)."""
+    from scipy.stats import binomtest
 
     if trials == 0:
         return 0.0, 1.0
-    alpha = 1 - level
-    low = 0.0 if successes == 0 else float(beta.ppf(alpha / 2, successes, trials - successes + 1))
-    high = (
-        1.0
-        if successes == trials
-        else float(beta.ppf(1 - alpha / 2, successes + 1, trials - successes))
-    )
-    return low, high
+    ci = binomtest(int(successes), int(trials)).proportion_ci(level, method="exact")
+    return float(ci.low), float(ci.high)
+
+
+def tts99_interval(
+    solved: np.ndarray,
+    trials: np.ndarray,
+    t_trial: float,
+    *,
+    level: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """(low, high) of TTS99 from runs' (solved, trials): BCa bootstrap of p over runs mapped
+    through TTS99, or Clopper-Pearson's interval on p where the bootstrap has no spread."""
+    import inspect
+    import warnings
+
+    from scipy.stats import bootstrap
+
+    solved = np.asarray(solved, dtype=np.int64)
+    trials = np.asarray(trials, dtype=np.int64)
+    low = high = math.nan
+    if len(trials) >= 2 and trials.sum() > 0:
+        rng = np.random.default_rng(seed)
+        key = "rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state"
+        with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+            warnings.simplefilter("ignore")  # degenerate resamples: handled below
+            res = bootstrap(
+                (solved, trials), lambda s, t, axis: s.sum(axis) / t.sum(axis), paired=True,
+                vectorized=True, method="BCa", confidence_level=level, n_resamples=resamples,
+                **{key: rng},
+            )  # fmt: skip
+        low, high = (float(x) for x in res.confidence_interval)
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        low, high = clopper_pearson(int(solved.sum()), int(trials.sum()), level)
+    return tts99(t_trial, high), tts99(t_trial, low)
 
 
 def measure_puzzle(
@@ -129,12 +162,7 @@ def measure_puzzle(
         t_trial = proposals / max(total, 1) / rate
     else:
         t_trial = sum(r.seconds for r in results) / max(total, 1)
-    rng = np.random.default_rng(seed)
-    boot = []
-    for _ in range(bootstrap):
-        pick = rng.integers(0, runs, runs)
-        tr = trials[pick].sum()
-        boot.append(tts99(t_trial, solved[pick].sum() / tr if tr else 0.0))
+    tts_low, tts_high = tts99_interval(solved, trials, t_trial, resamples=bootstrap, seed=seed)
     lay = layout(order)
     givens = int(np.count_nonzero(puzzle))
     tts = tts99(t_trial, p)
@@ -151,8 +179,8 @@ def measure_puzzle(
         mean_trials=total / max(int(solved.sum()), 1) if solved.any() else math.inf,
         seconds_per_trial=t_trial,
         tts99=tts,
-        tts99_low=float(np.percentile(boot, 2.5)),
-        tts99_high=float(np.percentile(boot, 97.5)),
+        tts99_low=tts_low,
+        tts99_high=tts_high,
         tts99_machine=tts / cores,
         cores=cores,
         wall_seconds=wall,

@@ -34,3 +34,25 @@ def test_measure_puzzle_on_4x4_and_summary():
     assert row.tts99 >= row.seconds_per_trial > 0
     summary = summarize([row, row])
     assert summary["puzzles"] == 2 and summary["tts99_median"] == pytest.approx(row.tts99)
+
+
+def test_tts99_interval_has_width_when_every_run_solves_at_once():
+    """p = 1 from 8 runs of one trial each: all bootstrap resamples agree, so the interval comes
+    from Clopper-Pearson's p_low = 0.025 ** (1 / 8), never zero width."""
+    from gpu_anneal.tts import tts99_interval
+
+    low, high = tts99_interval(np.ones(8), np.ones(8), 0.5)
+    assert low == 0.5
+    assert high == pytest.approx(tts99(0.5, 0.025 ** (1 / 8)))
+
+
+def test_tts99_interval_brackets_the_estimate_and_repeats_for_a_seed():
+    """Mixed runs: the BCa interval holds TTS99 at the pooled p; the same seed, the same bounds."""
+    from gpu_anneal.tts import tts99_interval
+
+    solved = np.array([1, 1, 0, 1, 1, 1, 0, 1, 1, 1])
+    trials = np.array([3, 1, 7, 2, 5, 4, 6, 1, 2, 3])
+    estimate = tts99(0.1, solved.sum() / trials.sum())
+    low, high = tts99_interval(solved, trials, 0.1, seed=4)
+    assert low < estimate < high and math.isfinite(high)
+    assert (low, high) == tts99_interval(solved, trials, 0.1, seed=4)
