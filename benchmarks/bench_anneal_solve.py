@@ -91,7 +91,7 @@ def main() -> None:
               "chains": args.chains, "time_limit": args.time_limit,
               "wall_seconds": time.time() - started, "sets": sets}  # fmt: skip
     out = ROOT / "benchmarks/results" / args.name
-    out.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False))
     m = result["machine"]
     lines = [
         f"# Annealing solves: schedule {args.schedule}"

@@ -154,9 +154,9 @@ def main() -> None:
         "dask_warm_completion_order": [r["index"] for r in warm],
     }
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    (args.out_dir / "dask.json").write_text(json.dumps(report, indent=1) + "\n")
+    (args.out_dir / "dask.json").write_text(json.dumps(report, indent=1, allow_nan=False) + "\n")
     (args.out_dir / "dask.md").write_text(markdown(report))
-    print(json.dumps(report["seconds"]), report["dask_cold_vs_one_process"])
+    print(json.dumps(report["seconds"], allow_nan=False), report["dask_cold_vs_one_process"])
 
 
 def markdown(rep: dict) -> str:

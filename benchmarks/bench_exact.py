@@ -169,7 +169,7 @@ def main() -> None:
             rows, args.cap_25, args.restart_base, args.restart_cap
         )
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    args.out.write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
 
     m = result["machine"]
     print(f"{m['cpu_model']} ({m['cores']} cores), python {m['python']}, numba {m['numba']}")

@@ -71,11 +71,11 @@ def main() -> None:
                    "solved": solved, "rate": solved / len(levels[fill]),
                    "mean_seconds": sum(seconds) / len(seconds)}  # fmt: skip
             table.append(row)
-            print(json.dumps(row), flush=True)
+            print(json.dumps(row, allow_nan=False), flush=True)
     result = {"machine": machine(), "args": vars(args), "wall_seconds": time.time() - started,
               "table": table}  # fmt: skip
     out = ROOT / "benchmarks/results/fill"
-    out.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False))
     plot_rates(table, str(out.with_suffix(".png")))
     m = result["machine"]
     lines = [

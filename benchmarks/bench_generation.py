@@ -65,7 +65,7 @@ def grids_run(order: int, count: int, method: str, seed: int, **kw) -> dict:
                 "proposals", "restarts"):  # fmt: skip
         if key in stats:
             row[key] = stats[key]
-    print(json.dumps(row), flush=True)
+    print(json.dumps(row, allow_nan=False), flush=True)
     return row
 
 
@@ -85,7 +85,7 @@ def completion_run(name: str, line: str, method: str, count: int, **kw) -> dict:
     for key in ("moves", "max_restarts", "stuck", "restart_budget_spent", "restarts_per_grid"):
         if key in stats:
             row[key] = stats[key]
-    print(json.dumps(row), flush=True)
+    print(json.dumps(row, allow_nan=False), flush=True)
     return row
 
 
@@ -129,7 +129,7 @@ def minimize_run(order: int, grids: np.ndarray, seed: int, check: bool = True, *
         "unique": int(unique) if check else None,
         "minimal": int(minimal) if check else None,
     }  # fmt: skip
-    print(json.dumps(row), flush=True)
+    print(json.dumps(row, allow_nan=False), flush=True)
     return row
 
 
@@ -151,14 +151,14 @@ def seed_grid_runs(runs: int) -> dict:
         "seconds": [round(x, 4) for x in seconds],
         "seconds_median": round(float(np.median(seconds)), 4),
     }
-    print(json.dumps(row), flush=True)
+    print(json.dumps(row, allow_nan=False), flush=True)
     return row
 
 
 def main() -> None:
     quick = "--quick" in sys.argv
     info = machine()
-    print(json.dumps(info), flush=True)
+    print(json.dumps(info, allow_nan=False), flush=True)
     # compile everything once
     for method in gen.METHODS:
         gen.generate_grids(3, 2, method, seed=99, backend="cpu")
@@ -201,7 +201,7 @@ def main() -> None:
     }
     OUT.mkdir(exist_ok=True)
     name = "generation_quick" if quick else "generation"
-    (OUT / f"{name}.json").write_text(json.dumps(result, indent=1) + "\n")
+    (OUT / f"{name}.json").write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
     (OUT / f"{name}.md").write_text(markdown(result))
 
 

@@ -75,13 +75,14 @@ def main(quick: bool = False) -> None:
                     )
                     rec[f"anneal_{energy}_seconds"] = a["seconds"]
             rows.append(rec)
-            print(json.dumps({k: v for k, v in rec.items() if k != "game_id"}), flush=True)
+            shown = {k: v for k, v in rec.items() if k != "game_id"}
+            print(json.dumps(shown, allow_nan=False), flush=True)
     buckets = bucketize(rows)
     data = {"machine": machine(), "time_limit_s": TIME_LIMIT, "ilp_limit_s": ILP_LIMIT,
             "chains": CHAINS, "summary": buckets, "instances": rows}  # fmt: skip
     OUT.mkdir(parents=True, exist_ok=True)
     name = "hashi_quick" if quick else "hashi"
-    (OUT / f"{name}.json").write_text(json.dumps(data, indent=1))
+    (OUT / f"{name}.json").write_text(json.dumps(data, indent=1, allow_nan=False))
     (OUT / f"{name}.md").write_text(markdown(data))
     plot(rows, buckets, OUT / f"{name}.png")
 

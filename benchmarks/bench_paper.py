@@ -80,7 +80,7 @@ def main() -> None:
     result = {"machine": machine(), "runs": args.runs, "time_limit": args.time_limit,
               "wall_seconds": time.time() - started, "rows": rows}  # fmt: skip
     out = ROOT / "benchmarks/results/paper"
-    out.with_suffix(".json").write_text(json.dumps(result, indent=1))
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False))
     m = result["machine"]
     lines = [
         "# Sirdey's table, reproduced on puzzles built from the paper's solutions",

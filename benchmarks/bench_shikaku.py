@@ -72,13 +72,14 @@ def main(quick: bool = False) -> None:
                 rec[f"anneal_{var}_solved"] = ok
                 rec[f"anneal_{var}_trials"] = a["trials"]
             rows.append(rec)
-            print(json.dumps({k: v for k, v in rec.items() if k != "game_id"}), flush=True)
+            shown = {k: v for k, v in rec.items() if k != "game_id"}
+            print(json.dumps(shown, allow_nan=False), flush=True)
     summary = summarize(rows)
     OUT.mkdir(parents=True, exist_ok=True)
     name = "shikaku_quick" if quick else "shikaku"
     data = {"machine": machine(), "time_limit_s": TIME_LIMIT, "chains": CHAINS,
             "summary": summary, "instances": rows}  # fmt: skip
-    (OUT / f"{name}.json").write_text(json.dumps(data, indent=1))
+    (OUT / f"{name}.json").write_text(json.dumps(data, indent=1, allow_nan=False))
     (OUT / f"{name}.md").write_text(markdown(data))
     plot(summary, OUT / f"{name}.png")
 

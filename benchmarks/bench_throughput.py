@@ -43,7 +43,8 @@ def engine(seconds: float, threads: int, move: str = "sirdey") -> float:
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
     code = (
         "import json; from gpu_anneal.measure import measure_throughput; "
-        f"print(json.dumps(measure_throughput(3, {seconds}, 'cpu', move={move!r})))"
+        f"print(json.dumps(measure_throughput(3, {seconds}, 'cpu', move={move!r}), "
+        "allow_nan=False))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT
@@ -83,7 +84,7 @@ def main() -> None:
     moves = {move: engine(args.seconds, cores, move) for move in ("candidate", "box-swap")}
     result = {"machine": machine(), "seconds": args.seconds, "rows": rows,
               "other_moves_all_threads": moves}  # fmt: skip
-    Path(args.out + ".json").write_text(json.dumps(result, indent=1))
+    Path(args.out + ".json").write_text(json.dumps(result, indent=1, allow_nan=False))
     lines = [
         "# Sirdey proposals per second: engine against the native reference loop",
         "",

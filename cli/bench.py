@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from cli.output import json_line
 from gpu_anneal.measure import measure_throughput
 
 
@@ -14,7 +14,7 @@ def run_throughput(
     """Print the measurement as JSON or as one line."""
     result = measure_throughput(order, seconds, backend, chains)
     if json_out:
-        print(json.dumps(result))
+        print(json_line(result))
     else:
         print(
             f"{result['proposals_per_second'] / 1e6:.1f} M proposals/s "
@@ -79,9 +79,9 @@ def run_tts(
         data = trace_run(puzzles[0].cells, puzzles[0].order, sched, move=move, seed=seed)
         plot_trace(data, trace, f"{Path(file).name}, puzzle 0: {label}, move {move}")
     if json_out:
-        print(json.dumps(report))
+        print(json_line(report))
     else:
-        print(json.dumps(summary))
+        print(json_line(summary))
     return 0 if rows else 2
 
 
@@ -106,5 +106,5 @@ def run_tune(file, chains, move, candidates, runs, limit, time_limit) -> int:
         [p.cells for p in puzzles if p.order == order], order, chains,
         candidates=candidates or DEFAULT_CANDIDATES, move=move, runs=runs, time_limit=time_limit,
     )  # fmt: skip
-    print(json.dumps(result))
+    print(json_line(result))
     return 0

@@ -59,9 +59,9 @@ class TtsResult:
     wall_seconds: float
 
     def as_dict(self) -> dict:
-        """Plain dict for JSON (infinities as None)."""
+        """Plain dict for JSON (infinities and NaN as None)."""
         return {
-            k: (None if isinstance(v, float) and math.isinf(v) else v)
+            k: (None if isinstance(v, float) and not math.isfinite(v) else v)
             for k, v in asdict(self).items()
         }
 

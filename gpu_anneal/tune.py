@@ -63,10 +63,12 @@ def tune(
                 time_limit=time_limit, index=i,
             )  # fmt: skip
             per_puzzle.append(tts_parallel(row.seconds_per_trial, row.p, chains))
+        median = float(np.median(per_puzzle))
         table.append({
             "schedule": name,
-            "median_tts_parallel": float(np.median(per_puzzle)),
+            "median_tts_parallel": None if math.isinf(median) else median,  # None: never solved
             "per_puzzle": [None if math.isinf(x) else x for x in per_puzzle],
         })  # fmt: skip
-    best = min(table, key=lambda r: r["median_tts_parallel"])
+    best = min(table, key=lambda r: math.inf if r["median_tts_parallel"] is None
+               else r["median_tts_parallel"])  # fmt: skip
     return {"chains": chains, "move": move, "best": best["schedule"], "table": table}

@@ -258,3 +258,23 @@ def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path):
     assert records[0]["solved"] and records[1]["solved"]
     assert records[2]["solved"] is False and records[2]["error"] == "interrupted"
     assert "Traceback" not in proc.stderr
+
+
+def test_bench_tune_prints_valid_json_when_a_schedule_never_solves(monkeypatch):
+    """A schedule that never solves has an infinite TTS: printed as null, never as Infinity."""
+    import math
+
+    import gpu_anneal.tune as tune
+    from gpu_anneal.tts import TtsResult
+
+    def never(cells, order, **kwargs):
+        row = dict.fromkeys(TtsResult.__dataclass_fields__, 0)
+        row.update(p=0.0, seconds_per_trial=1.0, tts99=math.inf, mean_trials=math.inf)
+        return TtsResult(**row)
+
+    monkeypatch.setattr(tune, "measure_puzzle", never)
+    args = ["bench", "tune", str(DATA / "seed002_grids.txt"), "--candidate", "sirdey-course"]
+    result = invoke(*args, "--limit", "1", "--runs", "1")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(name))
+    assert report["table"][0]["median_tts_parallel"] is None
