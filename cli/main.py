@@ -135,8 +135,10 @@ def examples(
     if name is not None:
         print(datasets.text(value(name)), end="")
         return
-    for d in datasets.DATASETS.values():
-        print(f"{d.name:18} {d.kind:8} {d.count:3}  {d.description}")
+    from cli.output import print_table
+
+    rows = [[d.name, d.kind, d.count, d.description] for d in datasets.DATASETS.values()]
+    print_table(["name", "kind", "puzzles", "what"], rows)
 
 
 @app.command()

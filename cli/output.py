@@ -59,6 +59,17 @@ def result_header(result: Result) -> str:
     return f"{head}: {' '.join(fields)}"
 
 
+def print_table(columns: list[str], rows: list[list], title: str | None = None) -> None:
+    """A table on stdout through rich (plain characters when stdout is not a terminal)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(*columns, title=title, box=None, pad_edge=False, header_style="bold")
+    for row in rows:
+        table.add_row(*(str(x) for x in row))
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
+
+
 def write_json_or_line(record: dict, output: str) -> None:
     """A record as JSON, or as `key=value` pairs on one line."""
     if output == "jsonl":

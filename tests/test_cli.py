@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -278,3 +279,80 @@ def test_bench_tune_prints_valid_json_when_a_schedule_never_solves(monkeypatch):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(name))
     assert report["table"][0]["median_tts_parallel"] is None
+
+
+def test_version_help_and_python_m():
+    """--version, -h and `python -m gpu_anneal` work; help lists enum choices."""
+    from gpu_anneal import __version__
+
+    assert invoke("--version").stdout.strip() == f"gpu-anneal {__version__}"
+    module = [sys.executable, "-m", "gpu_anneal"]
+    proc = subprocess.run([*module, "--version"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"gpu-anneal {__version__}"
+    env = dict(os.environ, COLUMNS="250")
+    helped = subprocess.run(
+        [*module, "solve", "-h"], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert helped.returncode == 0
+    assert "sudoku|shikaku|hashi" in helped.stdout and "box-swap" in helped.stdout
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--kind", "go"], "--kind"),
+        (["--method", "simplex"], "--method"),
+        (["--bogus"], "--bogus"),
+        (["--example", "shikaku", "--batch", "2"], "--batch does not apply to --kind shikaku"),
+        (["--example", "hashi", "--move", "all"], "--move does not apply to --kind hashi"),
+        (["--example", "hashi", "--schedule", "x", "--method", "ilp"], "--schedule"),
+        (["--example", "seed002", "--method", "exact", "--seed", "1"], "--seed does not apply"),
+        (["--example", "seed002", "--kind", "hashi"], "holds sudoku puzzles"),
+        (["--example", "seed002", "--method", "ilp"], "--method 'ilp'"),
+        (["--example", "seed002", "--move", "pruned"], "--move 'pruned'"),
+    ],
+)  # fmt: skip
+def test_usage_faults_are_one_line_and_exit_two(args, fragment):
+    """Every refused choice or option: exit 2, one stderr line naming it, nothing on stdout."""
+    result = invoke("solve", *args)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gpu-anneal: ") and fragment in lines[0]
+    assert result.stdout == ""
+
+
+def test_grid_kinds_write_out_files(tmp_path):
+    """--out works for Shikaku and Hashiwokakero as for Sudoku: one JSON line per puzzle."""
+    for kind in ("shikaku", "hashi"):
+        out = tmp_path / f"{kind}.jsonl"
+        result = invoke("solve", "--example", kind, "--method", "ilp", "--out", str(out))
+        assert result.exit_code == 0 and result.stdout == ""
+        records = jsonl(out.read_text())
+        assert [r["index"] for r in records] == list(range(5))
+        assert all(r["kind"] == kind and r["solved"] for r in records)
+
+
+def test_text_output_puts_only_verified_solutions_where_solutions_go(tmp_path):
+    """An unsolved puzzle gets its header line only: its best (invalid) grid is not printed."""
+    path = tmp_path / "p.txt"
+    impossible = "..12" + "...." + "3..." + "4..."
+    path.write_text("1...........4...\n" + impossible + "\n")
+    result = invoke("solve", str(path), "--chains", "1", "--max-trials", "4", "--seed", "2")
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    heads = [i for i, line in enumerate(lines) if line.startswith("# puzzle")]
+    assert len(heads) == 2 and len(lines) == 3  # two headers, one grid
+    unsolved = next(i for i in heads if "unsolved" in lines[i])
+    assert "best state not shown" in lines[unsolved]
+    grid = next(line for line in lines if not line.startswith("#"))
+    assert verify_solution(parse_line(grid), 2) is None
+
+
+def test_examples_lists_and_prints_the_shipped_sets():
+    """`examples` names every set; `examples NAME` prints a file the solver reads."""
+    from gpu_anneal import datasets
+
+    listed = invoke("examples").stdout
+    assert all(name in listed for name in datasets.names())
+    printed = invoke("examples", "seed002").stdout
+    assert printed == datasets.text("seed002") and printed.count("\n") == 4
