@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import typer
 
 from cli.output import EXIT_BAD_INPUT, EXIT_INTERNAL, error_line
@@ -16,11 +18,14 @@ def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 def guarded(fn, *args) -> int:
     """Run a command body; unusable input or backend gives one line and exit code 2."""
-    from cpu_reference.errors import InputError
+    from cpu_reference.errors import InputError, ResumeWarning
     from gpu_anneal.backends import BackendError
 
     try:
-        return fn(*args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_warnings(warnings.showwarning)
+            warnings.simplefilter("always", ResumeWarning)
+            return fn(*args)
     except (InputError, BackendError) as exc:
         error_line(str(exc))
         return EXIT_BAD_INPUT
@@ -31,3 +36,17 @@ def guarded(fn, *args) -> int:
     except Exception as exc:  # a fault of ours: one line, never a traceback
         error_line(f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
         return EXIT_INTERNAL
+
+
+def _one_line_warnings(show):
+    """A warnings.showwarning that prints the project's warnings (a resume record not
+    trusted...) as one 'gpu-anneal:' line and hands the others to `show`."""
+    from cpu_reference.errors import ResumeWarning
+
+    def showwarning(message, category, filename, lineno, file=None, line=None) -> None:
+        if issubclass(category, ResumeWarning):
+            error_line(str(message))
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    return showwarning

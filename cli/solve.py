@@ -14,7 +14,8 @@ from cli.output import error_line, write_result
 from cli.progress import RunProgress
 from cli.tally import Tally
 from cpu_reference.errors import InputError
-from gpu_anneal import api, datasets
+from gpu_anneal import api, datasets, validate
+from gpu_anneal.resume import open_results
 
 
 @dataclass
@@ -69,8 +70,9 @@ def run_solve(req: SolveRequest) -> int:
         max_trials=req.max_trials, fmt=req.fmt, on_input_error=tally.fault,
     )  # fmt: skip
     if req.replay_chain is not None:
+        validate.replay_request(kind, req.method, out=req.out, resume=req.resume)
         settings.pop("kind"), settings.pop("method"), settings.pop("backend")
-        result = api.replay(sources, req.replay_chain, **settings)
+        result = api.replay(sources, req.replay_chain, propagate=req.propagate, **settings)
         _emit(result, req, tally, None)
         return tally.exit_code()
     stream = api.solve_stream(
@@ -78,7 +80,7 @@ def run_solve(req: SolveRequest) -> int:
         scheduler=req.scheduler, workers=req.workers, **settings,
     )  # fmt: skip
     path = req.resume or req.out
-    sink = open(path, "a", encoding="utf-8") if path else None  # noqa: SIM115
+    sink = open_results(path, "--resume" if req.resume else "--out") if path else None
     try:
         with RunProgress(enabled=False if req.quiet else None) as progress:
             for result in stream:

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.formats import FORMATS, iter_puzzles, parse_line
-from gpu_anneal import solvers
+from gpu_anneal import solvers, validate
 from gpu_anneal.backends import BACKENDS
 from gpu_anneal.inputs import KINDS, Item, game_id, parse_grid_puzzle, read
 from gpu_anneal.results import Result
@@ -218,20 +218,21 @@ def replay(
     t0: float | None = None,
     time_limit: float | None = None,
     max_trials: int | None = None,
+    propagate: bool = False,
     fmt: str | None = None,
     order: int | None = None,
     on_input_error: Callable[[InputError], None] | None = None,
 ) -> Result:
     """Re-run chain `chain` of a Sudoku annealing run with `chains` chains per puzzle, alone on
     the CPU: a chain that solved in the run solves here after the same trials and proposals, at
-    the same grid. The chain belongs to puzzle chain // chains of the input."""
-    if chains is None or chains < 1:
-        raise InputError(f"--chains {chains}: replaying needs the run's chains per puzzle (>= 1)")
-    if chain < 0:
-        raise InputError(f"--replay-chain {chain}: must be 0 or more")
+    the same grid. The chain belongs to puzzle chain // chains of the input. Give the run's
+    settings (propagate included: the chain annealed the propagated puzzle)."""
+    if chains is None:
+        raise InputError("--replay-chain needs --chains: the run's chains per puzzle")
+    chain = validate.replay_chain(chain)
     s = _settings(
         "sudoku", "anneal", "cpu", chains, seed, schedule, move, t0, time_limit, max_trials,
-        False, None, fmt, order, None, None,
+        propagate, None, fmt, order, None, None,
     )  # fmt: skip
     wanted = chain // chains
     for item in _items(puzzles, "sudoku", fmt, order, None, on_input_error):
@@ -275,13 +276,12 @@ def _settings(
         _choice("format", fmt, FORMATS)
     if scheduler is not None and workers is not None:
         raise InputError("--scheduler and --workers: give one, not both")
-    for name, value in (("chains", chains), ("batch", batch), ("max-trials", max_trials),
-                        ("workers", workers)):  # fmt: skip
-        if value is not None and int(value) < 1:
-            raise InputError(f"--{name} {value}: must be at least 1")
-    if time_limit is not None and not time_limit >= 0:
-        raise InputError(f"--time-limit {time_limit}: must be 0 or more seconds")
+    batch, workers = validate.batch(batch), validate.workers(workers)
+    max_trials, order = validate.max_trials(max_trials), validate.order(order)
+    chains = validate.chains(chains, (order or 3) ** 4, batch or 1)
+    seed, t0, time_limit = validate.seed(seed), validate.t0(t0), validate.time_limit(time_limit)
     sudoku_anneal = kind == "sudoku" and anneal
+    validate.schedule(kind if anneal else None, schedule, order, t0)
     return solvers.Settings(
         kind=kind, method=method, backend=backend, chains=chains,
         seed=(0 if seed is None else int(seed)) if anneal else None,
@@ -314,18 +314,21 @@ def _refuse(given: dict, where: str) -> None:
 
 
 def _items(puzzles, kind, fmt, order, resume, on_input_error) -> Iterator[Item]:
-    """The good Items of the input, faults passed to on_input_error (or raised)."""
+    """The good Items of the input, faults passed to on_input_error (or raised); puzzles that a
+    trusted record of the resume file holds are skipped (gpu_anneal.resume)."""
     from gpu_anneal.inputs import as_sources
-    from gpu_anneal.resume import solved_indices
+    from gpu_anneal.resume import ResumeFile
 
-    done = solved_indices(resume) if resume else set()
+    done = ResumeFile.load(resume) if resume else None
     for item in read(as_sources(puzzles), kind, fmt=fmt, order=order):
         if isinstance(item, InputError):
             if on_input_error is None:
                 raise item
             on_input_error(item)
-        elif item.index not in done:
+        elif done is None or not done.holds(item):
             yield item
+    if done is not None:
+        done.report()
 
 
 def parse_puzzles(text_or_path, kind: str = "sudoku") -> list[Item]:

@@ -1,27 +1,305 @@
-"""Resuming a run: which puzzles a JSON-lines results file already holds as solved."""
+"""Resuming a run: which puzzles a JSON-lines results file already holds solved, and writing it.
+
+Glossary:
+    record     one JSON line of the results file (gpu_anneal.results.Result.to_dict())
+    identity   what names a puzzle in a record: kind, order, line (1-based line in its source)
+               and givens_hash (results.givens_hash over kind, size and the givens); see
+               identity()
+    trusted    a record marked solved whose identity equals the puzzle read at its index and
+               whose solution passes the kind's verifier against that puzzle's givens
+    torn line  a last line without its line end that is no JSON (a crash mid-write)
+
+A puzzle is skipped only when a trusted record holds it. Every other record is ignored and its
+puzzle solved again; the run says how many records it did not trust and why (one ResumeWarning
+when the input is exhausted), and warns of a torn last line. A file whose first line is no JSON
+object is refused (InputError): it is not a results file, and appending to it would spoil it.
+
+`open_results` opens the file that results are appended to: a folder, a missing folder or a
+full disk is an OutputError (exit code 2), and a torn last line is ended before the first new
+record so that the record stays readable.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
 
-from cpu_reference.errors import InputError
+import numpy as np
+
+from cpu_reference.errors import InputError, OutputError, ResumeWarning
+from cpu_reference.hashi import puzzle as hashi
+from cpu_reference.shikaku import puzzle as shikaku
+from cpu_reference.sudoku.formats import parse_line
+from cpu_reference.sudoku.verify import verify_solution
+from cpu_reference.tatham import split_game_id
+from gpu_anneal.results import givens_hash
+from gpu_anneal.validate import input_file, output_path
+
+IDENTITY_KEYS = ("kind", "order", "line", "givens_hash")
+
+# Why a record is not trusted, as the summary words it.
+ANOTHER_PUZZLE = "of another puzzle (kind, order, line or givens differ)"
+NO_IDENTITY = "without the puzzle's identity (kind, order, line, givens_hash)"
+FAILS_VERIFIER = "whose solution fails the verifier"
+MALFORMED = "malformed (solved not true or false, or index not a whole number >= 0)"
+NOT_JSON = "not JSON objects"
+NO_PUZZLE = "of a puzzle the input does not hold"
 
 
-def solved_indices(path: str | None) -> set[int]:
-    """Indices recorded as solved in a JSON-lines results file (empty if there is none)."""
-    found: set[int] = set()
-    if not path or not os.path.exists(path):
-        return found
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for number, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
+def identity(kind: str, order: int | None, line: int | None, cells_or_text) -> dict:
+    """The identity fields of a puzzle's record: {kind, order, line, givens_hash}.
+
+    cells_or_text: a Sudoku's cells (uint8[cells], 0 blank), or a Shikaku / Hashiwokakero game
+    ID as gpu_anneal.inputs.game_id writes it (or the parsed puzzle). Equal to the fields a
+    Result of that puzzle carries.
+    """
+    if kind == "sudoku":
+        cells = np.asarray(cells_or_text, dtype=np.uint8).ravel()
+        side = int(order) * int(order)
+        digest = givens_hash(kind, f"{side}x{side}", cells.tobytes())
+        return {"kind": kind, "order": int(order), "line": line, "givens_hash": digest}
+    text = cells_or_text
+    if not isinstance(text, str):
+        text = (shikaku.to_game_id if kind == "shikaku" else hashi.to_game_id)(text)
+    w, h, _, _ = split_game_id(text, "game ID")
+    digest = givens_hash(kind, f"{w}x{h}", text)
+    return {"kind": kind, "order": None, "line": line, "givens_hash": digest}
+
+
+def item_identity(item) -> dict:
+    """identity() of a gpu_anneal.inputs.Item."""
+    if item.kind == "sudoku":
+        return identity("sudoku", item.order, item.line, item.puzzle)
+    return identity(item.kind, None, item.line, item.givens_text)
+
+
+@dataclass
+class ResumeFile:
+    """The solved records of a results file by puzzle index, and what was not trusted."""
+
+    path: str
+    solved: dict[int, list[tuple[int, dict]]] = field(default_factory=dict)  # index -> (L, rec)
+    skipped: int = 0  # puzzles skipped: a trusted record holds them
+    untrusted: Counter = field(default_factory=Counter)  # reason -> records
+    claimed: set[int] = field(default_factory=set)  # indices the input held
+
+    @classmethod
+    def load(cls, path: str | os.PathLike | None) -> ResumeFile:
+        """Read a results file (a missing file is an empty one). Warns of a torn last line;
+        InputError when the file is a folder or its first line is no JSON object."""
+        resume = cls(os.fspath(path) if path is not None else "")
+        if path is None:
+            return resume
+        resume.path = input_file(path, "--resume")
+        if not os.path.exists(resume.path):
+            return resume
+        try:
+            with open(resume.path, "rb") as f:
+                raw = f.read()
+        except OSError as exc:
+            raise InputError(f"--resume {resume.path}: cannot read: {exc.strerror}") from None
+        lines = raw.split(b"\n")
+        torn = lines[-1]  # b"" when the file ends with its line end
+        first = True
+        for number, chunk in enumerate(lines, 1):
+            if not chunk.strip():
                 continue
+            last = number == len(lines)
+            record = _json_object(chunk)
+            if record is None:
+                if last and chunk is torn:
+                    _warn(f"--resume {resume.path} line {number}: torn last line (a run stopped "
+                          "mid-write?), ignored; its puzzle is solved again")  # fmt: skip
+                    continue
+                if first:
+                    raise InputError(
+                        f"--resume {resume.path} line {number}: not a JSON object; this is no "
+                        "results file (and would be appended to)"
+                    )
+                resume.untrusted[NOT_JSON] += 1
+                continue
+            first = False
+            resume._add(number, record)
+        return resume
+
+    def _add(self, number: int, record: dict) -> None:
+        solved = record.get("solved")
+        if solved is False or solved is None:
+            return  # an unsolved record: its puzzle is solved again, as anyone would expect
+        index = record.get("index")
+        ok_index = isinstance(index, int) and not isinstance(index, bool) and index >= 0
+        if solved is not True or not ok_index:
+            self.untrusted[MALFORMED] += 1
+            return
+        self.solved.setdefault(index, []).append((number, record))
+
+    def holds(self, item) -> bool:
+        """Whether a trusted record holds this puzzle (then it is skipped); untrusted records of
+        its index are counted by reason."""
+        self.claimed.add(item.index)
+        candidates = self.solved.get(item.index)
+        if not candidates:
+            return False
+        reasons = []
+        for _, record in candidates:
+            reason = self._distrust(item, record)
+            if reason is None:
+                self.skipped += 1
+                return True
+            reasons.append(reason)
+        self.untrusted.update(reasons)
+        return False
+
+    def _distrust(self, item, record: dict) -> str | None:
+        """Why a solved record does not hold the item, or None when it is trusted."""
+        if any(key not in record for key in IDENTITY_KEYS):
+            return NO_IDENTITY
+        want = item_identity(item)
+        if any(record[key] != want[key] for key in IDENTITY_KEYS):
+            return ANOTHER_PUZZLE
+        return None if solution_holds(item, record) else FAILS_VERIFIER
+
+    def summary(self) -> str | None:
+        """One line: puzzles skipped and records not trusted by reason (None if no record)."""
+        unclaimed = sum(len(v) for k, v in self.solved.items() if k not in self.claimed)
+        untrusted = Counter(self.untrusted)
+        if unclaimed:
+            untrusted[NO_PUZZLE] += unclaimed
+        if not self.skipped and not untrusted:
+            return None
+        text = f"--resume {self.path}: {self.skipped} solved puzzle(s) skipped"
+        if untrusted:
+            reasons = "; ".join(f"{n} {why}" for why, n in untrusted.most_common())
+            text += f"; records not trusted, their puzzles solved again: {reasons}"
+        return text
+
+    def report(self) -> None:
+        """Warn (ResumeWarning) with the summary when there is one."""
+        text = self.summary()
+        if text is not None:
+            _warn(text)
+
+
+def solution_holds(item, record: dict) -> bool:
+    """Whether the record's solution passes the kind's verifier against the item's givens.
+
+    Sudoku reads `solution_rows` (N rows of N digits) or, without them, a one-line `solution`;
+    Shikaku one [row, col, height, width] per clue; Hashi one [r1, c1, r2, c2, count] per
+    bridge. Any value of the wrong shape or type, or outside the grid, fails."""
+    rows = record.get("solution_rows")
+    try:
+        if item.kind == "sudoku":
+            side = item.order * item.order
+            if rows is None and isinstance(record.get("solution"), str):
+                cells = parse_line(record["solution"], item.order, check=False)
+            else:
+                cells = _int_array(rows, (side, side), 1, side).astype(np.uint8).ravel()
+            return verify_solution(cells, item.order, item.puzzle) is None
+        p = item.puzzle
+        top = max(p.height, p.width)
+        if item.kind == "shikaku":
+            rects = _int_array(rows, (p.n_clues, 4), 0, top)
+            return bool(shikaku.verify(p, rects)[0])
+        bridges = _int_array(rows, (-1, 5), 0, top)
+        return bool(hashi.verify(p, bridges.tolist())[0])
+    except (InputError, TypeError, ValueError, OverflowError, IndexError):
+        return False
+
+
+def _int_array(rows: Any, shape: tuple[int, int], lo: int, hi: int) -> np.ndarray:
+    """rows as int64[shape] (-1: any length) of whole numbers in lo..hi; ValueError otherwise."""
+    if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+        raise ValueError("not a list of lists")
+    flat = [x for r in rows for x in r]
+    if not all(isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi for x in flat):
+        raise ValueError("not whole numbers in range")
+    a = np.array(flat, dtype=np.int64)
+    width = shape[1]
+    if any(len(r) != width for r in rows) or (shape[0] >= 0 and len(rows) != shape[0]):
+        raise ValueError("wrong shape")
+    return a.reshape(-1, width)
+
+
+def _json_object(chunk: bytes) -> dict | None:
+    try:
+        record = json.loads(chunk.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _warn(text: str) -> None:
+    warnings.warn(text, ResumeWarning, stacklevel=3)
+
+
+class ResultsFile:
+    """A results file opened for appending JSON lines: write() and flush() turn a failed write
+    (a full disk) into OutputError; the first write ends a torn last line first."""
+
+    def __init__(self, path: str, option: str = "--out"):
+        self.path = output_path(path, option)
+        self.option = option
+        self.failed = False
+        self._first = True
+        try:
+            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            raise OutputError(f"{option} {self.path}: cannot open: {exc.strerror}") from None
+
+    def write(self, text: str) -> None:
+        """Append text (a JSON line with its line end)."""
+        if self._first:
+            self._first = False
+            if _ends_torn(self.path):
+                text = "\n" + text
+        self._guard(self._file.write, text)
+
+    def flush(self) -> None:
+        """Push what was written to the file."""
+        self._guard(self._file.flush)
+
+    def close(self) -> None:
+        """Close; a write that fails now is reported unless one already failed."""
+        if self.failed:
             try:
-                record = json.loads(line)
-            except ValueError:
-                raise InputError(f"{path} line {number}: not a JSON object (--resume)") from None
-            if isinstance(record, dict) and record.get("solved") and "index" in record:
-                found.add(int(record["index"]))
-    return found
+                self._file.close()
+            except OSError:
+                pass
+            return
+        self._guard(self._file.close)
+
+    def __enter__(self) -> ResultsFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _guard(self, fn, *args) -> None:
+        try:
+            fn(*args)
+        except OSError as exc:
+            self.failed = True
+            raise OutputError(
+                f"{self.option} {self.path}: cannot write: {exc.strerror or exc}"
+            ) from None
+
+
+def open_results(path: str, option: str = "--out") -> ResultsFile:
+    """The results file `path`, checked and opened for appending (see ResultsFile)."""
+    return ResultsFile(path, option)
+
+
+def _ends_torn(path: str) -> bool:
+    """Whether a regular file is non-empty and does not end with a line end."""
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) == 0:
+            return False
+        with open(path, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            return f.read(1) != b"\n"
+    except OSError:
+        return False

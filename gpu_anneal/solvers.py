@@ -24,7 +24,7 @@ import numpy as np
 from cpu_reference.errors import InputError
 from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.shikaku import puzzle as shikaku
-from cpu_reference.sudoku.schedules import with_start
+from cpu_reference.sudoku.schedules import Range, parse_overrides, with_start
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.inputs import Item
@@ -33,6 +33,12 @@ from gpu_anneal.results import Counts, Params, Result, Timing
 # Branch nodes the exact method spends before it switches to randomised restarts.
 EXACT_NODES = 2_000_000
 GRID_SCHEDULE_KEYS = ("t0", "t_final", "n_plateaus", "plateau")
+GRID_SCHEDULE_RANGES = {
+    "t0": Range(0.0, 1e9, lo_open=True),
+    "t_final": Range(0.0, 1e9, lo_open=True),
+    "n_plateaus": Range(1, 10**9, integer=True),
+    "plateau": Range(1, 10**7, integer=True),
+}
 # Tiny puzzles the grid annealers' warm-up solves (compiling their chain loops).
 WARM_UP_IDS = {"shikaku": "2x1:2a", "hashi": "3x1:1a1"}
 
@@ -244,7 +250,7 @@ def replay(item: Item, chain: int, s: Settings) -> Result:
     schedule = with_start(s.schedule, item.order, s.t0)
     raw = replay_chain(
         item.puzzle, item.order, chain, chains=s.chains, seed=s.seed, schedule=schedule,
-        max_trials=s.max_trials, time_limit=s.time_limit, move=s.move,
+        max_trials=s.max_trials, time_limit=s.time_limit, move=s.move, propagate=s.propagate,
     )  # fmt: skip
     raw.index = item.index
     result = _from_pool(item, raw, s, 0.0)
@@ -315,19 +321,7 @@ def grid_schedule(text: str | None, t0: float | None) -> dict:
         name, _, rest = text.partition(":")
         if name != "geometric":
             raise InputError(f"schedule {text!r}: shikaku and hashi anneal with 'geometric'")
-        for part in filter(None, (p.strip() for p in rest.split(","))):
-            key, eq, value = part.partition("=")
-            key = key.strip()
-            if not eq or key not in GRID_SCHEDULE_KEYS:
-                keys = ", ".join(GRID_SCHEDULE_KEYS)
-                raise InputError(f"schedule {text!r}: {part!r} is not one of {keys} as key=value")
-            try:
-                number = float(value)
-            except ValueError:
-                raise InputError(f"schedule {text!r}: {key} = {value!r} is not a number") from None
-            if not math.isfinite(number) or number <= 0:
-                raise InputError(f"schedule {text!r}: {key} = {value} must be positive")
-            out[key] = int(number) if key in ("n_plateaus", "plateau") else number
+        out = parse_overrides(text, rest, GRID_SCHEDULE_RANGES)
     if t0 is not None:
         out["t0"] = t0
     return out

@@ -365,17 +365,24 @@ def replay_chain(
     max_trials: int | None = None,
     time_limit: float | None = None,
     move: str = "sirdey",
+    propagate: bool = False,
 ) -> SolveResult:
     """Re-run chain `chain` of a run (any backend) alone on the CPU, from the same seed.
 
     `chains` is the run's chains per puzzle (it sets the per-chain trial cap). A chain that
     solved in the run solves here after the same trials and proposals, at the same grid.
+    `propagate` as in the run: the chain then anneals the propagated puzzle, as the pool did.
     """
+    from cpu_reference.sudoku.batch import load_puzzle
+
     sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
     trial_cap = 2**62 if max_trials is None else math.ceil(max_trials / chains)
-    batch = make_batch(
-        np.asarray(puzzle)[None], order, sched, 1, seed, trial_cap, chain, sa.MOVE_NAMES[move]
-    )
+    cells, masks = np.asarray(puzzle, np.uint8), None
+    if propagate:
+        cells, masks = logic_fill(cells, order)
+    batch = make_batch(cells[None], order, sched, 1, seed, trial_cap, chain, sa.MOVE_NAMES[move])
+    if masks is not None:  # the candidate masks the pool loads with a propagated puzzle
+        load_puzzle(batch, 0, cells, batch.rng[:1, :2].copy(), masks)
     start = time.perf_counter()
     budget = 64
     while batch.ctr[0, sa.C_STATUS] == sa.RUNNING:

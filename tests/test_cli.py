@@ -195,19 +195,22 @@ def test_replay_chain_reproduces_the_solving_chain():
 
 
 def test_resume_skips_solved_puzzles_and_appends(tmp_path):
-    """--resume: solved indices in the file are skipped; new records are appended to it."""
+    """--resume: puzzles whose records are trusted are skipped; new records are appended. A
+    record without the puzzle's identity and a verified solution is not trusted."""
     out = tmp_path / "out.jsonl"
     base = ["solve", str(DATA / "seed002_grids.txt"), "--move", "candidate", "--t0", "1"]
     first = {"index": 1, "solved": True, "solution": "x"}
     out.write_text(json.dumps(first) + "\n")
     result = invoke(*base, "--resume", str(out))
     assert result.exit_code == 0, result.output
+    assert "1 without the puzzle's identity" in result.stderr
     records = jsonl(out.read_text())
     assert [r["index"] for r in records][0] == 1
-    assert sorted(r["index"] for r in records[1:]) == [0, 2]
-    assert all(r["solved"] for r in records)
+    assert sorted(r["index"] for r in records[1:]) == [0, 1, 2]
+    assert all(r["solved"] for r in records[1:])
     again = invoke(*base, "--resume", str(out))
-    assert again.exit_code == 0 and len(jsonl(out.read_text())) == 3  # nothing left to do
+    assert again.exit_code == 0 and len(jsonl(out.read_text())) == 4  # nothing left to do
+    assert "3 solved puzzle(s) skipped" in again.stderr
 
 
 def test_pool_streams_many_puzzles_with_refill(tmp_path):

@@ -1,0 +1,57 @@
+"""Checking Sudoku input: full grids verified, puzzles' solutions counted (0, 1, 2+), and every
+claim the input makes tested (tdoku's solution count and solution fields).
+
+Glossary:
+    grid       a Sudoku with every cell filled: verified by the independent verifier
+    puzzle     a Sudoku with blanks: its solutions are counted by the exact search, up to two
+    claim      what a line asserts beside the givens: tdoku's `puzzle:count:solution` carries a
+               count (2 meaning "two or more") and a solution, either may be left out
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cpu_reference.sudoku.formats import Puzzle, check_givens
+from cpu_reference.sudoku.verify import verify_solution
+
+
+def check_puzzle(puzzle: Puzzle, index: int) -> dict:
+    """The check record of one puzzle (read with check=False, so repeated givens reach here).
+
+    Keys: index, line, name, kind ("grid" or "puzzle"), ok; a grid adds valid; a puzzle adds
+    solutions (0, 1 or "2+"), and where the input claims them expected (the count) and
+    solution_ok (whether the claimed solution is a solution of these givens); error names the
+    first fault. ok is true only when every check and every claim holds: a grid is valid, a
+    puzzle has exactly one solution (or the claimed count), and a claimed solution verifies.
+    """
+    from cpu_reference.sudoku.exact import solve_exact
+
+    record: dict = {"index": index, "line": puzzle.line, "name": puzzle.name}
+    full = bool(np.all(puzzle.cells))
+    clash = check_givens(puzzle.cells, puzzle.order)
+    if clash is not None and not full:
+        record.update(kind="puzzle", solutions=0, ok=False, error=clash)
+        return record
+    if full:
+        fault = verify_solution(puzzle.cells, puzzle.order)
+        record.update(kind="grid", valid=fault is None, error=fault)
+        ok = fault is None
+    else:
+        count, _, _ = solve_exact(puzzle.cells, puzzle.order, limit=2)
+        record.update(kind="puzzle", solutions="2+" if count >= 2 else count)
+        ok = count == 1
+        if puzzle.expected_count is not None:
+            expected = min(puzzle.expected_count, 2)
+            record["expected"] = "2+" if expected >= 2 else expected
+            ok = count == expected
+            if not ok:
+                record["error"] = f"claims {record['expected']} solution(s), has {count}"
+    if puzzle.expected_solution is not None:
+        fault = verify_solution(puzzle.expected_solution, puzzle.order, puzzle.cells)
+        record["solution_ok"] = fault is None
+        if fault is not None:
+            ok = False
+            record["error"] = f"claimed solution: {fault}"
+    record["ok"] = ok
+    return record

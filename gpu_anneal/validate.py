@@ -1,0 +1,262 @@
+"""Checks of every value an entry point takes, before any compiled code sees it.
+
+Each check returns the value in its canonical type (int, float, None) or raises OptionError (an
+InputError: exit code 2 in the CLI) whose one-line message names the option, the value and the
+allowed range, e.g. "--chains 0: must be an integer in 1..41,943,040".
+
+Glossary:
+    option    a parameter as the CLI spells it ("--time-limit"); the API takes the same names
+              with underscores and reports them the CLI way
+    cells     cells of one puzzle (81 for 9x9); a chain's host memory grows with it
+    puzzles   puzzles held at once (the pool's batch), each with `chains` chains
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+
+import numpy as np
+
+from cpu_reference.errors import OptionError, OutputError
+from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
+
+SEED_LIMIT = 2**64  # seeds are 0 <= seed < 2**64 (the RNG's 64-bit seed, never wrapped)
+MAX_TRIALS = 2**62  # trials per puzzle; the counters are int64
+MAX_TOTAL_CHAINS = 2**31 - 1  # chains held at once: int32 chain indices on the device
+MAX_BATCH = 1_000_000  # puzzles annealed at once
+MAX_WORKERS = 1024  # workers of a local Dask cluster
+MAX_SECONDS = 1e9  # about 31 years: any longer time is a typo
+MAX_TEMPERATURE = 1e9
+MAX_SLICE_SECONDS = 3600.0
+MEMORY_SHARE = 0.5  # chains may take at most this share of the memory available now
+
+
+def integer(option: str, value, lo: int, hi: int | None = None) -> int:
+    """value as an int in lo..hi (hi None: no upper bound); bools and floats are refused."""
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if ok:
+        value = int(value)
+    if not ok or value < lo or (hi is not None and value > hi):
+        raise OptionError(f"{option} {_show(value)}: must be an integer in {_range(lo, hi)}")
+    return value
+
+
+def number(
+    option: str, value, lo: float, hi: float, *, lo_open: bool = False, hi_open: bool = False
+) -> float:
+    """value as a finite float in [lo, hi] (or open at either end); nan, inf and bools refused."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    x = float(value) if ok else math.nan
+    if ok and math.isfinite(x):
+        ok = (x > lo if lo_open else x >= lo) and (x < hi if hi_open else x <= hi)
+    else:
+        ok = False
+    if not ok:
+        left = "(" if lo_open else "["
+        right = ")" if hi_open else "]"
+        raise OptionError(f"{option} {_show(value)}: must be a finite number in {left}{lo:g}, "
+                          f"{hi:g}{right}")  # fmt: skip
+    return x
+
+
+def seed(value) -> int | None:
+    """A seed in 0 <= seed < 2**64 (None stays None: the default)."""
+    if value is None:
+        return None
+    return integer("--seed", value, 0, SEED_LIMIT - 1)
+
+
+def time_limit(value, option: str = "--time-limit") -> float | None:
+    """Seconds, finite and >= 0 (0 means no limit where the API says so); None stays None."""
+    if value is None:
+        return None
+    return number(option, value, 0.0, MAX_SECONDS)
+
+
+def seconds(option: str, value) -> float:
+    """A duration that must pass: finite and > 0."""
+    return number(option, value, 0.0, MAX_SECONDS, lo_open=True)
+
+
+def max_trials(value) -> int | None:
+    """Trials per puzzle over all its chains, 1..2**62; None stays None (no cap)."""
+    if value is None:
+        return None
+    return integer("--max-trials", value, 1, MAX_TRIALS)
+
+
+def batch(value) -> int | None:
+    """Puzzles annealed at once, 1..1,000,000; None stays None."""
+    if value is None:
+        return None
+    return integer("--batch", value, 1, MAX_BATCH)
+
+
+def workers(value) -> int | None:
+    """Workers of a local Dask cluster, 1..1024; None stays None."""
+    if value is None:
+        return None
+    return integer("--workers", value, 1, MAX_WORKERS)
+
+
+def slice_seconds(value) -> float:
+    """Seconds one slice of the pool should last: finite, > 0, at most an hour."""
+    return number("--slice", value, 0.0, MAX_SLICE_SECONDS, lo_open=True)
+
+
+def t0(value) -> float | None:
+    """A start temperature: finite, > 0, at most 1e9; None stays None."""
+    if value is None:
+        return None
+    return number("--t0", value, 0.0, MAX_TEMPERATURE, lo_open=True)
+
+
+def order(value, lo: int = MIN_ORDER, hi: int = MAX_ORDER) -> int | None:
+    """A Sudoku order n (the grid is n^2 x n^2) in lo..hi; None stays None."""
+    if value is None:
+        return None
+    return integer("--order", value, lo, hi)
+
+
+def schedule(kind: str | None, text, order: int | None = None, t0: float | None = None) -> None:
+    """Parse an annealing schedule string now, so that a bad key or value (nan, inf, 1e30, a
+    plateau of 0...) is an OptionError naming its range before anything runs. kind None (a
+    method without a schedule) or text None (the default) checks nothing."""
+    if kind is None or text is None:
+        return
+    if not isinstance(text, str):
+        raise OptionError(f"--schedule {text!r}: expected a string such as 'geometric:t0=2'")
+    if kind == "sudoku":
+        from cpu_reference.sudoku.schedules import with_start
+
+        with_start(text, order or 3, t0)
+    else:
+        from gpu_anneal.solvers import grid_schedule
+
+        grid_schedule(text, t0)
+
+
+def chain_bytes(cells: int) -> int:
+    """Host bytes one chain needs, rounded up (grids, best grid, bitboards, thresholds,
+    counters and RNG state: about 1.3 KB for 9x9)."""
+    return 8 * cells + 1024
+
+
+def available_memory() -> int:
+    """Bytes of memory available now (MemAvailable on Linux, else the physical memory)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+def max_chains(cells: int = 81, puzzles: int = 1, memory: int | None = None) -> int:
+    """Most chains per puzzle that fit: `puzzles` puzzles of `cells` cells held at once in half
+    of the available memory, and at most 2**31 - 1 chains in all."""
+    memory = available_memory() if memory is None else memory
+    fit = int(memory * MEMORY_SHARE) // (chain_bytes(cells) * max(1, puzzles))
+    return max(1, min(fit, MAX_TOTAL_CHAINS // max(1, puzzles)))
+
+
+def chains(value, cells: int = 81, puzzles: int = 1) -> int | None:
+    """Chains per puzzle, 1..max_chains(cells, puzzles); None stays None (the default)."""
+    if value is None:
+        return None
+    return integer("--chains", value, 1, max_chains(cells, puzzles))
+
+
+def replay_chain(value) -> int:
+    """A chain's RNG stream index (--replay-chain), 0..2**63 - 1."""
+    return integer("--replay-chain", value, 0, 2**63 - 1)
+
+
+def replay_request(kind: str, method: str, **given) -> None:
+    """--replay-chain re-runs one chain of a Sudoku annealing run: OptionError for another kind
+    or method (they have no chains to replay) and for options it would not honour (given:
+    option name -> value, None when not given)."""
+    if kind != "sudoku" or method != "anneal":
+        what = f"--kind {kind}" if kind != "sudoku" else f"--method {method}"
+        raise OptionError(f"--replay-chain replays a Sudoku annealing run; {what} has no chains")
+    for name, value in given.items():
+        if value is not None:
+            raise OptionError(f"--{name.replace('_', '-')} does not apply to --replay-chain "
+                              "(the replayed chain's record goes to stdout)")  # fmt: skip
+
+
+def output_path(path, option: str = "--out") -> str:
+    """A file that results (or a picture) can be appended to: not a folder, its folder exists and
+    is writable; OutputError otherwise. The file itself need not exist."""
+    text = os.fspath(path)
+    if not isinstance(text, str) or not text:
+        raise OutputError(f"{option} {text!r}: expected a file name")
+    if os.path.isdir(text):
+        raise OutputError(f"{option} {text}: is a folder; name a file in it")
+    folder = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(folder):
+        raise OutputError(f"{option} {text}: folder {folder} does not exist")
+    if os.path.exists(text) and not os.access(text, os.W_OK):
+        raise OutputError(f"{option} {text}: not writable")
+    if not os.path.exists(text) and not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{option} {text}: folder {folder} is not writable")
+    return text
+
+
+def input_file(path, option: str) -> str:
+    """A file to read (--resume may name one that does not exist yet: check that with exists)."""
+    text = os.fspath(path)
+    if os.path.isdir(text):
+        raise OutputError(f"{option} {text}: is a folder; name a file in it")
+    return text
+
+
+def sudoku_array(array, order: int | None = None) -> tuple[np.ndarray, int]:
+    """(uint8[P, cells], n) from an API array of puzzles: integer dtype, shape (cells,) or
+    (P, cells) with cells = n**4 for n in 2..6 (or the given order), every cell in 0..n*n.
+
+    Nothing is wrapped: a value outside 0..N (a 262 in a 9x9 grid) is refused, never taken
+    modulo 256."""
+    a = np.asarray(array)
+    if a.dtype.kind not in "iu":
+        raise OptionError(f"puzzles: array of dtype {a.dtype}; expected integers (0 = blank)")
+    if a.ndim == 1:
+        a = a[None]
+    if a.ndim != 2:
+        raise OptionError(f"puzzles: array of shape {np.shape(array)}; expected (cells,) or "
+                          "(P, cells)")  # fmt: skip
+    sizes = {n: n**4 for n in range(MIN_ORDER, MAX_ORDER + 1)}
+    if order is None:
+        n = next((k for k, cells in sizes.items() if cells == a.shape[1]), None)
+        if n is None:
+            allowed = ", ".join(str(c) for c in sizes.values())
+            raise OptionError(f"puzzles: {a.shape[1]} cells per puzzle; expected {allowed}")
+    else:
+        n = integer("--order", order, MIN_ORDER, MAX_ORDER)
+        if a.shape[1] != n**4:
+            raise OptionError(f"puzzles: {a.shape[1]} cells per puzzle; order {n} has {n**4}")
+    N = n * n
+    if a.size:
+        bad = np.flatnonzero(((a < 0) | (a > N)).any(axis=1))
+        if bad.size:
+            q = int(bad[0])
+            c = int(np.flatnonzero((a[q] < 0) | (a[q] > N))[0])
+            raise OptionError(f"puzzles: puzzle {q} cell r{c // N + 1}c{c % N + 1} holds "
+                              f"{int(a[q, c])}; cells must be in 0..{N} (0 blank)")  # fmt: skip
+    return a.astype(np.uint8), n
+
+
+def _range(lo: int, hi: int | None) -> str:
+    return f"{lo:,}.." + ("(no limit)" if hi is None else f"{hi:,}")
+
+
+def _show(value) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
