@@ -112,34 +112,6 @@ def minimize(
     raise typer.Exit(guarded(run_minimize, args))
 
 
-def _read_grids(source: str, order: int | None, full: bool) -> tuple[np.ndarray, int]:
-    """Cells of every puzzle in source, all of one order; InputError on the first fault."""
-    from cpu_reference.errors import InputError
-    from cpu_reference.sudoku.formats import iter_puzzles
-    from cpu_reference.sudoku.verify import verify_solution
-
-    rows = []
-    name = "<stdin>" if source == "-" else source
-    for item in iter_puzzles(source, name=name, check=not full):
-        if isinstance(item, InputError):
-            raise item
-        if order is None:
-            order = item.order
-        if item.order != order:
-            N = order * order
-            raise InputError(
-                f"{name}, line {item.line}: a {item.N}x{item.N} grid, order {order} is {N}x{N}"
-            )
-        if full:
-            fault = verify_solution(item.cells, item.order)
-            if fault is not None:
-                raise InputError(f"{name}, line {item.line}: not a valid full grid: {fault}")
-        rows.append(item.cells)
-    if not rows:
-        raise InputError(f"{name}: no grid found")
-    return np.stack(rows), order
-
-
 def _check_count(count: int | None) -> None:
     from cpu_reference.errors import InputError
 
@@ -166,10 +138,7 @@ def _emit_stats(enabled: bool, stats: dict) -> None:
 
 def run_generate(args: dict) -> int:
     """Body of `generate` for Sudoku; returns the exit code."""
-    from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line
     from cpu_reference.errors import InputError
-    from cpu_reference.sudoku.formats import format_grid
-    from gpu_anneal import generation as gen
 
     _check_count(args["count"])
     if args["max_givens"] is not None and args["max_givens"] < 0:
@@ -179,27 +148,43 @@ def run_generate(args: dict) -> int:
     if args["puzzles"]:
         if args["from_file"] is not None:
             raise InputError("--from and --puzzles do not go together (use minimize FILE)")
-        order = gen.check_order(3 if args["order"] is None else args["order"])
-        gen.check_temperatures(args["ti"], args["tf"], args["step"])
-        found, stats = gen.generate_puzzles(
-            order, args["count"], args["seed"], args["max_givens"], method=args["method"],
-            backend=args["backend"], ti=args["ti"], tf=args["tf"], step=args["step"],
-            max_rounds=args["max_rounds"], tries=args["tries"],
-            on_puzzle=lambda rec: print(_puzzle_record(rec, order, args["output"]), flush=True),
-        )  # fmt: skip
-        _emit_stats(args["stats"], stats)
-        if len(found) < args["count"]:
-            error_line(
-                f"found {len(found)} of {args['count']} puzzles with at most "
-                f"{args['max_givens']} givens in {stats['grids_tried']} grids"
-            )
-            return EXIT_UNSOLVED
-        return EXIT_OK
-    givens = None
-    count = args["count"]
-    order = args["order"]
+        return _generate_puzzles(args)
+    return _generate_grids(args)
+
+
+def _generate_puzzles(args: dict) -> int:
+    """Minimal unique puzzles, printed as they are found."""
+    from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line
+    from gpu_anneal import generation as gen
+
+    order = gen.check_order(3 if args["order"] is None else args["order"])
+    gen.check_temperatures(args["ti"], args["tf"], args["step"])
+    found, stats = gen.generate_puzzles(
+        order, args["count"], args["seed"], args["max_givens"], method=args["method"],
+        backend=args["backend"], ti=args["ti"], tf=args["tf"], step=args["step"],
+        max_rounds=args["max_rounds"], tries=args["tries"],
+        on_puzzle=lambda rec: print(_puzzle_record(rec, order, args["output"]), flush=True),
+    )  # fmt: skip
+    _emit_stats(args["stats"], stats)
+    if len(found) < args["count"]:
+        error_line(
+            f"found {len(found)} of {args['count']} puzzles with at most "
+            f"{args['max_givens']} givens in {stats['grids_tried']} grids"
+        )
+        return EXIT_UNSOLVED
+    return EXIT_OK
+
+
+def _generate_grids(args: dict) -> int:
+    """Full grids (completing --from's puzzles when given), printed in order."""
+    from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line
+    from cpu_reference.sudoku.formats import format_grid
+    from gpu_anneal import generation as gen
+    from gpu_anneal.inputs import read_grids
+
+    givens, count, order = None, args["count"], args["order"]
     if args["from_file"] is not None:
-        rows, order = _read_grids(args["from_file"], order, full=False)
+        rows, order = read_grids(args["from_file"], order, full=False)
         givens = np.repeat(rows, count, axis=0)
         count = givens.shape[0]
     order = gen.check_order(3 if order is None else order)
@@ -208,9 +193,7 @@ def run_generate(args: dict) -> int:
         time_limit=args["time_limit"], moves=args["moves"], max_restarts=args["max_restarts"],
     )  # fmt: skip
     failed = set(stats["failed"])
-    for i in range(count):
-        if i in failed:
-            continue
+    for i in (i for i in range(count) if i not in failed):
         line = format_grid(grids[i], order, "line")
         if args["output"] == "jsonl":
             record = {"index": i, "grid": line, "method": args["method"], "seed": args["seed"]}
@@ -229,8 +212,35 @@ def run_generate(args: dict) -> int:
 def run_minimize(args: dict) -> int:
     """Body of `minimize`; returns the exit code."""
     from cli.output import EXIT_OK
+    from gpu_anneal import generation as gen
+
+    grids, order = _grids_to_empty(args)
+    chunk = 8 * _threads()
+    givens, seconds = [], 0.0
+    for lo in range(0, grids.shape[0], chunk):
+        results = gen.minimize_grids(
+            grids[lo : lo + chunk], order, args["seed"], args["ti"], args["tf"], args["step"],
+            first_index=lo, check_grids=False, tries=args["tries"],
+        )  # fmt: skip
+        for rec in results:
+            print(_puzzle_record(rec, order, args["output"]), flush=True)
+            givens.append(rec["givens"])
+            seconds += rec["seconds"]
+    if args["stats"]:
+        g = np.array(givens)
+        _emit_stats(True, {
+            "grids": len(givens), "givens_min": int(g.min()),
+            "givens_median": float(np.median(g)), "givens_max": int(g.max()),
+            "seconds": round(seconds, 6),
+        })  # fmt: skip
+    return EXIT_OK
+
+
+def _grids_to_empty(args: dict) -> tuple[np.ndarray, int]:
+    """The full grids `minimize` empties: read from FILE, or generated (--count)."""
     from cpu_reference.errors import InputError
     from gpu_anneal import generation as gen
+    from gpu_anneal.inputs import read_grids
 
     _check_count(args["count"])
     gen.check_temperatures(args["ti"], args["tf"], args["step"])
@@ -242,40 +252,15 @@ def run_minimize(args: dict) -> int:
     if args["file"] is None and args["count"] is None:
         raise InputError("give a FILE of full grids ('-' for stdin) or --count N")
     if args["file"] is not None:
-        grids, order = _read_grids(args["file"], order, full=True)
-        order = gen.check_order(order)
-    else:
-        order = gen.check_order(3 if order is None else order)
-        grids, gstats = gen.generate_grids(
-            order, args["count"], args["method"], args["seed"], args["backend"]
-        )
-        if gstats["failed"]:
-            raise InputError(f"{len(gstats['failed'])} grids could not be generated")
-    chunk = 8 * _threads()
-    total = {"grids": 0, "givens": [], "seconds": 0.0}
-    for lo in range(0, grids.shape[0], chunk):
-        results = gen.minimize_grids(
-            grids[lo : lo + chunk], order, args["seed"], args["ti"], args["tf"], args["step"],
-            first_index=lo, check_grids=False, tries=args["tries"],
-        )  # fmt: skip
-        for rec in results:
-            print(_puzzle_record(rec, order, args["output"]), flush=True)
-            total["givens"].append(rec["givens"])
-            total["seconds"] += rec["seconds"]
-        total["grids"] += len(results)
-    if args["stats"]:
-        g = np.array(total["givens"])
-        _emit_stats(
-            True,
-            {
-                "grids": total["grids"],
-                "givens_min": int(g.min()),
-                "givens_median": float(np.median(g)),
-                "givens_max": int(g.max()),
-                "seconds": round(total["seconds"], 6),
-            },
-        )
-    return EXIT_OK
+        grids, order = read_grids(args["file"], order, full=True)
+        return grids, gen.check_order(order)
+    order = gen.check_order(3 if order is None else order)
+    grids, gstats = gen.generate_grids(
+        order, args["count"], args["method"], args["seed"], args["backend"]
+    )
+    if gstats["failed"]:
+        raise InputError(f"{len(gstats['failed'])} grids could not be generated")
+    return grids, order
 
 
 def _threads() -> int:

@@ -267,3 +267,32 @@ def _decoded_lines(source) -> list[tuple[int, str | None]]:
         except UnicodeDecodeError:
             out.append((n, None))
     return out
+
+
+def read_grids(source, order: int | None, full: bool) -> tuple[np.ndarray, int]:
+    """uint8[P, cells] of every Sudoku in source, all of one order, and that order; InputError
+    on the first fault. With `full`, each must be a complete valid grid (checked by the
+    verifier), and repeated digits are read rather than refused so that the verifier names them.
+    """
+    from cpu_reference.sudoku.verify import verify_solution
+
+    rows = []
+    name = "<stdin>" if source == "-" else str(source)
+    for item in iter_puzzles(source, name=name, check=not full):
+        if isinstance(item, InputError):
+            raise item
+        if order is None:
+            order = item.order
+        if item.order != order:
+            N = order * order
+            raise InputError(
+                f"{name}, line {item.line}: a {item.N}x{item.N} grid, order {order} is {N}x{N}"
+            )
+        if full:
+            fault = verify_solution(item.cells, item.order)
+            if fault is not None:
+                raise InputError(f"{name}, line {item.line}: not a valid full grid: {fault}")
+        rows.append(item.cells)
+    if not rows:
+        raise InputError(f"{name}: no grid found")
+    return np.stack(rows), order
