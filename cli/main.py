@@ -185,11 +185,15 @@ def kernels(
     arch: Annotated[str, typer.Option(help="Target architecture, e.g. sm_80, sm_90")] = "sm_90",
     kind: Annotated[list[str] | None, typer.Option(help="Only these kernels")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+    keep: Annotated[
+        str | None, typer.Option(help="Write DIR/KERNEL-SIZE.ptx, .cubin and .sass")
+    ] = None,
 ) -> None:
-    """Compile every kernel to PTX (no GPU needed) and report ptxas registers and spills."""
+    """Compile every kernel (no GPU needed): ptxas registers and spills, SASS counts of the move
+    loop and modeled proposals/s on named cards (a model, not a measurement)."""
     from cli.kernels import run_kernels
 
-    raise typer.Exit(guarded(run_kernels, arch, tuple(kind or ()), json_out))
+    raise typer.Exit(guarded(run_kernels, arch, tuple(kind or ()), json_out, keep))
 
 
 @bench_app.command("throughput")

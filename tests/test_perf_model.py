@@ -1,0 +1,387 @@
+"""The performance model read from compiled code: SASS counting, loop finding, the model, the CLI.
+
+Hand-written SASS listings (in nvdisasm's format) check the counter and the loop finder with
+counts fixed by construction; one real compile (the 4x4 Sudoku kernel) checks that a record's
+counts are re-derived from the files `--keep` writes.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+from gpu_anneal.kernels import perf_model as pm
+from gpu_anneal.kernels import sass
+from gpu_anneal.kernels.cards import CARDS, card
+
+
+def listing(body: str) -> str:
+    """A one-function nvdisasm listing around `body`."""
+    head = '        .section\t.text.kern,"ax",@progbits\nkern:\n'
+    return head + textwrap.dedent(body)
+
+
+# Loop .L_x_1 (0x040..0x240, 33 instructions) holds one or more of every class; the comment on
+# each line says how it counts. Outside it: 4 instructions before, 3 after (EXIT, a self-loop).
+COUNTED = listing("""\
+    /*0000*/                   LDC R1, c[0x0][0x28] ;
+    /*0010*/                   S2R R0, SR_TID.X ;
+    /*0020*/                   HFMA2.MMA R3, -RZ, RZ, 0, 0 ;
+    /*0030*/                   BSSY B0, `(.L_x_9) ;
+.L_x_1:
+    /*0040*/                   LDL.128 R4, [R0] ;
+    /*0050*/                   LDL R8, [R1+0x10] ;
+    /*0060*/                   STL.64 [R0+0x8], R4 ;
+    /*0070*/                   LDG.E.64 R10, desc[UR4][R12.64] ;
+    /*0080*/                   STG.E desc[UR4][R12.64], R8 ;
+    /*0090*/                   LDS R9, [R0] ;
+    /*00a0*/                   STS [R0], R9 ;
+    /*00b0*/                   LDC.64 R14, c[0x3][R0] ;
+    /*00c0*/                   LDC R15, c[0x0][0x160] ;
+    /*00d0*/                   ULDC.64 UR4, c[0x0][0x208] ;
+    /*00e0*/                   POPC R16, R4 ;
+    /*00f0*/                   SHF.L.W.U32.HI R17, R4, 0x17, R5 ;
+    /*0100*/                   IMAD.WIDE.U32 R18, R0, 0x4, R12 ;
+    /*0110*/                   IADD3 R20, P0, R18, R4, RZ ;
+    /*0120*/                   IADD3.X R21, R19, R5, RZ, P0, !PT ;
+    /*0130*/                   IADD3 R22, R4, R5, RZ ;
+    /*0140*/                   ISETP.GE.U32.AND P1, PT, R20, R4, PT ;
+    /*0150*/                   ISETP.GE.AND.EX P1, PT, R21, R5, PT, P1 ;
+    /*0160*/                   SHF.L.U64.HI R23, R4, 0xe, R5 ;
+    /*0170*/                   SHF.L.U32 R24, R4, 0xe, RZ ;
+    /*0180*/                   LEA R26, P2, R4, R12, 0x2 ;
+    /*0190*/                   LEA.HI.X R27, R4, R13, R5, 0x2, P2 ;
+    /*01a0*/                   FFMA R28, R4, R5, R6 ;
+    /*01b0*/                   MUFU.EX2 R29, R28 ;
+    /*01c0*/                   DADD R30, R10, R14 ;
+    /*01d0*/                   I2F.F64.U64 R32, R20 ;
+    /*01e0*/                   F2I.U32.TRUNC.NTZ R34, R28 ;
+    /*01f0*/                   DSETP.GT.AND P3, PT, R30, R32, PT ;
+    /*0200*/                   HFMA2 R35, R4.H0_H0, R5.H0_H0, R6 ;
+    /*0210*/               @P1 BRA `(.L_x_2) ;
+    /*0220*/                   CALL.REL.NOINC `($__internal_0) ;
+.L_x_2:
+    /*0230*/                   ISETP.NE.AND P4, PT, R22, RZ, PT ;
+    /*0240*/               @P4 BRA `(.L_x_1) ;
+.L_x_9:
+    /*0250*/                   BSYNC B0 ;
+    /*0260*/                   EXIT ;
+.L_x_3:
+    /*0270*/                   BRA `(.L_x_3);
+""")
+
+LOOP_COUNTS = {
+    "instructions": 33,
+    "local_loads": 2,  # LDL.128, LDL
+    "local_stores": 1,  # STL.64
+    "global_loads": 1,  # LDG
+    "global_stores": 1,  # STG
+    "global_atomics": 0,
+    "shared_loads": 1,  # LDS
+    "shared_stores": 1,  # STS
+    "constant_loads_indexed": 1,  # LDC c[0x3][R0]; not LDC c[0x0][0x160], not ULDC
+    "branches": 3,  # @P1 BRA, CALL, @P4 BRA
+    "popc": 1,
+    "rng_rotates": 1,  # SHF.L.W
+    "int64": 7,  # IMAD.WIDE, IADD3 P0, IADD3.X, ISETP.EX, SHF.U64, LEA P2, LEA.HI.X
+    "fp": 7,  # FFMA, MUFU, DADD, I2F, F2I, DSETP, HFMA2 (not HFMA2.MMA -RZ, RZ)
+}
+
+
+def test_counts_of_a_hand_written_loop_by_class():
+    """Every class counted in the loop body, with the exclusions of the module's rules."""
+    cfg = sass.build_cfg(COUNTED)
+    found = sass.move_loop(cfg, sass.markers_for("sudoku"))
+    assert found.move is not None, found.reason
+    assert cfg.loop_span(found.move) == (0x40, 0x240)
+    assert found.plateau is None  # nothing encloses it
+    assert sass.count_classes(cfg.loop_instrs(found.move)) == LOOP_COUNTS
+
+
+def test_counts_of_the_whole_listing_add_the_lines_outside_the_loop():
+    """Outside the loop: EXIT and BRA are branches; BSSY, BSYNC, LDC c[0x0], HFMA2.MMA not."""
+    instrs, _ = sass.parse_sass(COUNTED)
+    counts = sass.count_classes(instrs)
+    assert counts["instructions"] == 40
+    assert counts["branches"] == LOOP_COUNTS["branches"] + 2
+    assert counts["fp"] == LOOP_COUNTS["fp"]
+    assert counts["constant_loads_indexed"] == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "classes"),
+    [
+        ("LDL.U8 R9, [R19]", ["local_loads"]),
+        ("STL.64 [R9+-0x10], R4", ["local_stores"]),
+        ("LDG.E.S16 R16, desc[UR6][R16.64]", ["global_loads"]),
+        ("STG.E.64 desc[UR6][R2.64], R4", ["global_stores"]),
+        ("RED.E.ADD.STRONG.GPU desc[UR4][R2.64], R5", ["global_atomics"]),
+        ("LDS.64 R4, [R3+0x10]", ["shared_loads"]),
+        ("STS.128 [R3], R8", ["shared_stores"]),
+        ("LDC.64 R2, c[0x3][R59+0x8]", ["constant_loads_indexed"]),
+        ("LDC R2, c[0x0][0x168]", []),
+        ("BRA `(.L_x_6)", ["branches"]),
+        ("EXIT", ["branches"]),
+        ("BREAK B3", []),
+        ("POPC R5, R67", ["popc"]),
+        ("SHF.L.W.U32.HI R59, R66, 0x4, R58", ["rng_rotates"]),
+        ("SHF.R.U64 R4, R4, 0x14, R5", ["int64"]),
+        ("SHF.R.S32.HI R57, RZ, 0x1f, R56", []),
+        ("IMAD.WIDE R56, R3, UR4, R56", ["int64"]),
+        ("IMAD.X R60, R60, 0x1, R29, P0", ["int64"]),
+        ("IMAD.HI.U32 R18, R11, 0x8, R4", []),
+        ("IADD3 R7, P1, P2, -R5, R3, R4", ["int64"]),
+        ("UIADD3.64 UR4, UR4, 0x10, URZ", ["int64"]),
+        ("LOP3.LUT R4, R4, R11, RZ, 0x3c, !PT", []),
+        ("FSETP.GEU.AND P0, PT, R3, -126, PT", ["fp"]),
+        ("DMUL R4, R4, R6", ["fp"]),
+        ("I2FP.F32.U32 R3, R2", ["fp"]),
+        ("HFMA2.MMA R5, -RZ, RZ, 1.875, 0", []),
+        ("FLO.U32 R3, R2", []),
+    ],
+)
+def test_each_instruction_counts_in_its_classes(line, classes):
+    """One instruction at a time: the classes it counts in (beside 'instructions')."""
+    (ins,), _ = sass.parse_sass(listing(f"    /*0000*/                   {line} ;\n"))
+    assert sass.classify(ins) == classes
+
+
+# Outer loop .L_x_0 (0x10..0xb0 plus an out-of-line block at 0xd0..0xe0 placed after EXIT);
+# inner loop .L_x_1 (0x20..0x70) holds the markers (a wrap funnel shift and a POPC).
+NESTED = listing("""\
+    /*0000*/                   LDC R1, c[0x0][0x28] ;
+.L_x_0:
+    /*0010*/                   IADD3 R2, R2, 0x1, RZ ;
+.L_x_1:
+    /*0020*/                   SHF.L.W.U32.HI R3, R4, 0x17, R5 ;
+    /*0030*/                   POPC R6, R3 ;
+    /*0040*/               @P0 BRA `(.L_x_2) ;
+    /*0050*/                   STL [R1], R6 ;
+.L_x_2:
+    /*0060*/                   ISETP.NE.AND P1, PT, R6, RZ, PT ;
+    /*0070*/               @P1 BRA `(.L_x_1) ;
+    /*0080*/                   FADD R7, R7, R8 ;
+    /*0090*/               @P2 BRA `(.L_x_4) ;
+.L_x_3:
+    /*00a0*/                   ISETP.NE.AND P3, PT, R2, 0x10, PT ;
+    /*00b0*/               @P3 BRA `(.L_x_0) ;
+    /*00c0*/                   EXIT ;
+.L_x_4:
+    /*00d0*/                   DADD R8, R8, R10 ;
+    /*00e0*/                   BRA `(.L_x_3) ;
+""")
+
+
+def test_nested_loops_move_loop_inside_plateau_loop():
+    """The inner loop is the move loop; the outer (with its out-of-line block) the plateau loop."""
+    cfg = sass.build_cfg(NESTED)
+    assert len(cfg.loops) == 2
+    found = sass.move_loop(cfg, sass.markers_for("sudoku"))
+    assert found.move is not None and found.plateau is not None, found.reason
+    assert cfg.loop_span(found.move) == (0x20, 0x70)
+    assert found.move.depth == 1 and found.plateau.depth == 0
+    move, plateau = cfg.loop_instrs(found.move), cfg.loop_instrs(found.plateau)
+    assert len(move) == 6
+    assert len(plateau) == 13  # 0x10..0xb0 and the block at 0xd0 reached only from the loop
+    assert sass.count_classes(move)["fp"] == 0
+    assert sass.count_classes(plateau)["fp"] == 2  # FADD and the out-of-line DADD
+    summary = sass.read_listing(NESTED, "sudoku").summary()
+    assert summary["instructions_per_proposal"] == 6 and summary["plateau_fp"] == 2
+    assert summary["instructions_per_proposal_is_upper_bound"] is True
+
+
+def test_no_loop_with_the_markers_is_reported_not_guessed():
+    """Without POPC a Sudoku kernel has no move loop; the record says why."""
+    text = NESTED.replace("POPC R6, R3", "IADD3 R6, R3, 0x1, RZ")
+    summary = sass.read_listing(text, "sudoku").summary()
+    assert summary["move_loop_found"] is False
+    assert "no loop holds" in summary["rule"]
+    assert "instructions_per_proposal" not in summary
+    # Shikaku and Hashiwokakero need only the RNG step: the same listing has one
+    assert sass.read_listing(text, "shikaku").summary()["move_loop_found"] is True
+
+
+def test_two_innermost_loops_at_the_same_depth_are_ambiguous():
+    """Two sibling loops both holding the markers: no move loop is picked."""
+    twin = listing("""\
+    /*0000*/                   LDC R1, c[0x0][0x28] ;
+.L_x_0:
+    /*0010*/                   SHF.L.W.U32.HI R3, R4, 0x17, R5 ;
+    /*0020*/               @P0 BRA `(.L_x_0) ;
+.L_x_1:
+    /*0030*/                   SHF.L.W.U32.HI R3, R4, 0x17, R5 ;
+    /*0040*/               @P1 BRA `(.L_x_1) ;
+    /*0050*/                   EXIT ;
+""")
+    found = sass.move_loop(sass.build_cfg(twin), sass.markers_for("hashi"))
+    assert found.move is None and "ambiguous" in found.reason
+
+
+def test_the_deeper_of_two_marked_loops_is_the_move_loop():
+    """A marked loop at depth 0 (e.g. the initial fill) loses to one nested deeper."""
+    init = NESTED.replace(
+        "    /*0000*/                   LDC R1, c[0x0][0x28] ;\n",
+        "    /*0000*/                   LDC R1, c[0x0][0x28] ;\n.L_x_8:\n"
+        "    /*0004*/                   SHF.L.W.U32.HI R3, R4, 0x17, R5 ;\n"
+        "    /*0006*/                   POPC R6, R3 ;\n"
+        "    /*0008*/               @P5 BRA `(.L_x_8) ;\n",
+    )
+    cfg = sass.build_cfg(init)
+    assert len(cfg.loops) == 3
+    found = sass.move_loop(cfg, sass.markers_for("sudoku"))
+    assert found.move is not None and cfg.loop_span(found.move) == (0x20, 0x70)
+
+
+# ----------------------------------------------------------------------------- the model
+
+
+def test_distinct_lines_formula_matches_a_simulation():
+    """D(K) against 20,000 simulated warps of 32 uniform indices (seed 1), within 1 %."""
+    rng = np.random.default_rng(1)
+    for k in (1, 9, 21, 84, 1000):
+        draws = rng.integers(0, k, size=(20_000, 32))
+        simulated = np.mean([len(set(row)) for row in draws])
+        assert pm.distinct(k) == pytest.approx(simulated, rel=0.01)
+    assert pm.distinct(1) == 1.0 and pm.distinct(10**9) == pytest.approx(32, rel=1e-6)
+
+
+def test_occupancy_of_72_registers_is_7_blocks_of_128_on_h100():
+    """72 registers x 32 lanes = 2304 per warp (a multiple of 256): 65536 // 2304 = 28 warps."""
+    occ = pm.occupancy(CARDS["H100 SXM"], registers=72, threads_per_block=128)
+    assert occ["blocks_per_sm"] == 7 and occ["warps_per_sm"] == 28
+    assert occ["limited_by"] == "registers"
+    assert pm.occupancy(CARDS["H100 SXM"], 64, 128)["blocks_per_sm"] == 8
+    small = pm.occupancy(CARDS["H100 SXM"], 32, 128)  # registers no longer limit
+    assert small["blocks_per_sm"] == 16 and small["limited_by"] == "threads"
+    big_smem = pm.occupancy(CARDS["H100 SXM"], 32, 128, shared_bytes=100 * 1024)
+    assert big_smem["blocks_per_sm"] == 2 and big_smem["limited_by"] == "shared"
+
+
+def test_more_registers_never_give_more_warps():
+    """Occupancy is monotone in registers per thread on every card."""
+    for c in CARDS.values():
+        warps = [pm.occupancy(c, r, 128)["warps_per_sm"] for r in range(16, 256, 8)]
+        assert warps == sorted(warps, reverse=True)
+
+
+def _loop_model(text: str, kernel: str = "sudoku") -> dict:
+    found = sass.read_listing(text, kernel)
+    return pm.model_listing(found, 64, 336, 0, 1296, 128)
+
+
+def test_more_instructions_give_fewer_modeled_proposals():
+    """Padding the move loop with integer instructions lowers an issue-bound rate."""
+    base = NESTED.replace("    /*0050*/                   STL [R1], R6 ;\n", "")  # no memory
+    pad = "".join(
+        f"    /*00{k:02x}*/                   IADD3 R9, R9, 0x1, RZ ;\n" for k in range(10)
+    )
+    padded = base.replace(".L_x_2:\n", pad + ".L_x_2:\n")
+    for name in CARDS:
+        a, b = _loop_model(base)[name], _loop_model(padded)[name]
+        assert a["bound"] == b["bound"] == "issue"
+        assert b["proposals_per_second"] < a["proposals_per_second"]
+        assert a["proposals_per_second"] / b["proposals_per_second"] == pytest.approx(15 / 5)
+
+
+def test_more_local_loads_never_give_more_modeled_proposals():
+    """Adding per-lane local loads to the move loop: the rate does not rise, and falls once L1
+    binds."""
+    extra = "    /*0055*/                   LDL.128 R12, [R6] ;\n"
+    text = NESTED
+    previous = _loop_model(text)
+    for _ in range(6):
+        text = text.replace(".L_x_2:\n", extra + ".L_x_2:\n")
+        now = _loop_model(text)
+        for name in CARDS:
+            assert now[name]["proposals_per_second"] <= previous[name]["proposals_per_second"]
+            if previous[name]["bound"] == "l1":
+                assert now[name]["proposals_per_second"] < previous[name]["proposals_per_second"]
+        previous = now
+    assert all(v["bound"] == "l1" for v in previous.values())
+
+
+def test_a_uniform_local_address_costs_one_wavefront_per_word():
+    """[R1+imm] is the same in every lane: 4 wavefronts for 128 bits; a per-lane one costs more."""
+    instrs, _ = sass.parse_sass(COUNTED)
+    uniform = sass.uniform_registers(instrs)
+    assert 1 in uniform and 0 not in uniform  # R1 from c[0x0][0x28]; R0 from SR_TID.X
+    by_addr = {i.address: i for i in instrs}
+    assert pm.wavefronts(by_addr[0x50], uniform, 336, 0) == 1.0  # LDL R8, [R1+0x10]
+    per_lane = pm.wavefronts(by_addr[0x40], uniform, 336, 0)  # LDL.128 R4, [R0]
+    assert per_lane == pytest.approx(4 * pm.distinct(336 // 16))
+    assert pm.wavefronts(by_addr[0xA0], uniform, 336, 0) == 1.0  # STS: [word][thread] layout
+    assert pm.wavefronts(by_addr[0xB0], uniform, 336, 1296) == pytest.approx(pm.distinct(162))
+
+
+def test_every_card_names_a_source_for_its_figures():
+    """The card table: positive figures and a source for SMs, clock and L1 of every card."""
+    assert {"H100 SXM", "A100 SXM", "L4", "RTX 4090"} <= set(CARDS)
+    for c in CARDS.values():
+        assert c.sms > 0 and c.boost_mhz > 0 and c.issue_per_clock_per_sm == 4
+        assert c.max_warps_per_sm * 32 == c.max_threads_per_sm
+        for key in ("sms", "boost_mhz", "l1_shared_kib_per_sm", "limits"):
+            assert c.source.get(key), (c.name, key)
+    with pytest.raises(KeyError, match="expected one of"):
+        card("H200")
+
+
+# ------------------------------------------------------------------------ CLI and a real kernel
+
+
+def test_missing_nvdisasm_is_one_line_naming_the_wheel_and_exit_2(monkeypatch, tmp_path):
+    """GPU_ANNEAL_NVDISASM pointing nowhere: one line naming pip install ..., exit code 2."""
+    pytest.importorskip("numba.cuda")
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    monkeypatch.setenv(sass.NVDISASM_ENV, str(tmp_path / "no-nvdisasm"))
+    result = CliRunner().invoke(app, ["kernels", "--kind", "shikaku", "--json"])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install nvidia-cuda-nvdisasm" in lines[0]
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.ptx
+def test_kept_files_of_the_4x4_kernel_rederive_its_counts(monkeypatch, tmp_path):
+    """`kernels --keep DIR` on the order-2 Sudoku kernel: DIR/sudoku-2.ptx, .cubin, .sass; the
+    record's counts equal the counter's on the kept .sass, which nvdisasm gives again from the
+    kept .cubin."""
+    pytest.importorskip("numba.cuda")
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from gpu_anneal.kernels import ptx
+
+    if ptx.find_ptxas() is None or sass.find_nvdisasm() is None:
+        pytest.skip("no ptxas or nvdisasm here")
+    registry = ptx.kernel_registry
+
+    def order_2_only():
+        entry = list(registry()["sudoku"])
+        entry[2] = (2,)
+        return {"sudoku": tuple(entry)}
+
+    monkeypatch.setattr(ptx, "kernel_registry", order_2_only)
+    result = CliRunner().invoke(
+        app, ["kernels", "--arch", "sm_90", "--json", "--keep", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    (record,) = json.loads(result.stdout)
+    assert record["kernel"] == "sudoku" and record["size"] == 2
+    for ext in ("ptx", "cubin", "sass"):
+        assert (tmp_path / f"sudoku-2.{ext}").stat().st_size > 0
+    text = (tmp_path / "sudoku-2.sass").read_text()
+    assert sass.disassemble((tmp_path / "sudoku-2.cubin").read_bytes()) == text
+    assert record["sass"] == sass.read_listing(text, "sudoku").summary()
+    counts = record["sass"]
+    assert counts["move_loop_found"], counts["rule"]
+    assert counts["instructions_per_proposal"] > 10 and counts["popc"] >= 1
+    assert counts["rng_rotates"] >= 2  # xoroshiro128+'s two rotations
+    assert set(record["model"]) == set(CARDS)
+    for figures in record["model"].values():
+        assert figures["proposals_per_second"] > 0 and figures["bound"] in ("issue", "l1")
