@@ -137,7 +137,8 @@ def solve_stream(
         "exact" is taken as ilp there).  backend: auto | cpu | cuda (auto takes CUDA when a
         device is usable; cuda without one raises BackendError).
     chains: chains per puzzle (default: fill the machine, the same in one process and on Dask:
-        Sudoku ceil(threads / batch) on the CPU or 1024 on CUDA; Shikaku/Hashi 16 or 4096).
+        Sudoku ceil(threads / batch) on the CPU, on CUDA each puzzle's share of a full wave
+        (gpu_anneal.plan); Shikaku/Hashi 16 or 4096).
     seed: seed of every chain's stream (default 0).  schedule: Sudoku: sirdey-course (default) |
         sirdey-paper | geometric, with ":key=value,..." overrides; Shikaku/Hashi:
         "geometric[:t0=..,t_final=..,n_plateaus=..,plateau=..]".  t0: start temperature.
