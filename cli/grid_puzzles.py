@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from cli.output import error_line
 from cpu_reference.errors import InputError
-from gpu_anneal import api
+from gpu_anneal import api, validate
 from gpu_anneal.grid_puzzles import generate_grid_puzzles, render_grid_puzzle
 
 
@@ -40,6 +40,7 @@ def cli_render(
     kind: str, input: str, output_path: str, solve: bool = False, echo=print, err=error_line
 ) -> int:
     """Draw the first puzzle of `input` (solved first when `solve`) to a .png or .svg file."""
+    validate.output_path(output_path, "render: picture")
     item = next(iter(api.parse_puzzles(input, kind)), None)
     if item is None:
         raise InputError(f"{input}: no puzzle found")

@@ -14,7 +14,7 @@ import numpy as np
 
 from cpu_reference.errors import InputError
 
-_SIZE = re.compile(r"^\s*(\d+)\s*x\s*(\d+)")
+_SIZE = re.compile(r"^\s*([0-9]{1,7})\s*x\s*([0-9]{1,7})")
 
 
 def split_game_id(text: str, where: str) -> tuple[int, int, str, str]:

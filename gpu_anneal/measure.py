@@ -10,6 +10,7 @@ from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.batch import make_batch
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import by_name
+from gpu_anneal import validate
 from gpu_anneal.backends import cpu_threads, resolve_backend
 from gpu_anneal.runners import make_runner
 
@@ -37,6 +38,9 @@ def measure_throughput(
     move: str = "sirdey",
 ) -> dict:
     """Proposals per second of a move (Sirdey's by default) over `chains` chains."""
+    order = validate.order(order)
+    seconds = validate.seconds("--seconds", seconds)
+    chains = validate.chains(chains, layout(order).cells)
     used = resolve_backend(backend)
     threads = cpu_threads()
     count = chains or (8 * threads if used == "cpu" else 65536)

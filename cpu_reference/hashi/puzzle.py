@@ -120,7 +120,7 @@ def parse_game_id(text: str, where: str = "game ID") -> Hashi:
 def _grid_cell(t: str) -> int | None:
     if t in (".", "0"):
         return 0
-    if t.isdigit() and 1 <= int(t) <= 16:
+    if t.isascii() and t.isdigit() and 1 <= int(t) <= 16:
         return int(t)
     if len(t) == 1 and _value_of(t) > 0:
         return _value_of(t)

@@ -75,13 +75,14 @@ def parse_game_id(text: str, where: str = "game ID") -> Shikaku:
         if "a" <= ch <= "z":
             cells.extend([0] * (ord(ch) - ord("a") + 1))
             i += 1
-        elif ch.isdigit():
+        elif "0" <= ch <= "9":
             j = i
-            while j < len(desc) and desc[j].isdigit():
+            while j < len(desc) and "0" <= desc[j] <= "9":
                 j += 1
             value = int(desc[i:j])
-            if value < 1:
-                raise InputError(f"{where}: clue 0 at description offset {i}")
+            if not 1 <= value <= w * h:
+                raise InputError(f"{where}: clue {value} at description offset {i} is not in "
+                                 f"1..{w * h}")  # fmt: skip
             cells.append(value)
             i = j
         elif ch == "_":
@@ -96,7 +97,7 @@ def parse_game_id(text: str, where: str = "game ID") -> Shikaku:
 def _grid_cell(t: str) -> int | None:
     if t in (".", "0", "-"):
         return 0
-    return int(t) if t.isdigit() else None
+    return int(t) if t.isascii() and t.isdigit() and len(t) <= 7 else None
 
 
 def parse_grid(text: str, where: str = "grid") -> Shikaku:

@@ -232,7 +232,7 @@ def _parse_tdoku(
     cells, n = _parse_symbol_line(parts[0], order)
     count = None
     if len(parts) > 1 and parts[1] != "":
-        if not parts[1].isdigit():
+        if not (parts[1].isascii() and parts[1].isdigit()):
             raise _Fault(f"count {parts[1]!r} is not a whole number")
         count = int(parts[1])
     solution = None
@@ -264,7 +264,7 @@ def _parse_tsv(raw: str, order: int | None) -> tuple[np.ndarray, int, str]:
     if len(fields) != 3:
         raise _Fault(f"{len(fields)} tab-separated fields, expected name<TAB>n<TAB>cells")
     name, ntext, body = fields[0].strip(), fields[1].strip(), fields[2].strip()
-    if not ntext.isdigit() or int(ntext) not in ORDERS:
+    if not (ntext.isascii() and ntext.isdigit()) or int(ntext) not in ORDERS:
         raise _Fault(f"order field {ntext!r} is not an order {MIN_ORDER}..{MAX_ORDER}")
     n = int(ntext)
     if order is not None and n != order:
