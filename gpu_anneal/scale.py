@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku.layout import layout
+from gpu_anneal import validate
 from gpu_anneal.sudoku_solver import SolveResult
 
 RESERVED = ("first_index", "first_chain", "on_result")
@@ -101,18 +101,14 @@ def solve_on_dask(
     distributed = import_distributed()
     if scheduler is not None and workers is not None:
         raise InputError("solve_on_dask: give scheduler or workers, not both")
-    if workers is not None and int(workers) < 1:
-        raise InputError(f"workers = {workers}: must be at least 1")
+    workers = validate.workers(workers)
     if int(chunk) < 1:
         raise InputError(f"chunk = {chunk}: must be at least 1")
     reserved = sorted(set(RESERVED) & set(solve_kwargs))
     if reserved:
         raise InputError(f"solve_on_dask sets {', '.join(reserved)} itself: do not pass them")
-    chains = solve_kwargs.get("chains")
-    if chains is not None and int(chains) < 1:
-        raise InputError(f"chains = {chains}: must be at least 1")
-    cells = layout(order).cells
-    grid = np.ascontiguousarray(puzzles, dtype=np.uint8).reshape(-1, cells)
+    grid = np.ascontiguousarray(validate.sudoku_array(puzzles, order)[0])  # never wrapped
+    validate.chains(solve_kwargs.get("chains"), grid.shape[1], int(chunk))
     if scheduler is None and workers is None:
         workers = os.cpu_count() or 1
     return _stream(distributed, grid, order, scheduler, workers, int(chunk), solve_kwargs)
