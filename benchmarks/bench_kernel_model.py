@@ -28,7 +28,7 @@ CARD_COLUMNS = ("H100 SXM", "A100 SXM", "L4", "RTX 4090")
 def git(*args: str) -> str:
     """Output of a git command in the repository ('' when git fails)."""
     proc = subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT)
-    return proc.stdout.strip() if proc.returncode == 0 else ""
+    return proc.stdout.rstrip("\n") if proc.returncode == 0 else ""
 
 
 def run(arch: str, label: str | None, kinds: tuple[str, ...] | None, keep: Path | None) -> dict:
@@ -83,7 +83,7 @@ def markdown(doc: dict) -> str:
         "| 64-bit | FP move loop | FP plateau loop | "
         + " | ".join(f"model G/s {c}" for c in CARD_COLUMNS)
         + " | H100 bound |",
-        "|" + "---|" * (15 + len(CARD_COLUMNS)),
+        "|" + "---|" * (14 + len(CARD_COLUMNS)),
     ]
     for r in doc["records"]:
         s = r.get("sass") or {}

@@ -193,6 +193,31 @@ def test_nested_loops_move_loop_inside_plateau_loop():
     assert summary["instructions_per_proposal_is_upper_bound"] is True
 
 
+def test_a_call_to_a_local_label_is_a_jump_out_of_the_loop():
+    """sm_80 code leaves a loop by `CALL.REL.NOINC` to a local label: a jump, not a function
+    entry, so the loop around it is still found (as the plateau loop here)."""
+    text = listing("""\
+    /*0000*/                   LDC R1, c[0x0][0x28] ;
+.L_x_0:
+    /*0010*/                   IADD3 R2, R2, 0x1, RZ ;
+.L_x_1:
+    /*0020*/                   SHF.L.W.U32.HI R3, R4, 0x17, R5 ;
+    /*0030*/                   POPC R6, R3 ;
+    /*0040*/              @!P2 CALL.REL.NOINC `(.L_x_2) ;
+    /*0050*/                   BRA `(.L_x_1) ;
+.L_x_2:
+    /*0060*/                   FADD R7, R7, R8 ;
+    /*0070*/               @P3 BRA `(.L_x_0) ;
+    /*0080*/                   EXIT ;
+""")
+    cfg = sass.build_cfg(text)
+    found = sass.move_loop(cfg, sass.markers_for("sudoku"))
+    assert found.move is not None and found.plateau is not None, found.reason
+    assert cfg.loop_span(found.move) == (0x20, 0x50)
+    assert cfg.loop_span(found.plateau) == (0x10, 0x70)
+    assert sass.count_classes(cfg.loop_instrs(found.plateau))["fp"] == 1
+
+
 def test_no_loop_with_the_markers_is_reported_not_guessed():
     """Without POPC a Sudoku kernel has no move loop; the record says why."""
     text = NESTED.replace("POPC R6, R3", "IADD3 R6, R3, 0x1, RZ")

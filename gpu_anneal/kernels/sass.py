@@ -245,6 +245,14 @@ _ENDS = {"EXIT", "RET"}
 BRANCH_OPCODES = _JUMPS | _INDIRECT | _ENDS | {"CALL"}
 
 
+def is_jump(ins: Instr) -> bool:
+    """A direct jump: BRA, JMP, or a CALL to a local label (.L_x_N), which ptxas emits for sm_80
+    as `CALL.REL.NOINC` to leave a loop (it never returns); a CALL to a function is no jump."""
+    if ins.base in _JUMPS:
+        return True
+    return ins.base == "CALL" and (ins.target or "").startswith(".L")
+
+
 @dataclass
 class Block:
     """A basic block: instructions start..end-1 and its successor blocks."""
@@ -304,7 +312,7 @@ def build_cfg(text: str) -> Cfg:
     leaders.update(i for i in labels.values() if i < n)
     indirect = False
     for ins in instrs:
-        if ins.base in _JUMPS | _INDIRECT | _ENDS and ins.index + 1 < n:
+        if (is_jump(ins) or ins.base in _INDIRECT | _ENDS) and ins.index + 1 < n:
             leaders.add(ins.index + 1)
         if ins.index > 0 and instrs[ins.index - 1].function != ins.function:
             leaders.add(ins.index)
@@ -318,7 +326,7 @@ def build_cfg(text: str) -> Cfg:
         if nxt is not None and instrs[blocks[nxt].start].function != last.function:
             nxt = None
         falls = nxt is not None
-        if last.base in _JUMPS:
+        if is_jump(last):
             target = labels.get(last.target or "")
             if target is not None and target in start_block:
                 block.succs.append(start_block[target])
@@ -335,7 +343,11 @@ def build_cfg(text: str) -> Cfg:
 
 def _entries(blocks: list[Block], instrs: list[Instr], labels: dict[str, int]) -> list[int]:
     """Blocks control enters from outside: each function's first block and every CALL target."""
-    called = {labels[i.target] for i in instrs if i.base == "CALL" and i.target in labels}
+    called = {
+        labels[i.target]
+        for i in instrs
+        if i.base == "CALL" and not is_jump(i) and i.target in labels
+    }
     out = []
     for b in blocks:
         first = instrs[b.start]
@@ -375,7 +387,7 @@ def _natural_loops(blocks: list[Block], instrs: list[Instr], labels: dict[str, i
     latches: dict[int, list[int]] = {}
     for b in blocks:
         last = instrs[b.end - 1]
-        if last.base not in _JUMPS:
+        if not is_jump(last):
             continue
         for s in b.succs:
             # a back edge: a backward branch to a block that dominates the branch's block (a
