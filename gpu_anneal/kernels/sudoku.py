@@ -116,6 +116,7 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
     VALUE_WORDS = VW if shared else CELLS  # 4-bit fields in shared memory, bytes in local
     WT = uint32 if pk.word_bits == 32 else uint64
     LANES = T if shared else 1
+    SHARED_VALUES, SHARED_BOARD, SHARED_THRESHOLDS = VW * T, NW * T, TH * T
     C_STATUS, RUNNING = sa.C_STATUS, sa.RUNNING
 
     def run_chain(g, lane, sv, sb, st, vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
@@ -150,9 +151,9 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
             box_cells, nbox, box_missing,
             kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
         ):  # fmt: skip
-            sv = cuda.shared.array(VW * T, uint32)
-            sb = cuda.shared.array(NW * T, WT)
-            st = cuda.shared.array(TH * T, uint32)
+            sv = cuda.shared.array(SHARED_VALUES, uint32)
+            sb = cuda.shared.array(SHARED_BOARD, WT)
+            st = cuda.shared.array(SHARED_THRESHOLDS, uint32)
             g = cuda.grid(1)
             if g >= vals.shape[0]:
                 return
