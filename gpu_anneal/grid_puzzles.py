@@ -61,13 +61,14 @@ def _backend(backend: str) -> str:
 
 
 def _runner(kind: str, backend: str):
+    """None (the CPU runner) or a fresh CUDA runner that keeps this run's arrays on the device."""
     if backend == "cpu":
         return None
     if kind == "shikaku":
-        from gpu_anneal.kernels.shikaku import run_chains_cuda
+        from gpu_anneal.kernels.shikaku import device_runner
     else:
-        from gpu_anneal.kernels.hashi import run_chains_cuda
-    return run_chains_cuda
+        from gpu_anneal.kernels.hashi import device_runner
+    return device_runner()
 
 
 def game_id(kind: str, puzzle) -> str:

@@ -1,10 +1,15 @@
-"""CUDA kernels for Shikaku and Hashiwokakero without a GPU: simulator and PTX.
+"""CUDA kernels for Shikaku and Hashiwokakero without a GPU: the real kernels in the simulator.
 
-The simulator run is a subprocess (NUMBA_ENABLE_CUDASIM must be set before numba is imported);
-it runs each kernel for one short trial on three chains and prints per-chain best energies and
-best states, which must equal the CPU runner's for the same seed.
+The simulator run is a child process (NUMBA_ENABLE_CUDASIM must be set before numba is imported)
+running tests/cuda_sim/grid_anneal.py: each case anneals through the kernel source compiled
+with cuda.jit and the device runner, and reports per-chain best energies, best states and RNG
+states, which must equal the CPU runner's for the same seed. PTX and ptxas checks of these
+kernels are in test_cuda_proof.py with every other kernel.
 """
 
+from __future__ import annotations
+
+import inspect
 import json
 import os
 import subprocess
@@ -19,109 +24,134 @@ from cpu_reference.hashi import rules as HA
 from cpu_reference.shikaku import puzzle as S
 from cpu_reference.shikaku import rules as SA
 
-ROOT = Path(__file__).resolve().parents[1]
+HERE = Path(__file__).parent
+ROOT = HERE.parent
 SHIKAKU = "3...2\n..9..\n....6\n....."
 HASHI = "2.2\n...\n2.2"
-SHORT = dict(chains=3, max_trials=1, early_stop=False, n_plateaus=4, plateau=10)
-
-SIM_SCRIPT = """
-import json, sys
-from cpu_reference.shikaku import puzzle as S
-from cpu_reference.shikaku import rules as SA
-from cpu_reference.hashi import puzzle as H
-from cpu_reference.hashi import rules as HA
-from gpu_anneal.kernels import shikaku as cuda_shikaku
-from gpu_anneal.kernels import hashi as cuda_hashi
-assert cuda_shikaku.simulating()
-short = json.loads(sys.argv[1])
-out = {}
-a = SA.anneal(S.parse_grid(sys.argv[2]), seed=11, t0=50.0, t_final=20.0,
-              runner=cuda_shikaku.run_chains_cuda, **short)
-out["shikaku"] = [a["best_f"].tolist(), a["best"].tolist()]
-for energy in ("seed", "connected"):
-    b = HA.anneal(H.parse_grid(sys.argv[3]), seed=5, energy=energy, t0=50.0, t_final=20.0,
-                  runner=cuda_hashi.run_chains_cuda, **short)
-    out["hashi-" + energy] = [b["best_f"].tolist(), b["best"].tolist()]
-print(json.dumps(out))
-"""
+HASHI_6 = "3.4.3\n.....\n3.4.3"  # 6 islands, 7 edges: rarely solved by a random state
+# Two trials (unless a chain solves in the first), so chains also carry state across launches
+SHORT = dict(chains=3, max_trials=2, early_stop=False, n_plateaus=4, plateau=10, t0=50.0,
+             t_final=20.0)  # fmt: skip
+CASES = [
+    {"kind": "shikaku", "puzzle": SHIKAKU, "seed": 11, "options": SHORT},
+    {"kind": "hashi", "puzzle": HASHI, "seed": 5, "options": {**SHORT, "energy": "seed"}},
+    {"kind": "hashi", "puzzle": HASHI, "seed": 5, "options": {**SHORT, "energy": "connected"}},
+]
+# Three trials that cannot solve (two moves a trial from a random state): the traffic case
+NO_SOLVE = dict(chains=5, max_trials=3, early_stop=False, n_plateaus=1, plateau=1, t0=50.0,
+                t_final=20.0)  # fmt: skip
 
 
-def _cpu_results():
-    a = SA.anneal(S.parse_grid(SHIKAKU), seed=11, t0=50.0, t_final=20.0, **SHORT)
-    out = {"shikaku": [a["best_f"].tolist(), a["best"].tolist()]}
-    for energy in ("seed", "connected"):
-        b = HA.anneal(H.parse_grid(HASHI), seed=5, energy=energy, t0=50.0, t_final=20.0, **SHORT)
-        out["hashi-" + energy] = [b["best_f"].tolist(), b["best"].tolist()]
-    return out
-
-
-@pytest.mark.cudasim
-def test_simulated_kernels_replay_cpu_chains():
+def run_simulated(cases: list[dict]) -> list[dict]:
+    """tests/cuda_sim/grid_anneal.py's results for `cases`, run under the CUDA simulator."""
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
     proc = subprocess.run(
-        [sys.executable, "-c", SIM_SCRIPT, json.dumps(SHORT), SHIKAKU, HASHI],
+        [sys.executable, str(HERE / "cuda_sim" / "grid_anneal.py"), json.dumps(cases)],
         env=env,
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
     )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    sim = json.loads(proc.stdout.strip().splitlines()[-1])
-    cpu = _cpu_results()
-    assert sim == cpu
-    # the three chains are distinct streams: their best states are not all equal
-    states = np.array(cpu["shikaku"][1])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run_cpu(case: dict) -> dict:
+    """The same case on the CPU runner: best energies, best states and final RNG states."""
+    if case["kind"] == "shikaku":
+        parse, anneal, run_chains = S.parse_grid, SA.anneal, SA.run_chains_cpu
+    else:
+        parse, anneal, run_chains = H.parse_grid, HA.anneal, HA.run_chains_cpu
+    seen: list[tuple] = []
+
+    def runner(*args):
+        seen.append(args)
+        run_chains(*args)
+
+    result = anneal(parse(case["puzzle"]), seed=case["seed"], runner=runner, **case["options"])
+    return {
+        "best_f": result["best_f"].tolist(),
+        "best": result["best"].tolist(),
+        "states": seen[0][0].tolist(),
+        "trials": result["trials"],
+    }
+
+
+def chains_of(result: dict) -> dict:
+    """The fields both backends report about the chains."""
+    return {key: result[key] for key in ("best_f", "best", "states", "trials")}
+
+
+# Same-typed argument pairs a launch could pass in each other's place: int64 plateau and
+# n_plateaus (Shikaku), float64 beta0 and growth (Hashi)
+SWAPPED = [
+    {**CASES[0], "swap": ["plateau", "n_plateaus"]},
+    {**CASES[2], "swap": ["beta0", "growth"]},
+]
+TRAFFIC = [
+    {"kind": "shikaku", "puzzle": SHIKAKU, "seed": 3, "options": NO_SOLVE},
+    {"kind": "hashi", "puzzle": HASHI_6, "seed": 3, "options": NO_SOLVE},
+]
+
+
+@pytest.fixture(scope="module")
+def simulated() -> dict[str, list[dict]]:
+    """Every case of this module in one simulator run: {"replay", "swapped", "traffic"}."""
+    groups = {"replay": CASES, "swapped": SWAPPED, "traffic": TRAFFIC}
+    results = run_simulated([case for cases in groups.values() for case in cases])
+    out, at = {}, 0
+    for name, cases in groups.items():
+        out[name] = results[at : at + len(cases)]
+        at += len(cases)
+    return out
+
+
+@pytest.mark.cudasim
+def test_simulated_kernels_replay_cpu_chains(simulated):
+    """Shikaku and both Hashi energies: the kernel source run by the device runner ends with
+    the CPU runner's best energies, best states and RNG states, chain by chain."""
+    for case, got in zip(CASES, simulated["replay"], strict=True):
+        assert got["kernel"] == "kernel_source.<locals>.kernel"  # the real kernel ran
+        assert chains_of(got) == run_cpu(case), case
+    # the chains are distinct streams: their RNG states are not all equal
+    states = np.array(simulated["replay"][0]["states"])
     assert not (states == states[0]).all()
 
 
-@pytest.fixture
-def fake_device(monkeypatch):
-    """Pretend an sm_90 device is current, so kernels that call functions compile to PTX."""
+@pytest.mark.cudasim
+def test_swapping_two_same_typed_kernel_arguments_breaks_equality(simulated):
+    """The equality above catches argument-order bugs: a launch passing two arguments of one
+    numba type in each other's place (the runner refuses a swap of different types) no longer
+    replays the CPU chains."""
+    for case, got in zip(SWAPPED, simulated["swapped"], strict=True):
+        assert chains_of(got) != run_cpu(case), case
+
+
+@pytest.mark.cudasim
+def test_device_runner_keeps_arrays_on_the_device_between_trials(simulated):
+    """Over three trials every array goes to the device once; each trial brings back only the
+    solved flags, and the end of the run the RNG states, best states and best energies."""
+    for case, got in zip(TRAFFIC, simulated["traffic"], strict=True):
+        assert got["trials"] == got["launches"] == 3, case
+        sizes = got["array_bytes"]
+        assert got["bytes_to_device"] == sum(sizes.values())
+        results = sizes["states"] + sizes["best"] + sizes["best_f"]
+        assert got["bytes_to_host"] == 3 * sizes["solved"] + results
+        assert chains_of(got) == run_cpu(case), case
+
+
+@pytest.mark.parametrize(("kernels", "trial"), [("shikaku", "shikaku_trial"),
+                                                ("hashi", "hashi_trial")])  # fmt: skip
+def test_kernel_arguments_are_the_trials_after_the_chain_index(kernels, trial):
+    """The kernel takes the trial's arguments after `i`, by name and in order (the runner finds
+    solved, states, best and best_f by these names)."""
     pytest.importorskip("numba.cuda")
-    import numba.cuda.compiler as compiler
-    import numba.cuda.dispatcher as dispatcher
+    import importlib
 
-    class Device:
-        compute_capability = (9, 0)
-
-    monkeypatch.setattr(dispatcher, "get_current_device", lambda: Device())
-    monkeypatch.setattr(compiler, "get_current_device", lambda: Device())
-
-
-def _captured_args(anneal, puzzle):
-    captured = []
-    anneal(puzzle, chains=2, max_trials=1, runner=lambda *a: captured.append(a))
-    return captured[0]
-
-
-@pytest.mark.ptx
-def test_shikaku_kernel_compiles_to_ptx(fake_device):
-    from gpu_anneal.kernels import shikaku as cuda_shikaku
-
-    ptx = cuda_shikaku.compile_ptx(_captured_args(SA.anneal, S.parse_grid(SHIKAKU)))
-    assert ".target sm_90" in ptx and ".entry" in ptx
-
-
-@pytest.mark.ptx
-def test_hashi_kernel_compiles_to_ptx(fake_device):
-    from gpu_anneal.kernels import hashi as cuda_hashi
-
-    ptx = cuda_hashi.compile_ptx(_captured_args(HA.anneal, H.parse_grid(HASHI)))
-    assert ".target sm_90" in ptx and ".entry" in ptx
-
-
-@pytest.mark.ptx
-def test_ptx_compile_rejects_python_objects(fake_device):
-    from numba import cuda, int64, njit
-
-    @njit
-    def helper(a):
-        items = [1, 2]  # a reflected list cannot live on the device
-        a[0] = items[0]
-
-    def kernel(a):
-        helper(a)
-
-    with pytest.raises(Exception):  # noqa: B017 - numba raises several typing/lowering errors
-        cuda.compile_ptx(kernel, (int64[::1],), cc=(9, 0))
+    module = importlib.import_module(f"gpu_anneal.kernels.{kernels}")
+    rules = SA if kernels == "shikaku" else HA
+    kernel_names = list(inspect.signature(module.kernel_source()).parameters)
+    trial_names = list(inspect.signature(getattr(rules, trial).py_func).parameters)
+    assert kernel_names == trial_names[1:]
+    assert module.KERNEL.names == tuple(kernel_names)

@@ -190,7 +190,10 @@ def anneal(
 ) -> dict:
     """Run trials on all chains (restarting failed ones) until one solves or time runs out.
 
-    `runner` has run_chains_cpu's signature (the CUDA backend passes its own). Returns
+    `runner` has run_chains_cpu's signature and is called once a trial; after it the host's
+    `solved` must be current. A runner with a `finish()` method (the CUDA backend's, which keeps
+    the arrays on the device) is told when the run ends and must then make the host's states,
+    best and best_f current. Returns
     {solved, energy, rects, trials, seconds, chains, best_f (per chain), solved_chains}.
     """
     t_start = time.perf_counter()
@@ -228,6 +231,8 @@ def anneal(
         int(early_stop),
     )
     trials = run_trials(runner or run_chains_cpu, args, solved, t_start, time_limit, max_trials)
+    if hasattr(runner, "finish"):
+        runner.finish()  # a device runner copies states, best and best_f back only now
     i = int(np.argmin(best_f))
     rects = cand[best[i]].tolist()
     return {

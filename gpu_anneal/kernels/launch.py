@@ -3,18 +3,32 @@
 Glossary:
     i        chain index = global thread index (cuda.grid(1)); thread i uses RNG state i
     tpb      threads per block
-    trial    a puzzle's jitted per-chain function (`shikaku_trial`, `hashi_trial`); its kernel
-             calls trial(i, *kernel arguments) for every i below the number of chains
-    source   a puzzle's kernel as a plain Python function (its `kernel_source`)
+    source   a puzzle's kernel as a plain Python function (its `kernel_source`); its parameter
+             names are the names of the runner's arguments, in launch order
+    run      one anneal: trials on every chain until one solves, time runs out or max_trials
 
-Under the CUDA simulator the kernel is `simulated_kernel`: it calls the trial's Python source
-on the simulator's host arrays.
+The kernel is the puzzle's kernel source compiled with cuda.jit, on a device and in the CUDA
+simulator alike (NUMBA_ENABLE_CUDASIM=1); there `plain` (gpu_anneal.kernels.compat) hands the
+jitted trial the host arrays behind the simulator's wrappers.
+
+A run's arrays stay on the device from its first trial to its end (`DeviceTrials`):
+
+    first trial    every array argument copied to the device, once
+    every trial    one launch, then `solved` (int32 a chain) copied back: the host's stop test
+    finish()       the chain results (RNG states, best states, best energies) copied back, once
+
+PTX of these kernels: gpu_anneal.kernels.ptx (kernel_registry, compile_ptx).
 """
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 from numba import cuda
+
+PER_TRIAL = ("solved",)  # what the host reads after every trial (cpu_reference.anneal.trials)
+RESULTS = ("states", "best", "best_f")  # what anneal reads after the last trial, with solved
 
 
 def simulating() -> bool:
@@ -24,55 +38,91 @@ def simulating() -> bool:
     return bool(getattr(config, "ENABLE_CUDASIM", False))
 
 
-def simulated_kernel(trial):
-    """Kernel for the simulator: trial(i, ...) on the host arrays behind the simulated ones."""
-
-    def host(a):
-        return getattr(a, "_ary", a)
-
-    def kernel(*args):
-        i = cuda.grid(1)
-        if i < args[0].shape[0]:
-            trial(i, *[host(a) for a in args])
-
-    return kernel
-
-
 class TrialKernel:
-    """A puzzle's kernel: compiled on first use, launched over all chains, or compiled to PTX."""
+    """A puzzle's kernel source, its argument names, and its kernel compiled on first use."""
 
-    def __init__(self, kernel_source, trial):
+    def __init__(self, kernel_source):
         self.kernel_source = kernel_source
-        self.trial = trial
+        self.names = tuple(inspect.signature(kernel_source()).parameters)
+        for key in PER_TRIAL + RESULTS:
+            if key not in self.names:
+                raise ValueError(f"kernel source: no argument named {key!r}")
         self._kernel = None
 
     def get(self):
-        """The compiled kernel (cached); under the simulator it runs the trial's Python source."""
+        """The kernel compiled with cuda.jit (cached; the simulator runs the same source)."""
         if self._kernel is None:
-            if simulating():
-                self._kernel = cuda.jit(simulated_kernel(self.trial.py_func))
-            else:
-                self._kernel = cuda.jit(self.kernel_source())
+            self._kernel = cuda.jit(self.kernel_source())
         return self._kernel
 
-    def run(self, *args, threads_per_block: int = 64):
-        """One trial on every chain on the CUDA device; same arguments as run_chains_cpu.
+    def runner(self, threads_per_block: int = 64) -> DeviceTrials:
+        """A fresh runner for one anneal run (see DeviceTrials)."""
+        return DeviceTrials(self, threads_per_block)
 
-        The host arrays among the arguments are updated in place, as the CPU runner does.
-        """
-        kernel = self.get()
-        dev = [cuda.to_device(a) if isinstance(a, np.ndarray) else a for a in args]
-        chains = args[0].shape[0]
-        blocks = (chains + threads_per_block - 1) // threads_per_block
-        kernel[blocks, threads_per_block](*dev)
-        for host_array, device_array in zip(args, dev, strict=True):
-            if isinstance(host_array, np.ndarray):
-                device_array.copy_to_host(host_array)
 
-    def compile_ptx(self, example_args, cc=(9, 0)) -> str:
-        """PTX of the kernel for the argument types of `example_args` (no device needed)."""
-        import numba
+class DeviceTrials:
+    """Runner of one anneal run on the CUDA device, with run_chains_cpu's arguments.
 
-        sig = tuple(numba.typeof(a) for a in example_args)
-        ptx, _ = cuda.compile_ptx(self.kernel_source(), sig, cc=cc)
-        return ptx
+    Called once a trial with the same host arrays; the arrays go to the device at the first
+    call and stay there. After each trial only `solved` comes back (run_trials stops on it);
+    `finish()` copies the chain results back once the run ends (anneal calls it). The counters
+    say what moved: launches, bytes_to_device, bytes_to_host.
+    """
+
+    def __init__(self, kernel: TrialKernel, threads_per_block: int = 64):
+        self.kernel = kernel
+        self.threads_per_block = threads_per_block
+        self.host: tuple = ()
+        self.dev: list = []
+        self.launches = 0
+        self.bytes_to_device = 0
+        self.bytes_to_host = 0
+
+    def __call__(self, *args) -> None:
+        """One trial on every chain; afterwards the host's `solved` is current."""
+        if not self._holds(args):
+            self._upload(args)
+        self.launch(self.dev)
+        self.launches += 1
+        self._download(PER_TRIAL)
+
+    def launch(self, dev: list) -> None:
+        """Launch the kernel over every chain with the device arguments in kernel order."""
+        chains = self.host[0].shape[0]
+        tpb = self.threads_per_block
+        self.kernel.get()[(chains + tpb - 1) // tpb, tpb](*dev)
+
+    def finish(self) -> None:
+        """Copy the chain results back to the host arrays and release the device arrays."""
+        if self.host:
+            self._download(RESULTS)
+        self.host, self.dev = (), []
+
+    def _holds(self, args: tuple) -> bool:
+        """True when the device arrays are those of `args` (same arrays, same scalars)."""
+        if len(args) != len(self.host):
+            return False
+        for new, old in zip(args, self.host, strict=True):
+            same = new is old if isinstance(new, np.ndarray) else new == old
+            if not same:
+                return False
+        return True
+
+    def _upload(self, args: tuple) -> None:
+        names = self.kernel.names
+        if len(args) != len(names):
+            raise ValueError(f"kernel takes {len(names)} arguments ({names}), got {len(args)}")
+        self.host = args
+        self.dev = []
+        for a in args:
+            if isinstance(a, np.ndarray):
+                self.dev.append(cuda.to_device(a))
+                self.bytes_to_device += a.nbytes
+            else:
+                self.dev.append(a)
+
+    def _download(self, keys: tuple[str, ...]) -> None:
+        for key in keys:
+            at = self.kernel.names.index(key)
+            self.dev[at].copy_to_host(self.host[at])
+            self.bytes_to_host += self.host[at].nbytes

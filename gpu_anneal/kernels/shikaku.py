@@ -6,8 +6,9 @@ Glossary:
 
 The kernel is a thin driver: the move, delta and acceptance code is the jitted
 `cpu_reference.shikaku.rules.shikaku_trial`, the same function the CPU runner calls, so a chain
-follows the same trajectory on both backends. Under the CUDA simulator the kernel calls that
-function's Python source on the simulator's host arrays (see gpu_anneal.kernels.launch).
+follows the same trajectory on both backends. The simulator runs this same kernel source;
+`plain` hands the trial the host arrays behind its wrappers (see gpu_anneal.kernels.compat).
+A run's arrays stay on the device between trials (see gpu_anneal.kernels.launch).
 """
 
 from __future__ import annotations
@@ -15,12 +16,17 @@ from __future__ import annotations
 from numba import cuda
 
 from cpu_reference.shikaku.rules import shikaku_trial
-from gpu_anneal.kernels.launch import TrialKernel
+from gpu_anneal.kernels.compat import plain
+from gpu_anneal.kernels.launch import DeviceTrials, TrialKernel
 from gpu_anneal.kernels.launch import simulating as simulating
 
 
-def kernel_source(trial=shikaku_trial):
-    """The kernel as a plain Python function (compile it with cuda.jit or compile_ptx)."""
+def kernel_source():
+    """The kernel as a plain Python function (compile it with cuda.jit or ptx.compile_ptx).
+
+    Its arguments are run_chains_cpu's, in the same order and with the same names as
+    shikaku_trial's after `i`.
+    """
 
     def kernel(
         states, cand, start, movable, width, beta0, growth, plateau, n_plateaus,
@@ -28,15 +34,19 @@ def kernel_source(trial=shikaku_trial):
     ):  # fmt: skip
         i = cuda.grid(1)
         if i < states.shape[0]:
-            trial(
-                i, states, cand, start, movable, width, beta0, growth, plateau, n_plateaus,
-                cur, best, cover, best_f, solved, stop, early_stop,
+            shikaku_trial(
+                i, plain(states), plain(cand), plain(start), plain(movable), width, beta0,
+                growth, plateau, n_plateaus, plain(cur), plain(best), plain(cover),
+                plain(best_f), plain(solved), plain(stop), early_stop,
             )  # fmt: skip
 
     return kernel
 
 
-_KERNEL = TrialKernel(kernel_source, shikaku_trial)
-get_kernel = _KERNEL.get
-run_chains_cuda = _KERNEL.run
-compile_ptx = _KERNEL.compile_ptx
+KERNEL = TrialKernel(kernel_source)
+get_kernel = KERNEL.get
+
+
+def device_runner(threads_per_block: int = 64) -> DeviceTrials:
+    """A runner for one Shikaku anneal run on the CUDA device (pass it as anneal's runner)."""
+    return KERNEL.runner(threads_per_block)
