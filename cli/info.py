@@ -42,7 +42,22 @@ def machine() -> dict:
     }
 
 
+def device_plan() -> dict:
+    """The pool's plan on the current CUDA device (gpu_anneal.plan.summary, a model), or why
+    there is none."""
+    usable, reason = cuda_status()
+    if not usable:
+        return {
+            "plan": None,
+            "plan_note": f"{reason}; `gpu-anneal solve FILE --dry-run --device 'H100 SXM'` "
+            "prints the plan on a described card",
+        }
+    from gpu_anneal import plan
+
+    return {"plan": plan.summary()}
+
+
 def run_info() -> int:
-    """Print machine() as indented JSON."""
-    print(json_line(machine(), indent=2))
+    """Print machine() and the current device's plan as indented JSON."""
+    print(json_line(machine() | device_plan(), indent=2))
     return 0

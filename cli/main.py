@@ -111,9 +111,19 @@ def solve(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress line or summary on stderr")
     ] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the CUDA plan (a model); solve nothing")
+    ] = False,
+    device: Annotated[
+        str | None, typer.Option(help="--dry-run on a described card, e.g. 'H100 SXM'")
+    ] = None,
 ) -> None:
     """Solve puzzles by annealing or exactly; one result per puzzle, as each finishes."""
     from cli.solve import SolveRequest, run_solve
+
+    if dry_run or device is not None:
+        args = (files, value(format), value(move), chains, batch, device, value(backend))
+        raise typer.Exit(guarded(_dry_run, *args, dry_run))
 
     request = SolveRequest(
         files=files or [], example=value(example), kind=value(kind), method=value(method),
@@ -123,6 +133,24 @@ def solve(
         workers=workers, out=out, resume=resume, replay_chain=replay_chain, quiet=quiet,
     )  # fmt: skip
     raise typer.Exit(guarded(run_solve, request))
+
+
+def _dry_run(files, fmt, move, chains, batch, device, backend, dry_run) -> int:
+    """Print the CUDA plan of each order in the files (--dry-run, optionally on --device)."""
+    from cpu_reference.errors import InputError
+    from gpu_anneal import plan
+    from gpu_anneal.backends import cuda_status
+
+    if not dry_run:
+        raise InputError(f"--device {device!r} describes a card for --dry-run: add --dry-run")
+    if backend == "cpu":
+        raise InputError("--dry-run prints the plan of a CUDA run: use --backend cuda or auto")
+    usable, reason = cuda_status()
+    if device is None and not usable:
+        raise InputError(f"--dry-run: {reason}; describe a card, e.g. --device 'H100 SXM'")
+    for one in plan.describe(files, fmt, move, chains, batch, device):
+        print(plan.format_plan(one))
+    return 0
 
 
 @app.command()

@@ -5,10 +5,13 @@ index in the batch, cpp chains per puzzle, slice = one call that advances every 
 `budget` plateaus.
 
 The pool keeps `slots` puzzles on the device (or the CPU cores) at once. After each slice it
-reads back the per-chain counters, verifies and reports every puzzle that is done (solved, out
-of trials or out of time), and loads the next puzzle of the stream into the freed slot, so the
-hardware stays busy while easy puzzles leave and new ones enter. The slice grows or shrinks so
-that one lasts about `slice_seconds`.
+reads one status row per puzzle (reduced on the device on CUDA: gpu_anneal.pool_status), fetches
+the grids of the puzzles that are done (solved, out of trials or out of time), verifies and
+reports them, and loads the next puzzles of the stream into the freed slots, so the hardware
+stays busy while easy puzzles leave and new ones enter. On CUDA the next slice runs while the
+host verifies and refills. A slice lasts about `slice_seconds`, and never more than half the
+time the closest puzzle has left: its length in plateaus comes from the measured rate
+(Slicer), and a puzzle with less time left than one plateau of every chain is stopped.
 
 Chain i of the q-th puzzle of a run draws RNG stream first_chain + q * cpp + i whatever the slot,
 batch size or backend, so any chain can be replayed alone and the same seed gives the same
@@ -18,6 +21,7 @@ raises InterruptedBatch.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -25,12 +29,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cpu_reference.anneal.rng import StreamCursor
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.batch import (
     SudokuBatch,
-    load_puzzle,
     logic_fill,
     make_batch,
     run_slice_cpu,
@@ -38,6 +40,7 @@ from cpu_reference.sudoku.batch import (
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name
 from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal import pool_status as ps
 from gpu_anneal.backends import cpu_threads, resolve_backend
 from gpu_anneal.runners import make_runner
 
@@ -77,9 +80,12 @@ class InterruptedBatch(KeyboardInterrupt):
 
 
 def default_chains(backend: str, puzzles: int) -> int:
-    """Chains per puzzle when none is asked: fill the cores, or 1024 per puzzle on a GPU."""
+    """Chains per puzzle when none is asked, for a pool of `puzzles` slots: fill the CPU cores,
+    or on CUDA the plan's share of a full wave (gpu_anneal.plan; 9x9, the current device)."""
     if backend == "cuda":
-        return 1024
+        from gpu_anneal import plan
+
+        return plan.make_plan(3, batch=max(1, puzzles), host_seconds=0.0)["chains_per_puzzle"]
     return max(1, math.ceil(cpu_threads() / max(1, puzzles)))
 
 
@@ -87,7 +93,7 @@ def solve_stream(
     puzzles: Iterable[np.ndarray | tuple[int, np.ndarray]],
     order: int,
     *,
-    slots: int = 1,
+    slots: int | None = None,
     schedule: Schedule | str = "sirdey-course",
     chains: int | None = None,
     seed: int = 0,
@@ -99,6 +105,7 @@ def solve_stream(
     slice_seconds: float = 0.2,
     move: str = "sirdey",
     propagate: bool = False,
+    device=None,
 ) -> Iterator[SolveResult]:
     """Anneal a stream of puzzles (uint8[cells] each), `slots` at a time; yield as they finish.
 
@@ -107,162 +114,291 @@ def solve_stream(
     numbering of the full stream.
 
     Each puzzle gets `chains` chains (restart strategy: a chain starts a new trial when one
-    fails) and stops when one of them reaches cost 0, after `max_trials` trials over its chains,
-    or `time_limit` seconds after it entered the pool. A solution is reported solved only if the
-    independent verifier accepts it. Results come in completion order; `index` is first_index
-    plus the puzzle's position in the stream. With `propagate`, the exact solver's deduction
-    rules first fix every digit they can and narrow the candidates (a named hybrid, off by
-    default: the published method anneals the puzzle as given).
+    fails) and stops when its chains have stopped (one reached cost 0 and none can still beat
+    it, or all are out of trials: `max_trials` over its chains) or `time_limit` seconds after
+    it started. A solution is reported solved only if the independent verifier accepts it.
+    Results come in completion order; `index` is first_index plus the puzzle's position in the
+    stream. With `propagate`, the exact solver's deduction rules first fix every digit they
+    can and narrow the candidates (a named hybrid, off by default: the published method anneals
+    the puzzle as given).
+
+    On CUDA, `slots` and `chains` left at None follow the plan (gpu_anneal.plan): one launch
+    covers at least a full wave of the card, spread over as many puzzles as the stream holds;
+    `device` names a described card to plan for (the current device by default). On the CPU,
+    slots defaults to 1 and chains to one per core.
     """
     used = resolve_backend(backend)
     lay = layout(order)
     sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
-    cpp = default_chains(used, slots) if chains is None else int(chains)
-    if cpp < 1:
-        raise InputError(f"chains = {cpp}: must be at least 1")
-    if slots < 1:
+    if chains is not None and chains < 1:
+        raise InputError(f"chains = {chains}: must be at least 1")
+    if slots is not None and slots < 1:
         raise InputError(f"batch = {slots}: must be at least 1")
     if max_trials is not None and max_trials < 1:
         raise InputError(f"max trials = {max_trials}: must be at least 1")
     if move not in sa.MOVE_NAMES:
         raise InputError(f"move {move!r}: expected one of {', '.join(sa.MOVE_NAMES)}")
-    if used == "cuda":
-        from gpu_anneal.kernels.sudoku import check_order, max_chains_on_device
-
-        check_order(order)
-        slots = max(1, min(slots, max_chains_on_device(order) // cpp))  # split what won't fit
-    trial_cap = 2**62 if max_trials is None else math.ceil(max_trials / cpp)
+    if time_limit is not None and not time_limit > 0:
+        raise InputError(f"time limit = {time_limit}: must be positive (None: no limit)")
     source = iter(puzzles)
-    cursor = StreamCursor(seed)
+    if used == "cuda":
+        from gpu_anneal import plan
+
+        ahead: list = []
+        count = None
+        if slots is None:
+            most = plan.max_slots(order, move, chains, device)
+            ahead = list(itertools.islice(source, most + 1))
+            count = len(ahead) if len(ahead) <= most else None
+            source = itertools.chain(ahead, source)
+        chosen = plan.make_plan(
+            order, move, puzzles=count, chains=chains, batch=slots, device=device,
+            host_seconds=0.0, rate=0.0,
+        )  # fmt: skip
+        slots, cpp = chosen["slots"], chosen["chains_per_puzzle"]
+    else:
+        slots = slots or 1
+        cpp = default_chains(used, slots) if chains is None else int(chains)
+    trial_cap = 2**62 if max_trials is None else math.ceil(max_trials / cpp)
     batch = make_batch(
         np.zeros((slots, lay.cells), np.uint8), order, sched, cpp, seed, trial_cap,
         move=sa.MOVE_NAMES[move],
     )  # fmt: skip
-    pool = _Pool(batch, source, cursor, first_chain, first_index, propagate)
-    pool.fill()
-    runner = make_runner(batch, used)  # uploads the filled pool
-    runner.run(0)  # compiles on first use: time limits count annealing, not compilation
-    pool.restart_clocks()
-    budget = 16
+    runner = make_runner(batch, used, seed)
+    pool = _Pool(batch, runner, source, first_chain, first_index, propagate)
+    pool.warm()  # compiles: time limits count annealing, not compilation
+    report = dict(backend=used, seed=seed, move=move)
     try:
-        while pool.active():
-            t0 = time.perf_counter()
-            runner.run(budget)
-            runner.sync()
-            elapsed = time.perf_counter() - t0
-            done = pool.finished(runner, time_limit)
-            if done:
-                runner.fetch_grids()
-                for p in done:
-                    yield pool.report(p, used, seed, move)
-                    pool.refill(p, runner)
-            if elapsed < slice_seconds / 2:
-                budget = min(budget * 2, 1 << 24)
-            elif elapsed > slice_seconds * 2 and budget > 1:
-                budget //= 2
+        yield from pool.drive(time_limit, slice_seconds, report)
     except KeyboardInterrupt:
-        stopped = list(pool.report_all(runner, used, seed, move, "interrupted"))
+        stopped = list(pool.report_all(report, "interrupted"))
         raise InterruptedBatch(stopped) from None
     except Exception as exc:
-        if used != "cuda":
+        if used != "cuda" or isinstance(exc, InputError):
             raise
         # a device fault: what was reported stays; every puzzle in the pool is reported
         # unsolved with the error named
         message = f"CUDA error: {type(exc).__name__}: {exc}".splitlines()[0]
-        yield from pool.report_all(runner, used, seed, move, message)
+        yield from pool.report_all(report, message)
+
+
+SAFETY = 0.5  # a slice takes at most this share of the smallest time a puzzle has left
+HOST_SHARE = 0.2  # slices grow until the host's part of a round (status, launch) is this share
+MAX_BUDGET = 1 << 24
+
+
+class Slicer:
+    """Plateaus per slice from the measured rate, so that no slice outlasts a puzzle's time.
+
+    A round of the pool is one slice on the device plus the host's part that does not overlap
+    it (waiting for the status rows, launching): `overhead`, measured. The rate is proposals
+    per second over the chains that were running when the last measured slice started; a slice
+    of `budget` plateaus with R chains running is predicted to take
+
+        kernel = budget x plateau x max(R, R_measured) / rate     (fewer chains: not faster)
+        round  = overhead + kernel
+
+    and is sized so that kernel <= slice_seconds (longer when the overhead would otherwise
+    exceed HOST_SHARE of a round) and round <= SAFETY x the least time a puzzle has left.
+    Before any measurement a slice is one plateau.
+    """
+
+    def __init__(self, plateau: int, slice_seconds: float):
+        self.plateau = plateau
+        self.slice_seconds = slice_seconds
+        self.rate = 0.0  # proposals per second
+        self.measured_running = 0
+        self.overhead = 0.0  # seconds of a round outside the kernel
+
+    def predict(self, budget: int, running: int) -> float | None:
+        """Predicted seconds of a round of `budget` plateaus (None before any measurement)."""
+        if self.rate <= 0:
+            return None
+        kernel = budget * self.plateau * max(running, self.measured_running, 1) / self.rate
+        return self.overhead + kernel
+
+    def budget(self, running: int, least_left: float | None) -> int:
+        """Plateaus for the next slice, given the smallest time a puzzle has left."""
+        if self.rate <= 0:
+            return 1
+        one = self.predict(1, running) - self.overhead
+        target = max(self.slice_seconds, self.overhead * (1 - HOST_SHARE) / HOST_SHARE)
+        if least_left is not None:
+            target = min(target, SAFETY * least_left - self.overhead)
+        return int(min(MAX_BUDGET, max(1, target // one)))
+
+    def measure(self, proposals: int, kernel: float, running: int, round_seconds: float) -> None:
+        """Record a round: `proposals` done by a slice of `kernel` seconds with `running` chains
+        at its start, in a round of `round_seconds`."""
+        if proposals > 0 and kernel > 0 and running > 0:
+            self.rate = proposals / kernel
+            self.measured_running = running
+        self.overhead = max(0.0, round_seconds - kernel)
 
 
 class _Pool:
-    """Which puzzle sits in which slot, since when, and where the stream stands."""
+    """Which puzzle sits in which slot, since when, and the loop that keeps the slots busy.
 
-    def __init__(self, batch, source, cursor, first_chain, first_index, propagate=False):
+    One loop serves both runners. After each slice: the status rows say which puzzles are
+    finished (or out of time: stopped); their grids are fetched; then, on a runner that
+    overlaps, the next slice starts before the host verifies, reports and refills those slots
+    (a refilled slot joins the slice after), otherwise the refill comes first.
+    """
+
+    def __init__(self, batch, runner, source, first_chain, first_index, propagate=False):
         self.batch = batch
+        self.runner = runner
         self.propagate = propagate
         self.source = source
-        self.cursor = cursor
         self.first_chain = first_chain
         self.first_index = first_index
         self.next_q = 0
-        self.slot_q = [-1] * batch.puzzles
-        self.slot_start = [0.0] * batch.puzzles
+        P = batch.puzzles
+        self.slot_q = [-1] * P
+        self.slot_start: list[float | None] = [None] * P
+        self.bounds = ps.bound_semantics(batch.solved)
+        self.stats = np.zeros((P, ps.N_STATS), np.int64)
+        self.seen = np.zeros(P, np.int64)  # proposals of each slot's puzzle at the last status
 
-    def fill(self) -> None:
-        """Load the first puzzles into every slot (before any runner holds the arrays)."""
+    def warm(self) -> None:
+        """Compile every kernel, then fill every slot (before any clock starts)."""
+        runner = self.runner
+        runner.run(0)
+        runner.fetch([0], runner.status())
+        runner.fetched()
         for p in range(self.batch.puzzles):
-            self.refill(p, None)
+            self.refill(p)
+        self.stats = runner.status()
+        self.round = time.perf_counter()
 
-    def refill(self, p: int, runner) -> None:
+    def refill(self, p: int) -> None:
         """Load the stream's next puzzle into slot p, or leave it empty when the stream ends."""
         cells = next(self.source, None)
-        cpp = self.batch.cpp
+        self.slot_start[p] = None
+        self.seen[p] = 0
         if cells is None:
-            load_puzzle(self.batch, p, None, np.zeros((cpp, 2), np.uint64))
+            self.runner.load(p, None, None, 0)
             self.slot_q[p] = -1
+            return
+        if isinstance(cells, tuple):
+            q, cells = cells
         else:
-            if isinstance(cells, tuple):
-                q, cells = cells
-            else:
-                q = self.next_q
-            self.next_q = q + 1
-            states = self.cursor.states(self.first_chain + q * cpp, cpp)
-            cells = np.asarray(cells, np.uint8)
-            masks = None
-            if self.propagate:
-                cells, masks = logic_fill(cells, self.batch.order)
-            load_puzzle(self.batch, p, cells, states, masks)
-            self.slot_q[p] = q
-            self.slot_start[p] = time.perf_counter()
-        if runner is not None:
-            runner.load_slot(p)
+            q = self.next_q
+        self.next_q = q + 1
+        cells = np.asarray(cells, np.uint8)
+        masks = None
+        if self.propagate:
+            cells, masks = logic_fill(cells, self.batch.order)
+        self.runner.load(p, cells, masks, self.first_chain + q * self.batch.cpp)
+        self.slot_q[p] = q
 
-    def restart_clocks(self) -> None:
-        """Every puzzle's time starts now."""
-        now = time.perf_counter()
-        self.slot_start = [now] * len(self.slot_start)
+    def drive(self, time_limit: float | None, slice_seconds: float, report: dict):
+        """Run slices until the stream is done; yield each puzzle's result as it finishes."""
+        runner, batch = self.runner, self.batch
+        slicer = Slicer(batch.schedule.plateau, slice_seconds)
+        while any(q >= 0 for q in self.slot_q):
+            now = time.perf_counter()
+            done = self._finished(now, time_limit, slicer)
+            if done:
+                runner.fetch(done, self.stats)
+            left = [p for p, q in enumerate(self.slot_q) if q >= 0 and p not in done]
+            launch = None
+            if runner.overlaps and left:
+                launch = self._launch(slicer, time_limit)
+            if done:
+                grids = runner.fetched()
+                for j, p in enumerate(done):
+                    yield self.report(p, grids[j], now, report)
+                    self.refill(p)
+            if launch is None:
+                if not any(q >= 0 for q in self.slot_q):
+                    return
+                launch = self._launch(slicer, time_limit)
+            self._measure(slicer, *launch)
 
-    def active(self) -> bool:
-        """Whether any slot still holds a puzzle."""
-        return any(q >= 0 for q in self.slot_q)
-
-    def finished(self, runner, time_limit: float | None) -> list[int]:
-        """Slots whose puzzle is solved, out of trials, or out of time (those are stopped)."""
-        now = time.perf_counter()
+    def _finished(self, now: float, time_limit: float | None, slicer: Slicer) -> list[int]:
+        """Slots whose puzzle is over, or out of time (those are stopped)."""
+        running = int(self.stats[:, ps.S_RUNNING].sum())
+        one = slicer.predict(1, running)
         done = []
         for p, q in enumerate(self.slot_q):
-            if q < 0:
+            start = self.slot_start[p]
+            if q < 0 or start is None:
                 continue
-            status = self.batch.ctr[self.batch.chain_slice(p), sa.C_STATUS]
-            over = not (status == sa.RUNNING).any()  # solvers and the chains run up to them
-            if over or (time_limit is not None and now - self.slot_start[p] >= time_limit):
-                if not over:
-                    runner.stop_puzzle(p)
+            over = ps.is_finished(self.stats[p], self.bounds)
+            if not over and time_limit is not None:
+                left = time_limit - (now - start)
+                # out of time, or too little left for one more round of one plateau
+                if left <= 0 or (one is not None and left < one):
+                    self.runner.stop(p)
+                    over = True
+            if over:
                 done.append(p)
         return done
 
-    def report(self, p: int, backend: str, seed: int, move: str) -> SolveResult:
-        """The result of slot p's puzzle."""
+    def _launch(self, slicer: Slicer, time_limit: float | None):
+        """Start a slice sized to the least time a puzzle has left.
+
+        Returns (running chains, seconds the run call took: the slice itself where run() waits
+        for it)."""
+        now = time.perf_counter()
+        active = [p for p, q in enumerate(self.slot_q) if q >= 0]
+        running = sum(
+            self.batch.cpp if self.slot_start[p] is None else int(self.stats[p, ps.S_RUNNING])
+            for p in active
+        )
+        least = None
+        if time_limit is not None and active:
+            least = min(
+                time_limit - (0.0 if self.slot_start[p] is None else now - self.slot_start[p])
+                for p in active
+            )
+        budget = slicer.budget(running, least)
+        for p in active:
+            if self.slot_start[p] is None:
+                self.slot_start[p] = now
+        self.runner.run(budget)
+        return running, time.perf_counter() - now
+
+    def _measure(self, slicer: Slicer, running: int, run_seconds: float) -> None:
+        """Wait for the slice's status rows; feed the slicer what the round did and took."""
+        self.stats = self.runner.status()
+        now = time.perf_counter()
+        kernel = getattr(self.runner, "last_slice_seconds", lambda: None)()
+        proposals = self.stats[:, ps.S_PROPOSALS]
+        done = int((proposals - self.seen).clip(min=0).sum())
+        slicer.measure(done, run_seconds if kernel is None else kernel, running, now - self.round)
+        self.seen = proposals.copy()
+        self.round = now
+
+    def report(self, p: int, grid: np.ndarray, now: float, report: dict) -> SolveResult:
+        """The result of slot p's puzzle (its status row and reported grid)."""
         q = self.slot_q[p]
-        seconds = time.perf_counter() - self.slot_start[p]
+        start = self.slot_start[p]
         result = _result(
-            self.batch, p, seconds, backend, self.first_index + q, seed,
+            self.batch, p, self.stats[p], grid, 0.0 if start is None else now - start,
+            report["backend"], self.first_index + q, report["seed"],
             self.first_chain + q * self.batch.cpp,
         )  # fmt: skip
-        result.move = move
+        result.move = report["move"]
         return result
 
-    def report_all(self, runner, backend, seed, move, error) -> Iterator[SolveResult]:
+    def report_all(self, report: dict, error: str) -> Iterator[SolveResult]:
         """Every puzzle still in the pool, as it stands, with `error` set."""
+        active = [p for p, q in enumerate(self.slot_q) if q >= 0]
+        grids = np.zeros((len(active), self.batch.given_vals.shape[1]), np.uint8)
         try:
-            runner.sync()
-            runner.fetch_grids()
-        except Exception:  # the device may be gone: the host copies are the last known state
+            self.stats = self.runner.status()
+            self.runner.fetch(active, self.stats)
+            grids = self.runner.fetched()
+        except Exception:  # the device may be gone: the last rows known stand
             pass
-        for p, q in enumerate(self.slot_q):
-            if q >= 0:
-                result = self.report(p, backend, seed, move)
-                result.error = error
-                self.slot_q[p] = -1
-                yield result
+        now = time.perf_counter()
+        for j, p in enumerate(active):
+            result = self.report(p, grids[j], now, report)
+            result.error = error
+            self.slot_q[p] = -1
+            yield result
 
 
 def solve_batch(
@@ -300,53 +436,54 @@ def solve_batch(
 def _result(
     batch: SudokuBatch,
     p: int,
+    row: np.ndarray,
+    grid: np.ndarray,
     seconds: float,
     backend: str,
     index: int,
     seed: int,
     first_chain_of_puzzle: int,
 ) -> SolveResult:
-    lay = layout(batch.order)
-    chains = batch.chain_slice(p)
-    ctr = batch.ctr[chains]
-    best_rows = batch.best_vals[chains, : lay.cells]
-    solved_chains = np.flatnonzero(ctr[:, sa.C_STATUS] == sa.SOLVED)
-    if solved_chains.size:
-        # the deterministic winner: fewest proposals, ties to the lowest chain index
-        pick = int(solved_chains[np.argmin(ctr[solved_chains, sa.C_PROPOSALS])])
-    else:
-        pick = int(np.argmin(ctr[:, sa.C_BEST_VALS_COST]))
-    grid = best_rows[pick].copy()
-    cost = int(ctr[pick, sa.C_BEST_VALS_COST]) if ctr[pick, sa.C_TRIALS] > 0 else -1
-    puzzle = batch.given_vals[p]
+    """A SolveResult from slot p's status row (gpu_anneal.pool_status) and reported grid."""
+    solved_any = bool(row[ps.S_SOLVED] > 0)
+    pick = int(row[ps.S_PICK])
+    grid = np.array(grid[: layout(batch.order).cells], dtype=np.uint8)
+    cost = int(row[ps.S_PICK_COST]) if row[ps.S_PICK_TRIALS] > 0 else -1
     error = None
     verified = False
-    if solved_chains.size:
-        error = verify_solution(grid, batch.order, puzzle)
+    if solved_any:
+        error = verify_solution(grid, batch.order, batch.given_vals[p])
         verified = error is None
     return SolveResult(
         index=index,
         order=batch.order,
-        solved=bool(solved_chains.size) and verified,
+        solved=solved_any and verified,
         verified=verified,
         solution=grid if verified else None,
         best=grid,
         cost=cost,
-        trials=int(ctr[:, sa.C_TRIALS].sum()),
-        proposals=int(ctr[:, sa.C_PROPOSALS].sum()),
-        accepted=int(ctr[:, sa.C_ACCEPTED].sum()),
+        trials=int(row[ps.S_TRIALS]),
+        proposals=int(row[ps.S_PROPOSALS]),
+        accepted=int(row[ps.S_ACCEPTED]),
         seconds=seconds,
         backend=backend,
         chains=batch.cpp,
         schedule=batch.schedule.name,
-        solving_chain=first_chain_of_puzzle + pick if solved_chains.size else None,
+        solving_chain=first_chain_of_puzzle + pick if solved_any else None,
         seed=seed,
         error=error,
         extra={
-            "chain_trials": int(ctr[pick, sa.C_TRIALS]),
-            "chain_proposals": int(ctr[pick, sa.C_PROPOSALS]),
+            "chain_trials": int(row[ps.S_PICK_TRIALS]),
+            "chain_proposals": int(row[ps.S_PICK_PROPOSALS]),
         },
     )
+
+
+def _host_result(batch: SudokuBatch, p: int, seconds: float, index: int, seed: int, first: int):
+    """A SolveResult of slot p from the host arrays (CPU batches)."""
+    row = ps.puzzle_status(batch.ctr[batch.chain_slice(p)], batch.cpp)[0]
+    grid = batch.best_vals[p * batch.cpp + int(row[ps.S_PICK])]
+    return _result(batch, p, row, grid, seconds, "cpu", index, seed, first)
 
 
 def solve_one(puzzle: np.ndarray, order: int, **kwargs) -> SolveResult:
@@ -390,7 +527,7 @@ def replay_chain(
         if time_limit is not None and time.perf_counter() - start >= time_limit:
             break
         budget = min(budget * 2, 1 << 20)
-    result = _result(batch, 0, time.perf_counter() - start, "cpu", 0, seed, chain)
+    result = _host_result(batch, 0, time.perf_counter() - start, 0, seed, chain)
     result.chains = chains
     result.move = move
     return result

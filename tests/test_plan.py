@@ -1,0 +1,192 @@
+"""The pool's plan on described cards, the host-share model, and time limits held within a slice.
+
+Plans need no card: a described card (gpu_anneal.plan.card_named) stands for one. The kernel's block
+shape comes from gpu_anneal.kernels.sudoku (numba-cuda imported, nothing compiled).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from simulate import run_simulated
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku.formats import read_puzzles
+from gpu_anneal import plan
+from gpu_anneal.sudoku_solver import SAFETY, Slicer, solve_one
+
+pytest.importorskip("numba.cuda")
+
+DATA = Path(__file__).parent / "data"
+HOST_S = 1e-3  # host seconds a finished puzzle, fixed so that plans do not time this CPU
+FIXED = {"host_seconds": HOST_S, "rate": 0.0}  # and no kernel rate model (no compilation)
+
+# One full wave of the 9x9 kernel on an H100 SXM: 132 SMs x 7 blocks x 128 threads (issue 9)
+H100_WAVE_9X9 = 132 * 7 * 128
+
+
+def test_a_file_of_100_puzzles_fills_an_h100_with_one_wave():
+    """Default chains on CUDA: >= one full wave, spread over every puzzle of the input."""
+    p = plan.make_plan(3, puzzles=100, device="H100 SXM", **FIXED)
+    assert p["wave"] == H100_WAVE_9X9
+    assert p["slots"] == 100
+    assert p["chains"] >= H100_WAVE_9X9
+    assert p["chains_per_puzzle"] % plan.WARP == 0  # whole warps a puzzle
+    assert p["chains"] - H100_WAVE_9X9 < 100 * plan.WARP  # rounded up by less than a warp each
+
+
+def test_more_puzzles_than_a_wave_holds_keep_each_puzzle_at_least_1024_chains():
+    p = plan.make_plan(3, puzzles=5000, device="H100 SXM", **FIXED)
+    assert p["chains_per_puzzle"] >= plan.MIN_CHAINS_PER_PUZZLE
+    assert p["slots"] == H100_WAVE_9X9 // plan.MIN_CHAINS_PER_PUZZLE
+    assert p["chains"] >= p["wave"]
+
+
+def test_given_chains_spread_one_wave_over_the_puzzles_it_needs():
+    p = plan.make_plan(3, puzzles=100, chains=5000, device="H100 SXM", **FIXED)
+    assert p["chains_per_puzzle"] == 5000
+    assert p["slots"] == math.ceil(H100_WAVE_9X9 / 5000)
+    few = plan.make_plan(3, puzzles=3, chains=5000, device="H100 SXM", **FIXED)
+    assert few["slots"] == 3  # all the input holds
+
+
+def test_resident_blocks_follow_the_card():
+    """An L4 SM (1,536 threads, 100 KB shared) holds fewer 9x9 blocks than an H100 SM."""
+    h100 = plan.make_plan(3, puzzles=10, device="H100 SXM", **FIXED)
+    l4 = plan.make_plan(3, puzzles=10, device="L4", **FIXED)
+    shared = h100["shared_per_block"]
+    if shared:  # the shared-memory kernel: 100 KB of an L4 SM for blocks of `shared` bytes
+        assert l4["resident_blocks_per_sm"] == min(7, 100 * 1024 // (shared + 1024))
+    assert l4["wave"] == 58 * l4["resident_blocks_per_sm"] * l4["threads_per_block"]
+
+
+def test_a_card_too_small_is_refused_with_the_sizes_named():
+    tiny = plan.with_card(plan.card_named("H100 SXM"), memory=20 * 10**6)
+    with pytest.raises(InputError, match=r"GB.*use fewer chains"):
+        plan.make_plan(3, puzzles=100, batch=100, device=tiny, **FIXED)
+    shrunk = plan.make_plan(3, puzzles=100, device=tiny, **FIXED)
+    assert shrunk["device_bytes"] <= tiny.memory * plan.MEMORY_SHARE < shrunk["chains"] * 1000
+    no_room = plan.with_card(plan.card_named("H100 SXM"), shared_per_sm=4096)
+    with pytest.raises(InputError, match="does not fit one of its SMs"):
+        plan.make_plan(3, puzzles=1, device=no_room, **FIXED)
+    with pytest.raises(InputError, match="described cards: H100 SXM"):
+        plan.make_plan(3, puzzles=1, device="GTX 480", **FIXED)
+
+
+def test_host_share_model_at_a_million_chains():
+    """100 puzzles x 10,000 chains: the model's terms, recomputed from its stated formula."""
+    rate = 50e9
+    p = plan.make_plan(
+        3, puzzles=100, batch=100, chains=10_000, device="H100 SXM", host_seconds=HOST_S,
+        rate=rate,
+    )  # fmt: skip
+    assert p["chains"] == 10**6
+    kernel_s = max(plan.SLICE_SECONDS, 10**6 * 81 / rate)
+    finished = kernel_s * rate / plan.REFERENCE_PROPOSALS[3]
+    moved = 100 * 72 + finished * p["bytes_per_finished"]
+    expect = (moved / 63.0e9 + finished * HOST_S) / kernel_s
+    assert p["reference"]["host_share"] == pytest.approx(expect)
+    worst = (100 * 72 + 100 * p["bytes_per_finished"]) / 63.0e9 + 100 * HOST_S
+    assert p["worst"]["host_share"] == pytest.approx(worst / kernel_s)
+    assert p["bytes_per_finished"] < 4096  # a finished puzzle moves kilobytes, not its chains
+
+
+def test_the_plan_prints_every_figure_labelled_as_a_model():
+    p = plan.make_plan(3, puzzles=100, device="H100 SXM", host_seconds=HOST_S, rate=50e9)
+    text = plan.format_plan(p)
+    assert "118,272 chains" in text and "100 puzzles x 1,184 chains" in text
+    assert text.count("(model)") >= 3
+
+
+def test_dry_run_plans_a_file_of_95_puzzles_on_an_h100():
+    """`solve FILE --dry-run --device 'H100 SXM'`'s plans: one per order, a wave or more."""
+    top95 = Path(plan.__file__).parent / "data" / "top95.txt"
+    (p,) = plan.describe([str(top95)], device="H100 SXM", **FIXED)
+    assert p["puzzles"] == 95 and p["slots"] == 95
+    assert p["chains"] >= H100_WAVE_9X9
+
+
+@pytest.mark.slow
+def test_dry_run_command_prints_the_plan_without_a_card(tmp_path):
+    """The command itself on 100 puzzles (models the kernel's rate: compiles it, slow)."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    top95 = (Path(plan.__file__).parent / "data" / "top95.txt").read_text().split()
+    path = tmp_path / "p.txt"
+    path.write_text("\n".join(top95 + top95[:5]) + "\n")
+    args = ["solve", str(path), "--backend", "cuda", "--dry-run", "--device", "H100 SXM"]
+    run = CliRunner().invoke(app, args)
+    assert run.exit_code == 0, run.output
+    assert "100 puzzles x 1,184 chains = 118,400 chains" in run.output
+
+
+def test_slices_are_sized_from_the_measured_rate():
+    """One plateau before any measurement; then as many plateaus as fit half the time left."""
+    slicer = Slicer(plateau=81, slice_seconds=10.0)
+    assert slicer.budget(running=1000, least_left=1.0) == 1
+    slicer.measure(64_800_000, kernel=1.0, running=100_000, round_seconds=1.0)  # 0.125 s/plateau
+    assert slicer.budget(running=100_000, least_left=None) == 80
+    assert slicer.budget(running=100_000, least_left=2.0) == SAFETY * 2.0 / 0.125
+    assert slicer.budget(running=200_000, least_left=2.0) == SAFETY * 2.0 / 0.25
+    assert slicer.budget(running=10, least_left=2.0) == SAFETY * 2.0 / 0.125  # not faster
+    assert slicer.budget(running=100_000, least_left=0.01) == 1
+
+
+def test_host_overhead_lengthens_slices_but_not_past_a_time_limit():
+    """0.5 s of each round outside the kernel: slices grow to keep it a fifth of a round, and
+    the overhead counts against the time a puzzle has left."""
+    slicer = Slicer(plateau=81, slice_seconds=0.25)
+    slicer.measure(64_800_000, kernel=1.0, running=100_000, round_seconds=1.5)
+    assert slicer.overhead == 0.5
+    assert slicer.budget(running=100_000, least_left=None) == 0.5 * (1 - 0.2) / 0.2 / 0.125
+    assert slicer.budget(running=100_000, least_left=3.0) == (SAFETY * 3.0 - 0.5) / 0.125
+    assert slicer.predict(1, 100_000) == 0.5 + 0.125  # a round, as the time-limit check sees it
+
+
+def test_a_time_limit_holds_within_one_slice():
+    """20,000 chains of a hopeless 9x9: a plateau of them takes 0.02-0.15 s on 2 cores, so the
+    first slice of 16 plateaus used before could overrun a 1 s limit; the pool reports in time
+    (the first slice is one plateau, later ones at most half the time left)."""
+    puzzle = read_puzzles(DATA / "top95_head.txt")[0].cells
+    limit = 1.0
+    result = solve_one(puzzle, 3, chains=20_000, seed=3, time_limit=limit, backend="cpu")
+    assert not result.solved
+    assert result.seconds <= limit + 0.1
+    assert result.proposals >= 20_000 * 81  # it annealed: at least a plateau of every chain
+
+
+@pytest.mark.cudasim
+def test_simulated_pool_fills_a_wave_copies_only_finished_rows_and_overlaps():
+    """The CUDA pool in the simulator on its one-block card: 4 puzzles x 32 chains = the wave;
+    every puzzle solved; only status rows and finished puzzles' grids come back; the next slice
+    starts before the host verifies the puzzles that just finished."""
+    got = run_simulated("sudoku_pool.py")
+    assert got["chains"] >= got["wave"] == 128 and got["slots"] == 4
+    assert got["solved"] == got["puzzles"] == 6
+    assert got["fetched_running"] == 0
+    assert got["bytes_down"] == got["expected_down"]
+    assert got["bytes_down"] < got["all_rows_per_slice"]  # less in all than one old slice
+    assert got["overlap_chances"] >= 2 and got["overlapped"] == got["overlap_chances"]
+
+
+@pytest.mark.cudasim
+def test_pool_kernels_equal_their_host_twins():
+    """Status rows, reseeded chains and gathered grids: the device's equal the host's."""
+    got = run_simulated("sudoku_pool_kernels.py")
+    assert got["status"] == [True, True, True]
+    assert got["fresh"] == {"ctr": True, "rng": True, "best_vals": True}
+    assert got["gather"] is True
+
+
+@pytest.mark.slow
+def test_a_million_chains_keep_a_5_second_limit():
+    """The issue's case: --chains 1000000 and a 5 s limit (one slice used to take 21 s)."""
+    puzzle = read_puzzles(DATA / "top95_head.txt")[0].cells
+    result = solve_one(puzzle, 3, chains=10**6, seed=3, time_limit=5.0, backend="cpu")
+    assert result.seconds <= 5.0 + 0.5
+    assert np.count_nonzero(result.best) == 81
