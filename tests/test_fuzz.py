@@ -1,0 +1,401 @@
+"""Fuzzing every parser and option validator with hypothesis, derandomized (same inputs each run).
+
+What every test asserts, whatever the input:
+    - no traceback: only the project's InputError (or a subclass) escapes, and the CLI exits with
+      0, 1, 2 or 130 (never 3, the internal fault);
+    - nothing lost: every good puzzle placed among garbage is read (or answered) at its line;
+    - nothing false: no claimed solution (a result, a resume record, a tdoku field) is accepted
+      unless the independent verifier accepts it.
+
+Inputs generated per run (max_examples): Sudoku lines among garbage bytes 500, whole random
+inputs 300, Shikaku and Hashi game IDs 300 + 300, schedule strings 400, option values 300,
+API arrays 150, resume records 300, tdoku claims 150, command lines 60: 2,760 in all. Solving is
+kept tiny (4x4 Sudoku, the exact method or a few trials; Shikaku and Hashi are only parsed).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from typer.testing import CliRunner
+
+import gpu_anneal
+from cli.main import app
+from cpu_reference.errors import InputError, OptionError
+from cpu_reference.hashi import puzzle as hashi
+from cpu_reference.shikaku import puzzle as shikaku
+from cpu_reference.sudoku.formats import Puzzle, format_grid, iter_puzzles, parse_line
+from cpu_reference.sudoku.schedules import MAX_PLATEAUS, RANGES, by_name
+from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal import validate
+from gpu_anneal.check import check_puzzle
+from gpu_anneal.inputs import read
+from gpu_anneal.resume import ResumeFile, item_identity
+
+FUZZ = dict(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                           HealthCheck.filter_too_much],
+)  # fmt: skip
+SOLUTION4 = np.array([1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1], np.uint8)  # a 4x4 grid
+SHIKAKU_IDS = ["5x4:3c2b9f6e", "2x1:2a"]
+HASHI_IDS = ["3x3m2:2a2c2a2", "3x1:1a1"]
+LINE_AT = re.compile(r" line (\d+)")
+runner = CliRunner()
+
+# ---- strategies --------------------------------------------------------------------------
+
+# a 4x4 puzzle: the grid above, digits relabelled and some cells blanked (always solvable)
+four_puzzles = st.builds(
+    lambda perm, mask: np.where(mask, np.array(perm, np.uint8)[SOLUTION4 - 1], 0).astype(np.uint8),
+    st.permutations([1, 2, 3, 4]),
+    st.lists(st.booleans(), min_size=16, max_size=16).map(np.array),
+)
+garbage_line = st.binary(max_size=40).map(lambda b: b.replace(b"\n", b""))
+tatham_chars = st.sampled_from(list("0123456789abcxyz_:xmL.-, \t²٣é\x00AGg"))
+game_ids = st.one_of(
+    st.text(tatham_chars, max_size=30),
+    st.builds(lambda w, h, p, d: f"{w}x{h}{p}:{d}", st.integers(0, 12), st.integers(0, 12),
+              st.sampled_from(["", "m2", "m9", "L", "m0", "m99999999999999999999"]),
+              st.text(tatham_chars, max_size=30)),
+)  # fmt: skip
+numbers_text = st.one_of(
+    st.sampled_from(["nan", "inf", "-inf", "1e30", "1e-300", "0", "-5", "0.5", "1.5", "", "x"]),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.integers(-(10**12), 10**12).map(str),
+)
+schedule_strings = st.one_of(
+    st.text(max_size=30),
+    st.builds(
+        lambda base, pairs: base + (":" + ",".join(f"{k}={v}" for k, v in pairs) if pairs else ""),
+        st.sampled_from(["sirdey-course", "sirdey-paper", "geometric", "fast", ""]),
+        st.lists(st.tuples(st.sampled_from([*RANGES, "foo", "n_plateaus"]), numbers_text),
+                 max_size=3),
+    ),
+)  # fmt: skip
+any_value = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5),
+    st.sampled_from([np.int64(3), np.uint64(2**64 - 1), np.float32(1.5), np.bool_(True)]),
+)  # fmt: skip
+
+
+def line_of(error: InputError) -> int | None:
+    """The line number an InputError names, if any."""
+    m = LINE_AT.search(str(error))
+    return int(m.group(1)) if m else None
+
+
+def latin1(raw: bytes) -> str:
+    """Bytes as Latin-1 text (every byte a character)."""
+    return raw.decode("latin-1")
+
+
+def line_text(cells: np.ndarray) -> str:
+    """A 4x4 puzzle as one line ('.' blank)."""
+    return "".join("." if d == 0 else str(d) for d in cells.tolist())
+
+
+# ---- Sudoku readers ----------------------------------------------------------------------
+
+
+@settings(max_examples=500, **FUZZ)
+@given(st.lists(st.one_of(four_puzzles, garbage_line), min_size=1, max_size=8))
+def test_sudoku_lines_among_garbage_are_all_read(lines):
+    """Good 4x4 lines among random byte lines: each good line is read at its line number with
+    its cells; each other line gives at most one item, at its own line; nothing else escapes."""
+    raw = [line_text(x).encode() if isinstance(x, np.ndarray) else x for x in lines]
+    data = b"\n".join(raw) + b"\n"
+    try:
+        got = list(iter_puzzles(io.BytesIO(data), fmt="line", order=2, name="f"))
+    except InputError as exc:  # only an input with no puzzle at all is refused whole
+        assert "empty input" in str(exc)
+        assert not any(isinstance(x, np.ndarray) for x in lines)
+        return
+    at: dict[int, list] = {}
+    for item in got:
+        where = item.line if isinstance(item, Puzzle) else line_of(item)
+        assert where is not None and 1 <= where <= len(lines), item
+        at.setdefault(where, []).append(item)
+    assert all(len(v) == 1 for v in at.values())
+    for number, x in enumerate(lines, 1):
+        if isinstance(x, np.ndarray):
+            (item,) = at[number]
+            assert isinstance(item, Puzzle) and np.array_equal(item.cells, x)
+
+
+@settings(max_examples=300, **FUZZ)
+@given(st.one_of(st.binary(max_size=300), st.text(max_size=200).map(str.encode)),
+       st.sampled_from([None, "line", "grid", "rows", "tdoku", "tsv", "solo"]))  # fmt: skip
+def test_whole_random_inputs_give_puzzles_or_one_line_faults(data, fmt):
+    """Any bytes in any format: Puzzles and one-line InputErrors only, each Puzzle's givens
+    legal (check_givens passed), never a traceback."""
+    try:
+        got = list(iter_puzzles(io.BytesIO(data), fmt=fmt, name="f"))
+    except InputError as exc:
+        assert "\n" not in str(exc)
+        return
+    for item in got:
+        if isinstance(item, Puzzle):
+            N = item.order * item.order
+            assert item.cells.size == N * N and int(item.cells.max(initial=0)) <= N
+        else:
+            assert isinstance(item, InputError) and "\n" not in str(item)
+
+
+# ---- Shikaku and Hashiwokakero -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind, good_ids", [("shikaku", SHIKAKU_IDS), ("hashi", HASHI_IDS)])
+@settings(max_examples=300, **FUZZ)
+@given(data=st.data())
+def test_game_ids_among_random_ones_are_all_read(kind, good_ids, data):
+    """A file of game IDs, good ones among random ones: every good one is read at its line;
+    a random one is read (and then round-trips through its game ID) or is one fault."""
+    good = data.draw(st.sampled_from(good_ids))
+    lines = [good] + data.draw(st.lists(st.one_of(st.sampled_from(good_ids), game_ids),
+                                        max_size=6))  # fmt: skip
+    lines = [x.replace("\n", " ").replace("\r", " ") for x in lines]
+    text = "\n".join(lines) + "\n"
+    got = list(read([text.encode()], kind))
+    by_line = {}
+    for item in got:
+        where = item.line if not isinstance(item, InputError) else line_of(item)
+        assert where is not None, item
+        by_line.setdefault(where, []).append(item)
+    module = shikaku if kind == "shikaku" else hashi
+    for number, gid in enumerate(lines, 1):
+        items = by_line.get(number, [])
+        assert len(items) <= 1
+        if gid in good_ids:
+            (item,) = items
+            assert not isinstance(item, InputError)
+        for item in items:
+            if not isinstance(item, InputError):
+                again = module.parse(module.to_game_id(item.puzzle))
+                assert np.array_equal(again.grid, item.puzzle.grid)
+
+
+# ---- schedules and option values ---------------------------------------------------------
+
+
+@settings(max_examples=400, **FUZZ)
+@given(schedule_strings, st.sampled_from([2, 3, 4]))
+def test_schedule_strings_are_built_in_range_or_refused(text, order):
+    """A schedule string is refused with OptionError, or gives finite temperatures, at least one
+    move per plateau, a stall rule >= 0 and at most MAX_PLATEAUS plateaus."""
+    try:
+        s = by_name(text, order)
+    except OptionError as exc:
+        assert "\n" not in str(exc)
+        return
+    for value in (s.beta0, s.step, s.t0, s.t_final, s.e_p, s.delta):
+        assert math.isfinite(value)
+    assert s.beta0 > 0 and s.step > 0 and s.plateau >= 1 and s.stall >= 0
+    assert 1 <= s.max_plateaus <= MAX_PLATEAUS
+
+
+VALIDATORS = [
+    (validate.seed, lambda v: 0 <= v < 2**64),
+    (validate.time_limit, lambda v: 0 <= v <= validate.MAX_SECONDS),
+    (validate.max_trials, lambda v: 1 <= v <= validate.MAX_TRIALS),
+    (validate.batch, lambda v: 1 <= v <= validate.MAX_BATCH),
+    (validate.workers, lambda v: 1 <= v <= validate.MAX_WORKERS),
+    (validate.t0, lambda v: 0 < v <= validate.MAX_TEMPERATURE),
+    (validate.order, lambda v: 2 <= v <= 6),
+    (validate.chains, lambda v: 1 <= v <= validate.MAX_TOTAL_CHAINS),
+    (validate.slice_seconds, lambda v: 0 < v <= validate.MAX_SLICE_SECONDS),
+    (validate.replay_chain, lambda v: 0 <= v < 2**63),
+]
+
+
+@settings(max_examples=300, **FUZZ)
+@given(st.sampled_from(VALIDATORS), any_value)
+def test_option_validators_return_in_range_or_refuse(pair, value):
+    """Every option validator, on any value: OptionError naming the range, or a plain int/float
+    inside it (None only where None means the default)."""
+    check, holds = pair
+    try:
+        got = check(value)
+    except OptionError as exc:
+        assert "\n" not in str(exc) and ("in " in str(exc) or "must" in str(exc))
+        return
+    if got is None:
+        assert value is None
+        return
+    assert type(got) in (int, float) and holds(got)
+    assert not isinstance(value, (bool, np.bool_))
+
+
+# ---- the API on arrays -------------------------------------------------------------------
+
+arrays = st.one_of(
+    hnp.arrays(st.sampled_from([np.int8, np.uint8, np.int64, np.uint16, np.float64, np.bool_]),
+               st.sampled_from([(16,), (2, 16), (3, 16), (15,), (4, 4), (1, 81)])),
+    st.lists(four_puzzles, min_size=1, max_size=3).map(np.stack),
+)  # fmt: skip
+
+
+@settings(max_examples=150, **FUZZ)
+@given(arrays)
+def test_api_arrays_are_refused_or_solved_and_verified(array):
+    """Random arrays through gpu_anneal.solve (exact method): InputError, or one result per row
+    and every result claiming a solution holds one the verifier accepts for that row."""
+    if array.shape[-1] == 81:
+        array = np.zeros_like(array)  # an empty 9x9 stays quick for the exact method
+    try:
+        results = gpu_anneal.solve(array, method="exact")
+    except InputError as exc:
+        assert "\n" not in str(exc)
+        return
+    rows = array.reshape(-1, array.shape[-1])
+    assert len(results) == len(rows)
+    for r in results:
+        given_ = rows[r.index].astype(np.uint8)
+        assert np.array_equal(rows[r.index], given_)  # accepted only when nothing was wrapped
+        if r.solved:
+            assert verify_solution(np.asarray(r.state), r.order, given_) is None
+
+
+# ---- resume records and claimed solutions ------------------------------------------------
+
+
+def _record_and_item(puzzle: np.ndarray):
+    (item,) = [x for x in read([line_text(puzzle) + "\n"]) if not isinstance(x, InputError)]
+    (result,) = gpu_anneal.solve([item], method="exact")
+    return result.to_dict(), item
+
+
+mutations = st.sampled_from(
+    ["none", "index", "index-float", "solved-str", "hash", "line", "order", "kind", "swap",
+     "cell", "rows-shape", "rows-type", "drop-identity", "solution-text"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, **FUZZ)
+@given(four_puzzles, mutations, st.integers(0, 15), st.integers(0, 15))
+def test_resume_trusts_only_matching_verified_records(puzzle, mutation, a, b):
+    """A solved record, mutated: resume trusts it exactly when its identity still equals the
+    puzzle's and its solution still passes the verifier (judged here independently)."""
+    record, item = _record_and_item(puzzle)
+    assume(record["solved"])
+    rows = record["solution_rows"]
+    if mutation == "index":
+        record["index"] = 5
+    elif mutation == "index-float":
+        record["index"] = 0.0
+    elif mutation == "solved-str":
+        record["solved"] = "yes"
+    elif mutation == "hash":
+        record["givens_hash"] = "0" * 16
+    elif mutation == "line":
+        record["line"] = 2
+    elif mutation == "order":
+        record["order"] = 3
+    elif mutation == "kind":
+        record["kind"] = "hashi"
+    elif mutation == "swap":
+        rows[a // 4][a % 4], rows[b // 4][b % 4] = rows[b // 4][b % 4], rows[a // 4][a % 4]
+    elif mutation == "cell":
+        rows[a // 4][a % 4] = b
+    elif mutation == "rows-shape":
+        record["solution_rows"] = rows[:3]
+    elif mutation == "rows-type":
+        rows[0][0] = str(rows[0][0])
+    elif mutation == "drop-identity":
+        del record["givens_hash"]
+    elif mutation == "solution-text":
+        record["solution_rows"] = None
+    resume = ResumeFile("r.jsonl")
+    resume._add(1, json.loads(json.dumps(record)))
+    trusted = resume.holds(item)
+    event(f"trusted {trusted}")
+    want = item_identity(item)
+    identity_ok = all(record.get(k) == want[k] for k in want) and record["index"] == item.index
+    identity_ok = identity_ok and isinstance(record["index"], int) and record["solved"] is True
+    grid = record["solution_rows"]
+    if grid is None:
+        cells = parse_line(record["solution"], 2, check=False)
+    else:
+        ints = all(isinstance(x, int) for row in grid for x in row)
+        cells = np.array(grid, np.int64).ravel() if ints and len(grid) == 4 else None
+    solution_ok = cells is not None and verify_solution(cells, 2, item.puzzle) is None
+    assert trusted == (identity_ok and solution_ok), (mutation, record)
+
+
+@settings(max_examples=150, **FUZZ)
+@given(four_puzzles, st.integers(0, 15), st.integers(0, 15), st.sampled_from([None, 0, 1, 2]))
+def test_check_accepts_a_claimed_solution_only_when_it_verifies(puzzle, a, b, count):
+    """tdoku `puzzle:count:solution` with the true grid, two of its cells swapped: check says
+    ok only when the claimed grid is a solution of the givens (and the count holds)."""
+    from cpu_reference.sudoku.exact import solve_exact
+
+    n_solutions, first, _ = solve_exact(puzzle, 2, limit=2)
+    claimed = first.copy()
+    claimed[a], claimed[b] = claimed[b], claimed[a]
+    text = format_grid(puzzle, 2, "tdoku", count=count, solution=claimed)
+    (item,) = list(iter_puzzles(io.StringIO(text + "\n"), check=False))
+    record = check_puzzle(item, 0)
+    solution_ok = verify_solution(claimed, 2, puzzle) is None
+    assert record["solution_ok"] == solution_ok
+    if record["ok"]:
+        assert solution_ok and (count is None or min(count, 2) == min(n_solutions, 2))
+
+
+# ---- the command line --------------------------------------------------------------------
+
+option_values = {
+    "--chains": st.one_of(st.integers(1, 3), st.integers(-(10**20), 0), st.integers(10**10)),
+    "--batch": st.one_of(st.integers(1, 3), st.integers(-5, 0), st.integers(10**7, 10**9)),
+    "--seed": st.integers(-(2**70), 2**70),
+    "--t0": st.one_of(st.floats(0.5, 5), st.sampled_from(["nan", "inf", "-1", "0", "1e30", "x"])),
+    "--schedule": st.one_of(st.sampled_from(["sirdey-course", "geometric", "sirdey-paper"]),
+                            schedule_strings),
+    "--move": st.sampled_from(["sirdey", "candidate", "box-swap", "all", "bogus"]),
+    "--method": st.sampled_from(["anneal", "exact", "ilp", "bogus"]),
+    "--workers": st.integers(-3, 0),
+    "--format": st.sampled_from(["line", "grid", "tsv", "xml"]),
+}  # fmt: skip
+
+
+@settings(max_examples=60, **FUZZ)
+@given(
+    st.lists(st.one_of(four_puzzles.map(line_text), garbage_line.map(latin1)),
+             min_size=1, max_size=3),
+    st.dictionaries(st.sampled_from(sorted(option_values)), st.just(None), max_size=3),
+    st.data(),
+)  # fmt: skip
+def test_command_line_exit_codes_and_answers(tmp_path_factory, lines, chosen, data):
+    """`gpu-anneal solve` with random options: exit code 0, 1, 2 or 130 (never 3, never a
+    traceback); every solved record verifies; a fault is one 'gpu-anneal:' line."""
+    path = tmp_path_factory.mktemp("fuzz") / "p.txt"
+    path.write_bytes("\n".join(lines).encode("latin-1") + b"\n")
+    args = ["solve", str(path), "--output", "jsonl"]
+    values = {option: str(data.draw(option_values[option])) for option in chosen}
+    for option, value in values.items():
+        args += [option, value]
+    if values.get("--method", "anneal") == "anneal":  # valid runs stay short: limits always set
+        limit = data.draw(st.sampled_from(["0.5", "1", "-1", "nan", "x"]))
+        trials = data.draw(st.one_of(st.integers(1, 6), st.integers(-3, 0)))
+        args += ["--time-limit", limit, "--max-trials", str(trials)]
+    result = runner.invoke(app, args)
+    event(f"exit code {result.exit_code}")
+    assert result.exit_code in (0, 1, 2, 130), (args, result.output)
+    assert "Traceback" not in result.output and "internal error" not in result.stderr, args
+    for line in result.stderr.splitlines():
+        assert line.startswith("gpu-anneal: "), (args, line)
+    for out in result.stdout.splitlines():
+        r = json.loads(out)
+        if r["solved"]:
+            grid = np.array(r["solution_rows"], np.uint8).ravel()
+            assert verify_solution(grid, r["order"], parse_line(r["puzzle"])) is None
