@@ -41,6 +41,7 @@ from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import pool_status as ps
+from gpu_anneal import validate
 from gpu_anneal.backends import cpu_threads, resolve_backend
 from gpu_anneal.runners import make_runner
 
@@ -282,10 +283,11 @@ class _Pool:
             return
         if isinstance(cells, tuple):
             q, cells = cells
+            q = validate.integer("puzzle position", q, 0)  # -1 would mark the slot empty
         else:
             q = self.next_q
         self.next_q = q + 1
-        cells = np.asarray(cells, np.uint8)
+        cells = validate.sudoku_array(cells, self.batch.order)[0][0]  # 262 refused, never 6
         masks = None
         if self.propagate:
             cells, masks = logic_fill(cells, self.batch.order)
