@@ -26,6 +26,7 @@ from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.shikaku import puzzle as shikaku
 from cpu_reference.sudoku.schedules import Range, parse_overrides, with_start
 from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal import validate
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.inputs import Item
 from gpu_anneal.results import Counts, Params, Result, Timing
@@ -157,6 +158,7 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
 
     used = resolve_backend(s.backend)
     cpp = s.chains if s.chains is not None else default_chains(used, s.batch)
+    validate.chains(s.chains, order**4, s.batch or 1)  # the memory bound for this order
     schedule = with_start(s.schedule, order, s.t0)
     settings = dict(
         schedule=schedule, chains=cpp, seed=s.seed, time_limit=s.time_limit,
