@@ -141,6 +141,7 @@ def solve_stream(
         raise InputError(f"move {move!r}: expected one of {', '.join(sa.MOVE_NAMES)}")
     if time_limit is not None and not time_limit > 0:
         raise InputError(f"time limit = {time_limit}: must be positive (None: no limit)")
+    seed, slice_seconds = validate.seed(seed), validate.slice_seconds(slice_seconds)
     source = iter(puzzles)
     if used == "cuda":
         from gpu_anneal import plan
