@@ -148,7 +148,9 @@ def solve_stream(
         puzzle over all its chains.  propagate: Sudoku's deduction rules first (hybrid).
     batch: Sudoku puzzles annealed at once (a pool: solved puzzles leave, the next enter; on
         Dask the chunk size, default 8).  fmt, order: Sudoku input format and order (detected).
-    resume: a JSON-lines results file: puzzles it records as solved are skipped.
+    resume: a JSON-lines results file: a puzzle is skipped when a record holds it solved with
+        its identity (kind, order, line, givens_hash) and a solution the verifier accepts;
+        other records are ignored, counted in a ResumeWarning (gpu_anneal.resume).
     on_input_error: called with each malformed puzzle's InputError (the others are still
         solved); None raises the first one.
     scheduler, workers: run Sudoku annealing on Dask (a scheduler address, or a local cluster
