@@ -24,22 +24,16 @@ import numpy as np
 from cpu_reference.errors import InputError
 from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.shikaku import puzzle as shikaku
-from cpu_reference.sudoku.schedules import Range, parse_overrides, with_start
+from cpu_reference.sudoku.schedules import with_start
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import validate
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.inputs import Item
 from gpu_anneal.results import Counts, Params, Result, Timing
+from gpu_anneal.validate import grid_schedule
 
 # Branch nodes the exact method spends before it switches to randomised restarts.
 EXACT_NODES = 2_000_000
-GRID_SCHEDULE_KEYS = ("t0", "t_final", "n_plateaus", "plateau")
-GRID_SCHEDULE_RANGES = {
-    "t0": Range(0.0, 1e9, lo_open=True),
-    "t_final": Range(0.0, 1e9, lo_open=True),
-    "n_plateaus": Range(1, 10**9, integer=True),
-    "plateau": Range(1, 10**7, integer=True),
-}
 # Tiny puzzles the grid annealers' warm-up solves (compiling their chain loops).
 WARM_UP_IDS = {"shikaku": "2x1:2a", "hashi": "3x1:1a1"}
 
@@ -314,19 +308,6 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
 
 
 # ---- Shikaku and Hashiwokakero -----------------------------------------------------------
-
-
-def grid_schedule(text: str | None, t0: float | None) -> dict:
-    """Keyword settings of the grid annealers from 'geometric[:key=value,...]' and t0."""
-    out: dict = {}
-    if text:
-        name, _, rest = text.partition(":")
-        if name != "geometric":
-            raise InputError(f"schedule {text!r}: shikaku and hashi anneal with 'geometric'")
-        out = parse_overrides(text, rest, GRID_SCHEDULE_RANGES)
-    if t0 is not None:
-        out["t0"] = t0
-    return out
 
 
 def grid_puzzles(items: Iterable[Item], s: Settings) -> Iterator[Result]:

@@ -21,6 +21,7 @@ import numpy as np
 
 from cpu_reference.errors import OptionError, OutputError
 from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
+from cpu_reference.sudoku.schedules import Range, parse_overrides, with_start
 
 SEED_LIMIT = 2**64  # seeds are 0 <= seed < 2**64 (the RNG's 64-bit seed, never wrapped)
 MAX_TRIALS = 2**62  # trials per puzzle; the counters are int64
@@ -31,6 +32,13 @@ MAX_SECONDS = 1e9  # about 31 years: any longer time is a typo
 MAX_TEMPERATURE = 1e9
 MAX_SLICE_SECONDS = 3600.0
 MEMORY_SHARE = 0.5  # chains may take at most this share of the memory available now
+# What each key of a Shikaku / Hashi schedule string may be ("geometric:t0=2,plateau=50").
+GRID_SCHEDULE_RANGES = {
+    "t0": Range(0.0, 1e9, lo_open=True),
+    "t_final": Range(0.0, 1e9, lo_open=True),
+    "n_plateaus": Range(1, 10**9, integer=True),
+    "plateau": Range(1, 10**7, integer=True),
+}
 
 
 def integer(option: str, value, lo: int, hi: int | None = None) -> int:
@@ -129,13 +137,23 @@ def schedule(kind: str | None, text, order: int | None = None, t0: float | None 
     if not isinstance(text, str):
         raise OptionError(f"--schedule {text!r}: expected a string such as 'geometric:t0=2'")
     if kind == "sudoku":
-        from cpu_reference.sudoku.schedules import with_start
-
         with_start(text, order or 3, t0)
     else:
-        from gpu_anneal.solvers import grid_schedule
-
         grid_schedule(text, t0)
+
+
+def grid_schedule(text: str | None, t0: float | None = None) -> dict:
+    """Keyword settings of the Shikaku and Hashi annealers from 'geometric[:key=value,...]' and
+    t0, every value inside its GRID_SCHEDULE_RANGES entry (OptionError otherwise)."""
+    out: dict = {}
+    if text:
+        name, _, rest = text.partition(":")
+        if name != "geometric":
+            raise OptionError(f"schedule {text!r}: shikaku and hashi anneal with 'geometric'")
+        out = parse_overrides(text, rest, GRID_SCHEDULE_RANGES)
+    if t0 is not None:
+        out["t0"] = t0
+    return out
 
 
 def chain_bytes(cells: int) -> int:
