@@ -105,6 +105,26 @@ def test_wheel_ships_data_and_runs_from_outside_the_checkout(installed):
     assert (installed["target"] / "gpu_anneal" / "py.typed").is_file()
 
 
+# Cheap lines (no fresh compilation) that the default run executes beside the quick start; the
+# whole README runs in the slow test (about 12 minutes on 2 busy cores, most of it numba compiling
+# each solver once in the fresh install).
+QUICK = ("gpu-anneal --version", "gpu-anneal examples", "gpu-anneal info", "grep ")
+
+
+def test_quick_start_and_cheap_commands_run_as_written(installed):
+    """README's first block (install, then solve a shipped example) and the cheap lines."""
+    quick = [line for line in commands() if line.startswith(QUICK)]
+    first = [line for line in blocks("bash")[0].splitlines() if line.strip()]
+    assert len(quick) >= 4 and first[1] in commands()
+    outputs = []
+    for line in [first[1], *quick]:
+        proc = _run(["bash", "-c", f"set -o pipefail; {line}"], installed)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, (line, proc.stderr[-2000:])
+        outputs.append(proc.stdout)
+    assert outputs[0].count(": solved") == 3  # the three shipped puzzles
+
+
+@pytest.mark.slow
 def test_every_readme_command_runs_as_written(installed):
     """Each bash line exits 0 without a traceback; then each python block does."""
     timings = []
