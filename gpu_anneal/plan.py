@@ -25,11 +25,14 @@ finished puzzle:
     host share = (bytes per slice / PCIe rate + finished per slice x host seconds a puzzle)
                  / kernel seconds per slice
 
-kernel seconds per slice = the slice length (slice_seconds, at least one plateau of every chain);
-host seconds a puzzle = the verifier plus building the refill, measured on this CPU when the plan
-is made; finished per slice: "worst" counts every slot finishing in every slice; "reference"
-counts the puzzles that a reference workload finishes (REFERENCE_PROPOSALS proposals a puzzle)
-at the card's modeled rate, when a rate model exists for the card.
+kernel seconds per slice = the slice length (slice_seconds, at least one plateau of every chain
+at the modeled rate); host seconds a puzzle = the verifier plus building the refill (tables and
+first RNG state), measured on this CPU when the plan is made (the least of 30 runs: an idle
+core's cost); finished per slice: "worst" counts every slot finishing in every slice;
+"reference" counts the puzzles that a reference workload finishes (REFERENCE_PROPOSALS
+proposals a puzzle) at the card's modeled rate (gpu_anneal.kernels.perf_model, read from the
+kernel compiled for sm_90), when ptxas and nvdisasm are there to build it. The host's work runs
+while the next slice does (CUDA runner), so it costs the card time only above 100 %.
 """
 
 from __future__ import annotations
@@ -194,9 +197,10 @@ def puzzle_bytes(order: int, move: str = "sirdey") -> int:
     return sum(getattr(batch, k)[0:1].nbytes for k in sa.PUZZLE_ARRAYS + ("solved",))
 
 
-def measure_host_seconds(order: int, move: str = "sirdey", repeats: int = 15) -> float:
-    """Median host seconds a finished puzzle costs on this CPU: verifying a solution and
-    building the next puzzle's tables and first RNG state."""
+def measure_host_seconds(order: int, move: str = "sirdey", repeats: int = 30) -> dict:
+    """Host seconds a finished puzzle costs on this CPU, the least of `repeats` (the cost on an
+    idle core): {"verify": the verifier on a solution, "refill": the next puzzle's tables and
+    first RNG state}."""
     from cpu_reference.sudoku.batch import puzzle_tables
     from cpu_reference.sudoku.verify import verify_solution
     from gpu_anneal.stream_jump import JumpCursor
@@ -208,15 +212,17 @@ def measure_host_seconds(order: int, move: str = "sirdey", repeats: int = 15) ->
     puzzle = np.where(np.arange(lay.cells) % 2 == 0, solution, 0).astype(np.uint8)
     code = sa.MOVE_NAMES[move]
     cursor = JumpCursor(0)
-    times = []
-    for i in range(repeats + 1):
+    verify, refill = [], []
+    for i in range(repeats + 1):  # the first round loads compiled code
         start = time.perf_counter()
         if verify_solution(solution, order, puzzle) is not None:
             raise AssertionError("the pattern grid must verify")
+        middle = time.perf_counter()
         puzzle_tables(puzzle[None], order, code)
         cursor.state_of(1 + i * 1024)
-        times.append(time.perf_counter() - start)
-    return float(np.median(times[1:]))  # the first call loads compiled code
+        verify.append(middle - start)
+        refill.append(time.perf_counter() - middle)
+    return {"verify": min(verify[1:]), "refill": min(refill[1:])}
 
 
 def modeled_rate(card: Card, order: int, move: str) -> float | None:
@@ -305,7 +311,8 @@ def make_plan(
     total = slots * cpp
     cells = layout(order).cells
     plateau = cells if plateau is None else plateau
-    host_s = measure_host_seconds(order, move) if host_seconds is None else host_seconds
+    host = measure_host_seconds(order, move) if host_seconds is None else None
+    host_s = host["verify"] + host["refill"] if host else host_seconds
     rate = modeled_rate(card, order, move) if rate is None else rate
     kernel_s = slice_seconds
     if rate:
@@ -342,6 +349,7 @@ def make_plan(
         "kernel_seconds_per_slice": kernel_s,
         "rate": rate,
         "host_seconds_per_puzzle": host_s,
+        "host_seconds_parts": host,
         "bytes_status": status_bytes,
         "bytes_per_finished": up_per_finished + down_per_finished,
         "reference": reference,
@@ -380,8 +388,9 @@ def format_plan(plan: dict) -> str:
         f"GB allowed",
         f"  per slice: status {plan['bytes_status']:,} B down; each finished puzzle "
         f"{plan['bytes_per_finished']:,} B (grid down, tables and seed up)",
-        f"  host per finished puzzle: {plan['host_seconds_per_puzzle'] * 1e6:.0f} us on this CPU "
-        f"(verify + refill); slice {plan['kernel_seconds_per_slice']:.3f} s of kernel time",
+        f"  host per finished puzzle: {_host_text(plan)}; slice "
+        f"{plan['kernel_seconds_per_slice']:.3f} s of kernel time"
+        + (f" at {plan['rate'] / 1e9:.0f} G proposals/s (model)" if plan["rate"] else ""),
     ]
     for key, label in (("reference", "reference workload"), ("worst", "every puzzle finishing")):
         row = plan[key]
@@ -393,6 +402,15 @@ def format_plan(plan: dict) -> str:
             f"({row['finished']:.1f} finished, {row['bytes']:,.0f} B a slice)"
         )
     return "\n".join(lines)
+
+
+def _host_text(plan: dict) -> str:
+    parts = plan.get("host_seconds_parts")
+    total = f"{plan['host_seconds_per_puzzle'] * 1e6:.0f} us"
+    if not parts:
+        return f"{total} (given)"
+    us = {k: round(v * 1e6) for k, v in parts.items()}
+    return f"{total} on this CPU (verify {us['verify']} + refill {us['refill']})"
 
 
 def describe(

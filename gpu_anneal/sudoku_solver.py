@@ -11,7 +11,8 @@ reports them, and loads the next puzzles of the stream into the freed slots, so 
 stays busy while easy puzzles leave and new ones enter. On CUDA the next slice runs while the
 host verifies and refills. A slice lasts about `slice_seconds`, and never more than half the
 time the closest puzzle has left: its length in plateaus comes from the measured rate
-(Slicer), and a puzzle with less time left than one plateau of every chain is stopped.
+(Slicer; on the CPU calibrated before the first slice, whose one plateau must fit the limit),
+and a puzzle with less time left than one more round is stopped.
 
 Chain i of the q-th puzzle of a run draws RNG stream first_chain + q * cpp + i whatever the slot,
 batch size or backend, so any chain can be replayed alone and the same seed gives the same
@@ -169,9 +170,12 @@ def solve_stream(
     runner = make_runner(batch, used, seed)
     pool = _Pool(batch, runner, source, first_chain, first_index, propagate)
     pool.warm()  # compiles: time limits count annealing, not compilation
+    slicer = Slicer(sched.plateau, slice_seconds)
+    if used == "cpu":
+        calibrate(slicer, batch, time_limit)
     report = dict(backend=used, seed=seed, move=move)
     try:
-        yield from pool.drive(time_limit, slice_seconds, report)
+        yield from pool.drive(time_limit, slicer, report)
     except KeyboardInterrupt:
         stopped = list(pool.report_all(report, "interrupted"))
         raise InterruptedBatch(stopped) from None
@@ -238,6 +242,32 @@ class Slicer:
         self.overhead = max(0.0, round_seconds - kernel)
 
 
+CALIBRATION_CHAINS = 4096
+
+
+def calibrate(slicer: Slicer, batch: SudokuBatch, time_limit: float | None) -> None:
+    """Give the slicer a CPU rate before the first slice: one plateau of a throwaway batch of
+    at most CALIBRATION_CHAINS chains on the first slot's puzzle (a trial start included).
+
+    InputError when one plateau of every chain would take longer than the time limit: no
+    slice could keep it."""
+    chains = min(batch.chains, CALIBRATION_CHAINS)
+    trial = make_batch(
+        batch.given_vals[:1], batch.order, batch.schedule, chains, 0, move=batch.move
+    )  # fmt: skip
+    start = time.perf_counter()
+    run_slice_cpu(trial, 1, stop_on_solved=False)
+    seconds = time.perf_counter() - start
+    slicer.measure(int(trial.ctr[:, sa.C_PROPOSALS].sum()), seconds, chains, seconds)
+    one = slicer.predict(1, batch.chains)
+    if time_limit is not None and one is not None and one > time_limit:
+        raise InputError(
+            f"chains = {batch.cpp:,} a puzzle: one plateau of all {batch.chains:,} chains takes "
+            f"about {one:.1f} s on this CPU now, more than the time limit of {time_limit:g} s; "
+            "use fewer chains or a longer limit"
+        )
+
+
 class _Pool:
     """Which puzzle sits in which slot, since when, and the loop that keeps the slots busy.
 
@@ -295,10 +325,9 @@ class _Pool:
         self.runner.load(p, cells, masks, self.first_chain + q * self.batch.cpp)
         self.slot_q[p] = q
 
-    def drive(self, time_limit: float | None, slice_seconds: float, report: dict):
+    def drive(self, time_limit: float | None, slicer: Slicer, report: dict):
         """Run slices until the stream is done; yield each puzzle's result as it finishes."""
-        runner, batch = self.runner, self.batch
-        slicer = Slicer(batch.schedule.plateau, slice_seconds)
+        runner = self.runner
         while any(q >= 0 for q in self.slot_q):
             now = time.perf_counter()
             done = self._finished(now, time_limit, slicer)
