@@ -151,7 +151,9 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
     from gpu_anneal.sudoku_solver import InterruptedBatch, solve_stream
 
     used = resolve_backend(s.backend)
-    cpp = s.chains if s.chains is not None else default_chains(used, s.batch)
+    # on CUDA, chains and batch left unset follow the pool's plan (a full wave of the card)
+    cuda_plan = used == "cuda" and s.scheduler is None and s.workers is None
+    cpp = s.chains if s.chains is not None or cuda_plan else default_chains(used, s.batch)
     validate.chains(s.chains, order**4, s.batch or 1)  # the memory bound for this order
     schedule = with_start(s.schedule, order, s.t0)
     settings = dict(
@@ -175,7 +177,7 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
     if dask:
         stream = _dask_stream(cells(), order, s, settings)
     else:
-        stream = solve_stream(cells(), order, slots=s.batch or 1, **settings)
+        stream = solve_stream(cells(), order, slots=s.batch, **settings)
     try:
         for raw in stream:
             yield _from_pool(by_index.pop(raw.index), raw, s, compile_s)
