@@ -18,8 +18,10 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from cli.guard import check_choice, guarded
+from cli.guard import guarded
+from cli.options import Backend, GridMethod, Kind, Output, PermuteMoves, value
 from cli.output import json_line
+from cpu_reference.errors import InputError
 
 SIZE_DEFAULT = "10x10"
 
@@ -30,13 +32,20 @@ def register(app: typer.Typer) -> None:
     app.command("minimize")(minimize)
 
 
+# Defaults of the Sudoku options (None in the signatures, so that a given option is told apart).
+SUDOKU_DEFAULTS = dict(
+    method="anneal", ti=1.0, tf=0.15, step=0.0002, moves="any", max_restarts=10_000,
+    time_limit=60.0, max_rounds=100, tries=4,
+)  # fmt: skip
+
+
 def generate(
-    kind: Annotated[str, typer.Option(help="sudoku | shikaku | hashi")] = "sudoku",
-    order: Annotated[int | None, typer.Option(help="Sudoku order n, 2..5 (default 3, 9x9)")] = None,
+    kind: Annotated[Kind, typer.Option(help="Puzzle kind")] = Kind.sudoku,
+    order: Annotated[int | None, typer.Option(help="Sudoku order n, 2..5 [default: 3]")] = None,
     count: Annotated[int, typer.Option(help="Grids (or puzzles); with --from: per puzzle")] = 1,
-    method: Annotated[str, typer.Option(help="anneal | permute | backtrack")] = "anneal",
+    method: Annotated[GridMethod | None, typer.Option(help="[default: anneal]")] = None,
     seed: Annotated[int, typer.Option(help="Seed; same seed, same output")] = 0,
-    backend: Annotated[str, typer.Option(help="auto | cpu | cuda (method anneal)")] = "auto",
+    backend: Annotated[Backend, typer.Option(help="Sudoku, method anneal")] = Backend.auto,
     from_file: Annotated[
         str | None, typer.Option("--from", help="Complete the puzzles of this file ('-': stdin)")
     ] = None,
@@ -44,37 +53,49 @@ def generate(
     max_givens: Annotated[
         int | None, typer.Option(help="With --puzzles: keep puzzles with at most this many")
     ] = None,
-    ti: Annotated[float, typer.Option("--ti", help="Emptying: first temperature")] = 1.0,
-    tf: Annotated[float, typer.Option("--tf", help="Emptying: last temperature")] = 0.15,
-    step: Annotated[float, typer.Option(help="Emptying: temperature decrement per step")] = 0.0002,
-    moves: Annotated[str, typer.Option(help="permute: any (seed) | row")] = "any",
-    max_restarts: Annotated[int, typer.Option(help="permute: restarts when stuck")] = 10_000,
-    time_limit: Annotated[float, typer.Option(help="anneal: seconds per batch; 0 = none")] = 60.0,
-    max_rounds: Annotated[int, typer.Option(help="--puzzles: rounds of grids at most")] = 100,
-    tries: Annotated[
-        int, typer.Option(help="Emptying: anneal each grid this often, keep best (seed: 1)")
-    ] = 4,
-    output: Annotated[str, typer.Option(help="text | jsonl")] = "text",
+    ti: Annotated[float | None, typer.Option("--ti", help="Emptying: first T [1.0]")] = None,
+    tf: Annotated[float | None, typer.Option("--tf", help="Emptying: last T [0.15]")] = None,
+    step: Annotated[float | None, typer.Option(help="Emptying: T step [0.0002]")] = None,
+    moves: Annotated[PermuteMoves | None, typer.Option(help="permute [default: any]")] = None,
+    max_restarts: Annotated[int | None, typer.Option(help="permute: restarts [10000]")] = None,
+    time_limit: Annotated[
+        float | None, typer.Option(help="anneal: seconds per batch, 0 = none [60]")
+    ] = None,
+    max_rounds: Annotated[int | None, typer.Option(help="--puzzles: rounds of grids [100]")] = None,
+    tries: Annotated[int | None, typer.Option(help="Emptying: anneal each grid N times [4]")] = (
+        None
+    ),
+    output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
     stats: Annotated[bool, typer.Option("--stats", help="Counters as JSON on stderr")] = False,
-    size: Annotated[str, typer.Option(help="shikaku/hashi: WxH")] = SIZE_DEFAULT,
+    size: Annotated[str | None, typer.Option(help=f"shikaku/hashi: WxH [{SIZE_DEFAULT}]")] = None,
     unique: Annotated[bool, typer.Option("--unique", help="shikaku/hashi: unique only")] = False,
 ) -> None:
-    """Full Sudoku grids (anneal, permute, backtrack), or minimal puzzles with --puzzles."""
-
-    check_choice("kind", kind, ("sudoku", "shikaku", "hashi"))
-    if kind != "sudoku":
-        from cli.grid_puzzles import cli_generate
-
-        raise typer.Exit(guarded(cli_generate, kind, size, count, seed, unique))
-    check_choice("method", method, ("anneal", "permute", "backtrack"))
-    check_choice("output", output, ("text", "jsonl"))
-    args = dict(
-        order=order, count=count, method=method, seed=seed, backend=backend, from_file=from_file,
-        puzzles=puzzles, max_givens=max_givens, ti=ti, tf=tf, step=step, moves=moves,
-        max_restarts=max_restarts, time_limit=time_limit or None, max_rounds=max_rounds,
-        output=output, stats=stats, tries=tries,
+    """Full Sudoku grids (anneal, permute, backtrack), minimal puzzles with --puzzles, or
+    Shikaku and Hashiwokakero game IDs."""
+    sudoku_only = dict(
+        order=order, method=value(method), from_file=from_file, puzzles=puzzles,
+        max_givens=max_givens, ti=ti, tf=tf, step=step, moves=value(moves),
+        max_restarts=max_restarts, time_limit=time_limit, max_rounds=max_rounds, tries=tries,
     )  # fmt: skip
+    if kind is not Kind.sudoku:
+        grid_args = (value(kind), size or SIZE_DEFAULT, count, seed, unique, sudoku_only)
+        raise typer.Exit(guarded(_generate_grid_puzzles, *grid_args))
+    args = {k: SUDOKU_DEFAULTS.get(k) if v is None else v for k, v in sudoku_only.items()}
+    args.update(count=count, seed=seed, stats=stats)
+    args.update(backend=value(backend), output=value(output), size=size, unique=unique)
+    args["time_limit"] = args["time_limit"] or None
     raise typer.Exit(guarded(run_generate, args))
+
+
+def _generate_grid_puzzles(kind, size, count, seed, unique, sudoku_only) -> int:
+    """Shikaku or Hashiwokakero game IDs; Sudoku's options are refused."""
+    from cli.grid_puzzles import cli_generate
+
+    for name, given in sudoku_only.items():
+        if given not in (None, False):
+            option = "--from" if name == "from_file" else "--" + name.replace("_", "-")
+            raise InputError(f"{option} does not apply to --kind {kind}")
+    return cli_generate(kind, size, count, seed, unique)
 
 
 def minimize(
@@ -92,28 +113,23 @@ def minimize(
     tries: Annotated[
         int, typer.Option(help="Anneal each grid this often, keep the best (seed: 1)")
     ] = 4,
-    method: Annotated[str, typer.Option(help="With --count: anneal | permute | backtrack")] = (
-        "backtrack"
+    method: Annotated[GridMethod, typer.Option(help="With --count: how grids are made")] = (
+        GridMethod.backtrack
     ),
-    backend: Annotated[str, typer.Option(help="With --count and anneal: auto | cpu | cuda")] = (
-        "auto"
-    ),
-    output: Annotated[str, typer.Option(help="text | jsonl")] = "text",
+    backend: Annotated[Backend, typer.Option(help="With --count and anneal")] = Backend.auto,
+    output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
     stats: Annotated[bool, typer.Option("--stats", help="Counters as JSON on stderr")] = False,
 ) -> None:
     """Empty full grids to minimal unique puzzles (annealing on the givens, then a greedy pass)."""
-
-    check_choice("output", output, ("text", "jsonl"))
-    check_choice("method", method, ("anneal", "permute", "backtrack"))
     args = dict(
-        file=file, order=order, count=count, seed=seed, ti=ti, tf=tf, step=step, method=method,
-        backend=backend, output=output, stats=stats, tries=tries,
+        file=file, order=order, count=count, seed=seed, ti=ti, tf=tf, step=step,
+        method=value(method), backend=value(backend), output=value(output), stats=stats,
+        tries=tries,
     )  # fmt: skip
     raise typer.Exit(guarded(run_minimize, args))
 
 
 def _check_count(count: int | None) -> None:
-    from cpu_reference.errors import InputError
 
     if count is not None and count < 1:
         raise InputError(f"--count {count}: must be at least 1")
@@ -138,8 +154,9 @@ def _emit_stats(enabled: bool, stats: dict) -> None:
 
 def run_generate(args: dict) -> int:
     """Body of `generate` for Sudoku; returns the exit code."""
-    from cpu_reference.errors import InputError
-
+    for option in ("size", "unique"):
+        if args[option] not in (None, False):
+            raise InputError(f"--{option} does not apply to --kind sudoku (shikaku, hashi)")
     _check_count(args["count"])
     if args["max_givens"] is not None and args["max_givens"] < 0:
         raise InputError(f"--max-givens {args['max_givens']}: must be 0 or more")
@@ -238,7 +255,6 @@ def run_minimize(args: dict) -> int:
 
 def _grids_to_empty(args: dict) -> tuple[np.ndarray, int]:
     """The full grids `minimize` empties: read from FILE, or generated (--count)."""
-    from cpu_reference.errors import InputError
     from gpu_anneal import generation as gen
     from gpu_anneal.inputs import read_grids
 

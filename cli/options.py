@@ -43,6 +43,21 @@ class Move(str, Enum):
     propagated = "propagated"
 
 
+class GridMethod(str, Enum):
+    """How full Sudoku grids are made."""
+
+    anneal = "anneal"
+    permute = "permute"
+    backtrack = "backtrack"
+
+
+class PermuteMoves(str, Enum):
+    """The permute method's moves: any two cells (the seed's) or two cells of one row."""
+
+    any = "any"
+    row = "row"
+
+
 class Output(str, Enum):
     """How results are printed."""
 

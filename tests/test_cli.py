@@ -359,3 +359,32 @@ def test_examples_lists_and_prints_the_shipped_sets():
     assert all(name in listed for name in datasets.names())
     printed = invoke("examples", "seed002").stdout
     assert printed == datasets.text("seed002") and printed.count("\n") == 4
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--kind", "shikaku", "--order", "3"], "--order does not apply to --kind shikaku"),
+        (["--kind", "hashi", "--puzzles"], "--puzzles does not apply to --kind hashi"),
+        (["--size", "5x5"], "--size does not apply to --kind sudoku"),
+        (["--method", "guess"], "--method"),
+    ],
+)  # fmt: skip
+def test_generate_refuses_options_of_another_kind(args, fragment):
+    """generate: a Sudoku option with a grid kind, or the reverse: one line, exit 2."""
+    result = invoke("generate", *args)
+    assert result.exit_code == 2 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0]
+
+
+def test_shipped_game_ids_come_from_the_command_their_file_names():
+    """The shipped Shikaku and Hashi IDs are what the generate command in their header prints."""
+    from gpu_anneal import datasets
+
+    for kind in ("shikaku", "hashi"):
+        text = datasets.text(kind)
+        command = next(line for line in text.splitlines() if "gpu-anneal generate" in line)
+        args = command.split("gpu-anneal ", 1)[1].split()
+        printed = invoke(*args).stdout.split()
+        assert printed == [line for line in text.splitlines() if not line.startswith("#")]
