@@ -41,40 +41,19 @@ from functools import cache
 
 import numba as nb
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
 
 from cpu_reference.errors import InputError
+from cpu_reference.sudoku import exact_bands9 as bands9
+from cpu_reference.sudoku import exact_large as large
+from cpu_reference.sudoku.exact_bits import ctz as _ctz
+from cpu_reference.sudoku.exact_bits import popcount as _popcount
 from cpu_reference.sudoku.layout import layout
 
 CONTRADICTION = -1
 OPEN = 0
 SOLVED = 1
-
-
-@intrinsic
-def _popcount(typingctx, x):
-    """Number of set bits of an integer (LLVM ctpop: the popcnt instruction where available)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return x(x), codegen
-
-
-@intrinsic
-def _ctz(typingctx, x):
-    """Index of the lowest set bit (LLVM cttz); x must be nonzero."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
-
-    return x(x), codegen
+RULES = ("fast", "seed")  # solve_exact's deduction rules: this project's, or seed 003's
+RESTART_BASE = 300  # first node budget of the restarted runs on grids other than 9x9
 
 
 @nb.njit(cache=True, inline="always")
@@ -805,26 +784,53 @@ def _as_grid(cells, n_cells: int) -> np.ndarray:
     return np.ascontiguousarray(a.reshape(n_cells), dtype=np.uint8)
 
 
+def _check_rules(rules: str) -> str:
+    if rules not in RULES:
+        raise InputError(f"rules: {rules!r} is not one of {', '.join(RULES)}")
+    return rules
+
+
 def solve_exact(
-    cells: np.ndarray, order: int, limit: int = 2, shuffle_seed: int = -1, max_nodes: int = 0
+    cells: np.ndarray,
+    order: int,
+    limit: int = 2,
+    shuffle_seed: int = -1,
+    max_nodes: int = 0,
+    rules: str = "fast",
 ) -> tuple[int, np.ndarray, int]:
     """Solve one puzzle (N*N digits, 0 blank); stop after ``limit`` solutions.
 
     Returns (count, solution, nodes): count is 0, 1, ... or ``limit`` (meaning at least that many);
     solution is the first solution found as uint8[N*N] (zeros when there is none); nodes is the
-    number of branch values tried. ``shuffle_seed >= 0`` tries branch values in a random order
-    drawn from that seed (for random full grids); -1 tries them in ascending order. A digit above
-    N or a repeated given gives count 0. ``max_nodes`` > 0 gives up after that many branch values
-    and returns count -1 (solution still filled if one was found).
+    number of branch values tried. A digit above N or a repeated given gives count 0.
+    ``max_nodes`` > 0 gives up after that many branch values (over all runs) and returns count -1
+    (solution still filled if one was found).
+
+    ``rules="fast"`` (default): 9x9 by the band solver (``exact_bands9``); other orders by the
+    exact-cover solver (``exact_large``), which counts to 1 or 2 by restarted randomised runs.
+    ``rules="seed"``: seed 003's three rules and search (this module), as published.
+    ``shuffle_seed >= 0`` tries branch values in a random order drawn from that seed (for random
+    full grids); it always takes the seed rules' search. -1 tries them in ascending order.
     """
     lay, units, cell_units, peer_list = _tables(order)
     grid = _as_grid(cells, lay.cells)
+    limit = _check_limit(limit)
+    if _check_rules(rules) == "fast" and int(shuffle_seed) < 0:
+        solution = np.zeros(lay.cells, dtype=np.uint8)
+        if lay.N == 9:
+            stack = np.empty((bands9.DEPTH, bands9.STATE), dtype=np.int32)
+            count, nodes = bands9.solve9(grid, limit, int(max_nodes), stack, solution)
+        else:
+            count, nodes = large.solve_one(
+                grid, int(order), limit, int(max_nodes), -1, True, RESTART_BASE, True, solution
+            )
+        return int(count), solution, int(nodes)
     count, solution, nodes = _solve_one(
         grid,
         units,
         cell_units,
         peer_list,
-        _check_limit(limit),
+        limit,
         int(shuffle_seed),
         int(max_nodes),
         lay.N,
@@ -853,18 +859,20 @@ def solve_restarts(
     return int(count), solution, int(nodes)
 
 
-def count_solutions(cells: np.ndarray, order: int, limit: int = 2) -> int:
+def count_solutions(cells: np.ndarray, order: int, limit: int = 2, rules: str = "fast") -> int:
     """Number of solutions of the puzzle, counting no further than ``limit``."""
-    return solve_exact(cells, order, limit)[0]
+    return solve_exact(cells, order, limit, rules=rules)[0]
 
 
-def has_unique_solution(cells: np.ndarray, order: int) -> bool:
+def has_unique_solution(cells: np.ndarray, order: int, rules: str = "fast") -> bool:
     """True when the puzzle has exactly one solution."""
-    return count_solutions(cells, order, 2) == 1
+    return count_solutions(cells, order, 2, rules) == 1
 
 
-def solve_many(puzzles: np.ndarray, order: int, limit: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """Solve uint8[P, cells] puzzles on all threads.
+def solve_many(
+    puzzles: np.ndarray, order: int, limit: int = 2, rules: str = "fast"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Solve uint8[P, cells] puzzles on all numba threads (``numba.set_num_threads`` sets them).
 
     Returns (counts int32[P], solutions uint8[P, cells]), each row as from ``solve_exact``.
     """
@@ -875,18 +883,30 @@ def solve_many(puzzles: np.ndarray, order: int, limit: int = 2) -> tuple[np.ndar
     if a.size and (a.min() < 0 or a.max() > 255):
         raise InputError("puzzles: values must lie in 0..N (0 for blank)")
     a = np.ascontiguousarray(a, dtype=np.uint8)
+    limit = _check_limit(limit)
     counts = np.zeros(a.shape[0], dtype=np.int32)
     solutions = np.zeros(a.shape, dtype=np.uint8)
-    if a.shape[0]:
-        _solve_batch_parallel(
-            a,
-            units,
-            cell_units,
-            peer_list,
-            _check_limit(limit),
-            counts,
-            solutions,
-            lay.N,
-            lay.peer_count,
-        )
+    if not a.shape[0]:
+        return counts, solutions
+    if _check_rules(rules) == "fast":
+        if lay.N == 9:
+            bands9.solve9_parallel(
+                a, limit, 0, nb.get_num_threads(), counts, solutions, np.zeros(len(a), np.int64)
+            )
+        else:
+            large.solve_parallel(
+                a, int(order), limit, 0, True, RESTART_BASE, True, counts, solutions
+            )
+        return counts, solutions
+    _solve_batch_parallel(
+        a,
+        units,
+        cell_units,
+        peer_list,
+        limit,
+        counts,
+        solutions,
+        lay.N,
+        lay.peer_count,
+    )
     return counts, solutions

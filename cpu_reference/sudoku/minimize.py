@@ -32,6 +32,7 @@ import numba as nb
 import numpy as np
 
 from cpu_reference.sudoku.exact import workspace
+from cpu_reference.sudoku.exact_bands9 import DEPTH, STATE, solve9
 from cpu_reference.sudoku.generate import search_with
 
 # Columns of the per-grid statistics array.
@@ -50,12 +51,18 @@ def step_count(ti: float, tf: float, step: float) -> int:
 
 
 @nb.njit(cache=True)
-def _unique(puzzle, units, cell_units, peer_list, N, P, ws, solution, max_nodes):
+def _unique(puzzle, units, cell_units, peer_list, N, P, ws, solution, max_nodes, stack9):
     """(unique, nodes): unique is True when ``puzzle`` has exactly one solution.
 
+    9x9 goes to the band solver (scratch ``stack9``), other orders to the exact solver's search.
     A search cut short by ``max_nodes`` (> 0) counts as not unique.
     """
-    count, nodes = search_with(puzzle, units, cell_units, peer_list, 2, -1, max_nodes, ws, solution)
+    if N == 9:
+        count, nodes = solve9(puzzle, 2, max_nodes, stack9, solution)
+    else:
+        count, nodes = search_with(
+            puzzle, units, cell_units, peer_list, 2, -1, max_nodes, ws, solution
+        )
     return count == 1, nodes
 
 
@@ -91,6 +98,7 @@ def minimize_one(grid, units, cell_units, peer_list, N, P, ti, step, steps, max_
     """
     cells = N * N
     ws = workspace(N)
+    stack9 = np.empty((DEPTH, STATE), dtype=np.int32)
     solution = np.zeros(cells, dtype=np.uint8)
     puzzle = grid.copy()
     energy = cells
@@ -105,7 +113,9 @@ def minimize_one(grid, units, cell_units, peer_list, N, P, ti, step, steps, max_
         if puzzle[c] != 0:
             puzzle[c] = 0
             checks += 1
-            ok, nd = _unique(puzzle, units, cell_units, peer_list, N, P, ws, solution, max_nodes)
+            ok, nd = _unique(
+                puzzle, units, cell_units, peer_list, N, P, ws, solution, max_nodes, stack9
+            )
             nodes += nd
             if ok:
                 energy -= 1
@@ -126,7 +136,7 @@ def minimize_one(grid, units, cell_units, peer_list, N, P, ti, step, steps, max_
             continue
         out[c] = 0
         checks += 1
-        ok, nd = _unique(out, units, cell_units, peer_list, N, P, ws, solution, 0)
+        ok, nd = _unique(out, units, cell_units, peer_list, N, P, ws, solution, 0, stack9)
         nodes += nd
         if ok:
             givens -= 1
@@ -157,9 +167,10 @@ def minimize_batch(
 def is_minimal(puzzle, units, cell_units, peer_list, N, P):
     """(unique, minimal): the puzzle has one solution, and removing any single given adds one."""
     ws = workspace(N)
+    stack9 = np.empty((DEPTH, STATE), dtype=np.int32)
     solution = np.zeros(N * N, dtype=np.uint8)
     work = puzzle.copy()
-    ok, _ = _unique(work, units, cell_units, peer_list, N, P, ws, solution, 0)
+    ok, _ = _unique(work, units, cell_units, peer_list, N, P, ws, solution, 0, stack9)
     if not ok:
         return False, False
     for c in range(N * N):
@@ -167,7 +178,7 @@ def is_minimal(puzzle, units, cell_units, peer_list, N, P):
             continue
         d = work[c]
         work[c] = 0
-        again, _ = _unique(work, units, cell_units, peer_list, N, P, ws, solution, 0)
+        again, _ = _unique(work, units, cell_units, peer_list, N, P, ws, solution, 0, stack9)
         work[c] = d
         if again:
             return True, False
