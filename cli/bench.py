@@ -24,17 +24,31 @@ def run_throughput(
 
 
 def run_tts(
-    file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace, backend="cpu"
-) -> int:
-    """Measure TTS99 over the puzzles of a file; print per-puzzle rows and the summary."""
+    file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace,
+    backend="cpu", card_rate=None,
+) -> int:  # fmt: skip
+    """Measure TTS99 over the puzzles of a file; print per-puzzle rows and the summary.
+
+    `backend` ("cpu", "cuda" or "auto") is resolved first: "cuda" without a usable device is a
+    BackendError before any work. On CUDA, seconds per trial come from the card's proposal
+    rate: `card_rate` when given, else measured on the card before the runs.
+    """
+    import math
+
     from cli.output import error_line
     from cpu_reference.errors import InputError
     from cpu_reference.sudoku.formats import iter_puzzles
     from cpu_reference.sudoku.schedules import with_start
+    from gpu_anneal.backends import resolve_backend
     from gpu_anneal.tts import core_rate_of, measure_puzzle, summarize, trace_run
 
     if runs < 1:
         raise InputError(f"--runs {runs}: must be at least 1")
+    if card_rate is not None and not (math.isfinite(card_rate) and card_rate > 0):
+        raise InputError(f"--card-rate {card_rate}: must be a positive number of proposals/s")
+    backend = resolve_backend(backend)
+    if card_rate is not None and backend != "cuda":
+        raise InputError("--card-rate: only for --backend cuda (CPU runs are timed)")
     rows = []
     puzzles = []
     for item in iter_puzzles(file, name=file):
@@ -44,7 +58,9 @@ def run_tts(
         puzzles.append(item)
         if limit is not None and len(puzzles) >= limit:
             break
-    rate = core_rate_of(puzzles[0].order, move, backend) if puzzles and backend != "cpu" else None
+    rate = card_rate
+    if rate is None and puzzles and backend == "cuda":
+        rate = core_rate_of(puzzles[0].order, move, backend)
     for index, puzzle in enumerate(puzzles):
         sched = with_start(schedule, puzzle.order, t0)
         row = measure_puzzle(
@@ -107,4 +123,38 @@ def run_tune(file, chains, move, candidates, runs, limit, time_limit) -> int:
         candidates=candidates or DEFAULT_CANDIDATES, move=move, runs=runs, time_limit=time_limit,
     )  # fmt: skip
     print(json_line(result))
+    return 0
+
+
+def run_exact(file: str, limit: int, threads: int, repeats: int, rules: str, json_out: bool) -> int:
+    """The exact solver's puzzles/s on a file's puzzles (all of one order); JSON or one line."""
+    import numpy as np
+
+    from cli.output import error_line
+    from cpu_reference.errors import InputError
+    from cpu_reference.sudoku.formats import iter_puzzles
+    from gpu_anneal.measure import measure_exact
+
+    if limit not in (1, 2):
+        raise InputError(f"--limit {limit}: must be 1 (first solution) or 2 (prove uniqueness)")
+    cells, order = [], None
+    for item in iter_puzzles(file, name=file, check=False):
+        if isinstance(item, InputError):
+            error_line(str(item))
+            continue
+        if order is not None and item.order != order:
+            raise InputError(f"{file}: puzzles of orders {order} and {item.order} mixed")
+        order = item.order
+        cells.append(item.cells)
+    if not cells:
+        raise InputError(f"{file}: no usable puzzle")
+    result = measure_exact(np.stack(cells), order, limit, threads, repeats, rules)
+    result["file"] = file
+    if json_out:
+        print(json_line(result))
+    else:
+        print(
+            f"{result['puzzles_per_second']:.0f} puzzles/s ({result['puzzles']} puzzles, "
+            f"limit {limit}, {threads} thread(s), rules {rules}); counts {result['counts']}"
+        )
     return 0

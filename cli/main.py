@@ -248,7 +248,13 @@ def bench_tts(
     time_limit: Annotated[float, typer.Option(help="Seconds per run")] = 60.0,
     seed: Annotated[int, typer.Option(help="Seed")] = 0,
     limit: Annotated[int | None, typer.Option(help="Only the first N puzzles")] = None,
-    backend: Annotated[str, typer.Option(help="cpu | cuda (runs = chains on the card)")] = "cpu",
+    backend: Annotated[
+        Backend, typer.Option(help="cpu | cuda (runs = chains on the card) | auto")
+    ] = Backend.cpu,
+    card_rate: Annotated[
+        float | None,
+        typer.Option(help="CUDA: the card's proposals/s (default: measured for 1.5 s first)"),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
     plot: Annotated[str | None, typer.Option(help="PNG: p and TTS99 against givens")] = None,
     trace: Annotated[str | None, typer.Option(help="PNG: cost and acceptance vs T")] = None,
@@ -256,22 +262,9 @@ def bench_tts(
     """Success probability per trial, mean trials, seconds per trial and TTS99 per puzzle."""
     from cli.bench import run_tts
 
-    raise typer.Exit(
-        guarded(
-            run_tts,
-            file,
-            runs,
-            schedule,
-            t0,
-            move,
-            time_limit,
-            seed,
-            limit,
-            json_out,
-            plot,
-            trace,
-        )  # fmt: skip
-    )
+    args = (file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace,
+            value(backend), card_rate)  # fmt: skip
+    raise typer.Exit(guarded(run_tts, *args))
 
 
 @bench_app.command("tune")
@@ -292,6 +285,21 @@ def bench_tune(
     raise typer.Exit(
         guarded(run_tune, file, chains, move, tuple(candidate or ()), runs, limit, time_limit)
     )
+
+
+@bench_app.command("exact")
+def bench_exact(
+    file: Annotated[str, typer.Argument(help="Puzzle file (all puzzles of one order)")],
+    limit: Annotated[int, typer.Option(help="1: first solution; 2: prove uniqueness")] = 2,
+    threads: Annotated[int, typer.Option(help="Threads (numba)")] = 1,
+    repeats: Annotated[int, typer.Option(help="Passes over the file; the best counts")] = 3,
+    rules: Annotated[str, typer.Option(help="fast | seed (seed 003's three rules)")] = "fast",
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
+) -> None:
+    """Exact solver: puzzles per second on a file, compilation excluded, best of a few passes."""
+    from cli.bench import run_exact
+
+    raise typer.Exit(guarded(run_exact, file, limit, threads, repeats, rules, json_out))
 
 
 generate.register(app)

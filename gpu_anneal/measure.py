@@ -72,3 +72,55 @@ def measure_throughput(
         "threads": threads if used == "cpu" else None,
         "move": move,
     }
+
+
+def measure_exact(
+    puzzles: np.ndarray,
+    order: int,
+    limit: int = 2,
+    threads: int = 1,
+    repeats: int = 3,
+    rules: str = "fast",
+) -> dict:
+    """The exact solver's puzzles per second on uint8[P, cells] puzzles over `threads` threads.
+
+    Compilation is excluded (a warm-up solve first); the rate is the best of `repeats` passes over
+    all the puzzles. `counts` is how many puzzles got each solution count ("-1" for none here).
+    """
+    import numba
+
+    from cpu_reference.errors import InputError
+    from cpu_reference.sudoku.exact import solve_many
+
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise InputError(
+            f"threads: {threads} is outside 1..{numba.config.NUMBA_NUM_THREADS} (numba's threads)"
+        )
+    if repeats < 1:
+        raise InputError(f"repeats: {repeats} must be at least 1")
+    if len(puzzles) == 0:
+        raise InputError("puzzles: none to solve")
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        solve_many(puzzles[:2], order, limit, rules)  # compile and warm up
+        seconds = []
+        counts = None
+        for _ in range(repeats):
+            start = time.perf_counter()
+            counts, _ = solve_many(puzzles, order, limit, rules)
+            seconds.append(time.perf_counter() - start)
+    finally:
+        numba.set_num_threads(before)
+    values, tally = np.unique(counts, return_counts=True)
+    return {
+        "puzzles": int(len(puzzles)),
+        "puzzles_per_second": len(puzzles) / min(seconds),
+        "counts": {str(int(v)): int(t) for v, t in zip(values, tally, strict=True)},
+        "limit": int(limit),
+        "threads": int(threads),
+        "order": int(order),
+        "rules": rules,
+        "best_seconds": min(seconds),
+        "all_seconds": seconds,
+    }

@@ -57,6 +57,7 @@ class TtsResult:
     tts99_machine: float
     cores: int
     wall_seconds: float
+    backend: str = "cpu"  # where the runs ran, as the solver reports it
 
     def as_dict(self) -> dict:
         """Plain dict for JSON (infinities and NaN as None)."""
@@ -184,6 +185,7 @@ def measure_puzzle(
         tts99_machine=tts / cores,
         cores=cores,
         wall_seconds=wall,
+        backend=results[0].backend if results else used,
     )
 
 

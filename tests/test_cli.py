@@ -388,3 +388,31 @@ def test_shipped_game_ids_come_from_the_command_their_file_names():
         args = command.split("gpu-anneal ", 1)[1].split()
         printed = invoke(*args).stdout.split()
         assert printed == [line for line in text.splitlines() if not line.startswith("#")]
+
+
+def test_bench_exact_json_counts_each_puzzle(tmp_path):
+    """`bench exact --json`: puzzles, a positive rate, and counts that tell the unique puzzles
+    from one with a given removed until it has several solutions (limit 2), with either rules."""
+    unique = (DATA / "top95_head.txt").read_text().split()[:3]
+    open_grid = "." * 81  # the empty grid: many solutions
+    path = tmp_path / "set.txt"
+    path.write_text("\n".join([*unique, open_grid]) + "\n")
+    for rules in ("fast", "seed"):
+        result = invoke("bench", "exact", str(path), "--json", "--repeats", "1", "--rules", rules)
+        assert result.exit_code == 0, result.output
+        record = json.loads(result.stdout.strip().splitlines()[-1])
+        assert record["puzzles"] == 4 and record["puzzles_per_second"] > 0
+        assert record["counts"] == {"1": 3, "2": 1}, rules
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [(["--limit", "3"], "--limit 3"), (["--rules", "bogus"], "bogus"), (["--repeats", "0"], "0")],
+)
+def test_bench_exact_bad_options_are_one_line_exit_2(tmp_path, args, needle):
+    """A limit other than 1 or 2, unknown rules, no repeats: one line naming it, exit 2."""
+    path = tmp_path / "one.txt"
+    path.write_text((DATA / "top95_head.txt").read_text().split()[0] + "\n")
+    result = invoke("bench", "exact", str(path), *args)
+    assert result.exit_code == 2, result.output
+    assert needle in result.output and "Traceback" not in result.output

@@ -6,6 +6,7 @@ PTX compilation needs numba-cuda with its NVVM wheels: these tests skip where it
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -62,17 +63,81 @@ def test_device_fault_mid_run_reports_every_puzzle_and_names_the_error():
     assert not any(result["solved"])
 
 
-@pytest.mark.ptx
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-def test_every_sudoku_kernel_compiles_to_ptx(arch):
-    """Orders 2 to 5 compile for sm_80 and sm_90 with no device present."""
-    from gpu_anneal.kernels.ptx import kernel_table
+@functools.cache
+def _registry() -> dict:
+    from gpu_anneal.kernels.ptx import kernel_registry
 
-    rows = kernel_table(arch, ("sudoku",))
-    assert [row["size"] for row in rows] == [2, 3, 4, 5]
-    for row in rows:
-        assert row["ptx"], row.get("error")
-        assert row["ptx_lines"] > 100
+    return kernel_registry()
+
+
+def _every_kernel() -> list[tuple[str, object, str]]:
+    """(kernel, size, architecture) of every kernel the registry builds, for parametrizing."""
+    from gpu_anneal.kernels.ptx import ARCHES
+
+    return [
+        (name, key, arch)
+        for name, entry in _registry().items()
+        for key in entry[2]
+        for arch in ARCHES
+    ]
+
+
+@functools.cache
+def _compiled(name: str, key, arch: str) -> dict:
+    """PTX and ptxas figures of one kernel, size and architecture: compiled once a session.
+
+    Returns {"ptx": text or None, "error": message or None, "report": PtxasReport or None,
+    "bounds": launch bounds or None}.
+    """
+    import inspect
+
+    from gpu_anneal.kernels.ptx import compile_ptx, find_ptxas, ptxas_report
+
+    entry = _registry()[name]
+    factory, signature = entry[:2]
+    bounds = entry[3](key) if len(entry) > 3 else None
+    sig = signature(key) if inspect.signature(signature).parameters else signature()
+    built = {"ptx": None, "error": None, "report": None, "bounds": bounds}
+    try:
+        built["ptx"] = compile_ptx(factory(key), sig, arch, bounds)
+    except Exception as exc:  # reported by the test, with the kernel's name
+        built["error"] = f"{type(exc).__name__}: {exc}"[:500]
+        return built
+    if find_ptxas() is not None:
+        built["report"] = ptxas_report(built["ptx"], arch)
+    return built
+
+
+def test_the_registry_holds_every_kernel():
+    """Every Sudoku move for orders 2 to 5, Shikaku and Hashiwokakero, on sm_80 and sm_90: all
+    of them are compiled below."""
+    from cpu_reference.sudoku.rules import MOVE_NAMES
+    from gpu_anneal.kernels.ptx import ARCHES
+
+    registry = _registry()
+    for move in MOVE_NAMES:
+        name = "sudoku" if move == "sirdey" else f"sudoku-{move}"
+        assert {2, 3, 4, 5} <= set(registry[name][2]), name
+    assert {"shikaku", "hashi"} <= set(registry)
+    assert set(ARCHES) == {"sm_80", "sm_90"}
+    assert len(_every_kernel()) >= (3 * 4 + 2) * 2
+
+
+@pytest.mark.ptx
+@pytest.mark.parametrize(("name", "key", "arch"), _every_kernel())
+def test_kernel_compiles_with_registers_and_no_spills(name, key, arch):
+    """PTX compiles for the architecture; ptxas reports registers within the launch bounds'
+    budget (255 without bounds) and spills nothing: 0 bytes stored, 0 bytes loaded."""
+    built = _compiled(name, key, arch)
+    assert built["ptx"], f"{name}-{key} {arch}: {built['error']}"
+    assert f".target {arch}" in built["ptx"] and ".entry" in built["ptx"]
+    report, bounds = built["report"], built["bounds"]
+    if report is None:
+        pytest.skip("no ptxas here")
+    budget = 255 if bounds is None else min(255, 65536 // (bounds[0] * bounds[1]))
+    assert 0 < report.registers <= budget, f"{name}-{key} {arch}: budget {budget}"
+    spills = (report.spill_stores, report.spill_loads)
+    assert spills == (0, 0), f"{name}-{key} {arch}: spill stores, loads (bytes) {spills}"
 
 
 @pytest.mark.ptx
@@ -92,21 +157,28 @@ def test_a_kernel_with_a_python_list_fails_the_ptx_check():
 
 
 @pytest.mark.ptx
-def test_ptxas_reports_resources_of_the_9x9_kernel():
-    """ptxas -v gives registers and spills for the 9x9 kernel within its launch bounds."""
-    from gpu_anneal.kernels import sudoku as cuda_sudoku
+def test_the_spill_check_can_fail():
+    """A loop carrying 48 int64 values, held to 32 registers by its launch bounds, spills, and
+    ptxas -v reports it: the zero-spill assertion above can fail."""
+    from numba import cuda, types
+
     from gpu_anneal.kernels.ptx import compile_ptx, find_ptxas, ptxas_report
 
     if find_ptxas() is None:
         pytest.skip("no ptxas here")
-    bounds = cuda_sudoku.launch_bounds(3)
-    ptx = compile_ptx(
-        cuda_sudoku.kernel_function(3), cuda_sudoku.kernel_signature(), "sm_90", bounds
-    )
-    report = ptxas_report(ptx, "sm_90")
-    threads_per_sm = bounds[0] * bounds[1]
-    assert 0 < report.registers <= 65536 // threads_per_sm
-    assert report.spill_stores <= 64  # bytes; the committed table holds the exact figure
+    n = 48
+    lines = ["def heavy(a, out):", "    i = cuda.grid(1)"]
+    lines += [f"    v{k} = a[i + {k}]" for k in range(n)]
+    lines += ["    for t in range(a.shape[0]):"]
+    lines += [f"        v{k} = v{k} * v{(k + 1) % n} + t" for k in range(n)]
+    lines += ["    out[i] = " + " ^ ".join(f"v{k}" for k in range(n))]
+    namespace = {"cuda": cuda}
+    exec("\n".join(lines), namespace)
+    array = types.Array(types.int64, 1, "C")
+    text = compile_ptx(namespace["heavy"], (array, array), "sm_90", (1024, 2))
+    report = ptxas_report(text, "sm_90")
+    assert report.registers <= 32
+    assert report.spill_stores > 0 and report.spill_loads > 0
 
 
 def test_cuda_backend_without_device_is_an_error_not_a_fallback():
@@ -121,9 +193,71 @@ def test_cuda_backend_without_device_is_an_error_not_a_fallback():
 
 
 def test_orders_without_kernels_are_refused():
-    """Order 6 has no CUDA kernel: a clear InputError."""
+    """The order above the largest with a CUDA kernel: a clear InputError naming it."""
     from cpu_reference.errors import InputError
-    from gpu_anneal.kernels.sudoku import check_order
+    from gpu_anneal.kernels.sudoku import CUDA_ORDERS, check_order
 
-    with pytest.raises(InputError, match="order 6"):
-        check_order(6)
+    order = max(CUDA_ORDERS) + 1
+    with pytest.raises(InputError, match=f"order {order}"):
+        check_order(order)
+
+
+TINY_4X4 = "1...........4...\n"  # a 4x4 with many solutions: every run solves in a trial or two
+
+
+def test_bench_tts_backend_cuda_without_a_device_is_exit_2(tmp_path):
+    """`bench tts --backend cuda` reaches the run: with no usable device it stops with the
+    backend error (exit 2, one line naming the backend), not a CPU measurement."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from gpu_anneal.backends import cuda_status
+
+    if cuda_status()[0]:
+        pytest.skip("a CUDA device is usable here")
+    path = tmp_path / "tiny.txt"
+    path.write_text(TINY_4X4)
+    result = CliRunner().invoke(app, ["bench", "tts", str(path), "--backend", "cuda", "--json"])
+    assert result.exit_code == 2, result.output
+    assert "--backend cuda" in result.output and "Traceback" not in result.output
+    assert not result.stdout.strip().startswith("{")
+
+
+@pytest.mark.cudasim
+def test_bench_tts_backend_cuda_runs_on_the_simulated_card(tmp_path):
+    """Under the simulator a tiny 4x4 `bench tts --backend cuda` runs its runs on the CUDA
+    runner: the report and every puzzle row say backend "cuda", seconds per trial come from the
+    given card rate (proposals per trial / rate), and every run solved."""
+    path = tmp_path / "tiny.txt"
+    path.write_text(TINY_4X4)
+    args = ["bench", "tts", str(path), "--backend", "cuda", "--runs", "3", "--card-rate", "1e6"]
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpu_anneal", *args, "--json", "--time-limit", "60"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["backend"] == "cuda" and report["card_rate"] == 1e6
+    (row,) = report["puzzles"]
+    assert row["backend"] == "cuda" and row["cores"] == 1
+    assert row["runs"] == row["solved_runs"] == 3 and row["trials"] >= 3
+    assert 0 < row["seconds_per_trial"] < 1  # a 4x4 trial is far below a million proposals
+
+
+def test_bench_tts_card_rate_only_with_cuda(tmp_path):
+    """--card-rate without CUDA, or not positive: one line, exit 2."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    path = tmp_path / "tiny.txt"
+    path.write_text(TINY_4X4)
+    for extra in (["--card-rate", "1e6"], ["--backend", "cuda", "--card-rate", "0"]):
+        result = CliRunner().invoke(app, ["bench", "tts", str(path), *extra])
+        assert result.exit_code == 2, result.output
+        assert "--card-rate" in result.output
