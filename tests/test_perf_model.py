@@ -285,6 +285,15 @@ def test_occupancy_of_72_registers_is_7_blocks_of_128_on_h100():
     assert big_smem["blocks_per_sm"] == 2 and big_smem["limited_by"] == "shared"
 
 
+def test_kernels_without_launch_bounds_are_modeled_at_the_runners_block_size():
+    """The grid-puzzle kernels carry no launch bounds: the model uses the block size their
+    runner launches with, and a kernel's own bounds win where it has them."""
+    from gpu_anneal.kernels.hashi import KERNEL
+
+    assert pm.default_threads_per_block(None) == KERNEL.runner().threads_per_block
+    assert pm.default_threads_per_block((32, 4)) == 32
+
+
 def test_more_registers_never_give_more_warps():
     """Occupancy is monotone in registers per thread on every card."""
     for c in CARDS.values():

@@ -38,6 +38,9 @@ def simulating() -> bool:
     return bool(getattr(config, "ENABLE_CUDASIM", False))
 
 
+GRID_THREADS_PER_BLOCK = 64  # threads per block of the grid-puzzle kernels
+
+
 class TrialKernel:
     """A puzzle's kernel source, its argument names, and its kernel compiled on first use."""
 
@@ -55,7 +58,7 @@ class TrialKernel:
             self._kernel = cuda.jit(self.kernel_source())
         return self._kernel
 
-    def runner(self, threads_per_block: int = 64) -> DeviceTrials:
+    def runner(self, threads_per_block: int = GRID_THREADS_PER_BLOCK) -> DeviceTrials:
         """A fresh runner for one anneal run (see DeviceTrials)."""
         return DeviceTrials(self, threads_per_block)
 
@@ -69,7 +72,7 @@ class DeviceTrials:
     say what moved: launches, bytes_to_device, bytes_to_host.
     """
 
-    def __init__(self, kernel: TrialKernel, threads_per_block: int = 64):
+    def __init__(self, kernel: TrialKernel, threads_per_block: int = GRID_THREADS_PER_BLOCK):
         self.kernel = kernel
         self.threads_per_block = threads_per_block
         self.host: tuple = ()

@@ -65,7 +65,6 @@ specific code.
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -206,9 +205,9 @@ def default_threads_per_block(launch_bounds) -> int:
     """Threads per block: the launch bounds', else the grid-puzzle runner's default."""
     if launch_bounds:
         return int(launch_bounds[0])
-    from gpu_anneal.kernels.launch import TrialKernel
+    from gpu_anneal.kernels.launch import GRID_THREADS_PER_BLOCK
 
-    return int(inspect.signature(TrialKernel.run).parameters["threads_per_block"].default)
+    return GRID_THREADS_PER_BLOCK
 
 
 def model_listing(
