@@ -41,7 +41,7 @@ SUDOKU_DEFAULTS = dict(
 
 def generate(
     kind: Annotated[Kind, typer.Option(help="Puzzle kind")] = Kind.sudoku,
-    order: Annotated[int | None, typer.Option(help="Sudoku order n, 2..5 [default: 3]")] = None,
+    order: Annotated[int | None, typer.Option(help="Sudoku order n, 2..6 [default: 3]")] = None,
     count: Annotated[int, typer.Option(help="Grids (or puzzles); with --from: per puzzle")] = 1,
     method: Annotated[GridMethod | None, typer.Option(help="[default: anneal]")] = None,
     seed: Annotated[int, typer.Option(help="Seed; same seed, same output")] = 0,
@@ -100,7 +100,7 @@ def _generate_grid_puzzles(kind, size, count, seed, unique, sudoku_only) -> int:
 
 def minimize(
     file: Annotated[str | None, typer.Argument(help="Full grids; '-' for stdin")] = None,
-    order: Annotated[int | None, typer.Option(help="Order n, 2..5 (default: the file's, or 3)")] = (
+    order: Annotated[int | None, typer.Option(help="Order n, 2..6 (default: the file's, or 3)")] = (
         None
     ),
     count: Annotated[
@@ -210,8 +210,9 @@ def _generate_grids(args: dict) -> int:
         time_limit=args["time_limit"], moves=args["moves"], max_restarts=args["max_restarts"],
     )  # fmt: skip
     failed = set(stats["failed"])
+    fmt = "line" if order < 6 else "tsv"  # 36 digits have no one-character symbols
     for i in (i for i in range(count) if i not in failed):
-        line = format_grid(grids[i], order, "line")
+        line = format_grid(grids[i], order, fmt, f"grid{i}" if fmt == "tsv" else "")
         if args["output"] == "jsonl":
             record = {"index": i, "grid": line, "method": args["method"], "seed": args["seed"]}
             print(json_line(record), flush=True)
