@@ -1,0 +1,1054 @@
+"""Build benchmarks/results/SUMMARY.md and README's Benchmarks list from the results JSON files.
+
+    python benchmarks/summary.py            rewrite both files
+    python benchmarks/summary.py --check    exit 1 naming each file that differs from its output
+    --results DIR  --summary FILE  --readme FILE   (other places, e.g. for tests)
+
+Every figure is read from a JSON file under benchmarks/results/; nothing here holds a measured
+number. Targets come from the bench scripts' constants where they define one, otherwise from the
+issue that set them (written in TARGETS below; a target is a requirement, not a measurement).
+Figures from kernel_model_*.json are computed from compiled code, never run on a GPU: their rows
+say "model, not measured". A results file that is absent gives a "no results file" row, or
+nothing for the optional ones (OPTIONAL). In benchmarks/results/ only the files git tracks count
+(`git add` a new results file first), so the committed summary follows the committed results;
+with --results DIR every JSON file in DIR counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import statistics
+import sys
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+SUMMARY = RESULTS / "SUMMARY.md"
+README = ROOT / "README.md"
+BEGIN = "<!-- benchmarks:begin (python benchmarks/summary.py) -->"
+END = "<!-- benchmarks:end -->"
+MODEL = "model, not measured"
+WIDTH = 100  # README lines
+OPTIONAL = {
+    "exact_peers.json",
+    "anneal_peers.json",
+    "anneal_solve_candidate.json",
+    "first_call.json",
+    "paper.json",
+}
+# Requirements from the issues (not measurements); the bench scripts' own constants are read
+# from their source by `script_constant` instead.
+TARGETS = {
+    "throughput_ratio": ">= 0.9",
+    "anneal_top95": ">= 90/95",
+    "anneal_all": "all",
+    "tts_top95": "median < 1 s",
+    "exact_25": "median < 1 s",
+    "grids_9x9": ">= 1,000/s",
+    "minimal_9x9": "median <= 22, < 2 s",
+    "fill_16x16": ">= 95 % per level",
+    "ptxas": "no spills",
+}
+
+
+class Missing(Exception):
+    """A results file that is not there (or not tracked by git)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a summary table."""
+
+    what: str
+    figure: str
+    target: str
+    command: str
+    source: str
+
+
+@dataclass
+class Results:
+    """The JSON files of one results folder, each read once; `used` lists those read."""
+
+    folder: Path
+    only: set[str] | None = None  # names allowed (None: every file in the folder)
+    used: dict[str, object] = field(default_factory=dict)
+
+    def load(self, name: str):
+        """The parsed file `name`; Missing when it is absent or not allowed."""
+        if name not in self.used:
+            path = self.folder / name
+            if not path.exists() or (self.only is not None and name not in self.only):
+                raise Missing(name)
+            self.used[name] = json.loads(path.read_text(encoding="utf-8"))
+        return self.used[name]
+
+    def names(self, pattern: str) -> list[str]:
+        """Names of the files matching a glob pattern, sorted."""
+        found = (p.name for p in self.folder.glob(pattern))
+        return sorted(n for n in found if self.only is None or n in self.only)
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def rate(x: float, unit: str = "/s") -> str:
+    """A rate: 242 G/s, 104.9 M/s, 92.1k/s, 2.75k/s, 46/s."""
+    if x >= 1e9:
+        return f"{x / 1e9:.3g} G{unit}"
+    if x >= 1e6:
+        return f"{x / 1e6:.1f} M{unit}"
+    if x >= 1e4:
+        return f"{x / 1e3:.1f}k{unit}"
+    if x >= 1e3:
+        return f"{x / 1e3:.2f}k{unit}"
+    return f"{x:,.0f}{unit}"
+
+
+def secs(x: float | None) -> str:
+    """Seconds to three significant digits ('-' for None)."""
+    if x is None:
+        return "-"
+    if x >= 100:
+        return f"{x:,.0f} s"
+    if x < 0.01:
+        return f"{x * 1e3:.3g} ms"
+    return f"{x:.3g} s"
+
+
+def num(x: float) -> str:
+    """A count or mean: integers with thousands commas, others to three significant digits."""
+    if float(x).is_integer():
+        return f"{int(x):,}"
+    return f"{x:,.1f}" if x >= 100 else f"{x:.3g}"
+
+
+def pct(x: float) -> str:
+    """A fraction as a percentage."""
+    return f"{100 * x:.0f} %"
+
+
+def script_constant(script: str, name: str):
+    """A module-level constant of benchmarks/SCRIPT, read from its source without importing it."""
+    tree = ast.parse((ROOT / "benchmarks" / script).read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    raise KeyError(f"{script}: {name}")
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile, linear between closest ranks (numpy's default)."""
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+# ---------------------------------------------------------------- Sudoku core (CPU)
+
+
+def throughput(res: Results) -> list[Row]:
+    """Proposals/s of the engine against the native loop, per thread count; other moves."""
+    name = "throughput.json"
+    d = res.load(name)
+    cmd = f"python benchmarks/bench_throughput.py --seconds {d['seconds']:g}"
+    rows = []
+    for r in d["rows"]:
+        t = r["threads"]
+        rows.append(
+            Row(
+                f"Sirdey proposals/s, engine / native loop, {t} thread{'s' * (t != 1)}",
+                f"{rate(r['engine_proposals_per_second'])} / "
+                f"{rate(r['native_proposals_per_second'])} = **{r['ratio']:.2f}**",
+                TARGETS["throughput_ratio"],
+                cmd,
+                name,
+            )
+        )
+    other = d.get("other_moves_all_threads", {})
+    if other:
+        threads = max(r["threads"] for r in d["rows"])
+        rows.append(
+            Row(
+                f"{', '.join(other)} move, {threads} threads",
+                ", ".join(rate(v) for v in other.values()),
+                "",
+                cmd,
+                name,
+            )
+        )
+    return rows
+
+
+def exact(res: Results) -> list[Row]:
+    """The exact solver: 9x9 sets, tdoku's test puzzles, 25x25 at 40 and 45 % fill."""
+    name = "exact.json"
+    d = res.load(name)
+    cmd = "python benchmarks/bench_exact.py"
+    rows = []
+    for set_name, s in d["sets"].items():
+        first, count = s["first_solution"], s["count_to_2"]
+        target = s.get("published", {}).get("target")
+        rows.append(
+            Row(
+                f"exact, {set_name.removesuffix('.txt')} ({first['puzzles']:,}), "
+                f"{d['threads']} thread, first / count to 2",
+                f"{rate(first['puzzles_per_s_wall'])} / {rate(count['puzzles_per_s_wall'])}",
+                f">= {rate(target)}" if target else "",
+                cmd,
+                name,
+            )
+        )
+    t = d.get("tdoku_test_puzzles")
+    if t:
+        rows.append(
+            Row(
+                f"exact, tdoku's test puzzles ({t['right'] + t['wrong']})",
+                f"{t['right']} right counts and solutions, {t['wrong']} wrong",
+                "all",
+                cmd,
+                name,
+            )
+        )
+    g = d.get("general_25x25_40_45", {})
+    for variant, r in g.items():
+        fills = sorted({k.split("_")[1] for k in r["per_instance"]}, key=int)
+        rows.append(
+            Row(
+                f"exact, 25x25 at {' and '.join(f'{f} %' for f in fills)} fill "
+                f"({r['instances']}), {variant}",
+                f"median {secs(r['median_s'])}, p90 {secs(r['p90_s'])}, max {secs(r['max_s'])}; "
+                f"{r['solved']}/{r['instances']} within a {r['node_cap']:,}-node cap",
+                TARGETS["exact_25"],
+                cmd,
+                name,
+            )
+        )
+    return rows
+
+
+def exact_peers(res: Results) -> list[Row]:
+    """The exact solver beside tdoku (same run, one thread each); batch mode; large grids."""
+    name = "exact_peers.json"
+    d = res.load(name)
+    ratio_target = script_constant("bench_exact_peers.py", "TARGET_RATIO")
+    large_target = script_constant("bench_exact_peers.py", "TARGET_LARGE_S")
+    cmd = d.get("command_9x9", "python benchmarks/bench_exact_peers.py --part 9x9")
+    rows = []
+    for set_name, by_limit in d.get("sets", {}).items():
+        for r in by_limit:
+            rows.append(
+                Row(
+                    f"exact beside tdoku, {set_name.removesuffix('.txt')} ({r['puzzles']:,}), "
+                    f"limit {r['limit']}, engine / tdoku",
+                    f"{rate(r['fast_puzzles_per_second'])} / "
+                    f"{rate(r['tdoku_puzzles_per_second'])} = **{r['ratio_fast_to_tdoku']:.2f}**",
+                    f">= {ratio_target}" if r["limit"] == 2 else "",
+                    cmd,
+                    name,
+                )
+            )
+    for set_name, r in d.get("batch", {}).items():
+        rows.append(
+            Row(
+                f"exact batch (`solve_many`), {set_name.removesuffix('.txt')}, limit "
+                f"{r['limit']}, {r['threads']} threads",
+                rate(r["puzzles_per_second"]),
+                "",
+                cmd,
+                name,
+            )
+        )
+    cmd = d.get("command_large", "python benchmarks/bench_exact_peers.py --part large")
+    for key, title in (("large_25", "25x25 (Lloyd & Amos)"), ("large_36", "36x36")):
+        for fill, r in sorted(d.get(key, {}).items(), key=lambda kv: int(kv[0])):
+            counts = ", ".join(f"{k}: {v}" for k, v in sorted(r["counts"].items()))
+            rows.append(
+                Row(
+                    f"exact, {title} at {fill} % fill ({r['instances']}), count to 2",
+                    f"median {secs(r['median_s'])}, p90 {secs(r['p90_s'])}, "
+                    f"max {secs(r['max_s'])}; counts {counts}",
+                    f"each <= {large_target:g} s",
+                    cmd,
+                    name,
+                )
+            )
+    return rows
+
+
+def anneal_solve(res: Results, name: str) -> list[Row]:
+    """Annealing on 4x4, the seed's grids and top95: solved, times, trials."""
+    d = res.load(name)
+    sizes = {s["set"]: s["puzzles"] for s in d["sets"]}
+    cmd = (
+        f"python benchmarks/bench_anneal_solve.py --move {d['move']} --schedule {d['schedule']}"
+        + (f" --t0 {d['t0']:g}" if d["t0"] is not None else "")
+        + f" --chains {d['chains']} --time-limit {d['time_limit']:g}"
+        + (f" --limit {sizes['top95']}" if "top95" in sizes else "")
+        + (f" --fours {sizes['4x4']}" if "4x4" in sizes else "")
+        + f" --name {name.removesuffix('.json')}"
+    )
+    how = f"{d['move']} move, {d['schedule']}" + (f" from T0 = {d['t0']:g}" if d["t0"] else "")
+    rows = []
+    for s in d["sets"]:
+        t = [r["seconds"] for r in s["rows"]]
+        full = s["set"] == "top95" and s["puzzles"] == 95
+        rows.append(
+            Row(
+                f"annealing ({how}), {s['set']} ({s['puzzles']}), {d['time_limit']:g} s each, "
+                f"{d['chains']} chains",
+                f"**{s['solved']}/{s['puzzles']}** (median {secs(statistics.median(t))}, "
+                f"p90 {secs(percentile(t, 90))}, max {secs(max(t))})",
+                TARGETS["anneal_top95"] if full else TARGETS["anneal_all"],
+                cmd,
+                name,
+            )
+        )
+    paper = paper_trials(res)
+    for s in d["sets"]:
+        if s["set"] != "top95":
+            continue
+        rows.append(
+            Row(
+                f"mean trials per solved puzzle, s per trial on one core ({how}), top95",
+                f"{num(s['mean_trials_per_solved'])}, {secs(s['seconds_per_trial_one_core'])}"
+                + (f"; the paper's tables: {paper}" if paper else ""),
+                "",
+                cmd,
+                name + (", paper.json" if paper else ""),
+            )
+        )
+    return rows
+
+
+def anneal_default(res: Results) -> list[Row]:
+    """anneal_solve_default.json: the published schedule with Sirdey's move."""
+    return anneal_solve(res, "anneal_solve_default.json")
+
+
+def anneal_candidate(res: Results) -> list[Row]:
+    """anneal_solve_candidate.json: the candidate move."""
+    return anneal_solve(res, "anneal_solve_candidate.json")
+
+
+def paper_trials(res: Results) -> str:
+    """The paper's mean trials per solved run, as a range over its tables ('' without paper)."""
+    try:
+        d = res.load("paper.json")
+    except Missing:
+        return ""
+    values = {r["paper_mean_trials"] for m in d["measurements"] for r in m["rows"]}
+    values.discard(None)
+    return f"{min(values):g}-{max(values):g}" if values else ""
+
+
+# ---------------------------------------------------------------- CUDA kernels
+
+
+def ptxas(res: Results) -> list[Row]:
+    """ptxas -v figures of every kernel, per architecture."""
+    rows = []
+    for name in res.names("ptxas_sm_*.json"):
+        arch = name.removeprefix("ptxas_").removesuffix(".json")
+        cmd = f"gpu-anneal kernels --arch {arch} --json"
+        for r in res.load(name):
+            size = r["size"] if r["size"] == "any" else f"{r['size'] ** 2}x{r['size'] ** 2}"
+            bounds = r["launch_bounds"]
+            launch = f"{bounds[0]} threads, {bounds[1]} blocks/SM" if bounds else "no bounds"
+            rows.append(
+                Row(
+                    f"{r['kernel']} {size}, {arch}, {launch}",
+                    f"{r['registers']} registers, spills {r['spill_stores']} / "
+                    f"{r['spill_loads']} B, stack {r['stack_frame']} B, "
+                    f"shared {r['shared_bytes']:,} B",
+                    TARGETS["ptxas"],
+                    cmd,
+                    name,
+                )
+            )
+    if not rows:
+        rows.append(Row("ptxas figures", "no results file", "", "", "ptxas_sm_*.json"))
+    return rows
+
+
+def kernel_model(res: Results) -> list[Row]:
+    """Modeled proposals/s per kernel, each size, on the card(s) of the file's architecture."""
+    rows = []
+    order = {"before": 0, "after": 1}
+    files = {name: res.load(name) for name in res.names("kernel_model_*.json")}
+    for name, d in sorted(
+        files.items(), key=lambda kv: (kv[1]["arch"], order.get(kv[1]["label"], 2), kv[0])
+    ):
+        arch = d["arch"]
+        cc = [int(c) for c in arch.removeprefix("sm_")]
+        cards = [c for c, v in d["cards"].items() if v["cc"] == cc] or list(d["cards"])
+        cmd = f"python benchmarks/bench_kernel_model.py --label {d['label']}"
+        for kernel in dict.fromkeys(r["kernel"] for r in d["records"]):
+            records = [r for r in d["records"] if r["kernel"] == kernel]
+            parts = []
+            for r in records:
+                size = r["size"] if r["size"] == "any" else f"{r['size'] ** 2}x{r['size'] ** 2}"
+                model = r.get("model") or {}
+                sass = r.get("sass") or {}
+                rates = [
+                    f"{rate(model[c]['proposals_per_second'])}"
+                    + (f" on {c}" if len(cards) > 1 else "")
+                    + f" ({model[c]['bound']} bound)"
+                    for c in cards
+                    if c in model and model[c].get("proposals_per_second") is not None
+                ]
+                n = sass.get("instructions_per_proposal")
+                if n is not None:
+                    upper = "<= " if sass.get("instructions_per_proposal_is_upper_bound") else ""
+                    rates.append(f"{upper}{n} instr./proposal")
+                parts.append(
+                    f"{size}: {', '.join(rates) or 'no move loop found'}, {r['registers']} regs"
+                )
+            rows.append(
+                Row(
+                    f"{kernel}, {arch}, {d['label']} (commit {d['git_commit'][:7]}), proposals/s "
+                    f"on {', '.join(cards)}",
+                    f"{MODEL}: " + "; ".join(parts),
+                    "",
+                    cmd,
+                    name,
+                )
+            )
+    return rows
+
+
+# ---------------------------------------------------------------- generation
+
+
+def generation(res: Results) -> list[Row]:
+    """Full grids per second by method, completion of given puzzles, minimal puzzles."""
+    name = "generation.json"
+    d = res.load(name)
+    cmd = "python benchmarks/bench_generation.py" + (" --quick" if d.get("quick") else "")
+    rows = []
+    seen = set()
+    for r in d["full_grids"]:
+        n = r["order"] ** 2
+        key = (r["order"], r["method"], r.get("moves"))
+        if key in seen:  # a repeat of the same measurement: the first is reported
+            continue
+        seen.add(key)
+        extra = f", stuck {num(r['restarts_per_grid'])} times per grid" if "stuck" in r else ""
+        moves = f" ({r['moves']} moves)" if "moves" in r else ""
+        target = TARGETS["grids_9x9"] if (r["order"], r["method"]) == (3, "anneal") else ""
+        rows.append(
+            Row(
+                f"full {n}x{n} grids/s, {r['method']}{moves}",
+                f"**{num(round(r['grids_per_second']))}**; {r['verified']:,}/{r['count']:,} "
+                f"verified, {r['distinct']:,} distinct{extra}",
+                target,
+                cmd,
+                name,
+            )
+        )
+    for r in d.get("completion_with_givens", []):
+        rows.append(
+            Row(
+                f"completing {r['puzzle']} ({r['givens']} givens), {r['method']}",
+                f"{r['completed']}/{r['count']} completed in {secs(r['seconds'])}",
+                "",
+                cmd,
+                name,
+            )
+        )
+    for key in ("minimal_9x9_tries4", "minimal_9x9", "minimal_16x16"):
+        if key not in d:
+            continue
+        r = d[key]
+        n = r["order"] ** 2
+        hist = ", ".join(f"{k}: {v}" for k, v in r["givens_histogram"].items())
+        tries = r["params"]["tries"]
+        rows.append(
+            Row(
+                f"minimal {n}x{n} ({r['grids']} grids), {tries} "
+                + ("emptying" if tries == 1 else "emptyings, best kept"),
+                f"median {num(r['givens_median'])} givens ({hist}), "
+                f"{secs(r['seconds_per_puzzle'])} per puzzle; unique {r['unique']}, "
+                f"minimal {r['minimal']}",
+                TARGETS["minimal_9x9"] if key == "minimal_9x9_tries4" else "",
+                cmd,
+                name,
+            )
+        )
+    s = d.get("seed_grid_9x9")
+    if s:
+        rows.append(
+            Row(
+                f"minimal 9x9 from {s['grid']}, {s['runs']} runs",
+                f"givens {min(s['givens'])}-{max(s['givens'])} "
+                f"(median {num(statistics.median(s['givens']))}), "
+                f"median {secs(s['seconds_median'])} per puzzle",
+                "",
+                cmd,
+                name,
+            )
+        )
+    return rows
+
+
+# ---------------------------------------------------------------- time to solution
+
+
+def tts(res: Results) -> list[Row]:
+    """TTS99 per tts_*.json: the summary, and each puzzle where a file holds three or fewer."""
+    rows = []
+    for name in res.names("tts_*.json"):
+        d = res.load(name)
+        s = d["summary"]
+        cmd = (
+            f"gpu-anneal bench tts {d['file']} --runs {d['runs']} --move {d['move']} "
+            f"--schedule {d['schedule']}"
+            + (f" --t0 {d['t0']:g}" if d["t0"] is not None else "")
+            + f" --time-limit {d['time_limit']:g} --limit {s['puzzles']} --json"
+        )
+        how = f"{d['move']} move, {d['schedule']}" + (
+            f" from T0 = {d['t0']:g}" if d["t0"] is not None else ""
+        )
+        label = Path(d["file"]).stem
+        rows.append(
+            Row(
+                f"TTS99, {label} ({s['puzzles']} puzzles, {d['runs']} runs each), {how}",
+                f"median **{secs(s['tts99_median'])}** of one core "
+                f"({secs(s['tts99_machine_median'])} on the machine), "
+                f"p90 {secs(s['tts99_p90'])}; mean trials (median) {num(s['mean_trials_median'])}, "
+                f"{secs(s['seconds_per_trial_median'])} per trial",
+                TARGETS["tts_top95"] if label == "top95" else "",
+                cmd,
+                name,
+            )
+        )
+        if len(d["puzzles"]) > 3:
+            continue
+        for p in d["puzzles"]:
+            rows.append(
+                Row(
+                    f"TTS99, {label} #{p['index']} ({p['givens']} givens), {how}",
+                    f"{secs(p['tts99'])} [{secs(p['tts99_low'])}, {secs(p['tts99_high'])}] of "
+                    f"one core; {p['solved_runs']}/{p['runs']} runs solved, mean trials "
+                    f"{num(p['mean_trials'])}",
+                    "",
+                    "same",
+                    name,
+                )
+            )
+    if not rows:
+        rows.append(Row("TTS99", "no results file", "", "", "tts_*.json"))
+    return rows
+
+
+# ---------------------------------------------------------------- the paper's table
+
+
+def paper(res: Results) -> list[Row]:
+    """Mean trials per solved run for the paper's grids, per measurement and schedule."""
+    name = "paper.json"
+    d = res.load(name)
+    rows = []
+    for m in d["measurements"]:
+        for r in m["rows"]:
+            lo = 1 / r["p_high"] if r.get("p_high") else None
+            hi = 1 / r["p_low"] if r.get("p_low") else None
+            span = f" (1/p range {lo:.2f}-{hi:.2f})" if lo and hi else ""
+            mean = "none solved" if r["mean_trials"] is None else f"{r['mean_trials']:.2f}"
+            paper_figure = r.get("paper_mean_trials")
+            rows.append(
+                Row(
+                    f"{r['name']} ({r['givens']} givens), {r['schedule']}, stall "
+                    f"{r['stall_mode']}, {r['solved_runs']}/{r['runs']} runs solved",
+                    f"mean trials {mean}{span}, {secs(r['seconds_per_trial'])} per trial",
+                    f"paper: {paper_figure:g}" if paper_figure is not None else "",
+                    m["command"],
+                    name,
+                )
+            )
+    return rows
+
+
+# ---------------------------------------------------------------- fill ratio
+
+
+def fill(res: Results) -> list[Row]:
+    """Success rate against fill per grid size: levels all solved, the weakest level."""
+    name = "fill.json"
+    d = res.load(name)
+    a = d["args"]
+    cmd = (
+        f"python benchmarks/bench_fill.py --per-level {a['per_level']} "
+        f"--time-limit {a['time_limit']:g}"
+    )
+    rows = []
+    for size in dict.fromkeys(r["size"] for r in d["table"]):
+        levels = [r for r in d["table"] if r["size"] == size]
+        weakest = min(levels, key=lambda r: (r["rate"], -r["mean_seconds"]))
+        slowest = max(levels, key=lambda r: r["mean_seconds"])
+        full = sum(r["rate"] == 1.0 for r in levels)
+        rows.append(
+            Row(
+                f"{size}, {sum(r['instances'] for r in levels)} instances over "
+                f"{len(levels)} fill levels, {a['time_limit']:g} s each, {a['move']} move",
+                f"**{full}/{len(levels)}** levels all solved; weakest {weakest['fill']} % fill: "
+                f"{weakest['solved']}/{weakest['instances']}; slowest {slowest['fill']} % fill "
+                f"(mean {secs(slowest['mean_seconds'])})",
+                TARGETS["fill_16x16"] if size == "16x16" else "",
+                cmd,
+                name,
+            )
+        )
+    return rows
+
+
+# ---------------------------------------------------------------- scale-out, other puzzles
+
+
+def dask(res: Results) -> list[Row]:
+    """Dask workers against one process: same results, wall seconds."""
+    name = "dask.json"
+    d = res.load(name)
+    st = d["settings"]
+    cmd = (
+        f"python benchmarks/bench_dask.py --count {d['input']['puzzles']} --workers {st['workers']}"
+    )
+    rows = []
+    for key in ("dask_cold_vs_one_process", "dask_warm_vs_one_process"):
+        c = d[key]
+        same = [k for k in ("same_solved_set", "same_solutions", "every_field_equal") if c[k]]
+        rows.append(
+            Row(
+                f"Dask, {st['workers']} workers ({key.split('_')[1]}) against one process, "
+                f"{d['input']['puzzles']} top95 puzzles",
+                f"{c['solved']}/{c['results']} solved; equal: {', '.join(same) or 'nothing'}",
+                "every field equal",
+                cmd,
+                name,
+            )
+        )
+    sec = d["seconds"]
+    rows.append(
+        Row(
+            "Dask wall seconds: one process / cold / warm (worker compile)",
+            f"{secs(sec['one_process'])} / {secs(sec['dask_cold'])} / {secs(sec['dask_warm'])} "
+            f"({secs(sec['worker_compile'])})",
+            "",
+            cmd,
+            name,
+        )
+    )
+    return rows
+
+
+def first_call(res: Results) -> list[Row]:
+    """The first call of the CLI (empty compile cache) against the second."""
+    name = "first_call.json"
+    d = res.load(name)
+    cmd = f"python benchmarks/bench_first_call.py --repeats {len(d['first_call_s'])}"
+    return [
+        Row(
+            "`gpu-anneal solve`, one easy 9x9: first call (empty cache) / second call",
+            f"{secs(d['first_median_s'])} / {secs(d['second_median_s'])} (median); "
+            f"all solved: {d['all_solved']}",
+            "",
+            cmd,
+            name,
+        )
+    ]
+
+
+def shikaku(res: Results) -> list[Row]:
+    """Shikaku per size: the integer program and each annealing option."""
+    name = "shikaku.json"
+    d = res.load(name)
+    rows = []
+    for s in d["summary"]:
+        parts = [f"ILP {pct(s['ilp_solved'])} (median {secs(s['ilp_median_s'])})"]
+        for opt in ("propagated", "pruned", "all"):
+            if f"{opt}_solved" in s:
+                parts.append(
+                    f"{opt} {pct(s[f'{opt}_solved'])} of {s[f'{opt}_instances']} "
+                    f"(max {secs(s[f'{opt}_max_s'])})"
+                )
+        rows.append(
+            Row(
+                f"Shikaku {s['size']}x{s['size']} ({s['instances']}), "
+                f"{d['time_limit_s']:g} s limit",
+                "; ".join(parts),
+                "",
+                "python benchmarks/bench_shikaku.py",
+                name,
+            )
+        )
+    return rows
+
+
+def hashi(res: Results) -> list[Row]:
+    """Hashiwokakero per side: exact program with cuts, objective-only, annealing."""
+    name = "hashi.json"
+    d = res.load(name)
+    rows = []
+    for s in d["summary"]:
+        rows.append(
+            Row(
+                f"Hashiwokakero {s['side']}x{s['side']} ({s['instances']}, "
+                f"{s['islands_min']}-{s['islands_max']} islands), {d['time_limit_s']:g} s limit",
+                f"ILP with cuts {pct(s['ilp_solved'])} (max {secs(s['ilp_max_s'])}); "
+                f"objective-only disconnected {s['objective_disconnected']}; annealing "
+                f"connected {pct(s['connected_solved'])} of {s['connected_instances']}, "
+                f"seed's {pct(s['seed_solved'])} of {s['seed_instances']}",
+                "",
+                "python benchmarks/bench_hashi.py",
+                name,
+            )
+        )
+    return rows
+
+
+def anneal_peers(res: Results) -> list[Row]:
+    """Annealing beside CP-SAT and the exact solver: per set and method, over all levels."""
+    name = "anneal_peers.json"
+    d = res.load(name)
+    cmd = "; ".join(d.get("commands", [])) or "python benchmarks/bench_anneal_peers.py"
+    rows = []
+    for set_name in dict.fromkeys(r["set"] for r in d["table"]):
+        for method in dict.fromkeys(r["method"] for r in d["table"] if r["set"] == set_name):
+            part = [r for r in d["table"] if r["set"] == set_name and r["method"] == method]
+            levels = [str(r["level"]) for r in part if r["level"] is not None]
+            medians = [r["median"] for r in part if r["median"] is not None]
+            ratios = [r["ratio_to_cpsat"] for r in part if r.get("ratio_to_cpsat") is not None]
+            figure = f"{sum(r['solved'] for r in part)}/{sum(r['instances'] for r in part)} solved"
+            if medians:
+                figure += f"; median per level {span(medians, secs)}"
+            if ratios and method != "cpsat":
+                figure += f"; ratio to CP-SAT {span(ratios, lambda x: f'{x:.2g}')}"
+            limits = sorted({r["limit"] for r in part})
+            rows.append(
+                Row(
+                    f"{set_name}"
+                    + (f" at {', '.join(levels)} % fill" if levels else "")
+                    + f", {method}, {'/'.join(f'{x:g}' for x in limits)} s limit",
+                    figure,
+                    "",
+                    cmd,
+                    name,
+                )
+            )
+    return rows
+
+
+def span(values: list[float], fmt: Callable[[float], str]) -> str:
+    """One value, or 'low to high'."""
+    lo, hi = min(values), max(values)
+    return fmt(lo) if lo == hi else f"{fmt(lo)} to {fmt(hi)}"
+
+
+# ---------------------------------------------------------------- document
+
+
+SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
+    (
+        "Sudoku: proposals per second and the exact solver (CPU)",
+        "",
+        [
+            throughput,
+            exact,
+            exact_peers,
+        ],
+    ),
+    ("Sudoku: annealing", "", [anneal_default, anneal_candidate]),
+    (
+        "CUDA kernels: ptxas (compiled, no device)",
+        "`ptxas -v` figures of each kernel as compiled for the architecture; nothing ran on a GPU.",
+        [ptxas],
+    ),
+    (
+        "Performance model (a model, not a measurement)",
+        "Proposals/s computed from the SASS of each kernel's move loop on the card(s) of the "
+        "file's architecture (README, Performance model); never run on a GPU.",
+        [kernel_model],
+    ),
+    ("Generation", "Grids checked by the verifier; puzzles unique and minimal.", [generation]),
+    (
+        "Time to solution (`gpu-anneal bench tts`)",
+        "TTS99 in seconds of one core; the machine runs one chain per core. Brackets: 95 % "
+        "interval.",
+        [tts],
+    ),
+    (
+        "The paper's table (`benchmarks/bench_paper.py`)",
+        "The paper's grids emptied at random to its number of givens; mean trials per solved run.",
+        [paper],
+    ),
+    ("Success rate against fill ratio", "Table per level: `fill.md`; plot: `fill.png`.", [fill]),
+    (
+        "Scale-out, start-up and the other puzzles",
+        "",
+        [dask, first_call, shikaku, hashi, anneal_peers],
+    ),
+]
+
+
+def section_rows(res: Results, builder: Callable[[Results], list[Row]]) -> list[Row]:
+    """A builder's rows; one row naming the file when it is absent or lacks a figure."""
+    try:
+        return builder(res)
+    except Missing as e:
+        name = e.args[0]
+        return [] if name in OPTIONAL else [Row(name, "no results file", "", "", name)]
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as e:
+        print(f"summary: {builder.__name__}: {type(e).__name__} {e}", file=sys.stderr)
+        return [Row(builder.__name__, f"figures not read ({type(e).__name__}: {e})", "", "", "")]
+
+
+def cell(text: str) -> str:
+    """Text safe inside a markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def table(rows: list[Row]) -> list[str]:
+    """A markdown table; a command or results file equal to the row above's reads 'same'."""
+    lines = [
+        "| what | figure | target | command | results file |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    prev_cmd = prev_src = None
+    for r in rows:
+        command = prev_cmd if r.command == "same" else r.command
+        cmd = "same" if command and command == prev_cmd else (f"`{command}`" if command else "")
+        src = "same" if r.source and r.source == prev_src else (f"`{r.source}`" if r.source else "")
+        cells = (r.what, r.figure, r.target, cmd, src)
+        lines.append("| " + " | ".join(cell(c) for c in cells) + " |")
+        prev_cmd, prev_src = command, r.source
+    return lines
+
+
+def machine_of(data) -> dict | None:
+    """The machine record of a results file, where it keeps one."""
+    if not isinstance(data, dict):
+        return None
+    for key in ("machine", "machine_large"):
+        if isinstance(data.get(key), dict):
+            return data[key]
+    measurements = data.get("measurements")
+    if measurements and isinstance(measurements[-1], dict):
+        return measurements[-1].get("machine")
+    return None
+
+
+def describe(m: dict | None) -> tuple[str, str, str]:
+    """(machine, date, load average at start) of a machine record."""
+    if m is None:
+        return "not recorded in the file", "", ""
+    cpu = m.get("cpu_model") or m.get("cpu") or "?"
+    versions = ", ".join(
+        f"{k} {m[k]}" for k in ("python", "numpy", "numba") if isinstance(m.get(k), str)
+    )
+    load = m.get("load_average_at_start", m.get("load_average"))
+    if isinstance(load, list):
+        load = load[0]
+    gpu = "" if m.get("cuda_usable") is None else ("; CUDA usable" if m["cuda_usable"] else "")
+    return (
+        f"{cpu}, {m.get('cores', '?')} cores; {versions}{gpu}",
+        str(m.get("date", "")),
+        "" if load is None else f"{load:.2f}",
+    )
+
+
+def tracked(folder: Path) -> set[str] | None:
+    """Names of the JSON files in `folder` that git tracks (None outside a git checkout)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["git", "ls-files", "--", "*.json"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return {Path(line).name for line in out.splitlines() if "/" not in line}
+
+
+def summary_text(folder: Path = RESULTS, only: set[str] | None = None) -> str:
+    """SUMMARY.md as it should read for the results in `folder` (only the names in `only`)."""
+    res = Results(folder, only)
+    body: list[str] = []
+    for title, intro, builders in SECTIONS:
+        rows = [row for b in builders for row in section_rows(res, b)]
+        body += [f"## {title}", ""]
+        if intro:
+            body += [intro, ""]
+        body += (table(rows) if rows else ["No results file."]) + [""]
+    machines = {name: machine_of(data) for name, data in sorted(res.used.items())}
+    cuda = [n for n, m in machines.items() if m and m.get("cuda_usable")]
+    head = [
+        "# Measured figures",
+        "",
+        "Generated by `python benchmarks/summary.py` from the JSON files in this folder; do not "
+        "edit by hand (`python benchmarks/summary.py --check` and tests/test_summary.py compare).",
+        "Each row names the command that wrote its results file. Machines, dates and load "
+        "averages per file are listed at the end.",
+        "",
+        (
+            f"Files recording a usable CUDA device: {', '.join(cuda)}."
+            if cuda
+            else "**No results file here records a usable CUDA device: no figure here was "
+            "measured on a GPU.**"
+        ),
+        "",
+    ]
+    tail = [
+        "## Results files",
+        "",
+        "| results file | machine | date | load average at start |",
+        "| --- | --- | --- | ---: |",
+    ]
+    for name, m in machines.items():
+        cpu, date, load = describe(m)
+        tail.append("| " + " | ".join(cell(c) for c in (f"`{name}`", cpu, date, load)) + " |")
+    return "\n".join(head + body + tail) + "\n"
+
+
+# ---------------------------------------------------------------- README
+
+
+def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
+    """README's list of headline figures, each naming its results file."""
+    res = Results(folder, only)
+    out: list[str] = []
+
+    def add(builder: Callable[[], str]) -> None:
+        try:
+            out.append(builder())
+        except Missing:
+            pass
+        except (KeyError, IndexError, TypeError, ValueError, StopIteration) as e:
+            print(f"summary: README bullet skipped: {type(e).__name__} {e}", file=sys.stderr)
+
+    def throughput_line() -> str:
+        rows = {r["threads"]: r for r in res.load("throughput.json")["rows"]}
+        one, two = rows[1], rows[max(rows)]
+        return (
+            f"Sirdey proposals per second: {one['ratio']:.2f}x the tuned native loop on one "
+            f"thread, {two['ratio']:.2f}x on {max(rows)} threads "
+            f"({rate(two['engine_proposals_per_second'])}) (`throughput.json`);"
+        )
+
+    def anneal_line() -> str:
+        d = res.load("anneal_solve_default.json")
+        s = next(s for s in d["sets"] if s["set"] == "top95")
+        t = [r["seconds"] for r in s["rows"]]
+        return (
+            f"default schedule, exactly as published: {s['solved']} of top95's {s['puzzles']} "
+            f"within {d['time_limit']:g} s each (median {secs(statistics.median(t))}) "
+            "(`anneal_solve_default.json`);"
+        )
+
+    def tts_line() -> str:
+        d = res.load("tts_top95_candidate.json")
+        return (
+            f"{d['move']} move from T0 = {d['t0']:g}: top95 median TTS99 "
+            f"{secs(d['summary']['tts99_median'])} of one core (`tts_top95_candidate.json`);"
+        )
+
+    def exact_line() -> str:
+        sets = res.load("exact.json")["sets"]
+        a = sets["17_clue.txt"]["count_to_2"]["puzzles_per_s_wall"]
+        b = sets["forum_hardest_1106.txt"]["count_to_2"]["puzzles_per_s_wall"]
+        return (
+            f"exact solver, one thread: {rate(a)} on the 17-clue set and {rate(b)} on the "
+            "hardest set, both proving uniqueness (`exact.json`);"
+        )
+
+    def peers_line() -> str:
+        sets = res.load("exact_peers.json")["sets"]
+        ratios = [r["ratio_fast_to_tdoku"] for v in sets.values() for r in v if r["limit"] == 2]
+        return (
+            f"beside tdoku in the same run, one thread each, counting to two: "
+            f"{span(ratios, lambda x: f'{x:.2f}')}x tdoku's rate on {len(ratios)} sets "
+            "(`exact_peers.json`);"
+        )
+
+    def generation_line() -> str:
+        d = res.load("generation.json")
+        g = next(r for r in d["full_grids"] if (r["order"], r["method"]) == (3, "anneal"))
+        m = d["minimal_9x9_tries4"]
+        return (
+            f"{num(round(g['grids_per_second']))} full 9x9 grids/s by annealing; minimal "
+            f"puzzles with a median of {num(m['givens_median'])} givens in "
+            f"{secs(m['seconds_per_puzzle'])} (`generation.json`)."
+        )
+
+    for b in (throughput_line, anneal_line, tts_line, exact_line, peers_line, generation_line):
+        add(b)
+    if out:
+        out[-1] = out[-1].rstrip(";") + ("" if out[-1].endswith(".") else ".")
+    machines = sorted(
+        {describe(m)[0].split(";")[0] for m in map(machine_of, res.used.values()) if m}
+    )
+    intro = (
+        "CPU only, no GPU; machines: "
+        + "; ".join(machines)
+        + " (dates and load averages per file in SUMMARY.md):"
+    )
+    lines = textwrap.wrap(intro, WIDTH) + [""]
+    for line in out:
+        glued = re.sub(r"(\d) (?=[kMG]?/s|s\b|%)", "\\1\0", f"- {line}")  # keep 2 s together
+        wrapped = textwrap.wrap(glued, WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+        lines += [w.replace("\0", " ") for w in wrapped]
+    return lines
+
+
+def readme_text(readme: str, folder: Path = RESULTS, only: set[str] | None = None) -> str:
+    """README text with the block between the benchmark markers regenerated."""
+    if BEGIN not in readme or END not in readme:
+        raise SystemExit(f"README: markers {BEGIN!r} and {END!r} not found")
+    start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
+    return readme[:start] + "\n" + "\n".join(bullets(folder, only)) + "\n" + readme[end:]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite SUMMARY.md and README's block, or with --check report which differ."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 if a file differs")
+    ap.add_argument("--results", type=Path, default=RESULTS, help="folder of results JSON")
+    ap.add_argument("--summary", type=Path, default=None, help="default: RESULTS/SUMMARY.md")
+    ap.add_argument("--readme", type=Path, default=README)
+    args = ap.parse_args(argv)
+    summary = args.summary or args.results / "SUMMARY.md"
+    only = tracked(args.results) if args.results.resolve() == RESULTS else None
+    if only is not None:
+        skipped = sorted(p.name for p in args.results.glob("*.json") if p.name not in only)
+        if skipped:
+            print(f"summary: not tracked by git, left out: {', '.join(skipped)}", file=sys.stderr)
+    wanted = {
+        summary: summary_text(args.results, only),
+        args.readme: readme_text(args.readme.read_text(encoding="utf-8"), args.results, only),
+    }
+    if args.check:
+        stale = [p for p, text in wanted.items() if not p.exists() or p.read_text() != text]
+        for p in stale:
+            print(f"{p}: differs from `python benchmarks/summary.py`", file=sys.stderr)
+        return 1 if stale else 0
+    for p, text in wanted.items():
+        if not p.exists() or p.read_text(encoding="utf-8") != text:
+            p.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
