@@ -1,0 +1,173 @@
+"""benchmarks/summary.py: the committed SUMMARY.md and README block are its output, and its output
+follows the results files (a typed edit of either document, or a changed figure, shows)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchmarks import summary as sm
+
+ROOT = Path(__file__).resolve().parent.parent
+TRACKED = sm.tracked(sm.RESULTS)
+
+
+def copy_results(tmp_path: Path) -> Path:
+    """The tracked results JSON files copied into a fresh folder."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for path in sm.RESULTS.glob("*.json"):
+        if TRACKED is None or path.name in TRACKED:
+            shutil.copy(path, folder / path.name)
+    return folder
+
+
+def edit(path: Path, change) -> None:
+    """Rewrite a JSON file with `change(data)` applied."""
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def test_committed_summary_is_the_generators_output():
+    want = sm.summary_text(sm.RESULTS, TRACKED)
+    assert sm.SUMMARY.read_text(encoding="utf-8") == want, "run python benchmarks/summary.py"
+
+
+def test_committed_readme_block_is_the_generators_output():
+    readme = sm.README.read_text(encoding="utf-8")
+    assert sm.BEGIN in readme and sm.END in readme
+    assert sm.readme_text(readme, sm.RESULTS, TRACKED) == readme, "run benchmarks/summary.py"
+
+
+def test_a_typed_edit_is_caught_by_check(tmp_path, capsys):
+    folder = copy_results(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\n{sm.BEGIN}\n{sm.END}\n")
+    summary = tmp_path / "SUMMARY.md"
+    args = ["--results", str(folder), "--summary", str(summary), "--readme", str(readme)]
+    assert sm.main(args) == 0
+    assert sm.main([*args, "--check"]) == 0
+    summary.write_text(summary.read_text().replace("**1.03**", "**1.10**"))
+    assert sm.main([*args, "--check"]) == 1
+    assert str(summary) in capsys.readouterr().err
+    assert "1.10" not in sm.summary_text(folder)
+
+
+def test_changing_a_figure_in_a_results_file_changes_both_outputs(tmp_path):
+    folder = copy_results(tmp_path)
+    readme = f"{sm.BEGIN}\n{sm.END}\n"
+    before = sm.summary_text(folder), sm.readme_text(readme, folder)
+
+    def slower(data):
+        row = next(r for r in data["rows"] if r["threads"] == 1)
+        row["engine_proposals_per_second"] = 45_670_000.0
+        row["ratio"] = 0.45
+
+    edit(folder / "throughput.json", slower)
+    text, block = sm.summary_text(folder), sm.readme_text(readme, folder)
+    assert (text, block) != before
+    assert "45.7 M/s" in text and "**0.45**" in text
+    assert "0.45x the tuned native loop on one thread" in block
+
+
+def test_missing_files_give_a_row_or_nothing(tmp_path):
+    folder = copy_results(tmp_path)
+    (folder / "throughput.json").unlink()
+    (folder / "exact_peers.json").unlink(missing_ok=True)
+    text = sm.summary_text(folder)
+    assert "| throughput.json | no results file |" in text
+    assert "exact beside tdoku" not in text
+    assert "native loop" not in sm.readme_text(f"{sm.BEGIN}\n{sm.END}\n", folder)
+
+
+def test_untracked_files_are_left_out_of_the_default_folder():
+    if TRACKED is None:
+        pytest.skip("not a git checkout")
+    res = sm.Results(sm.RESULTS, TRACKED)
+    for path in sm.RESULTS.glob("*.json"):
+        if path.name not in TRACKED:
+            with pytest.raises(sm.Missing):
+                res.load(path.name)
+
+
+def model_file(arch: str, label: str) -> dict:
+    """A kernel_model file with one record of two cards."""
+    card = {"cc": [int(arch[3]), int(arch[4])]}
+    record = {
+        "kernel": "sudoku",
+        "size": 3,
+        "registers": 72,
+        "sass": {"instructions_per_proposal": 164, "instructions_per_proposal_is_upper_bound": 1},
+        "model": {
+            "Card A": {"proposals_per_second": 1.786e11, "bound": "issue"},
+            "Card B": {"proposals_per_second": 7.4e10, "bound": "l1"},
+        },
+    }
+    return {
+        "arch": arch,
+        "label": label,
+        "git_commit": "0123456789abcdef",
+        "cards": {"Card A": card, "Card B": {"cc": [1, 0]}},
+        "records": [record],
+    }
+
+
+def test_model_rows_say_model_not_measured(tmp_path):
+    folder = tmp_path
+    for label in ("before", "after"):
+        (folder / f"kernel_model_sm_80_{label}.json").write_text(
+            json.dumps(model_file("sm_80", label))
+        )
+    rows = sm.kernel_model(sm.Results(folder))
+    assert [r.source for r in rows] == [
+        "kernel_model_sm_80_before.json",
+        "kernel_model_sm_80_after.json",
+    ]
+    for r in rows:
+        assert r.figure.startswith("model, not measured: ")
+        # only the card of the file's architecture (cc 8.0), at 1.786e11 proposals/s
+        assert "9x9: 179 G/s (issue bound), <= 164 instr./proposal, 72 regs" in r.figure
+        assert "Card B" not in r.what + r.figure
+    committed = sm.kernel_model(sm.Results(sm.RESULTS, TRACKED))
+    assert committed and all(r.figure.startswith(sm.MODEL) for r in committed)
+
+
+def test_exact_peers_rows_with_large_grids(tmp_path):
+    limit = {"tdoku_puzzles_per_second": 200_000.0, "fast_puzzles_per_second": 150_000.0}
+    data = {
+        "sets": {
+            "17_clue.txt": [{**limit, "limit": 2, "puzzles": 10, "ratio_fast_to_tdoku": 0.75}]
+        },
+        "large_25": {
+            "45": {
+                "instances": 4,
+                "median_s": 0.5,
+                "p90_s": 0.9,
+                "max_s": 1.25,
+                "counts": {"1": 3, "-1": 1},
+            }
+        },
+    }
+    (tmp_path / "exact_peers.json").write_text(json.dumps(data))
+    rows = sm.exact_peers(sm.Results(tmp_path))
+    target = sm.script_constant("bench_exact_peers.py", "TARGET_RATIO")
+    assert rows[0].figure == "150.0k/s / 200.0k/s = **0.75**"
+    assert rows[0].target == f">= {target}"
+    assert rows[1].what == "exact, 25x25 (Lloyd & Amos) at 45 % fill (4), count to 2"
+    assert rows[1].figure == "median 0.5 s, p90 0.9 s, max 1.25 s; counts -1: 1, 1: 3"
+
+
+def test_anneal_peers_rows_sum_levels(tmp_path):
+    base = {"set": "25x25", "method": "propagate", "limit": 10.0}
+    table = [
+        {**base, "level": 50, "instances": 3, "solved": 3, "median": 0.2, "ratio_to_cpsat": 4.0},
+        {**base, "level": 60, "instances": 3, "solved": 1, "median": None, "ratio_to_cpsat": None},
+    ]
+    (tmp_path / "anneal_peers.json").write_text(json.dumps({"table": table, "commands": ["c"]}))
+    (row,) = sm.anneal_peers(sm.Results(tmp_path))
+    assert row.what == "25x25 at 50, 60 % fill, propagate, 10 s limit"
+    assert row.figure == "4/6 solved; median per level 0.2 s; ratio to CP-SAT 4"
