@@ -3,6 +3,7 @@
     docs/result.schema.json   JSON Schema of a result line (gpu_anneal.results.json_schema)
     docs/result.md            the same as a table of keys
     README.md                 the layout tree between the `layout` markers
+    README.md, benchmarks/results/SUMMARY.md   the Benchmarks figures (benchmarks/summary.py)
 
 tests/test_schema.py and tests/test_readme.py fail when a committed copy differs from what this
 script writes.
@@ -152,6 +153,10 @@ def main() -> None:
     (ROOT / "docs" / "result.md").write_text(result_table(), encoding="utf-8")
     readme = ROOT / "README.md"
     readme.write_text(readme_with_layout(readme.read_text(encoding="utf-8")), encoding="utf-8")
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.summary import main as write_benchmark_figures
+
+    write_benchmark_figures([])
 
 
 if __name__ == "__main__":
