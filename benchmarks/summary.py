@@ -478,8 +478,8 @@ def generation(res: Results) -> list[Row]:
                 f"minimal {n}x{n} ({r['grids']} grids), {tries} "
                 + ("emptying" if tries == 1 else "emptyings, best kept"),
                 f"median {num(r['givens_median'])} givens ({hist}), "
-                f"{secs(r['seconds_per_puzzle'])} per puzzle; unique {r['unique']}, "
-                f"minimal {r['minimal']}",
+                f"{secs(r['seconds_per_puzzle'])} per puzzle; {r['unique']}/{r['grids']} unique, "
+                f"{r['minimal']}/{r['grids']} minimal",
                 TARGETS["minimal_9x9"] if key == "minimal_9x9_tries4" else "",
                 cmd,
                 name,
