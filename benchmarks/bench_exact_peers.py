@@ -1,0 +1,376 @@
+"""The exact solver beside tdoku, in one run, and counting to two on 25x25 and 36x36 grids.
+
+9x9 (one thread each, same files, same run): tdoku's DPLL triad SIMD solver
+(../shared/tools/peers/tdoku_rate.cc, built here with g++) and the engine's exact solver with its
+default rules ("fast": the band solver) and with seed 003's rules ("seed"), on 17_clue,
+forum_hardest_1106 and magictour_top1465, stopping at the first solution (limit 1) and counting to
+two (limit 2). Each figure is the best of --repeats passes, compilation excluded; tdoku and the
+engine alternate pass by pass so that both see the same machine. Nodes per puzzle (branch values
+tried) for both rule sets. The batch mode (numba prange over puzzles) on every core as well.
+tdoku's own test puzzles (counts 0, 1, 2 and more) are checked.
+
+Large grids: every Lloyd & Amos 25x25 instance at 30 to 60 % fill (100 per level) and 36x36 grids
+made here at the same fill levels (a random full grid from a shuffled pattern, random cells
+emptied, fixed seed), counted to two, one thread, seconds per instance.
+
+    python benchmarks/bench_exact_peers.py [--data-dir DIR] [--peers-dir DIR] [--repeats 3]
+    python benchmarks/bench_exact_peers.py --render benchmarks/results/exact_peers.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_exact import check_tdoku, read_81, read_tsv  # noqa: E402
+from benchmarks.machine import machine  # noqa: E402
+from cpu_reference.sudoku import exact_bands9 as bands9  # noqa: E402
+from cpu_reference.sudoku.exact import (  # noqa: E402
+    solve_batch_serial,
+    solve_exact,
+    solve_many,
+    tables,
+)
+from cpu_reference.sudoku.verify import verify_solution  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+SETS = ("17_clue.txt", "forum_hardest_1106.txt", "magictour_top1465.txt")
+LEVELS = (30, 35, 40, 45, 50, 55, 60)
+TARGET_RATIO = 0.5  # issue target: >= 0.5x tdoku at limit 2
+TARGET_LARGE_S = 1.0  # every large instance counted to two within a second
+
+
+def build_tdoku(peers: Path, out_dir: Path) -> Path:
+    """Compile tdoku_rate as its README says; returns the binary's path."""
+    binary = out_dir / "tdoku_rate"
+    cmd = [
+        "g++",
+        "-O3",
+        "-march=native",
+        "-std=c++17",
+        f"-I{peers / 'tdoku' / 'include'}",
+        str(peers / "tdoku_rate.cc"),
+        str(peers / "tdoku" / "src" / "solver_dpll_triad_simd.cc"),
+        str(peers / "tdoku" / "src" / "util.cc"),
+        "-o",
+        str(binary),
+    ]
+    subprocess.run(cmd, check=True)
+    return binary
+
+
+def tdoku_pass(binary: Path, path: Path, limit: int) -> dict:
+    """One tdoku run over a file (its own best of 1): the JSON line it prints."""
+    proc = subprocess.run(
+        [str(binary), str(path), str(limit), "1"], capture_output=True, text=True, check=True
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def engine_fast_pass(puzzles: np.ndarray, limit: int) -> tuple[float, np.ndarray, np.ndarray]:
+    """The band solver over all puzzles on one thread: (seconds, counts, nodes)."""
+    counts = np.zeros(len(puzzles), np.int32)
+    nodes = np.zeros(len(puzzles), np.int64)
+    solutions = np.zeros_like(puzzles)
+    start = time.perf_counter()
+    bands9.solve9_parallel(puzzles, limit, 0, 1, counts, solutions, nodes)
+    return time.perf_counter() - start, counts, nodes
+
+
+def engine_seed_pass(puzzles: np.ndarray, limit: int) -> tuple[float, np.ndarray, int]:
+    """Seed 003's rules over all puzzles on the calling thread: (seconds, counts, total nodes)."""
+    units, cell_units, peer_list = tables(3)
+    counts = np.zeros(len(puzzles), np.int32)
+    solutions = np.zeros_like(puzzles)
+    start = time.perf_counter()
+    total = solve_batch_serial(
+        puzzles, units, cell_units, peer_list, limit, 0, counts, solutions, 9, 20
+    )
+    return time.perf_counter() - start, counts, total
+
+
+def bench_set(binary: Path, path: Path, limit: int, repeats: int) -> dict:
+    """tdoku and the engine (both rule sets) alternating over `repeats` passes of one file."""
+    puzzles = read_81(path)
+    engine_fast_pass(puzzles[:8], limit)  # compile
+    engine_seed_pass(puzzles[:8], limit)
+    tdoku, fast, seed = [], [], []
+    fast_counts = fast_nodes = seed_counts = None
+    seed_nodes = 0
+    for _ in range(repeats):
+        tdoku.append(tdoku_pass(binary, path, limit))
+        seconds, fast_counts, fast_nodes = engine_fast_pass(puzzles, limit)
+        fast.append(seconds)
+        seconds, seed_counts, seed_nodes = engine_seed_pass(puzzles, limit)
+        seed.append(seconds)
+    if not np.array_equal(fast_counts, seed_counts):
+        raise SystemExit(f"{path.name}: the two rule sets disagree on solution counts")
+    best_tdoku = max(t["puzzles_per_second"] for t in tdoku)
+    fast_rate = len(puzzles) / min(fast)
+    return {
+        "limit": limit,
+        "puzzles": len(puzzles),
+        "tdoku_puzzles_per_second": best_tdoku,
+        "tdoku_passes": tdoku,
+        "fast_puzzles_per_second": fast_rate,
+        "fast_seconds": fast,
+        "seed_puzzles_per_second": len(puzzles) / min(seed),
+        "seed_seconds": seed,
+        "ratio_fast_to_tdoku": fast_rate / best_tdoku,
+        "ratio_seed_to_tdoku": len(puzzles) / min(seed) / best_tdoku,
+        "fast_nodes_per_puzzle": float(fast_nodes.mean()),
+        "seed_nodes_per_puzzle": seed_nodes / len(puzzles),
+        "counts": {
+            str(int(v)): int(c)
+            for v, c in zip(*np.unique(fast_counts, return_counts=True), strict=True)
+        },
+    }
+
+
+def bench_batch(path: Path, limit: int, repeats: int) -> dict:
+    """solve_many (prange over puzzles) on every numba thread: best puzzles/s."""
+    puzzles = read_81(path)
+    solve_many(puzzles[:8], 3, limit)
+    seconds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        solve_many(puzzles, 3, limit)
+        seconds.append(time.perf_counter() - start)
+    return {
+        "limit": limit,
+        "threads": numba.get_num_threads(),
+        "puzzles": len(puzzles),
+        "puzzles_per_second": len(puzzles) / min(seconds),
+        "seconds": seconds,
+    }
+
+
+def full_grid(order: int, rng: np.random.Generator) -> np.ndarray:
+    """A random full grid: the pattern (n (r % n) + r // n + k) % N, digits relabelled, rows
+    shuffled inside bands and bands shuffled, the same for columns, maybe transposed."""
+    n = order
+    N = n * n
+    r, k = np.meshgrid(np.arange(N), np.arange(N), indexing="ij")
+    grid = (n * (r % n) + r // n + k) % N
+
+    def lines() -> np.ndarray:
+        bands = rng.permutation(n)
+        return np.concatenate([b * n + rng.permutation(n) for b in bands])
+
+    grid = grid[lines()][:, lines()]
+    if rng.random() < 0.5:
+        grid = grid.T
+    return (rng.permutation(N) + 1)[grid].astype(np.uint8)
+
+
+def holes(grid: np.ndarray, fill: int, rng: np.random.Generator) -> np.ndarray:
+    """The grid with all but round(fill % of cells) emptied at random, flattened."""
+    flat = grid.reshape(-1).copy()
+    keep = round(flat.size * fill / 100)
+    flat[rng.permutation(flat.size)[keep:]] = 0
+    return flat
+
+
+def instances_36(per_level: int, seed: int) -> list[tuple[str, int, np.ndarray]]:
+    """36x36 instances at each fill level: (name, order, cells)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for fill in LEVELS:
+        for k in range(per_level):
+            out.append((f"made36x36_{fill}_{k}", 6, holes(full_grid(6, rng), fill, rng)))
+    return out
+
+
+def bench_large(rows: list[tuple[str, int, np.ndarray]], max_nodes: int) -> dict:
+    """Count to two on each instance, one thread: per level counts, median, p90, max seconds.
+
+    A search stopped at `max_nodes` branch values counts as "-1" (not settled), with its time.
+    """
+    numba.set_num_threads(1)
+    solve_exact(rows[0][2], rows[0][1], 2)  # compile
+    levels: dict[str, dict] = {}
+    for index, (name, order, cells) in enumerate(rows):
+        if index == 0 or name.split("_")[1] != rows[index - 1][0].split("_")[1]:
+            print(f"{name} ...", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        count, solution, nodes = solve_exact(cells, order, 2, max_nodes=max_nodes)
+        seconds = time.perf_counter() - start
+        if count >= 1 and verify_solution(solution, order, cells) is not None:
+            raise SystemExit(f"{name}: the solver's solution does not verify")
+        level = levels.setdefault(name.split("_")[1], {"times": [], "nodes": [], "counts": {}})
+        level["times"].append(seconds)
+        level["nodes"].append(int(nodes))
+        level["counts"][str(count)] = level["counts"].get(str(count), 0) + 1
+        if seconds > TARGET_LARGE_S:
+            level.setdefault("over_target", []).append([name, round(seconds, 3)])
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    out = {}
+    for fill, level in levels.items():
+        t = np.array(level.pop("times"))
+        nodes = np.array(level.pop("nodes"))
+        out[fill] = {
+            **level,
+            "instances": len(t),
+            "median_s": float(np.median(t)),
+            "p90_s": float(np.percentile(t, 90)),
+            "max_s": float(t.max()),
+            "max_nodes": int(nodes.max()),
+            "median_nodes": float(np.median(nodes)),
+        }
+    return out
+
+
+def render(result: dict) -> str:
+    """The markdown summary of a results dict."""
+    if "sets" not in result:
+        return "# Exact solver beside tdoku\n\nNo 9x9 part in this results file yet.\n"
+    m = result["machine"]
+    lines = [
+        "# Exact solver beside tdoku (one thread each, same run), and large grids counted to two",
+        "",
+        f"Machine: {m['cpu_model']}, {m['cores']} cores, load average {m.get('load_average')}, "
+        f"{m.get('date', '')}. Each rate is the best of {result['repeats']} passes (compile "
+        "excluded); tdoku and the engine alternate pass by pass. Raw figures: `exact_peers.json`.",
+        "",
+        "| set | limit | tdoku p/s | engine p/s | ratio | seed rules p/s | ratio | nodes/puzzle "
+        "(engine / seed rules) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for name, by_limit in result["sets"].items():
+        for r in by_limit:
+            lines.append(
+                f"| {name.removesuffix('.txt')} ({r['puzzles']:,}) | {r['limit']} "
+                f"| {r['tdoku_puzzles_per_second']:,.0f} | {r['fast_puzzles_per_second']:,.0f} "
+                f"| {r['ratio_fast_to_tdoku']:.2f} | {r['seed_puzzles_per_second']:,.0f} "
+                f"| {r['ratio_seed_to_tdoku']:.2f} | {r['fast_nodes_per_puzzle']:.1f} / "
+                f"{r['seed_nodes_per_puzzle']:.1f} |"
+            )
+    ratios = [
+        r["ratio_fast_to_tdoku"] for v in result["sets"].values() for r in v if r["limit"] == 2
+    ]
+    met = all(x >= TARGET_RATIO for x in ratios)
+    lines += [
+        "",
+        f"Target >= {TARGET_RATIO}x tdoku on every set at limit 2: "
+        f"{'met' if met else 'missed'} (ratios {', '.join(f'{x:.2f}' for x in ratios)}).",
+        "",
+        "Batch mode (`solve_many`, numba prange over puzzles, every core):",
+        "",
+        "| set | limit | threads | puzzles/s |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, r in result["batch"].items():
+        lines.append(
+            f"| {name.removesuffix('.txt')} | {r['limit']} | {r['threads']} "
+            f"| {r['puzzles_per_second']:,.0f} |"
+        )
+    t = result["tdoku_test_puzzles"]
+    lines += ["", f"tdoku's test puzzles: {t['right']} right, {t['wrong']} wrong.", ""]
+    for key, title in (("large_25", "Lloyd & Amos 25x25"), ("large_36", "36x36 made here")):
+        if key not in result:
+            continue
+        lines += [
+            f"{title}, counted to two, one thread, seconds per instance:",
+            "",
+            "| fill % | instances | counts | median s | p90 s | max s | max nodes | over 1 s |",
+            "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for fill, r in sorted(result[key].items(), key=lambda kv: int(kv[0])):
+            counts = ", ".join(f"{k}: {v}" for k, v in sorted(r["counts"].items()))
+            lines.append(
+                f"| {fill} | {r['instances']} | {counts} | {r['median_s']:.4f} | {r['p90_s']:.4f} "
+                f"| {r['max_s']:.3f} | {r['max_nodes']:,} | {len(r.get('over_target', []))} |"
+            )
+        worst = max(r["max_s"] for r in result[key].values())
+        verdict = "met" if worst <= TARGET_LARGE_S else "missed"
+        lines += [
+            "",
+            f"Target: every instance within {TARGET_LARGE_S:g} s: {verdict} (worst {worst:.3f} s).",
+            "",
+        ]
+    for key in ("command_9x9", "command_large"):
+        if key in result:
+            lines.append(f"Command ({key.removeprefix('command_')}): `{result[key]}`  ")
+    if "machine_large" in result:
+        m = result["machine_large"]
+        lines.append(
+            f"Large grids: node cap {result['max_nodes']:,} (count -1: not settled), "
+            f"load average at start {m.get('load_average')}, {m.get('date', '')}."
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
+def run_9x9(args: argparse.Namespace) -> dict:
+    """tdoku beside the engine on the three sets, the batch mode, tdoku's test puzzles."""
+    part: dict = {"machine": machine(), "repeats": args.repeats, "sets": {}, "batch": {}}
+    numba.set_num_threads(1)
+    with tempfile.TemporaryDirectory() as build:
+        binary = build_tdoku(args.peers_dir, Path(build))
+        for name in SETS:
+            path = args.data_dir / name
+            part["sets"][name] = [bench_set(binary, path, limit, args.repeats) for limit in (1, 2)]
+            ratios = [round(r["ratio_fast_to_tdoku"], 3) for r in part["sets"][name]]
+            print(f"{name}: engine / tdoku at limits 1, 2: {ratios}", file=sys.stderr, flush=True)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    for name in SETS:
+        part["batch"][name] = bench_batch(args.data_dir / name, 2, args.repeats)
+    part["tdoku_test_puzzles"] = check_tdoku(args.data_dir / "tdoku_test_puzzles.txt")
+    return part
+
+
+def run_large(args: argparse.Namespace) -> dict:
+    """Lloyd & Amos 25x25 and 36x36 made here, counted to two."""
+    prefixes = tuple(f"inst25x25_{fill}_" for fill in LEVELS)
+    rows = read_tsv(args.data_dir / "general_25x25.tsv", prefixes)
+    return {
+        "machine_large": machine(),
+        "max_nodes": args.max_nodes,
+        "large_25": bench_large(rows, args.max_nodes),
+        "large_36": bench_large(instances_36(args.per_level_36, seed=36), args.max_nodes),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data" / "sudoku")
+    ap.add_argument("--peers-dir", type=Path, default=ROOT.parent / "shared" / "tools" / "peers")
+    ap.add_argument("--out", type=Path, default=RESULTS / "exact_peers.json")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--per-level-36", type=int, default=20, help="36x36 instances per fill level")
+    ap.add_argument("--max-nodes", type=int, default=2_000_000, help="node cap, large grids")
+    ap.add_argument(
+        "--part", choices=("all", "9x9", "large"), default="all",
+        help="run one part and merge it into --out (the other part's figures are kept)",
+    )  # fmt: skip
+    ap.add_argument("--render", type=Path, help="only rewrite the markdown of this results file")
+    args = ap.parse_args()
+    if args.render:
+        result = json.loads(args.render.read_text())
+        args.render.with_suffix(".md").write_text(render(result))
+        return
+    result = json.loads(args.out.read_text()) if args.part != "all" and args.out.exists() else {}
+    command = "python benchmarks/bench_exact_peers.py " + " ".join(sys.argv[1:])
+    if args.part in ("all", "9x9"):
+        result.update(run_9x9(args), command_9x9=command)
+    if args.part in ("all", "large"):
+        result.update(run_large(args), command_large=command)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
+    args.out.with_suffix(".md").write_text(render(result))
+    print(render(result))
+
+
+if __name__ == "__main__":
+    main()
