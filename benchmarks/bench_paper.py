@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -108,6 +109,7 @@ def measure(args: argparse.Namespace, command: str) -> dict:
             print(f"{name} {p['name']}: solved {r.solved_runs}/{r.runs}, mean trials "
                   f"{r.mean_trials:.2f}, p in [{r.p_low:.3f}, {r.p_high:.3f}], "
                   f"{r.seconds_per_trial:.3f} s/trial", flush=True)  # fmt: skip
+    facts["load_average_at_end"] = list(os.getloadavg())
     return {"machine": facts, "command": command, "stall": args.stall, "grids": args.grids,
             "runs": args.runs, "time_limit": args.time_limit, "seed": args.seed,
             "wall_seconds": time.time() - started, "skipped": skipped, "rows": rows}  # fmt: skip
@@ -241,8 +243,9 @@ def commentary(measurements: list[dict]) -> list[str]:
 def table(m: dict) -> list[str]:
     """One measurement: its machine line, its rows as a markdown table, its command."""
     f = m["machine"]
+    end = f" at start, {f['load_average_at_end']} at end" if "load_average_at_end" in f else ""
     lines = [
-        f"Machine: {f['cpu']}, {f['cores']} cores, load {f['load_average']}, {f['date']}. "
+        f"Machine: {f['cpu']}, {f['cores']} cores, load {f['load_average']}{end}, {f['date']}. "
         f"{m['runs']} runs of one chain per puzzle, {m['time_limit']:g} s per run, Sirdey's "
         f"move, stall rule {m['stall']}. Mean trials = trials / solved runs; its 95 % range is "
         "1/p over the Clopper-Pearson interval of p.",
