@@ -22,16 +22,20 @@ one, so chains run by different CPU cores never write to the same cache line.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
+import numba as nb
 import numpy as np
 
 from cpu_reference.anneal.fixed_point import exp_table
 from cpu_reference.anneal.rng import init_states
 from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.layout import layout
-from cpu_reference.sudoku.packing import pack_board, packing
+from cpu_reference.sudoku.packing import cell_word_bit, packing
 from cpu_reference.sudoku.schedules import Schedule
 
+MOVE_CANDIDATE = sa.MOVE_CANDIDATE  # module constants: numba reads them at compile time
+MOVE_BOX_SWAP = sa.MOVE_BOX_SWAP
 EXP_TABLE = exp_table()  # the fixed-point exp factors every runner hands to the chains
 
 
@@ -88,6 +92,94 @@ class SudokuBatch:
         return self.vals[g, : self.given_vals.shape[1]]
 
 
+@cache
+def _board_bits(order: int) -> tuple[np.ndarray, np.ndarray]:
+    """(word index within a digit's bitboard, the cell's bit as a word) of every cell."""
+    pk = packing(order)
+    words = np.zeros(pk.cells, dtype=np.int64)
+    bits = np.zeros(pk.cells, dtype=pk.word_dtype)
+    for c in range(pk.cells):
+        w, bit = cell_word_bit(order, c)
+        words[c] = w
+        bits[c] = pk.word_dtype(1) << pk.word_dtype(bit)
+    return words, bits
+
+
+@nb.njit(cache=True)
+def _fill_puzzle(
+    grid, units, cell_units, N, WR, words, bits, move, mask_row, has_mask,
+    board, init_cells, move_cells, cand, ncand, box_cells, nbox, box_missing,
+):  # fmt: skip
+    """One puzzle's tables into its rows (fresh zeros; cand 1..N and ncand N by default).
+
+    Returns (ninit, nmove). Same content as the module docstring says, cell and digit lists
+    ascending.
+    """
+    cells = grid.shape[0]
+    ninit = 0
+    for c in range(cells):
+        d = grid[c]
+        if d == 0:
+            init_cells[ninit] = c
+            ninit += 1
+        elif d <= N:
+            board[(d - 1) * WR + words[c]] |= bits[c]
+    present = np.zeros(N + 1, dtype=np.bool_)
+    for b in range(N):
+        present[:] = False
+        k = 0
+        for j in range(N):
+            c = units[2 * N + b, j]
+            d = grid[c]
+            if d == 0:
+                box_cells[b, k] = c
+                k += 1
+            elif d <= N:
+                present[d] = True
+        nbox[b] = k
+        m = 0
+        for d in range(1, N + 1):
+            if not present[d]:
+                box_missing[b, m] = d
+                m += 1
+    nmove = 0
+    if move == MOVE_BOX_SWAP:
+        for b in range(N):
+            if nbox[b] >= 2:
+                move_cells[nmove] = b
+                nmove += 1
+        return ninit, nmove
+    for f in range(ninit):
+        c = init_cells[f]
+        if move == MOVE_CANDIDATE:
+            present[:] = False
+            if has_mask:
+                for d in range(N):
+                    present[d + 1] = (mask_row[c] >> d) & 1 == 0
+            else:
+                for u in range(3):
+                    for j in range(N):
+                        d = grid[units[cell_units[c, u], j]]
+                        if d <= N:
+                            present[d] = True
+            k = 0
+            for d in range(1, N + 1):
+                if not present[d]:
+                    k += 1
+            if k > 0:  # no candidate left: the cell keeps all N (the chain meets the conflict)
+                k = 0
+                for d in range(1, N + 1):
+                    if not present[d]:
+                        cand[c, k] = d
+                        k += 1
+                ncand[c] = k
+            if ncand[c] < 2:
+                continue
+        move_cells[nmove] = c
+        nmove += 1
+    return ninit, nmove
+
+
 def puzzle_tables(
     puzzles: np.ndarray, order: int, move: int, masks: np.ndarray | None = None
 ) -> dict[str, np.ndarray]:
@@ -98,6 +190,7 @@ def puzzle_tables(
     """
     lay = layout(order)
     pk = packing(order)
+    puzzles = np.ascontiguousarray(puzzles, dtype=np.uint8)
     count, N = puzzles.shape[0], lay.N
     t = {
         "given_vals": puzzles,
@@ -112,40 +205,15 @@ def puzzle_tables(
         "nbox": np.zeros((count, N), dtype=np.int32),
         "box_missing": np.zeros((count, N, N), dtype=np.uint8),
     }
-    units = lay.units
+    words, bits = _board_bits(order)
+    no_mask = np.zeros(lay.cells, dtype=np.int64)
     for p in range(count):
-        grid = puzzles[p]
-        free = np.flatnonzero(grid == 0)
-        t["ninit"][p] = free.size
-        t["init_cells"][p, : free.size] = free
-        t["given_board"][p] = pack_board(grid, order)
-        for b in range(N):
-            cells = units[2 * N + b]
-            empty = cells[grid[cells] == 0]
-            missing = np.setdiff1d(np.arange(1, N + 1), grid[cells])
-            t["nbox"][p, b] = empty.size
-            t["box_cells"][p, b, : empty.size] = empty
-            t["box_missing"][p, b, : missing.size] = missing
-        if move == sa.MOVE_BOX_SWAP:
-            boxes = np.flatnonzero(t["nbox"][p] >= 2)
-            t["nmove"][p] = boxes.size
-            t["move_cells"][p, : boxes.size] = boxes
-            continue
-        movable = free
-        if move == sa.MOVE_CANDIDATE:
-            for c in free:
-                if masks is not None:
-                    bits = int(masks[p, c])
-                    digits = np.array([d + 1 for d in range(N) if bits >> d & 1], np.uint8)
-                else:
-                    seen = grid[units[lay.cell_units[c]].ravel()]
-                    digits = np.setdiff1d(np.arange(1, N + 1), seen).astype(np.uint8)
-                if digits.size:
-                    t["cand"][p, c, : digits.size] = digits
-                    t["ncand"][p, c] = digits.size
-            movable = free[t["ncand"][p, free] >= 2]
-        t["nmove"][p] = movable.size
-        t["move_cells"][p, : movable.size] = movable
+        mask_row = no_mask if masks is None else np.ascontiguousarray(masks[p], dtype=np.int64)
+        t["ninit"][p], t["nmove"][p] = _fill_puzzle(
+            puzzles[p], lay.units, lay.cell_units, N, pk.WR, words, bits, move, mask_row,
+            masks is not None, t["given_board"][p], t["init_cells"][p], t["move_cells"][p],
+            t["cand"][p], t["ncand"][p], t["box_cells"][p], t["nbox"][p], t["box_missing"][p],
+        )  # fmt: skip
     return t
 
 
