@@ -6,7 +6,9 @@ device is an error, never a silent fallback.
 
 from __future__ import annotations
 
+import ctypes
 import os
+import sys
 
 from cpu_reference.errors import InputError
 
@@ -17,10 +19,30 @@ class BackendError(RuntimeError):
     """The requested backend cannot run here (no CUDA device, no numba-cuda...)."""
 
 
+DRIVER_LIBRARIES = ("libcuda.so.1", "libcuda.so")  # the CUDA driver on Linux
+
+
+def driver_library_found() -> bool:
+    """Whether the CUDA driver library loads (Linux, no NUMBA_CUDA_DRIVER override); elsewhere
+    True, and numba-cuda decides. A milliseconds check that spares importing numba.cuda
+    (about half a second) on machines with no driver at all."""
+    if not sys.platform.startswith("linux") or os.environ.get("NUMBA_CUDA_DRIVER"):
+        return True
+    for name in DRIVER_LIBRARIES:
+        try:
+            ctypes.CDLL(name)
+            return True
+        except OSError:
+            continue
+    return False
+
+
 def cuda_status() -> tuple[bool, str]:
     """(usable, reason): whether numba-cuda is importable and sees a device, and why not."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         return True, "CUDA simulator (NUMBA_ENABLE_CUDASIM=1): kernels run as Python, slowly"
+    if not driver_library_found():
+        return False, "no CUDA driver found (libcuda.so.1 does not load)"
     try:
         from numba import cuda
     except Exception as exc:  # numba-cuda missing or its CUDA libraries not found

@@ -261,3 +261,20 @@ def test_bench_tts_card_rate_only_with_cuda(tmp_path):
         result = CliRunner().invoke(app, ["bench", "tts", str(path), *extra])
         assert result.exit_code == 2, result.output
         assert "--card-rate" in result.output
+
+
+def test_no_driver_library_answers_without_importing_numba_cuda(monkeypatch):
+    """Where libcuda does not load, cuda_status says so at once, and auto picks the CPU."""
+    from gpu_anneal import backends
+
+    def refuse(name):
+        raise OSError(f"{name}: cannot open shared object file")
+
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    monkeypatch.delenv("NUMBA_CUDA_DRIVER", raising=False)
+    monkeypatch.setattr(backends.sys, "platform", "linux")
+    monkeypatch.setattr(backends.ctypes, "CDLL", refuse)
+    assert backends.cuda_status() == (False, "no CUDA driver found (libcuda.so.1 does not load)")
+    assert backends.resolve_backend("auto") == "cpu"
+    with pytest.raises(backends.BackendError, match="--backend cuda: no CUDA driver"):
+        backends.resolve_backend("cuda")
