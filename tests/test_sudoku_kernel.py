@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 from simulate import run_simulated
+
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import EXP_TABLE, make_batch, run_slice_cpu
+from cpu_reference.sudoku.schedules import by_name
 
 
 @pytest.mark.cudasim
@@ -44,3 +49,76 @@ def test_9x9_move_loop_state_in_shared_memory_and_integer_only():
     assert report.shared_bytes == ks.shared_bytes_per_block(3, MOVE_SIRDEY)
     threads, blocks = ks.launch_bounds(3, MOVE_SIRDEY)
     assert report.registers * threads * blocks <= 65536
+
+
+def run_as_kernel(batch, budget: int, thr_cap: int, lane: int = 5) -> None:
+    """Every chain of `batch` through the shared-memory kernel's rules on the CPU, as
+    kernel_function's run_chain does: the kernel's model (lanes, packed values, one state array
+    of values, bitboards and `thr_cap` thresholds, flat move lists), column `lane`."""
+    from cpu_reference.sudoku.batch import flat_rows
+    from gpu_anneal.kernels import sudoku as ks
+
+    order, T = batch.order, ks.threads_per_block(batch.order)
+    m = sa.model(order, batch.move, T, table=False, packed=True, thr_cap=thr_cap)
+    pk = m.packing
+    puzzle = {key: ks.host_array(batch, key) for key in sa.PUZZLE_ARRAYS}
+    for key in ks.FLAT_KEYS:
+        puzzle[key] = puzzle[key].reshape(-1)
+    settings = (*sa.schedule_args(batch.schedule), batch.trial_cap, budget, True)
+    board_rows = flat_rows(batch.boards)
+    for g in range(batch.chains):
+        state = np.zeros((pk.VW + pk.NW + m.thr_rows) * T, np.uint32)
+        for c in range(pk.cells):
+            digit = (int(batch.vals[g, c]) - 1) & 0xFFFFFFFF  # as the kernel: wraps before a trial
+            m.set_value(state, lane, np.uint32(c), np.uint32(digit))
+        at = (pk.VW + np.arange(pk.NW)) * T + lane
+        state[at] = board_rows[g, : pk.NW]
+        m.drive_chain_inlined(
+            np.uint64(g), np.uint64(g // batch.cpp), lane, state, state, state,
+            batch.best_vals, batch.ctr, batch.rng, batch.solved, batch.exp_table,
+            *(puzzle[key] for key in sa.PUZZLE_ARRAYS), settings,
+        )  # fmt: skip
+        for c in range(pk.cells):
+            batch.vals[g, c] = m.get_value(state, lane, np.uint32(c)) + 1
+        board_rows[g, : pk.NW] = state[at]
+
+
+@pytest.mark.parametrize("move", ["sirdey", "candidate", "box-swap"])
+def test_kernel_rules_with_a_short_threshold_table_equal_the_cpu(move):
+    """The kernel's rules (branch-free move loop, one shared array, flat lists) keeping only
+    thr[1] (thr_cap=1: every move of delta >= 2 leaves the move loop and is decided with
+    exact_threshold, then the plateau resumes) move every chain exactly as the CPU runner
+    with its whole table: same counters, grids, bitboards, best grids, RNG states."""
+    puzzles = np.array(
+        [[0 if ch == "." else int(ch) for ch in text] for text in
+         ["1...........4...", "..3.4.........2.", "................"]], dtype=np.uint8,
+    )  # fmt: skip
+    sched = by_name("sirdey-course", 2, plateau=20, stall=3, max_plateaus=8)
+    code = sa.MOVE_NAMES[move]
+    cpu = make_batch(puzzles, 2, sched, cpp=4, seed=11, trial_cap=3, move=code)
+    kern = make_batch(puzzles, 2, sched, cpp=4, seed=11, trial_cap=3, move=code)
+    for budget in (2, 5, 4):
+        run_slice_cpu(cpu, budget, stop_on_solved=True)
+        run_as_kernel(kern, budget, thr_cap=1)
+    for key in ("ctr", "vals", "boards", "best_vals", "rng", "solved"):
+        np.testing.assert_array_equal(getattr(kern, key), getattr(cpu, key), err_msg=key)
+    accepted, proposals = cpu.ctr[:, sa.C_ACCEPTED].sum(), cpu.ctr[:, sa.C_PROPOSALS].sum()
+    assert 0 < accepted < proposals  # moves were taken and refused, past the table too
+
+
+@pytest.mark.parametrize("move", [sa.MOVE_SIRDEY, sa.MOVE_BOX_SWAP])
+def test_thresholds_past_the_cap_equal_the_whole_table(move):
+    """exact_threshold(d) of a table cut at 16 (9x9 kernels) equals thr[d] of the CPU's whole
+    table for every d = 17..TMAX, at temperatures from beta = 0 to beyond the last threshold."""
+    from cpu_reference.anneal.fixed_point import beta_fixed
+
+    whole = sa.model(3, move)
+    cut = sa.model(3, move, thr_cap=16)
+    full = np.zeros(whole.tmax + 1, np.uint32)
+    short = np.zeros(16, np.uint32)
+    for beta in (0.0, 1e-6, 0.01, 0.1, 0.37, 1.0, 2.5, 7.0, 30.0):
+        whole.fill_thresholds(full, 0, np.uint64(beta_fixed(beta)), EXP_TABLE)
+        cut.fill_thresholds(short, 0, np.uint64(beta_fixed(beta)), EXP_TABLE)
+        np.testing.assert_array_equal(short, full[1:17])
+        for d in range(17, whole.tmax + 1):
+            assert cut.exact_threshold(short, 0, np.uint32(d)) == full[d], (beta, d)

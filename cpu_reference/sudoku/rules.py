@@ -17,7 +17,10 @@ Per-chain state (rows of the batch on the CPU; shared or local memory in the ker
 
     vals[ix(w, lane)]    uint32  packed cell values, 0-based (packing.py)
     board[ix(w, lane)]   uint32  row-packed bitboards, NW words (uint64 for N > 32)
-    thr[ix(d, lane)]     uint32  thresholds of the current plateau, d = 1..TMAX
+    thr[ix(d, lane)]     uint32  thresholds of the current plateau, d = 1..TMAX (CPU); the
+                                 shared-memory kernels keep d = 1..16 at ix(d - 1) after the
+                                 values and bitboards of one array (model(): thr_cap, VOFF,
+                                 BOFF, TOFF) and decide a larger delta outside the move loop
 
 Per-chain arrays in global memory (row g belongs to chain g):
 
@@ -107,7 +110,12 @@ def max_delta(n: int, move: int) -> int:
 
 @cache
 def model(
-    n: int, move: int = MOVE_SIRDEY, lanes: int = 1, table: bool = True, packed: bool = False
+    n: int,
+    move: int = MOVE_SIRDEY,
+    lanes: int = 1,
+    table: bool = True,
+    packed: bool = False,
+    thr_cap: int = 0,
 ) -> SimpleNamespace:
     """Jitted rules of order n and a move: thresholds, trial start, plateau, chain driver.
 
@@ -119,33 +127,48 @@ def model(
     give the same masks (tests/test_sudoku_packing.py), so chains follow the same trajectory.
     `packed`: cell values as 4-bit fields of uint32 words (shared-memory kernels, where space
     sets the occupancy), else one byte a cell, 1-based: the plain grid (CPU, global memory).
+    `thr_cap`: 0 (CPU) keeps thr[d] for every d = 0..TMAX at element d (entry 0 unused); a cap
+    1..TMAX keeps thresholds 1..cap only, threshold d at element d - 1 (shared-memory kernels,
+    where the table's size sets the occupancy), and a move of delta > cap is decided outside the
+    move loop with exact_threshold(): the same decision, bit for bit.
     """
-    constants = _constants(n, move, lanes, table, packed)
-    module = _load_generated(f"o{n}_m{move}_l{lanes}_t{int(table)}_p{int(packed)}", constants)
+    tmax = max_delta(n, move)
+    if not 0 <= thr_cap <= tmax:
+        raise ValueError(f"thr_cap {thr_cap}: must lie in 0..{tmax} (0: the whole table)")
+    constants = _constants(n, move, lanes, table, packed, thr_cap)
+    key = f"o{n}_m{move}_l{lanes}_t{int(table)}_p{int(packed)}_c{thr_cap}"
+    module = _load_generated(key, constants)
     return SimpleNamespace(
         n=n,
         N=packing(n).N,
         cells=packing(n).cells,
         packing=packing(n),
-        tmax=max_delta(n, move),
+        tmax=tmax,
+        thr_rows=thr_cap if thr_cap else tmax + 1,
         **{name: getattr(module, name) for name in _EXPORTED},
     )
 
 
 _EXPORTED = (
     "get_value", "set_value", "conflicts_at", "peer_words", "fill_thresholds", "full_cost",
-    "start_trial", "plateau", "drive_chain", "drive_chain_inlined", "run_slice_cpu",
+    "start_trial", "plateau", "exact_threshold", "drive_chain", "drive_chain_inlined",
+    "run_slice_cpu",
 )  # fmt: skip
 
 
-def _constants(n: int, move: int, lanes: int, table: bool, packed: bool) -> dict[str, str]:
+def _constants(
+    n: int, move: int, lanes: int, table: bool, packed: bool, thr_cap: int = 0
+) -> dict[str, str]:
     """name -> Python expression of every compile-time constant of one specialisation."""
     pk = packing(n)
+    tmax = max_delta(n, move)
+    cap = thr_cap or tmax
     wt = "uint64" if pk.word_bits == 64 else "uint32"
     return {
         "n": str(n), "move": str(move), "N": str(pk.N), "CELLS": str(pk.cells),
         "R": str(pk.R), "WR": str(pk.WR), "NM1": f"uint32({pk.N - 1})",
-        "TMAX": str(max_delta(n, move)), "WIDE": str(pk.word_bits == 64), "WT": wt,
+        "TMAX": str(tmax), "THR_CAP": str(cap), "CAPPED": str(cap < tmax),
+        "THR_OFF": str(1 if thr_cap else 0), "WIDE": str(pk.word_bits == 64), "WT": wt,
         "COLPAT": f"{wt}({pk.colpat})",
         "BANDPAT": f"{wt}({pk.bandpat if pk.R >= n else 0})",  # only when a band fits a word
         "ROWMASK": f"{wt}({(1 << pk.N) - 1})", "BOXROW": f"{wt}({(1 << n) - 1})",
@@ -154,7 +177,14 @@ def _constants(n: int, move: int, lanes: int, table: bool, packed: bool) -> dict
         "CPW_SHIFT": f"uint32({3 if pk.CPW == 8 else 2})", "CPW_MASK": f"uint32({pk.CPW - 1})",
         "ONE": "uint32(1)", "UN": f"uint32({pk.N})", "Un": f"uint32({n})",
         "UR": f"uint32({pk.R})", "UWR": f"uint32({pk.WR})", "LANES": str(lanes),
-        "ULANES": f"uint32({lanes})", "PACKED": str(bool(packed)), "TABLE": str(bool(table)),
+        "ULANES": f"uint32({lanes})", "ULANES64": f"uint64({lanes})", "PACKED": str(bool(packed)),
+        "TABLE": str(bool(table)), "BRANCH_FREE": str(bool(packed)),
+        "FLAT_LISTS": str(not table),
+        "VOFF": "0", "BOFF": str(pk.VW if packed else 0),
+        "TOFF": str(pk.VW + pk.NW if packed else 0), "UNR": f"uint32({pk.N * pk.R})",
+        "UCELLS": f"uint32({pk.cells})",
+        "DIV_WORD": str(_small_div(pk.N * pk.R, pk.cells)),
+        "DIV_ROW": str(_small_div(pk.N, pk.N * pk.R)), "DIV_BOX": str(_small_div(n, pk.N)),
         "VWROW": str(pk.VW), "NWROW": str(pk.NW),
         "PEER_TABLE, CELL_WORD, CELL_BIT": f"peer_tables({n})",
         "MOVE_BOX_SWAP": str(MOVE_BOX_SWAP), "MOVE_CANDIDATE": str(MOVE_CANDIDATE),
@@ -162,6 +192,15 @@ def _constants(n: int, move: int, lanes: int, table: bool, packed: bool) -> dict
         "STOPPED": str(STOPPED),
         **{name: str(value) for name, value in globals().items() if name.startswith("C_")},
     }  # fmt: skip
+
+
+def _small_div(d: int, limit: int) -> tuple[int, int]:
+    """(m, sh) with (x * m) >> sh == x // d for every 0 <= x < limit, x * m < 2**32."""
+    for sh in range(32):
+        m = -(-(1 << sh) // d)
+        if (limit - 1) * m < 2**32 and all((x * m) >> sh == x // d for x in range(limit)):
+            return m, sh
+    raise AssertionError(f"no multiply-shift division by {d} below {limit}")
 
 
 _SOURCES = (

@@ -9,7 +9,9 @@ The rules themselves are documented in rules.py; this file is their only source.
 # ruff: noqa: F401, F821  (constants, and the names they use, come in at the marked line)
 
 import numpy as np
-from numba import njit, prange, uint32, uint64
+from llvmlite import ir
+from numba import njit, prange, types, uint32, uint64
+from numba.extending import intrinsic
 
 from cpu_reference.anneal.bits import popcount32, popcount64
 from cpu_reference.anneal.fixed_point import exp_neg, next_beta
@@ -22,10 +24,68 @@ from cpu_reference.sudoku.schedules import KIND_GEOMETRIC
 
 @njit(inline="always")
 def ix(i, lane):
-    """Element of word i of the chain in column `lane` of a flat state array."""
+    """Element of word i of the chain in column `lane` of a flat state array.
+
+    With lanes (kernels) the element index is built in 64 bits from its parts, never from a
+    wrapped 32-bit sum, so that the compiler folds constant word offsets into the address.
+    """
     if LANES == 1:
         return uint32(i)
-    return uint32(uint32(i) * ULANES + uint32(lane))
+    return uint64(uint64(uint32(i)) * ULANES64 + uint64(lane))
+
+
+@njit(inline="always")
+def ixo(i, off, lane):
+    """Element of word i + off (off a small compile-time constant, possibly negative)."""
+    if LANES == 1:
+        return uint32(uint32(i) + uint32(off))
+    return uint64(uint64(uint64(uint32(i)) * ULANES64 + uint64(lane)) + uint64(off * LANES))
+
+
+@njit(inline="always")
+def vx(i, lane):
+    """Element of value word i (VOFF: where the values start in a shared column)."""
+    return ixo(i, VOFF, lane)
+
+
+@njit(inline="always")
+def bx(i, lane):
+    """Element of bitboard word i (BOFF: where the bitboards start in a shared column)."""
+    return ixo(i, BOFF, lane)
+
+
+@intrinsic
+def shl32(typingctx, x, s):
+    """x << s on 32 bits (s < 32): one shift, where numba would widen to 64 bits."""
+    sig = types.uint32(x, s)
+
+    def codegen(context, builder, signature, args):
+        a = context.cast(builder, args[0], signature.args[0], types.uint32)
+        b = context.cast(builder, args[1], signature.args[1], types.uint32)
+        return builder.shl(a, b)
+
+    return sig, codegen
+
+
+@intrinsic
+def shr32(typingctx, x, s):
+    """x >> s on 32 bits, unsigned (s < 32)."""
+    sig = types.uint32(x, s)
+
+    def codegen(context, builder, signature, args):
+        a = context.cast(builder, args[0], signature.args[0], types.uint32)
+        b = context.cast(builder, args[1], signature.args[1], types.uint32)
+        return builder.lshr(a, b)
+
+    return sig, codegen
+
+
+@njit(inline="always")
+def wshl(x, s):
+    """A bitboard word x << s (s below the word's width)."""
+    if WIDE:
+        return WT(WT(x) << WT(s))
+    return shl32(x, s)
 
 
 @njit(inline="always")
@@ -40,50 +100,111 @@ def popc(x):
 def get_value(vals, lane, c):
     """0-based digit of cell c."""
     if not PACKED:
-        return uint32(uint32(vals[ix(c, lane)]) - ONE)
-    word = uint32(vals[ix(uint32(c >> CPW_SHIFT), lane)])
-    return uint32(word >> uint32((c & CPW_MASK) * VBITS)) & VMASK
+        return uint32(uint32(vals[vx(c, lane)]) - ONE)
+    word = uint32(vals[vx(uint32(c >> CPW_SHIFT), lane)])
+    return uint32(shr32(word, uint32(uint32(c & CPW_MASK) * VBITS)) & VMASK)
 
 
 @njit(inline="always")
 def set_value(vals, lane, c, dd):
     """Store 0-based digit dd in cell c."""
     if not PACKED:
-        vals[ix(c, lane)] = np.uint8(dd + ONE)
+        vals[vx(c, lane)] = np.uint8(dd + ONE)
         return
     at = uint32(c >> CPW_SHIFT)
-    shift = uint32((c & CPW_MASK) * VBITS)
-    keep = uint32(vals[ix(at, lane)]) & uint32(~uint32(VMASK << shift))
-    vals[ix(at, lane)] = uint32(keep | uint32(dd << shift))
+    shift = uint32(uint32(c & CPW_MASK) * VBITS)
+    keep = uint32(uint32(vals[vx(at, lane)]) & uint32(~shl32(VMASK, shift)))
+    vals[vx(at, lane)] = uint32(keep | shl32(dd, shift))
+
+
+@njit(inline="always")
+def small_div(x, m, sh):
+    """x // D as (x * m) >> sh, with (m, sh) chosen by rules.py so that it is exact for the
+    range x takes (a multiply and a shift, where a general division takes four)."""
+    return uint32(uint32(uint32(x) * uint32(m)) >> uint32(sh))
+
+
+@njit(inline="always")
+def move_at(move_cells, pu, site):
+    """Entry `site` of the puzzle's move list: its row (CPU), or the flat table's row pu
+    (kernels, FLAT_LISTS: the index built in 64 bits from its parts, never wrapped)."""
+    if FLAT_LISTS:
+        return np.uint16(move_cells[uint64(uint64(pu) * uint64(CELLS) + uint64(site))])
+    return move_cells[site]
+
+
+@njit(inline="always")
+def box_at(box_cells, pu, b, j):
+    """Free cell j of box b of the puzzle (box_cells[p, b, j])."""
+    if FLAT_LISTS:
+        at = uint64(uint64(uint64(pu) * uint64(N) + uint64(b)) * uint64(N) + uint64(j))
+        return np.uint16(box_cells[at])  # zero-extended: a cell index is never negative
+    return box_cells[b, j]
+
+
+@njit(inline="always")
+def nbox_at(nbox, pu, b):
+    """Free cells of box b of the puzzle (nbox[p, b])."""
+    if FLAT_LISTS:
+        return nbox[uint64(uint64(pu) * uint64(N) + uint64(b))]
+    return nbox[b]
 
 
 @njit(inline="always")
 def computed_masks(c):
     """(own word, cell bit, own-word mask, column mask, box mask, first, end band word)."""
-    r = uint32(c // UN)
-    k = uint32(c - uint32(r * UN))
-    wr = uint32(r // UR)
-    sh = uint32(uint32(r - uint32(wr * UR)) * UN)
-    bit = WT(WT(1) << WT(uint32(sh + k)))
-    col = WT(COLPAT << WT(k))
-    boxrow = WT(BOXROW << WT(uint32(Un * uint32(k // Un))))
+    wr = small_div(c, DIV_WORD[0], DIV_WORD[1])  # c // (N R)
+    pos = uint32(c - uint32(wr * UNR))  # the cell's bit in its word: (r mod R) N + k
+    rr = small_div(pos, DIV_ROW[0], DIV_ROW[1])  # r mod R
+    sh = uint32(rr * UN)
+    k = uint32(pos - sh)
+    bit = wshl(WT(1), pos)
+    col = wshl(COLPAT, k)
+    boxrow = wshl(BOXROW, uint32(Un * small_div(k, DIV_BOX[0], DIV_BOX[1])))
+    r = uint32(uint32(wr * UR) + rr)
+    band = small_div(r, DIV_BOX[0], DIV_BOX[1])  # r // n
     if BOX_IN_WORD:
-        band_row = uint32(uint32(uint32(r // Un) * Un) - uint32(wr * UR))
-        box = WT(WT(boxrow * BANDPAT) << WT(uint32(band_row * UN)))
+        if R == n:  # a word is a band: the box starts on the word's first row
+            box = WT(boxrow * BANDPAT)
+        else:
+            band_row = uint32(uint32(band * Un) - uint32(wr * UR))
+            box = wshl(WT(boxrow * BANDPAT), uint32(band_row * UN))
         b0 = uint32(0)
         b1 = uint32(0)
     else:
         box = WT(boxrow * COLPAT)
-        b0 = uint32(uint32(r // Un) * uint32(BAND_WORDS))
+        b0 = uint32(band * uint32(BAND_WORDS))
         b1 = uint32(b0 + uint32(BAND_WORDS))
-    own = WT(WT(WT(ROWMASK << WT(sh)) | col | box) & WT(~bit))
+    own = WT(WT(wshl(ROWMASK, sh) | col | box) ^ bit)  # the row holds the bit: cleared
     return wr, bit, own, col, box, b0, b1
 
 
 @njit(inline="always")
-def flip(board, lane, at, bit):
-    """Toggle one cell's bit in bitboard word `at`."""
-    board[ix(at, lane)] = WT(board[ix(at, lane)] ^ bit)
+def masks_in_box(z, da):
+    """Cell z's descriptor (as computed_masks) from that of a cell of its box, where a box lies
+    within one word (BOX_IN_WORD): the same word and box mask, z's own row, column and bit."""
+    wr, box = da[0], da[4]
+    pos = uint32(z - uint32(wr * UNR))
+    sh = uint32(small_div(pos, DIV_ROW[0], DIV_ROW[1]) * UN)
+    k = uint32(pos - sh)
+    bit = wshl(WT(1), pos)
+    col = wshl(COLPAT, k)
+    own = WT(WT(wshl(ROWMASK, sh) | col | box) ^ bit)
+    return wr, bit, own, col, box, da[5], da[6]
+
+
+@njit(inline="always")
+def flip(board, lane, dd, w, bit):
+    """Toggle one cell's bit in word w of digit dd's bitboard (kernels: the element index
+    built from dd and w apart, so that one lane address serves both digits' words)."""
+    if LANES == 1:
+        at = uint32(uint32(dd * UWR) + w)
+    else:
+        at = uint64(
+            uint64(dd) * uint64(WR * LANES) + uint64(w) * ULANES64 + uint64(lane)
+            + uint64(BOFF * LANES)
+        )  # fmt: skip
+    board[at] = WT(board[at] ^ bit)
 
 
 @njit(inline="always")
@@ -110,7 +231,7 @@ def conflicts(board, lane, dd, desc):
             mask = WT(desc[3] | desc[4])
         else:
             mask = desc[3]
-        total = uint32(total + popc(WT(board[ix(uint32(base + uw), lane)] & mask)))
+        total = uint32(total + popc(WT(board[ixo(base, w + BOFF, lane)] & mask)))
     return total
 
 
@@ -138,14 +259,41 @@ def conflicts_at(board, lane, dd, c):
 
 
 @njit(inline="always")
+def thr_ix(d, lane):
+    """Element of threshold d (1 <= d <= THR_CAP) in the chain's flat threshold array."""
+    return ixo(d, TOFF - THR_OFF, lane)
+
+
+@njit(inline="always")
+def thr_at(thr, lane, gain, loss):
+    """thr[gain - loss] where gain > loss, else thr[THR_CAP] (read, unused): the branch-free
+    kernels' threshold, its index built in 64 bits so that no 32-bit wrap is kept."""
+    if LANES == 1:
+        return thr[thr_ix(uint32(gain - loss) if gain > loss else uint32(THR_CAP), lane)]
+    d = uint64(uint64(gain) - uint64(loss)) if gain > loss else uint64(THR_CAP)
+    return thr[uint64(d * ULANES64 + uint64(lane) + uint64((TOFF - THR_OFF) * LANES))]
+
+
+@njit(inline="always")
 def fill_thresholds(thr, lane, beta, exp_table):
-    """thr[d] = exp(-beta d) 2**32 for d = 1..TMAX, integers only (see fixed_point)."""
+    """thr[d] = exp(-beta d) 2**32 for d = 1..THR_CAP, integers only (see fixed_point)."""
     t1 = uint64(exp_neg(beta, exp_table))
     t = t1
-    thr[ix(1, lane)] = uint32(t1)
-    for d in range(2, TMAX + 1):
+    thr[thr_ix(1, lane)] = uint32(t1)
+    for d in range(2, THR_CAP + 1):
         t = (t * t1) >> uint64(32)
-        thr[ix(d, lane)] = uint32(t)
+        thr[thr_ix(d, lane)] = uint32(t)
+
+
+@njit(inline="always")
+def exact_threshold(thr, lane, d):
+    """Threshold of delta d > THR_CAP, continuing fill_thresholds' products from the stored
+    thr[THR_CAP] and thr[1] (= t1): the very value a table of TMAX entries would hold."""
+    t1 = uint64(thr[thr_ix(1, lane)])
+    t = uint64(thr[thr_ix(THR_CAP, lane)])
+    for _ in range(uint32(d) - uint32(THR_CAP)):
+        t = (t * t1) >> uint64(32)
+    return uint32(t)
 
 
 @njit(inline="always")
@@ -165,13 +313,13 @@ def place(vals, board, lane, c, dd):
     desc = cell_masks(c)
     wr, bit = desc[0], desc[1]
     at = uint32(uint32(dd * UWR) + wr)
-    board[ix(at, lane)] = WT(board[ix(at, lane)] | bit)
+    board[bx(at, lane)] = WT(board[bx(at, lane)] | bit)
 
 
 @njit(inline="always")
 def start_trial(
     vals, board, lane, given_vals, given_board, init_cells, ninit, cand, ncand, box_cells,
-    nbox, box_missing, s0, s1,
+    nbox, pu, box_missing, s0, s1,
 ):  # fmt: skip
     """A fresh random state for the move's search space. Returns (cost, s0, s1).
 
@@ -179,21 +327,22 @@ def start_trial(
     for Sirdey's move). Box swap: each box's missing digits shuffled into its free cells.
     """
     for i in range(NWROW):
-        board[ix(i, lane)] = given_board[i]
+        board[bx(i, lane)] = given_board[i]
     if PACKED:
         for i in range(VWROW):
-            vals[ix(i, lane)] = uint32(0)
+            vals[vx(i, lane)] = uint32(0)
     for c in range(CELLS):  # free cells hold 0 here and get a digit below
         set_value(vals, lane, uint32(c), uint32(uint32(given_vals[c]) - ONE) & VMASK)
     if move == MOVE_BOX_SWAP:
         for b in range(N):
-            nb = nbox[b]
+            nb = nbox_at(nbox, pu, b)
             for j in range(nb):
-                set_value(vals, lane, uint32(box_cells[b, j]), uint32(box_missing[b, j]) - ONE)
+                cell = uint32(box_at(box_cells, pu, b, j))
+                set_value(vals, lane, cell, uint32(box_missing[b, j]) - ONE)
             for j in range(nb - 1, 0, -1):  # Fisher-Yates over the box's free cells
                 i, s0, s1 = uniform_below(s0, s1, j + 1)
-                a = uint32(box_cells[b, j])
-                z = uint32(box_cells[b, i])
+                a = uint32(box_at(box_cells, pu, b, j))
+                z = uint32(box_at(box_cells, pu, b, i))
                 va = get_value(vals, lane, a)
                 set_value(vals, lane, a, get_value(vals, lane, z))
                 set_value(vals, lane, z, va)
@@ -202,7 +351,7 @@ def start_trial(
             desc = cell_masks(c)
             wr, bit = desc[0], desc[1]
             at = uint32(uint32(get_value(vals, lane, c) * UWR) + wr)
-            board[ix(at, lane)] = WT(board[ix(at, lane)] | bit)
+            board[bx(at, lane)] = WT(board[bx(at, lane)] | bit)
     else:
         for f in range(ninit):
             c = uint32(init_cells[f])
@@ -212,83 +361,213 @@ def start_trial(
 
 
 @njit(inline="always")
-def plateau(vals, board, thr, lane, move_cells, nmove, cand, ncand, box_cells, nbox,
-            moves, cost, best, s0, s1):  # fmt: skip
-    """Up to `moves` moves; stops at cost 0. Returns (cost, best, done, accepted, s0, s1).
+def new_digit(field, c, old, cand, ncand):
+    """The new digit of a one-cell move from a 12-bit field of the draw: one of the N - 1
+    others (Sirdey) or of the cell's candidates other than the old digit (candidate move)."""
+    if move == MOVE_CANDIDATE:
+        j = uint32(uint32(field * uint32(uint32(ncand[c]) - ONE)) >> uint32(12))
+        new = uint32(uint32(cand[c, j]) - ONE)
+        if new >= old:
+            new = uint32(uint32(cand[c, uint32(j + ONE)]) - ONE)
+        return new
+    new = uint32(uint32(field * NM1) >> uint32(12))
+    return uint32(new + ONE) if new >= old else new
 
-    Every index and count is a 32-bit unsigned integer, so the move loop carries no 64-bit
-    arithmetic beyond the RNG and no negative-index wraparound code.
+
+@njit(inline="always")
+def draw_cell(lo, move_cells, pu, unmove):
+    """The cell a one-cell move draws from the low word of a draw."""
+    site = uint32(uint32(uint32(lo & uint32(0xFFFFF)) * unmove) >> uint32(20))
+    return uint32(move_at(move_cells, pu, site))
+
+
+@njit(inline="always")
+def cell_draw(lo, vals, lane, move_cells, pu, unmove, cand, ncand):
+    """A one-cell move from the low word of a draw: (cell, its digit, the new digit)."""
+    c = draw_cell(lo, move_cells, pu, unmove)
+    old = get_value(vals, lane, c)
+    field = uint32(uint32(lo >> uint32(20)) & uint32(0xFFF))
+    return c, old, new_digit(field, c, old, cand, ncand)
+
+
+@njit(inline="always")
+def cell_gain_loss(board, lane, c, old, new):
+    """(conflicts of the new digit, of the old one, word, bit) of a one-cell move."""
+    desc = cell_masks(c)
+    return conflicts(board, lane, new, desc), conflicts(board, lane, old, desc), desc[0], desc[1]
+
+
+@njit(inline="always")
+def cell_apply(vals, board, lane, c, old, new, wr, bit):
+    """Make a one-cell move."""
+    flip(board, lane, old, wr, bit)
+    flip(board, lane, new, wr, bit)
+    set_value(vals, lane, c, new)
+
+
+@njit(inline="always")
+def swap_draw(r1, r2, vals, lane, move_cells, pu, unmove, box_cells, nbox):
+    """A box swap from two draws: (cell a, cell z, their digits)."""
+    site = uint32((uint64(uint32(r1)) * uint64(unmove)) >> uint64(32))
+    b = uint32(move_at(move_cells, pu, site))
+    nb = uint32(nbox_at(nbox, pu, b))
+    ia = uint32((uint64(uint32(r1 >> uint64(32))) * uint64(nb)) >> uint64(32))
+    ib = uint32((uint64(uint32(r2)) * uint64(uint32(nb - ONE))) >> uint64(32))
+    if ib >= ia:
+        ib = uint32(ib + ONE)
+    a = uint32(box_at(box_cells, pu, b, ia))
+    z = uint32(box_at(box_cells, pu, b, ib))
+    return a, z, get_value(vals, lane, a), get_value(vals, lane, z)
+
+
+@njit(inline="always")
+def swap_gain_loss(board, lane, a, z, va, vz):
+    """(conflicts after, conflicts before + 2, words and bits of a and z) of a box swap: a and
+    z share a box, so each sees the other holding the digit it would receive (the 2)."""
+    da = cell_masks(a)
+    dz = masks_in_box(z, da) if BOX_IN_WORD and not TABLE else cell_masks(z)
+    gain = uint32(conflicts(board, lane, vz, da) + conflicts(board, lane, va, dz))
+    loss = uint32(conflicts(board, lane, va, da) + conflicts(board, lane, vz, dz) + uint32(2))
+    return gain, loss, da[0], da[1], dz[0], dz[1]
+
+
+@njit(inline="always")
+def swap_apply(vals, board, lane, a, z, va, vz, wa, bita, wz, bitz):
+    """Make a box swap."""
+    flip(board, lane, va, wa, bita)
+    flip(board, lane, vz, wa, bita)
+    flip(board, lane, vz, wz, bitz)
+    flip(board, lane, va, wz, bitz)
+    set_value(vals, lane, a, vz)
+    set_value(vals, lane, z, va)
+
+
+@njit(inline="always")
+def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cells, nbox,
+            start, moves, cost, best, s0, s1):  # fmt: skip
+    """Moves start+1 .. `moves` of a plateau; stops at cost 0.
+
+    Returns (cost, best, moves done in the plateau, accepted, s0, s1, rare, r1, r2). Every index
+    and count is a 32-bit unsigned integer, so the move loop carries no 64-bit arithmetic beyond
+    the RNG and no negative-index wraparound code. A move is accepted when its conflicts after
+    (gain) are at most those before (loss), else when the draw's high word is below
+    thr[gain - loss]. Where the table stops short of TMAX (CAPPED, kernels), a move with
+    gain - loss > THR_CAP (more than THR_CAP conflicts for one cell: practically never) stops
+    the loop undecided with `rare` set and its draws r1, r2; rare_move() decides it with its
+    exact threshold and the plateau resumes, so the loop holds no threshold arithmetic and
+    every decision equals the full table's.
     """
     accepted = uint32(0)
-    m = uint32(0)
+    m = uint32(start)
     unmove = uint32(nmove)
     umoves = uint32(moves)
+    ucost = uint32(cost)
+    ubest = uint32(best)
+    rare = False
+    r1 = uint64(0)
+    r2 = uint64(0)
     while m < umoves:
         m = uint32(m + ONE)
-        r, s0, s1 = next_u64(s0, s1)
-        lo = uint32(r & uint64(0xFFFFFFFF))
-        hi = uint32(r >> uint64(32))
-        if move == MOVE_BOX_SWAP:
-            b = uint32(move_cells[uint32((uint64(lo) * uint64(unmove)) >> uint64(32))])
-            nb = uint32(nbox[b])
-            ia = uint32((uint64(hi) * uint64(nb)) >> uint64(32))
-            r, s0, s1 = next_u64(s0, s1)
-            lo = uint32(r & uint64(0xFFFFFFFF))
-            hi = uint32(r >> uint64(32))
-            ib = uint32((uint64(lo) * uint64(nb - ONE)) >> uint64(32))
-            if ib >= ia:
-                ib = uint32(ib + ONE)
-            a = uint32(box_cells[b, ia])
-            z = uint32(box_cells[b, ib])
-            va = get_value(vals, lane, a)
-            vz = get_value(vals, lane, z)
-            da = cell_masks(a)
-            dz = cell_masks(z)
-            wa, bita, wz, bitz = da[0], da[1], dz[0], dz[1]
-            # a and z share a box: each sees the other holding the digit it would receive
-            gain = conflicts(board, lane, vz, da) + conflicts(board, lane, va, dz)
-            loss = conflicts(board, lane, va, da) + conflicts(board, lane, vz, dz)
-            delta = np.int32(gain) - np.int32(loss) - np.int32(2)
-            if delta <= 0 or hi < thr[ix(uint32(delta), lane)]:
-                flip(board, lane, uint32(uint32(va * UWR) + wa), bita)
-                flip(board, lane, uint32(uint32(vz * UWR) + wa), bita)
-                flip(board, lane, uint32(uint32(vz * UWR) + wz), bitz)
-                flip(board, lane, uint32(uint32(va * UWR) + wz), bitz)
-                set_value(vals, lane, a, vz)
-                set_value(vals, lane, z, va)
+        r1, s0, s1 = next_u64(s0, s1)
+        if move == MOVE_BOX_SWAP and BRANCH_FREE:
+            # kernels: one path for every lane (a rejected swap writes back what it read)
+            r2, s0, s1 = next_u64(s0, s1)
+            a, z, va, vz = swap_draw(r1, r2, vals, lane, move_cells, pu, unmove, box_cells, nbox)
+            gain, loss, wa, bita, wz, bitz = swap_gain_loss(board, lane, a, z, va, vz)
+            if CAPPED and gain > uint32(loss + uint32(THR_CAP)):
+                rare = True
+                break
+            take = (gain <= loss) | (uint32(r2 >> uint64(32)) < thr_at(thr, lane, gain, loss))
+            ma = bita if take else WT(0)
+            mz = bitz if take else WT(0)
+            if BOX_IN_WORD:  # a box lies in one word: wz == wa, one toggle a digit
+                flip(board, lane, va, wa, WT(ma | mz))
+                flip(board, lane, vz, wa, WT(ma | mz))
             else:
-                continue
+                flip(board, lane, va, wa, ma)
+                flip(board, lane, vz, wa, ma)
+                flip(board, lane, vz, wz, mz)
+                flip(board, lane, va, wz, mz)
+            set_value(vals, lane, a, vz if take else va)
+            set_value(vals, lane, z, va if take else vz)
+            ucost = uint32(ucost + (uint32(gain - loss) if take else uint32(0)))
+            accepted = uint32(accepted + uint32(take))
+            ubest = min(ubest, ucost)
+            if ucost == 0:
+                break
+            continue
+        elif move == MOVE_BOX_SWAP:
+            r2, s0, s1 = next_u64(s0, s1)
+            a, z, va, vz = swap_draw(r1, r2, vals, lane, move_cells, pu, unmove, box_cells, nbox)
+            gain, loss, wa, bita, wz, bitz = swap_gain_loss(board, lane, a, z, va, vz)
+            hi = uint32(r2 >> uint64(32))
+        elif BRANCH_FREE:
+            # kernels: one path for every lane (a rejected move writes back what it read)
+            lo = uint32(r1)
+            c = draw_cell(lo, move_cells, pu, unmove)
+            at = uint32(c >> CPW_SHIFT)
+            shift = uint32(uint32(c & CPW_MASK) * VBITS)
+            word = uint32(vals[vx(at, lane)])
+            old = uint32(shr32(word, shift) & VMASK)
+            new = new_digit(uint32(uint32(lo >> uint32(20)) & uint32(0xFFF)), c, old, cand, ncand)
+            gain, loss, wr, bit = cell_gain_loss(board, lane, c, old, new)
+            if CAPPED and gain > uint32(loss + uint32(THR_CAP)):
+                rare = True
+                break
+            take = (gain <= loss) | (uint32(r1 >> uint64(32)) < thr_at(thr, lane, gain, loss))
+            mask = bit if take else WT(0)
+            flip(board, lane, old, wr, mask)
+            flip(board, lane, new, wr, mask)
+            keep = uint32(word & uint32(~shl32(VMASK, shift)))
+            vals[vx(at, lane)] = uint32(keep | shl32(new if take else old, shift))
+            ucost = uint32(ucost + (uint32(gain - loss) if take else uint32(0)))
+            accepted = uint32(accepted + uint32(take))
+            ubest = min(ubest, ucost)
+            if ucost == 0:
+                break
+            continue
         else:
-            site = uint32(uint32(uint32(lo & uint32(0xFFFFF)) * unmove) >> uint32(20))
-            c = uint32(move_cells[site])
-            old = get_value(vals, lane, c)
-            field = uint32(uint32(lo >> uint32(20)) & uint32(0xFFF))
-            if move == MOVE_CANDIDATE:
-                j = uint32(uint32(field * uint32(uint32(ncand[c]) - ONE)) >> uint32(12))
-                new = uint32(uint32(cand[c, j]) - ONE)
-                if new >= old:
-                    new = uint32(uint32(cand[c, uint32(j + ONE)]) - ONE)
-            else:
-                new = uint32(uint32(field * NM1) >> uint32(12))
-                if new >= old:
-                    new = uint32(new + ONE)
-            desc = cell_masks(c)
-            wr, bit = desc[0], desc[1]
-            delta = np.int32(conflicts(board, lane, new, desc)) - np.int32(
-                conflicts(board, lane, old, desc)
-            )
-            if delta <= 0 or hi < thr[ix(uint32(delta), lane)]:
-                flip(board, lane, uint32(uint32(old * UWR) + wr), bit)
-                flip(board, lane, uint32(uint32(new * UWR) + wr), bit)
-                set_value(vals, lane, c, new)
-            else:
+            c, old, new = cell_draw(uint32(r1), vals, lane, move_cells, pu, unmove, cand, ncand)
+            gain, loss, wr, bit = cell_gain_loss(board, lane, c, old, new)
+            hi = uint32(r1 >> uint64(32))
+        if gain > loss:
+            if CAPPED and uint32(gain - loss) > uint32(THR_CAP):
+                rare = True
+                break
+            if hi >= thr[thr_ix(uint32(gain - loss), lane)]:
                 continue
-        cost = np.int32(cost + delta)
+        if move == MOVE_BOX_SWAP:
+            swap_apply(vals, board, lane, a, z, va, vz, wa, bita, wz, bitz)
+        else:
+            cell_apply(vals, board, lane, c, old, new, wr, bit)
+        ucost = uint32(uint32(ucost + gain) - loss)
         accepted = uint32(accepted + ONE)
-        best = np.int32(min(best, cost))  # branch-free: cost moves up and down all the time
-        if cost == 0:
-            return cost, best, m, accepted, s0, s1
-    return cost, best, m, accepted, s0, s1
+        ubest = min(ubest, ucost)  # branch-free: cost moves up and down all the time
+        if ucost == 0:
+            break
+    return np.int32(ucost), np.int32(ubest), m, accepted, s0, s1, rare, r1, r2
+
+
+@njit(inline="always")
+def rare_move(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cells, nbox, r1,
+              r2):  # fmt: skip
+    """Decide and make the move that stopped a plateau (rare): the state is as it was drawn,
+    so r1, r2 give the same move again. Returns (cost change, 1 if accepted else 0); an
+    accepted move raises the cost (gain - loss > THR_CAP)."""
+    unmove = uint32(nmove)
+    if move == MOVE_BOX_SWAP:
+        a, z, va, vz = swap_draw(r1, r2, vals, lane, move_cells, pu, unmove, box_cells, nbox)
+        gain, loss, wa, bita, wz, bitz = swap_gain_loss(board, lane, a, z, va, vz)
+        if uint32(r2 >> uint64(32)) < exact_threshold(thr, lane, uint32(gain - loss)):
+            swap_apply(vals, board, lane, a, z, va, vz, wa, bita, wz, bitz)
+            return np.int32(gain - loss), uint32(1)
+    else:
+        c, old, new = cell_draw(uint32(r1), vals, lane, move_cells, pu, unmove, cand, ncand)
+        gain, loss, wr, bit = cell_gain_loss(board, lane, c, old, new)
+        if uint32(r1 >> uint64(32)) < exact_threshold(thr, lane, uint32(gain - loss)):
+            cell_apply(vals, board, lane, c, old, new, wr, bit)
+            return np.int32(gain - loss), uint32(1)
+    return np.int32(0), uint32(0)
 
 
 def drive_chain(
@@ -321,35 +600,54 @@ def drive_chain(
     geometric = kind == KIND_GEOMETRIC
     ubeta0 = uint64(beta0)
     ustep = uint64(step)
-    for _ in range(budget):
-        if ctr[g, C_STATUS] != RUNNING:
-            break
-        if stop_on_solved and ctr[g, C_PROPOSALS] >= solved[p]:
-            ctr[g, C_STATUS] = STOPPED
-            break
-        if k < 0:
-            if ctr[g, C_TRIALS] >= trial_cap:
-                ctr[g, C_STATUS] = EXHAUSTED
+    if FLAT_LISTS:  # kernels: the lists come flat, the puzzle's rows found by pu (move_at)
+        mlist, blist, nlist, pu = move_cells, box_cells, nbox, uint32(p)
+    else:
+        mlist, blist, nlist, pu = move_cells[p], box_cells[p], nbox[p], uint32(0)
+    prev_best = best
+    moved = uint32(0)  # moves of the current plateau made before a rare move stopped it
+    plateaus = 0
+    while plateaus < budget:
+        if moved == 0:
+            if ctr[g, C_STATUS] != RUNNING:
                 break
-            c0, s0, s1 = start_trial(
-                vals, board, lane, given_vals[p], given_board[p], init_cells[p], ninit[p],
-                cand[p], ncand[p], box_cells[p], nbox[p], box_missing[p], s0, s1,
-            )  # fmt: skip
-            cost = np.int32(c0)
-            ctr[g, C_TRIALS] += 1
-            k = 0
-            beta = ubeta0
-            best = cost
-            ctr[g, C_LAST_IMPROVE] = 0
+            if stop_on_solved and ctr[g, C_PROPOSALS] >= solved[p]:
+                ctr[g, C_STATUS] = STOPPED
+                break
+            if k < 0:
+                if ctr[g, C_TRIALS] >= trial_cap:
+                    ctr[g, C_STATUS] = EXHAUSTED
+                    break
+                c0, s0, s1 = start_trial(
+                    vals, board, lane, given_vals[p], given_board[p], init_cells[p], ninit[p],
+                    cand[p], ncand[p], blist, nlist, pu, box_missing[p], s0, s1,
+                )  # fmt: skip
+                cost = np.int32(c0)
+                ctr[g, C_TRIALS] += 1
+                k = 0
+                beta = ubeta0
+                best = cost
+                ctr[g, C_LAST_IMPROVE] = 0
         if cost > 0 and nmove[p] > 0:
-            fill_thresholds(thr, lane, beta, exp_table)
-            prev_best = best
-            cost, best, done, acc, s0, s1 = plateau(
-                vals, board, thr, lane, move_cells[p], nmove[p], cand[p], ncand[p],
-                box_cells[p], nbox[p], plateau_len, cost, best, s0, s1,
+            if moved == 0:
+                fill_thresholds(thr, lane, beta, exp_table)
+                prev_best = best
+            cost, best, done, acc, s0, s1, rare, r1, r2 = plateau(
+                vals, board, thr, lane, mlist, pu, nmove[p], cand[p], ncand[p],
+                blist, nlist, moved, plateau_len, cost, best, s0, s1,
             )  # fmt: skip
-            ctr[g, C_PROPOSALS] += done
+            ctr[g, C_PROPOSALS] += done - moved
             ctr[g, C_ACCEPTED] += acc
+            if CAPPED and rare:  # decide the move outside the move loop, then resume
+                up, taken = rare_move(
+                    vals, board, thr, lane, mlist, pu, nmove[p], cand[p], ncand[p],
+                    blist, nlist, r1, r2,
+                )  # fmt: skip
+                cost = np.int32(cost + up)
+                ctr[g, C_ACCEPTED] += taken
+                moved = done
+                continue
+            moved = uint32(0)
             if best < prev_best:
                 ctr[g, C_LAST_IMPROVE] = k
         if cost < ctr[g, C_BEST_VALS_COST]:
@@ -366,6 +664,7 @@ def drive_chain(
         stalled = stall > 0 and k - ctr[g, C_LAST_IMPROVE] >= stall
         if k >= max_plateaus or stalled or nmove[p] == 0:
             k = -1
+        plateaus += 1
     ctr[g, C_COST] = cost
     ctr[g, C_BEST] = best
     ctr[g, C_PLATEAU] = k

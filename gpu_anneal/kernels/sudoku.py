@@ -10,14 +10,20 @@ arrays, calls the very jitted chain driver the CPU runner calls
 instruction), and writes the state back at the end of the slice. A slice on the GPU and a slice on
 the CPU move chain g through the same states for the same seed.
 
-Shared memory of a block, [word][thread] (element w * T + lane) so that the 32 lanes of a warp
-reading any word index each hit their own bank (one wavefront per 32-bit access):
+Shared memory of a block: one uint32 array, [word][thread] (element w * T + lane) so that the 32
+lanes of a warp reading any word index each hit their own bank (one wavefront per 32-bit access);
+a chain's column holds, from word 0 (rules.py: VOFF, BOFF, TOFF):
 
-    vals  uint32[VW][T]      packed cell values (11 words a chain for 9x9)
-    board word[NW][T]        row-packed bitboards (27 words a chain for 9x9)
-    thr   uint32[TMAX+1][T]  this plateau's thresholds (21 words a chain for 9x9, Sirdey's move)
+    vals  VW words          packed cell values (11 words a chain for 9x9)
+    board NW words          row-packed bitboards (27 words a chain for 9x9)
+    thr   THRESHOLD_CAP     thresholds of deltas 1..16 (more: exact, outside the move loop)
 
-    9x9, Sirdey's move, T = 128: (11 + 27 + 21) x 4 B x 128 = 30,208 B a block, 7 blocks an SM
+    9x9, T = 128: (11 + 27 + 16) x 4 B x 128 = 27,648 B a block (+ 1 KB reserved): 8 blocks
+    of 128 threads an SM (32 warps) within 227 KB, at most 64 registers a thread
+
+One array gives every state access one lane base address plus constants. The move loop of the
+shared-state kernels is branch-free (rules.py: BRANCH_FREE): a rejected move writes back what it
+read, so the lanes of a warp never diverge in it.
 
 Peers are computed from the cell's row and column (packing.py): no table is read in the move loop.
 Orders 5 and 6 (25x25, 36x36) need 3.7 KB and 21 KB of state a chain, more than shared memory
@@ -42,12 +48,28 @@ from gpu_anneal.kernels.compat import plain
 
 CUDA_ORDERS = (2, 3, 4, 5, 6)
 THREADS_PER_BLOCK = 128  # every order but 16x16
-THREADS_16X16 = 32  # 16x16 state is 800-950 B a chain: 32 chains a block stay under 48 KB
+THREADS_16X16 = 64  # 16x16 state is 704 B a chain: 64 chains a block stay under 48 KB
 STATE_IN_SHARED = {2: True, 3: True, 4: True, 5: False, 6: False}
 SHARED_PER_SM = 227 * 1024  # usable shared memory of an sm_90 SM (sm_80: 163 KB)
 SHARED_RESERVED = 1024  # per resident block
 REGISTERS_PER_SM = 65536
 THREADS_PER_SM = 2048
+
+
+THRESHOLD_CAP = 16  # thresholds a chain keeps in shared memory (deltas 1..16; larger: exact, rare)
+
+
+def threshold_cap(order: int, move: int = sa.MOVE_SIRDEY) -> int:
+    """Thresholds the order's kernel keeps a chain (rules.model's thr_cap; 0: all, local state).
+
+    A 9x9 chain keeps 16 of its 20 (Sirdey) or 38 (box swap) thresholds: 64 bytes instead of
+    84, so that 8 blocks of 128 chains fit an SM's shared memory; a move of a larger delta
+    (more than 16 conflicts for one cell: practically never) is decided outside the move loop
+    with the same exact threshold.
+    """
+    if not STATE_IN_SHARED[order]:
+        return 0
+    return min(THRESHOLD_CAP, sa.max_delta(order, move))
 
 
 def threads_per_block(order: int) -> int:
@@ -61,14 +83,14 @@ def shared_bytes_per_block(order: int, move: int = sa.MOVE_SIRDEY) -> int:
         return 0
     pk = packing(order)
     word_bytes = pk.word_bits // 8
-    per_chain = 4 * pk.VW + word_bytes * pk.NW + 4 * (sa.max_delta(order, move) + 1)
+    per_chain = 4 * pk.VW + word_bytes * pk.NW + 4 * threshold_cap(order, move)
     return per_chain * threads_per_block(order)
 
 
 def register_budget(move: int) -> int:
-    """Registers a thread may take at least: 64 for one-cell moves; a box swap computes two
-    cells' peer masks at once and spills at 64 (4x4: 40 B), so it gets 80."""
-    return 80 if move == sa.MOVE_BOX_SWAP else 64
+    """Registers a thread may take at least: 64 for every move (8 blocks of 128 threads an SM;
+    the box swap's move loop fits them with no spill since its masks share the box's)."""
+    return 64
 
 
 def min_blocks_per_sm(order: int, move: int = sa.MOVE_SIRDEY) -> int:
@@ -108,15 +130,19 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
     check_order(order)
     T = threads_per_block(order)
     shared = STATE_IN_SHARED[order]
-    m = sa.model(order, move, T if shared else 1, table=False, packed=shared)
+    m = sa.model(order, move, T if shared else 1, table=False, packed=shared,
+                 thr_cap=threshold_cap(order, move))  # fmt: skip
     drive = m.drive_chain_inlined
     get_value, set_value = m.get_value, m.set_value
     pk = m.packing
-    VW, NW, TH, CELLS = pk.VW, pk.NW, m.tmax + 1, pk.cells
+    VW, NW, TH, CELLS = pk.VW, pk.NW, m.thr_rows, pk.cells
     VALUE_WORDS = VW if shared else CELLS  # 4-bit fields in shared memory, bytes in local
     WT = uint32 if pk.word_bits == 32 else uint64
     LANES = T if shared else 1
-    SHARED_VALUES, SHARED_BOARD, SHARED_THRESHOLDS = VW * T, NW * T, TH * T
+    SHARED_WORDS = (VW + NW + TH) * T
+    BOFF = VW if shared else 0  # first bitboard word of a chain's column (rules.py: BOFF)
+    if shared and pk.word_bits != 32:
+        raise AssertionError("shared-memory state holds 32-bit bitboard words only")
     C_STATUS, RUNNING = sa.C_STATUS, sa.RUNNING
 
     def run_chain(g, lane, sv, sb, st, vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
@@ -128,17 +154,18 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
         for c in range(CELLS):
             set_value(sv, lane, uint32(c), uint32(vals[g, c]) - uint32(1))
         for i in range(NW):
-            sb[i * LANES + lane] = boards[g, i]
+            sb[(BOFF + i) * LANES + lane] = boards[g, i]
         drive(
-            g, g // cpp, lane, plain(sv), plain(sb), plain(st), plain(best_vals), plain(ctr),
-            plain(rng), plain(solved), plain(exp_table), plain(given_packed), plain(given_board),
+            g, g // uint64(cpp), lane, plain(sv), plain(sb), plain(st), plain(best_vals),
+            plain(ctr), plain(rng), plain(solved), plain(exp_table), plain(given_packed),
+            plain(given_board),
             plain(init_cells), plain(ninit), plain(move_cells), plain(nmove), plain(cand),
             plain(ncand), plain(box_cells), plain(nbox), plain(box_missing), settings,
         )  # fmt: skip
         for c in range(CELLS):
             vals[g, c] = get_value(sv, lane, uint32(c)) + uint32(1)
         for i in range(NW):
-            boards[g, i] = sb[i * LANES + lane]
+            boards[g, i] = sb[(BOFF + i) * LANES + lane]
 
     if not config.ENABLE_CUDASIM:  # the simulator runs it as Python on its host arrays
         run_chain = njit(inline="always")(run_chain)
@@ -151,11 +178,11 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
             box_cells, nbox, box_missing,
             kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
         ):  # fmt: skip
-            sv = cuda.shared.array(SHARED_VALUES, uint32)
-            sb = cuda.shared.array(SHARED_BOARD, WT)
-            st = cuda.shared.array(SHARED_THRESHOLDS, uint32)
-            g = cuda.grid(1)
-            if g >= vals.shape[0]:
+            # values, bitboards and thresholds in one array: one base address (rules.py: VOFF,
+            # BOFF, TOFF give where each starts in a chain's column)
+            state = cuda.shared.array(SHARED_WORDS, uint32)
+            g = uint64(cuda.grid(1))  # unsigned: indices need no negative-index fix-up
+            if g >= uint64(vals.shape[0]):
                 return
             if ctr[g, C_STATUS] != RUNNING:
                 return
@@ -164,8 +191,8 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
             settings = (kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget,
                         stop_on_solved)  # fmt: skip
             run_chain(
-                g, cuda.threadIdx.x, sv, sb, st, vals, boards, best_vals, ctr, rng, solved, cpp,
-                exp_table, tables, settings,
+                g, cuda.threadIdx.x, state, state, state, vals, boards, best_vals, ctr, rng,
+                solved, cpp, exp_table, tables, settings,
             )  # fmt: skip
 
     else:
@@ -176,8 +203,8 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
             box_cells, nbox, box_missing,
             kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
         ):  # fmt: skip
-            g = cuda.grid(1)
-            if g >= vals.shape[0]:
+            g = uint64(cuda.grid(1))  # unsigned: indices need no negative-index fix-up
+            if g >= uint64(vals.shape[0]):
                 return
             if ctr[g, C_STATUS] != RUNNING:
                 return
@@ -206,8 +233,8 @@ def kernel_signature(order: int = 3, move: int = sa.MOVE_SIRDEY) -> tuple:
     return (
         a2(types.uint8), a2(word), a2(types.uint8), a2(types.int64), a2(types.uint64),
         a1(types.int64), i64, a1(types.uint32),
-        a2(types.uint8), a2(word), a2(types.int16), a1(types.int32), a2(types.int16),
-        a1(types.int32), a3(types.uint8), a2(types.int32), a3(types.int16), a2(types.int32),
+        a2(types.uint8), a2(word), a2(types.int16), a1(types.int32), a1(types.int16),
+        a1(types.int32), a3(types.uint8), a2(types.int32), a1(types.int16), a1(types.int32),
         a3(types.uint8),
         i64, u64, u64, i64, i64, i64, i64, i64, types.boolean,
     )  # fmt: skip
@@ -237,6 +264,14 @@ def blocks_for(batch: SudokuBatch) -> int:
     return (batch.chains + threads - 1) // threads
 
 
+FLAT_KEYS = ("move_cells", "box_cells", "nbox")  # taken flat by the kernel (rules.py: FLAT_LISTS)
+
+
+def flat_list(array):
+    """A C-contiguous device array seen as one row (a view: nothing is copied)."""
+    return array.reshape(array.size)
+
+
 def launch_slice(kernel, blocks, d: dict, batch: SudokuBatch, budget: int, stream=0) -> None:
     """Launch one slice of `budget` plateaus on every chain: the only code that knows the
     kernel's argument order. `d` maps every DEVICE_KEYS name to its device array; blocks None
@@ -245,7 +280,7 @@ def launch_slice(kernel, blocks, d: dict, batch: SudokuBatch, budget: int, strea
     kernel[blocks, threads_per_block(batch.order), stream](
         d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], d["solved"], batch.cpp,
         d["exp_table"],
-        *(d[key] for key in sa.PUZZLE_ARRAYS),
+        *(flat_list(d[key]) if key in FLAT_KEYS else d[key] for key in sa.PUZZLE_ARRAYS),
         *sa.schedule_args(batch.schedule), batch.trial_cap, int(budget), True,
     )  # fmt: skip
 
