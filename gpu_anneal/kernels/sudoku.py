@@ -103,7 +103,9 @@ def min_blocks_per_sm(order: int, move: int = sa.MOVE_SIRDEY) -> int:
     by_threads = THREADS_PER_SM // threads
     shared = shared_bytes_per_block(order, move)
     if shared == 0:  # local state: 128 registers, 255 for the box swap (36x36 spills at 128)
-        return 2 if move == sa.MOVE_BOX_SWAP else 4
+        if move == sa.MOVE_BOX_SWAP:
+            return 2
+        return 2 if (order, move) == (6, sa.MOVE_CANDIDATE) else 4  # 36x36 candidate: 255
     by_shared = SHARED_PER_SM // (shared + SHARED_RESERVED)
     blocks = min(by_threads, by_shared, 32)
     # registers: at least register_budget(move) a thread, whatever the block count allows
