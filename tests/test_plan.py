@@ -24,8 +24,8 @@ DATA = Path(__file__).parent / "data"
 HOST_S = 1e-3  # host seconds a finished puzzle, fixed so that plans do not time this CPU
 FIXED = {"host_seconds": HOST_S, "rate": 0.0}  # and no kernel rate model (no compilation)
 
-# One full wave of the 9x9 kernel on an H100 SXM: 132 SMs x 7 blocks x 128 threads (issue 9)
-H100_WAVE_9X9 = 132 * 7 * 128
+# One full wave of the 9x9 kernel on an H100 SXM: 132 SMs x 8 blocks x 128 threads (issue 9)
+H100_WAVE_9X9 = 132 * 8 * 128
 
 
 def test_a_file_of_100_puzzles_fills_an_h100_with_one_wave():
@@ -97,7 +97,7 @@ def test_host_share_model_at_a_million_chains():
 def test_the_plan_prints_every_figure_labelled_as_a_model():
     p = plan.make_plan(3, puzzles=100, device="H100 SXM", host_seconds=HOST_S, rate=50e9)
     text = plan.format_plan(p)
-    assert "118,272 chains" in text and "100 puzzles x 1,184 chains" in text
+    assert "135,168 chains" in text and "100 puzzles x 1,376 chains" in text
     assert text.count("(model)") >= 3
 
 
@@ -123,7 +123,7 @@ def test_dry_run_command_prints_the_plan_without_a_card(tmp_path):
     args = ["solve", str(path), "--backend", "cuda", "--dry-run", "--device", "H100 SXM"]
     run = CliRunner().invoke(app, args)
     assert run.exit_code == 0, run.output
-    assert "100 puzzles x 1,184 chains = 118,400 chains" in run.output
+    assert "100 puzzles x 1,376 chains = 137,600 chains" in run.output
 
 
 def test_slices_are_sized_from_the_measured_rate():
