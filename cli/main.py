@@ -89,7 +89,7 @@ def solve(
     max_trials: Annotated[int | None, typer.Option(help="Trials per puzzle, all chains")] = None,
     schedule: Annotated[
         str | None,
-        typer.Option(help="sirdey-course | sirdey-paper | geometric [:key=value,...]"),
+        typer.Option(help="sirdey-course | sirdey-paper | geometric | band [:key=value,...]"),
     ] = None,
     format: Annotated[Format | None, typer.Option("--format", help="Sudoku input format")] = None,
     output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,

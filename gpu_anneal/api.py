@@ -140,7 +140,8 @@ def solve_stream(
         Sudoku ceil(threads / batch) on the CPU, on CUDA each puzzle's share of a full wave
         (gpu_anneal.plan); Shikaku/Hashi 16 or 4096).
     seed: seed of every chain's stream (default 0).  schedule: Sudoku: sirdey-course (default) |
-        sirdey-paper | geometric, with ":key=value,..." overrides; Shikaku/Hashi:
+        sirdey-paper | geometric | band (a preset: cpu_reference.sudoku.presets), with
+        ":key=value,..." overrides; Shikaku/Hashi:
         "geometric[:t0=..,t_final=..,n_plateaus=..,plateau=..]".  t0: start temperature.
     move: Sudoku sirdey (default) | candidate | box-swap; Shikaku all (default) | pruned |
         propagated.  time_limit: seconds per puzzle (default 60; 0 = no limit; Sudoku exact

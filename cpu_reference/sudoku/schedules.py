@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, replace
 
 from cpu_reference.errors import OptionError
 from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.presets import PRESETS, expand
 
 KIND_LINEAR = 0
 KIND_GEOMETRIC = 1
@@ -240,9 +241,12 @@ def by_name(name: str, order: int, **overrides) -> Schedule:
     """
     if not isinstance(name, str):
         raise OptionError(f"schedule {name!r}: expected a name such as {SCHEDULE_NAMES[0]!r}")
+    preset = name.partition(":")[0] if name.partition(":")[0] in PRESETS else None
+    name = expand(name, order)  # a named preset: its measured schedule string (presets.py)
     base, _, text = name.partition(":")
     if base not in SCHEDULE_NAMES:
-        raise OptionError(f"schedule {name!r}: expected one of {', '.join(SCHEDULE_NAMES)}")
+        known = ", ".join((*SCHEDULE_NAMES, *PRESETS))
+        raise OptionError(f"schedule {name!r}: expected one of {known}")
     family = "geometric" if base == "geometric" else "sirdey"
     params = parse_overrides(name, text, {k: RANGES[k] for k in _PARAMETERS[family]})
     max_plateaus = params.pop("max_plateaus", None)
@@ -257,6 +261,8 @@ def by_name(name: str, order: int, **overrides) -> Schedule:
         if key in RANGES:
             overrides[key] = check_value(name, key, value, RANGES[key])
     sched = replace(sched, **overrides) if overrides else sched
+    if preset is not None:
+        sched = replace(sched, name=preset)
     if sched.max_plateaus > MAX_PLATEAUS:
         raise OptionError(
             f"schedule {name!r}: cools over {float(sched.max_plateaus):.3g} plateaus per trial, "

@@ -1,0 +1,51 @@
+"""Named schedule presets: a measured schedule string for each Sudoku order.
+
+Glossary:
+    n        Sudoku order (box side); N = n * n digits
+    T        temperature; beta = 1 / T
+    K        plateaus per trial (max_plateaus); the chain then restarts from a fresh random grid
+    L        moves per plateau (the number of cells, as in every schedule)
+
+"band": every trial stays inside the low band of temperatures where annealing finds
+solutions, instead of cooling from T0 = e_P (or 1) for most of the time limit, and a chain
+restarts after K plateaus rather than after a stall of hundreds of thousands:
+
+    9x9 (and 4x4)     Sirdey's linear law (course cooling rate) from T0 = 0.34 for K = 20,000
+                      plateaus, no stall rule: T ends at 0.19 (4x4, e_P = 56: at 0.03)
+    16x16 and above   geometric from T = 0.34 down to 0.2 over K = 30,000 plateaus, no stall rule
+
+    T  0.34 |\\        |\\        |\\
+            |  \\      |  \\      |  \\          one trial = K plateaus, then a restart
+       0.2  |    \\    |    \\    |    \\
+            +---------+---------+---------> plateaus
+
+The values come from measured sweeps (benchmarks/results/anneal_peers_tune_*.md: 9x9 on
+magictour_top1465, 25x25 on Lloyd & Amos instances at 35-50 % fill that the benchmark does not
+use). On 25x25 the best held temperature moves with the fill (about 0.22-0.24 at 35 %, 0.3 at
+50 %); the band covers them all at some cost on each. 4x4 and 16x16 take their neighbours'
+values unmeasured; 36x36 takes the 25x25 band. Meant with `--move candidate --propagate`; the
+published algorithm (`sirdey-course`, sirdey move) is no preset and stays as it is.
+
+A preset name takes the same key=value tail as the schedule it expands to; keys given there win
+over the preset's ("band:t0=0.3").
+"""
+
+from __future__ import annotations
+
+_HELD_9X9 = "sirdey-course:t0=0.34,stall=0,max_plateaus=20000"
+_BAND = "geometric:t0=0.34,t_final=0.2,ratio=0.9999823,stall=0"  # 0.34 -> 0.2 in 30,000
+
+# preset -> order -> the schedule string it stands for
+PRESETS: dict[str, dict[int, str]] = {
+    "band": {2: _HELD_9X9, 3: _HELD_9X9, 4: _BAND, 5: _BAND, 6: _BAND},
+}
+
+
+def expand(name: str, order: int) -> str:
+    """The schedule string a preset name (with an optional ':key=value,...' tail) stands for at
+    this order; a name that is no preset comes back unchanged."""
+    base, colon, tail = name.partition(":")
+    table = PRESETS.get(base)
+    if table is None or order not in table:
+        return name
+    return table[order] + ("," + tail if colon and tail.strip() else "")

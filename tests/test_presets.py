@@ -1,0 +1,130 @@
+"""Schedule presets (cpu_reference.sudoku.presets): what a name expands to, that keys given after
+it win, that the published schedule is untouched, and that a preset run stays replayable with a
+running cost equal to a full recount."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cpu_reference.errors import OptionError
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch, run_slice_cpu
+from cpu_reference.sudoku.presets import PRESETS, expand
+from cpu_reference.sudoku.schedules import by_name, sirdey
+from gpu_anneal.sudoku_solver import replay_chain, solve_one
+
+# the second 9x9 puzzle of tests/cuda_sim/sudoku_equality.py
+HARD = "7.....4...2..7..8...3..8..9...5..3...6..2..9...1..7..6...3..9...3..4..6...9..1..5"
+
+
+def cells(text: str) -> np.ndarray:
+    return np.array([0 if ch == "." else int(ch) for ch in text], np.uint8)
+
+
+def recount(grid: np.ndarray, order: int) -> int:
+    """Pairs of cells sharing a row, column or box and holding the same digit, by brute force."""
+    N = order * order
+    g = grid.reshape(N, N).astype(int)
+    pairs = 0
+    for a in range(N * N):
+        ra, ca = divmod(a, N)
+        for b in range(a + 1, N * N):
+            rb, cb = divmod(b, N)
+            peer = ra == rb or ca == cb or (ra // order, ca // order) == (rb // order, cb // order)
+            pairs += peer and g[ra, ca] == g[rb, cb]
+    return pairs
+
+
+@pytest.mark.parametrize("order", [3, 4, 5, 6])
+def test_band_stays_in_its_temperature_band_and_restarts(order):
+    """Every plateau of a trial lies between T = 0.34 and 0.18 (the band of the docstring's
+    picture), there is no stall rule, and a trial ends after a bounded number of plateaus."""
+    sched = by_name("band", order)
+    assert sched.name == "band"
+    assert sched.stall == 0 and sched.max_plateaus <= 30_000
+    temps = [1 / sched.beta(k) for k in range(0, sched.max_plateaus + 1, 97)]
+    assert max(temps) == pytest.approx(0.34)
+    assert min(temps) > 0.18
+    assert all(a >= b for a, b in zip(temps, temps[1:], strict=False))  # cools in a trial
+
+
+def test_keys_after_a_preset_win_and_bad_keys_are_refused():
+    assert by_name("band:t0=0.25,max_plateaus=7", 5).t0 == 0.25
+    assert by_name("band:t0=0.25,max_plateaus=7", 5).max_plateaus == 7
+    assert by_name("band:t0=0.5", 3).t0 == 0.5
+    assert expand("sirdey-course:t0=1", 5) == "sirdey-course:t0=1"  # no preset: unchanged
+    with pytest.raises(OptionError, match="stall"):
+        by_name("band:stall=-1", 5)
+    with pytest.raises(OptionError, match="band"):
+        by_name("bands", 5)  # the error lists the presets among the names
+
+
+@pytest.mark.parametrize("order", [3, 5])
+def test_published_schedule_is_not_a_preset(order):
+    """sirdey-course stays Sirdey's course schedule from T0 = e_P with the scaled stall rule."""
+    assert "sirdey-course" not in PRESETS
+    assert by_name("sirdey-course", order) == sirdey(order, "course")
+    assert by_name("sirdey-course", order).t0 == by_name("sirdey-course", order).e_p
+
+
+def test_running_cost_equals_a_full_recount_after_preset_slices():
+    """Cost kept by the move loop = brute-force recount of each chain's grid (restarts too)."""
+    puzzle = cells(HARD)
+    filled, masks = logic_fill(puzzle, 3)
+    sched = by_name("band:max_plateaus=5", 3)  # restarts every 5 plateaus
+    batch = make_batch(filled[None], 3, sched, cpp=4, seed=11, move=sa.MOVE_CANDIDATE)
+    load_puzzle(batch, 0, filled, batch.rng[:4, :2].copy(), masks)
+    for budget in (1, 3, 7):
+        run_slice_cpu(batch, budget, stop_on_solved=False)
+        for g in range(4):
+            assert batch.ctr[g, sa.C_COST] == recount(batch.grid(g), 3)
+    assert batch.ctr[:, sa.C_TRIALS].min() >= 2  # at least one restart happened
+
+
+def test_preset_run_is_replayable():
+    """Same seed, same chains: the same solving chain, trials, proposals and grid; the chain
+    re-run alone gives that grid again."""
+    puzzle = cells(HARD)
+    kwargs = dict(schedule="band", chains=2, seed=5, move="candidate", propagate=True)
+    first = solve_one(puzzle, 3, time_limit=20, **kwargs)
+    again = solve_one(puzzle, 3, time_limit=20, **kwargs)
+    assert first.solved and again.solved
+    assert first.solving_chain == again.solving_chain
+    assert first.extra == again.extra  # the solving chain's trials and proposals
+    assert np.array_equal(first.solution, again.solution)
+    alone = replay_chain(puzzle, 3, first.solving_chain, chains=2, seed=5,
+                         schedule="band", move="candidate", propagate=True)  # fmt: skip
+    assert alone.solved and np.array_equal(alone.solution, first.solution)
+    assert alone.extra["chain_proposals"] == first.extra["chain_proposals"]
+
+
+def test_band_recount_on_36x36():
+    """Order 6 (64-bit bitboard words): the running cost equals the recount there too."""
+    rng = np.random.default_rng(3)
+    from cpu_reference.sudoku.exact import solve_exact
+
+    count, grid, _ = solve_exact(np.zeros(36 * 36, np.uint8), 6, limit=1)
+    assert count == 1
+    puzzle = grid.copy()
+    puzzle[rng.permutation(puzzle.size)[: math.floor(0.5 * puzzle.size)]] = 0
+    sched = by_name("band:max_plateaus=2", 6, plateau=200)
+    batch = make_batch(puzzle[None], 6, sched, cpp=2, seed=1, move=sa.MOVE_CANDIDATE)
+    run_slice_cpu(batch, 3, stop_on_solved=False)
+    for g in range(2):
+        assert batch.ctr[g, sa.C_COST] == recount(batch.grid(g), 6)
+
+
+@pytest.mark.slow  # 80 s in the simulator; the CPU replay and recount tests above stay fast
+@pytest.mark.cudasim
+def test_simulated_kernel_runs_a_preset_like_the_cpu_runner():
+    """The band preset on propagated candidates: kernel and CPU runner stay equal."""
+    from simulate import run_simulated
+
+    rows = run_simulated("preset_equality.py", "band", "4")
+    assert [row["order"] for row in rows] == [2, 3]
+    for row in rows:
+        assert row["equal"], row
+        assert row["trials"] > 2  # restarts happened
