@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tdoku_cases import parse81, tdoku_cases
 
 from cpu_reference.sudoku import exact_bands9 as B
 from cpu_reference.sudoku.exact import solve_exact
@@ -16,24 +17,11 @@ DATA = Path(__file__).parent / "data"
 FULL27 = (1 << 27) - 1
 
 
-def parse81(text: str) -> np.ndarray:
-    return np.array([0 if ch in ".0" else int(ch) for ch in text], dtype=np.uint8)
-
-
 def lines81(name: str) -> list[np.ndarray]:
     out = []
     for line in (DATA / name).read_text().splitlines():
         if len(line.strip()) >= 81 and not line.startswith("#"):
             out.append(parse81(line.strip()[:81]))
-    return out
-
-
-def tdoku_cases():
-    out = []
-    for line in (DATA / "tdoku_test_puzzles.txt").read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            fields = line.strip().split(":")
-            out.append((parse81(fields[0]), int(fields[1]), fields[2] if len(fields) > 2 else ""))
     return out
 
 

@@ -7,24 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tdoku_cases import parse81, tdoku_cases
 
 from cpu_reference.sudoku import exact_large as L
 
 DATA = Path(__file__).parent / "data"
 ALL_RULES = L.BOX_LINE | L.ALL_DIFFERENT
-
-
-def parse81(text: str) -> np.ndarray:
-    return np.array([0 if ch in ".0" else int(ch) for ch in text], dtype=np.uint8)
-
-
-def tdoku_cases():
-    out = []
-    for line in (DATA / "tdoku_test_puzzles.txt").read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            fields = line.strip().split(":")
-            out.append((parse81(fields[0]), int(fields[1]), fields[2] if len(fields) > 2 else ""))
-    return out
 
 
 def tsv(name: str):
