@@ -73,7 +73,7 @@ def run_as_kernel(batch, budget: int, thr_cap: int, lane: int = 5) -> None:
             m.set_value(state, lane, np.uint32(c), np.uint32(digit))
         at = (pk.VW + np.arange(pk.NW)) * T + lane
         state[at] = board_rows[g, : pk.NW]
-        m.drive_chain_inlined(
+        m.drive_chain(
             np.uint64(g), np.uint64(g // batch.cpp), lane, state, state, state,
             batch.best_vals, batch.ctr, batch.rng, batch.solved, batch.exp_table,
             *(puzzle[key] for key in sa.PUZZLE_ARRAYS), settings,

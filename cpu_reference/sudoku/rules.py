@@ -151,7 +151,7 @@ def model(
 
 _EXPORTED = (
     "get_value", "set_value", "conflicts_at", "peer_words", "fill_thresholds", "full_cost",
-    "start_trial", "plateau", "exact_threshold", "drive_chain", "drive_chain_inlined",
+    "start_trial", "plateau", "exact_threshold", "drive_chain",
     "run_slice_cpu",
 )  # fmt: skip
 

@@ -22,7 +22,7 @@ from cpu_reference.sudoku.schedules import KIND_GEOMETRIC
 # <constants>
 
 
-@njit(inline="always")
+@njit
 def ix(i, lane):
     """Element of word i of the chain in column `lane` of a flat state array.
 
@@ -34,7 +34,7 @@ def ix(i, lane):
     return uint64(uint64(uint32(i)) * ULANES64 + uint64(lane))
 
 
-@njit(inline="always")
+@njit
 def ixo(i, off, lane):
     """Element of word i + off (off a small compile-time constant, possibly negative)."""
     if LANES == 1:
@@ -42,13 +42,13 @@ def ixo(i, off, lane):
     return uint64(uint64(uint64(uint32(i)) * ULANES64 + uint64(lane)) + uint64(off * LANES))
 
 
-@njit(inline="always")
+@njit
 def vx(i, lane):
     """Element of value word i (VOFF: where the values start in a shared column)."""
     return ixo(i, VOFF, lane)
 
 
-@njit(inline="always")
+@njit
 def bx(i, lane):
     """Element of bitboard word i (BOFF: where the bitboards start in a shared column)."""
     return ixo(i, BOFF, lane)
@@ -80,7 +80,7 @@ def shr32(typingctx, x, s):
     return sig, codegen
 
 
-@njit(inline="always")
+@njit
 def wshl(x, s):
     """A bitboard word x << s (s below the word's width)."""
     if WIDE:
@@ -88,7 +88,7 @@ def wshl(x, s):
     return shl32(x, s)
 
 
-@njit(inline="always")
+@njit
 def popc(x):
     """Population count of one bitboard word, as a uint32."""
     if WIDE:
@@ -96,7 +96,7 @@ def popc(x):
     return popcount32(x)
 
 
-@njit(inline="always")
+@njit
 def get_value(vals, lane, c):
     """0-based digit of cell c."""
     if not PACKED:
@@ -105,7 +105,7 @@ def get_value(vals, lane, c):
     return uint32(shr32(word, uint32(uint32(c & CPW_MASK) * VBITS)) & VMASK)
 
 
-@njit(inline="always")
+@njit
 def set_value(vals, lane, c, dd):
     """Store 0-based digit dd in cell c."""
     if not PACKED:
@@ -117,14 +117,14 @@ def set_value(vals, lane, c, dd):
     vals[vx(at, lane)] = uint32(keep | shl32(dd, shift))
 
 
-@njit(inline="always")
+@njit
 def small_div(x, m, sh):
     """x // D as (x * m) >> sh, with (m, sh) chosen by rules.py so that it is exact for the
     range x takes (a multiply and a shift, where a general division takes four)."""
     return uint32(uint32(uint32(x) * uint32(m)) >> uint32(sh))
 
 
-@njit(inline="always")
+@njit
 def move_at(move_cells, pu, site):
     """Entry `site` of the puzzle's move list: its row (CPU), or the flat table's row pu
     (kernels, FLAT_LISTS: the index built in 64 bits from its parts, never wrapped)."""
@@ -133,7 +133,7 @@ def move_at(move_cells, pu, site):
     return move_cells[site]
 
 
-@njit(inline="always")
+@njit
 def box_at(box_cells, pu, b, j):
     """Free cell j of box b of the puzzle (box_cells[p, b, j])."""
     if FLAT_LISTS:
@@ -142,7 +142,7 @@ def box_at(box_cells, pu, b, j):
     return box_cells[b, j]
 
 
-@njit(inline="always")
+@njit
 def nbox_at(nbox, pu, b):
     """Free cells of box b of the puzzle (nbox[p, b])."""
     if FLAT_LISTS:
@@ -150,7 +150,7 @@ def nbox_at(nbox, pu, b):
     return nbox[b]
 
 
-@njit(inline="always")
+@njit
 def computed_masks(c):
     """(own word, cell bit, own-word mask, column mask, box mask, first, end band word)."""
     wr = small_div(c, DIV_WORD[0], DIV_WORD[1])  # c // (N R)
@@ -179,7 +179,7 @@ def computed_masks(c):
     return wr, bit, own, col, box, b0, b1
 
 
-@njit(inline="always")
+@njit
 def masks_in_box(z, da):
     """Cell z's descriptor (as computed_masks) from that of a cell of its box, where a box lies
     within one word (BOX_IN_WORD): the same word and box mask, z's own row, column and bit."""
@@ -193,7 +193,7 @@ def masks_in_box(z, da):
     return wr, bit, own, col, box, da[5], da[6]
 
 
-@njit(inline="always")
+@njit
 def flip(board, lane, dd, w, bit):
     """Toggle one cell's bit in word w of digit dd's bitboard (kernels: the element index
     built from dd and w apart, so that one lane address serves both digits' words)."""
@@ -207,7 +207,7 @@ def flip(board, lane, dd, w, bit):
     board[at] = WT(board[at] ^ bit)
 
 
-@njit(inline="always")
+@njit
 def cell_masks(c):
     """Cell c's descriptor (own word, cell bit, ...): the peer masks computed from its row
     and column (kernels), or (own word, cell bit, c) with the masks in a table (CPU)."""
@@ -216,7 +216,7 @@ def cell_masks(c):
     return computed_masks(c)
 
 
-@njit(inline="always")
+@njit
 def conflicts(board, lane, dd, desc):
     """Peers of the cell (by its descriptor) holding 0-based digit dd."""
     base = uint32(dd * UWR)
@@ -252,19 +252,19 @@ def peer_words(c, out):
     return desc[0], desc[1]
 
 
-@njit(inline="always")
+@njit
 def conflicts_at(board, lane, dd, c):
     """Peers of cell c holding 0-based digit dd."""
     return conflicts(board, lane, dd, cell_masks(c))
 
 
-@njit(inline="always")
+@njit
 def thr_ix(d, lane):
     """Element of threshold d (1 <= d <= THR_CAP) in the chain's flat threshold array."""
     return ixo(d, TOFF - THR_OFF, lane)
 
 
-@njit(inline="always")
+@njit
 def thr_at(thr, lane, gain, loss):
     """thr[gain - loss] where gain > loss, else thr[THR_CAP] (read, unused): the branch-free
     kernels' threshold, its index built in 64 bits so that no 32-bit wrap is kept."""
@@ -274,7 +274,7 @@ def thr_at(thr, lane, gain, loss):
     return thr[uint64(d * ULANES64 + uint64(lane) + uint64((TOFF - THR_OFF) * LANES))]
 
 
-@njit(inline="always")
+@njit
 def fill_thresholds(thr, lane, beta, exp_table):
     """thr[d] = exp(-beta d) 2**32 for d = 1..THR_CAP, integers only (see fixed_point)."""
     t1 = uint64(exp_neg(beta, exp_table))
@@ -285,7 +285,7 @@ def fill_thresholds(thr, lane, beta, exp_table):
         thr[thr_ix(d, lane)] = uint32(t)
 
 
-@njit(inline="always")
+@njit
 def exact_threshold(thr, lane, d):
     """Threshold of delta d > THR_CAP, continuing fill_thresholds' products from the stored
     thr[THR_CAP] and thr[1] (= t1): the very value a table of TMAX entries would hold."""
@@ -296,7 +296,7 @@ def exact_threshold(thr, lane, d):
     return uint32(t)
 
 
-@njit(inline="always")
+@njit
 def full_cost(vals, board, lane):
     """c(w): conflicting peer pairs, from scratch."""
     total = uint32(0)
@@ -306,7 +306,7 @@ def full_cost(vals, board, lane):
     return np.int64(total >> ONE)
 
 
-@njit(inline="always")
+@njit
 def place(vals, board, lane, c, dd):
     """Put 0-based digit dd in cell c (whose bit is clear in every bitboard)."""
     set_value(vals, lane, c, dd)
@@ -316,7 +316,7 @@ def place(vals, board, lane, c, dd):
     board[bx(at, lane)] = WT(board[bx(at, lane)] | bit)
 
 
-@njit(inline="always")
+@njit
 def start_trial(
     vals, board, lane, given_vals, given_board, init_cells, ninit, cand, ncand, box_cells,
     nbox, pu, box_missing, s0, s1,
@@ -360,7 +360,7 @@ def start_trial(
     return full_cost(vals, board, lane), s0, s1
 
 
-@njit(inline="always")
+@njit
 def new_digit(field, c, old, cand, ncand):
     """The new digit of a one-cell move from a 12-bit field of the draw: one of the N - 1
     others (Sirdey) or of the cell's candidates other than the old digit (candidate move)."""
@@ -374,14 +374,14 @@ def new_digit(field, c, old, cand, ncand):
     return uint32(new + ONE) if new >= old else new
 
 
-@njit(inline="always")
+@njit
 def draw_cell(lo, move_cells, pu, unmove):
     """The cell a one-cell move draws from the low word of a draw."""
     site = uint32(uint32(uint32(lo & uint32(0xFFFFF)) * unmove) >> uint32(20))
     return uint32(move_at(move_cells, pu, site))
 
 
-@njit(inline="always")
+@njit
 def cell_draw(lo, vals, lane, move_cells, pu, unmove, cand, ncand):
     """A one-cell move from the low word of a draw: (cell, its digit, the new digit)."""
     c = draw_cell(lo, move_cells, pu, unmove)
@@ -390,14 +390,14 @@ def cell_draw(lo, vals, lane, move_cells, pu, unmove, cand, ncand):
     return c, old, new_digit(field, c, old, cand, ncand)
 
 
-@njit(inline="always")
+@njit
 def cell_gain_loss(board, lane, c, old, new):
     """(conflicts of the new digit, of the old one, word, bit) of a one-cell move."""
     desc = cell_masks(c)
     return conflicts(board, lane, new, desc), conflicts(board, lane, old, desc), desc[0], desc[1]
 
 
-@njit(inline="always")
+@njit
 def cell_apply(vals, board, lane, c, old, new, wr, bit):
     """Make a one-cell move."""
     flip(board, lane, old, wr, bit)
@@ -405,7 +405,7 @@ def cell_apply(vals, board, lane, c, old, new, wr, bit):
     set_value(vals, lane, c, new)
 
 
-@njit(inline="always")
+@njit
 def swap_draw(r1, r2, vals, lane, move_cells, pu, unmove, box_cells, nbox):
     """A box swap from two draws: (cell a, cell z, their digits)."""
     site = uint32((uint64(uint32(r1)) * uint64(unmove)) >> uint64(32))
@@ -420,7 +420,7 @@ def swap_draw(r1, r2, vals, lane, move_cells, pu, unmove, box_cells, nbox):
     return a, z, get_value(vals, lane, a), get_value(vals, lane, z)
 
 
-@njit(inline="always")
+@njit
 def swap_gain_loss(board, lane, a, z, va, vz):
     """(conflicts after, conflicts before + 2, words and bits of a and z) of a box swap: a and
     z share a box, so each sees the other holding the digit it would receive (the 2)."""
@@ -431,7 +431,7 @@ def swap_gain_loss(board, lane, a, z, va, vz):
     return gain, loss, da[0], da[1], dz[0], dz[1]
 
 
-@njit(inline="always")
+@njit
 def swap_apply(vals, board, lane, a, z, va, vz, wa, bita, wz, bitz):
     """Make a box swap."""
     flip(board, lane, va, wa, bita)
@@ -442,7 +442,7 @@ def swap_apply(vals, board, lane, a, z, va, vz, wa, bita, wz, bitz):
     set_value(vals, lane, z, va)
 
 
-@njit(inline="always")
+@njit
 def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cells, nbox,
             start, moves, cost, best, s0, s1):  # fmt: skip
     """Moves start+1 .. `moves` of a plateau; stops at cost 0.
@@ -548,7 +548,7 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
     return np.int32(ucost), np.int32(ubest), m, accepted, s0, s1, rare, r1, r2
 
 
-@njit(inline="always")
+@njit
 def rare_move(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cells, nbox, r1,
               r2):  # fmt: skip
     """Decide and make the move that stopped a plateau (rare): the state is as it was drawn,
@@ -673,9 +673,9 @@ def drive_chain(
     rng[g, 1] = s1
 
 
-# Compiled twice from one source: called (CPU prange loop) and inlined (CUDA kernel, so that
-# the compiler sees which address space the state arrays live in).
-drive_chain_inlined = njit(inline="always")(drive_chain)
+# One function for both: called by the CPU's prange loop, and compiled into the CUDA kernel as a
+# device function that NVVM inlines (with every helper above), so that each state access
+# compiles to an instruction of the array's address space (shared or local memory).
 drive_chain = njit(cache=True)(drive_chain)
 
 

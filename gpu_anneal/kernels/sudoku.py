@@ -6,9 +6,9 @@ thread's index in its block (the chain's column in the block's state arrays).
 Each thread copies its chain's grid (one byte a cell in global memory, packed to 4-bit fields on
 the way in) and bitboards from global memory into its column of the block's shared-memory state
 arrays, calls the very jitted chain driver the CPU runner calls
-(cpu_reference.sudoku.rules, inlined so that every state access compiles to a shared-memory
-instruction), and writes the state back at the end of the slice. A slice on the GPU and a slice on
-the CPU move chain g through the same states for the same seed.
+(cpu_reference.sudoku.rules, inlined by NVVM so that every state access compiles to a
+shared-memory instruction), and writes the state back at the end of the slice. A slice on the
+GPU and a slice on the CPU move chain g through the same states for the same seed.
 
 Shared memory of a block: one uint32 array, [word][thread] (element w * T + lane) so that the 32
 lanes of a warp reading any word index each hit their own bank (one wavefront per 32-bit access);
@@ -135,7 +135,7 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
     shared = STATE_IN_SHARED[order]
     m = sa.model(order, move, T if shared else 1, table=False, packed=shared,
                  thr_cap=threshold_cap(order, move))  # fmt: skip
-    drive = m.drive_chain_inlined
+    drive = m.drive_chain
     get_value, set_value = m.get_value, m.set_value
     pk = m.packing
     VW, NW, TH, CELLS = pk.VW, pk.NW, m.thr_rows, pk.cells
@@ -171,7 +171,7 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
             boards[g, i] = sb[(BOFF + i) * LANES + lane]
 
     if not config.ENABLE_CUDASIM:  # the simulator runs it as Python on its host arrays
-        run_chain = njit(inline="always")(run_chain)
+        run_chain = njit(run_chain)
 
     if shared:
 
