@@ -122,3 +122,23 @@ def test_thresholds_past_the_cap_equal_the_whole_table(move):
         np.testing.assert_array_equal(short, full[1:17])
         for d in range(17, whole.tmax + 1):
             assert cut.exact_threshold(short, 0, np.uint32(d)) == full[d], (beta, d)
+
+
+def test_launch_bounds_follow_each_architectures_shared_memory():
+    """A 9x9 block holds 27 KB of state (+1 KB reserved): 8 blocks fit an sm_90 SM's 228 KB,
+    5 an sm_80 SM's 164 KB, 3 an sm_89 SM's 100 KB; the register budget follows from the block
+    count (at least 64 a thread) and never asks more blocks than shared memory holds."""
+    from cpu_reference.sudoku.rules import MOVE_NAMES
+    from gpu_anneal.kernels import sudoku as ks
+    from gpu_anneal.kernels.cards import shared_kib_per_sm
+
+    assert [shared_kib_per_sm(a) for a in ("sm_80", "sm_89", "sm_90")] == [164, 100, 228]
+    assert shared_kib_per_sm("sm_75") == 100  # no named card: the smallest
+    assert [ks.launch_bounds(3, 0, a)[1] for a in ("sm_90", "sm_80", "sm_89")] == [8, 5, 3]
+    for arch in ("sm_80", "sm_89", "sm_90"):
+        for order in (2, 3, 4):
+            for code in MOVE_NAMES.values():
+                threads, blocks = ks.launch_bounds(order, code, arch)
+                need = ks.shared_bytes_per_block(order, code) + ks.SHARED_RESERVED
+                assert blocks * need <= shared_kib_per_sm(arch) * 1024
+                assert 65536 // (threads * blocks) >= ks.REGISTER_BUDGET

@@ -22,6 +22,9 @@ Draw layout used by the annealers (one draw per proposed move):
 site  = (r & 0xFFFFF) * sites >> 20       (relative bias <= sites / 2**20)
 value = ((r >> 20) & 0xFFF) * values >> 12 (relative bias <= values / 2**12, none for powers of 2)
 accept iff u32 < threshold[delta], threshold = floor(exp(-beta * delta) * (2**32 - 1))
+
+A box swap (rules_template.swap_draw) takes its box, both cells and its acceptance from the same
+one draw: 20 bits of site, 12 for each cell, the top 20 bits as the acceptance word.
 """
 
 from __future__ import annotations

@@ -406,18 +406,35 @@ def cell_apply(vals, board, lane, c, old, new, wr, bit):
 
 
 @njit
-def swap_draw(r1, r2, vals, lane, move_cells, pu, unmove, box_cells, nbox):
-    """A box swap from two draws: (cell a, cell z, their digits)."""
-    site = uint32((uint64(uint32(r1)) * uint64(unmove)) >> uint64(32))
+def swap_draw(r1, vals, lane, move_cells, pu, unmove, box_cells, nbox):
+    """A box swap from one draw: (cell a, cell z, their digits).
+
+        bit 63 ....... 44 | 43 .. 32 | 31 .. 20 | 19 ....... 0
+          acceptance (20) |  z (12)  |  a (12)  | box site (20)
+
+    The box is move_cells[site] as a one-cell move draws its cell; a is one of the box's nb free
+    cells, z one of the nb - 1 others (relative bias <= nb / 2**12); swap_accept_word() gives
+    the acceptance word.
+    """
+    lo = uint32(r1)
+    hi = uint32(r1 >> uint64(32))
+    site = uint32(uint32(uint32(lo & uint32(0xFFFFF)) * unmove) >> uint32(20))
     b = uint32(move_at(move_cells, pu, site))
     nb = uint32(nbox_at(nbox, pu, b))
-    ia = uint32((uint64(uint32(r1 >> uint64(32))) * uint64(nb)) >> uint64(32))
-    ib = uint32((uint64(uint32(r2)) * uint64(uint32(nb - ONE))) >> uint64(32))
+    ia = uint32(uint32(uint32(lo >> uint32(20)) * nb) >> uint32(12))
+    ib = uint32(uint32(uint32(hi & uint32(0xFFF)) * uint32(nb - ONE)) >> uint32(12))
     if ib >= ia:
         ib = uint32(ib + ONE)
     a = uint32(box_at(box_cells, pu, b, ia))
     z = uint32(box_at(box_cells, pu, b, ib))
     return a, z, get_value(vals, lane, a), get_value(vals, lane, z)
+
+
+@njit
+def swap_accept_word(r1):
+    """The acceptance word of a box swap's draw: its top 20 bits, as a uint32 whose low 12 bits
+    are 0 (the bits below drew z), compared with the threshold as a one-cell move's word is."""
+    return uint32(uint32(r1 >> uint64(32)) & uint32(0xFFFFF000))
 
 
 @njit
@@ -447,13 +464,13 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
             start, moves, cost, best, s0, s1):  # fmt: skip
     """Moves start+1 .. `moves` of a plateau; stops at cost 0.
 
-    Returns (cost, best, moves done in the plateau, accepted, s0, s1, rare, r1, r2). Every index
+    Returns (cost, best, moves done in the plateau, accepted, s0, s1, rare, r1). Every index
     and count is a 32-bit unsigned integer, so the move loop carries no 64-bit arithmetic beyond
     the RNG and no negative-index wraparound code. A move is accepted when its conflicts after
     (gain) are at most those before (loss), else when the draw's high word is below
     thr[gain - loss]. Where the table stops short of TMAX (CAPPED, kernels), a move with
     gain - loss > THR_CAP (more than THR_CAP conflicts for one cell: practically never) stops
-    the loop undecided with `rare` set and its draws r1, r2; rare_move() decides it with its
+    the loop undecided with `rare` set and its draw r1; rare_move() decides it with its
     exact threshold and the plateau resumes, so the loop holds no threshold arithmetic and
     every decision equals the full table's.
     """
@@ -465,19 +482,17 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
     ubest = uint32(best)
     rare = False
     r1 = uint64(0)
-    r2 = uint64(0)
     while m < umoves:
         m = uint32(m + ONE)
         r1, s0, s1 = next_u64(s0, s1)
         if move == MOVE_BOX_SWAP and BRANCH_FREE:
             # kernels: one path for every lane (a rejected swap writes back what it read)
-            r2, s0, s1 = next_u64(s0, s1)
-            a, z, va, vz = swap_draw(r1, r2, vals, lane, move_cells, pu, unmove, box_cells, nbox)
+            a, z, va, vz = swap_draw(r1, vals, lane, move_cells, pu, unmove, box_cells, nbox)
             gain, loss, wa, bita, wz, bitz = swap_gain_loss(board, lane, a, z, va, vz)
             if CAPPED and gain > uint32(loss + uint32(THR_CAP)):
                 rare = True
                 break
-            take = (gain <= loss) | (uint32(r2 >> uint64(32)) < thr_at(thr, lane, gain, loss))
+            take = (gain <= loss) | (swap_accept_word(r1) < thr_at(thr, lane, gain, loss))
             ma = bita if take else WT(0)
             mz = bitz if take else WT(0)
             if BOX_IN_WORD:  # a box lies in one word: wz == wa, one toggle a digit
@@ -497,10 +512,9 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
                 break
             continue
         elif move == MOVE_BOX_SWAP:
-            r2, s0, s1 = next_u64(s0, s1)
-            a, z, va, vz = swap_draw(r1, r2, vals, lane, move_cells, pu, unmove, box_cells, nbox)
+            a, z, va, vz = swap_draw(r1, vals, lane, move_cells, pu, unmove, box_cells, nbox)
             gain, loss, wa, bita, wz, bitz = swap_gain_loss(board, lane, a, z, va, vz)
-            hi = uint32(r2 >> uint64(32))
+            hi = swap_accept_word(r1)
         elif BRANCH_FREE:
             # kernels: one path for every lane (a rejected move writes back what it read)
             lo = uint32(r1)
@@ -545,20 +559,19 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
         ubest = min(ubest, ucost)  # branch-free: cost moves up and down all the time
         if ucost == 0:
             break
-    return np.int32(ucost), np.int32(ubest), m, accepted, s0, s1, rare, r1, r2
+    return np.int32(ucost), np.int32(ubest), m, accepted, s0, s1, rare, r1
 
 
 @njit
-def rare_move(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cells, nbox, r1,
-              r2):  # fmt: skip
+def rare_move(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cells, nbox, r1):
     """Decide and make the move that stopped a plateau (rare): the state is as it was drawn,
-    so r1, r2 give the same move again. Returns (cost change, 1 if accepted else 0); an
+    so r1 gives the same move again. Returns (cost change, 1 if accepted else 0); an
     accepted move raises the cost (gain - loss > THR_CAP)."""
     unmove = uint32(nmove)
     if move == MOVE_BOX_SWAP:
-        a, z, va, vz = swap_draw(r1, r2, vals, lane, move_cells, pu, unmove, box_cells, nbox)
+        a, z, va, vz = swap_draw(r1, vals, lane, move_cells, pu, unmove, box_cells, nbox)
         gain, loss, wa, bita, wz, bitz = swap_gain_loss(board, lane, a, z, va, vz)
-        if uint32(r2 >> uint64(32)) < exact_threshold(thr, lane, uint32(gain - loss)):
+        if swap_accept_word(r1) < exact_threshold(thr, lane, uint32(gain - loss)):
             swap_apply(vals, board, lane, a, z, va, vz, wa, bita, wz, bitz)
             return np.int32(gain - loss), uint32(1)
     else:
@@ -632,7 +645,7 @@ def drive_chain(
             if moved == 0:
                 fill_thresholds(thr, lane, beta, exp_table)
                 prev_best = best
-            cost, best, done, acc, s0, s1, rare, r1, r2 = plateau(
+            cost, best, done, acc, s0, s1, rare, r1 = plateau(
                 vals, board, thr, lane, mlist, pu, nmove[p], cand[p], ncand[p],
                 blist, nlist, moved, plateau_len, cost, best, s0, s1,
             )  # fmt: skip
@@ -641,7 +654,7 @@ def drive_chain(
             if CAPPED and rare:  # decide the move outside the move loop, then resume
                 up, taken = rare_move(
                     vals, board, thr, lane, mlist, pu, nmove[p], cand[p], ncand[p],
-                    blist, nlist, r1, r2,
+                    blist, nlist, r1,
                 )  # fmt: skip
                 cost = np.int32(cost + up)
                 ctr[g, C_ACCEPTED] += taken

@@ -153,3 +153,11 @@ def card(name: str) -> Card:
         return CARDS[name]
     except KeyError:
         raise KeyError(f"card {name!r}: expected one of {', '.join(CARDS)}") from None
+
+
+def shared_kib_per_sm(arch: str) -> int:
+    """Shared memory an SM of architecture `arch` (e.g. "sm_80") holds, in KiB, from CARDS; an
+    architecture of no named card gets the smallest of them (a kernel built for it fits)."""
+    major, minor = arch.removeprefix("sm_").rstrip("a")[:-1], arch.rstrip("a")[-1]
+    found = [c.max_shared_kib_per_sm for c in CARDS.values() if c.cc == (int(major), int(minor))]
+    return max(found) if found else min(c.max_shared_kib_per_sm for c in CARDS.values())

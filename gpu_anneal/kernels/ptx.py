@@ -137,7 +137,8 @@ def ptxas_report(ptx: str, arch: str = "sm_90", ptxas: str | None = None) -> Ptx
 def kernel_registry() -> dict[str, tuple]:
     """name -> (kernel function factory of a size key, signature factory, size keys[, bounds]).
 
-    The optional fourth item maps a size key to the launch bounds the kernel is compiled with.
+    The optional fourth item maps a size key and an architecture to the launch bounds the kernel
+    is compiled with there.
     """
     from cpu_reference.sudoku.rules import MOVE_NAMES
     from gpu_anneal.kernels import sudoku as cuda_sudoku
@@ -149,7 +150,7 @@ def kernel_registry() -> dict[str, tuple]:
             lambda order, code=code: cuda_sudoku.kernel_function(order, code),
             lambda order, code=code: cuda_sudoku.kernel_signature(order, code),
             cuda_sudoku.CUDA_ORDERS,
-            lambda order, code=code: cuda_sudoku.launch_bounds(order, code),
+            lambda order, arch="sm_90", code=code: cuda_sudoku.launch_bounds(order, code, arch),
         )
     registry["shikaku"] = _grid_puzzle_entry("shikaku")
     registry["hashi"] = _grid_puzzle_entry("hashi")
@@ -201,13 +202,14 @@ def kernel_table(
     tool = find_ptxas()
     for name, entry in kernel_registry().items():
         factory, signature, keys = entry[:3]
-        bounds = entry[3] if len(entry) > 3 else (lambda key: None)
+        bounds = entry[3] if len(entry) > 3 else (lambda key, arch: None)
         if kinds and name not in kinds:
             continue
         for key in keys:
-            row = {"kernel": name, "size": key, "arch": arch, "launch_bounds": bounds(key)}
+            built_for = bounds(key, arch)
+            row = {"kernel": name, "size": key, "arch": arch, "launch_bounds": built_for}
             try:
-                ptx = compile_ptx(factory(key), _signature_of(signature, key), arch, bounds(key))
+                ptx = compile_ptx(factory(key), _signature_of(signature, key), arch, built_for)
                 row["ptx"] = True
                 row["ptx_lines"] = ptx.count("\n")
                 report = ptxas_report(ptx, arch, tool) if tool else None

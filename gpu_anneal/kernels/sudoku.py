@@ -44,14 +44,14 @@ from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.batch import SudokuBatch, flat_rows
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import packing
+from gpu_anneal.kernels.cards import shared_kib_per_sm
 from gpu_anneal.kernels.compat import plain
 
 CUDA_ORDERS = (2, 3, 4, 5, 6)
 THREADS_PER_BLOCK = 128  # every order but 16x16
 THREADS_16X16 = 64  # 16x16 state is 704 B a chain: 64 chains a block stay under 48 KB
 STATE_IN_SHARED = {2: True, 3: True, 4: True, 5: False, 6: False}
-SHARED_PER_SM = 227 * 1024  # usable shared memory of an sm_90 SM (sm_80: 163 KB)
-SHARED_RESERVED = 1024  # per resident block
+SHARED_RESERVED = 1024  # per resident block (an SM's shared memory: kernels.cards)
 REGISTERS_PER_SM = 65536
 THREADS_PER_SM = 2048
 
@@ -87,18 +87,16 @@ def shared_bytes_per_block(order: int, move: int = sa.MOVE_SIRDEY) -> int:
     return per_chain * threads_per_block(order)
 
 
-def register_budget(move: int) -> int:
-    """Registers a thread may take at least: 64 for one-cell moves (8 blocks of 128 threads an
-    SM); a box swap computes two cells' masks at once and spills at 64 on sm_80 (24 B), so it
-    gets 72 (7 blocks)."""
-    return 72 if move == sa.MOVE_BOX_SWAP else 64
+REGISTER_BUDGET = 64  # registers a thread may take at least (8 blocks of 128 threads an SM)
 
 
-def min_blocks_per_sm(order: int, move: int = sa.MOVE_SIRDEY) -> int:
-    """Resident blocks an SM can hold by shared memory and threads: the launch bound's minimum.
+def min_blocks_per_sm(order: int, move: int = sa.MOVE_SIRDEY, arch: str = "sm_90") -> int:
+    """Resident blocks an SM of `arch` can hold by shared memory and threads: the launch bound's
+    minimum.
 
-    The register budget follows: 65,536 / (blocks x threads) registers a thread (72 for 9x9's
-    7 blocks of 128). Local-state kernels (orders 5, 6) are built for 4 blocks (128 registers).
+    The register budget follows: 65,536 / (blocks x threads) registers a thread (64 for 9x9's
+    8 blocks of 128 on sm_90; sm_80 holds 5 such blocks by shared memory, so its build may take
+    102). Local-state kernels (orders 5, 6) are built for 4 blocks (128 registers).
     """
     threads = threads_per_block(order)
     by_threads = THREADS_PER_SM // threads
@@ -107,15 +105,16 @@ def min_blocks_per_sm(order: int, move: int = sa.MOVE_SIRDEY) -> int:
         if move == sa.MOVE_BOX_SWAP:
             return 2
         return 2 if (order, move) == (6, sa.MOVE_CANDIDATE) else 4  # 36x36 candidate: 255
-    by_shared = SHARED_PER_SM // (shared + SHARED_RESERVED)
+    by_shared = shared_kib_per_sm(arch) * 1024 // (shared + SHARED_RESERVED)
     blocks = min(by_threads, by_shared, 32)
-    # registers: at least register_budget(move) a thread, whatever the block count allows
-    return max(1, min(blocks, REGISTERS_PER_SM // (register_budget(move) * threads)))
+    # registers: at least REGISTER_BUDGET a thread, whatever the block count allows
+    return max(1, min(blocks, REGISTERS_PER_SM // (REGISTER_BUDGET * threads)))
 
 
-def launch_bounds(order: int, move: int = sa.MOVE_SIRDEY) -> tuple[int, int]:
-    """(threads per block, minimum resident blocks per SM) the order's kernel is built for."""
-    return threads_per_block(order), min_blocks_per_sm(order, move)
+def launch_bounds(order: int, move: int = sa.MOVE_SIRDEY, arch: str = "sm_90") -> tuple[int, int]:
+    """(threads per block, minimum resident blocks per SM) the order's kernel is built for on
+    architecture `arch`."""
+    return threads_per_block(order), min_blocks_per_sm(order, move, arch)
 
 
 def check_order(order: int) -> None:
@@ -248,7 +247,9 @@ def compiled_kernel(order: int, move: int = sa.MOVE_SIRDEY):
     """The kernel of an order and move, compiled for the current device on first use."""
     if config.ENABLE_CUDASIM:  # the simulator takes no launch bounds
         return cuda.jit(kernel_function(order, move))
-    return cuda.jit(launch_bounds=launch_bounds(order, move))(kernel_function(order, move))
+    major, minor = cuda.get_current_device().compute_capability
+    bounds = launch_bounds(order, move, f"sm_{major}{minor}")
+    return cuda.jit(launch_bounds=bounds)(kernel_function(order, move))
 
 
 CHAIN_KEYS = ("vals", "boards", "best_vals", "ctr", "rng", "solved", "exp_table")  # per batch
