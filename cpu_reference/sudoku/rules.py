@@ -16,7 +16,9 @@ Glossary (see also layout.py and packing.py):
 Per-chain state (rows of the batch on the CPU; shared or local memory in the kernel):
 
     vals[ix(w, lane)]    uint32  packed cell values, 0-based (packing.py)
-    board[ix(w, lane)]   uint32  row-packed bitboards, NW words (uint64 for N > 32)
+    board[ix(w, lane)]   uint32  row-packed bitboards, NW words (uint64 for N > 32); the CPU
+                                 runner's slices hold them cell-linear in uint64 words
+                                 (model(): linear; packing.py) and hand them back row-packed
     thr[ix(d, lane)]     uint32  thresholds of the current plateau, d = 1..TMAX (CPU); the
                                  shared-memory kernels keep d = 1..16 at ix(d - 1) after the
                                  values and bitboards of one array (model(): thr_cap, VOFF,
@@ -67,7 +69,7 @@ import numpy as np
 
 from cpu_reference.anneal.fixed_point import beta_fixed, growth_fixed
 from cpu_reference.sudoku.layout import layout
-from cpu_reference.sudoku.packing import packing
+from cpu_reference.sudoku.packing import linear_words, packing
 from cpu_reference.sudoku.schedules import KIND_GEOMETRIC, Schedule
 
 # counter columns of ctr[g, :]
@@ -116,6 +118,7 @@ def model(
     table: bool = True,
     packed: bool = False,
     thr_cap: int = 0,
+    linear: bool = False,
 ) -> SimpleNamespace:
     """Jitted rules of order n and a move: thresholds, trial start, plateau, chain driver.
 
@@ -131,12 +134,17 @@ def model(
     1..TMAX keeps thresholds 1..cap only, threshold d at element d - 1 (shared-memory kernels,
     where the table's size sets the occupancy), and a move of delta > cap is decided outside the
     move loop with exact_threshold(): the same decision, bit for bit.
+    `linear` (CPU runner, with table): the chains' bitboards cell-linear in uint64 words
+    (packing.py: fewer words a digit), converted from the batch's row-packed boards and back by
+    run_slice_cpu at each slice; every count, and so every move, is the same.
     """
     tmax = max_delta(n, move)
+    if linear and not table:
+        raise ValueError("linear bitboards read their peer masks from tables (table=True)")
     if not 0 <= thr_cap <= tmax:
         raise ValueError(f"thr_cap {thr_cap}: must lie in 0..{tmax} (0: the whole table)")
-    constants = _constants(n, move, lanes, table, packed, thr_cap)
-    key = f"o{n}_m{move}_l{lanes}_t{int(table)}_p{int(packed)}_c{thr_cap}"
+    constants = _constants(n, move, lanes, table, packed, thr_cap, linear)
+    key = f"o{n}_m{move}_l{lanes}_t{int(table)}_p{int(packed)}_c{thr_cap}_x{int(linear)}"
     module = _load_generated(key, constants)
     return SimpleNamespace(
         n=n,
@@ -151,24 +159,33 @@ def model(
 
 _EXPORTED = (
     "get_value", "set_value", "conflicts_at", "peer_words", "fill_thresholds", "full_cost",
-    "start_trial", "plateau", "exact_threshold", "drive_chain",
-    "run_slice_cpu",
+    "start_trial", "plateau", "exact_threshold", "drive_chain", "run_slice_cpu",
+    "rows_to_linear", "linear_to_rows",
 )  # fmt: skip
 
 
 def _constants(
-    n: int, move: int, lanes: int, table: bool, packed: bool, thr_cap: int = 0
+    n: int,
+    move: int,
+    lanes: int,
+    table: bool,
+    packed: bool,
+    thr_cap: int = 0,
+    linear: bool = False,
 ) -> dict[str, str]:
     """name -> Python expression of every compile-time constant of one specialisation."""
     pk = packing(n)
     tmax = max_delta(n, move)
     cap = thr_cap or tmax
-    wt = "uint64" if pk.word_bits == 64 else "uint32"
+    row_wt = "uint64" if pk.word_bits == 64 else "uint32"
+    wt = "uint64" if linear else row_wt
+    wr = linear_words(n) if linear else pk.WR
+    tables = f"linear_peer_tables({n})" if linear else f"peer_tables({n})"
     return {
         "n": str(n), "move": str(move), "N": str(pk.N), "CELLS": str(pk.cells),
-        "R": str(pk.R), "WR": str(pk.WR), "NM1": f"uint32({pk.N - 1})",
+        "R": str(pk.R), "WR": str(wr), "NM1": f"uint32({pk.N - 1})",
         "TMAX": str(tmax), "THR_CAP": str(cap), "CAPPED": str(cap < tmax),
-        "THR_OFF": str(1 if thr_cap else 0), "WIDE": str(pk.word_bits == 64), "WT": wt,
+        "THR_OFF": str(1 if thr_cap else 0), "WIDE": str(wt == "uint64"), "WT": wt,
         "COLPAT": f"{wt}({pk.colpat})",
         "BANDPAT": f"{wt}({pk.bandpat if pk.R >= n else 0})",  # only when a band fits a word
         "ROWMASK": f"{wt}({(1 << pk.N) - 1})", "BOXROW": f"{wt}({(1 << n) - 1})",
@@ -176,7 +193,7 @@ def _constants(
         "VBITS": f"uint32({pk.value_bits})", "VMASK": f"uint32({(1 << pk.value_bits) - 1})",
         "CPW_SHIFT": f"uint32({3 if pk.CPW == 8 else 2})", "CPW_MASK": f"uint32({pk.CPW - 1})",
         "ONE": "uint32(1)", "UN": f"uint32({pk.N})", "Un": f"uint32({n})",
-        "UR": f"uint32({pk.R})", "UWR": f"uint32({pk.WR})", "LANES": str(lanes),
+        "UR": f"uint32({pk.R})", "UWR": f"uint32({wr})", "LANES": str(lanes),
         "ULANES": f"uint32({lanes})", "ULANES64": f"uint64({lanes})", "PACKED": str(bool(packed)),
         "TABLE": str(bool(table)), "BRANCH_FREE": str(bool(packed)),
         "FLAT_LISTS": str(not table),
@@ -185,8 +202,12 @@ def _constants(
         "UCELLS": f"uint32({pk.cells})",
         "DIV_WORD": str(_small_div(pk.N * pk.R, pk.cells)),
         "DIV_ROW": str(_small_div(pk.N, pk.N * pk.R)), "DIV_BOX": str(_small_div(n, pk.N)),
-        "VWROW": str(pk.VW), "NWROW": str(pk.NW),
-        "PEER_TABLE, CELL_WORD, CELL_BIT": f"peer_tables({n})",
+        "VWROW": str(pk.VW), "NWROW": str(pk.N * wr),
+        "PEER_TABLE, CELL_WORD, CELL_BIT": tables,
+        "LINEAR": str(bool(linear)), "ROW_WR": str(pk.WR), "ROW_NW": str(pk.NW),
+        "ROW_BITS": str(pk.word_bits), "ROW_WT": row_wt,
+        "_ROW_PEERS, ROW_CELL_WORD, ROW_CELL_BIT": f"peer_tables({n})",
+        "ROW_BIT_CELL": f"row_bit_cells({n})",
         "MOVE_BOX_SWAP": str(MOVE_BOX_SWAP), "MOVE_CANDIDATE": str(MOVE_CANDIDATE),
         "RUNNING": str(RUNNING), "SOLVED": str(SOLVED), "EXHAUSTED": str(EXHAUSTED),
         "STOPPED": str(STOPPED),

@@ -16,7 +16,7 @@ from numba.extending import intrinsic
 from cpu_reference.anneal.bits import popcount32, popcount64
 from cpu_reference.anneal.fixed_point import exp_neg, next_beta
 from cpu_reference.anneal.rng import next_u64, uniform_below
-from cpu_reference.sudoku.packing import peer_tables
+from cpu_reference.sudoku.packing import linear_peer_tables, peer_tables, row_bit_cells
 from cpu_reference.sudoku.schedules import KIND_GEOMETRIC
 
 # <constants>
@@ -297,6 +297,40 @@ def exact_threshold(thr, lane, d):
 
 
 @njit
+def rows_to_linear(rows, board):
+    """board (cell-linear, LINEAR) = the same cells as row-packed bitboards `rows`: one step a
+    set bit, the cell found by its word and bit (row_bit_cells)."""
+    for i in range(NWROW):
+        board[i] = uint64(0)
+    for dd in range(N):
+        for w in range(ROW_WR):
+            x = uint64(rows[dd * ROW_WR + w])
+            while x != uint64(0):
+                low = uint64(x & uint64(~x + uint64(1)))
+                c = ROW_BIT_CELL[w * ROW_BITS + popcount64(uint64(low - uint64(1)))]
+                at = uint32(uint32(dd * UWR) + uint32(CELL_WORD[c]))
+                board[at] = uint64(board[at] | uint64(CELL_BIT[c]))
+                x = uint64(x ^ low)
+
+
+@njit
+def linear_to_rows(board, rows):
+    """Row-packed bitboards `rows` = the cells of cell-linear `board` (inverse of
+    rows_to_linear)."""
+    for i in range(ROW_NW):
+        rows[i] = ROW_WT(0)
+    for dd in range(N):
+        for w in range(WR):
+            x = uint64(board[dd * WR + w])
+            while x != uint64(0):
+                low = uint64(x & uint64(~x + uint64(1)))
+                c = w * 64 + popcount64(uint64(low - uint64(1)))
+                at = dd * ROW_WR + ROW_CELL_WORD[c]
+                rows[at] = ROW_WT(rows[at] | ROW_CELL_BIT[c])
+                x = uint64(x ^ low)
+
+
+@njit
 def full_cost(vals, board, lane):
     """c(w): conflicting peer pairs, from scratch."""
     total = uint32(0)
@@ -326,8 +360,11 @@ def start_trial(
     Sirdey and candidate moves: every free cell uniform among its candidates (all N digits
     for Sirdey's move). Box swap: each box's missing digits shuffled into its free cells.
     """
-    for i in range(NWROW):
-        board[bx(i, lane)] = given_board[i]
+    if LINEAR:
+        rows_to_linear(given_board, board)
+    else:
+        for i in range(NWROW):
+            board[bx(i, lane)] = given_board[i]
     if PACKED:
         for i in range(VWROW):
             vals[vx(i, lane)] = uint32(0)
@@ -617,6 +654,8 @@ def drive_chain(
         mlist, blist, nlist, pu = move_cells, box_cells, nbox, uint32(p)
     else:
         mlist, blist, nlist, pu = move_cells[p], box_cells[p], nbox[p], uint32(0)
+    # the puzzle's rows taken once (a row taken in the loop costs reference counting a plateau)
+    pcand, pncand, pmoves = cand[p], ncand[p], nmove[p]
     prev_best = best
     moved = uint32(0)  # moves of the current plateau made before a rare move stopped it
     plateaus = 0
@@ -633,7 +672,7 @@ def drive_chain(
                     break
                 c0, s0, s1 = start_trial(
                     vals, board, lane, given_vals[p], given_board[p], init_cells[p], ninit[p],
-                    cand[p], ncand[p], blist, nlist, pu, box_missing[p], s0, s1,
+                    pcand, pncand, blist, nlist, pu, box_missing[p], s0, s1,
                 )  # fmt: skip
                 cost = np.int32(c0)
                 ctr[g, C_TRIALS] += 1
@@ -641,19 +680,19 @@ def drive_chain(
                 beta = ubeta0
                 best = cost
                 ctr[g, C_LAST_IMPROVE] = 0
-        if cost > 0 and nmove[p] > 0:
+        if cost > 0 and pmoves > 0:
             if moved == 0:
                 fill_thresholds(thr, lane, beta, exp_table)
                 prev_best = best
             cost, best, done, acc, s0, s1, rare, r1 = plateau(
-                vals, board, thr, lane, mlist, pu, nmove[p], cand[p], ncand[p],
+                vals, board, thr, lane, mlist, pu, pmoves, pcand, pncand,
                 blist, nlist, moved, plateau_len, cost, best, s0, s1,
             )  # fmt: skip
             ctr[g, C_PROPOSALS] += done - moved
             ctr[g, C_ACCEPTED] += acc
             if CAPPED and rare:  # decide the move outside the move loop, then resume
                 up, taken = rare_move(
-                    vals, board, thr, lane, mlist, pu, nmove[p], cand[p], ncand[p],
+                    vals, board, thr, lane, mlist, pu, pmoves, pcand, pncand,
                     blist, nlist, r1,
                 )  # fmt: skip
                 cost = np.int32(cost + up)
@@ -675,7 +714,7 @@ def drive_chain(
         k += 1
         beta = next_beta(geometric, beta, ustep)
         stalled = stall > 0 and k - ctr[g, C_LAST_IMPROVE] >= stall
-        if k >= max_plateaus or stalled or nmove[p] == 0:
+        if k >= max_plateaus or stalled or pmoves == 0:
             k = -1
         plateaus += 1
     ctr[g, C_COST] = cost
@@ -712,9 +751,16 @@ def run_slice_cpu(
         stop_on_solved,
     )
     for g in prange(vals.shape[0]):
+        if LINEAR:  # the chain's bitboards cell-linear for the slice (packing.py)
+            board = np.empty(NWROW, np.uint64)
+            rows_to_linear(boards[g], board)
+        else:
+            board = boards[g]
         drive_chain(
-            g, g // cpp, 0, vals[g], boards[g], thr[g],
+            g, g // cpp, 0, vals[g], board, thr[g],
             best_vals, ctr, rng, solved, exp_table,
             given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
             box_cells, nbox, box_missing, settings,
         )  # fmt: skip
+        if LINEAR:
+            linear_to_rows(board, boards[g])
