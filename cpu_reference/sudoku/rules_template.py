@@ -496,7 +496,9 @@ def swap_apply(vals, board, lane, a, z, va, vz, wa, bita, wz, bitz):
     set_value(vals, lane, z, va)
 
 
-@njit
+# CPU: without reference counting (the plateau allocates nothing). A call with counting updates
+# a dozen reference counts a plateau, on arrays that every thread shares.
+@(njit(_nrt=False) if TABLE else njit)
 def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cells, nbox,
             start, moves, cost, best, s0, s1):  # fmt: skip
     """Moves start+1 .. `moves` of a plateau; stops at cost 0.
