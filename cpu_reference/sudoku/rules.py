@@ -208,6 +208,7 @@ def _constants(
         "ROW_BITS": str(pk.word_bits), "ROW_WT": row_wt,
         "_ROW_PEERS, ROW_CELL_WORD, ROW_CELL_BIT": f"peer_tables({n})",
         "ROW_BIT_CELL": f"row_bit_cells({n})",
+        "LINEAR_BIT_CELL": f"np.arange({wr * 64}, dtype=np.int32)",  # cell of each linear bit
         "MOVE_BOX_SWAP": str(MOVE_BOX_SWAP), "MOVE_CANDIDATE": str(MOVE_CANDIDATE),
         "RUNNING": str(RUNNING), "SOLVED": str(SOLVED), "EXHAUSTED": str(EXHAUSTED),
         "STOPPED": str(STOPPED),

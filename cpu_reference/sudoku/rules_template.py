@@ -297,37 +297,38 @@ def exact_threshold(thr, lane, d):
 
 
 @njit
-def rows_to_linear(rows, board):
-    """board (cell-linear, LINEAR) = the same cells as row-packed bitboards `rows`: one step a
-    set bit, the cell found by its word and bit (row_bit_cells)."""
-    for i in range(NWROW):
-        board[i] = uint64(0)
+def pop_lowest(x):
+    """(x without its lowest set bit, that bit's index) of a nonzero uint64 word."""
+    low = uint64(x & uint64(~x + uint64(1)))
+    return uint64(x ^ low), popcount64(uint64(low - uint64(1)))
+
+
+@njit
+def copy_cells(src, src_wr, src_bits, src_cell, dst, dst_wr, dst_word, dst_bit, dst_words):
+    """dst = the cells of bitboards src in another layout: one step a set bit of src, its cell
+    src_cell[w * src_bits + b] (word w of a digit, bit b), put at dst_word/dst_bit of the cell."""
+    for i in range(dst_words):
+        dst[i] = 0
     for dd in range(N):
-        for w in range(ROW_WR):
-            x = uint64(rows[dd * ROW_WR + w])
+        for w in range(src_wr):
+            x = uint64(src[dd * src_wr + w])
             while x != uint64(0):
-                low = uint64(x & uint64(~x + uint64(1)))
-                c = ROW_BIT_CELL[w * ROW_BITS + popcount64(uint64(low - uint64(1)))]
-                at = uint32(uint32(dd * UWR) + uint32(CELL_WORD[c]))
-                board[at] = uint64(board[at] | uint64(CELL_BIT[c]))
-                x = uint64(x ^ low)
+                x, b = pop_lowest(x)
+                c = src_cell[w * src_bits + b]
+                at = dd * dst_wr + dst_word[c]
+                dst[at] = dst[at] | dst_bit[c]
+
+
+@njit
+def rows_to_linear(rows, board):
+    """board (cell-linear, LINEAR) = the cells of the row-packed bitboards `rows`."""
+    copy_cells(rows, ROW_WR, ROW_BITS, ROW_BIT_CELL, board, WR, CELL_WORD, CELL_BIT, NWROW)
 
 
 @njit
 def linear_to_rows(board, rows):
-    """Row-packed bitboards `rows` = the cells of cell-linear `board` (inverse of
-    rows_to_linear)."""
-    for i in range(ROW_NW):
-        rows[i] = ROW_WT(0)
-    for dd in range(N):
-        for w in range(WR):
-            x = uint64(board[dd * WR + w])
-            while x != uint64(0):
-                low = uint64(x & uint64(~x + uint64(1)))
-                c = w * 64 + popcount64(uint64(low - uint64(1)))
-                at = dd * ROW_WR + ROW_CELL_WORD[c]
-                rows[at] = ROW_WT(rows[at] | ROW_CELL_BIT[c])
-                x = uint64(x ^ low)
+    """Row-packed bitboards `rows` = the cells of cell-linear `board` (rows_to_linear's inverse)."""
+    copy_cells(board, WR, 64, LINEAR_BIT_CELL, rows, ROW_WR, ROW_CELL_WORD, ROW_CELL_BIT, ROW_NW)
 
 
 @njit
