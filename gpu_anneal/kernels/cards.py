@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from gpu_anneal.kernels.ptx import parse_arch
+
 _GUIDE = (
     "CUDA C++ Programming Guide, 'Technical Specifications per Compute Capability' (cc {cc}): "
     "threads, warps, blocks, 32-bit registers and shared memory per SM"
@@ -158,6 +160,6 @@ def card(name: str) -> Card:
 def shared_kib_per_sm(arch: str) -> int:
     """Shared memory an SM of architecture `arch` (e.g. "sm_80") holds, in KiB, from CARDS; an
     architecture of no named card gets the smallest of them (a kernel built for it fits)."""
-    major, minor = arch.removeprefix("sm_").rstrip("a")[:-1], arch.rstrip("a")[-1]
-    found = [c.max_shared_kib_per_sm for c in CARDS.values() if c.cc == (int(major), int(minor))]
+    cc = parse_arch(arch)
+    found = [c.max_shared_kib_per_sm for c in CARDS.values() if c.cc == cc]
     return max(found) if found else min(c.max_shared_kib_per_sm for c in CARDS.values())
