@@ -414,7 +414,8 @@ def new_digit(field, c, old, cand, ncand):
 
 @njit
 def draw_cell(lo, move_cells, pu, unmove):
-    """The cell a one-cell move draws from the low word of a draw."""
+    """The move-list entry the low 20 bits of a draw pick: a one-cell move's cell, a box swap's
+    box."""
     site = uint32(uint32(uint32(lo & uint32(0xFFFFF)) * unmove) >> uint32(20))
     return uint32(move_at(move_cells, pu, site))
 
@@ -456,8 +457,7 @@ def swap_draw(r1, vals, lane, move_cells, pu, unmove, box_cells, nbox):
     """
     lo = uint32(r1)
     hi = uint32(r1 >> uint64(32))
-    site = uint32(uint32(uint32(lo & uint32(0xFFFFF)) * unmove) >> uint32(20))
-    b = uint32(move_at(move_cells, pu, site))
+    b = draw_cell(lo, move_cells, pu, unmove)  # the move list holds boxes here
     nb = uint32(nbox_at(nbox, pu, b))
     ia = uint32(uint32(uint32(lo >> uint32(20)) * nb) >> uint32(12))
     ib = uint32(uint32(uint32(hi & uint32(0xFFF)) * uint32(nb - ONE)) >> uint32(12))
