@@ -153,18 +153,24 @@ def peer_tables(order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(peers word_dtype[cells * WR], word uint32[cells], bit word_dtype[cells]): each cell's
     row-packed peer masks, the word holding the cell and its bit there (read-only)."""
     pk = packing(order)
+    return _mask_tables(order, pk.WR, pk.word_dtype, lambda c: cell_word_bit(order, c))
+
+
+def _mask_tables(order, words_per_digit, dtype, word_bit):
+    """(peers, word, bit) tables of a bitboard layout that puts cell c at word_bit(c) = (word
+    within a digit's bitboard, bit), read-only."""
     lay = layout(order)
-    peers = np.zeros(pk.cells * pk.WR, dtype=pk.word_dtype)
-    words = np.zeros(pk.cells, dtype=np.uint32)
-    bits = np.zeros(pk.cells, dtype=pk.word_dtype)
-    one = pk.word_dtype(1)
-    for c in range(pk.cells):
-        w, bit = cell_word_bit(order, c)
+    peers = np.zeros(lay.cells * words_per_digit, dtype=dtype)
+    words = np.zeros(lay.cells, dtype=np.uint32)
+    bits = np.zeros(lay.cells, dtype=dtype)
+    one = dtype(1)
+    for c in range(lay.cells):
+        w, bit = word_bit(c)
         words[c] = w
-        bits[c] = one << pk.word_dtype(bit)
+        bits[c] = one << dtype(bit)
         for q in lay.peer_list[c]:
-            qw, qbit = cell_word_bit(order, int(q))
-            peers[c * pk.WR + qw] |= one << pk.word_dtype(qbit)
+            qw, qbit = word_bit(int(q))
+            peers[c * words_per_digit + qw] |= one << dtype(qbit)
     for array in (peers, words, bits):
         array.setflags(write=False)
     return peers, words, bits
@@ -179,18 +185,7 @@ def linear_words(order: int) -> int:
 def linear_peer_tables(order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """peer_tables for cell-linear bitboards: (peers uint64[cells * LWR], word uint32[cells],
     bit uint64[cells]), cell c at bit c mod 64 of word c // 64 (read-only)."""
-    lay = layout(order)
-    lwr = linear_words(order)
-    cells = lay.cells
-    peers = np.zeros(cells * lwr, dtype=np.uint64)
-    for c in range(cells):
-        for q in lay.peer_list[c]:
-            peers[c * lwr + int(q) // 64] |= np.uint64(1) << np.uint64(int(q) % 64)
-    words = (np.arange(cells) // 64).astype(np.uint32)
-    bits = np.left_shift(np.uint64(1), (np.arange(cells) % 64).astype(np.uint64))
-    for array in (peers, words, bits):
-        array.setflags(write=False)
-    return peers, words, bits
+    return _mask_tables(order, linear_words(order), np.uint64, lambda c: divmod(c, 64))
 
 
 @cache
