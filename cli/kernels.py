@@ -20,7 +20,8 @@ MODEL_CARD = "H100 SXM"  # the card the text table shows
 def run_kernels(arch: str, kinds: tuple[str, ...], json_out: bool, keep: str | None = None) -> int:
     """Print the kernel table; exit code 1 if any kernel failed to compile."""
     try:
-        from gpu_anneal.kernels.ptx import kernel_table, parse_arch
+        from gpu_anneal.kernels.cards import parse_arch
+        from gpu_anneal.kernels.ptx import kernel_table
     except ImportError as exc:
         raise InputError(f"PTX checks need numba-cuda: pip install '.[ptx]' ({exc})") from None
     try:

@@ -16,9 +16,8 @@ clock, and the source says so.
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
-
-from gpu_anneal.kernels.ptx import parse_arch
 
 _GUIDE = (
     "CUDA C++ Programming Guide, 'Technical Specifications per Compute Capability' (cc {cc}): "
@@ -163,3 +162,11 @@ def shared_kib_per_sm(arch: str) -> int:
     cc = parse_arch(arch)
     found = [c.max_shared_kib_per_sm for c in CARDS.values() if c.cc == cc]
     return max(found) if found else min(c.max_shared_kib_per_sm for c in CARDS.values())
+
+
+def parse_arch(arch: str) -> tuple[int, int]:
+    """'sm_90' -> (9, 0)."""
+    match = re.fullmatch(r"sm_(\d)(\d+)a?", arch)
+    if not match:
+        raise ValueError(f"architecture {arch!r}: expected a form like sm_80 or sm_90")
+    return int(match.group(1)), int(match.group(2))

@@ -22,15 +22,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from gpu_anneal.kernels.cards import parse_arch
+
 ARCHES = ("sm_80", "sm_90")
-
-
-def parse_arch(arch: str) -> tuple[int, int]:
-    """'sm_90' -> (9, 0)."""
-    match = re.fullmatch(r"sm_(\d)(\d+)a?", arch)
-    if not match:
-        raise ValueError(f"architecture {arch!r}: expected a form like sm_80 or sm_90")
-    return int(match.group(1)), int(match.group(2))
 
 
 class _FakeDevice:
