@@ -44,18 +44,18 @@ class State:
     def __init__(self):
         self.ws = L.workspace(3, 8)
         self.S = self.ws[0][0]
-        stack, branch, cq, fq, bq, flags, qs, uq = self.ws
+        stack, branch, cq, fq, bq, flags, qs, uq, geo = self.ws
         L._reset_queues(bq, flags, qs, uq, 81)
-        assert L._start(np.zeros(81, np.uint8), self.S, 3, 9, 81, cq, fq, bq, flags, qs, uq, 0)
+        assert L._start(np.zeros(81, np.uint8), self.S, 3, 9, 81, cq, fq, bq, flags, qs, uq, geo, 0)
 
     def remove(self, cell, digits):
-        _, _, cq, fq, bq, flags, qs, uq = self.ws
+        _, _, cq, fq, bq, flags, qs, uq, geo = self.ws
         for d in digits:
-            assert L._elim(self.S, cell, d - 1, 3, 9, 81, cq, fq, bq, flags, qs, uq)
+            assert L._elim(self.S, cell, d - 1, 3, 9, 81, cq, fq, bq, flags, qs, uq, geo)
 
     def propagate(self, rules):
-        _, _, cq, fq, bq, flags, qs, uq = self.ws
-        return L._propagate(self.S, 3, 9, 81, cq, fq, bq, flags, qs, uq, rules)
+        _, _, cq, fq, bq, flags, qs, uq, geo = self.ws
+        return L._propagate(self.S, 3, 9, 81, cq, fq, bq, flags, qs, uq, geo, rules)
 
     def digits(self, cell):
         return [d + 1 for d in range(9) if self.S[cell] >> d & 1]
@@ -218,3 +218,35 @@ def test_parallel_equals_one_by_one():
         count, grid, _ = run(cells, 3, 2, restarts=True)
         assert counts[i] == count
         assert np.array_equal(solutions[i], grid)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_geometry_table_places_every_cell_in_its_row_column_and_box(n):
+    N = n * n
+    N2 = N * N
+    geo = L.geometry(n)
+    for c in range(N2):
+        r, k = divmod(c, N)
+        b = (r // n) * n + k // n
+        p = (r % n) * n + k % n
+        assert (geo[c], geo[N2 + c], geo[2 * N2 + c], geo[3 * N2 + c]) == (r, k, b, p)
+        assert geo[4 * N2 + b * N + p] == c
+
+
+def restarts(cells, n, rules, escalate_nodes):
+    ws = L.workspace(n, 16)
+    solution = np.zeros(len(cells), np.uint8)
+    count, nodes = L.count_restarts(cells, n, 2, 0, 20, rules, 0, ws, solution, escalate_nodes)
+    return int(count), int(nodes), solution.tobytes()
+
+
+def test_escalation_adds_all_different_once_its_node_budget_is_spent():
+    (_, n, cells), *_ = tsv("exact_25x25_45.tsv")
+    plain = restarts(cells, n, L.BOX_LINE, 0)
+    strong = restarts(cells, n, L.BOX_LINE | L.ALL_DIFFERENT, 0)
+    assert plain[1] != strong[1]  # the instance tells the two rule sets apart
+    assert restarts(cells, n, L.BOX_LINE | L.ESCALATE, 0) == strong
+    assert restarts(cells, n, L.BOX_LINE | L.ESCALATE, 10**9) == plain
+    late = restarts(cells, n, L.BOX_LINE | L.ESCALATE, 40)
+    assert late[0] == plain[0] == strong[0] == 2
+    assert late[1] != plain[1]  # the later runs took the stronger rules

@@ -822,7 +822,15 @@ def solve_exact(
             count, nodes = bands9.solve9(grid, limit, int(max_nodes), stack, solution)
         else:
             count, nodes = large.solve_one(
-                grid, int(order), limit, int(max_nodes), -1, True, RESTART_BASE, True, solution
+                grid,
+                int(order),
+                limit,
+                int(max_nodes),
+                -1,
+                True,
+                RESTART_BASE,
+                large.DEFAULT_RULES,
+                solution,
             )
         return int(count), solution, int(nodes)
     count, solution, nodes = _solve_one(
@@ -895,7 +903,7 @@ def solve_many(
             )
         else:
             large.solve_parallel(
-                a, int(order), limit, 0, True, RESTART_BASE, True, counts, solutions
+                a, int(order), limit, 0, True, RESTART_BASE, large.DEFAULT_RULES, counts, solutions
             )
         return counts, solutions
     _solve_batch_parallel(

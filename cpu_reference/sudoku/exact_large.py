@@ -29,11 +29,18 @@ Deductions, to a fixed point (``_propagate``):
                    the box. Run when the singles stall.
 An empty cell or a digit with no option left in a unit is a contradiction.
 
-Search: branch on the constraint (cell, or digit in a unit) with the fewest options, trying each
-option on a copy of the state one level deeper; the last option is tried in place. Counting to two
+All-different  (rules bit ALL_DIFFERENT) each changed row, column and box to arc consistency:
+               a digit leaves a cell when no matching of the unit's cells to digits gives it
+               that digit. About three times the cost of a node without it.
+
+Search: branch on the open cell with the fewest digits per failure weight of its units
+(dom/wdeg), trying the digit with the fewest places left first on a copy of the state one level
+deeper, then removing it in place. Counting to two
 on big grids can meet very long searches; ``count_restarts`` reruns the search with random tie
 breaks and option order under a growing node budget. A run that finishes is exact; otherwise two
-different solutions seen over the runs also settle "at least two".
+different solutions seen over the runs also settle "at least two". With the ESCALATE bit, the
+runs after the first ESCALATE_NODES nodes add all-different: most instances settle before that
+with the cheaper rules, and the few that do not get the stronger pruning.
 """
 
 from __future__ import annotations
@@ -45,9 +52,12 @@ from cpu_reference.sudoku.exact_bits import ctz, popcount
 
 W0 = 4  # qs[W0 + u]: failure weight of unit u
 DESCEND, NEGATE, UP = 0, 1, 2  # steps of the search loop
-TIE = 0.2  # randomised runs: cells within this factor of the best score count as ties
+TIE_NUM, TIE_DEN = 6, 5  # randomised runs: cells within 6/5 of the best ratio count as ties
 BOX_LINE = 1  # rules: bit set when box-line eliminations run
 ALL_DIFFERENT = 2  # rules: bit set when all-different arc consistency runs
+ESCALATE = 4  # rules: bit set when restarted runs add ALL_DIFFERENT once ESCALATE_NODES are spent
+ESCALATE_NODES = 3000  # chosen on Lloyd & Amos 25x25 (benchmarks/results/exact_peers.md)
+DEFAULT_RULES = BOX_LINE | ESCALATE  # box-line always; all-different on the hard instances
 
 
 @nb.njit(cache=True, inline="always")
@@ -72,8 +82,8 @@ def _mark_unit(flags, uq, qs, N2, u):
         qs[3] += 1
 
 
-@nb.njit(cache=True)
-def _elim(S, c, d, n, N, N2, cq, fq, bq, flags, qs, uq):
+@nb.njit(cache=True, _nrt=False)
+def _elim(S, c, d, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
     """Remove digit d from cell c and update the four views; False on a contradiction.
 
     A cell left with one digit goes on the spread queue ``cq``; a unit left with one option for
@@ -87,11 +97,9 @@ def _elim(S, c, d, n, N, N2, cq, fq, bq, flags, qs, uq):
         return True
     m ^= bit
     S[c] = m
-    r = c // N
-    k = c - r * N
-    br = r // n
-    bk = k // n
-    b = br * n + bk
+    r = geo[c]
+    k = geo[N2 + c]
+    b = geo[2 * N2 + c]
     _mark_unit(flags, uq, qs, N2, r)
     _mark_unit(flags, uq, qs, N2, N + k)
     _mark_unit(flags, uq, qs, N2, 2 * N + b)
@@ -117,18 +125,16 @@ def _elim(S, c, d, n, N, N2, cq, fq, bq, flags, qs, uq):
         return False
     _view_update(S, i, x, n, N2, fq, bq, flags, qs, uq, ctz(x) * N + k, d)
     i = 3 * N2 + d * N + b
-    x = S[i] & ~(np.int64(1) << ((r - br * n) * n + k - bk * n))
+    x = S[i] & ~(np.int64(1) << geo[3 * N2 + c])
     if x == 0:
         qs[W0 + 2 * N + b] += 1
         return False
-    p = ctz(x)
-    pr = p // n
-    _view_update(S, i, x, n, N2, fq, bq, flags, qs, uq, (br * n + pr) * N + bk * n + p - pr * n, d)
+    _view_update(S, i, x, n, N2, fq, bq, flags, qs, uq, geo[4 * N2 + b * N + ctz(x)], d)
     return True
 
 
-@nb.njit(cache=True)
-def _singles(S, n, N, N2, cq, fq, bq, flags, qs, uq):
+@nb.njit(cache=True, _nrt=False)
+def _singles(S, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
     """Drain the force and spread queues: forced placements, then single cells' peers."""
     while qs[0] > 0 or qs[1] > 0:
         if qs[1] > 0:
@@ -141,40 +147,37 @@ def _singles(S, n, N, N2, cq, fq, bq, flags, qs, uq):
                 return False
             rest = m & ~(np.int64(1) << d)
             while rest:
-                if not _elim(S, c, ctz(rest), n, N, N2, cq, fq, bq, flags, qs, uq):
+                if not _elim(S, c, ctz(rest), n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                     return False
                 rest &= rest - 1
             continue
         qs[0] -= 1
         c = cq[qs[0]]
         d = ctz(S[c])
-        r = c // N
-        k = c - r * N
+        r = geo[c]
+        k = geo[N2 + c]
         x = S[N2 + d * N + r] & ~(np.int64(1) << k)
         while x:
-            if not _elim(S, r * N + ctz(x), d, n, N, N2, cq, fq, bq, flags, qs, uq):
+            if not _elim(S, r * N + ctz(x), d, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                 return False
             x &= x - 1
         x = S[2 * N2 + d * N + k] & ~(np.int64(1) << r)
         while x:
-            if not _elim(S, ctz(x) * N + k, d, n, N, N2, cq, fq, bq, flags, qs, uq):
+            if not _elim(S, ctz(x) * N + k, d, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                 return False
             x &= x - 1
-        br = r // n
-        bk = k // n
-        x = S[3 * N2 + d * N + br * n + bk] & ~(np.int64(1) << ((r - br * n) * n + k - bk * n))
+        b = geo[2 * N2 + c]
+        x = S[3 * N2 + d * N + b] & ~(np.int64(1) << geo[3 * N2 + c])
         while x:
-            p = ctz(x)
-            pr = p // n
-            c2 = (br * n + pr) * N + bk * n + p - pr * n
-            if not _elim(S, c2, d, n, N, N2, cq, fq, bq, flags, qs, uq):
+            c2 = geo[4 * N2 + b * N + ctz(x)]
+            if not _elim(S, c2, d, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                 return False
             x &= x - 1
     return True
 
 
-@nb.njit(cache=True)
-def _box_line_one(S, i, n, N, N2, cq, fq, bq, flags, qs, uq):
+@nb.njit(cache=True, _nrt=False)
+def _box_line_one(S, i, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
     """Box-line eliminations from the unit-digit constraint at S[i]; False on a contradiction."""
     x = S[i]
     if x & (x - 1) == 0:
@@ -198,14 +201,14 @@ def _box_line_one(S, i, n, N, N2, cq, fq, bq, flags, qs, uq):
             r = br + ctz(rows)
             y = S[N2 + d * N + r] & ~(nmask << bk)
             while y:
-                if not _elim(S, r * N + ctz(y), d, n, N, N2, cq, fq, bq, flags, qs, uq):
+                if not _elim(S, r * N + ctz(y), d, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                     return False
                 y &= y - 1
         if cols & (cols - 1) == 0:  # one column of the box
             k = bk + ctz(cols)
             y = S[2 * N2 + d * N + k] & ~(nmask << br)
             while y:
-                if not _elim(S, ctz(y) * N + k, d, n, N, N2, cq, fq, bq, flags, qs, uq):
+                if not _elim(S, ctz(y) * N + k, d, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                     return False
                 y &= y - 1
         return True
@@ -226,17 +229,15 @@ def _box_line_one(S, i, n, N, N2, cq, fq, bq, flags, qs, uq):
             keep |= np.int64(1) << (t * n + u % n)
     y = S[3 * N2 + d * N + b] & ~keep
     while y:
-        p = ctz(y)
-        pr = p // n
-        c = ((b // n) * n + pr) * N + (b % n) * n + p - pr * n
-        if not _elim(S, c, d, n, N, N2, cq, fq, bq, flags, qs, uq):
+        c = geo[4 * N2 + b * N + ctz(y)]
+        if not _elim(S, c, d, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
             return False
         y &= y - 1
     return True
 
 
-@nb.njit(cache=True)
-def _alldiff(S, u, n, N, N2, cq, fq, bq, flags, qs, uq):
+@nb.njit(cache=True, _nrt=False)
+def _alldiff(S, u, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
     """All-different on unit u to arc consistency (a perfect matching of its cells to digits,
     then only the digits reachable in the cells' strongly connected components); False on a
     contradiction."""
@@ -258,9 +259,7 @@ def _alldiff(S, u, n, N, N2, cq, fq, bq, flags, qs, uq):
         elif u < 2 * N:
             c = i * N + u - N
         else:
-            b = u - 2 * N
-            pr = i // n
-            c = ((b // n) * n + pr) * N + (b % n) * n + i - pr * n
+            c = geo[4 * N2 + (u - 2 * N) * N + i]
         x = S[c]
         if x & (x - 1):
             cells[M] = c
@@ -348,7 +347,7 @@ def _alldiff(S, u, n, N, N2, cq, fq, bq, flags, qs, uq):
                 keep |= np.int64(1) << mate[j]
         drop = S[cells[i]] & ~keep
         while drop:
-            if not _elim(S, cells[i], ctz(drop), n, N, N2, cq, fq, bq, flags, qs, uq):
+            if not _elim(S, cells[i], ctz(drop), n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                 return False
             drop &= drop - 1
     return True
@@ -367,35 +366,35 @@ def _reset_queues(bq, flags, qs, uq, N2):
     qs[3] = 0
 
 
-@nb.njit(cache=True)
-def _propagate(S, n, N, N2, cq, fq, bq, flags, qs, uq, rules):
+@nb.njit(cache=True, _nrt=False)
+def _propagate(S, n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules):
     """Singles, then box-line on the queued units, to a fixed point; False on a contradiction.
 
     The box-line queue holds only the units changed since the last fixed point: no others can
     offer new box-line eliminations.
     """
     while True:
-        if not _singles(S, n, N, N2, cq, fq, bq, flags, qs, uq):
+        if not _singles(S, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
             return False
         if rules & BOX_LINE and qs[2] > 0:
             qs[2] -= 1
             i = bq[qs[2]]
             flags[i - N2] = 0
-            if not _box_line_one(S, i, n, N, N2, cq, fq, bq, flags, qs, uq):
+            if not _box_line_one(S, i, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                 return False
             continue
         if rules & ALL_DIFFERENT and qs[3] > 0:
             qs[3] -= 1
             u = uq[qs[3]]
             flags[3 * N2 + u] = 0
-            if not _alldiff(S, u, n, N, N2, cq, fq, bq, flags, qs, uq):
+            if not _alldiff(S, u, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                 return False
             continue
         return True
 
 
-@nb.njit(cache=True)
-def _start(cells_in, S, n, N, N2, cq, fq, bq, flags, qs, uq, rules):
+@nb.njit(cache=True, _nrt=False)
+def _start(cells_in, S, n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules):
     """The state of the givens, propagated; False when the givens contradict."""
     full = (np.int64(1) << N) - 1
     for i in range(4 * N2):
@@ -409,54 +408,51 @@ def _start(cells_in, S, n, N, N2, cq, fq, bq, flags, qs, uq, rules):
             return False
         fq[qs[1]] = c * 64 + v - 1
         qs[1] += 1
-    return _propagate(S, n, N, N2, cq, fq, bq, flags, qs, uq, rules)
+    return _propagate(S, n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules)
 
 
-@nb.njit(cache=True)
-def _choose(S, n, N, N2, randomise, qs):
+@nb.njit(cache=True, _nrt=False)
+def _choose(S, N, N2, randomise, qs, geo):
     """The open cell of least domain / weighted degree; -1 when every cell is single (solved).
 
     The weighted degree of a cell is the sum of its three units' failure weights. The first
     best cell, or with ``randomise`` a uniformly random one among those within a factor
-    1 + TIE of the best ratio.
+    TIE_NUM / TIE_DEN of the best ratio.
     """
     best = -1
-    best_r = 1e300
+    best_p = 1  # best ratio best_p / best_w, compared by cross-multiplying
+    best_w = 0
     for c in range(N2):
         x = S[c]
         if x & (x - 1) == 0:
             continue
-        r = c // N
-        k = c - r * N
-        w = qs[W0 + r] + qs[W0 + N + k] + qs[W0 + 2 * N + (r // n) * n + k // n]
-        ratio = popcount(x) / w
-        if ratio < best_r:
-            best_r = ratio
+        w = qs[W0 + geo[c]] + qs[W0 + N + geo[N2 + c]] + qs[W0 + 2 * N + geo[2 * N2 + c]]
+        p = popcount(x)
+        if p * best_w < best_p * w:
+            best_p = p
+            best_w = w
             best = c
     if best < 0 or not randomise:
         return best
-    bound = best_r * (1.0 + TIE)
     ties = 0
     for c in range(N2):
         x = S[c]
         if x & (x - 1) == 0:
             continue
-        r = c // N
-        k = c - r * N
-        w = qs[W0 + r] + qs[W0 + N + k] + qs[W0 + 2 * N + (r // n) * n + k // n]
-        if popcount(x) / w <= bound:
+        w = qs[W0 + geo[c]] + qs[W0 + N + geo[N2 + c]] + qs[W0 + 2 * N + geo[2 * N2 + c]]
+        if TIE_DEN * popcount(x) * best_w <= TIE_NUM * best_p * w:
             ties += 1
             if np.random.randint(0, ties) == 0:
                 best = c
     return best
 
 
-@nb.njit(cache=True)
-def _pick_value(S, c, rest, n, N, N2, randomise):
+@nb.njit(cache=True, _nrt=False)
+def _pick_value(S, c, rest, N, N2, randomise, geo):
     """The digit of cell c among ``rest`` with the fewest places left in one of its units."""
-    r = c // N
-    k = c - r * N
-    b = (r // n) * n + k // n
+    r = geo[c]
+    k = geo[N2 + c]
+    b = geo[2 * N2 + c]
     best = -1
     best_s = 999
     ties = 0
@@ -481,7 +477,7 @@ def _pick_value(S, c, rest, n, N, N2, randomise):
 
 @nb.njit(cache=True)
 def workspace(n, depth):
-    """Scratch of one search on order n: (stack, branch, cq, fq, bq, flags, qs, uq).
+    """Scratch of one search on order n: (stack, branch, cq, fq, bq, flags, qs, uq, geo).
 
     The stack grows on need. Queues: cq (cells to spread), fq (forced placements), bq (units
     for box-line, each flagged in ``flags`` while queued). qs[0..2]: their lengths;
@@ -498,7 +494,33 @@ def workspace(n, depth):
     qs = np.ones(W0 + 3 * N, dtype=np.int64)
     qs[:W0] = 0
     uq = np.empty(9 * N + 1, dtype=np.int64)
-    return stack, branch, cq, fq, bq, flags, qs, uq
+    return stack, branch, cq, fq, bq, flags, qs, uq, geometry(n)
+
+
+@nb.njit(cache=True)
+def geometry(n):
+    """Where each cell lies, as one int32 table of 5 N2 entries (no division in the search):
+
+    geo[c]               row r of cell c
+    geo[N2 + c]          column k
+    geo[2 N2 + c]        box b
+    geo[3 N2 + c]        position p inside box b
+    geo[4 N2 + b N + p]  the cell at position p of box b
+    """
+    N = n * n
+    N2 = N * N
+    geo = np.empty(5 * N2, dtype=np.int32)
+    for r in range(N):
+        for k in range(N):
+            c = r * N + k
+            b = (r // n) * n + k // n
+            p = (r % n) * n + k % n
+            geo[c] = r
+            geo[N2 + c] = k
+            geo[2 * N2 + c] = b
+            geo[3 * N2 + c] = p
+            geo[4 * N2 + b * N + p] = c
+    return geo
 
 
 @nb.njit(cache=True)
@@ -510,13 +532,13 @@ def _grow(stack, branch):
     return bigger, more
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _write_solution(S, N2, solution):
     for c in range(N2):
         solution[c] = ctz(S[c]) + 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _same(S, N2, solution):
     for c in range(N2):
         if solution[c] != ctz(S[c]) + 1:
@@ -538,7 +560,7 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
     ``solution``. count is -1 when ``max_nodes`` > 0 branch values were tried first.
     The stack and branch arrays come back because they may have grown.
     """
-    stack, branch, cq, fq, bq, flags, qs, uq = ws
+    stack, branch, cq, fq, bq, flags, qs, uq, geo = ws
     N = n * n
     N2 = N * N
     randomise = seed >= 0
@@ -546,7 +568,7 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
         np.random.seed(seed)
     distinct = known
     _reset_queues(bq, flags, qs, uq, N2)
-    if not _start(cells_in, stack[0], n, N, N2, cq, fq, bq, flags, qs, uq, rules):
+    if not _start(cells_in, stack[0], n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules):
         return 0, 0, distinct, stack, branch
     count = 0
     nodes = 0
@@ -564,15 +586,17 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
             nodes += 1
             _reset_queues(bq, flags, qs, uq, N2)
             S = stack[depth]
-            ok = _elim(S, branch[depth, 0], branch[depth, 1], n, N, N2, cq, fq, bq, flags, qs, uq)
-            if ok and _propagate(S, n, N, N2, cq, fq, bq, flags, qs, uq, rules):
+            ok = _elim(
+                S, branch[depth, 0], branch[depth, 1], n, N, N2, cq, fq, bq, flags, qs, uq, geo
+            )
+            if ok and _propagate(S, n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules):
                 state = DESCEND
             else:
                 state = UP
             continue
         # DESCEND: choose at this level
         S = stack[depth]
-        c = _choose(S, n, N, N2, randomise, qs)
+        c = _choose(S, N, N2, randomise, qs, geo)
         if c < 0:
             if distinct == 0:
                 _write_solution(S, N2, solution)
@@ -584,7 +608,7 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
                 return count, nodes, distinct, stack, branch
             state = UP
             continue
-        d = _pick_value(S, c, S[c], n, N, N2, randomise)
+        d = _pick_value(S, c, S[c], N, N2, randomise, geo)
         branch[depth, 0] = c
         branch[depth, 1] = d
         if nodes == max_nodes and max_nodes > 0:
@@ -596,21 +620,26 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
         _reset_queues(bq, flags, qs, uq, N2)
         fq[0] = c * 64 + d
         qs[1] = 1
-        if _propagate(stack[depth + 1], n, N, N2, cq, fq, bq, flags, qs, uq, rules):
+        if _propagate(stack[depth + 1], n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules):
             depth += 1
         else:
             state = NEGATE
 
 
 @nb.njit(cache=True)
-def count_restarts(cells_in, n, limit, max_nodes, base_nodes, rules, seed0, ws, solution):
+def count_restarts(
+    cells_in, n, limit, max_nodes, base_nodes, rules, seed0, ws, solution, escalate_nodes
+):
     """Count solutions up to ``limit`` (1 or 2) by restarted randomised searches: (count, nodes).
 
     Run r (r = 0, 1, ...) searches under a node budget of base_nodes * 2**(r // 2), with seed
     seed0 * 100003 + r (run 0 of seed0 = 0 in the fixed order). Failure weights carry over from
-    run to run. A run that finishes gives the exact count. A run cut short still counts its
-    solutions: the first solution seen is kept in ``solution`` and any later solution that
-    differs from it makes two. count -1: ``max_nodes`` (> 0) spent first.
+    run to run. With the ESCALATE bit in ``rules``, the runs that start after ``escalate_nodes``
+    nodes also run ALL_DIFFERENT: it costs about three times as much a node, and only pays on
+    the instances that the cheaper rules did not settle quickly. A run that finishes gives the
+    exact count. A run cut short still counts its solutions: the first solution seen is kept in
+    ``solution`` and any later solution that differs from it makes two. count -1:
+    ``max_nodes`` (> 0) spent first.
     """
     solution[:] = 0
     total = 0
@@ -623,10 +652,13 @@ def count_restarts(cells_in, n, limit, max_nodes, base_nodes, rules, seed0, ws, 
             if cap <= 0:
                 return -1, total
         seed = -1 if r == 0 and seed0 == 0 else seed0 * 100003 + r
+        run_rules = rules
+        if rules & ESCALATE and total >= escalate_nodes:
+            run_rules |= ALL_DIFFERENT
         count, nodes, distinct, stack, branch = search(
-            cells_in, n, limit, cap, seed, rules, distinct, ws, solution
+            cells_in, n, limit, cap, seed, run_rules, distinct, ws, solution
         )
-        ws = (stack, branch, ws[2], ws[3], ws[4], ws[5], ws[6], ws[7])
+        ws = (stack, branch, ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8])
         total += nodes
         if distinct >= limit:
             return limit, total
@@ -643,7 +675,16 @@ def solve_one(cells_in, n, limit, max_nodes, seed, restarts, base_nodes, rules, 
     ws = workspace(n, 64)
     if restarts and limit <= 2:
         return count_restarts(
-            cells_in, n, limit, max_nodes, base_nodes, rules, max(seed, 0), ws, solution
+            cells_in,
+            n,
+            limit,
+            max_nodes,
+            base_nodes,
+            rules,
+            max(seed, 0),
+            ws,
+            solution,
+            ESCALATE_NODES,
         )
     solution[:] = 0
     count, nodes, _, _, _ = search(cells_in, n, limit, max_nodes, seed, rules, 0, ws, solution)
