@@ -15,7 +15,7 @@ from typer.core import TyperGroup
 
 from cli import generate
 from cli.guard import guarded
-from cli.options import Backend, Example, Format, Kind, Method, Move, Output, value
+from cli.options import Backend, Example, Format, Kind, Method, Move, Output, Rules, value
 from cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, error_line
 
 
@@ -99,6 +99,10 @@ def solve(
     propagate: Annotated[
         bool, typer.Option("--propagate", help="Sudoku: deduction rules first (hybrid)")
     ] = False,
+    rules: Annotated[
+        Rules | None,
+        typer.Option(help="--method exact: seed runs seed 003's three rules [default: fast]"),
+    ] = None,
     scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address")] = None,
     workers: Annotated[int | None, typer.Option(help="Start a local Dask cluster")] = None,
     out: Annotated[str | None, typer.Option(help="Append JSON lines to this file")] = None,
@@ -129,8 +133,9 @@ def solve(
         files=files or [], example=value(example), kind=value(kind), method=value(method),
         backend=value(backend), chains=chains, seed=seed, time_limit=time_limit,
         max_trials=max_trials, schedule=schedule, fmt=value(format), output=value(output),
-        batch=batch, move=value(move), t0=t0, propagate=propagate, scheduler=scheduler,
-        workers=workers, out=out, resume=resume, replay_chain=replay_chain, quiet=quiet,
+        batch=batch, move=value(move), t0=t0, propagate=propagate, rules=value(rules),
+        scheduler=scheduler, workers=workers, out=out, resume=resume, replay_chain=replay_chain,
+        quiet=quiet,
     )  # fmt: skip
     raise typer.Exit(guarded(run_solve, request))
 
@@ -293,13 +298,13 @@ def bench_exact(
     limit: Annotated[int, typer.Option(help="1: first solution; 2: prove uniqueness")] = 2,
     threads: Annotated[int, typer.Option(help="Threads (numba)")] = 1,
     repeats: Annotated[int, typer.Option(help="Passes over the file; the best counts")] = 3,
-    rules: Annotated[str, typer.Option(help="fast | seed (seed 003's three rules)")] = "fast",
+    rules: Annotated[Rules, typer.Option(help="seed: seed 003's three rules")] = Rules.fast,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
 ) -> None:
     """Exact solver: puzzles per second on a file, compilation excluded, best of a few passes."""
     from cli.bench import run_exact
 
-    raise typer.Exit(guarded(run_exact, file, limit, threads, repeats, rules, json_out))
+    raise typer.Exit(guarded(run_exact, file, limit, threads, repeats, value(rules), json_out))
 
 
 generate.register(app)

@@ -43,6 +43,13 @@ class Move(str, Enum):
     propagated = "propagated"
 
 
+class Rules(str, Enum):
+    """Exact Sudoku's rules: fast (this project's solvers) or seed (seed 003's, as published)."""
+
+    fast = "fast"
+    seed = "seed"
+
+
 class GridMethod(str, Enum):
     """How full Sudoku grids are made."""
 

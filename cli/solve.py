@@ -38,6 +38,7 @@ class SolveRequest:
     move: str | None = None
     t0: float | None = None
     propagate: bool = False
+    rules: str | None = None
     scheduler: str | None = None
     workers: int | None = None
     out: str | None = None
@@ -71,12 +72,14 @@ def run_solve(req: SolveRequest) -> int:
     )  # fmt: skip
     if req.replay_chain is not None:
         validate.replay_request(kind, req.method, out=req.out, resume=req.resume)
+        if req.rules is not None:
+            raise InputError("--rules does not apply to --method anneal")
         settings.pop("kind"), settings.pop("method"), settings.pop("backend")
         result = api.replay(sources, req.replay_chain, propagate=req.propagate, **settings)
         _emit(result, req, tally, None)
         return tally.exit_code()
     stream = api.solve_stream(
-        sources, propagate=req.propagate, batch=req.batch, resume=req.resume,
+        sources, propagate=req.propagate, rules=req.rules, batch=req.batch, resume=req.resume,
         scheduler=req.scheduler, workers=req.workers, **settings,
     )  # fmt: skip
     path = req.resume or req.out

@@ -32,6 +32,7 @@ import os
 from collections.abc import Callable, Iterator
 
 from cpu_reference.errors import InputError
+from cpu_reference.sudoku.exact_rules import RULES as EXACT_RULES
 from cpu_reference.sudoku.formats import FORMATS, iter_puzzles, parse_line
 from gpu_anneal import solvers, validate
 from gpu_anneal.backends import BACKENDS
@@ -72,6 +73,7 @@ def solve(
     time_limit: float | None = None,
     max_trials: int | None = None,
     propagate: bool = False,
+    rules: str | None = None,
     batch: int | None = None,
     fmt: str | None = None,
     order: int | None = None,
@@ -95,6 +97,7 @@ def solve(
             time_limit=time_limit,
             max_trials=max_trials,
             propagate=propagate,
+            rules=rules,
             batch=batch,
             fmt=fmt,
             order=order,
@@ -121,6 +124,7 @@ def solve_stream(
     time_limit: float | None = None,
     max_trials: int | None = None,
     propagate: bool = False,
+    rules: str | None = None,
     batch: int | None = None,
     fmt: str | None = None,
     order: int | None = None,
@@ -162,7 +166,7 @@ def solve_stream(
     """
     s = _settings(
         kind, method, backend, chains, seed, schedule, move, t0, time_limit, max_trials,
-        propagate, batch, fmt, order, scheduler, workers,
+        propagate, batch, fmt, order, scheduler, workers, rules,
     )  # fmt: skip
     items = _items(puzzles, s.kind, fmt, order, resume, on_input_error)
     if s.kind != "sudoku":
@@ -186,6 +190,7 @@ def solve_on_dask(
     time_limit: float | None = None,
     max_trials: int | None = None,
     propagate: bool = False,
+    rules: str | None = None,
     batch: int | None = None,
     fmt: str | None = None,
     order: int | None = None,
@@ -206,7 +211,7 @@ def solve_on_dask(
     return solve_stream(
         puzzles, kind=kind, method=method, backend=backend, chains=chains, seed=seed,
         schedule=schedule, move=move, t0=t0, time_limit=time_limit, max_trials=max_trials,
-        propagate=propagate, batch=batch, fmt=fmt, order=order, resume=resume,
+        propagate=propagate, rules=rules, batch=batch, fmt=fmt, order=order, resume=resume,
         on_input_error=on_input_error, scheduler=scheduler, workers=workers,
     )  # fmt: skip
 
@@ -247,7 +252,7 @@ def replay(
 
 def _settings(
     kind, method, backend, chains, seed, schedule, move, t0, time_limit, max_trials,
-    propagate, batch, fmt, order, scheduler, workers,
+    propagate, batch, fmt, order, scheduler, workers, rules=None,
 ) -> solvers.Settings:  # fmt: skip
     """Check choices and applicability; fill defaults."""
     _choice("kind", kind, KINDS)
@@ -274,6 +279,10 @@ def _settings(
             _refuse({"move": move}, "--kind hashi")
     if kind == "sudoku" and method == "exact":
         _refuse({"time-limit": time_limit}, "--method exact (it stops at a node cap)")
+        if rules is not None:
+            _choice("rules", rules, EXACT_RULES)
+    else:
+        _refuse({"rules": rules}, f"--method {method}" if kind == "sudoku" else f"--kind {kind}")
     if move is not None and kind in MOVES:
         _choice("move", move, MOVES[kind], f" for {kind}")
     if fmt is not None:
@@ -293,7 +302,7 @@ def _settings(
         move=(move or "sirdey") if sudoku_anneal else move, t0=t0,
         time_limit=_time_limit(time_limit, kind, method),
         max_trials=max_trials, propagate=bool(propagate), batch=batch, scheduler=scheduler,
-        workers=workers,
+        workers=workers, rules=(rules or "fast") if kind == "sudoku" and not anneal else None,
     )  # fmt: skip
 
 

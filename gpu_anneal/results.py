@@ -104,6 +104,10 @@ class Params:
         "Whether the exact solver's deduction rules fixed digits first (Sudoku annealing)", None
     )
     replay_chain: int | None = _doc("The chain re-run alone (--replay-chain), else null", None)
+    rules: str | None = _doc(
+        "Exact Sudoku's rules: fast (this project's solvers) | seed (seed 003's, as published)",
+        None,
+    )
 
 
 @dataclass

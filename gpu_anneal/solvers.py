@@ -58,6 +58,7 @@ class Settings:
     batch: int | None
     scheduler: str | None = None
     workers: int | None = None
+    rules: str | None = None  # Sudoku exact: fast | seed (cpu_reference.sudoku.exact_rules)
 
 
 def warm_up_seconds(key: tuple, warm) -> float:
@@ -273,14 +274,14 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
 
         def warm(order=item.order):
             blank = np.zeros(order**4, np.uint8)
-            solve_exact(blank, order, limit=1, max_nodes=1)
+            solve_exact(blank, order, limit=1, max_nodes=1, rules=s.rules)
             solve_restarts(blank, order, max_nodes=1)
 
-        compile_s = warm_up_seconds(("sudoku-exact", item.order), warm)
+        compile_s = warm_up_seconds(("sudoku-exact", item.order, s.rules), warm)
         try:
             start = time.perf_counter()
             count, solution, nodes = solve_exact(
-                item.puzzle, item.order, limit=2, max_nodes=EXACT_NODES
+                item.puzzle, item.order, limit=2, max_nodes=EXACT_NODES, rules=s.rules
             )
             if count < 0:  # the ordered search hit its cap: randomised restarts
                 found, solution, more = solve_restarts(
@@ -304,7 +305,7 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         elif not ok:
             result.error = fault or f"search stopped after {nodes} nodes without an answer"
         result.counts = Counts(nodes=int(nodes))
-        result.params = Params()
+        result.params = Params(rules=s.rules)
         result.timing = Timing(compile=compile_s, search=search_s, verify=verify_s)
         yield result
 

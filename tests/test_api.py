@@ -4,6 +4,7 @@ they do not apply, and the same answers as the engines it wraps for the same see
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from gpu_anneal.grid_puzzles import solve_grid_puzzle
 from gpu_anneal.sudoku_solver import default_chains, solve_batch
 
 SEED002 = str(datasets.path("seed002"))
+HARDEST = str(Path(__file__).parent / "data" / "hardest.txt")
 
 
 def test_solve_stream_and_dask_share_one_explicit_signature():
@@ -45,6 +47,9 @@ def test_solve_stream_and_dask_share_one_explicit_signature():
         (dict(method="exact", chains=2), "--chains"),
         (dict(method="exact", time_limit=5), "--time-limit"),
         (dict(method="exact", backend="cuda"), "--backend cuda"),
+        (dict(method="exact", rules="tdoku"), "rules"),
+        (dict(rules="seed"), "--rules does not apply to --method anneal"),
+        (dict(kind="hashi", method="ilp", rules="seed"), "--rules does not apply to --kind hashi"),
         (dict(kind="shikaku", method="ilp", schedule="geometric"), "--schedule"),
         (dict(method="ilp"), "--method"),
         (dict(kind="hashi", workers=2), "--workers"),
@@ -86,6 +91,20 @@ def test_sudoku_exact_equals_the_exact_solver():
         assert result.solved and np.array_equal(result.state, solution)
         assert result.unique == (count_solutions(puzzle.cells, 3) == 1)
         assert result.counts.nodes == nodes and result.counts.trials is None
+        assert result.params.rules == "fast"
+
+
+def test_sudoku_exact_with_the_seeds_rules_runs_the_seeds_search():
+    """rules="seed": the same solutions, found by seed 003's rules (their own node counts)."""
+    fast = api.solve(HARDEST, method="exact")
+    seed = api.solve(HARDEST, method="exact", rules="seed")
+    for mine, theirs, puzzle in zip(seed, fast, read_puzzles(HARDEST), strict=True):
+        count, solution, nodes = solve_exact(puzzle.cells, 3, limit=2, rules="seed")
+        assert mine.solved and np.array_equal(mine.state, solution)
+        assert np.array_equal(mine.state, theirs.state)
+        assert mine.unique == (count == 1) and mine.counts.nodes == nodes
+        assert mine.params.rules == "seed"
+    assert [r.counts.nodes for r in seed] != [r.counts.nodes for r in fast]
 
 
 @pytest.mark.parametrize("kind", ["shikaku", "hashi"])

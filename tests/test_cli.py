@@ -310,6 +310,8 @@ def test_version_help_and_python_m():
         (["--example", "hashi", "--move", "all"], "--move does not apply to --kind hashi"),
         (["--example", "hashi", "--schedule", "x", "--method", "ilp"], "--schedule"),
         (["--example", "seed002", "--method", "exact", "--seed", "1"], "--seed does not apply"),
+        (["--example", "seed002", "--rules", "seed"], "--rules does not apply"),
+        (["--example", "seed002", "--method", "exact", "--rules", "x"], "--rules"),
         (["--example", "seed002", "--kind", "hashi"], "holds sudoku puzzles"),
         (["--example", "seed002", "--method", "ilp"], "--method 'ilp'"),
         (["--example", "seed002", "--move", "pruned"], "--move 'pruned'"),

@@ -47,12 +47,12 @@ from cpu_reference.sudoku import exact_bands9 as bands9
 from cpu_reference.sudoku import exact_large as large
 from cpu_reference.sudoku.exact_bits import ctz as _ctz
 from cpu_reference.sudoku.exact_bits import popcount as _popcount
+from cpu_reference.sudoku.exact_rules import RULES
 from cpu_reference.sudoku.layout import layout
 
 CONTRADICTION = -1
 OPEN = 0
 SOLVED = 1
-RULES = ("fast", "seed")  # solve_exact's deduction rules: this project's, or seed 003's
 RESTART_BASE = 300  # first node budget of the restarted runs on grids other than 9x9
 
 
