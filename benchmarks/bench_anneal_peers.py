@@ -2,12 +2,13 @@
 
 Every method solves the same puzzles in one process on the same cores, one puzzle at a time:
 
-    default      `gpu-anneal solve FILE`: Sirdey's published algorithm (sirdey-course schedule
-                 from T0 = e_P, sirdey move), so it also stands for `--schedule sirdey-course
-                 --move sirdey`
+    sirdey       `--schedule sirdey-course --move sirdey`: Sirdey's published algorithm
+                 (sirdey-course schedule from T0 = e_P, sirdey move)
     candidate    --move candidate --t0 1
-    propagate    --move candidate --t0 1 --propagate
-    band         --move candidate --propagate --schedule band (cpu_reference.sudoku.presets)
+    propagate    --move candidate --t0 1 --propagate: what `gpu-anneal solve FILE` runs on 9x9
+                 (the "auto" technique, cpu_reference.sudoku.presets.DEFAULT_TECHNIQUE)
+    band         --move candidate --propagate --schedule band (cpu_reference.sudoku.presets):
+                 what `gpu-anneal solve FILE` runs on 16x16 and above
     cpsat        OR-Tools CP-SAT (../shared/tools/peers/cpsat_sudoku.py), `--workers` workers
     exact        cpu_reference.sudoku.exact.solve_exact, first solution (limit 1), node cap
 
@@ -19,7 +20,7 @@ seconds around the whole call (propagation and set-up included); compilation is 
 warm-up solve per order and method. Annealing runs `--chains` chains (one per core).
 
 The methods of `--few-methods` (by default the two that cannot solve most large grids in the
-limit: default and candidate) run on `--few` / `--few-36` of each level's instances, spread the
+limit: sirdey and candidate) run on `--few` / `--few-36` of each level's instances, spread the
 same way, to keep the run within its time budget; the table says how many each row has.
 
 Per method and level: solved rate, median and p90 seconds (an unsolved puzzle counts as
@@ -67,7 +68,7 @@ RESULTS = ROOT / "benchmarks/results"
 
 # name -> solve_one settings (schedule, t0, move, propagate); the peers are named apart
 ANNEAL = {
-    "default": dict(schedule="sirdey-course", t0=None, move="sirdey", propagate=False),
+    "sirdey": dict(schedule="sirdey-course", t0=None, move="sirdey", propagate=False),
     "candidate": dict(schedule="sirdey-course", t0=1.0, move="candidate", propagate=False),
     "propagate": dict(schedule="sirdey-course", t0=1.0, move="candidate", propagate=True),
     "band": dict(schedule="band", t0=None, move="candidate", propagate=True),
@@ -253,7 +254,7 @@ def write_markdown(result: dict, path: Path) -> None:
         "one chain per core; CP-SAT: 2 workers), set-up and propagation included, compilation "
         'excluded. Unsolved within the limit counts as infinitely slow ("> limit"); the exact '
         "solver has no time limit and stops at its node cap instead. ratio = median / CP-SAT's "
-        "median on the same set and level (default and candidate run on fewer of its puzzles: "
+        "median on the same set and level (sirdey and candidate run on fewer of its puzzles: "
         "see solved). Machine load: each part's line under Commands.",
         "",
         "Methods: " + "; ".join(f"**{k}** {describe(v)}" for k, v in result["methods"].items()),
@@ -443,7 +444,7 @@ def main() -> None:
     ap.add_argument("--limit-36", type=float, default=60.0)
     ap.add_argument(
         "--few-methods",
-        default="default,candidate",
+        default="sirdey,candidate",
         help="methods run on fewer instances per 25x25 and 36x36 level (slow ones)",
     )
     ap.add_argument("--few", type=int, default=3, help="their 25x25 instances per level")

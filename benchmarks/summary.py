@@ -954,7 +954,8 @@ def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
         s = next(s for s in d["sets"] if s["set"] == "top95")
         t = [r["seconds"] for r in s["rows"]]
         return (
-            f"default schedule, exactly as published: {s['solved']} of top95's {s['puzzles']} "
+            "Sirdey's algorithm exactly as published (`--schedule sirdey-course --move sirdey`): "
+            f"{s['solved']} of top95's {s['puzzles']} "
             f"within {d['time_limit']:g} s each (median {secs(statistics.median(t))}) "
             "(`anneal_solve_default.json`);"
         )

@@ -17,6 +17,7 @@ from cli import generate
 from cli.guard import guarded
 from cli.options import Backend, Example, Format, Kind, Method, Move, Output, Rules, value
 from cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, error_line
+from cpu_reference.sudoku.presets import technique
 
 
 class OneLineErrors(TyperGroup):
@@ -89,7 +90,11 @@ def solve(
     max_trials: Annotated[int | None, typer.Option(help="Trials per puzzle, all chains")] = None,
     schedule: Annotated[
         str | None,
-        typer.Option(help="sirdey-course | sirdey-paper | geometric | band [:key=value,...]"),
+        typer.Option(
+            help="sirdey-course | sirdey-paper | geometric | band | auto [:key=value,...] "
+            "(default, with none of --schedule, --move, --t0, --propagate: auto with "
+            "candidate and --propagate; with any of them: sirdey-course, sirdey)"
+        ),
     ] = None,
     format: Annotated[Format | None, typer.Option("--format", help="Sudoku input format")] = None,
     output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
@@ -126,7 +131,8 @@ def solve(
     from cli.solve import SolveRequest, run_solve
 
     if dry_run or device is not None:
-        args = (files, value(format), value(move), chains, batch, device, value(backend))
+        planned = technique(schedule, value(move), t0, propagate)[1]  # the kernel's move
+        args = (files, value(format), planned, chains, batch, device, value(backend))
         raise typer.Exit(guarded(_dry_run, *args, dry_run))
 
     request = SolveRequest(

@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterator
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.exact_rules import RULES as EXACT_RULES
 from cpu_reference.sudoku.formats import FORMATS, iter_puzzles, parse_line
+from cpu_reference.sudoku.presets import technique
 from gpu_anneal import solvers, validate
 from gpu_anneal.backends import BACKENDS
 from gpu_anneal.inputs import KINDS, Item, game_id, parse_grid_puzzle, read
@@ -41,7 +42,6 @@ from gpu_anneal.results import Result
 
 METHODS = {"sudoku": ("anneal", "exact"), "shikaku": ("anneal", "ilp"), "hashi": ("anneal", "ilp")}
 MOVES = {"sudoku": ("sirdey", "candidate", "box-swap"), "shikaku": ("all", "pruned", "propagated")}
-DEFAULT_SCHEDULE = {"sudoku": "sirdey-course"}
 DEFAULT_TIME_LIMIT = 60.0
 
 __all__ = [
@@ -143,11 +143,15 @@ def solve_stream(
     chains: chains per puzzle (default: fill the machine, the same in one process and on Dask:
         Sudoku ceil(threads / batch) on the CPU, on CUDA each puzzle's share of a full wave
         (gpu_anneal.plan); Shikaku/Hashi 16 or 4096).
-    seed: seed of every chain's stream (default 0).  schedule: Sudoku: sirdey-course (default) |
-        sirdey-paper | geometric | band (a preset: cpu_reference.sudoku.presets), with
+    Sudoku annealing with none of schedule, move, t0 and propagate given runs the best
+        measured technique: schedule "auto", candidate move, propagation first
+        (cpu_reference.sudoku.presets.DEFAULT_TECHNIQUE). Give any of them and the others
+        default to Sirdey's published algorithm: schedule="sirdey-course", move="sirdey".
+    seed: seed of every chain's stream (default 0).  schedule: Sudoku: sirdey-course |
+        sirdey-paper | geometric | band | auto (presets: cpu_reference.sudoku.presets), with
         ":key=value,..." overrides; Shikaku/Hashi:
         "geometric[:t0=..,t_final=..,n_plateaus=..,plateau=..]".  t0: start temperature.
-    move: Sudoku sirdey (default) | candidate | box-swap; Shikaku all (default) | pruned |
+    move: Sudoku sirdey | candidate | box-swap; Shikaku all (default) | pruned |
         propagated.  time_limit: seconds per puzzle (default 60; 0 = no limit; Sudoku exact
         has none: it stops at a node cap).  max_trials: trials per
         puzzle over all its chains.  propagate: Sudoku's deduction rules first (hybrid).
@@ -294,12 +298,14 @@ def _settings(
     chains = validate.chains(chains, (order or 3) ** 4, batch or 1)
     seed, t0, time_limit = validate.seed(seed), validate.t0(t0), validate.time_limit(time_limit)
     sudoku_anneal = kind == "sudoku" and anneal
+    if sudoku_anneal:  # the best measured technique, or Sirdey's once a part is named
+        schedule, move, propagate = technique(schedule, move, t0, propagate)
     validate.schedule(kind if anneal else None, schedule, order, t0)
     return solvers.Settings(
         kind=kind, method=method, backend=backend, chains=chains,
         seed=(0 if seed is None else int(seed)) if anneal else None,
-        schedule=(schedule or DEFAULT_SCHEDULE.get(kind)) if anneal else None,
-        move=(move or "sirdey") if sudoku_anneal else move, t0=t0,
+        schedule=schedule if anneal else None,
+        move=move, t0=t0,
         time_limit=_time_limit(time_limit, kind, method),
         max_trials=max_trials, propagate=bool(propagate), batch=batch, scheduler=scheduler,
         workers=workers, rules=(rules or "fast") if kind == "sudoku" and not anneal else None,

@@ -83,6 +83,43 @@ def test_sudoku_anneal_equals_the_pool_it_wraps():
         assert mine.timing.search > 0 and mine.timing.verify > 0
 
 
+@pytest.mark.parametrize(
+    "named, technique",
+    [
+        ({}, ("auto", "candidate", True)),
+        ({"schedule": "sirdey-course", "move": "sirdey"}, ("sirdey-course", "sirdey", False)),
+        ({"move": "candidate"}, ("sirdey-course", "candidate", False)),
+        ({"propagate": True}, ("sirdey-course", "sirdey", True)),
+        ({"t0": 1.0}, ("sirdey-course", "sirdey", False)),
+    ],
+)  # fmt: skip
+def test_the_default_technique_is_the_measured_best_and_naming_a_part_gives_sirdeys(
+    named, technique
+):
+    """No part named: schedule auto, candidate move, propagation; else Sirdey's defaults."""
+    s = api._settings(
+        "sudoku", "anneal", "cpu", None, None, named.get("schedule"), named.get("move"),
+        named.get("t0"), None, None, named.get("propagate", False), None, None, None, None, None,
+    )  # fmt: skip
+    assert (s.schedule, s.move, s.propagate) == technique
+
+
+def test_the_published_algorithm_named_runs_bit_for_bit_as_the_pool_runs_it():
+    """--schedule sirdey-course --move sirdey: the pool's Sirdey chains, no propagation."""
+    cells = read_puzzles(SEED002)[0].cells
+    settings = dict(chains=2, seed=3, time_limit=None, max_trials=4000)
+    (theirs,) = solve_batch(cells[None], 3, schedule="sirdey-course", move="sirdey", **settings)
+    (mine,) = api.solve(cells, schedule="sirdey-course", move="sirdey", **settings)
+    assert mine.solved and theirs.solved
+    assert mine.counts.solving_chain == theirs.solving_chain
+    assert mine.counts.chain_trials == theirs.extra["chain_trials"]
+    assert mine.counts.chain_proposals == theirs.extra["chain_proposals"]
+    assert np.array_equal(mine.state, theirs.solution)
+    assert mine.params.propagate is False and mine.params.move == "sirdey"
+    (default,) = api.solve(cells, **settings)
+    assert default.solved and default.params.schedule == "auto" and default.params.propagate
+
+
 def test_sudoku_exact_equals_the_exact_solver():
     """Solutions and uniqueness as the exact solver gives them."""
     results = api.solve(SEED002, method="exact")

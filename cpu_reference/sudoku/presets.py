@@ -26,6 +26,15 @@ use). On 25x25 the best held temperature moves with the fill (about 0.22-0.24 at
 values unmeasured; 36x36 takes the 25x25 band. Meant with `--move candidate --propagate`; the
 published algorithm (`sirdey-course`, sirdey move) is no preset and stays as it is.
 
+"auto": the best technique measured per order (benchmarks/results/anneal_peers.md), which
+`gpu-anneal solve` runs when none of --schedule, --move, --t0 and --propagate is given, always
+with the candidate move and propagation first (DEFAULT_TECHNIQUE):
+
+    9x9 (and 4x4)     Sirdey's course schedule from T0 = 1 (top95: median 0.147 s against
+                      1.3 s for the published algorithm; forum's hardest: 0.744 s against 2.43 s)
+    16x16 and above   the band preset (25x25 at 30-60 % filled: 10/10 solved at every level,
+                      where the published algorithm solved none in 10 s)
+
 A preset name takes the same key=value tail as the schedule it expands to; keys given there win
 over the preset's ("band:t0=0.3").
 """
@@ -34,11 +43,28 @@ from __future__ import annotations
 
 _HELD_9X9 = "sirdey-course:t0=0.34,stall=0,max_plateaus=20000"
 _BAND = "geometric:t0=0.34,t_final=0.2,ratio=0.9999823,stall=0"  # 0.34 -> 0.2 in 30,000
+_FROM_T1 = "sirdey-course:t0=1"
 
 # preset -> order -> the schedule string it stands for
 PRESETS: dict[str, dict[int, str]] = {
     "band": {2: _HELD_9X9, 3: _HELD_9X9, 4: _BAND, 5: _BAND, 6: _BAND},
+    "auto": {2: _FROM_T1, 3: _FROM_T1, 4: _BAND, 5: _BAND, 6: _BAND},
 }
+
+# The technique of a Sudoku annealing run that names none of its parts.
+DEFAULT_TECHNIQUE = {"schedule": "auto", "move": "candidate", "propagate": True}
+# The parts' defaults once any part is named: Sirdey's published algorithm.
+PUBLISHED = {"schedule": "sirdey-course", "move": "sirdey", "propagate": False}
+
+
+def technique(
+    schedule: str | None, move: str | None, t0: float | None, propagate: bool
+) -> tuple[str, str, bool]:
+    """(schedule, move, propagate) of a Sudoku annealing run: DEFAULT_TECHNIQUE when none of the
+    four is given, else the given ones with PUBLISHED's for the rest."""
+    if schedule is None and move is None and t0 is None and not propagate:
+        return DEFAULT_TECHNIQUE["schedule"], DEFAULT_TECHNIQUE["move"], True
+    return schedule or PUBLISHED["schedule"], move or PUBLISHED["move"], bool(propagate)
 
 
 def expand(name: str, order: int) -> str:
