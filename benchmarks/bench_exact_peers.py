@@ -13,6 +13,11 @@ Large grids: every Lloyd & Amos 25x25 instance at 30 to 60 % fill (100 per level
 made here at the same fill levels (a random full grid from a shuffled pattern, random cells
 emptied, fixed seed), counted to two, one thread, seconds per instance.
 
+Escalation sweep (`--part escalate`): the same 25x25 instances counted to two with all-different
+added after each of several node budgets (exact_large.count_restarts' escalate_nodes), beside
+box-line alone ("never") and all-different from the start ("always"): how much the worst case
+depends on the budget the solver ships with (exact_large.ESCALATE_NODES).
+
     python benchmarks/bench_exact_peers.py [--data-dir DIR] [--peers-dir DIR] [--repeats 3]
     python benchmarks/bench_exact_peers.py --render benchmarks/results/exact_peers.json
 """
@@ -36,7 +41,9 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.bench_exact import check_tdoku, read_81, read_tsv  # noqa: E402
 from benchmarks.machine import machine  # noqa: E402
 from cpu_reference.sudoku import exact_bands9 as bands9  # noqa: E402
+from cpu_reference.sudoku import exact_large as large  # noqa: E402
 from cpu_reference.sudoku.exact import (  # noqa: E402
+    RESTART_BASE,
     solve_batch_serial,
     solve_exact,
     solve_many,
@@ -299,6 +306,22 @@ def render(result: dict) -> str:
             f"Target: every instance within {TARGET_LARGE_S:g} s: {verdict} (worst {worst:.3f} s).",
             "",
         ]
+    if "escalate" in result:
+        e = result["escalate"]
+        lines += [
+            "Lloyd & Amos 25x25 at 30-60 % filled counted to two with all-different added after "
+            f"a node budget (the solver ships with {e['shipped']:,}), one thread, "
+            f"{e['instances']} instances, node cap {e['max_nodes']:,}:",
+            "",
+            "| all-different after | total s | median s | max s | max nodes | over 1 s |",
+            "| --- | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for r in e["rows"]:
+            lines.append(
+                f"| {r['after']} | {r['total_s']:.2f} | {r['median_s']:.4f} | {r['max_s']:.3f} "
+                f"| {r['max_nodes']:,} | {r['over_1s']} |"
+            )
+        lines += ["", f"Command (escalate): `{e['command']}`, {e['machine'].get('date', '')}.", ""]
     for key in ("command_9x9", "command_large"):
         if key in result:
             lines.append(f"Command ({key.removeprefix('command_')}): `{result[key]}`  ")
@@ -342,6 +365,41 @@ def run_large(args: argparse.Namespace) -> dict:
     }
 
 
+def run_escalate(args: argparse.Namespace) -> dict:
+    """Every 25x25 instance counted to two under each escalation budget (see the docstring)."""
+    prefixes = tuple(f"inst25x25_{fill}_" for fill in LEVELS)
+    rows = read_tsv(args.data_dir / "general_25x25.tsv", prefixes)
+    numba.set_num_threads(1)
+    solution = np.zeros(625, np.uint8)
+    settings = [("never", large.BOX_LINE, 0), ("always", large.BOX_LINE | large.ALL_DIFFERENT, 0)]
+    settings += [(f"{b:,}", large.DEFAULT_RULES, b) for b in args.escalate_budgets]
+    out = []
+    for label, rules, budget in settings:
+        ws = large.workspace(5, 64)
+        large.count_restarts(rows[0][2], 5, 2, 10, RESTART_BASE, rules, 0, ws, solution, budget)
+        times, nodes = [], []
+        for _, order, cells in rows:
+            ws = large.workspace(order, 64)
+            start = time.perf_counter()
+            _, spent = large.count_restarts(
+                cells, order, 2, args.max_nodes, RESTART_BASE, rules, 0, ws, solution, budget
+            )
+            times.append(time.perf_counter() - start)
+            nodes.append(int(spent))
+        t = np.array(times)
+        out.append({
+            "after": label, "total_s": float(t.sum()), "median_s": float(np.median(t)),
+            "max_s": float(t.max()), "max_nodes": max(nodes),
+            "over_1s": int((t > TARGET_LARGE_S).sum()),
+        })  # fmt: skip
+        print(f"escalate {label}: max {t.max():.3f} s", file=sys.stderr, flush=True)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    return {
+        "machine": machine(), "shipped": large.ESCALATE_NODES, "instances": len(rows),
+        "max_nodes": args.max_nodes, "rows": out,
+    }  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data" / "sudoku")
@@ -351,8 +409,12 @@ def main() -> None:
     ap.add_argument("--per-level-36", type=int, default=20, help="36x36 instances per fill level")
     ap.add_argument("--max-nodes", type=int, default=2_000_000, help="node cap, large grids")
     ap.add_argument(
-        "--part", choices=("all", "9x9", "large"), default="all",
+        "--part", choices=("all", "9x9", "large", "escalate"), default="all",
         help="run one part and merge it into --out (the other part's figures are kept)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--escalate-budgets", type=lambda t: [int(x) for x in t.split(",")],
+        default=[1000, 2000, 3000, 5000, 10000, 20000], help="--part escalate: node budgets",
     )  # fmt: skip
     ap.add_argument("--render", type=Path, help="only rewrite the markdown of this results file")
     args = ap.parse_args()
@@ -366,6 +428,8 @@ def main() -> None:
         result.update(run_9x9(args), command_9x9=command)
     if args.part in ("all", "large"):
         result.update(run_large(args), command_large=command)
+    if args.part == "escalate":
+        result["escalate"] = {**run_escalate(args), "command": command}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
     args.out.with_suffix(".md").write_text(render(result))
