@@ -25,7 +25,7 @@ def run_throughput(
 
 def run_tts(
     file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace,
-    backend="cpu", card_rate=None,
+    backend="cpu", card_rate=None, propagate=False,
 ) -> int:  # fmt: skip
     """Measure TTS99 over the puzzles of a file; print per-puzzle rows and the summary.
 
@@ -66,6 +66,7 @@ def run_tts(
         row = measure_puzzle(
             puzzle.cells, puzzle.order, runs=runs, schedule=sched, move=move, seed=seed + index,
             time_limit=time_limit, index=index, core_rate=rate, backend=backend,
+            propagate=propagate,
         )  # fmt: skip
         rows.append(row)
         if not json_out:
@@ -78,9 +79,10 @@ def run_tts(
             )
     summary = summarize(rows) if rows else {}
     label = schedule if t0 is None else f"{schedule} from T0 = {t0:g}"
+    label += ", deduction first" if propagate else ""
     report = {
-        "file": file, "schedule": schedule, "t0": t0, "move": move, "runs": runs,
-        "backend": backend,
+        "file": file, "schedule": schedule, "t0": t0, "move": move, "propagate": propagate,
+        "runs": runs, "backend": backend,
         "time_limit": time_limit, "card_rate": rate, "summary": summary,
         "puzzles": [r.as_dict() for r in rows],
     }  # fmt: skip

@@ -256,6 +256,9 @@ def bench_tts(
     schedule: Annotated[str, typer.Option(help="Schedule name")] = "sirdey-course",
     t0: Annotated[float | None, typer.Option(help="Start temperature")] = None,
     move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap")] = "sirdey",
+    propagate: Annotated[
+        bool, typer.Option("--propagate", help="Deduction rules first in every run (hybrid)")
+    ] = False,
     time_limit: Annotated[float, typer.Option(help="Seconds per run")] = 60.0,
     seed: Annotated[int, typer.Option(help="Seed")] = 0,
     limit: Annotated[int | None, typer.Option(help="Only the first N puzzles")] = None,
@@ -274,7 +277,7 @@ def bench_tts(
     from cli.bench import run_tts
 
     args = (file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace,
-            value(backend), card_rate)  # fmt: skip
+            value(backend), card_rate, propagate)  # fmt: skip
     raise typer.Exit(guarded(run_tts, *args))
 
 

@@ -131,6 +131,7 @@ def measure_puzzle(
     seed: int = 0,
     time_limit: float = 60.0,
     backend: str = "cpu",
+    propagate: bool = False,
     index: int = 0,
     bootstrap: int = 2000,
     core_rate: float | None = None,
@@ -141,6 +142,8 @@ def measure_puzzle(
     per trial are their sum over the trials of all runs (compilation excluded). With
     `core_rate` (proposals per second of one core, or of the whole card) they are the mean
     proposals per trial divided by it instead: exact arithmetic, for tests and GPU runs.
+    With `propagate`, every run first applies the exact solver's deduction rules (the hybrid);
+    a run that they solve outright counts as one trial.
     """
     used = resolve_backend(backend)
     cores = cpu_threads() if used == "cpu" else 1
@@ -149,11 +152,11 @@ def measure_puzzle(
     start = time.perf_counter()
     results = solve_batch(
         copies, order, schedule=schedule, chains=1, seed=seed, time_limit=time_limit,
-        backend=used, move=move, slots=slots,
+        backend=used, move=move, slots=slots, propagate=propagate,
     )  # fmt: skip
     wall = time.perf_counter() - start
-    trials = np.array([r.trials for r in results])
     solved = np.array([r.solved for r in results])
+    trials = np.maximum(np.array([r.trials for r in results]), solved)
     total = int(trials.sum())
     p = float(solved.sum() / total) if total else 0.0
     low, high = clopper_pearson(int(solved.sum()), total)

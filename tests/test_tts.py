@@ -56,3 +56,14 @@ def test_tts99_interval_brackets_the_estimate_and_repeats_for_a_seed():
     low, high = tts99_interval(solved, trials, 0.1, seed=4)
     assert low < estimate < high and math.isfinite(high)
     assert (low, high) == tts99_interval(solved, trials, 0.1, seed=4)
+
+
+def test_measure_puzzle_with_propagation_counts_a_deduced_run_as_one_trial():
+    """A 4x4 puzzle that deduction alone solves: every run solved in one trial, p = 1; without
+    propagation the same puzzle is annealed (proposals spent)."""
+    puzzle = np.array([int(c) for c in "1234340021434321"], np.uint8)
+    row = measure_puzzle(puzzle, 2, runs=4, schedule="sirdey-course", propagate=True, core_rate=1e7)
+    assert (row.solved_runs, row.trials, row.p) == (4, 4, 1.0)
+    assert row.tts99 == row.seconds_per_trial == 0.0
+    plain = measure_puzzle(puzzle, 2, runs=4, schedule="sirdey-course", core_rate=1e7)
+    assert plain.solved_runs == 4 and plain.seconds_per_trial > 0
