@@ -515,11 +515,13 @@ def tts(res: Results) -> list[Row]:
             f"gpu-anneal bench tts {d['file']} --runs {d['runs']} --move {d['move']} "
             f"--schedule {d['schedule']}"
             + (f" --t0 {d['t0']:g}" if d["t0"] is not None else "")
+            + (" --propagate" if d.get("propagate") else "")
             + f" --time-limit {d['time_limit']:g} --limit {s['puzzles']} --json"
         )
         how = f"{d['move']} move, {d['schedule']}" + (
             f" from T0 = {d['t0']:g}" if d["t0"] is not None else ""
         )
+        how += ", deduction first" if d.get("propagate") else ""
         label = Path(d["file"]).stem
         rows.append(
             Row(
