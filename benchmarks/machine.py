@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import datetime
 import importlib
-import os
 
 
 def machine(*extra_packages: str) -> dict:
@@ -12,16 +10,9 @@ def machine(*extra_packages: str) -> dict:
 
     `extra_packages` adds their versions (e.g. "scipy", "dask", "distributed").
     """
-    from cli.info import machine as info
+    from cli.info import machine_now
 
-    facts = info()
-    facts["cpu_model"] = facts["cpu"]
-    facts["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    try:
-        facts["load_average"] = list(os.getloadavg())
-    except OSError:
-        facts["load_average"] = None
-    facts["load_average_at_start"] = facts["load_average"][0] if facts["load_average"] else 0.0
+    facts = machine_now()
     for name in extra_packages:
         try:
             facts[name] = importlib.import_module(name).__version__

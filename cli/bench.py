@@ -35,6 +35,7 @@ def run_tts(
     """
     import math
 
+    from cli.info import machine_now
     from cli.output import error_line
     from cpu_reference.errors import InputError
     from cpu_reference.sudoku.formats import iter_puzzles
@@ -44,6 +45,7 @@ def run_tts(
 
     if runs < 1:
         raise InputError(f"--runs {runs}: must be at least 1")
+    machine = machine_now()
     if card_rate is not None and not (math.isfinite(card_rate) and card_rate > 0):
         raise InputError(f"--card-rate {card_rate}: must be a positive number of proposals/s")
     backend = resolve_backend(backend)
@@ -82,7 +84,7 @@ def run_tts(
     label += ", deduction first" if propagate else ""
     report = {
         "file": file, "schedule": schedule, "t0": t0, "move": move, "propagate": propagate,
-        "runs": runs, "backend": backend,
+        "runs": runs, "backend": backend, "machine": machine,
         "time_limit": time_limit, "card_rate": rate, "summary": summary,
         "puzzles": [r.as_dict() for r in rows],
     }  # fmt: skip

@@ -42,6 +42,21 @@ def machine() -> dict:
     }
 
 
+def machine_now() -> dict:
+    """machine() with the date (UTC) and the load average now: the record of a measurement."""
+    import datetime
+
+    facts = machine()
+    facts["cpu_model"] = facts["cpu"]
+    facts["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    try:
+        facts["load_average"] = list(os.getloadavg())
+    except OSError:
+        facts["load_average"] = None
+    facts["load_average_at_start"] = facts["load_average"][0] if facts["load_average"] else 0.0
+    return facts
+
+
 def device_plan() -> dict:
     """The pool's plan on the current CUDA device (gpu_anneal.plan.summary, a model), or why
     there is none."""
