@@ -18,6 +18,11 @@ added after each of several node budgets (exact_large.count_restarts' escalate_n
 box-line alone ("never") and all-different from the start ("always"): how much the worst case
 depends on the budget the solver ships with (exact_large.ESCALATE_NODES).
 
+Node rate (`--part node-rate`): branch nodes per second of the exact-cover solver with box-line
+alone (no all-different, so that every version of the solver does the same work per node) on
+the 25x25 instances at 45 % filled, each run to its count or to --max-nodes; run at two commits
+to compare versions (the result records the commit).
+
     python benchmarks/bench_exact_peers.py [--data-dir DIR] [--peers-dir DIR] [--repeats 3]
     python benchmarks/bench_exact_peers.py --render benchmarks/results/exact_peers.json
 """
@@ -322,6 +327,20 @@ def render(result: dict) -> str:
                 f"| {r['max_nodes']:,} | {r['over_1s']} |"
             )
         lines += ["", f"Command (escalate): `{e['command']}`, {e['machine'].get('date', '')}.", ""]
+    if result.get("node_rate"):
+        lines += [
+            "Exact-cover solver, box-line only, the 100 25x25 instances at 45 % filled counted to "
+            "two, one thread, best of the passes:",
+            "",
+            "| commit | nodes | seconds | nodes/s | date |",
+            "| --- | ---: | ---: | ---: | --- |",
+        ]
+        for r in result["node_rate"]:
+            lines.append(
+                f"| {r['commit']} | {r['nodes']:,} | {r['best_seconds']:.2f} "
+                f"| {r['nodes_per_second']:,.0f} | {r['machine'].get('date', '')} |"
+            )
+        lines += ["", f"Command (node rate): `{result['node_rate'][-1]['command']}`", ""]
     for key in ("command_9x9", "command_large"):
         if key in result:
             lines.append(f"Command ({key.removeprefix('command_')}): `{result[key]}`  ")
@@ -400,6 +419,31 @@ def run_escalate(args: argparse.Namespace) -> dict:
     }  # fmt: skip
 
 
+def run_node_rate(args: argparse.Namespace) -> dict:
+    """Nodes per second of exact_large.solve_one, box-line only, on the 25x25 45 % instances."""
+    rows = read_tsv(args.data_dir / "general_25x25.tsv", ("inst25x25_45_",))
+    numba.set_num_threads(1)
+    solution = np.zeros(625, np.uint8)
+    large.solve_one(rows[0][2], 5, 2, 10, -1, True, RESTART_BASE, large.BOX_LINE, solution)
+    best = None
+    for _ in range(args.repeats):
+        nodes, start = 0, time.perf_counter()
+        for _, order, cells in rows:
+            nodes += large.solve_one(
+                cells, order, 2, args.max_nodes, -1, True, RESTART_BASE, large.BOX_LINE, solution
+            )[1]
+        seconds = time.perf_counter() - start
+        best = seconds if best is None else min(best, seconds)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    return {
+        "machine": machine(), "commit": commit, "instances": len(rows), "nodes": int(nodes),
+        "best_seconds": best, "nodes_per_second": nodes / best, "max_nodes": args.max_nodes,
+    }  # fmt: skip
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data" / "sudoku")
@@ -409,7 +453,7 @@ def main() -> None:
     ap.add_argument("--per-level-36", type=int, default=20, help="36x36 instances per fill level")
     ap.add_argument("--max-nodes", type=int, default=2_000_000, help="node cap, large grids")
     ap.add_argument(
-        "--part", choices=("all", "9x9", "large", "escalate"), default="all",
+        "--part", choices=("all", "9x9", "large", "escalate", "node-rate"), default="all",
         help="run one part and merge it into --out (the other part's figures are kept)",
     )  # fmt: skip
     ap.add_argument(
@@ -430,6 +474,8 @@ def main() -> None:
         result.update(run_large(args), command_large=command)
     if args.part == "escalate":
         result["escalate"] = {**run_escalate(args), "command": command}
+    if args.part == "node-rate":
+        result.setdefault("node_rate", []).append({**run_node_rate(args), "command": command})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
     args.out.with_suffix(".md").write_text(render(result))
