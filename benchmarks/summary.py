@@ -963,10 +963,13 @@ def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
         )
 
     def tts_line() -> str:
-        d = res.load("tts_top95_candidate.json")
+        top, forum = res.load("tts_top95_auto.json"), res.load("tts_forum_hardest_auto.json")
         return (
-            f"{d['move']} move from T0 = {d['t0']:g}: top95 median TTS99 "
-            f"{secs(d['summary']['tts99_median'])} of one core (`tts_top95_candidate.json`);"
+            "the default technique (candidate move, deduction first, schedule auto): median "
+            f"TTS99 {secs(top['summary']['tts99_median'])} of one core on top95 and "
+            f"{secs(forum['summary']['tts99_median'])} on the forum's hardest (first "
+            f"{forum['summary']['puzzles']}) (`tts_top95_auto.json`, "
+            "`tts_forum_hardest_auto.json`);"
         )
 
     def exact_line() -> str:
