@@ -1,0 +1,128 @@
+"""Time to solution (TTS99) of several schedules for one technique, on a training set.
+
+For the `auto` preset: each candidate schedule runs the same puzzles (the first --limit of a
+file that the reported benchmarks do not use, magictour_top1465 by default) with --runs
+independent one-chain runs each, the candidate move and (by default) propagation first, as
+`gpu-anneal bench tts` measures them. The table gives the median and p90 TTS99 of one core per
+schedule, best first (infinite, printed "inf", where no run of a puzzle solved). Results:
+benchmarks/results/sweep_tts_NxN.{json,md}.
+
+    python benchmarks/bench_tts_sweep.py [--file ../shared/data/sudoku/magictour_top1465.txt]
+        [--limit 30] [--runs 10] [--schedule S ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.machine import machine  # noqa: E402
+from cpu_reference.sudoku.formats import iter_puzzles  # noqa: E402
+from cpu_reference.sudoku.schedules import with_start  # noqa: E402
+from gpu_anneal.tts import measure_puzzle, summarize  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+CANDIDATES = (
+    "auto",
+    "sirdey-course:t0=0.5",
+    "sirdey-course:t0=1,max_plateaus=4000",
+    "sirdey-course:t0=0.5,max_plateaus=4000",
+    "sirdey-course:t0=0.34,stall=0,max_plateaus=20000",
+    "sirdey-course:t0=0.34,stall=0,max_plateaus=5000",
+)
+
+
+def sweep(args: argparse.Namespace) -> dict:
+    """Every candidate on the same puzzles, one after the other."""
+    puzzles = [p for p in iter_puzzles(args.file, name=args.file) if hasattr(p, "cells")]
+    puzzles = puzzles[: args.limit]
+    order = puzzles[0].order
+    rows = []
+    for schedule in args.schedule or CANDIDATES:
+        start = time.perf_counter()
+        measured = [
+            measure_puzzle(
+                p.cells,
+                order,
+                runs=args.runs,
+                schedule=with_start(schedule, order, None),
+                move=args.move,
+                seed=index,
+                time_limit=args.time_limit,
+                propagate=not args.no_propagate,
+                index=index,
+            )  # fmt: skip
+            for index, p in enumerate(puzzles)
+        ]
+        summary = {
+            k: (v if math.isfinite(v) else None) if isinstance(v, float) else v
+            for k, v in summarize(measured).items()
+        }
+        rows.append({"schedule": schedule, "wall_seconds": time.perf_counter() - start, **summary})
+        print(f"{schedule}: median TTS99 {summary['tts99_median']} s", file=sys.stderr)
+    return {
+        "machine": machine(), "file": str(args.file), "order": order, "puzzles": len(puzzles),
+        "runs": args.runs, "move": args.move, "propagate": not args.no_propagate,
+        "time_limit": args.time_limit, "rows": rows,
+        "command": "python benchmarks/bench_tts_sweep.py " + " ".join(sys.argv[1:]),
+    }  # fmt: skip
+
+
+def render(result: dict) -> str:
+    """The markdown table of a sweep, best median first."""
+    m = result["machine"]
+    how = f"{result['move']} move" + (", deduction first" if result["propagate"] else "")
+    lines = [
+        f"# TTS99 by schedule: {Path(result['file']).name}, first {result['puzzles']} puzzles",
+        "",
+        f"Machine: {m['cpu_model']}, {m['cores']} cores, load average at start "
+        f"{m['load_average_at_start']:.2f}, {m['date']}. {how}; {result['runs']} one-chain runs "
+        f"per puzzle, {result['time_limit']:g} s each; TTS99 in seconds of one core.",
+        "",
+        "| schedule | median TTS99 s | p90 s | p (median) | s per trial (median) | solved any |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+
+    def sec(x) -> str:
+        return "inf" if x is None else f"{x:.3f}"
+
+    for r in sorted(result["rows"], key=lambda r: r["tts99_median"] or math.inf):
+        lines.append(
+            f"| `{r['schedule']}` | {sec(r['tts99_median'])} | {sec(r['tts99_p90'])} "
+            f"| {r['p_median']:.3f} | {r['seconds_per_trial_median']:.4f} "
+            f"| {r['solved_any']}/{r['puzzles']} |"
+        )
+    lines += ["", f"Command: `{result['command']}`", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Parse the flags, run the sweep, write the JSON and markdown results."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--file", type=Path, default=ROOT.parent / "shared/data/sudoku/magictour_top1465.txt"
+    )
+    ap.add_argument("--limit", type=int, default=30, help="first puzzles of the file")
+    ap.add_argument("--runs", type=int, default=10, help="one-chain runs per puzzle")
+    ap.add_argument("--move", default="candidate")
+    ap.add_argument("--no-propagate", action="store_true", help="anneal the puzzle as given")
+    ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per run")
+    ap.add_argument("--schedule", action="append", help="a candidate (repeat; default: a set)")
+    ap.add_argument("--out", type=Path, default=None, help="results path without suffix")
+    args = ap.parse_args()
+    result = sweep(args)
+    out = args.out or RESULTS / f"sweep_tts_{result['order'] ** 2}x{result['order'] ** 2}"
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
+    out.with_suffix(".md").write_text(render(result))
+    print(render(result))
+
+
+if __name__ == "__main__":
+    main()
