@@ -5,8 +5,8 @@ Every method solves the same puzzles in one process on the same cores, one puzzl
     sirdey       `--schedule sirdey-course --move sirdey`: Sirdey's published algorithm
                  (sirdey-course schedule from T0 = e_P, sirdey move)
     candidate    --move candidate --t0 1
-    propagate    --move candidate --t0 1 --propagate: what `gpu-anneal solve FILE` runs on 9x9
-                 (the "auto" technique, cpu_reference.sudoku.presets.DEFAULT_TECHNIQUE)
+    propagate    --move candidate --t0 1 --propagate (`gpu-anneal solve FILE` runs the same with
+                 shorter, colder trials on 9x9: the "auto" preset, cpu_reference.sudoku.presets)
     band         --move candidate --propagate --schedule band (cpu_reference.sudoku.presets):
                  what `gpu-anneal solve FILE` runs on 16x16 and above
     cpsat        OR-Tools CP-SAT (../shared/tools/peers/cpsat_sudoku.py), `--workers` workers

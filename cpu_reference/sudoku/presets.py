@@ -30,10 +30,12 @@ published algorithm (`sirdey-course`, sirdey move) is no preset and stays as it 
 `gpu-anneal solve` runs when none of --schedule, --move, --t0 and --propagate is given, always
 with the candidate move and propagation first (DEFAULT_TECHNIQUE):
 
-    9x9 (and 4x4)     Sirdey's course schedule from T0 = 1 (top95: median 0.147 s against
-                      1.3 s for the published algorithm; forum's hardest: 0.744 s against 2.43 s)
+    9x9 (and 4x4)     short held trials: Sirdey's linear law from T0 = 0.34 for 2,000
+                      plateaus, no stall rule (the lowest median TTS99 of nine schedules on
+                      the first 20 puzzles of magictour_top1465: 0.550 s of one core against
+                      1.451 s from T0 = 1; benchmarks/results/sweep_tts_9x9*.md)
     16x16 and above   the band preset (25x25 at 30-60 % filled: 10/10 solved at every level,
-                      where the published algorithm solved none in 10 s)
+                      where the published algorithm solved none in 10 s; anneal_peers.md)
 
 A preset name takes the same key=value tail as the schedule it expands to; keys given there win
 over the preset's ("band:t0=0.3").
@@ -43,12 +45,12 @@ from __future__ import annotations
 
 _HELD_9X9 = "sirdey-course:t0=0.34,stall=0,max_plateaus=20000"
 _BAND = "geometric:t0=0.34,t_final=0.2,ratio=0.9999823,stall=0"  # 0.34 -> 0.2 in 30,000
-_FROM_T1 = "sirdey-course:t0=1"
+_SHORT_9X9 = "sirdey-course:t0=0.34,stall=0,max_plateaus=2000"
 
 # preset -> order -> the schedule string it stands for
 PRESETS: dict[str, dict[int, str]] = {
     "band": {2: _HELD_9X9, 3: _HELD_9X9, 4: _BAND, 5: _BAND, 6: _BAND},
-    "auto": {2: _FROM_T1, 3: _FROM_T1, 4: _BAND, 5: _BAND, 6: _BAND},
+    "auto": {2: _SHORT_9X9, 3: _SHORT_9X9, 4: _BAND, 5: _BAND, 6: _BAND},
 }
 
 # The technique of a Sudoku annealing run that names none of its parts.
