@@ -243,6 +243,13 @@ def bench_large(rows: list[tuple[str, int, np.ndarray]], max_nodes: int) -> dict
     return out
 
 
+def table_block(title: str, header: tuple, cells: list[tuple], tail: str) -> list[str]:
+    """Markdown lines: a title, a table (first column left-aligned, the rest right), a tail."""
+    align = "| --- |" + " ---: |" * (len(header) - 1)
+    rows = ["| " + " | ".join(row) + " |" for row in cells]
+    return [title, "", "| " + " | ".join(header) + " |", align, *rows, "", tail, ""]
+
+
 def render(result: dict) -> str:
     """The markdown summary of a results dict."""
     if "sets" not in result:
@@ -313,34 +320,32 @@ def render(result: dict) -> str:
         ]
     if "escalate" in result:
         e = result["escalate"]
-        lines += [
+        title = (
             "Lloyd & Amos 25x25 at 30-60 % filled counted to two with all-different added after "
             f"a node budget (the solver ships with {e['shipped']:,}), one thread, "
-            f"{e['instances']} instances, node cap {e['max_nodes']:,}:",
-            "",
-            "| all-different after | total s | median s | max s | max nodes | over 1 s |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |",
-        ]
-        for r in e["rows"]:
-            lines.append(
-                f"| {r['after']} | {r['total_s']:.2f} | {r['median_s']:.4f} | {r['max_s']:.3f} "
-                f"| {r['max_nodes']:,} | {r['over_1s']} |"
-            )
-        lines += ["", f"Command (escalate): `{e['command']}`, {e['machine'].get('date', '')}.", ""]
+            f"{e['instances']} instances, node cap {e['max_nodes']:,}:"
+        )
+        header = ("all-different after", "total s", "median s", "max s", "max nodes", "over 1 s")
+        cells = [
+            (r["after"], f"{r['total_s']:.2f}", f"{r['median_s']:.4f}", f"{r['max_s']:.3f}",
+             f"{r['max_nodes']:,}", str(r["over_1s"]))
+            for r in e["rows"]
+        ]  # fmt: skip
+        tail = f"Command (escalate): `{e['command']}`, {e['machine'].get('date', '')}."
+        lines += table_block(title, header, cells, tail)
     if result.get("node_rate"):
-        lines += [
+        title = (
             "Exact-cover solver, box-line only, the 100 25x25 instances at 45 % filled counted to "
-            "two, one thread, best of the passes:",
-            "",
-            "| commit | nodes | seconds | nodes/s | date |",
-            "| --- | ---: | ---: | ---: | --- |",
-        ]
-        for r in result["node_rate"]:
-            lines.append(
-                f"| {r['commit']} | {r['nodes']:,} | {r['best_seconds']:.2f} "
-                f"| {r['nodes_per_second']:,.0f} | {r['machine'].get('date', '')} |"
-            )
-        lines += ["", f"Command (node rate): `{result['node_rate'][-1]['command']}`", ""]
+            "two, one thread, best of the passes:"
+        )
+        header = ("commit", "nodes", "seconds", "nodes/s", "date")
+        cells = [
+            (r["commit"], f"{r['nodes']:,}", f"{r['best_seconds']:.2f}",
+             f"{r['nodes_per_second']:,.0f}", r["machine"].get("date", ""))
+            for r in result["node_rate"]
+        ]  # fmt: skip
+        tail = f"Command (node rate): `{result['node_rate'][-1]['command']}`"
+        lines += table_block(title, header, cells, tail)
     for key in ("command_9x9", "command_large"):
         if key in result:
             lines.append(f"Command ({key.removeprefix('command_')}): `{result[key]}`  ")
