@@ -128,3 +128,14 @@ def test_simulated_kernel_runs_a_preset_like_the_cpu_runner():
     for row in rows:
         assert row["equal"], row
         assert row["trials"] > 2  # restarts happened
+
+
+@pytest.mark.parametrize("order", [2, 3, 4, 5, 6])
+def test_auto_holds_short_trials_on_9x9_and_is_band_above(order):
+    """auto: held trials from T0 = 0.34 for 2,000 plateaus on 4x4 and 9x9, band from 16x16."""
+    sched = by_name("auto", order)
+    if order <= 3:
+        assert (sched.t0, sched.stall, sched.max_plateaus) == (0.34, 0, 2000)
+    else:
+        assert expand("auto", order) == expand("band", order)
+        assert (sched.t0, sched.stall) == (by_name("band", order).t0, 0)
