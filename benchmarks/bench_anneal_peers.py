@@ -9,6 +9,8 @@ Every method solves the same puzzles in one process on the same cores, one puzzl
                  shorter, colder trials on 9x9: the "auto" preset, cpu_reference.sudoku.presets)
     band         --move candidate --propagate --schedule band (cpu_reference.sudoku.presets):
                  what `gpu-anneal solve FILE` runs on 16x16 and above
+    auto         --move candidate --propagate --schedule auto: `gpu-anneal solve FILE` (the
+                 default technique; on 16x16 and above the same as band)
     cpsat        OR-Tools CP-SAT (../shared/tools/peers/cpsat_sudoku.py), `--workers` workers
     exact        cpu_reference.sudoku.exact.solve_exact, first solution (limit 1), node cap
 
@@ -72,6 +74,7 @@ ANNEAL = {
     "candidate": dict(schedule="sirdey-course", t0=1.0, move="candidate", propagate=False),
     "propagate": dict(schedule="sirdey-course", t0=1.0, move="candidate", propagate=True),
     "band": dict(schedule="band", t0=None, move="candidate", propagate=True),
+    "auto": dict(schedule="auto", t0=None, move="candidate", propagate=True),
 }
 PEERS = ("cpsat", "exact")
 LEVELS_25 = (30, 35, 40, 45, 50, 55, 60)
