@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_exact import check_tdoku, read_81, read_tsv  # noqa: E402
 from benchmarks.machine import machine  # noqa: E402
+from benchmarks.tables import table_block  # noqa: E402
 from cpu_reference.sudoku import exact_bands9 as bands9  # noqa: E402
 from cpu_reference.sudoku import exact_large as large  # noqa: E402
 from cpu_reference.sudoku.exact import (  # noqa: E402
@@ -241,13 +242,6 @@ def bench_large(rows: list[tuple[str, int, np.ndarray]], max_nodes: int) -> dict
             "median_nodes": float(np.median(nodes)),
         }
     return out
-
-
-def table_block(title: str, header: tuple, cells: list[tuple], tail: str) -> list[str]:
-    """Markdown lines: a title, a table (first column left-aligned, the rest right), a tail."""
-    align = "| --- |" + " ---: |" * (len(header) - 1)
-    rows = ["| " + " | ".join(row) + " |" for row in cells]
-    return [title, "", "| " + " | ".join(header) + " |", align, *rows, "", tail, ""]
 
 
 def render(result: dict) -> str:

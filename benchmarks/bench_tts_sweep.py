@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.machine import machine  # noqa: E402
+from benchmarks.tables import table_block  # noqa: E402
 from cpu_reference.sudoku.formats import iter_puzzles  # noqa: E402
 from cpu_reference.sudoku.schedules import with_start  # noqa: E402
 from gpu_anneal.tts import measure_puzzle, summarize  # noqa: E402
@@ -79,28 +80,25 @@ def render(result: dict) -> str:
     """The markdown table of a sweep, best median first."""
     m = result["machine"]
     how = f"{result['move']} move" + (", deduction first" if result["propagate"] else "")
-    lines = [
-        f"# TTS99 by schedule: {Path(result['file']).name}, first {result['puzzles']} puzzles",
-        "",
+    title = (
+        f"# TTS99 by schedule: {Path(result['file']).name}, first {result['puzzles']} puzzles\n\n"
         f"Machine: {m['cpu_model']}, {m['cores']} cores, load average at start "
         f"{m['load_average_at_start']:.2f}, {m['date']}. {how}; {result['runs']} one-chain runs "
-        f"per puzzle, {result['time_limit']:g} s each; TTS99 in seconds of one core.",
-        "",
-        "| schedule | median TTS99 s | p90 s | p (median) | s per trial (median) | solved any |",
-        "| --- | ---: | ---: | ---: | ---: | ---: |",
-    ]
+        f"per puzzle, {result['time_limit']:g} s each; TTS99 in seconds of one core."
+    )
+    header = ("schedule", "median TTS99 s", "p90 s", "p (median)", "s per trial (median)",
+              "solved any")  # fmt: skip
 
     def sec(x) -> str:
         return "inf" if x is None else f"{x:.3f}"
 
-    for r in sorted(result["rows"], key=lambda r: r["tts99_median"] or math.inf):
-        lines.append(
-            f"| `{r['schedule']}` | {sec(r['tts99_median'])} | {sec(r['tts99_p90'])} "
-            f"| {r['p_median']:.3f} | {r['seconds_per_trial_median']:.4f} "
-            f"| {r['solved_any']}/{r['puzzles']} |"
-        )
-    lines += ["", f"Command: `{result['command']}`", ""]
-    return "\n".join(lines)
+    cells = [
+        (f"`{r['schedule']}`", sec(r["tts99_median"]), sec(r["tts99_p90"]),
+         f"{r['p_median']:.3f}", f"{r['seconds_per_trial_median']:.4f}",
+         f"{r['solved_any']}/{r['puzzles']}")
+        for r in sorted(result["rows"], key=lambda r: r["tts99_median"] or math.inf)
+    ]  # fmt: skip
+    return "\n".join(table_block(title, header, cells, f"Command: `{result['command']}`"))
 
 
 def main() -> None:
