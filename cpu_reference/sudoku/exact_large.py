@@ -412,6 +412,12 @@ def _start(cells_in, S, n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _weight(qs, geo, c, N, N2):
+    """Weighted degree of cell c: the failure weights of its row, column and box."""
+    return qs[W0 + geo[c]] + qs[W0 + N + geo[N2 + c]] + qs[W0 + 2 * N + geo[2 * N2 + c]]
+
+
+@nb.njit(cache=True, _nrt=False)
 def _choose(S, N, N2, randomise, qs, geo):
     """The open cell of least domain / weighted degree; -1 when every cell is single (solved).
 
@@ -426,7 +432,7 @@ def _choose(S, N, N2, randomise, qs, geo):
         x = S[c]
         if x & (x - 1) == 0:
             continue
-        w = qs[W0 + geo[c]] + qs[W0 + N + geo[N2 + c]] + qs[W0 + 2 * N + geo[2 * N2 + c]]
+        w = _weight(qs, geo, c, N, N2)
         p = popcount(x)
         if p * best_w < best_p * w:
             best_p = p
@@ -439,7 +445,7 @@ def _choose(S, N, N2, randomise, qs, geo):
         x = S[c]
         if x & (x - 1) == 0:
             continue
-        w = qs[W0 + geo[c]] + qs[W0 + N + geo[N2 + c]] + qs[W0 + 2 * N + geo[2 * N2 + c]]
+        w = _weight(qs, geo, c, N, N2)
         if TIE_DEN * popcount(x) * best_w <= TIE_NUM * best_p * w:
             ties += 1
             if np.random.randint(0, ties) == 0:

@@ -65,7 +65,11 @@ def technique(
     """(schedule, move, propagate) of a Sudoku annealing run: DEFAULT_TECHNIQUE when none of the
     four is given, else the given ones with PUBLISHED's for the rest."""
     if schedule is None and move is None and t0 is None and not propagate:
-        return DEFAULT_TECHNIQUE["schedule"], DEFAULT_TECHNIQUE["move"], True
+        return (
+            DEFAULT_TECHNIQUE["schedule"],
+            DEFAULT_TECHNIQUE["move"],
+            DEFAULT_TECHNIQUE["propagate"],
+        )
     return schedule or PUBLISHED["schedule"], move or PUBLISHED["move"], bool(propagate)
 
 
