@@ -321,10 +321,36 @@ def plot(table: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def latest(rows: list[dict], per_puzzle: bool = False) -> list[dict]:
+    """Rows with only the last of each (set, level, method[, puzzle]), kept where the first
+    stood."""
+    key = lambda r: (r["set"], r["level"], r["method"], r["puzzle"] if per_puzzle else None)  # noqa: E731
+    last = {key(r): r for r in rows}
+    out, seen = [], set()
+    for r in rows:
+        if key(r) not in seen:
+            seen.add(key(r))
+            out.append(last[key(r)])
+    return out
+
+
+def in_order(table: list[dict]) -> list[dict]:
+    """Table rows sorted by set (as first met), level, then method (ANNEAL, then PEERS)."""
+    sets = list(dict.fromkeys(r["set"] for r in table))
+    methods = [*ANNEAL, *PEERS]
+    rank = lambda m: methods.index(m) if m in methods else len(methods)  # noqa: E731
+    level = lambda x: -1 if x is None else x  # noqa: E731
+    return sorted(table, key=lambda r: (sets.index(r["set"]), level(r["level"]), rank(r["method"])))
+
+
 def merge(parts: list[str]) -> None:
-    """Join part files into anneal_peers.{json,md,png}."""
+    """Join part files into anneal_peers.{json,md,png}.
+
+    A later part's rows replace an earlier part's of the same set, level and method (a method
+    re-run with its peers after a change); the table is ordered by set (as first met), level
+    and method (as ANNEAL and PEERS name them)."""
     records = [json.loads((RESULTS / f"anneal_peers_{p}.json").read_text()) for p in parts]
-    table = with_ratios([r for rec in records for r in rec["table"]])
+    table = with_ratios(in_order(latest([r for rec in records for r in rec["table"]])))
     result = {
         "machine": records[0]["machine"],
         "machines": [rec["machine"] for rec in records],
@@ -332,7 +358,7 @@ def merge(parts: list[str]) -> None:
         "commands": [rec["command"] for rec in records]
         + ["python benchmarks/bench_anneal_peers.py --merge " + ",".join(parts)],
         "table": table,
-        "rows": [r for rec in records for r in rec["rows"]],
+        "rows": latest([r for rec in records for r in rec["rows"]], per_puzzle=True),
         "notes": [rec["note"] for rec in records if rec.get("note")],
     }
     out = RESULTS / "anneal_peers"
