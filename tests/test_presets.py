@@ -13,7 +13,7 @@ from cpu_reference.errors import OptionError
 from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch, run_slice_cpu
 from cpu_reference.sudoku.presets import PRESETS, expand
-from cpu_reference.sudoku.schedules import by_name, sirdey
+from cpu_reference.sudoku.schedules import KIND_GEOMETRIC, by_name, sirdey
 from gpu_anneal.sudoku_solver import replay_chain, solve_one
 
 # the second 9x9 puzzle of tests/cuda_sim/sudoku_equality.py
@@ -131,11 +131,14 @@ def test_simulated_kernel_runs_a_preset_like_the_cpu_runner():
 
 
 @pytest.mark.parametrize("order", [2, 3, 4, 5, 6])
-def test_auto_holds_short_trials_on_9x9_and_is_band_above(order):
-    """auto: held trials from T0 = 0.34 for 2,000 plateaus on 4x4 and 9x9, band from 16x16."""
+def test_auto_holds_short_trials_on_9x9_and_a_short_band_above(order):
+    """auto: held trials from T0 = 0.34 for 2,000 plateaus on 4x4 and 9x9; from 16x16 a
+    geometric band from T = 0.32 to 0.2 over 20,000 plateaus (the band preset: 0.34, 30,000)."""
     sched = by_name("auto", order)
     if order <= 3:
         assert (sched.t0, sched.stall, sched.max_plateaus) == (0.34, 0, 2000)
     else:
-        assert expand("auto", order) == expand("band", order)
-        assert (sched.t0, sched.stall) == (by_name("band", order).t0, 0)
+        assert sched.kind == KIND_GEOMETRIC
+        assert (sched.t0, sched.t_final, sched.stall) == (0.32, 0.2, 0)
+        assert sched.max_plateaus == pytest.approx(20_000, rel=1e-3)
+        assert by_name("band", order).max_plateaus == pytest.approx(30_000, rel=1e-3)

@@ -34,8 +34,13 @@ with the candidate move and propagation first (DEFAULT_TECHNIQUE):
                       plateaus, no stall rule (the lowest median TTS99 of nine schedules on
                       the first 20 puzzles of magictour_top1465: 0.550 s of one core against
                       1.451 s from T0 = 1; benchmarks/results/sweep_tts_9x9*.md)
-    16x16 and above   the band preset (25x25 at 30-60 % filled: 10/10 solved at every level,
-                      where the published algorithm solved none in 10 s; anneal_peers.md)
+    16x16 and above   a shorter, cooler band: geometric from T = 0.32 down to 0.2 over
+                      K = 20,000 plateaus, no stall rule. On 25x25 training instances (10 a
+                      level at 35-50 % filled, the ones the reported benchmark skips; 2 chains)
+                      its median seconds were 0.30 / 0.31 / 1.35 / 0.029 against the band
+                      preset's 0.42 / 0.69 / 1.73 / 0.056, every instance solved by both
+                      (benchmarks/results/anneal_peers_tune_band_start.md, where T0 = 0.3 and
+                      0.34 over 20,000 plateaus are measured too)
 
 A preset name takes the same key=value tail as the schedule it expands to; keys given there win
 over the preset's ("band:t0=0.3").
@@ -46,11 +51,12 @@ from __future__ import annotations
 _HELD_9X9 = "sirdey-course:t0=0.34,stall=0,max_plateaus=20000"
 _BAND = "geometric:t0=0.34,t_final=0.2,ratio=0.9999823,stall=0"  # 0.34 -> 0.2 in 30,000
 _SHORT_9X9 = "sirdey-course:t0=0.34,stall=0,max_plateaus=2000"
+_SHORT_BAND = "geometric:t0=0.32,t_final=0.2,ratio=0.9999765,stall=0"  # 0.32 -> 0.2 in 20,000
 
 # preset -> order -> the schedule string it stands for
 PRESETS: dict[str, dict[int, str]] = {
     "band": {2: _HELD_9X9, 3: _HELD_9X9, 4: _BAND, 5: _BAND, 6: _BAND},
-    "auto": {2: _SHORT_9X9, 3: _SHORT_9X9, 4: _BAND, 5: _BAND, 6: _BAND},
+    "auto": {2: _SHORT_9X9, 3: _SHORT_9X9, 4: _SHORT_BAND, 5: _SHORT_BAND, 6: _SHORT_BAND},
 }
 
 # The technique of a Sudoku annealing run that names none of its parts.
