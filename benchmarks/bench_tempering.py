@@ -1,0 +1,173 @@
+"""Replica exchange (parallel tempering) on 25x25, measured beside the band and auto presets.
+
+An experiment, not an engine option: R chains of one puzzle each hold one temperature of a
+geometric ladder between --t-low and --t-high (Sirdey's one-cell move drawn among candidates,
+propagation first, no restarts). After every --every plateaus the host offers each pair of
+neighbouring rungs (even pairs, then odd pairs, alternating) an exchange of temperatures,
+accepted with probability min(1, exp((beta_j - beta_i)(E_j - E_i))), the textbook rule.
+The chains run on the CPU runner's slices (all cores); each preset of --preset (band and
+auto by default) runs as `gpu-anneal solve --schedule PRESET --move candidate --propagate`
+with one chain per core. All see the same
+training instances as bench_anneal_peers.py --tune (Lloyd & Amos 25x25, the instances the
+reported benchmark skips), one seed, wall seconds per puzzle, unsolved within --limit counts
+as infinitely slow. Results: benchmarks/results/tempering_25x25.{json,md}.
+
+    python benchmarks/bench_tempering.py [--levels 35,40,45,50] [--per-level 8] [--limit 10]
+        [--ladder R:T_LOW:T_HIGH ...] [--preset band --preset auto] [--every 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.bench_anneal_peers import DATA, by_level, summarize  # noqa: E402
+from benchmarks.machine import machine  # noqa: E402
+from benchmarks.tables import table_block  # noqa: E402
+from cpu_reference.anneal.fixed_point import beta_fixed  # noqa: E402
+from cpu_reference.anneal.rng import init_states  # noqa: E402
+from cpu_reference.sudoku import rules as sa  # noqa: E402
+from cpu_reference.sudoku.batch import (  # noqa: E402
+    load_puzzle,
+    logic_fill,
+    make_batch,
+    run_slice_cpu,
+)
+from cpu_reference.sudoku.schedules import by_name, with_start  # noqa: E402
+from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+ORDER = 5
+LADDERS = ("4:0.22:0.3", "4:0.22:0.34", "6:0.21:0.34", "2:0.23:0.27")
+PRESETS = ("band", "auto")
+
+
+def tempering(cells, replicas, t_low, t_high, every, limit, seed) -> dict:
+    """One puzzle by replica exchange: {"solved", "seconds", "swaps", "offers"}."""
+    filled, masks = logic_fill(cells, ORDER)
+    held = replace(by_name("sirdey-course:stall=0", ORDER), step=0.0, max_plateaus=10**11)
+    batch = make_batch(filled[None], ORDER, held, replicas, seed, move=sa.MOVE_CANDIDATE)
+    load_puzzle(batch, 0, filled, init_states(replicas, seed), masks)
+    betas = np.geomspace(1.0 / t_high, 1.0 / t_low, replicas)  # rung 0 hottest
+    ladder = np.array([beta_fixed(b) for b in betas], np.int64)
+    at_rung = np.arange(replicas)  # the chain holding each rung
+    draw = np.random.default_rng(seed)
+    swaps = offers = 0
+    start = time.perf_counter()
+    run_slice_cpu(batch, 1)  # every chain starts its trial (at t_high)
+    batch.ctr[at_rung, sa.C_BETA] = ladder
+    parity = 0
+    while not (batch.ctr[:, sa.C_STATUS] == sa.SOLVED).any():
+        if time.perf_counter() - start >= limit:
+            break
+        run_slice_cpu(batch, every)
+        energy = batch.ctr[at_rung, sa.C_COST].astype(float)
+        for r in range(parity, replicas - 1, 2):
+            offers += 1
+            x = (betas[r + 1] - betas[r]) * (energy[r + 1] - energy[r])
+            if x >= 0 or draw.random() < math.exp(x):
+                at_rung[[r, r + 1]] = at_rung[[r + 1, r]]
+                energy[[r, r + 1]] = energy[[r + 1, r]]
+                swaps += 1
+        batch.ctr[at_rung, sa.C_BETA] = ladder
+        parity ^= 1
+    solved = bool((batch.ctr[:, sa.C_STATUS] == sa.SOLVED).any())
+    return {"solved": solved, "seconds": time.perf_counter() - start, "swaps": swaps,
+            "offers": offers}  # fmt: skip
+
+
+def preset(name, cells, chains, limit, seed) -> dict:
+    """One puzzle by a schedule preset, as `gpu-anneal solve --schedule NAME` runs it."""
+    start = time.perf_counter()
+    r = solve_one(cells, ORDER, schedule=with_start(name, ORDER), chains=chains, seed=seed,
+                  time_limit=limit, move="candidate", propagate=True)  # fmt: skip
+    return {"solved": bool(r.solved), "seconds": time.perf_counter() - start,
+            "trials": int(r.trials)}  # fmt: skip
+
+
+def measure(args) -> dict:
+    """Every method on every level's training instances."""
+    levels = tuple(int(x) for x in args.levels.split(","))
+    picked = by_level(DATA / "general_25x25.tsv", levels, 2 * args.per_level)
+    presets = args.preset or list(PRESETS)
+    methods = presets + [f"tempering {ladder}" for ladder in args.ladder or LADDERS]
+    table = []
+    for fill in levels:
+        items = picked[fill][1::2]  # the ones the reported benchmark skips
+        for method in methods:
+            run_one(method, items[0][1], 0.3, args)  # compiles before any clock
+            rows = [{"puzzle": name, **run_one(method, cells, args.limit, args)}
+                    for name, cells in items]  # fmt: skip
+            row = {"fill": fill, "method": method, "limit": args.limit, **summarize(rows),
+                   "rows": rows}  # fmt: skip
+            table.append(row)
+            print(json.dumps({k: v for k, v in row.items() if k != "rows"}), flush=True)
+    command = "python benchmarks/bench_tempering.py " + " ".join(sys.argv[1:])
+    return {"machine": machine(), "args": vars(args), "table": table, "command": command}
+
+
+def run_one(method: str, cells, limit: float, args) -> dict:
+    """One puzzle by one method (a preset's name or "tempering R:T_LOW:T_HIGH")."""
+    if not method.startswith("tempering "):
+        return preset(method, cells, args.chains, limit, args.seed)
+    return tempering(cells, *_ladder(method), args.every, limit, args.seed)
+
+
+def _ladder(method: str) -> tuple[int, float, float]:
+    replicas, t_low, t_high = method.split()[1].split(":")
+    return int(replicas), float(t_low), float(t_high)
+
+
+def render(result: dict) -> str:
+    """The markdown report of one run."""
+    m = result["machine"]
+    cells = [(str(r["fill"]), r["method"], f"{r['solved']}/{r['instances']}",
+              _seconds(r["median"]), _seconds(r["p90"])) for r in result["table"]]  # fmt: skip
+    a = result["args"]
+    lines = ["# Replica exchange beside the presets: 25x25 training instances", "",
+             f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
+             f"{m['load_average_at_start']:.2f}, {m['date']}. Wall seconds per puzzle, unsolved "
+             f"within {a['limit']:g} s counts as infinitely slow. band, auto: the presets, "
+             "one chain a core, restarts; tempering R:T_LOW:T_HIGH: R chains on a geometric "
+             f"ladder, an exchange offered every {a['every']} plateaus, no restarts.",
+             ""]  # fmt: skip
+    lines += table_block("## Results", ("fill %", "method", "solved", "median s", "p90 s"),
+                         cells, f"Command: `{result['command']}`")  # fmt: skip
+    return "\n".join(lines)
+
+
+def _seconds(x) -> str:
+    return "> limit" if x is None else f"{x:.3g}"
+
+
+def main() -> None:
+    """Parse the flags, measure, write the results files."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--levels", default="35,40,45,50")
+    ap.add_argument("--per-level", type=int, default=8)
+    ap.add_argument("--limit", type=float, default=10.0)
+    ap.add_argument("--ladder", action="append", help="R:T_LOW:T_HIGH (repeatable)")
+    ap.add_argument("--every", type=int, default=5, help="plateaus between exchange offers")
+    ap.add_argument("--preset", action="append", help="a schedule preset to run beside")
+    ap.add_argument("--chains", type=int, default=2, help="presets: chains (one a core)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=str(RESULTS / "tempering_25x25"))
+    args = ap.parse_args()
+    result = measure(args)
+    out = Path(args.out)
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False))
+    out.with_suffix(".md").write_text(render(result))
+
+
+if __name__ == "__main__":
+    main()
