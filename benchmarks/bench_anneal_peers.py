@@ -7,10 +7,9 @@ Every method solves the same puzzles in one process on the same cores, one puzzl
     candidate    --move candidate --t0 1
     propagate    --move candidate --t0 1 --propagate (`gpu-anneal solve FILE` runs the same with
                  shorter, colder trials on 9x9: the "auto" preset, cpu_reference.sudoku.presets)
-    band         --move candidate --propagate --schedule band (cpu_reference.sudoku.presets):
-                 what `gpu-anneal solve FILE` runs on 16x16 and above
+    band         --move candidate --propagate --schedule band (cpu_reference.sudoku.presets)
     auto         --move candidate --propagate --schedule auto: `gpu-anneal solve FILE` (the
-                 default technique; on 16x16 and above the same as band)
+                 default technique; on 16x16 and above a shorter, cooler band than band's)
     cpsat        OR-Tools CP-SAT (../shared/tools/peers/cpsat_sudoku.py), `--workers` workers
     exact        cpu_reference.sudoku.exact.solve_exact, first solution (limit 1), node cap
 
@@ -107,6 +106,12 @@ def by_level(path: Path, levels: tuple[int, ...], count: int) -> dict[int, list]
         out[fill] = [(f"{path.stem}_{fill}_{ks[i]}", found[fill][ks[i]]) for i in
                      spread(count, len(ks))]  # fmt: skip
     return out
+
+
+def training(path: Path, levels: tuple[int, ...], count: int) -> dict[int, list]:
+    """fill -> [(name, cells)] of `count` instances per level that the reported benchmark
+    skips (each half a spread step from one of by_level's picks): schedules are tuned on these."""
+    return {fill: items[1::2] for fill, items in by_level(path, levels, 2 * count).items()}
 
 
 def load_peer():
@@ -410,8 +415,8 @@ def tune(args) -> None:
         if size not in sets:
             continue
         levels = tuple(int(x) for x in levels.split(","))
-        for fill, items in by_level(path, levels, 2 * count).items():
-            groups.append((size, fill, order, items[1::2]))  # the ones the benchmark skips
+        for fill, items in training(path, levels, count).items():
+            groups.append((size, fill, order, items))
     limit = {3: args.limit_9, 5: args.limit_25, 6: args.limit_36}
     table = []
     warmed = set()

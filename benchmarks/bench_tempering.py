@@ -1,16 +1,17 @@
 """Replica exchange (parallel tempering) on 25x25, measured beside the band and auto presets.
 
 An experiment, not an engine option: R chains of one puzzle each hold one temperature of a
-geometric ladder between --t-low and --t-high (Sirdey's one-cell move drawn among candidates,
-propagation first, no restarts). After every --every plateaus the host offers each pair of
-neighbouring rungs (even pairs, then odd pairs, alternating) an exchange of temperatures,
-accepted with probability min(1, exp((beta_j - beta_i)(E_j - E_i))), the textbook rule.
+geometric ladder from T_LOW to T_HIGH (--ladder R:T_LOW:T_HIGH; Sirdey's one-cell move drawn
+among candidates, propagation first, no restarts). After every --every plateaus the host
+offers each pair of neighbouring rungs (even pairs, then odd pairs, alternating) an exchange
+of temperatures, accepted with probability min(1, exp((beta_j - beta_i)(E_j - E_i))), the
+textbook rule.
 The chains run on the CPU runner's slices (all cores); each preset of --preset (band and
 auto by default) runs as `gpu-anneal solve --schedule PRESET --move candidate --propagate`
-with one chain per core. All see the same
-training instances as bench_anneal_peers.py --tune (Lloyd & Amos 25x25, the instances the
-reported benchmark skips), one seed, wall seconds per puzzle, unsolved within --limit counts
-as infinitely slow. Results: benchmarks/results/tempering_25x25.{json,md}.
+with one chain per core (bench_anneal_peers.py's run_method). All see the same training
+instances as bench_anneal_peers.py --tune (Lloyd & Amos 25x25, the instances the reported
+benchmark skips), one seed, wall seconds per puzzle, unsolved within --limit counts as
+infinitely slow. Results: benchmarks/results/tempering_25x25.{json,md}.
 
     python benchmarks/bench_tempering.py [--levels 35,40,45,50] [--per-level 8] [--limit 10]
         [--ladder R:T_LOW:T_HIGH ...] [--preset band --preset auto] [--every 5]
@@ -31,7 +32,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_anneal_peers import DATA, by_level, summarize  # noqa: E402
+from benchmarks.bench_anneal_peers import (  # noqa: E402
+    ANNEAL,
+    DATA,
+    run_method,
+    summarize,
+    training,
+)
 from benchmarks.machine import machine  # noqa: E402
 from benchmarks.tables import table_block  # noqa: E402
 from cpu_reference.anneal.fixed_point import beta_fixed  # noqa: E402
@@ -43,8 +50,7 @@ from cpu_reference.sudoku.batch import (  # noqa: E402
     make_batch,
     run_slice_cpu,
 )
-from cpu_reference.sudoku.schedules import by_name, with_start  # noqa: E402
-from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
+from cpu_reference.sudoku.schedules import by_name  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 ORDER = 5
@@ -86,24 +92,15 @@ def tempering(cells, replicas, t_low, t_high, every, limit, seed) -> dict:
             "offers": offers}  # fmt: skip
 
 
-def preset(name, cells, chains, limit, seed) -> dict:
-    """One puzzle by a schedule preset, as `gpu-anneal solve --schedule NAME` runs it."""
-    start = time.perf_counter()
-    r = solve_one(cells, ORDER, schedule=with_start(name, ORDER), chains=chains, seed=seed,
-                  time_limit=limit, move="candidate", propagate=True)  # fmt: skip
-    return {"solved": bool(r.solved), "seconds": time.perf_counter() - start,
-            "trials": int(r.trials)}  # fmt: skip
-
-
 def measure(args) -> dict:
     """Every method on every level's training instances."""
     levels = tuple(int(x) for x in args.levels.split(","))
-    picked = by_level(DATA / "general_25x25.tsv", levels, 2 * args.per_level)
+    picked = training(DATA / "general_25x25.tsv", levels, args.per_level)
     presets = args.preset or list(PRESETS)
     methods = presets + [f"tempering {ladder}" for ladder in args.ladder or LADDERS]
     table = []
     for fill in levels:
-        items = picked[fill][1::2]  # the ones the reported benchmark skips
+        items = picked[fill]
         for method in methods:
             run_one(method, items[0][1], 0.3, args)  # compiles before any clock
             rows = [{"puzzle": name, **run_one(method, cells, args.limit, args)}
@@ -119,7 +116,7 @@ def measure(args) -> dict:
 def run_one(method: str, cells, limit: float, args) -> dict:
     """One puzzle by one method (a preset's name or "tempering R:T_LOW:T_HIGH")."""
     if not method.startswith("tempering "):
-        return preset(method, cells, args.chains, limit, args.seed)
+        return run_method(method, cells, ORDER, args, limit, None)
     return tempering(cells, *_ladder(method), args.every, limit, args.seed)
 
 
@@ -158,7 +155,8 @@ def main() -> None:
     ap.add_argument("--limit", type=float, default=10.0)
     ap.add_argument("--ladder", action="append", help="R:T_LOW:T_HIGH (repeatable)")
     ap.add_argument("--every", type=int, default=5, help="plateaus between exchange offers")
-    ap.add_argument("--preset", action="append", help="a schedule preset to run beside")
+    ap.add_argument("--preset", action="append", choices=list(ANNEAL),
+                    help="an annealing method of bench_anneal_peers.py to run beside")  # fmt: skip
     ap.add_argument("--chains", type=int, default=2, help="presets: chains (one a core)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default=str(RESULTS / "tempering_25x25"))
