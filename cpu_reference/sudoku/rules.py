@@ -282,11 +282,15 @@ def _load_generated(key: str, constants: dict[str, str]) -> ModuleType:
 
 
 def schedule_args(sched: Schedule) -> tuple:
-    """The schedule as drive_chain's integer arguments: kind, beta0, step, L, K, stall.
+    """The schedule as drive_chain's integer arguments: kind, beta0, step, L, K, stall,
+    reheat_k, reheat_beta, reheats.
 
-    beta0 in Q23.40; step in Q23.40 (linear) or exp(step) in Q2.62 (geometric).
+    beta0 in Q23.40; step in Q23.40 (linear) or exp(step) in Q2.62 (geometric); reheat_beta
+    (Q23.40, 0 when reheating is off) is the inverse temperature of plateau reheat_k.
     """
     step = growth_fixed(sched.step) if sched.kind == KIND_GEOMETRIC else beta_fixed(sched.step)
+    reheat_k = sched.reheat_plateau()
+    reheat_beta = beta_fixed(sched.beta(reheat_k)) if sched.reheat > 0.0 else 0
     return (
         int(sched.kind),
         np.uint64(beta_fixed(sched.beta0)),
@@ -294,4 +298,7 @@ def schedule_args(sched: Schedule) -> tuple:
         int(sched.plateau),
         int(sched.max_plateaus),
         int(sched.stall),
+        int(reheat_k),
+        np.uint64(reheat_beta),
+        int(sched.reheats),
     )

@@ -634,14 +634,18 @@ def drive_chain(
     arrays are the whole batch's. Starts trials as needed (trial_cap of them at most), ends a
     trial when beta passes the last plateau or after `stall` plateaus without a new best,
     stops at cost 0 (lowering solved[p] to its proposal count) or, when stop_on_solved, once
-    its proposals reach solved[p]. settings = (kind, beta0, step, plateau_len,
-    max_plateaus, stall, trial_cap, budget, stop_on_solved): one tuple, so that every call
-    stays under Python's 30 positional arguments (above that it compiles to *args, which
-    the compilers cannot inline).
+    its proposals reach solved[p]. With reheat_beta > 0 a trial after the chain's first keeps
+    the grid and starts at plateau reheat_k, inverse temperature reheat_beta, except every
+    (reheats + 1)-th when reheats > 0, which starts afresh. settings = (kind, beta0, step,
+    plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats, trial_cap, budget,
+    stop_on_solved): one tuple, so that every call stays under Python's 30
+    positional arguments (above that it compiles to *args, which the compilers cannot
+    inline).
     """
-    kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved = (
-        settings
-    )
+    (
+        kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
+        trial_cap, budget, stop_on_solved,
+    ) = settings  # fmt: skip
     # Only the values the plateau loop needs live in registers; the other counters are
     # updated in ctr once per plateau. Puzzle rows are taken where they are used.
     s0 = rng[g, 0]
@@ -673,16 +677,25 @@ def drive_chain(
                 if ctr[g, C_TRIALS] >= trial_cap:
                     ctr[g, C_STATUS] = EXHAUSTED
                     break
-                c0, s0, s1 = start_trial(
-                    vals, board, lane, given_vals[p], given_board[p], init_cells[p], ninit[p],
-                    pcand, pncand, blist, nlist, pu, box_missing[p], s0, s1,
-                )  # fmt: skip
-                cost = np.int32(c0)
+                started = ctr[g, C_TRIALS]
+                if (
+                    uint64(reheat_beta) != uint64(0)
+                    and started > 0
+                    and (reheats == 0 or started % (reheats + 1) != 0)
+                ):
+                    k = reheat_k  # reheat: the grid stays, the law runs on from plateau k_r
+                    beta = uint64(reheat_beta)
+                else:
+                    c0, s0, s1 = start_trial(
+                        vals, board, lane, given_vals[p], given_board[p], init_cells[p],
+                        ninit[p], pcand, pncand, blist, nlist, pu, box_missing[p], s0, s1,
+                    )  # fmt: skip
+                    cost = np.int32(c0)
+                    k = 0
+                    beta = ubeta0
                 ctr[g, C_TRIALS] += 1
-                k = 0
-                beta = ubeta0
                 best = cost
-                ctr[g, C_LAST_IMPROVE] = 0
+                ctr[g, C_LAST_IMPROVE] = k
         if cost > 0 and pmoves > 0:
             if moved == 0:
                 fill_thresholds(thr, lane, beta, exp_table)
@@ -739,20 +752,14 @@ def run_slice_cpu(
     vals, boards, best_vals, thr, ctr, rng, solved, cpp, exp_table,
     given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
     box_cells, nbox, box_missing,
-    kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
+    kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
+    trial_cap, budget, stop_on_solved,
 ):  # fmt: skip
     """Every chain of the batch for up to `budget` plateaus, one chain per prange iteration."""
     settings = (
-        kind,
-        beta0,
-        step,
-        plateau_len,
-        max_plateaus,
-        stall,
-        trial_cap,
-        budget,
-        stop_on_solved,
-    )
+        kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
+        trial_cap, budget, stop_on_solved,
+    )  # fmt: skip
     for g in prange(vals.shape[0]):
         if LINEAR:  # the chain's bitboards cell-linear for the slice (packing.py)
             board = np.empty(NWROW, np.uint64)

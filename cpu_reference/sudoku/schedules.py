@@ -13,6 +13,17 @@ Sirdey's law T_{k+1} = T_k / (1 + log(1 + delta) / (e_P + 1) * T_k) is linear in
 
 A geometric schedule T_{k+1} = ratio * T_k is beta_k = beta_0 * ratio**(-k)  (kind "geometric").
 
+With reheat = T_r, a trial that ends unsolved does not restart from a fresh random grid: the
+chain keeps its grid and cools on from plateau k_r, the first whose temperature is at most T_r
+(a new trial for the counters and the trial cap). With reheats = M as well, every (M + 1)-th
+trial starts from a fresh random grid again (M reheated trials in a row at most):
+
+    T  t0 |\\
+          |  \\     |\\      |\\          reheat: the grid stays, the temperature climbs
+      T_r |    \\   |  \\    |  \\        back to T_r and the law runs on from k_r
+      T_f |      \\ |    \\  |    \\
+          +------------------------> plateaus
+
 The failure temperature is T_f = eps / (log|Omega| - log(1 - alpha)) with the instance-independent
 |Omega| = N**cells (0.00273852 for 9x9, eps = 1/2, alpha = 0.99).
 """
@@ -51,12 +62,24 @@ class Schedule:
     t_final: float
     e_p: float
     delta: float
+    reheat: float = 0.0  # T_r: an unsolved trial's chain keeps its grid, cools on from T_r; 0 = off
+    reheats: int = 0  # with reheat: reheated trials in a row before a fresh one; 0 = no limit
 
     def beta(self, k: int) -> float:
         """Inverse temperature of plateau k (the kernels compute the same in float64)."""
         if self.kind == KIND_LINEAR:
             return self.beta0 + k * self.step
         return self.beta0 * math.exp(k * self.step)
+
+    def reheat_plateau(self) -> int:
+        """The plateau a reheated trial starts at: the first whose temperature is at most T_r
+        (0 when reheating is off or T_r >= t0)."""
+        if self.reheat <= 0.0 or 1.0 / self.reheat <= self.beta0 or self.step <= 0.0:
+            return 0
+        gap = 1.0 / self.reheat - self.beta0
+        if self.kind == KIND_LINEAR:
+            return math.ceil(gap / self.step - 1e-9)
+        return math.ceil(math.log(1.0 / (self.reheat * self.beta0)) / self.step - 1e-9)
 
     def as_dict(self) -> dict:
         """Plain dict for JSON output."""
@@ -197,11 +220,32 @@ RANGES = {
     "max_plateaus": Range(1, MAX_PLATEAUS, integer=True),
     "ratio": Range(0.0, 1.0, lo_open=True, hi_open=True),
     "t_final": Range(0.0, 1e9, lo_open=True),
+    "reheat": Range(0.0, 1e9),
+    "reheats": Range(0, 10**9, integer=True),
 }
 # parameters a schedule string may set, per base schedule: "geometric:t0=2,ratio=0.999"
 _PARAMETERS = {
-    "sirdey": ("delta", "eps", "alpha", "plateau", "stall", "t0", "max_plateaus"),
-    "geometric": ("t0", "ratio", "t_final", "plateau", "stall", "max_plateaus"),
+    "sirdey": (
+        "delta",
+        "eps",
+        "alpha",
+        "plateau",
+        "stall",
+        "t0",
+        "max_plateaus",
+        "reheat",
+        "reheats",
+    ),
+    "geometric": (
+        "t0",
+        "ratio",
+        "t_final",
+        "plateau",
+        "stall",
+        "max_plateaus",
+        "reheat",
+        "reheats",
+    ),
 }
 
 
@@ -252,12 +296,15 @@ def by_name(name: str, order: int, **overrides) -> Schedule:
     family = "geometric" if base == "geometric" else "sirdey"
     params = parse_overrides(name, text, {k: RANGES[k] for k in _PARAMETERS[family]})
     max_plateaus = params.pop("max_plateaus", None)
+    reheat = {key: params.pop(key) for key in ("reheat", "reheats") if key in params}
     if base == "geometric":
         sched = geometric(order, **params)
     else:
         sched = sirdey(order, base.removeprefix("sirdey-"), **params)
     if max_plateaus is not None:
         overrides.setdefault("max_plateaus", max_plateaus)
+    for key, value in reheat.items():
+        overrides.setdefault(key, value)
     overrides = {key: value for key, value in overrides.items() if value is not None}
     for key, value in overrides.items():
         if key in RANGES:
@@ -269,6 +316,11 @@ def by_name(name: str, order: int, **overrides) -> Schedule:
         raise OptionError(
             f"schedule {name!r}: cools over {float(sched.max_plateaus):.3g} plateaus per trial, "
             f"more than {MAX_PLATEAUS:.0e}; raise delta (or lower ratio) or set max_plateaus"
+        )
+    if sched.reheat > 0.0 and sched.reheat_plateau() >= sched.max_plateaus:
+        raise OptionError(
+            f"schedule {name!r}: reheat = {sched.reheat} is not reached within the trial's "
+            f"{sched.max_plateaus} plateaus; take a temperature between t0 and the last plateau's"
         )
     return sched
 

@@ -178,7 +178,8 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
             vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
             given_packed, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
             box_cells, nbox, box_missing,
-            kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
+            kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
+            trial_cap, budget, stop_on_solved,
         ):  # fmt: skip
             # values, bitboards and thresholds in one array: one base address (rules.py: VOFF,
             # BOFF, TOFF give where each starts in a chain's column)
@@ -190,8 +191,8 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
                 return
             tables = (given_packed, given_board, init_cells, ninit, move_cells, nmove, cand,
                       ncand, box_cells, nbox, box_missing)  # fmt: skip
-            settings = (kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget,
-                        stop_on_solved)  # fmt: skip
+            settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k,
+                        reheat_beta, reheats, trial_cap, budget, stop_on_solved)  # fmt: skip
             run_chain(
                 g, cuda.threadIdx.x, state, state, state, vals, boards, best_vals, ctr, rng,
                 solved, cpp, exp_table, tables, settings,
@@ -203,7 +204,8 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
             vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
             given_packed, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
             box_cells, nbox, box_missing,
-            kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget, stop_on_solved,
+            kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
+            trial_cap, budget, stop_on_solved,
         ):  # fmt: skip
             g = uint64(cuda.grid(1))  # unsigned: indices need no negative-index fix-up
             if g >= uint64(vals.shape[0]):
@@ -215,8 +217,8 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
             st = cuda.local.array(TH, uint32)
             tables = (given_packed, given_board, init_cells, ninit, move_cells, nmove, cand,
                       ncand, box_cells, nbox, box_missing)  # fmt: skip
-            settings = (kind, beta0, step, plateau_len, max_plateaus, stall, trial_cap, budget,
-                        stop_on_solved)  # fmt: skip
+            settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k,
+                        reheat_beta, reheats, trial_cap, budget, stop_on_solved)  # fmt: skip
             run_chain(
                 g, 0, sv, sb, st, vals, boards, best_vals, ctr, rng, solved, cpp,
                 exp_table, tables, settings,
@@ -238,7 +240,7 @@ def kernel_signature(order: int = 3, move: int = sa.MOVE_SIRDEY) -> tuple:
         a2(types.uint8), a2(word), a2(types.int16), a1(types.int32), a1(types.int16),
         a1(types.int32), a3(types.uint8), a2(types.int32), a1(types.int16), a1(types.int32),
         a3(types.uint8),
-        i64, u64, u64, i64, i64, i64, i64, i64, types.boolean,
+        i64, u64, u64, i64, i64, i64, i64, u64, i64, i64, i64, types.boolean,
     )  # fmt: skip
 
 

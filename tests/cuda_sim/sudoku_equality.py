@@ -2,7 +2,7 @@
 
 Prints one JSON object: for each (order, seed), whether every counter, grid, bitboard and RNG
 state is equal after the same slices on both backends. Arguments: seeds, optionally
-`--move NAME` (sirdey, candidate or box-swap).
+`--move NAME` (sirdey, candidate or box-swap) and `--schedule TEXT` (sirdey-course by default).
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ def parse(line: str) -> np.ndarray:
     return np.array([0 if ch == "." else int(ch) for ch in line], dtype=np.uint8)
 
 
-def compare(order: int, seed: int, slices: list[int], move: str = "sirdey") -> dict:
+def compare(
+    order: int, seed: int, slices: list[int], move: str = "sirdey", schedule: str = "sirdey-course"
+) -> dict:
     puzzles = np.stack([parse(text) for text in PUZZLES[order]])
-    sched = by_name("sirdey-course", order, plateau=6, stall=3, max_plateaus=8)
+    sched = by_name(schedule, order, plateau=6, stall=3, max_plateaus=8)
     code = MOVE_NAMES[move]
     cpu = make_batch(puzzles, order, sched, cpp=1, seed=seed, trial_cap=3, move=code)
     gpu = make_batch(puzzles, order, sched, cpp=1, seed=seed, trial_cap=3, move=code)
@@ -53,6 +55,7 @@ def compare(order: int, seed: int, slices: list[int], move: str = "sirdey") -> d
         "order": order,
         "seed": seed,
         "move": move,
+        "reheat": sched.reheat,
         "equal": all(same.values()),
         "fields": same,
         "proposals": int(cpu.ctr[:, 5].sum()),
@@ -62,11 +65,13 @@ def compare(order: int, seed: int, slices: list[int], move: str = "sirdey") -> d
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    move = "sirdey"
-    if "--move" in args:
-        at = args.index("--move")
-        move = args[at + 1]
-        del args[at : at + 2]
+    options = {"--move": "sirdey", "--schedule": "sirdey-course"}
+    for flag in options:
+        if flag in args:
+            at = args.index(flag)
+            options[flag] = args[at + 1]
+            del args[at : at + 2]
     seeds = [int(s) for s in args] or [1, 2, 3]
-    out = [compare(order, seed, [2, 5, 4], move) for order in (2, 3) for seed in seeds]
+    move, schedule = options["--move"], options["--schedule"]
+    out = [compare(order, seed, [2, 5, 4], move, schedule) for order in (2, 3) for seed in seeds]
     print(json.dumps(out))
