@@ -40,7 +40,16 @@ with the candidate move and propagation first (DEFAULT_TECHNIQUE):
                       its median seconds were 0.30 / 0.31 / 1.35 / 0.029 against the band
                       preset's 0.42 / 0.69 / 1.73 / 0.056, every instance solved by both
                       (benchmarks/results/anneal_peers_tune_band_start.md, where T0 = 0.3 and
-                      0.34 over 20,000 plateaus are measured too)
+                      0.34 over 20,000 plateaus are measured too). A trial that ends unsolved
+                      is reheated: the chain keeps its grid and cools on from T = 0.28, three
+                      times in a row, then starts a fresh grid (schedules.py: reheat,
+                      reheats). On 20 training instances a level (35 / 40 / 45 / 50 %) its
+                      medians were 0.33 / 0.52 / 0.65 / 0.059 s against 0.31 / 0.60 / 1.06 /
+                      0.054 without, the same instances solved (19/20 at 45 %), p90 at 45 %
+                      3.2 s against 6.7 but at 50 % 1.35 against 0.47
+                      (benchmarks/results/anneal_peers_tune_reheats.md; reheating to 0.24 -
+                      0.28 with no fresh grid lost instances at 45-50 %:
+                      anneal_peers_tune_reheat.md)
 
 A preset name takes the same key=value tail as the schedule it expands to; keys given there win
 over the preset's ("band:t0=0.3").
@@ -51,7 +60,8 @@ from __future__ import annotations
 _HELD_9X9 = "sirdey-course:t0=0.34,stall=0,max_plateaus=20000"
 _BAND = "geometric:t0=0.34,t_final=0.2,ratio=0.9999823,stall=0"  # 0.34 -> 0.2 in 30,000
 _SHORT_9X9 = "sirdey-course:t0=0.34,stall=0,max_plateaus=2000"
-_SHORT_BAND = "geometric:t0=0.32,t_final=0.2,ratio=0.9999765,stall=0"  # 0.32 -> 0.2 in 20,000
+# 0.32 -> 0.2 in 20,000; an unsolved trial reheated to 0.28 up to 3 times in a row
+_SHORT_BAND = "geometric:t0=0.32,t_final=0.2,ratio=0.9999765,stall=0,reheat=0.28,reheats=3"
 
 # preset -> order -> the schedule string it stands for
 PRESETS: dict[str, dict[int, str]] = {
