@@ -146,6 +146,25 @@ def test_kernel_compiles_with_registers_and_no_spills(name, key, arch):
 
 
 @pytest.mark.ptx
+@pytest.mark.parametrize("name", ["sudoku", "sudoku-candidate", "sudoku-box-swap"])
+def test_9x9_sass_has_no_floating_point_around_the_move_loop(name):
+    """The compiled 9x9 kernels (sm_90 SASS): no floating-point instruction in the move loop or
+    in the plateau loop around it, and no local memory in the move loop (an integer division
+    by a run-time value there would compile to floating-point reciprocal code)."""
+    from gpu_anneal.kernels import sass
+    from gpu_anneal.kernels.ptx import find_ptxas
+
+    built, ptxas, nvdisasm = _compiled(name, 3, "sm_90"), find_ptxas(), sass.find_nvdisasm()
+    if ptxas is None or nvdisasm is None:
+        pytest.skip("no ptxas or nvdisasm here")
+    text = sass.disassemble(sass.assemble(built["ptx"], "sm_90", ptxas).cubin, nvdisasm)
+    summary = sass.read_listing(text, name).summary()
+    assert summary["move_loop_found"], summary
+    assert (summary["fp"], summary["plateau_fp"]) == (0, 0), summary
+    assert (summary["local_loads"], summary["local_stores"]) == (0, 0), summary
+
+
+@pytest.mark.ptx
 def test_a_kernel_with_a_python_list_fails_the_ptx_check():
     """The check can fail: a list inside a kernel is refused by the compiler."""
     from numba import types

@@ -83,7 +83,8 @@ C_STATUS = 6  # RUNNING, SOLVED, EXHAUSTED, STOPPED
 C_BEST_VALS_COST = 7  # cost of best_vals
 C_ACCEPTED = 8  # moves accepted, all trials
 C_BETA = 9  # beta of the current plateau, Q23.40 (fixed_point.py)
-N_COUNTERS = 10
+C_REHEATED = 10  # trials reheated in a row since the chain's last fresh grid
+N_COUNTERS = 11
 
 RUNNING = 0
 SOLVED = 1

@@ -635,12 +635,12 @@ def drive_chain(
     trial when beta passes the last plateau or after `stall` plateaus without a new best,
     stops at cost 0 (lowering solved[p] to its proposal count) or, when stop_on_solved, once
     its proposals reach solved[p]. With reheat_beta > 0 a trial after the chain's first keeps
-    the grid and starts at plateau reheat_k, inverse temperature reheat_beta, except every
-    (reheats + 1)-th when reheats > 0, which starts afresh. settings = (kind, beta0, step,
-    plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats, trial_cap, budget,
-    stop_on_solved): one tuple, so that every call stays under Python's 30
-    positional arguments (above that it compiles to *args, which the compilers cannot
-    inline).
+    the grid and starts at plateau reheat_k, inverse temperature reheat_beta, unless reheats
+    > 0 trials in a row were reheated already (ctr's C_REHEATED): that one starts afresh.
+    settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta,
+    reheats, trial_cap, budget, stop_on_solved): one tuple, so that every call stays under
+    Python's 30 positional arguments (above that it compiles to *args, which the compilers
+    cannot inline).
     """
     (
         kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
@@ -677,15 +677,18 @@ def drive_chain(
                 if ctr[g, C_TRIALS] >= trial_cap:
                     ctr[g, C_STATUS] = EXHAUSTED
                     break
-                started = ctr[g, C_TRIALS]
+                # a counter rather than trials % (reheats + 1): an integer division by a
+                # run-time value compiles to floating-point reciprocal code on the GPU
                 if (
                     uint64(reheat_beta) != uint64(0)
-                    and started > 0
-                    and (reheats == 0 or started % (reheats + 1) != 0)
+                    and ctr[g, C_TRIALS] > 0
+                    and (reheats == 0 or ctr[g, C_REHEATED] < reheats)
                 ):
                     k = reheat_k  # reheat: the grid stays, the law runs on from plateau k_r
                     beta = uint64(reheat_beta)
+                    ctr[g, C_REHEATED] += 1
                 else:
+                    ctr[g, C_REHEATED] = 0
                     c0, s0, s1 = start_trial(
                         vals, board, lane, given_vals[p], given_board[p], init_cells[p],
                         ninit[p], pcand, pncand, blist, nlist, pu, box_missing[p], s0, s1,
