@@ -47,8 +47,8 @@ with the candidate move and propagation first (DEFAULT_TECHNIQUE):
                       medians were 0.33 / 0.52 / 0.65 / 0.059 s against 0.31 / 0.60 / 1.06 /
                       0.054 without, the same instances solved (19/20 at 45 %), p90 at 45 %
                       3.2 s against 6.7 but at 50 % 1.35 against 0.47
-                      (benchmarks/results/anneal_peers_tune_reheats.md; reheating to 0.24 -
-                      0.28 with no fresh grid lost instances at 45-50 %:
+                      (benchmarks/results/anneal_peers_tune_reheats.md; reheating to 0.26 or
+                      0.28 with no fresh grid solved 17 and 18 of 20 at 50 % against 20:
                       anneal_peers_tune_reheat.md)
 
 A preset name takes the same key=value tail as the schedule it expands to; keys given there win
