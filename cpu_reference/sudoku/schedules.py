@@ -223,29 +223,12 @@ RANGES = {
     "reheat": Range(0.0, 1e9),
     "reheats": Range(0, 10**9, integer=True),
 }
+# keys of every schedule that set the Schedule's fields after its cooling law is built
+_TRIAL_KEYS = ("max_plateaus", "reheat", "reheats")
 # parameters a schedule string may set, per base schedule: "geometric:t0=2,ratio=0.999"
 _PARAMETERS = {
-    "sirdey": (
-        "delta",
-        "eps",
-        "alpha",
-        "plateau",
-        "stall",
-        "t0",
-        "max_plateaus",
-        "reheat",
-        "reheats",
-    ),
-    "geometric": (
-        "t0",
-        "ratio",
-        "t_final",
-        "plateau",
-        "stall",
-        "max_plateaus",
-        "reheat",
-        "reheats",
-    ),
+    "sirdey": ("delta", "eps", "alpha", "plateau", "stall", "t0", *_TRIAL_KEYS),
+    "geometric": ("t0", "ratio", "t_final", "plateau", "stall", *_TRIAL_KEYS),
 }
 
 
@@ -295,15 +278,12 @@ def by_name(name: str, order: int, **overrides) -> Schedule:
         raise OptionError(f"schedule {name!r}: expected one of {known}")
     family = "geometric" if base == "geometric" else "sirdey"
     params = parse_overrides(name, text, {k: RANGES[k] for k in _PARAMETERS[family]})
-    max_plateaus = params.pop("max_plateaus", None)
-    reheat = {key: params.pop(key) for key in ("reheat", "reheats") if key in params}
+    trial = {key: params.pop(key) for key in _TRIAL_KEYS if key in params}
     if base == "geometric":
         sched = geometric(order, **params)
     else:
         sched = sirdey(order, base.removeprefix("sirdey-"), **params)
-    if max_plateaus is not None:
-        overrides.setdefault("max_plateaus", max_plateaus)
-    for key, value in reheat.items():
+    for key, value in trial.items():
         overrides.setdefault(key, value)
     overrides = {key: value for key, value in overrides.items() if value is not None}
     for key, value in overrides.items():
