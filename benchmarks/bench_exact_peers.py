@@ -30,6 +30,7 @@ to compare versions (the result records the commit).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -44,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_exact import check_tdoku, read_81, read_tsv  # noqa: E402
-from benchmarks.machine import machine  # noqa: E402
+from benchmarks.machine import git, machine  # noqa: E402
 from benchmarks.tables import table_block  # noqa: E402
 from cpu_reference.sudoku import exact_bands9 as bands9  # noqa: E402
 from cpu_reference.sudoku import exact_large as large  # noqa: E402
@@ -62,6 +63,16 @@ SETS = ("17_clue.txt", "forum_hardest_1106.txt", "magictour_top1465.txt")
 LEVELS = (30, 35, 40, 45, 50, 55, 60)
 TARGET_RATIO = 0.5  # issue target: >= 0.5x tdoku at limit 2
 TARGET_LARGE_S = 1.0  # every large instance counted to two within a second
+
+
+@contextlib.contextmanager
+def one_thread():
+    """Run the block on one numba thread, then give numba all its threads back."""
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
 def build_tdoku(peers: Path, out_dir: Path) -> Path:
@@ -210,24 +221,23 @@ def bench_large(rows: list[tuple[str, int, np.ndarray]], max_nodes: int) -> dict
 
     A search stopped at `max_nodes` branch values counts as "-1" (not settled), with its time.
     """
-    numba.set_num_threads(1)
-    solve_exact(rows[0][2], rows[0][1], 2)  # compile
-    levels: dict[str, dict] = {}
-    for index, (name, order, cells) in enumerate(rows):
-        if index == 0 or name.split("_")[1] != rows[index - 1][0].split("_")[1]:
-            print(f"{name} ...", file=sys.stderr, flush=True)
-        start = time.perf_counter()
-        count, solution, nodes = solve_exact(cells, order, 2, max_nodes=max_nodes)
-        seconds = time.perf_counter() - start
-        if count >= 1 and verify_solution(solution, order, cells) is not None:
-            raise SystemExit(f"{name}: the solver's solution does not verify")
-        level = levels.setdefault(name.split("_")[1], {"times": [], "nodes": [], "counts": {}})
-        level["times"].append(seconds)
-        level["nodes"].append(int(nodes))
-        level["counts"][str(count)] = level["counts"].get(str(count), 0) + 1
-        if seconds > TARGET_LARGE_S:
-            level.setdefault("over_target", []).append([name, round(seconds, 3)])
-    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    with one_thread():
+        solve_exact(rows[0][2], rows[0][1], 2)  # compile
+        levels: dict[str, dict] = {}
+        for index, (name, order, cells) in enumerate(rows):
+            if index == 0 or name.split("_")[1] != rows[index - 1][0].split("_")[1]:
+                print(f"{name} ...", file=sys.stderr, flush=True)
+            start = time.perf_counter()
+            count, solution, nodes = solve_exact(cells, order, 2, max_nodes=max_nodes)
+            seconds = time.perf_counter() - start
+            if count >= 1 and verify_solution(solution, order, cells) is not None:
+                raise SystemExit(f"{name}: the solver's solution does not verify")
+            level = levels.setdefault(name.split("_")[1], {"times": [], "nodes": [], "counts": {}})
+            level["times"].append(seconds)
+            level["nodes"].append(int(nodes))
+            level["counts"][str(count)] = level["counts"].get(str(count), 0) + 1
+            if seconds > TARGET_LARGE_S:
+                level.setdefault("over_target", []).append([name, round(seconds, 3)])
     out = {}
     for fill, level in levels.items():
         t = np.array(level.pop("times"))
@@ -356,15 +366,13 @@ def render(result: dict) -> str:
 def run_9x9(args: argparse.Namespace) -> dict:
     """tdoku beside the engine on the three sets, the batch mode, tdoku's test puzzles."""
     part: dict = {"machine": machine(), "repeats": args.repeats, "sets": {}, "batch": {}}
-    numba.set_num_threads(1)
-    with tempfile.TemporaryDirectory() as build:
+    with one_thread(), tempfile.TemporaryDirectory() as build:
         binary = build_tdoku(args.peers_dir, Path(build))
         for name in SETS:
             path = args.data_dir / name
             part["sets"][name] = [bench_set(binary, path, limit, args.repeats) for limit in (1, 2)]
             ratios = [round(r["ratio_fast_to_tdoku"], 3) for r in part["sets"][name]]
             print(f"{name}: engine / tdoku at limits 1, 2: {ratios}", file=sys.stderr, flush=True)
-    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     for name in SETS:
         part["batch"][name] = bench_batch(args.data_dir / name, 2, args.repeats)
     part["tdoku_test_puzzles"] = check_tdoku(args.data_dir / "tdoku_test_puzzles.txt")
@@ -387,31 +395,30 @@ def run_escalate(args: argparse.Namespace) -> dict:
     """Every 25x25 instance counted to two under each escalation budget (see the docstring)."""
     prefixes = tuple(f"inst25x25_{fill}_" for fill in LEVELS)
     rows = read_tsv(args.data_dir / "general_25x25.tsv", prefixes)
-    numba.set_num_threads(1)
     solution = np.zeros(625, np.uint8)
     settings = [("never", large.BOX_LINE, 0), ("always", large.BOX_LINE | large.ALL_DIFFERENT, 0)]
     settings += [(f"{b:,}", large.DEFAULT_RULES, b) for b in args.escalate_budgets]
     out = []
-    for label, rules, budget in settings:
-        ws = large.workspace(5, 64)
-        large.count_restarts(rows[0][2], 5, 2, 10, RESTART_BASE, rules, 0, ws, solution, budget)
-        times, nodes = [], []
-        for _, order, cells in rows:
-            ws = large.workspace(order, 64)
-            start = time.perf_counter()
-            _, spent = large.count_restarts(
-                cells, order, 2, args.max_nodes, RESTART_BASE, rules, 0, ws, solution, budget
-            )
-            times.append(time.perf_counter() - start)
-            nodes.append(int(spent))
-        t = np.array(times)
-        out.append({
-            "after": label, "total_s": float(t.sum()), "median_s": float(np.median(t)),
-            "max_s": float(t.max()), "max_nodes": max(nodes),
-            "over_1s": int((t > TARGET_LARGE_S).sum()),
-        })  # fmt: skip
-        print(f"escalate {label}: max {t.max():.3f} s", file=sys.stderr, flush=True)
-    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    with one_thread():
+        for label, rules, budget in settings:
+            ws = large.workspace(5, 64)
+            large.count_restarts(rows[0][2], 5, 2, 10, RESTART_BASE, rules, 0, ws, solution, budget)
+            times, nodes = [], []
+            for _, order, cells in rows:
+                ws = large.workspace(order, 64)
+                start = time.perf_counter()
+                _, spent = large.count_restarts(
+                    cells, order, 2, args.max_nodes, RESTART_BASE, rules, 0, ws, solution, budget
+                )
+                times.append(time.perf_counter() - start)
+                nodes.append(int(spent))
+            t = np.array(times)
+            out.append({
+                "after": label, "total_s": float(t.sum()), "median_s": float(np.median(t)),
+                "max_s": float(t.max()), "max_nodes": max(nodes),
+                "over_1s": int((t > TARGET_LARGE_S).sum()),
+            })  # fmt: skip
+            print(f"escalate {label}: max {t.max():.3f} s", file=sys.stderr, flush=True)
     return {
         "machine": machine(), "shipped": large.ESCALATE_NODES, "instances": len(rows),
         "max_nodes": args.max_nodes, "rows": out,
@@ -421,22 +428,20 @@ def run_escalate(args: argparse.Namespace) -> dict:
 def run_node_rate(args: argparse.Namespace) -> dict:
     """Nodes per second of exact_large.solve_one, box-line only, on the 25x25 45 % instances."""
     rows = read_tsv(args.data_dir / "general_25x25.tsv", ("inst25x25_45_",))
-    numba.set_num_threads(1)
     solution = np.zeros(625, np.uint8)
-    large.solve_one(rows[0][2], 5, 2, 10, -1, True, RESTART_BASE, large.BOX_LINE, solution)
     best = None
-    for _ in range(args.repeats):
-        nodes, start = 0, time.perf_counter()
-        for _, order, cells in rows:
-            nodes += large.solve_one(
-                cells, order, 2, args.max_nodes, -1, True, RESTART_BASE, large.BOX_LINE, solution
-            )[1]
-        seconds = time.perf_counter() - start
-        best = seconds if best is None else min(best, seconds)
-    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+    with one_thread():
+        large.solve_one(rows[0][2], 5, 2, 10, -1, True, RESTART_BASE, large.BOX_LINE, solution)
+        for _ in range(args.repeats):
+            nodes, start = 0, time.perf_counter()
+            for _, order, cells in rows:
+                cap = args.max_nodes
+                nodes += large.solve_one(
+                    cells, order, 2, cap, -1, True, RESTART_BASE, large.BOX_LINE, solution
+                )[1]
+            seconds = time.perf_counter() - start
+            best = seconds if best is None else min(best, seconds)
+    commit = git("rev-parse", "--short", "HEAD")
     return {
         "machine": machine(), "commit": commit, "instances": len(rows), "nodes": int(nodes),
         "best_seconds": best, "nodes_per_second": nodes / best, "max_nodes": args.max_nodes,

@@ -13,22 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.machine import machine  # noqa: E402
+from benchmarks.machine import git, machine  # noqa: E402
 
 CARD_COLUMNS = ("H100 SXM", "A100 SXM", "L4", "RTX 4090")
-
-
-def git(*args: str) -> str:
-    """Output of a git command in the repository ('' when git fails)."""
-    proc = subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT)
-    return proc.stdout.rstrip("\n") if proc.returncode == 0 else ""
 
 
 def run(arch: str, label: str | None, kinds: tuple[str, ...] | None, keep: Path | None) -> dict:

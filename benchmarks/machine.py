@@ -1,8 +1,12 @@
-"""The machine facts every benchmark result records."""
+"""The machine facts every benchmark result records, and the repository's git state."""
 
 from __future__ import annotations
 
 import importlib
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def machine(*extra_packages: str) -> dict:
@@ -19,3 +23,9 @@ def machine(*extra_packages: str) -> dict:
         except ImportError:
             facts[name] = None
     return facts
+
+
+def git(*args: str) -> str:
+    """Output of a git command in the repository ('' when git fails)."""
+    proc = subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT)
+    return proc.stdout.rstrip("\n") if proc.returncode == 0 else ""
