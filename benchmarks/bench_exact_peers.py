@@ -18,6 +18,12 @@ added after each of several node budgets (exact_large.count_restarts' escalate_n
 box-line alone ("never") and all-different from the start ("always"): how much the worst case
 depends on the budget the solver ships with (exact_large.ESCALATE_NODES).
 
+Settings for 36x36 (`--part settings-36`): 36x36 training grids made as above from another
+seed (37, not the reported instances), counted to two under each combination of rules (box-line
+with all-different escalated after ESCALATE_NODES, or all-different from the start) and first
+restart budget (the restarted runs' base_nodes), node cap --max-nodes: what order 6 ships with
+(exact_large.SHIPPED).
+
 Node rate (`--part node-rate`): branch nodes per second of the exact-cover solver with box-line
 alone (no all-different, so that every version of the solver does the same work per node) on
 the 25x25 instances at 45 % filled, each run to its count or to --max-nodes; run at two commits
@@ -337,6 +343,20 @@ def render(result: dict) -> str:
         ]  # fmt: skip
         tail = f"Command (escalate): `{e['command']}`, {e['machine'].get('date', '')}."
         lines += table_block(title, header, cells, tail)
+    if "settings_36" in result:
+        e = result["settings_36"]
+        title = (
+            f"36x36 training grids (made from seed {e['seed']}, not the reported ones) counted "
+            f"to two under each setting, one thread, node cap {e['max_nodes']:,}:"
+        )
+        header = ("settings", "fill %", "settled", "median s", "max s", "over 1 s")
+        cells = [
+            (r["settings"], str(r["fill"]), f"{r['settled']}/{r['instances']}",
+             f"{r['median_s']:.4f}", f"{r['max_s']:.3f}", str(r["over_1s"]))
+            for r in e["rows"]
+        ]  # fmt: skip
+        tail = f"Command (settings-36): `{e['command']}`, {e['machine'].get('date', '')}."
+        lines += table_block(title, header, cells, tail)
     if result.get("node_rate"):
         title = (
             "Exact-cover solver, box-line only, the 100 25x25 instances at 45 % filled counted to "
@@ -425,6 +445,45 @@ def run_escalate(args: argparse.Namespace) -> dict:
     }  # fmt: skip
 
 
+SETTINGS_36 = (  # label, rules, escalate_nodes, first restart budget
+    ("escalate 3,000, base 300", large.DEFAULT_RULES, large.ESCALATE_NODES, RESTART_BASE),
+    ("escalate 3,000, base 100", large.DEFAULT_RULES, large.ESCALATE_NODES, 100),
+    ("all-different, base 300", large.BOX_LINE | large.ALL_DIFFERENT, 0, RESTART_BASE),
+    ("all-different, base 100", large.BOX_LINE | large.ALL_DIFFERENT, 0, 100),
+    ("all-different, base 30", large.BOX_LINE | large.ALL_DIFFERENT, 0, 30),
+)
+
+
+def run_settings_36(args: argparse.Namespace) -> dict:
+    """36x36 training grids counted to two under each of SETTINGS_36 (see the docstring)."""
+    rows = instances_36(args.per_level_36, seed=37)
+    solution = np.zeros(36 * 36, np.uint8)
+    out = []
+    with one_thread():
+        ws = large.workspace(6, 64)
+        large.count_restarts(rows[0][2], 6, 2, 10, 100, large.DEFAULT_RULES, 0, ws, solution, 0)
+        for label, rules, escalate, base in SETTINGS_36:
+            by_level: dict[str, dict] = {}
+            for name, order, cells in rows:
+                ws = large.workspace(order, 64)
+                start = time.perf_counter()
+                count, spent = large.count_restarts(
+                    cells, order, 2, args.max_nodes, base, rules, 0, ws, solution, escalate
+                )
+                level = by_level.setdefault(name.split("_")[1], {"times": [], "settled": 0})
+                level["times"].append(time.perf_counter() - start)
+                level["settled"] += int(count >= 0)
+            for fill, level in by_level.items():
+                t = np.array(level["times"])
+                out.append({
+                    "settings": label, "fill": int(fill), "instances": len(t),
+                    "settled": level["settled"], "median_s": float(np.median(t)),
+                    "max_s": float(t.max()), "over_1s": int((t > TARGET_LARGE_S).sum()),
+                })  # fmt: skip
+            print(f"{label}: done", file=sys.stderr, flush=True)
+    return {"machine": machine(), "max_nodes": args.max_nodes, "seed": 37, "rows": out}
+
+
 def run_node_rate(args: argparse.Namespace) -> dict:
     """Nodes per second of exact_large.solve_one, box-line only, on the 25x25 45 % instances."""
     rows = read_tsv(args.data_dir / "general_25x25.tsv", ("inst25x25_45_",))
@@ -457,7 +516,8 @@ def main() -> None:
     ap.add_argument("--per-level-36", type=int, default=20, help="36x36 instances per fill level")
     ap.add_argument("--max-nodes", type=int, default=2_000_000, help="node cap, large grids")
     ap.add_argument(
-        "--part", choices=("all", "9x9", "large", "escalate", "node-rate"), default="all",
+        "--part", default="all",
+        choices=("all", "9x9", "large", "escalate", "settings-36", "node-rate"),
         help="run one part and merge it into --out (the other part's figures are kept)",
     )  # fmt: skip
     ap.add_argument(
@@ -478,6 +538,8 @@ def main() -> None:
         result.update(run_large(args), command_large=command)
     if args.part == "escalate":
         result["escalate"] = {**run_escalate(args), "command": command}
+    if args.part == "settings-36":
+        result["settings_36"] = {**run_settings_36(args), "command": command}
     if args.part == "node-rate":
         result.setdefault("node_rate", []).append({**run_node_rate(args), "command": command})
     args.out.parent.mkdir(parents=True, exist_ok=True)
