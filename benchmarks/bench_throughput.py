@@ -4,6 +4,11 @@ Builds ../shared/tools/sirdey_limit.c (gcc -O3 -march=native -fopenmp), then alt
 the native loop and of `gpu-anneal bench throughput` on one thread and on all threads, and
 writes the medians and their ratios to benchmarks/results/throughput.json and .md.
 
+Then, on one thread, the CPU runner's two ways of counting conflicts on every order from 3 to 6
+(Sirdey's and the candidate move): cell-linear bitboards and unit counts
+(cpu_reference/sudoku/packing.py), the child process choosing one through
+rules.COUNTS_FROM_ORDER; the shipped choice is marked.
+
     python benchmarks/bench_throughput.py [--tool ../shared/tools/sirdey_limit.c] [--seconds 5]
 """
 
@@ -21,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.machine import machine  # noqa: E402
+from cpu_reference.sudoku.rules import COUNTS_FROM_ORDER  # noqa: E402
 
 
 def build(tool: Path, out: Path) -> Path:
@@ -38,12 +44,17 @@ def native(binary: Path, seconds: float, threads: int) -> float:
     return float(json.loads(out.stdout)["proposals_per_second"])
 
 
-def engine(seconds: float, threads: int, move: str = "sirdey") -> float:
-    """Proposals per second of the engine's CPU backend over `threads` numba threads."""
+def engine(
+    seconds: float, threads: int, move: str = "sirdey", order: int = 3, counts_from: int = 0
+) -> float:
+    """Proposals per second of the engine's CPU backend over `threads` numba threads
+    (counts_from > 0: unit counts from that order up, in place of the shipped choice)."""
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
     code = (
-        "import json; from gpu_anneal.measure import measure_throughput; "
-        f"print(json.dumps(measure_throughput(3, {seconds}, 'cpu', move={move!r}), "
+        "import json; from cpu_reference.sudoku import rules; "
+        f"rules.COUNTS_FROM_ORDER = {counts_from} or rules.COUNTS_FROM_ORDER; "
+        "from gpu_anneal.measure import measure_throughput; "
+        f"print(json.dumps(measure_throughput({order}, {seconds}, 'cpu', move={move!r}), "
         "allow_nan=False))"
     )
     out = subprocess.run(
@@ -82,8 +93,24 @@ def main() -> None:
         print(f"{threads} thread(s): native {c / 1e6:.1f} M/s, engine {e / 1e6:.1f} M/s, "
               f"ratio {e / c:.3f}", flush=True)  # fmt: skip
     moves = {move: engine(args.seconds, cores, move) for move in ("candidate", "box-swap")}
+    layouts = []
+    for order in (3, 4, 5, 6):
+        for move in ("sirdey", "candidate"):
+            linear = engine(args.seconds, 1, move, order, counts_from=99)
+            counts = engine(args.seconds, 1, move, order, counts_from=2)
+            layouts.append(
+                {
+                    "order": order,
+                    "move": move,
+                    "linear": linear,
+                    "counts": counts,
+                    "shipped": "counts" if order >= COUNTS_FROM_ORDER else "linear",
+                }
+            )
+            print(f"order {order} {move}: linear {linear / 1e6:.1f} M/s, counts "
+                  f"{counts / 1e6:.1f} M/s", flush=True)  # fmt: skip
     result = {"machine": machine(), "seconds": args.seconds, "rows": rows,
-              "other_moves_all_threads": moves}  # fmt: skip
+              "other_moves_all_threads": moves, "layouts_one_thread": layouts}  # fmt: skip
     Path(args.out + ".json").write_text(json.dumps(result, indent=1, allow_nan=False))
     lines = [
         "# Sirdey proposals per second: engine against the native reference loop",
@@ -101,6 +128,14 @@ def main() -> None:
         lines.append(f"| {r['threads']} | {c_rate:.1f} | {e_rate:.1f} | {r['ratio']:.3f} |")
     lines += ["", "Other moves, all threads (M proposals/s): "
               + ", ".join(f"{k} {v / 1e6:.1f}" for k, v in moves.items())]  # fmt: skip
+    lines += ["", "The CPU runner's conflict counting, one thread, M proposals/s (shipped: *):", "",
+              "| order | move | linear bitboards | unit counts | counts / linear |",
+              "| ---: | --- | ---: | ---: | ---: |"]  # fmt: skip
+    for r in layouts:
+        mark = {k: "*" if r["shipped"] == k else "" for k in ("linear", "counts")}
+        lines.append(f"| {r['order']} | {r['move']} | {r['linear'] / 1e6:.1f}{mark['linear']} | "
+                     f"{r['counts'] / 1e6:.1f}{mark['counts']} | "
+                     f"{r['counts'] / r['linear']:.2f} |")  # fmt: skip
     Path(args.out + ".md").write_text("\n".join(lines) + "\n")
 
 

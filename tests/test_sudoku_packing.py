@@ -9,6 +9,7 @@ from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import (
     cell_word_bit,
+    count_units,
     linear_peer_tables,
     linear_words,
     pack_board,
@@ -98,3 +99,38 @@ def _pack_bool(marks: np.ndarray, order: int) -> np.ndarray:
         w, bit = cell_word_bit(order, int(c))
         board[int(dd) * pk.WR + w] |= pk.word_dtype(1) << pk.word_dtype(bit)
     return board
+
+
+@pytest.mark.parametrize("order", [2, 3, 4, 5, 6])
+def test_unit_counts_count_the_same_conflicts(order):
+    """The CPU runner's unit counts (COUNTS): five bytes a digit give the conflicts the
+    row-packed bitboards give for every sampled cell and digit (the cell's own digit counted
+    once, as the move loop takes it away), and the bitboards rebuilt from the grid are the
+    packed ones."""
+    pk = packing(order)
+    rows_model = sa.model(order)
+    counting = sa.model(order, sa.MOVE_CANDIDATE, counts=True)
+    rng = np.random.default_rng(order + 10)
+    grid = rng.integers(1, pk.N + 1, pk.cells).astype(np.uint8)
+    rows = pack_board(grid, order)
+    table = np.zeros(count_units(order) * pk.N, np.uint8)
+    counting.counts_from_values(grid, table)
+    assert int(table.sum()) == 5 * pk.cells
+    rebuilt = np.full(pk.NW, 7, pk.word_dtype)
+    counting.rows_from_values(grid, rebuilt)
+    np.testing.assert_array_equal(rebuilt, rows)
+    for c in rng.choice(pk.cells, size=min(60, pk.cells), replace=False).tolist():
+        for dd in {0, pk.N // 2, pk.N - 1, int(grid[c]) - 1}:
+            want = rows_model.conflicts_at(rows, 0, np.uint32(dd), np.uint32(c))
+            own = int(grid[c]) - 1 == dd
+            assert counting.unit_count(table, np.uint32(c), np.uint32(dd)) - own == want
+
+
+def test_counts_model_is_for_the_cpu_runners_one_cell_moves():
+    """COUNTS refuses the box swap and the kernels' variants (lanes, computed masks)."""
+    for kwargs in ({"linear": True}, {"table": False}, {"lanes": 32}):
+        with pytest.raises(ValueError, match="counts"):
+            sa.model(5, sa.MOVE_CANDIDATE, counts=True, **kwargs)
+    with pytest.raises(ValueError, match="counts"):
+        sa.model(5, sa.MOVE_BOX_SWAP, counts=True)
+    assert sa.cpu_model(5, sa.MOVE_CANDIDATE).counts_from_values is not None

@@ -264,7 +264,7 @@ def make_batch(
 
 def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True) -> None:
     """Advance every chain of the batch by up to `budget` plateaus on all CPU cores, in place."""
-    m = sa.model(batch.order, batch.move, linear=True)
+    m = sa.cpu_model(batch.order, batch.move)
     m.run_slice_cpu(
         batch.vals,
         batch.boards,

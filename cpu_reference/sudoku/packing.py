@@ -36,6 +36,21 @@ The CPU runner keeps its chains' bitboards cell-linear instead (tables, not comp
 which takes fewer words a digit than whole rows per word (9x9: 2 against 3), so fewer loads
 and popcounts a move; run_slice_cpu converts the batch's row-packed boards to it and back.
 
+On orders 4 and up the CPU runner's one-cell moves count instead of masking (COUNTS): a byte a
+(unit, digit), units being the N rows, N columns and N boxes and the n N row segments and n N
+column segments (a row or column inside one box), NU = 3N + 2nN of them:
+
+    count[u N + dd]   cells of unit u holding dd            u:  0 .. N-1      rows
+                                                                N .. 2N-1     columns
+    conflicts(dd, c) = row + column + box                       2N .. 3N-1    boxes
+                       - row segment - column segment           3N + r n + k // n
+                       (- 1 when c holds dd itself)             3N + nN + k n + r // n
+
+since a peer sharing the cell's row and box is counted in both and once in its row segment (the
+same for columns): five byte loads a digit, whatever the order, against LWR words and popcounts.
+The counts follow from the values alone, so run_slice_cpu builds them from each chain's grid and
+rebuilds the batch's row-packed boards from the grid after the slice.
+
 Cell values, 4 bits each for N <= 16 (8 bits for larger grids), stored 0-based:
 
     value word i:  bits 31..28 | 27..24 | ... | 3..0
@@ -186,6 +201,28 @@ def linear_peer_tables(order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """peer_tables for cell-linear bitboards: (peers uint64[cells * LWR], word uint32[cells],
     bit uint64[cells]), cell c at bit c mod 64 of word c // 64 (read-only)."""
     return _mask_tables(order, linear_words(order), np.uint64, lambda c: divmod(c, 64))
+
+
+def count_units(order: int) -> int:
+    """NU: units a COUNTS table keeps for each digit (3N + 2nN, see the module docstring)."""
+    n = packing(order).n
+    return 3 * n * n + 2 * n * n * n
+
+
+@cache
+def cell_count_units(order: int) -> np.ndarray:
+    """int32[cells, 5]: u N for the row, column, box, row segment and column segment of each
+    cell (COUNTS: count[u N + dd] is the unit's count of digit dd; read-only)."""
+    n = packing(order).n
+    N = n * n
+    out = np.zeros((N * N, 5), dtype=np.int32)
+    for c in range(N * N):
+        r, k = divmod(c, N)
+        units = (r, N + k, 2 * N + (r // n) * n + k // n, 3 * N + r * n + k // n,
+                 3 * N + n * N + k * n + r // n)  # fmt: skip
+        out[c] = [u * N for u in units]
+    out.setflags(write=False)
+    return out
 
 
 @cache

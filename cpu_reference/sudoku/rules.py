@@ -69,7 +69,7 @@ import numpy as np
 
 from cpu_reference.anneal.fixed_point import beta_fixed, growth_fixed
 from cpu_reference.sudoku.layout import layout
-from cpu_reference.sudoku.packing import linear_words, packing
+from cpu_reference.sudoku.packing import count_units, linear_words, packing
 from cpu_reference.sudoku.schedules import KIND_GEOMETRIC, Schedule
 
 # counter columns of ctr[g, :]
@@ -120,6 +120,7 @@ def model(
     packed: bool = False,
     thr_cap: int = 0,
     linear: bool = False,
+    counts: bool = False,
 ) -> SimpleNamespace:
     """Jitted rules of order n and a move: thresholds, trial start, plateau, chain driver.
 
@@ -138,14 +139,20 @@ def model(
     `linear` (CPU runner, with table): the chains' bitboards cell-linear in uint64 words
     (packing.py: fewer words a digit), converted from the batch's row-packed boards and back by
     run_slice_cpu at each slice; every count, and so every move, is the same.
+    `counts` (CPU runner, one-cell moves): conflicts from per-unit digit counts, five bytes a
+    digit (packing.py, COUNTS), built from each chain's grid at each slice; the same counts
+    again, so the same moves.
     """
     tmax = max_delta(n, move)
     if linear and not table:
         raise ValueError("linear bitboards read their peer masks from tables (table=True)")
+    if counts and (linear or not table or packed or lanes != 1 or move == MOVE_BOX_SWAP):
+        raise ValueError("counts: the CPU runner's one-cell moves only (no linear, lanes 1)")
     if not 0 <= thr_cap <= tmax:
         raise ValueError(f"thr_cap {thr_cap}: must lie in 0..{tmax} (0: the whole table)")
-    constants = _constants(n, move, lanes, table, packed, thr_cap, linear)
+    constants = _constants(n, move, lanes, table, packed, thr_cap, linear, counts)
     key = f"o{n}_m{move}_l{lanes}_t{int(table)}_p{int(packed)}_c{thr_cap}_x{int(linear)}"
+    key += "_u" if counts else ""
     module = _load_generated(key, constants)
     return SimpleNamespace(
         n=n,
@@ -158,10 +165,21 @@ def model(
     )
 
 
+COUNTS_FROM_ORDER = 4  # the CPU runner counts (COUNTS) from this order up: fewer loads a move
+
+
+def cpu_model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
+    """The CPU runner's rules: unit counts for one-cell moves from COUNTS_FROM_ORDER up, else
+    cell-linear bitboards (benchmarks/results/throughput.md gives both rates)."""
+    if n >= COUNTS_FROM_ORDER and move != MOVE_BOX_SWAP:
+        return model(n, move, counts=True)
+    return model(n, move, linear=True)
+
+
 _EXPORTED = (
     "get_value", "set_value", "conflicts_at", "peer_words", "fill_thresholds", "full_cost",
     "start_trial", "plateau", "exact_threshold", "drive_chain", "run_slice_cpu",
-    "rows_to_linear", "linear_to_rows",
+    "rows_to_linear", "linear_to_rows", "unit_count", "counts_from_values", "rows_from_values",
 )  # fmt: skip
 
 
@@ -173,6 +191,7 @@ def _constants(
     packed: bool,
     thr_cap: int = 0,
     linear: bool = False,
+    counts: bool = False,
 ) -> dict[str, str]:
     """name -> Python expression of every compile-time constant of one specialisation."""
     pk = packing(n)
@@ -206,6 +225,8 @@ def _constants(
         "VWROW": str(pk.VW), "NWROW": str(pk.N * wr),
         "PEER_TABLE, CELL_WORD, CELL_BIT": tables,
         "LINEAR": str(bool(linear)), "ROW_WR": str(pk.WR), "ROW_NW": str(pk.NW),
+        "COUNTS": str(bool(counts)), "CELL_UNITS": f"cell_count_units({n})",
+        "NCOUNT": str(count_units(n) * pk.N),
         "ROW_BITS": str(pk.word_bits), "ROW_WT": row_wt,
         "_ROW_PEERS, ROW_CELL_WORD, ROW_CELL_BIT": f"peer_tables({n})",
         "ROW_BIT_CELL": f"row_bit_cells({n})",

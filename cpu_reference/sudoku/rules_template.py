@@ -16,7 +16,12 @@ from numba.extending import intrinsic
 from cpu_reference.anneal.bits import popcount32, popcount64
 from cpu_reference.anneal.fixed_point import exp_neg, next_beta
 from cpu_reference.anneal.rng import next_u64, uniform_below
-from cpu_reference.sudoku.packing import linear_peer_tables, peer_tables, row_bit_cells
+from cpu_reference.sudoku.packing import (
+    cell_count_units,
+    linear_peer_tables,
+    peer_tables,
+    row_bit_cells,
+)
 from cpu_reference.sudoku.schedules import KIND_GEOMETRIC
 
 # <constants>
@@ -253,6 +258,46 @@ def peer_words(c, out):
 
 
 @njit
+def unit_count(board, c, dd):
+    """COUNTS: cell c's peers holding dd, plus c itself when it holds dd (packing.py)."""
+    u = dd
+    return uint32(
+        uint32(board[CELL_UNITS[c, 0] + u]) + uint32(board[CELL_UNITS[c, 1] + u])
+        + uint32(board[CELL_UNITS[c, 2] + u]) - uint32(board[CELL_UNITS[c, 3] + u])
+        - uint32(board[CELL_UNITS[c, 4] + u])
+    )  # fmt: skip
+
+
+@njit
+def count_cell(board, c, dd, step):
+    """COUNTS: add step (1, or 255 to take one away) to the five units of cell c for dd."""
+    for j in range(5):
+        at = CELL_UNITS[c, j] + dd
+        board[at] = np.uint8(board[at] + step)
+
+
+@njit
+def counts_from_values(vals, board):
+    """COUNTS: the table of a grid (1-based bytes, 0 for an empty cell)."""
+    for i in range(NCOUNT):
+        board[i] = np.uint8(0)
+    for c in range(CELLS):
+        if vals[c] != 0:
+            count_cell(board, c, uint32(vals[c]) - ONE, np.uint8(1))
+
+
+@njit
+def rows_from_values(vals, rows):
+    """Row-packed bitboards of a grid (1-based bytes, 0 for an empty cell)."""
+    for i in range(ROW_NW):
+        rows[i] = ROW_WT(0)
+    for c in range(CELLS):
+        if vals[c] != 0:
+            at = (vals[c] - 1) * ROW_WR + ROW_CELL_WORD[c]
+            rows[at] = ROW_WT(rows[at] | ROW_CELL_BIT[c])
+
+
+@njit
 def conflicts_at(board, lane, dd, c):
     """Peers of cell c holding 0-based digit dd."""
     return conflicts(board, lane, dd, cell_masks(c))
@@ -337,7 +382,10 @@ def full_cost(vals, board, lane):
     total = uint32(0)
     for c in range(CELLS):
         uc = uint32(c)
-        total = uint32(total + conflicts_at(board, lane, get_value(vals, lane, uc), uc))
+        if COUNTS:
+            total = uint32(total + unit_count(board, uc, get_value(vals, lane, uc)) - ONE)
+        else:
+            total = uint32(total + conflicts_at(board, lane, get_value(vals, lane, uc), uc))
     return np.int64(total >> ONE)
 
 
@@ -345,6 +393,9 @@ def full_cost(vals, board, lane):
 def place(vals, board, lane, c, dd):
     """Put 0-based digit dd in cell c (whose bit is clear in every bitboard)."""
     set_value(vals, lane, c, dd)
+    if COUNTS:
+        count_cell(board, c, dd, np.uint8(1))
+        return
     desc = cell_masks(c)
     wr, bit = desc[0], desc[1]
     at = uint32(uint32(dd * UWR) + wr)
@@ -363,6 +414,8 @@ def start_trial(
     """
     if LINEAR:
         rows_to_linear(given_board, board)
+    elif COUNTS:
+        counts_from_values(given_vals, board)
     else:
         for i in range(NWROW):
             board[bx(i, lane)] = given_board[i]
@@ -432,6 +485,9 @@ def cell_draw(lo, vals, lane, move_cells, pu, unmove, cand, ncand):
 @njit
 def cell_gain_loss(board, lane, c, old, new):
     """(conflicts of the new digit, of the old one, word, bit) of a one-cell move."""
+    if COUNTS:
+        gain = unit_count(board, c, new)
+        return gain, uint32(unit_count(board, c, old) - ONE), uint32(0), WT(0)
     desc = cell_masks(c)
     return conflicts(board, lane, new, desc), conflicts(board, lane, old, desc), desc[0], desc[1]
 
@@ -439,6 +495,11 @@ def cell_gain_loss(board, lane, c, old, new):
 @njit
 def cell_apply(vals, board, lane, c, old, new, wr, bit):
     """Make a one-cell move."""
+    if COUNTS:
+        count_cell(board, c, old, np.uint8(255))
+        count_cell(board, c, new, np.uint8(1))
+        set_value(vals, lane, c, new)
+        return
     flip(board, lane, old, wr, bit)
     flip(board, lane, new, wr, bit)
     set_value(vals, lane, c, new)
@@ -767,6 +828,9 @@ def run_slice_cpu(
         if LINEAR:  # the chain's bitboards cell-linear for the slice (packing.py)
             board = np.empty(NWROW, np.uint64)
             rows_to_linear(boards[g], board)
+        elif COUNTS:  # the chain's unit counts for the slice, from its grid (packing.py)
+            board = np.empty(NCOUNT, np.uint8)
+            counts_from_values(vals[g], board)
         else:
             board = boards[g]
         drive_chain(
@@ -777,3 +841,5 @@ def run_slice_cpu(
         )  # fmt: skip
         if LINEAR:
             linear_to_rows(board, boards[g])
+        elif COUNTS:
+            rows_from_values(vals[g], boards[g])
