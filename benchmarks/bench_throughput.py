@@ -7,7 +7,10 @@ writes the medians and their ratios to benchmarks/results/throughput.json and .m
 Then, on one thread, the CPU runner's two ways of counting conflicts on every order from 3 to 6
 (Sirdey's and the candidate move): cell-linear bitboards and unit counts
 (cpu_reference/sudoku/packing.py), the child process choosing one through
-rules.COUNTS_FROM_ORDER; the shipped choice is marked.
+rules.COUNTS_FROM_ORDER; the shipped choice is marked. Twice: in the native loop's hot regime
+(T0 = e_P, most moves taken) and where the presets solve (COOL: T from 0.3 down to 0.2, a few
+per cent taken), since a taken move costs the counts ten byte updates against the bitboards'
+two word toggles.
 
     python benchmarks/bench_throughput.py [--tool ../shared/tools/sirdey_limit.c] [--seconds 5]
 """
@@ -44,8 +47,16 @@ def native(binary: Path, seconds: float, threads: int) -> float:
     return float(json.loads(out.stdout)["proposals_per_second"])
 
 
+COOL = "geometric:t0=0.3,t_final=0.2,ratio=0.9999,stall=0"
+
+
 def engine(
-    seconds: float, threads: int, move: str = "sirdey", order: int = 3, counts_from: int = 0
+    seconds: float,
+    threads: int,
+    move: str = "sirdey",
+    order: int = 3,
+    counts_from: int = 0,
+    schedule: str | None = None,
 ) -> float:
     """Proposals per second of the engine's CPU backend over `threads` numba threads
     (counts_from > 0: unit counts from that order up, in place of the shipped choice)."""
@@ -54,8 +65,8 @@ def engine(
         "import json; from cpu_reference.sudoku import rules; "
         f"rules.COUNTS_FROM_ORDER = {counts_from} or rules.COUNTS_FROM_ORDER; "
         "from gpu_anneal.measure import measure_throughput; "
-        f"print(json.dumps(measure_throughput({order}, {seconds}, 'cpu', move={move!r}), "
-        "allow_nan=False))"
+        f"print(json.dumps(measure_throughput({order}, {seconds}, 'cpu', move={move!r}, "
+        f"schedule={schedule!r}), allow_nan=False))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT
@@ -94,21 +105,16 @@ def main() -> None:
               f"ratio {e / c:.3f}", flush=True)  # fmt: skip
     moves = {move: engine(args.seconds, cores, move) for move in ("candidate", "box-swap")}
     layouts = []
-    for order in (3, 4, 5, 6):
-        for move in ("sirdey", "candidate"):
-            linear = engine(args.seconds, 1, move, order, counts_from=99)
-            counts = engine(args.seconds, 1, move, order, counts_from=2)
-            layouts.append(
-                {
-                    "order": order,
-                    "move": move,
-                    "linear": linear,
-                    "counts": counts,
-                    "shipped": "counts" if order >= COUNTS_FROM_ORDER else "linear",
-                }
-            )
-            print(f"order {order} {move}: linear {linear / 1e6:.1f} M/s, counts "
-                  f"{counts / 1e6:.1f} M/s", flush=True)  # fmt: skip
+    for regime, schedule in (("hot", None), ("cool", COOL)):
+        for order in (3, 4, 5, 6):
+            for move in ("sirdey", "candidate"):
+                linear = engine(args.seconds, 1, move, order, 99, schedule)
+                counts = engine(args.seconds, 1, move, order, 2, schedule)
+                shipped = "counts" if order >= COUNTS_FROM_ORDER else "linear"
+                layouts.append({"regime": regime, "order": order, "move": move, "linear": linear,
+                                "counts": counts, "shipped": shipped})  # fmt: skip
+                print(f"{regime} order {order} {move}: linear {linear / 1e6:.1f} M/s, counts "
+                      f"{counts / 1e6:.1f} M/s", flush=True)  # fmt: skip
     result = {"machine": machine(), "seconds": args.seconds, "rows": rows,
               "other_moves_all_threads": moves, "layouts_one_thread": layouts}  # fmt: skip
     Path(args.out + ".json").write_text(json.dumps(result, indent=1, allow_nan=False))
@@ -128,12 +134,14 @@ def main() -> None:
         lines.append(f"| {r['threads']} | {c_rate:.1f} | {e_rate:.1f} | {r['ratio']:.3f} |")
     lines += ["", "Other moves, all threads (M proposals/s): "
               + ", ".join(f"{k} {v / 1e6:.1f}" for k, v in moves.items())]  # fmt: skip
-    lines += ["", "The CPU runner's conflict counting, one thread, M proposals/s (shipped: *):", "",
-              "| order | move | linear bitboards | unit counts | counts / linear |",
-              "| ---: | --- | ---: | ---: | ---: |"]  # fmt: skip
+    lines += ["", "The CPU runner's conflict counting, one thread, M proposals/s (shipped: *); "
+              "hot: Sirdey's course schedule from T0 = e_P, cool: `" + COOL + "`:", "",
+              "| regime | order | move | linear bitboards | unit counts | counts / linear |",
+              "| --- | ---: | --- | ---: | ---: | ---: |"]  # fmt: skip
     for r in layouts:
         mark = {k: "*" if r["shipped"] == k else "" for k in ("linear", "counts")}
-        lines.append(f"| {r['order']} | {r['move']} | {r['linear'] / 1e6:.1f}{mark['linear']} | "
+        lines.append(f"| {r['regime']} | {r['order']} | {r['move']} | "
+                     f"{r['linear'] / 1e6:.1f}{mark['linear']} | "
                      f"{r['counts'] / 1e6:.1f}{mark['counts']} | "
                      f"{r['counts'] / r['linear']:.2f} |")  # fmt: skip
     Path(args.out + ".md").write_text("\n".join(lines) + "\n")

@@ -36,8 +36,10 @@ def measure_throughput(
     backend: str = "cpu",
     chains: int | None = None,
     move: str = "sirdey",
+    schedule: str | None = None,
 ) -> dict:
-    """Proposals per second of a move (Sirdey's by default) over `chains` chains."""
+    """Proposals per second of a move (Sirdey's by default) over `chains` chains, on a grid
+    that never solves, under `schedule` (default: the native loop's, hot: most moves taken)."""
     order = validate.order(order)
     seconds = validate.seconds("--seconds", seconds)
     chains = validate.chains(chains, layout(order).cells)
@@ -45,7 +47,10 @@ def measure_throughput(
     threads = cpu_threads()
     count = chains or (8 * threads if used == "cpu" else 65536)
     # the native loop's regime: trials of 20,000 plateaus from T0 = e_P, no stall rule
-    sched = by_name("sirdey-course", order, stall=0, max_plateaus=20_000)
+    if schedule is None:
+        sched = by_name("sirdey-course", order, stall=0, max_plateaus=20_000)
+    else:
+        sched = by_name(schedule, order)
     code = sa.MOVE_NAMES[move]
     batch = make_batch(never_solving_puzzle(order)[None], order, sched, count, seed=1, move=code)
     runner = make_runner(batch, used)

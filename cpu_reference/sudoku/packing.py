@@ -36,7 +36,7 @@ The CPU runner keeps its chains' bitboards cell-linear instead (tables, not comp
 which takes fewer words a digit than whole rows per word (9x9: 2 against 3), so fewer loads
 and popcounts a move; run_slice_cpu converts the batch's row-packed boards to it and back.
 
-On orders 4 and up the CPU runner's one-cell moves count instead of masking (COUNTS): a byte a
+On orders 5 and up the CPU runner's one-cell moves count instead of masking (COUNTS): a byte a
 (unit, digit), units being the N rows, N columns and N boxes and the n N row segments and n N
 column segments (a row or column inside one box), NU = 3N + 2nN of them:
 

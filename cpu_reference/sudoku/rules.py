@@ -165,7 +165,7 @@ def model(
     )
 
 
-COUNTS_FROM_ORDER = 4  # the CPU runner counts (COUNTS) from this order up: fewer loads a move
+COUNTS_FROM_ORDER = 5  # the CPU runner counts (COUNTS) from this order up: fewer loads a move
 
 
 def cpu_model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
