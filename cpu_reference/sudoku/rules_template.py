@@ -458,6 +458,9 @@ def new_digit(field, c, old, cand, ncand):
     if move == MOVE_CANDIDATE:
         j = uint32(uint32(field * uint32(uint32(ncand[c]) - ONE)) >> uint32(12))
         new = uint32(uint32(cand[c, j]) - ONE)
+        if TABLE:  # CPU: both loads, then a select, where a branch on the draw mispredicts
+            after = uint32(uint32(cand[c, uint32(j + ONE)]) - ONE)
+            return after if new >= old else new
         if new >= old:
             new = uint32(uint32(cand[c, uint32(j + ONE)]) - ONE)
         return new
