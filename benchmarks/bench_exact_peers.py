@@ -21,8 +21,8 @@ depends on the budget the solver ships with (exact_large.ESCALATE_NODES).
 Settings for 36x36 (`--part settings-36`): 36x36 training grids made as above from another
 seed (37, not the reported instances), counted to two under each combination of rules (box-line
 with all-different escalated after ESCALATE_NODES, or all-different from the start) and first
-restart budget (the restarted runs' base_nodes), node cap --max-nodes: what order 6 ships with
-(exact_large.SHIPPED).
+restart budget (the restarted runs' base_nodes), node cap --max-nodes: whether order 6 should
+ship other settings than every large order's (exact.RESTART_BASE, exact_large.DEFAULT_RULES).
 
 Node rate (`--part node-rate`): branch nodes per second of the exact-cover solver with box-line
 alone (no all-different, so that every version of the solver does the same work per node) on

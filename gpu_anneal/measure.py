@@ -30,6 +30,10 @@ def never_solving_puzzle(order: int) -> np.ndarray:
     return puzzle
 
 
+# the native loop's regime: trials of 20,000 plateaus from T0 = e_P, no stall rule
+NATIVE_REGIME = "sirdey-course:stall=0,max_plateaus=20000"
+
+
 def measure_throughput(
     order: int,
     seconds: float,
@@ -46,11 +50,7 @@ def measure_throughput(
     used = resolve_backend(backend)
     threads = cpu_threads()
     count = chains or (8 * threads if used == "cpu" else 65536)
-    # the native loop's regime: trials of 20,000 plateaus from T0 = e_P, no stall rule
-    if schedule is None:
-        sched = by_name("sirdey-course", order, stall=0, max_plateaus=20_000)
-    else:
-        sched = by_name(schedule, order)
+    sched = by_name(schedule or NATIVE_REGIME, order)
     code = sa.MOVE_NAMES[move]
     batch = make_batch(never_solving_puzzle(order)[None], order, sched, count, seed=1, move=code)
     runner = make_runner(batch, used)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cpu_reference.sudoku import rules as sa
-from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch
+from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch, run_slice_cpu
 from cpu_reference.sudoku.formats import read_puzzles
 from cpu_reference.sudoku.presets import expand
 from cpu_reference.sudoku.schedules import by_name
@@ -24,14 +24,10 @@ def _puzzles(order: int) -> np.ndarray:
     return np.stack([p.cells for p in read_puzzles(DATA / HEADS[order])[:2]]).astype(np.uint8)
 
 
-def _run(batch, model, budgets):
-    """Slices of the given plateau budgets with one model's run_slice_cpu, in place."""
+def _run(batch, rules, budgets):
+    """Slices of the given plateau budgets with one model's rules, in place."""
     for budget in budgets:
-        model.run_slice_cpu(
-            batch.vals, batch.boards, batch.best_vals, batch.thr, batch.ctr, batch.rng,
-            batch.solved, batch.cpp, batch.exp_table, *batch.puzzle_arrays(),
-            *sa.schedule_args(batch.schedule), batch.trial_cap, budget, False,
-        )  # fmt: skip
+        run_slice_cpu(batch, budget, stop_on_solved=False, rules=rules)
 
 
 @pytest.mark.parametrize(

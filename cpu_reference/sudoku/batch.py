@@ -262,9 +262,10 @@ def make_batch(
     )
 
 
-def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True) -> None:
-    """Advance every chain of the batch by up to `budget` plateaus on all CPU cores, in place."""
-    m = sa.cpu_model(batch.order, batch.move)
+def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True, rules=None) -> None:
+    """Advance every chain of the batch by up to `budget` plateaus on all CPU cores, in place,
+    with `rules` (a rules.model(); default: the CPU runner's, rules.cpu_model)."""
+    m = rules or sa.cpu_model(batch.order, batch.move)
     m.run_slice_cpu(
         batch.vals,
         batch.boards,

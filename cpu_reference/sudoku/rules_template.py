@@ -260,11 +260,10 @@ def peer_words(c, out):
 @njit
 def unit_count(board, c, dd):
     """COUNTS: cell c's peers holding dd, plus c itself when it holds dd (packing.py)."""
-    u = dd
     return uint32(
-        uint32(board[CELL_UNITS[c, 0] + u]) + uint32(board[CELL_UNITS[c, 1] + u])
-        + uint32(board[CELL_UNITS[c, 2] + u]) - uint32(board[CELL_UNITS[c, 3] + u])
-        - uint32(board[CELL_UNITS[c, 4] + u])
+        uint32(board[CELL_UNITS[c, 0] + dd]) + uint32(board[CELL_UNITS[c, 1] + dd])
+        + uint32(board[CELL_UNITS[c, 2] + dd]) - uint32(board[CELL_UNITS[c, 3] + dd])
+        - uint32(board[CELL_UNITS[c, 4] + dd])
     )  # fmt: skip
 
 
