@@ -20,9 +20,11 @@ depends on the budget the solver ships with (exact_large.ESCALATE_NODES).
 
 Settings for 36x36 (`--part settings-36`): 36x36 training grids made as above from another
 seed (37, not the reported instances), counted to two under each combination of rules (box-line
-with all-different escalated after ESCALATE_NODES, or all-different from the start) and first
-restart budget (the restarted runs' base_nodes), node cap --max-nodes: whether order 6 should
-ship other settings than every large order's (exact.RESTART_BASE, exact_large.DEFAULT_RULES).
+with all-different escalated after ESCALATE_NODES, or all-different from the start; with or
+without fish, the all-different of each digit's rows-to-columns matching; with or without phase
+saving) and first restart budget (the restarted runs' base_nodes), node cap --max-nodes: whether
+order 6 should ship other settings than every large order's (exact.RESTART_BASE,
+exact_large.DEFAULT_RULES).
 
 Node rate (`--part node-rate`): branch nodes per second of the exact-cover solver with box-line
 alone (no all-different, so that every version of the solver does the same work per node) on
@@ -451,7 +453,13 @@ SETTINGS_36 = (  # label, rules, escalate_nodes, first restart budget
     ("all-different, base 300", large.BOX_LINE | large.ALL_DIFFERENT, 0, RESTART_BASE),
     ("all-different, base 100", large.BOX_LINE | large.ALL_DIFFERENT, 0, 100),
     ("all-different, base 30", large.BOX_LINE | large.ALL_DIFFERENT, 0, 30),
-)
+    ("escalate 3,000, base 300, fish", large.DEFAULT_RULES | large.FISH, large.ESCALATE_NODES,
+     RESTART_BASE),
+    ("all-different and fish, base 300", large.BOX_LINE | large.ALL_DIFFERENT | large.FISH, 0,
+     RESTART_BASE),
+    ("escalate 3,000, base 300, phase saving", large.DEFAULT_RULES | large.PHASE,
+     large.ESCALATE_NODES, RESTART_BASE),
+)  # fmt: skip
 
 
 def run_settings_36(args: argparse.Namespace) -> dict:

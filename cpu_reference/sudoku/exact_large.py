@@ -33,11 +33,17 @@ All-different  (rules bit ALL_DIFFERENT) each changed row, column and box to arc
                a digit leaves a cell when no matching of the unit's cells to digits gives it
                that digit. About three times the cost of a node without it.
 
+Fish           (rules bit FISH) the same arc consistency on each digit's rows-to-columns
+               matching (the view S[N2 + d N + r]): X-wing, swordfish and larger fish. Measured
+               on 36x36, not used by default (benchmarks/results/exact_peers.md, settings-36).
+
 Search: branch on the open cell with the fewest digits per failure weight of its units
 (dom/wdeg), trying the digit with the fewest places left first on a copy of the state one level
 deeper, then removing it in place. Counting to two
 on big grids can meet very long searches; ``count_restarts`` reruns the search with random tie
-breaks and option order under a growing node budget. A run that finishes is exact; otherwise two
+breaks and option order under a growing node budget. With the PHASE bit a cell first tries the
+digit it took the last time it was branched on (phase saving, kept in the workspace from run to
+run; a caller may seed it, say from an annealed grid). A run that finishes is exact; otherwise two
 different solutions seen over the runs also settle "at least two". With the ESCALATE bit, the
 runs after the first ESCALATE_NODES nodes add all-different: most instances settle before that
 with the cheaper rules, and the few that do not get the stronger pruning.
@@ -56,6 +62,8 @@ TIE_NUM, TIE_DEN = 6, 5  # randomised runs: cells within 6/5 of the best ratio c
 BOX_LINE = 1  # rules: bit set when box-line eliminations run
 ALL_DIFFERENT = 2  # rules: bit set when all-different arc consistency runs
 ESCALATE = 4  # rules: bit set when restarted runs add ALL_DIFFERENT once ESCALATE_NODES are spent
+FISH = 8  # rules: bit set when all-different also runs on each digit's rows-to-columns matching
+PHASE = 16  # rules: bit set when a cell first tries the digit it took last time (phase saving)
 ESCALATE_NODES = 3000  # chosen on Lloyd & Amos 25x25 (benchmarks/results/exact_peers.md)
 DEFAULT_RULES = BOX_LINE | ESCALATE  # box-line always; all-different on the hard instances
 
@@ -75,7 +83,7 @@ def _view_update(S, i, x, n, N2, fq, bq, flags, qs, uq, cell, d):
 
 @nb.njit(cache=True, inline="always")
 def _mark_unit(flags, uq, qs, N2, u):
-    """Put unit u (rows, columns, boxes: 0..3N-1) on the all-different queue, once."""
+    """Put unit u (rows, columns, boxes, digits: 0..4N-1) on the all-different queue, once."""
     if flags[3 * N2 + u] == 0:
         flags[3 * N2 + u] = 1
         uq[qs[3]] = u
@@ -103,6 +111,7 @@ def _elim(S, c, d, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
     _mark_unit(flags, uq, qs, N2, r)
     _mark_unit(flags, uq, qs, N2, N + k)
     _mark_unit(flags, uq, qs, N2, 2 * N + b)
+    _mark_unit(flags, uq, qs, N2, 3 * N + d)
     if m == 0:
         qs[W0 + r] += 1
         qs[W0 + N + k] += 1
@@ -241,7 +250,7 @@ def _alldiff(S, u, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
     """All-different on unit u to arc consistency (a perfect matching of its cells to digits,
     then only the digits reachable in the cells' strongly connected components); False on a
     contradiction."""
-    o = 3 * N + 1  # uq[o:]: scratch, six arrays of N
+    o = 4 * N + 1  # uq[o:]: scratch, six arrays of N
     cells = uq[o : o + N]
     masks = uq[o + N : o + 2 * N]
     mate = uq[o + 2 * N : o + 3 * N]  # mate[i]: digit matched to cell i
@@ -258,8 +267,10 @@ def _alldiff(S, u, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
             c = u * N + i
         elif u < 2 * N:
             c = i * N + u - N
-        else:
+        elif u < 3 * N:
             c = geo[4 * N2 + (u - 2 * N) * N + i]
+        else:  # digit u - 3N: row i takes one column (the view S[N2 + d N + i])
+            c = N2 + (u - 3 * N) * N + i
         x = S[c]
         if x & (x - 1):
             cells[M] = c
@@ -345,9 +356,16 @@ def _alldiff(S, u, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
             y &= y - 1
             if reach[j] & (np.int64(1) << i):
                 keep |= np.int64(1) << mate[j]
-        drop = S[cells[i]] & ~keep
+        c = cells[i]
+        drop = S[c] & ~keep
         while drop:
-            if not _elim(S, cells[i], ctz(drop), n, N, N2, cq, fq, bq, flags, qs, uq, geo):
+            if c < N2:
+                ok = _elim(S, c, ctz(drop), n, N, N2, cq, fq, bq, flags, qs, uq, geo)
+            else:  # digit dd leaves column ctz(drop) of row c - N2 - dd N
+                dd = u - 3 * N
+                cell = (c - N2 - dd * N) * N + ctz(drop)
+                ok = _elim(S, cell, dd, n, N, N2, cq, fq, bq, flags, qs, uq, geo)
+            if not ok:
                 return False
             drop &= drop - 1
     return True
@@ -383,10 +401,12 @@ def _propagate(S, n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules):
             if not _box_line_one(S, i, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                 return False
             continue
-        if rules & ALL_DIFFERENT and qs[3] > 0:
+        if rules & (ALL_DIFFERENT | FISH) and qs[3] > 0:
             qs[3] -= 1
             u = uq[qs[3]]
             flags[3 * N2 + u] = 0
+            if u < 3 * N and not rules & ALL_DIFFERENT or u >= 3 * N and not rules & FISH:
+                continue
             if not _alldiff(S, u, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                 return False
             continue
@@ -483,11 +503,13 @@ def _pick_value(S, c, rest, N, N2, randomise, geo):
 
 @nb.njit(cache=True)
 def workspace(n, depth):
-    """Scratch of one search on order n: (stack, branch, cq, fq, bq, flags, qs, uq, geo).
+    """Scratch of one search on order n: (stack, branch, cq, fq, bq, flags, qs, uq, geo, phase).
 
     The stack grows on need. Queues: cq (cells to spread), fq (forced placements), bq (units
-    for box-line, each flagged in ``flags`` while queued). qs[0..2]: their lengths;
-    qs[W0 + u]: failures seen in unit u, from 1 (rows, then columns, then boxes).
+    for box-line, each flagged in ``flags`` while queued), uq (units for all-different: rows,
+    columns, boxes, then digits). qs[0..3]: their lengths; qs[W0 + u]: failures seen in unit u,
+    from 1 (the branching weighs rows, columns and boxes only). phase[c]: the digit cell c took
+    when last branched on, -1 none (PHASE).
     """
     N = n * n
     N2 = N * N
@@ -496,11 +518,12 @@ def workspace(n, depth):
     cq = np.empty(N2 + 1, dtype=np.int32)
     fq = np.empty(5 * N2 + 1, dtype=np.int32)
     bq = np.empty(3 * N2 + 1, dtype=np.int32)
-    flags = np.zeros(3 * N2 + 3 * N, dtype=np.uint8)
-    qs = np.ones(W0 + 3 * N, dtype=np.int64)
+    flags = np.zeros(3 * N2 + 4 * N, dtype=np.uint8)
+    qs = np.ones(W0 + 4 * N, dtype=np.int64)
     qs[:W0] = 0
-    uq = np.empty(9 * N + 1, dtype=np.int64)
-    return stack, branch, cq, fq, bq, flags, qs, uq, geometry(n)
+    uq = np.empty(10 * N + 1, dtype=np.int64)
+    phase = np.full(N2, -1, dtype=np.int8)
+    return stack, branch, cq, fq, bq, flags, qs, uq, geometry(n), phase
 
 
 @nb.njit(cache=True)
@@ -566,7 +589,7 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
     ``solution``. count is -1 when ``max_nodes`` > 0 branch values were tried first.
     The stack and branch arrays come back because they may have grown.
     """
-    stack, branch, cq, fq, bq, flags, qs, uq, geo = ws
+    stack, branch, cq, fq, bq, flags, qs, uq, geo, phase = ws
     N = n * n
     N2 = N * N
     randomise = seed >= 0
@@ -614,7 +637,10 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
                 return count, nodes, distinct, stack, branch
             state = UP
             continue
-        d = _pick_value(S, c, S[c], N, N2, randomise, geo)
+        d = phase[c]
+        if rules & PHASE == 0 or d < 0 or S[c] & (np.int64(1) << d) == 0:
+            d = _pick_value(S, c, S[c], N, N2, randomise, geo)
+            phase[c] = d
         branch[depth, 0] = c
         branch[depth, 1] = d
         if nodes == max_nodes and max_nodes > 0:
@@ -664,7 +690,7 @@ def count_restarts(
         count, nodes, distinct, stack, branch = search(
             cells_in, n, limit, cap, seed, run_rules, distinct, ws, solution
         )
-        ws = (stack, branch, ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8])
+        ws = (stack, branch, ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8], ws[9])
         total += nodes
         if distinct >= limit:
             return limit, total
