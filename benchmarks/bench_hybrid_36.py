@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_exact_peers import instances_36, one_thread  # noqa: E402
 from benchmarks.machine import machine  # noqa: E402
-from benchmarks.tables import table_block  # noqa: E402
+from benchmarks.tables import rerender, table_block, write_results  # noqa: E402
 from cpu_reference.sudoku import exact_large as large  # noqa: E402
 from cpu_reference.sudoku.exact import RESTART_BASE  # noqa: E402
 from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
@@ -153,9 +153,8 @@ def main() -> None:
     ap.add_argument("--out", default=str(RESULTS / "hybrid_36"))
     ap.add_argument("--render", action="store_true", help="only rewrite the markdown")
     args = ap.parse_args()
-    out = Path(args.out)
     if args.render:
-        out.with_suffix(".md").write_text(render(json.loads(out.with_suffix(".json").read_text())))
+        rerender(args.out, render)
         return
     levels = {int(x) for x in args.levels.split(",")}
     rows = [r for r in instances_36(args.per_level, seed=37) if int(r[0].split("_")[1]) in levels]
@@ -167,9 +166,7 @@ def main() -> None:
     result = {"machine": machine(), "args": vars(args),
               "rows": [probe(name, cells, args, rng) for name, _, cells in rows],
               "command": command}  # fmt: skip
-    out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
-    out.with_suffix(".md").write_text(render(result))
-    print(render(result))
+    write_results(args.out, result, render)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
-"""Markdown pieces the benchmark scripts share."""
+"""Markdown pieces the benchmark scripts share, and writing a results file with its report."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 
 def table_block(title: str, header: tuple, cells: list[tuple], tail: str) -> list[str]:
@@ -8,3 +11,17 @@ def table_block(title: str, header: tuple, cells: list[tuple], tail: str) -> lis
     align = "| --- |" + " ---: |" * (len(header) - 1)
     rows = ["| " + " | ".join(row) + " |" for row in cells]
     return [title, "", "| " + " | ".join(header) + " |", align, *rows, "", tail, ""]
+
+
+def write_results(out, result: dict, render) -> None:
+    """Write `result` as OUT.json and its markdown render(result) as OUT.md, and print it."""
+    out = Path(out)
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
+    out.with_suffix(".md").write_text(render(result))
+    print(render(result))
+
+
+def rerender(out, render) -> None:
+    """Rewrite OUT.md from OUT.json (a changed report, no new measurement)."""
+    out = Path(out)
+    out.with_suffix(".md").write_text(render(json.loads(out.with_suffix(".json").read_text())))

@@ -1,0 +1,241 @@
+"""Focused cell choice on 9x9: how often a chain meets a solution, per proposal and per second.
+
+An experiment, not an engine option. A self-contained chain (numba, unit counts, the candidate
+move with propagation first, restarts every --trial proposals from a fresh random grid, a
+temperature held at T) runs on each puzzle with two ways of choosing the cell of a move:
+
+    uniform   every free cell alike (the engine's move)
+    focused   with probability q, a cell drawn from those in conflict (a peer holds the same
+              digit); the set of such cells is kept up to date after each accepted move by
+              re-reading the three units of the moved cell
+
+After each solution the chain restarts. Figures: solutions met per 10^8 proposals and per
+second of one core, summed over the puzzles (the first --limit of --file), each chain seeded
+by its puzzle's index. Both ways run in the same chain code, so their ratio shows what the
+focused choice gains; the engine's own loop is faster per proposal than this one, so the
+seconds are this experiment's only. Results: benchmarks/results/focus_9x9.{json,md}.
+
+    python benchmarks/bench_focus_9x9.py --file PUZZLES [--limit 20] [--proposals 2e7]
+        [--setting uniform:0.34 --setting focused:0.5:0.8 ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.machine import machine  # noqa: E402
+from benchmarks.tables import rerender, table_block, write_results  # noqa: E402
+from cpu_reference.sudoku.batch import logic_fill  # noqa: E402
+from cpu_reference.sudoku.formats import iter_puzzles  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+SETTINGS = ("uniform:0.34", "uniform:0.4", "uniform:0.45", "focused:0.5:0.8", "focused:0.5:1",
+            "focused:0.6:1", "focused:0.7:1", "focused:0.8:1")  # fmt: skip
+
+
+@nb.njit(cache=True)
+def _unit_of(c, u):
+    r = c // 9
+    k = c % 9
+    if u == 0:
+        return r
+    if u == 1:
+        return 9 + k
+    return 18 + (r // 3) * 3 + k // 3
+
+
+@nb.njit(cache=True)
+def _cell_in(unit, j):
+    if unit < 9:
+        return unit * 9 + j
+    if unit < 18:
+        return j * 9 + unit - 9
+    b = unit - 18
+    return ((b // 3) * 3 + j // 3) * 9 + (b % 3) * 3 + j % 3
+
+
+@nb.njit(cache=True)
+def _in_conflict(cnt, v, c):
+    d = v[c]
+    return cnt[_unit_of(c, 0), d] > 1 or cnt[_unit_of(c, 1), d] > 1 or cnt[_unit_of(c, 2), d] > 1
+
+
+@nb.njit(cache=True)
+def _set_status(c, on, members, pos, size):
+    """Add cell c to the conflict set or take it out; returns the new size."""
+    if on and pos[c] < 0:
+        members[size] = c
+        pos[c] = size
+        return size + 1
+    if not on and pos[c] >= 0:
+        last = members[size - 1]
+        members[pos[c]] = last
+        pos[last] = pos[c]
+        pos[c] = -1
+        return size - 1
+    return size
+
+
+@nb.njit(cache=True)
+def chain(cells, masks, T, q, trial, budget, seed):
+    """Solutions met in `budget` proposals (held T, restarts every `trial` proposals)."""
+    np.random.seed(seed)
+    free = np.flatnonzero(cells == 0)
+    cand = np.zeros((81, 9), np.int64)
+    ncand = np.zeros(81, np.int64)
+    for c in range(81):
+        for d in range(9):
+            if masks[c] >> d & 1:
+                cand[c, ncand[c]] = d
+                ncand[c] += 1
+    movable = free[ncand[free] > 1]
+    M = movable.size
+    thr = np.exp(-np.arange(1, 40) / T)
+    cnt = np.zeros((27, 9), np.int64)
+    v = np.zeros(81, np.int64)
+    members = np.zeros(81, np.int64)
+    pos = np.full(81, -1, np.int64)
+    hits = 0
+    done = 0
+    while done < budget and M > 0:
+        cnt[:] = 0
+        for c in range(81):
+            v[c] = cells[c] - 1 if cells[c] > 0 else cand[c, np.random.randint(ncand[c])]
+            for u in range(3):
+                cnt[_unit_of(c, u), v[c]] += 1
+        cost = 0
+        for u in range(27):
+            for d in range(9):
+                cost += cnt[u, d] * (cnt[u, d] - 1) // 2
+        size = 0
+        pos[:] = -1
+        for i in range(M):
+            size = _set_status(movable[i], _in_conflict(cnt, v, movable[i]), members, pos, size)
+        end = done + trial
+        while done < budget and done < end and cost > 0:
+            done += 1
+            if size > 0 and q > 0 and np.random.random() < q:
+                c = members[np.random.randint(size)]
+            else:
+                c = movable[np.random.randint(M)]
+            old = v[c]
+            new = cand[c, np.random.randint(ncand[c] - 1)]
+            if new == old:
+                new = cand[c, ncand[c] - 1]
+            delta = 0
+            for u in range(3):
+                delta += cnt[_unit_of(c, u), new] - (cnt[_unit_of(c, u), old] - 1)
+            if delta > 0 and np.random.random() >= thr[delta - 1]:
+                continue
+            for u in range(3):
+                cnt[_unit_of(c, u), old] -= 1
+                cnt[_unit_of(c, u), new] += 1
+            v[c] = new
+            cost += delta
+            if q > 0:
+                for u in range(3):
+                    unit = _unit_of(c, u)
+                    for j in range(9):
+                        x = _cell_in(unit, j)
+                        if pos[x] >= 0 or (v[x] == old or v[x] == new) and ncand[x] > 1:
+                            if cells[x] == 0:
+                                size = _set_status(x, _in_conflict(cnt, v, x), members, pos, size)
+        if cost == 0:
+            hits += 1
+    return hits, done
+
+
+def parse_setting(text: str) -> tuple[str, float, float]:
+    """'uniform:T' or 'focused:T:q' -> (name, T, q)."""
+    parts = text.split(":")
+    if parts[0] == "uniform" and len(parts) == 2:
+        return text, float(parts[1]), 0.0
+    if parts[0] == "focused" and len(parts) == 3:
+        return text, float(parts[1]), float(parts[2])
+    raise SystemExit(f"--setting {text}: want uniform:T or focused:T:q")
+
+
+def measure(args) -> dict:
+    """Every setting on every puzzle."""
+    puzzles = []
+    for puzzle in iter_puzzles(args.file, order=3):
+        if isinstance(puzzle, Exception):
+            raise SystemExit(str(puzzle))
+        filled, masks = logic_fill(puzzle.cells, 3)
+        puzzles.append((filled.astype(np.int64), masks))
+        if len(puzzles) == args.limit:
+            break
+    chain(puzzles[0][0], puzzles[0][1], 0.4, 0.5, 1000, 10_000, 1)  # compile
+    rows = []
+    for text in args.setting or SETTINGS:
+        name, T, q = parse_setting(text)
+        start = time.perf_counter()
+        per = [chain(f, m, T, q, args.trial, args.proposals, i + 1)[0]
+               for i, (f, m) in enumerate(puzzles)]  # fmt: skip
+        seconds = time.perf_counter() - start
+        total = len(puzzles) * args.proposals
+        row = {"setting": name, "T": T, "q": q, "solutions": int(sum(per)),
+               "puzzles_met": int(sum(h > 0 for h in per)), "proposals": total,
+               "seconds": seconds, "per_1e8": 1e8 * sum(per) / total,
+               "per_second": sum(per) / seconds}  # fmt: skip
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    command = "python benchmarks/bench_focus_9x9.py " + " ".join(sys.argv[1:])
+    return {"machine": machine(), "args": {k: str(v) for k, v in vars(args).items()},
+            "puzzles": len(puzzles), "rows": rows, "command": command}  # fmt: skip
+
+
+def render(result: dict) -> str:
+    """The markdown report."""
+    m = result["machine"]
+    a = result["args"]
+    base = max((r for r in result["rows"] if r["q"] == 0), key=lambda r: r["per_second"])
+    cells = [(r["setting"], f"{r['solutions']}", f"{r['puzzles_met']}/{result['puzzles']}",
+              f"{r['per_1e8']:.1f}", f"{r['per_second']:.2f}",
+              _ratio(r["per_second"], base["per_second"])) for r in result["rows"]]  # fmt: skip
+    lines = ["# Focused cell choice on 9x9 (an experiment, not an engine option)", "",
+             f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
+             f"{m['load_average_at_start']:.2f}, {m['date']}. {Path(a['file']).name}, first "
+             f"{result['puzzles']} puzzles; {float(a['proposals']):.0e} proposals a puzzle, "
+             f"restart every {a['trial']} proposals and after each solution; held T; "
+             "one thread.", ""]  # fmt: skip
+    header = ("setting (T, q)", "solutions", "puzzles met", "per 10^8 proposals",
+              "per second", f"per second / {base['setting']}")  # fmt: skip
+    lines += table_block("## Solutions met", header, cells, f"Command: `{result['command']}`")
+    return "\n".join(lines)
+
+
+def _ratio(x: float, y: float) -> str:
+    return f"{x / y:.2f}" if y > 0 else "-"
+
+
+def main() -> None:
+    """Run the settings and write the results."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--file", type=Path, required=True)
+    ap.add_argument("--limit", type=int, default=20)
+    ap.add_argument("--proposals", type=lambda t: int(float(t)), default=20_000_000)
+    ap.add_argument("--trial", type=int, default=120_000)
+    ap.add_argument("--setting", action="append", help="uniform:T or focused:T:q (repeatable)")
+    ap.add_argument("--out", default=str(RESULTS / "focus_9x9"))
+    ap.add_argument("--render", action="store_true", help="only rewrite the markdown")
+    args = ap.parse_args()
+    if args.render:
+        rerender(args.out, render)
+        return
+    result = measure(args)
+    write_results(args.out, result, render)
+
+
+if __name__ == "__main__":
+    main()
