@@ -40,8 +40,8 @@ from cpu_reference.sudoku.batch import logic_fill  # noqa: E402
 from cpu_reference.sudoku.formats import iter_puzzles  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
-SETTINGS = ("uniform:0.34", "uniform:0.4", "uniform:0.45", "focused:0.5:0.8", "focused:0.5:1",
-            "focused:0.6:1", "focused:0.7:1", "focused:0.8:1")  # fmt: skip
+SETTINGS = ("uniform:0.3", "uniform:0.34", "uniform:0.4", "focused:0.5:0.8", "focused:0.45:1",
+            "focused:0.5:1", "focused:0.55:1", "focused:0.6:1", "focused:0.7:1")  # fmt: skip
 
 
 def _peers() -> np.ndarray:
