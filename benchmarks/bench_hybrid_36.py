@@ -40,26 +40,12 @@ from benchmarks.machine import machine  # noqa: E402
 from benchmarks.tables import rerender, table_block, write_results  # noqa: E402
 from cpu_reference.sudoku import exact_large as large  # noqa: E402
 from cpu_reference.sudoku.exact import RESTART_BASE  # noqa: E402
+from cpu_reference.sudoku.verify import conflicted_cells  # noqa: E402
 from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 ORDER = 6
 FRACTIONS = (0.0, 0.2, 0.4, 0.6)
-
-
-def conflicted(grid: np.ndarray, n: int) -> np.ndarray:
-    """bool[cells]: the cells whose digit appears again in their row, column or box."""
-    N = n * n
-    g = grid.reshape(N, N).astype(np.int64)
-    boxes = g.reshape(n, n, n, n).transpose(0, 2, 1, 3).reshape(N, N)
-    seen = np.zeros((N, N), bool)
-    for view, back in ((g, lambda a: a), (g.T, lambda a: a.T)):
-        counts = np.stack([np.bincount(row, minlength=N + 1) for row in view])
-        seen |= back(np.take_along_axis(counts, view, axis=1) > 1)
-    counts = np.stack([np.bincount(row, minlength=N + 1) for row in boxes])
-    in_box = np.take_along_axis(counts, boxes, axis=1) > 1
-    seen |= in_box.reshape(n, n, n, n).transpose(0, 2, 1, 3).reshape(N, N)
-    return seen.reshape(-1)
 
 
 def exact_first(cells: np.ndarray, max_nodes: int, phase: np.ndarray | None) -> dict:
@@ -82,7 +68,7 @@ def probe(name: str, cells: np.ndarray, args, rng: np.random.Generator) -> dict:
     r = solve_one(cells, ORDER, schedule="auto", move="candidate", propagate=True,
                   chains=args.chains, seed=args.seed, time_limit=args.anneal_seconds)  # fmt: skip
     best = np.asarray(r.best, np.uint8).reshape(-1)
-    bad = conflicted(best, ORDER)
+    bad = conflicted_cells(best, ORDER)
     row = {"puzzle": name, "anneal_solved": bool(r.solved), "cost": int(r.cost),
            "conflicted_cells": int(bad.sum())}  # fmt: skip
     with one_thread():

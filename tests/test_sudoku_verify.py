@@ -1,5 +1,5 @@
 """The independent verifier: every kind of broken grid is named, valid grids pass, and
-conflict_cost matches a pair-by-pair count.
+conflict_cost and conflicted_cells match a pair-by-pair count.
 
 Glossary: n order, N = n * n side, r/k row/column, c cell, d digit (0 blank).
 """
@@ -11,7 +11,12 @@ import itertools
 import numpy as np
 import pytest
 
-from cpu_reference.sudoku.verify import conflict_cost, is_valid_solution, verify_solution
+from cpu_reference.sudoku.verify import (
+    conflict_cost,
+    conflicted_cells,
+    is_valid_solution,
+    verify_solution,
+)
 
 
 def random_grid(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -54,6 +59,32 @@ def test_valid_grids_pass(n):
         puzzle = np.where(rng.random(g.size) < 0.3, g, 0)
         assert verify_solution(g, n, puzzle) is None
         assert conflict_cost(g, n) == 0
+
+
+def conflicted_by_hand(grid: np.ndarray, n: int) -> np.ndarray:
+    """The cells whose digit (d > 0) a peer also holds, pair by pair."""
+    N = n * n
+    g = [int(x) for x in np.asarray(grid).ravel()]
+    out = np.zeros(N * N, bool)
+    for a, b in itertools.combinations(range(N * N), 2):
+        ra, ka, rb, kb = a // N, a % N, b // N, b % N
+        peers = ra == rb or ka == kb or (ra // n == rb // n and ka // n == kb // n)
+        if peers and g[a] == g[b] and g[a] > 0:
+            out[a] = out[b] = True
+    return out
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_conflicted_cells_match_pair_by_pair(n):
+    rng = np.random.default_rng(n)
+    grid = random_grid(n, rng)
+    assert not conflicted_cells(grid, n).any()
+    for _ in range(5):
+        broken = grid.copy()
+        broken[rng.integers(grid.size, size=3)] = rng.integers(0, n * n + 1, size=3)
+        got = conflicted_cells(broken, n)
+        assert np.array_equal(got, conflicted_by_hand(broken, n))
+        assert got.any() == (conflict_cost(broken, n) > 0)
 
 
 def test_known_solution_keeps_its_puzzle():

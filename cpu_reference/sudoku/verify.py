@@ -106,6 +106,19 @@ def conflict_cost(grid: np.ndarray, order: int) -> int:
     Counted pair by pair over all cells, each pair once even when two cells share both a row
     (or column) and a box.
     """
+    return int(np.count_nonzero(np.triu(_same_digit_peers(grid, order), 1)))
+
+
+def conflicted_cells(grid: np.ndarray, order: int) -> np.ndarray:
+    """bool[cells]: the cells (d > 0) whose digit some peer also holds."""
+    clash = _same_digit_peers(grid, order)
+    np.fill_diagonal(clash, False)
+    return clash.any(axis=1)
+
+
+def _same_digit_peers(grid: np.ndarray, order: int) -> np.ndarray:
+    """bool[cells, cells]: a and b share a row, column or box and hold the same digit d > 0
+    (the diagonal holds each filled cell)."""
     n = int(order)
     N = n * n
     g = np.asarray(grid).ravel().astype(np.int64)
@@ -116,4 +129,4 @@ def conflict_cost(grid: np.ndarray, order: int) -> int:
     b = (r // n) * n + k // n
     peer = (r[:, None] == r[None, :]) | (k[:, None] == k[None, :]) | (b[:, None] == b[None, :])
     same = (g[:, None] == g[None, :]) & (g[:, None] > 0)
-    return int(np.count_nonzero(np.triu(peer & same, 1)))
+    return peer & same
