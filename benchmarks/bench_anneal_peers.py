@@ -34,7 +34,8 @@ to CP-SAT's. Results: benchmarks/results/anneal_peers.{json,md,png}; `--part NAM
     python benchmarks/bench_anneal_peers.py --sets 36x36 --part 36x36
     python benchmarks/bench_anneal_peers.py --merge 9x9,25x25,36x36
 
-`--tune` measures schedule candidates instead (candidate move, propagation, `--chains` chains) on
+`--tune` measures schedule candidates instead (`--tune-move`, candidate by default; propagation;
+`--chains` chains) on
 other instances than the benchmark's (k offset by half a spread step; 9x9: magictour_top1465)
 and writes anneal_peers_tune_PART.{json,md}: the tables the presets are read from.
 """
@@ -422,15 +423,16 @@ def tune(args) -> None:
     warmed = set()
     for set_name, level, order, items in groups:
         if order not in warmed:
-            solve_one(items[0][1], order, schedule=with_start(cands[0], order), chains=args.chains,
-                      seed=args.seed, time_limit=0.5, move="candidate", propagate=True)  # fmt: skip
+            solve_one(items[0][1], order, schedule=with_start(cands[0], order),
+                      chains=args.chains, seed=args.seed, time_limit=0.5, move=args.tune_move,
+                      propagate=True)  # fmt: skip
             warmed.add(order)
         for cand in cands:
             done = []
             for name, cells in items:
                 start = time.perf_counter()
                 r = solve_one(cells, order, schedule=with_start(cand, order), chains=args.chains,
-                              seed=args.seed, time_limit=limit[order], move="candidate",
+                              seed=args.seed, time_limit=limit[order], move=args.tune_move,
                               propagate=True)  # fmt: skip
                 done.append({"puzzle": name, "solved": bool(r.solved),
                              "seconds": time.perf_counter() - start})  # fmt: skip
@@ -447,7 +449,7 @@ def tune(args) -> None:
     out = RESULTS / f"anneal_peers_tune_{args.part}"
     out.with_suffix(".json").write_text(json.dumps(record, indent=1, allow_nan=False))
     m = record["machine"]
-    lines = ["# Schedule candidates for the presets (candidate move, propagation)", "",
+    lines = [f"# Schedule candidates for the presets ({args.tune_move} move, propagation)", "",
              f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
              f"{m['load_average_at_start']:.2f}, {m['date']}; {args.chains} chains; wall "
              "seconds per puzzle; unsolved counts as infinitely slow.", "",
@@ -497,6 +499,7 @@ def main() -> None:
             f"sirdey-course:t0={t},stall=0,max_plateaus=20000" for t in (0.22, 0.26, 0.3, 0.34)
         ),
     )
+    ap.add_argument("--tune-move", default="candidate", help="the move --tune runs")
     args = ap.parse_args()
     if args.make_36 is not None:
         make_36(args.make_36, 36)

@@ -1,14 +1,14 @@
-"""Time to solution (TTS99) of several schedules for one technique, on a training set.
+"""Time to solution (TTS99) of several schedules and moves, on a training set.
 
 For the `auto` preset: each candidate schedule runs the same puzzles (the first --limit of a
 file that the reported benchmarks do not use, magictour_top1465 by default) with --runs
-independent one-chain runs each, the candidate move and (by default) propagation first, as
-`gpu-anneal bench tts` measures them. The table gives the median and p90 TTS99 of one core per
-schedule, best first (infinite, printed "inf", where no run of a puzzle solved). Results:
-benchmarks/results/sweep_tts_NxN.{json,md}.
+independent one-chain runs each, with each --move (candidate by default) and (by default)
+propagation first, as `gpu-anneal bench tts` measures them. The table gives the median and p90
+TTS99 of one core per move and schedule, best first (infinite, printed "inf", where no run of a
+puzzle solved). Results: benchmarks/results/sweep_tts_NxN.{json,md}.
 
     python benchmarks/bench_tts_sweep.py [--file ../shared/data/sudoku/magictour_top1465.txt]
-        [--limit 30] [--runs 10] [--schedule S ...]
+        [--limit 30] [--runs 10] [--schedule S ...] [--move M ...]
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ def sweep(args: argparse.Namespace) -> dict:
     puzzles = puzzles[: args.limit]
     order = puzzles[0].order
     rows = []
-    for schedule in args.schedule or CANDIDATES:
+    moves = args.move or ["candidate"]
+    for move, schedule in [(m, s) for m in moves for s in args.schedule or CANDIDATES]:
         start = time.perf_counter()
         measured = [
             measure_puzzle(
@@ -54,7 +55,7 @@ def sweep(args: argparse.Namespace) -> dict:
                 order,
                 runs=args.runs,
                 schedule=with_start(schedule, order, None),
-                move=args.move,
+                move=move,
                 seed=index,
                 time_limit=args.time_limit,
                 propagate=not args.no_propagate,
@@ -66,11 +67,12 @@ def sweep(args: argparse.Namespace) -> dict:
             k: (v if math.isfinite(v) else None) if isinstance(v, float) else v
             for k, v in summarize(measured).items()
         }
-        rows.append({"schedule": schedule, "wall_seconds": time.perf_counter() - start, **summary})
-        print(f"{schedule}: median TTS99 {summary['tts99_median']} s", file=sys.stderr)
+        wall = time.perf_counter() - start
+        rows.append({"schedule": schedule, "move": move, "wall_seconds": wall, **summary})
+        print(f"{move} {schedule}: median TTS99 {summary['tts99_median']} s", file=sys.stderr)
     return {
         "machine": machine(), "file": str(args.file), "order": order, "puzzles": len(puzzles),
-        "runs": args.runs, "move": args.move, "propagate": not args.no_propagate,
+        "runs": args.runs, "move": " and ".join(moves), "propagate": not args.no_propagate,
         "time_limit": args.time_limit, "rows": rows,
         "command": "python benchmarks/bench_tts_sweep.py " + " ".join(sys.argv[1:]),
     }  # fmt: skip
@@ -86,15 +88,15 @@ def render(result: dict) -> str:
         f"{m['load_average_at_start']:.2f}, {m['date']}. {how}; {result['runs']} one-chain runs "
         f"per puzzle, {result['time_limit']:g} s each; TTS99 in seconds of one core."
     )
-    header = ("schedule", "median TTS99 s", "p90 s", "p (median)", "s per trial (median)",
+    header = ("move", "schedule", "median TTS99 s", "p90 s", "p (median)", "s per trial (median)",
               "solved any")  # fmt: skip
 
     def sec(x) -> str:
         return "inf" if x is None else f"{x:.3f}"
 
     cells = [
-        (f"`{r['schedule']}`", sec(r["tts99_median"]), sec(r["tts99_p90"]),
-         f"{r['p_median']:.3f}", f"{r['seconds_per_trial_median']:.4f}",
+        (r.get("move", result["move"]), f"`{r['schedule']}`", sec(r["tts99_median"]),
+         sec(r["tts99_p90"]), f"{r['p_median']:.3f}", f"{r['seconds_per_trial_median']:.4f}",
          f"{r['solved_any']}/{r['puzzles']}")
         for r in sorted(result["rows"], key=lambda r: r["tts99_median"] or math.inf)
     ]  # fmt: skip
@@ -109,7 +111,7 @@ def main() -> None:
     )
     ap.add_argument("--limit", type=int, default=30, help="first puzzles of the file")
     ap.add_argument("--runs", type=int, default=10, help="one-chain runs per puzzle")
-    ap.add_argument("--move", default="candidate")
+    ap.add_argument("--move", action="append", help="a move (repeat; default: candidate)")
     ap.add_argument("--no-propagate", action="store_true", help="anneal the puzzle as given")
     ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per run")
     ap.add_argument("--schedule", action="append", help="a candidate (repeat; default: a set)")

@@ -255,7 +255,7 @@ def bench_tts(
     runs: Annotated[int, typer.Option(help="Independent runs per puzzle")] = 10,
     schedule: Annotated[str, typer.Option(help="Schedule name")] = "sirdey-course",
     t0: Annotated[float | None, typer.Option(help="Start temperature")] = None,
-    move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap")] = "sirdey",
+    move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap | focused")] = "sirdey",
     propagate: Annotated[
         bool, typer.Option("--propagate", help="Deduction rules first in every run (hybrid)")
     ] = False,
@@ -285,7 +285,7 @@ def bench_tts(
 def bench_tune(
     file: Annotated[str, typer.Argument(help="Puzzle file (a sample of the kind to solve)")],
     chains: Annotated[int, typer.Option(help="Chains that will run at once")] = 2,
-    move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap")] = "sirdey",
+    move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap | focused")] = "sirdey",
     candidate: Annotated[
         list[str] | None, typer.Option(help="Schedules to try (default: a ladder of lengths)")
     ] = None,

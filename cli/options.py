@@ -33,11 +33,13 @@ class Backend(str, Enum):
 
 
 class Move(str, Enum):
-    """Neighbourhood: Sudoku sirdey | candidate | box-swap; Shikaku all | pruned | propagated."""
+    """Neighbourhood: Sudoku sirdey | candidate | box-swap | focused; Shikaku all | pruned |
+    propagated."""
 
     sirdey = "sirdey"
     candidate = "candidate"
     box_swap = "box-swap"
+    focused = "focused"
     all = "all"
     pruned = "pruned"
     propagated = "propagated"

@@ -41,7 +41,10 @@ from gpu_anneal.inputs import KINDS, Item, game_id, parse_grid_puzzle, read
 from gpu_anneal.results import Result
 
 METHODS = {"sudoku": ("anneal", "exact"), "shikaku": ("anneal", "ilp"), "hashi": ("anneal", "ilp")}
-MOVES = {"sudoku": ("sirdey", "candidate", "box-swap"), "shikaku": ("all", "pruned", "propagated")}
+MOVES = {
+    "sudoku": ("sirdey", "candidate", "box-swap", "focused"),
+    "shikaku": ("all", "pruned", "propagated"),
+}
 DEFAULT_TIME_LIMIT = 60.0
 
 __all__ = [
@@ -151,7 +154,7 @@ def solve_stream(
         sirdey-paper | geometric | band | auto (presets: cpu_reference.sudoku.presets), with
         ":key=value,..." overrides; Shikaku/Hashi:
         "geometric[:t0=..,t_final=..,n_plateaus=..,plateau=..]".  t0: start temperature.
-    move: Sudoku sirdey | candidate | box-swap; Shikaku all (default) | pruned |
+    move: Sudoku sirdey | candidate | box-swap | focused; Shikaku all (default) | pruned |
         propagated.  time_limit: seconds per puzzle (default 60; 0 = no limit; Sudoku exact
         has none: it stops at a node cap).  max_trials: trials per
         puzzle over all its chains.  propagate: Sudoku's deduction rules first (hybrid).

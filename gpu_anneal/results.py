@@ -93,8 +93,9 @@ class Params:
         "Cooling schedule as NAME[:key=value,...] (annealing), t0 included when given", None
     )
     move: str | None = _doc(
-        "Neighbourhood: sirdey | candidate | box-swap (Sudoku), all | pruned | propagated "
-        "(Shikaku's candidate rectangles); null for Hashiwokakero and the exact methods",
+        "Neighbourhood: sirdey | candidate | box-swap | focused (Sudoku), all | pruned | "
+        "propagated (Shikaku's candidate rectangles); null for Hashiwokakero and the exact "
+        "methods",
         None,
     )
     t0: float | None = _doc("Start temperature when one was given (annealing)", None)

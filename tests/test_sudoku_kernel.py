@@ -15,7 +15,7 @@ from cpu_reference.sudoku.schedules import by_name
 
 
 @pytest.mark.cudasim
-@pytest.mark.parametrize("move", ["candidate", "box-swap"])
+@pytest.mark.parametrize("move", ["candidate", "box-swap", "focused"])
 def test_simulated_kernel_equals_cpu_runner_for_every_move(move):
     """Same counters, packed grids, bitboards, best grids, RNG states and solved bounds."""
     rows = run_simulated("sudoku_equality.py", "4", "--move", move)
@@ -67,7 +67,7 @@ def run_as_kernel(batch, budget: int, thr_cap: int, lane: int = 5) -> None:
     settings = (*sa.schedule_args(batch.schedule), batch.trial_cap, budget, True)
     board_rows = flat_rows(batch.boards)
     for g in range(batch.chains):
-        state = np.zeros((pk.VW + pk.NW + m.thr_rows) * T, np.uint32)
+        state = np.zeros((pk.VW + pk.NW + m.focus_words + m.thr_rows) * T, np.uint32)
         for c in range(pk.cells):
             digit = (int(batch.vals[g, c]) - 1) & 0xFFFFFFFF  # as the kernel: wraps before a trial
             m.set_value(state, lane, np.uint32(c), np.uint32(digit))
@@ -83,7 +83,7 @@ def run_as_kernel(batch, budget: int, thr_cap: int, lane: int = 5) -> None:
         board_rows[g, : pk.NW] = state[at]
 
 
-@pytest.mark.parametrize("move", ["sirdey", "candidate", "box-swap"])
+@pytest.mark.parametrize("move", ["sirdey", "candidate", "box-swap", "focused"])
 def test_kernel_rules_with_a_short_threshold_table_equal_the_cpu(move):
     """The kernel's rules (branch-free move loop, one shared array, flat lists) keeping only
     thr[1] (thr_cap=1: every move of delta >= 2 leaves the move loop and is decided with

@@ -48,3 +48,30 @@ def mul_high64(a, b):
     lo_hi = a_lo * b_hi
     cross = (lo_lo >> uint64(32)) + (hi_lo & low) + lo_hi
     return a_hi * b_hi + (hi_lo >> uint64(32)) + (cross >> uint64(32))
+
+
+@intrinsic
+def deposit64(typingctx, x, mask):
+    """The low bits of x deposited at mask's set bits (x86 BMI2 pdep: CPU only, and only where
+    host_has_deposit() says so)."""
+    sig = types.uint64(types.uint64, types.uint64)
+
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fn = builder.module.declare_intrinsic(
+            "llvm.x86.bmi.pdep.64", fnty=ir.FunctionType(i64, [i64, i64])
+        )
+        return builder.call(fn, [args[0], args[1]])
+
+    return sig, codegen
+
+
+def host_has_deposit() -> bool:
+    """Whether this CPU runs pdep (x86-64 with BMI2)."""
+    from llvmlite import binding
+
+    try:
+        features = binding.get_host_cpu_features()
+    except RuntimeError:  # no feature query on this host
+        return False
+    return bool(features.get("bmi2", False)) and "x86_64" in binding.get_default_triple()

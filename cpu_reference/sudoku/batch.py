@@ -7,11 +7,13 @@ Per-puzzle arrays (besides the givens, drawn in rules.py's docstring):
 
     init_cells[p, f]    int16  free cells, filled at the start of every trial; ninit[p] of them
     move_cells[p, f]    int16  what a move draws from; nmove[p] of them:
-                               sirdey: every free cell; candidate: free cells with >= 2
-                               candidates; box-swap: boxes (not cells) with >= 2 free cells
+                               sirdey: every free cell; candidate and focused: free cells
+                               with >= 2 candidates; box-swap: boxes (not cells) with >= 2
+                               free cells
     cand[p, c, j]       uint8  candidate digits of cell c, ascending; ncand[p, c] of them
-                               (sirdey and box-swap: 1..N; candidate: digits no given of the
-                               cell's row, column or box holds, all N if none is left)
+                               (sirdey and box-swap: 1..N; candidate, focused: digits no
+                               given of the cell's row, column or box holds, all N if none
+                               is left)
     box_cells[p, b, j]  int16  free cells of box b; nbox[p, b] of them
     box_missing[p, b, j] uint8 digits box b's givens lack, as many as its free cells
 
@@ -36,6 +38,7 @@ from cpu_reference.sudoku.schedules import Schedule
 
 MOVE_CANDIDATE = sa.MOVE_CANDIDATE  # module constants: numba reads them at compile time
 MOVE_BOX_SWAP = sa.MOVE_BOX_SWAP
+MOVE_FOCUSED = sa.MOVE_FOCUSED
 EXP_TABLE = exp_table()  # the fixed-point exp factors every runner hands to the chains
 
 
@@ -151,7 +154,7 @@ def _fill_puzzle(
         return ninit, nmove
     for f in range(ninit):
         c = init_cells[f]
-        if move == MOVE_CANDIDATE:
+        if move == MOVE_CANDIDATE or move == MOVE_FOCUSED:
             present[:] = False
             if has_mask:
                 for d in range(N):

@@ -19,6 +19,17 @@ Per-chain state (rows of the batch on the CPU; shared or local memory in the ker
     board[ix(w, lane)]   uint32  row-packed bitboards, NW words (uint64 for N > 32); the CPU
                                  runner's slices hold them cell-linear in uint64 words
                                  (model(): linear; packing.py) and hand them back row-packed
+                                 focused move: two more bitboards after them (FOFF, MOFF),
+                                 rebuilt at the start of each slice and of each trial:
+
+        board[FOFF + w]   conflict set: bit of cell c set iff c is movable and a peer holds
+                          its digit (kept exact after every accepted move: focus_update)
+        board[MOFF + w]   movable cells: the puzzle's move list as a bitboard
+
+                                 a focused move draws its cell as the k-th set bit of the
+                                 conflict set, k = (20 draw bits x size) >> 20, cells counted
+                                 in ascending order in every layout (so the CPU's cell-linear
+                                 words and the kernels' row-packed ones pick the same cell)
     thr[ix(d, lane)]     uint32  thresholds of the current plateau, d = 1..TMAX (CPU); the
                                  shared-memory kernels keep d = 1..16 at ix(d - 1) after the
                                  values and bitboards of one array (model(): thr_cap, VOFF,
@@ -96,7 +107,14 @@ NOT_SOLVED = 2**62  # solved[p] while no chain of p has solved
 MOVE_SIRDEY = 0  # Sirdey: one free cell gets one of the N - 1 other digits
 MOVE_CANDIDATE = 1  # Sirdey's move, the new digit drawn among the cell's candidates
 MOVE_BOX_SWAP = 2  # Lewis: boxes hold permutations; two free cells of one box swap digits
-MOVE_NAMES = {"sirdey": MOVE_SIRDEY, "candidate": MOVE_CANDIDATE, "box-swap": MOVE_BOX_SWAP}
+MOVE_FOCUSED = 3  # the candidate move on a cell drawn among the free cells now in conflict
+MOVE_NAMES = {
+    "sirdey": MOVE_SIRDEY,
+    "candidate": MOVE_CANDIDATE,
+    "box-swap": MOVE_BOX_SWAP,
+    "focused": MOVE_FOCUSED,
+}
+CANDIDATE_MOVES = (MOVE_CANDIDATE, MOVE_FOCUSED)  # moves whose new digit is a cell's candidate
 
 
 PUZZLE_ARRAYS = (
@@ -148,6 +166,8 @@ def model(
         raise ValueError("linear bitboards read their peer masks from tables (table=True)")
     if counts and (linear or not table or packed or lanes != 1 or move == MOVE_BOX_SWAP):
         raise ValueError("counts: the CPU runner's one-cell moves only (no linear, lanes 1)")
+    if counts and move == MOVE_FOCUSED:
+        raise ValueError("counts: the focused move keeps its conflict set as bitboards")
     if not 0 <= thr_cap <= tmax:
         raise ValueError(f"thr_cap {thr_cap}: must lie in 0..{tmax} (0: the whole table)")
     constants = _constants(n, move, lanes, table, packed, thr_cap, linear, counts)
@@ -161,8 +181,17 @@ def model(
         packing=packing(n),
         tmax=tmax,
         thr_rows=thr_cap if thr_cap else tmax + 1,
+        focus_words=focus_words(n, move, linear),
         **{name: getattr(module, name) for name in _EXPORTED},
     )
+
+
+def focus_words(n: int, move: int, linear: bool = False) -> int:
+    """Words a chain's board holds after its bitboards: the focused move's conflict set and
+    movable cells (one bitboard each), 0 for the other moves."""
+    if move != MOVE_FOCUSED:
+        return 0
+    return 2 * (linear_words(n) if linear else packing(n).WR)
 
 
 COUNTS_FROM_ORDER = 5  # the CPU runner counts (COUNTS) from this order up: fewer loads a move
@@ -170,8 +199,9 @@ COUNTS_FROM_ORDER = 5  # the CPU runner counts (COUNTS) from this order up: fewe
 
 def cpu_model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
     """The CPU runner's rules: unit counts for one-cell moves from COUNTS_FROM_ORDER up, else
-    cell-linear bitboards (benchmarks/results/throughput.md gives both rates)."""
-    if n >= COUNTS_FROM_ORDER and move != MOVE_BOX_SWAP:
+    cell-linear bitboards (benchmarks/results/throughput.md gives both rates); the focused move
+    keeps bitboards at every order (its conflict set is one)."""
+    if n >= COUNTS_FROM_ORDER and move not in (MOVE_BOX_SWAP, MOVE_FOCUSED):
         return model(n, move, counts=True)
     return model(n, move, linear=True)
 
@@ -180,6 +210,7 @@ _EXPORTED = (
     "get_value", "set_value", "conflicts_at", "peer_words", "fill_thresholds", "full_cost",
     "start_trial", "plateau", "exact_threshold", "drive_chain", "run_slice_cpu",
     "rows_to_linear", "linear_to_rows", "unit_count", "counts_from_values", "rows_from_values",
+    "focus_init", "focus_count",
 )  # fmt: skip
 
 
@@ -201,6 +232,8 @@ def _constants(
     wt = "uint64" if linear else row_wt
     wr = linear_words(n) if linear else pk.WR
     tables = f"linear_peer_tables({n})" if linear else f"peer_tables({n})"
+    focus = move == MOVE_FOCUSED
+    extra = 2 * wr if focus else 0  # conflict set and movable cells after the bitboards
     return {
         "n": str(n), "move": str(move), "N": str(pk.N), "CELLS": str(pk.cells),
         "R": str(pk.R), "WR": str(wr), "NM1": f"uint32({pk.N - 1})",
@@ -218,13 +251,16 @@ def _constants(
         "TABLE": str(bool(table)), "BRANCH_FREE": str(bool(packed)),
         "FLAT_LISTS": str(not table),
         "VOFF": "0", "BOFF": str(pk.VW if packed else 0),
-        "TOFF": str(pk.VW + pk.NW if packed else 0), "UNR": f"uint32({pk.N * pk.R})",
+        "TOFF": str(pk.VW + pk.NW + extra if packed else 0), "UNR": f"uint32({pk.N * pk.R})",
+        "FOCUS": str(focus), "FOFF": str(pk.N * wr), "MOFF": str(pk.N * wr + wr),
+        "NWFOCUS": str(pk.N * wr + extra), "CANDS": str(move in CANDIDATE_MOVES),
         "UCELLS": f"uint32({pk.cells})",
         "DIV_WORD": str(_small_div(pk.N * pk.R, pk.cells)),
         "DIV_ROW": str(_small_div(pk.N, pk.N * pk.R)), "DIV_BOX": str(_small_div(n, pk.N)),
         "VWROW": str(pk.VW), "NWROW": str(pk.N * wr),
         "PEER_TABLE, CELL_WORD, CELL_BIT": tables,
-        "LINEAR": str(bool(linear)), "ROW_WR": str(pk.WR), "ROW_NW": str(pk.NW),
+        "LINEAR": str(bool(linear)), "DEPOSIT": f"{bool(linear)} and host_has_deposit()",
+        "ROW_WR": str(pk.WR), "ROW_NW": str(pk.NW),
         "COUNTS": str(bool(counts)), "CELL_UNITS": f"cell_count_units({n})",
         "NCOUNT": str(count_units(n) * pk.N),
         "ROW_BITS": str(pk.word_bits), "ROW_WT": row_wt,

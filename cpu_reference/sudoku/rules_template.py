@@ -13,7 +13,7 @@ from llvmlite import ir
 from numba import njit, prange, types, uint32, uint64
 from numba.extending import intrinsic
 
-from cpu_reference.anneal.bits import popcount32, popcount64
+from cpu_reference.anneal.bits import deposit64, host_has_deposit, popcount32, popcount64
 from cpu_reference.anneal.fixed_point import exp_neg, next_beta
 from cpu_reference.anneal.rng import next_u64, uniform_below
 from cpu_reference.sudoku.packing import (
@@ -222,20 +222,25 @@ def cell_masks(c):
 
 
 @njit
+def peer_mask(desc, w):
+    """The cell's (by its descriptor) peers in bitboard word w."""
+    uw = uint32(w)
+    if TABLE:
+        return WT(PEER_TABLE[uint32(desc[2] * UWR + uw)])
+    if uw == desc[0]:
+        return desc[2]
+    if uw >= desc[5] and uw < desc[6]:
+        return WT(desc[3] | desc[4])
+    return desc[3]
+
+
+@njit
 def conflicts(board, lane, dd, desc):
     """Peers of the cell (by its descriptor) holding 0-based digit dd."""
     base = uint32(dd * UWR)
     total = uint32(0)
     for w in range(WR):
-        uw = uint32(w)
-        if TABLE:
-            mask = WT(PEER_TABLE[uint32(desc[2] * UWR + uw)])
-        elif uw == desc[0]:
-            mask = desc[2]
-        elif uw >= desc[5] and uw < desc[6]:
-            mask = WT(desc[3] | desc[4])
-        else:
-            mask = desc[3]
+        mask = peer_mask(desc, w)
         total = uint32(total + popc(WT(board[ixo(base, w + BOFF, lane)] & mask)))
     return total
 
@@ -245,15 +250,7 @@ def peer_words(c, out):
     """out[w] = cell c's peer mask in word w, as the move loop sees it (for tests)."""
     desc = cell_masks(uint32(c))
     for w in range(WR):
-        uw = uint32(w)
-        if TABLE:
-            out[w] = WT(PEER_TABLE[uint32(desc[2] * UWR + uw)])
-        elif uw == desc[0]:
-            out[w] = desc[2]
-        elif uw >= desc[5] and uw < desc[6]:
-            out[w] = WT(desc[3] | desc[4])
-        else:
-            out[w] = desc[3]
+        out[w] = peer_mask(desc, w)
     return desc[0], desc[1]
 
 
@@ -454,7 +451,7 @@ def start_trial(
 def new_digit(field, c, old, cand, ncand):
     """The new digit of a one-cell move from a 12-bit field of the draw: one of the N - 1
     others (Sirdey) or of the cell's candidates other than the old digit (candidate move)."""
-    if move == MOVE_CANDIDATE:
+    if CANDS:
         j = uint32(uint32(field * uint32(uint32(ncand[c]) - ONE)) >> uint32(12))
         new = uint32(uint32(cand[c, j]) - ONE)
         if TABLE:  # CPU: both loads, then a select, where a branch on the draw mispredicts
@@ -476,12 +473,144 @@ def draw_cell(lo, move_cells, pu, unmove):
 
 
 @njit
-def cell_draw(lo, vals, lane, move_cells, pu, unmove, cand, ncand):
-    """A one-cell move from the low word of a draw: (cell, its digit, the new digit)."""
-    c = draw_cell(lo, move_cells, pu, unmove)
+def cell_draw(lo, vals, board, lane, move_cells, pu, unmove, cand, ncand, nconf):
+    """A one-cell move from the low word of a draw: (cell, its digit, the new digit); the cell
+    one of the nconf in conflict for the focused move (focus_cell)."""
+    c = focus_cell(lo, board, lane, move_cells, pu, unmove, nconf)
     old = get_value(vals, lane, c)
     field = uint32(uint32(lo >> uint32(20)) & uint32(0xFFF))
     return c, old, new_digit(field, c, old, cand, ncand)
+
+
+@njit
+def wshr(x, s):
+    """A bitboard word x >> s (s below the word's width)."""
+    if WIDE:
+        return WT(WT(x) >> WT(s))
+    return shr32(x, s)
+
+
+@njit
+def nth_bit(x, k):
+    """Index of set bit k (0 = the lowest) of word x, k < popc(x): a binary search on the
+    popcounts of the low halves (5 steps for 32-bit words, 6 for 64-bit ones), each step's
+    choice taken by arithmetic so that no step branches. DEPOSIT (the CPU runner's 64-bit words
+    on x86 with BMI2): bit k of x is where pdep puts bit k of 1 << k."""
+    if DEPOSIT:
+        low = deposit64(uint64(uint64(1) << uint64(k)), uint64(x))
+        return uint32(popcount64(uint64(low - uint64(1))))
+    pos = uint32(0)
+    half = uint32(32 if WIDE else 16)
+    for _ in range(6 if WIDE else 5):
+        low = popc(WT(x & WT(wshl(WT(1), half) - WT(1))))
+        up = uint32(k >= low)
+        step = uint32(half * up)
+        k = uint32(k - uint32(low * up))
+        x = wshr(x, step)
+        pos = uint32(pos + step)
+        half = uint32(half >> ONE)
+    return pos
+
+
+@njit
+def cell_of(w, b):
+    """The cell at bit b of bitboard word w."""
+    if LINEAR:
+        return uint32(uint32(uint32(w) << uint32(6)) + b)
+    return uint32(uint32(uint32(w) * UNR) + b)
+
+
+@njit
+def focus_count(board, lane):
+    """FOCUS: cells in the conflict set (board words FOFF .. FOFF + WR - 1)."""
+    total = uint32(0)
+    for w in range(WR):
+        total = uint32(total + popc(WT(board[bx(FOFF + w, lane)])))
+    return total
+
+
+@njit
+def focus_select(board, lane, k):
+    """FOCUS: cell k of the conflict set, counted from word 0's lowest bit (k < focus_count):
+    every word read and the one holding cell k kept by arithmetic, so that nothing branches
+    and a warp's lanes stay together."""
+    kk = uint32(k)
+    wsel = uint32(0)
+    xsel = WT(0)
+    base = uint32(0)  # set cells in the words before the one holding cell k
+    before = uint32(0)  # set cells in the words before word w
+    for w in range(WR):
+        x = WT(board[bx(FOFF + w, lane)])
+        after = uint32(before + popc(x))
+        hit = uint32(uint32(kk >= before) & uint32(kk < after))
+        wsel = uint32(wsel + uint32(uint32(w) * hit))
+        xsel = WT(xsel | WT(x * WT(hit)))
+        base = uint32(base + uint32(before * hit))
+        before = after
+    return cell_of(wsel, nth_bit(xsel, uint32(kk - base)))
+
+
+@njit
+def focus_cell(lo, board, lane, move_cells, pu, unmove, nconf):
+    """The cell the low 20 bits of a draw pick: one of the nconf cells in conflict (FOCUS), or
+    a move-list entry (draw_cell) when none is or the move is not focused."""
+    if FOCUS:
+        if nconf > 0:
+            k = uint32(uint32(uint32(lo & uint32(0xFFFFF)) * nconf) >> uint32(20))
+            return focus_select(board, lane, k)
+    return draw_cell(lo, move_cells, pu, unmove)
+
+
+@njit
+def focus_init(vals, board, lane, move_cells, pu, nmove):
+    """FOCUS: the movable-cell bitboard (words MOFF..) from the move list and the conflict set
+    (words FOFF..) from the grid: each movable cell a peer of which holds its digit."""
+    for w in range(WR):
+        board[bx(FOFF + w, lane)] = WT(0)
+        board[bx(MOFF + w, lane)] = WT(0)
+    for f in range(nmove):
+        c = uint32(move_at(move_cells, pu, f))
+        desc = cell_masks(c)
+        at = bx(MOFF + desc[0], lane)
+        board[at] = WT(board[at] | desc[1])
+        if conflicts(board, lane, get_value(vals, lane, c), desc) > 0:
+            at = bx(FOFF + desc[0], lane)
+            board[at] = WT(board[at] | desc[1])
+
+
+@njit
+def focus_update(board, lane, c, old, new, gain, desc, take):
+    """FOCUS: the conflict set after cell c (descriptor desc) went from digit old to new, the
+    bitboards already updated (nothing changes unless take). Peers holding new join the set
+    (movable ones), c is in it iff gain > 0, and each peer holding old that was in it stays iff
+    a peer of its own still holds old. Returns the change in the set's size, as a uint32."""
+    change = uint32(0)
+    for w in range(WR):
+        mask = peer_mask(desc, w)
+        at = bx(FOFF + w, lane)
+        cb = WT(board[at])
+        add = WT(
+            WT(board[bx(uint32(new * UWR) + uint32(w), lane)] & mask) & board[bx(MOFF + w, lane)]
+        )
+        add = WT(add & WT(~cb)) if take else WT(0)
+        drop = WT(WT(board[bx(uint32(old * UWR) + uint32(w), lane)] & mask) & cb)
+        drop = drop if take else WT(0)
+        cb = WT(cb | add)
+        change = uint32(change + popc(add))
+        while drop != WT(0):
+            low = WT(drop & WT(~drop + WT(1)))
+            drop = WT(drop ^ low)
+            z = cell_of(w, popc(WT(low - WT(1))))
+            if conflicts_at(board, lane, old, z) == 0:
+                cb = WT(cb ^ low)
+                change = uint32(change - ONE)
+        board[at] = cb
+    at = bx(FOFF + desc[0], lane)
+    cb = WT(board[at])
+    was = WT(cb & desc[1]) != WT(0)
+    now = (gain > 0) if take else was
+    board[at] = WT(WT(cb & WT(~desc[1])) | (desc[1] if now else WT(0)))
+    return uint32(uint32(change + uint32(now)) - uint32(was))
 
 
 @njit
@@ -567,7 +696,8 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
             start, moves, cost, best, s0, s1):  # fmt: skip
     """Moves start+1 .. `moves` of a plateau; stops at cost 0.
 
-    Returns (cost, best, moves done in the plateau, accepted, s0, s1, rare, r1). Every index
+    Returns (cost, best, moves done in the plateau, accepted, s0, s1, rare, r1, cells in the
+    conflict set: FOCUS, kept move by move; 0 for the other moves). Every index
     and count is a 32-bit unsigned integer, so the move loop carries no 64-bit arithmetic beyond
     the RNG and no negative-index wraparound code. A move is accepted when its conflicts after
     (gain) are at most those before (loss), else when the draw's high word is below
@@ -585,6 +715,7 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
     ubest = uint32(best)
     rare = False
     r1 = uint64(0)
+    nconf = focus_count(board, lane) if FOCUS else uint32(0)
     while m < umoves:
         m = uint32(m + ONE)
         r1, s0, s1 = next_u64(s0, s1)
@@ -621,7 +752,7 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
         elif BRANCH_FREE:
             # kernels: one path for every lane (a rejected move writes back what it read)
             lo = uint32(r1)
-            c = draw_cell(lo, move_cells, pu, unmove)
+            c = focus_cell(lo, board, lane, move_cells, pu, unmove, nconf)
             at = uint32(c >> CPW_SHIFT)
             shift = uint32(uint32(c & CPW_MASK) * VBITS)
             word = uint32(vals[vx(at, lane)])
@@ -637,6 +768,9 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
             flip(board, lane, new, wr, mask)
             keep = uint32(word & uint32(~shl32(VMASK, shift)))
             vals[vx(at, lane)] = uint32(keep | shl32(new if take else old, shift))
+            if FOCUS:
+                change = focus_update(board, lane, c, old, new, gain, cell_masks(c), take)
+                nconf = uint32(nconf + change)
             ucost = uint32(ucost + (uint32(gain - loss) if take else uint32(0)))
             accepted = uint32(accepted + uint32(take))
             ubest = min(ubest, ucost)
@@ -644,7 +778,9 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
                 break
             continue
         else:
-            c, old, new = cell_draw(uint32(r1), vals, lane, move_cells, pu, unmove, cand, ncand)
+            c, old, new = cell_draw(
+                uint32(r1), vals, board, lane, move_cells, pu, unmove, cand, ncand, nconf
+            )
             gain, loss, wr, bit = cell_gain_loss(board, lane, c, old, new)
             hi = uint32(r1 >> uint64(32))
         if gain > loss:
@@ -657,12 +793,16 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
             swap_apply(vals, board, lane, a, z, va, vz, wa, bita, wz, bitz)
         else:
             cell_apply(vals, board, lane, c, old, new, wr, bit)
+            if FOCUS:
+                nconf = uint32(
+                    nconf + focus_update(board, lane, c, old, new, gain, cell_masks(c), True)
+                )
         ucost = uint32(uint32(ucost + gain) - loss)
         accepted = uint32(accepted + ONE)
         ubest = min(ubest, ucost)  # branch-free: cost moves up and down all the time
         if ucost == 0:
             break
-    return np.int32(ucost), np.int32(ubest), m, accepted, s0, s1, rare, r1
+    return np.int32(ucost), np.int32(ubest), m, accepted, s0, s1, rare, r1, nconf
 
 
 @njit
@@ -678,10 +818,15 @@ def rare_move(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_ce
             swap_apply(vals, board, lane, a, z, va, vz, wa, bita, wz, bitz)
             return np.int32(gain - loss), uint32(1)
     else:
-        c, old, new = cell_draw(uint32(r1), vals, lane, move_cells, pu, unmove, cand, ncand)
+        nconf = focus_count(board, lane) if FOCUS else uint32(0)  # as when it was drawn
+        c, old, new = cell_draw(
+            uint32(r1), vals, board, lane, move_cells, pu, unmove, cand, ncand, nconf
+        )
         gain, loss, wr, bit = cell_gain_loss(board, lane, c, old, new)
         if uint32(r1 >> uint64(32)) < exact_threshold(thr, lane, uint32(gain - loss)):
             cell_apply(vals, board, lane, c, old, new, wr, bit)
+            if FOCUS:
+                focus_update(board, lane, c, old, new, gain, cell_masks(c), True)
             return np.int32(gain - loss), uint32(1)
     return np.int32(0), uint32(0)
 
@@ -729,6 +874,8 @@ def drive_chain(
     prev_best = best
     moved = uint32(0)  # moves of the current plateau made before a rare move stopped it
     plateaus = 0
+    if FOCUS and ctr[g, C_TRIALS] > 0:  # the conflict set is not kept between slices
+        focus_init(vals, board, lane, mlist, pu, pmoves)
     while plateaus < budget:
         if moved == 0:
             if ctr[g, C_STATUS] != RUNNING:
@@ -759,6 +906,8 @@ def drive_chain(
                     cost = np.int32(c0)
                     k = 0
                     beta = ubeta0
+                    if FOCUS:
+                        focus_init(vals, board, lane, mlist, pu, pmoves)
                 ctr[g, C_TRIALS] += 1
                 best = cost
                 ctr[g, C_LAST_IMPROVE] = k
@@ -766,7 +915,7 @@ def drive_chain(
             if moved == 0:
                 fill_thresholds(thr, lane, beta, exp_table)
                 prev_best = best
-            cost, best, done, acc, s0, s1, rare, r1 = plateau(
+            cost, best, done, acc, s0, s1, rare, r1, _ = plateau(
                 vals, board, thr, lane, mlist, pu, pmoves, pcand, pncand,
                 blist, nlist, moved, plateau_len, cost, best, s0, s1,
             )  # fmt: skip
@@ -828,8 +977,11 @@ def run_slice_cpu(
     )  # fmt: skip
     for g in prange(vals.shape[0]):
         if LINEAR:  # the chain's bitboards cell-linear for the slice (packing.py)
-            board = np.empty(NWROW, np.uint64)
+            board = np.empty(NWFOCUS, np.uint64)
             rows_to_linear(boards[g], board)
+        elif FOCUS:  # room for the conflict set and movable cells after the bitboards
+            board = np.empty(NWFOCUS, boards.dtype)
+            board[:NWROW] = boards[g, :NWROW]
         elif COUNTS:  # the chain's unit counts for the slice, from its grid (packing.py)
             board = np.empty(NCOUNT, np.uint8)
             counts_from_values(vals[g], board)
@@ -843,5 +995,7 @@ def run_slice_cpu(
         )  # fmt: skip
         if LINEAR:
             linear_to_rows(board, boards[g])
+        elif FOCUS:
+            boards[g, :NWROW] = board[:NWROW]
         elif COUNTS:
             rows_from_values(vals[g], boards[g])

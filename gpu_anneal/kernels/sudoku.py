@@ -16,6 +16,8 @@ a chain's column holds, from word 0 (rules.py: VOFF, BOFF, TOFF):
 
     vals  VW words          packed cell values (11 words a chain for 9x9)
     board NW words          row-packed bitboards (27 words a chain for 9x9)
+          + 2 WR words      focused move only: the conflict set and the movable cells, one
+                            bitboard each (6 words for 9x9; rebuilt at each slice's start)
     thr   THRESHOLD_CAP     thresholds of deltas 1..16 (more: exact, outside the move loop)
 
     9x9, T = 128: (11 + 27 + 16) x 4 B x 128 = 27,648 B a block (+ 1 KB reserved): 8 blocks
@@ -83,7 +85,8 @@ def shared_bytes_per_block(order: int, move: int = sa.MOVE_SIRDEY) -> int:
         return 0
     pk = packing(order)
     word_bytes = pk.word_bits // 8
-    per_chain = 4 * pk.VW + word_bytes * pk.NW + 4 * threshold_cap(order, move)
+    board_words = pk.NW + sa.focus_words(order, move)
+    per_chain = 4 * pk.VW + word_bytes * board_words + 4 * threshold_cap(order, move)
     return per_chain * threads_per_block(order)
 
 
@@ -104,7 +107,7 @@ def min_blocks_per_sm(order: int, move: int = sa.MOVE_SIRDEY, arch: str = "sm_90
     if shared == 0:  # local state: 128 registers, 255 for the box swap (36x36 spills at 128)
         if move == sa.MOVE_BOX_SWAP:
             return 2
-        return 2 if (order, move) == (6, sa.MOVE_CANDIDATE) else 4  # 36x36 candidate: 255
+        return 2 if order == 6 and move in sa.CANDIDATE_MOVES else 4  # 36x36 candidates: 255
     by_shared = shared_kib_per_sm(arch) * 1024 // (shared + SHARED_RESERVED)
     blocks = min(by_threads, by_shared, 32)
     # registers: at least REGISTER_BUDGET a thread, whatever the block count allows
@@ -138,10 +141,11 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
     get_value, set_value = m.get_value, m.set_value
     pk = m.packing
     VW, NW, TH, CELLS = pk.VW, pk.NW, m.thr_rows, pk.cells
+    BOARD_WORDS = NW + m.focus_words  # the focused move's conflict set and movable cells after
     VALUE_WORDS = VW if shared else CELLS  # 4-bit fields in shared memory, bytes in local
     WT = uint32 if pk.word_bits == 32 else uint64
     LANES = T if shared else 1
-    SHARED_WORDS = (VW + NW + TH) * T
+    SHARED_WORDS = (VW + BOARD_WORDS + TH) * T
     BOFF = VW if shared else 0  # first bitboard word of a chain's column (rules.py: BOFF)
     if shared and pk.word_bits != 32:
         raise AssertionError("shared-memory state holds 32-bit bitboard words only")
@@ -213,7 +217,7 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
             if ctr[g, C_STATUS] != RUNNING:
                 return
             sv = cuda.local.array(CELLS, uint8)
-            sb = cuda.local.array(NW, WT)
+            sb = cuda.local.array(BOARD_WORDS, WT)
             st = cuda.local.array(TH, uint32)
             tables = (given_packed, given_board, init_cells, ninit, move_cells, nmove, cand,
                       ncand, box_cells, nbox, box_missing)  # fmt: skip
