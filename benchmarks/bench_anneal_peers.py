@@ -8,8 +8,10 @@ Every method solves the same puzzles in one process on the same cores, one puzzl
     propagate    --move candidate --t0 1 --propagate (`gpu-anneal solve FILE` runs the same with
                  shorter, colder trials on 9x9: the "auto" preset, cpu_reference.sudoku.presets)
     band         --move candidate --propagate --schedule band (cpu_reference.sudoku.presets)
-    auto         --move candidate --propagate --schedule auto: `gpu-anneal solve FILE` (the
-                 default technique; on 16x16 and above a shorter, cooler band than band's)
+    auto         --move candidate --propagate --schedule candidate-auto (the candidate move's
+                 measured best; on 16x16 and above a shorter, cooler band than band's)
+    focused      --move focused --propagate --schedule auto: `gpu-anneal solve FILE` (the
+                 default technique: the candidate move on a cell in conflict)
     cpsat        OR-Tools CP-SAT (../shared/tools/peers/cpsat_sudoku.py), `--workers` workers
     exact        cpu_reference.sudoku.exact.solve_exact, first solution (limit 1), node cap
 
@@ -74,7 +76,8 @@ ANNEAL = {
     "candidate": dict(schedule="sirdey-course", t0=1.0, move="candidate", propagate=False),
     "propagate": dict(schedule="sirdey-course", t0=1.0, move="candidate", propagate=True),
     "band": dict(schedule="band", t0=None, move="candidate", propagate=True),
-    "auto": dict(schedule="auto", t0=None, move="candidate", propagate=True),
+    "auto": dict(schedule="candidate-auto", t0=None, move="candidate", propagate=True),
+    "focused": dict(schedule="auto", t0=None, move="focused", propagate=True),
 }
 PEERS = ("cpsat", "exact")
 LEVELS_25 = (30, 35, 40, 45, 50, 55, 60)
@@ -360,7 +363,7 @@ def merge(parts: list[str]) -> None:
     result = {
         "machine": records[0]["machine"],
         "machines": [rec["machine"] for rec in records],
-        "methods": records[0]["methods"],
+        "methods": {k: v for rec in records for k, v in rec["methods"].items()},  # later win
         "commands": [rec["command"] for rec in records]
         + ["python benchmarks/bench_anneal_peers.py --merge " + ",".join(parts)],
         "table": table,

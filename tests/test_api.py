@@ -86,7 +86,7 @@ def test_sudoku_anneal_equals_the_pool_it_wraps():
 @pytest.mark.parametrize(
     "named, technique",
     [
-        ({}, ("auto", "candidate", True)),
+        ({}, ("auto", "focused", True)),
         ({"schedule": "sirdey-course", "move": "sirdey"}, ("sirdey-course", "sirdey", False)),
         ({"move": "candidate"}, ("sirdey-course", "candidate", False)),
         ({"propagate": True}, ("sirdey-course", "sirdey", True)),

@@ -131,11 +131,11 @@ def test_simulated_kernel_runs_a_preset_like_the_cpu_runner():
 
 
 @pytest.mark.parametrize("order", [2, 3, 4, 5, 6])
-def test_auto_holds_short_trials_on_9x9_and_a_short_band_above(order):
-    """auto: held trials from T0 = 0.34 for 2,000 plateaus on 4x4 and 9x9, no reheating; from
-    16x16 a geometric band from T = 0.32 to 0.2 over 20,000 plateaus (the band preset: 0.34,
-    30,000), an unsolved trial reheated to 0.28 three times, then a fresh grid."""
-    sched = by_name("auto", order)
+def test_candidate_auto_holds_short_trials_on_9x9_and_a_short_band_above(order):
+    """candidate-auto: held trials from T0 = 0.34 for 2,000 plateaus on 4x4 and 9x9, no
+    reheating; from 16x16 a geometric band from T = 0.32 to 0.2 over 20,000 plateaus (the band
+    preset: 0.34, 30,000), an unsolved trial reheated to 0.28 three times, then a fresh grid."""
+    sched = by_name("candidate-auto", order)
     if order <= 3:
         assert (sched.t0, sched.stall, sched.max_plateaus) == (0.34, 0, 2000)
         assert sched.reheat == 0
@@ -146,3 +146,18 @@ def test_auto_holds_short_trials_on_9x9_and_a_short_band_above(order):
         assert (sched.t0, sched.t_final, sched.stall) == (0.32, 0.2, 0)
         assert sched.max_plateaus == pytest.approx(20_000, rel=1e-3)
         assert by_name("band", order).max_plateaus == pytest.approx(30_000, rel=1e-3)
+
+
+@pytest.mark.parametrize("order", [2, 3, 4, 5, 6])
+def test_auto_is_the_focused_moves_schedules(order):
+    """auto (the focused move's): held trials from T0 = 0.4 for 2,000 plateaus on 4x4 and 9x9;
+    from 16x16 a geometric band from T = 0.36 to 0.26 (about 16,300 plateaus), an unsolved trial
+    reheated to 0.3 three times, then a fresh grid."""
+    sched = by_name("auto", order)
+    if order <= 3:
+        assert (sched.t0, sched.stall, sched.max_plateaus, sched.reheat) == (0.4, 0, 2000, 0)
+    else:
+        assert sched.kind == KIND_GEOMETRIC
+        assert (sched.t0, sched.t_final, sched.stall) == (0.36, 0.26, 0)
+        assert (sched.reheat, sched.reheats) == (0.3, 3)
+        assert sched.max_plateaus == pytest.approx(16_272, rel=1e-3)

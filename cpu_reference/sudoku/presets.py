@@ -26,30 +26,29 @@ use). On 25x25 the best held temperature moves with the fill (about 0.22-0.24 at
 values unmeasured; 36x36 takes the 25x25 band. Meant with `--move candidate --propagate`; the
 published algorithm (`sirdey-course`, sirdey move) is no preset and stays as it is.
 
-"auto": the best technique measured per order (benchmarks/results/anneal_peers.md), which
-`gpu-anneal solve` runs when none of --schedule, --move, --t0 and --propagate is given, always
-with the candidate move and propagation first (DEFAULT_TECHNIQUE):
+"auto": the best technique measured per order, which `gpu-anneal solve` runs when none of
+--schedule, --move, --t0 and --propagate is given, always with the focused move (the candidate
+move on a cell drawn among those in conflict) and propagation first (DEFAULT_TECHNIQUE):
 
-    9x9 (and 4x4)     short held trials: Sirdey's linear law from T0 = 0.34 for 2,000
-                      plateaus, no stall rule (the lowest median TTS99 of nine schedules on
-                      the first 20 puzzles of magictour_top1465: 0.550 s of one core against
-                      1.451 s from T0 = 1; benchmarks/results/sweep_tts_9x9*.md)
-    16x16 and above   a shorter, cooler band: geometric from T = 0.32 down to 0.2 over
-                      K = 20,000 plateaus, no stall rule. On 25x25 training instances (10 a
-                      level at 35-50 % filled, the ones the reported benchmark skips; 2 chains)
-                      its median seconds were 0.30 / 0.31 / 1.35 / 0.029 against the band
-                      preset's 0.42 / 0.69 / 1.73 / 0.056, every instance solved by both
-                      (benchmarks/results/anneal_peers_tune_band_start.md, where T0 = 0.3 and
-                      0.34 over 20,000 plateaus are measured too). A trial that ends unsolved
-                      is reheated: the chain keeps its grid and cools on from T = 0.28, three
-                      times in a row, then starts a fresh grid (schedules.py: reheat,
-                      reheats). On 20 training instances a level (35 / 40 / 45 / 50 %) its
-                      medians were 0.33 / 0.52 / 0.65 / 0.059 s against 0.31 / 0.60 / 1.06 /
-                      0.054 without, the same instances solved (19/20 at 45 %), p90 at 45 %
-                      3.2 s against 6.7 but at 50 % 1.35 against 0.47
-                      (benchmarks/results/anneal_peers_tune_reheats.md; reheating to 0.26 or
-                      0.28 with no fresh grid solved 17 and 18 of 20 at 50 % against 20:
-                      anneal_peers_tune_reheat.md)
+    9x9 (and 4x4)     short held trials: Sirdey's linear law from T0 = 0.4 for 2,000 plateaus,
+                      no stall rule (median TTS99 0.116 s of one core on the first 20 puzzles
+                      of magictour_top1465, against 0.322 s for the candidate move with its
+                      own best schedule, T0 = 0.34, in the same run;
+                      benchmarks/results/sweep_tts_9x9_focused.md)
+    16x16 and above   a warmer band than the candidate move's: geometric from T = 0.36 down to
+                      0.26 (about 16,000 plateaus), no stall rule; a trial that ends unsolved is
+                      reheated (the chain keeps its grid and cools on from T = 0.3) three times
+                      in a row, then starts a fresh grid. On 36x36 training instances at 50 %
+                      filled it solved 2 of 2 (median 4.7 s, 2 chains) where the candidate
+                      move's band (T 0.32 to 0.2) solved none in 60 s with either move; on 25x25
+                      training instances (4 a level at 40 / 45 / 50 %) its medians were
+                      0.14 / 0.033 / 0.021 s against 0.025 / 0.070 / 0.196 s for that band
+                      (benchmarks/results/anneal_peers_tune_*focused*.md)
+
+The candidate move's schedules stay available as the preset "candidate-auto" (its measured
+best: 9x9 T0 = 0.34 over 2,000 plateaus; 16x16 and above geometric from 0.32 to 0.2 over
+20,000 plateaus, reheated to 0.28 up to 3 times: benchmarks/results/sweep_tts_9x9*.md,
+anneal_peers_tune_band_start.md, anneal_peers_tune_reheats.md).
 
 A preset name takes the same key=value tail as the schedule it expands to; keys given there win
 over the preset's ("band:t0=0.3").
@@ -62,15 +61,31 @@ _BAND = "geometric:t0=0.34,t_final=0.2,ratio=0.9999823,stall=0"  # 0.34 -> 0.2 i
 _SHORT_9X9 = "sirdey-course:t0=0.34,stall=0,max_plateaus=2000"
 # 0.32 -> 0.2 in 20,000; an unsolved trial reheated to 0.28 up to 3 times in a row
 _SHORT_BAND = "geometric:t0=0.32,t_final=0.2,ratio=0.9999765,stall=0,reheat=0.28,reheats=3"
+_FOCUSED_9X9 = "sirdey-course:t0=0.4,stall=0,max_plateaus=2000"
+# 0.36 -> 0.26 in about 16,000; an unsolved trial reheated to 0.3 up to 3 times in a row
+_FOCUSED_BAND = "geometric:t0=0.36,t_final=0.26,ratio=0.99998,stall=0,reheat=0.3,reheats=3"
 
 # preset -> order -> the schedule string it stands for
 PRESETS: dict[str, dict[int, str]] = {
     "band": {2: _HELD_9X9, 3: _HELD_9X9, 4: _BAND, 5: _BAND, 6: _BAND},
-    "auto": {2: _SHORT_9X9, 3: _SHORT_9X9, 4: _SHORT_BAND, 5: _SHORT_BAND, 6: _SHORT_BAND},
+    "auto": {
+        2: _FOCUSED_9X9,
+        3: _FOCUSED_9X9,
+        4: _FOCUSED_BAND,
+        5: _FOCUSED_BAND,
+        6: _FOCUSED_BAND,
+    },
+    "candidate-auto": {
+        2: _SHORT_9X9,
+        3: _SHORT_9X9,
+        4: _SHORT_BAND,
+        5: _SHORT_BAND,
+        6: _SHORT_BAND,
+    },
 }
 
 # The technique of a Sudoku annealing run that names none of its parts.
-DEFAULT_TECHNIQUE = {"schedule": "auto", "move": "candidate", "propagate": True}
+DEFAULT_TECHNIQUE = {"schedule": "auto", "move": "focused", "propagate": True}
 # The parts' defaults once any part is named: Sirdey's published algorithm.
 PUBLISHED = {"schedule": "sirdey-course", "move": "sirdey", "propagate": False}
 
