@@ -96,7 +96,7 @@ def test_sudoku_anneal_equals_the_pool_it_wraps():
 def test_the_default_technique_is_the_measured_best_and_naming_a_part_gives_sirdeys(
     named, technique
 ):
-    """No part named: schedule auto, candidate move, propagation; else Sirdey's defaults."""
+    """No part named: schedule auto, focused move, propagation; else Sirdey's defaults."""
     s = api._settings(
         "sudoku", "anneal", "cpu", None, None, named.get("schedule"), named.get("move"),
         named.get("t0"), None, None, named.get("propagate", False), None, None, None, None, None,
