@@ -1,9 +1,9 @@
 """Is a low-cost annealed 36x36 grid near a solution? Two probes at the fills annealing misses.
 
-On 36x36 grids at 45-50 % filled the auto preset ends its time limit at a few conflict pairs
-(anneal_peers.md: 0 of 3 solved in 60 s). Two ways to finish such a grid with the exact solver,
-each measured here on the 36x36 training grids (bench_exact_peers.instances_36, seed 37, not the
-reported instances):
+On 36x36 grids at 45-50 % filled the candidate-auto preset (candidate move) ends its time limit
+at a few conflict pairs (anneal_peers.md: 0 of 3 solved in 60 s). Two ways to finish such a grid
+with the exact solver, each measured here on the 36x36 training grids
+(bench_exact_peers.instances_36, seed 37, not the reported instances):
 
     guided   the exact solver (exact_large.count_restarts, shipped rules) stopping at the first
              solution, with phase saving seeded from the annealed grid: every cell first tries
@@ -15,9 +15,9 @@ reported instances):
 
 The 60 % grids, which annealing solves, are the control: there the kept cells are a solution's.
 
-Annealing: the auto preset (candidate move, propagation first), --chains chains, one seed, for
---anneal-seconds; its best grid (the reported chain's lowest-cost grid). Exact searches: one
-thread, node cap --max-nodes. Results: benchmarks/results/hybrid_36.{json,md}.
+Annealing: the candidate-auto preset (candidate move, propagation first), --chains chains, one
+seed, for --anneal-seconds; its best grid (the reported chain's lowest-cost grid). Exact
+searches: one thread, node cap --max-nodes. Results: benchmarks/results/hybrid_36.{json,md}.
 
     python benchmarks/bench_hybrid_36.py [--levels 45,50,60] [--per-level 5] [--anneal-seconds 3]
 """
@@ -65,7 +65,7 @@ def exact_first(cells: np.ndarray, max_nodes: int, phase: np.ndarray | None) -> 
 
 def probe(name: str, cells: np.ndarray, args, rng: np.random.Generator) -> dict:
     """Anneal one grid, then both probes on its best grid."""
-    r = solve_one(cells, ORDER, schedule="auto", move="candidate", propagate=True,
+    r = solve_one(cells, ORDER, schedule="candidate-auto", move="candidate", propagate=True,
                   chains=args.chains, seed=args.seed, time_limit=args.anneal_seconds)  # fmt: skip
     best = np.asarray(r.best, np.uint8).reshape(-1)
     bad = conflicted_cells(best, ORDER)
@@ -92,7 +92,7 @@ def render(result: dict) -> str:
     lines = ["# Annealed 36x36 grids finished by the exact solver: two probes", "",
              f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
              f"{m['load_average_at_start']:.2f}, {m['date']}. Training grids (seed 37). "
-             f"Annealing: auto preset, {a['chains']} chains, {a['anneal_seconds']:g} s; "
+             f"Annealing: candidate-auto preset, {a['chains']} chains, {a['anneal_seconds']:g} s; "
              f"exact searches one thread, node cap {a['max_nodes']:,}, count -1 = cap "
              "reached.", ""]  # fmt: skip
     cells = []
@@ -144,8 +144,8 @@ def main() -> None:
         return
     levels = {int(x) for x in args.levels.split(",")}
     rows = [r for r in instances_36(args.per_level, seed=37) if int(r[0].split("_")[1]) in levels]
-    solve_one(rows[0][2], ORDER, schedule="auto", move="candidate", propagate=True, chains=2,
-              seed=1, time_limit=0.5)  # fmt: skip
+    solve_one(rows[0][2], ORDER, schedule="candidate-auto", move="candidate", propagate=True,
+              chains=2, seed=1, time_limit=0.5)  # fmt: skip
     exact_first(rows[0][2], 10, None)  # compile before any clock
     rng = np.random.default_rng(args.seed)
     command = "python benchmarks/bench_hybrid_36.py " + " ".join(sys.argv[1:])

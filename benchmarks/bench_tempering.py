@@ -7,7 +7,7 @@ offers each pair of neighbouring rungs (even pairs, then odd pairs, alternating)
 of temperatures, accepted with probability min(1, exp((beta_j - beta_i)(E_j - E_i))), the
 textbook rule.
 The chains run on the CPU runner's slices (all cores); each preset of --preset (band and
-auto by default) runs as `gpu-anneal solve --schedule PRESET --move candidate --propagate`
+candidate-auto by default) runs as `gpu-anneal solve --schedule PRESET --move candidate --propagate`
 with one chain per core (bench_anneal_peers.py's run_method). All see the same training
 instances as bench_anneal_peers.py --tune (Lloyd & Amos 25x25, the instances the reported
 benchmark skips), one seed, wall seconds per puzzle, unsolved within --limit counts as
@@ -55,7 +55,7 @@ from cpu_reference.sudoku.schedules import by_name  # noqa: E402
 RESULTS = ROOT / "benchmarks" / "results"
 ORDER = 5
 LADDERS = ("4:0.22:0.3", "4:0.22:0.34", "6:0.21:0.34", "2:0.23:0.27")
-PRESETS = ("band", "auto")
+PRESETS = ("band", "candidate-auto")  # run with the candidate move
 
 
 def tempering(cells, replicas, t_low, t_high, every, limit, seed) -> dict:

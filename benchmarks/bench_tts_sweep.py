@@ -31,7 +31,7 @@ from gpu_anneal.tts import measure_puzzle, summarize  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 CANDIDATES = (
-    "auto",
+    "candidate-auto",
     "sirdey-course:t0=0.5",
     "sirdey-course:t0=1,max_plateaus=4000",
     "sirdey-course:t0=0.5,max_plateaus=4000",
@@ -100,7 +100,10 @@ def render(result: dict) -> str:
          f"{r['solved_any']}/{r['puzzles']}")
         for r in sorted(result["rows"], key=lambda r: r["tts99_median"] or math.inf)
     ]  # fmt: skip
-    return "\n".join(table_block(title, header, cells, f"Command: `{result['command']}`"))
+    foot = f"Command: `{result['command']}`"
+    if result.get("schedule_note"):
+        foot += f"\n\nNote: {result['schedule_note']}."
+    return "\n".join(table_block(title, header, cells, foot))
 
 
 def main() -> None:

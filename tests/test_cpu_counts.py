@@ -36,7 +36,7 @@ def _run(batch, rules, budgets):
         (2, sa.MOVE_SIRDEY, "sirdey-course"),
         (3, sa.MOVE_CANDIDATE, "sirdey-course:t0=0.34,stall=0,max_plateaus=40"),
         (4, sa.MOVE_SIRDEY, "geometric:t0=0.5,t_final=0.3,ratio=0.99,stall=0"),
-        (5, sa.MOVE_CANDIDATE, "auto"),
+        (5, sa.MOVE_CANDIDATE, "candidate-auto"),
         (5, sa.MOVE_CANDIDATE, "geometric:t0=0.4,t_final=0.3,ratio=0.99,stall=0,reheat=0.35"),
     ],
 )
