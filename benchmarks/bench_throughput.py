@@ -103,7 +103,9 @@ def main() -> None:
         })  # fmt: skip
         print(f"{threads} thread(s): native {c / 1e6:.1f} M/s, engine {e / 1e6:.1f} M/s, "
               f"ratio {e / c:.3f}", flush=True)  # fmt: skip
-    moves = {move: engine(args.seconds, cores, move) for move in ("candidate", "box-swap")}
+    moves = {
+        move: engine(args.seconds, cores, move) for move in ("candidate", "focused", "box-swap")
+    }
     layouts = []
     for regime, schedule in (("hot", None), ("cool", COOL)):
         for order in (3, 4, 5, 6):
