@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_exact_peers import instances_36, one_thread  # noqa: E402
 from benchmarks.machine import machine  # noqa: E402
-from benchmarks.tables import rerender, table_block, write_results  # noqa: E402
+from benchmarks.tables import add_out_arguments, rerender, table_block, write_results  # noqa: E402
 from cpu_reference.sudoku import exact_large as large  # noqa: E402
 from cpu_reference.sudoku.exact import RESTART_BASE  # noqa: E402
 from cpu_reference.sudoku.verify import conflicted_cells  # noqa: E402
@@ -136,8 +136,7 @@ def main() -> None:
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-nodes", type=int, default=60_000)
-    ap.add_argument("--out", default=str(RESULTS / "hybrid_36"))
-    ap.add_argument("--render", action="store_true", help="only rewrite the markdown")
+    add_out_arguments(ap, RESULTS / "hybrid_36")
     args = ap.parse_args()
     if args.render:
         rerender(args.out, render)

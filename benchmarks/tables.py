@@ -25,3 +25,9 @@ def rerender(out, render) -> None:
     """Rewrite OUT.md from OUT.json (a changed report, no new measurement)."""
     out = Path(out)
     out.with_suffix(".md").write_text(render(json.loads(out.with_suffix(".json").read_text())))
+
+
+def add_out_arguments(ap, default) -> None:
+    """The results arguments of a benchmark: --out (path without suffix) and --render."""
+    ap.add_argument("--out", default=str(default), help="results path without suffix")
+    ap.add_argument("--render", action="store_true", help="only rewrite OUT.md from OUT.json")

@@ -339,9 +339,10 @@ def exact_threshold(thr, lane, d):
 
 @njit
 def pop_lowest(x):
-    """(x without its lowest set bit, that bit's index) of a nonzero uint64 word."""
-    low = uint64(x & uint64(~x + uint64(1)))
-    return uint64(x ^ low), popcount64(uint64(low - uint64(1)))
+    """(x without its lowest set bit, that bit, the bit's index) of a nonzero bitboard word."""
+    rest = WT(x & WT(x - WT(1)))
+    low = WT(x ^ rest)
+    return rest, low, popc(WT(low - WT(1)))
 
 
 @njit
@@ -352,9 +353,9 @@ def copy_cells(src, src_wr, src_bits, src_cell, dst, dst_wr, dst_word, dst_bit, 
         dst[i] = 0
     for dd in range(N):
         for w in range(src_wr):
-            x = uint64(src[dd * src_wr + w])
-            while x != uint64(0):
-                x, b = pop_lowest(x)
+            x = WT(src[dd * src_wr + w])  # WT is uint64 where bitboards are linear
+            while x != WT(0):
+                x, _, b = pop_lowest(x)
                 c = src_cell[w * src_bits + b]
                 at = dd * dst_wr + dst_word[c]
                 dst[at] = dst[at] | dst_bit[c]
@@ -598,9 +599,8 @@ def focus_update(board, lane, c, old, new, gain, desc, take):
         cb = WT(cb | add)
         change = uint32(change + popc(add))
         while drop != WT(0):
-            low = WT(drop & WT(~drop + WT(1)))
-            drop = WT(drop ^ low)
-            z = cell_of(w, popc(WT(low - WT(1))))
+            drop, low, b = pop_lowest(drop)
+            z = cell_of(w, b)
             if conflicts_at(board, lane, old, z) == 0:
                 cb = WT(cb ^ low)
                 change = uint32(change - ONE)
