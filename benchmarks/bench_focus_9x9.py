@@ -1,20 +1,23 @@
-"""Focused cell choice on 9x9: how often a chain meets a solution, per proposal and per second.
+"""Focused cells and heat bath on 9x9: how often a chain meets a solution, per proposal and second.
 
 An experiment, not an engine option. A self-contained chain (numba; the engine's cost, conflicting
 peer pairs; the candidate move with propagation first; restarts every --trial proposals from a
 fresh random grid, 162,000 by default, the proposals of the auto preset's 2,000 plateaus of 81
-moves; a temperature held at T) runs on each puzzle with two ways of choosing the cell of a move:
+moves; a temperature held at T) runs on each puzzle with three ways of choosing a move:
 
-    uniform   every free cell alike (the engine's move)
+    uniform   every free cell alike (the engine's candidate move)
     focused   with probability q, a cell drawn from those in conflict (a peer holds the same
               digit); the set of such cells is kept up to date after each accepted move by
               re-reading the three units of the moved cell
+    heat      a cell drawn as focused with q = 1, its digit drawn among its candidates with
+              probability proportional to exp(-k / T), k the peers holding that digit (the
+              heat bath: no rejection; a draw of the cell's own digit changes nothing)
 
 After each solution the chain restarts. Figures: solutions met per 10^8 proposals and per
 second of one core, summed over the puzzles (the first --limit of --file), each chain seeded
-by its puzzle's index. Both ways run in the same chain code, so their ratio shows what the
-focused choice gains; the engine's own loop is faster per proposal than this one, so the
-seconds are this experiment's only. Results: benchmarks/results/focus_9x9.{json,md}.
+by its puzzle's index. Every way runs in the same chain code, so their ratios show what the
+focused choice and the heat bath gain; the engine's own loop is faster per proposal than this
+one, so the seconds are this experiment's only. Results: benchmarks/results/focus_9x9.{json,md}.
 
     python benchmarks/bench_focus_9x9.py --file PUZZLES [--limit 20] [--proposals 2e7]
         [--setting uniform:0.34 --setting focused:0.5:0.8 ...]
@@ -35,13 +38,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.machine import machine  # noqa: E402
-from benchmarks.tables import rerender, table_block, write_results  # noqa: E402
+from benchmarks.tables import add_out_arguments, rerender, table_block, write_results  # noqa: E402
 from cpu_reference.sudoku.batch import logic_fill  # noqa: E402
 from cpu_reference.sudoku.formats import iter_puzzles  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 SETTINGS = ("uniform:0.3", "uniform:0.34", "uniform:0.4", "focused:0.5:0.8", "focused:0.45:1",
-            "focused:0.5:1", "focused:0.55:1", "focused:0.6:1", "focused:0.7:1")  # fmt: skip
+            "focused:0.5:1", "focused:0.55:1", "focused:0.6:1", "focused:0.7:1", "heat:0.4",
+            "heat:0.45", "heat:0.5", "heat:0.55")  # fmt: skip
 
 
 def _peers() -> np.ndarray:
@@ -102,8 +106,31 @@ def _set_status(c, on, members, pos, size):
 
 
 @nb.njit(cache=True)
-def chain(cells, masks, T, q, trial, budget, seed):
-    """Solutions met in `budget` proposals (held T, restarts every `trial` proposals)."""
+def _heat_digit(v, c, cands, nc, T, held, weight):
+    """Heat bath on cell c: (a candidate drawn with weight exp(-k / T), its k less the old
+    digit's), k the peers holding a digit."""
+    held[:] = 0
+    for j in range(20):
+        held[v[PEERS[c, j]]] += 1
+    k_min = 20
+    for i in range(nc):
+        k_min = min(k_min, held[cands[i]])
+    total = 0.0
+    for i in range(nc):
+        weight[i] = np.exp(-(held[cands[i]] - k_min) / T)
+        total += weight[i]
+    r = np.random.random() * total
+    i = 0
+    while i < nc - 1 and r >= weight[i]:
+        r -= weight[i]
+        i += 1
+    return cands[i], held[cands[i]] - held[v[c]]
+
+
+@nb.njit(cache=True)
+def chain(cells, masks, T, q, trial, budget, seed, heat=False):
+    """Solutions met in `budget` proposals (held T, restarts every `trial` proposals); with
+    `heat`, each proposal's digit comes from the heat bath over the cell's candidates."""
     np.random.seed(seed)
     free = np.flatnonzero(cells == 0)
     cand = np.zeros((81, 9), np.int64)
@@ -120,6 +147,8 @@ def chain(cells, masks, T, q, trial, budget, seed):
     v = np.zeros(81, np.int64)
     members = np.zeros(81, np.int64)
     pos = np.full(81, -1, np.int64)
+    held = np.zeros(9, np.int64)  # heat: peers holding each digit
+    weight = np.zeros(9)  # heat: each candidate's exp(-(k - k_min) / T)
     hits = 0
     done = 0
     while done < budget and M > 0:
@@ -145,15 +174,20 @@ def chain(cells, masks, T, q, trial, budget, seed):
             else:
                 c = movable[np.random.randint(M)]
             old = v[c]
-            new = cand[c, np.random.randint(ncand[c] - 1)]
-            if new == old:
-                new = cand[c, ncand[c] - 1]
-            delta = 0  # peers holding the new digit less those holding the old one
-            for j in range(20):
-                x = PEERS[c, j]
-                delta += (v[x] == new) - (v[x] == old)
-            if delta > 0 and np.random.random() >= thr[delta - 1]:
-                continue
+            if heat:
+                new, delta = _heat_digit(v, c, cand[c], ncand[c], T, held, weight)
+                if new == old:
+                    continue
+            else:
+                new = cand[c, np.random.randint(ncand[c] - 1)]
+                if new == old:
+                    new = cand[c, ncand[c] - 1]
+                delta = 0  # peers holding the new digit less those holding the old one
+                for j in range(20):
+                    x = PEERS[c, j]
+                    delta += (v[x] == new) - (v[x] == old)
+                if delta > 0 and np.random.random() >= thr[delta - 1]:
+                    continue
             for u in range(3):
                 cnt[_unit_of(c, u), old] -= 1
                 cnt[_unit_of(c, u), new] += 1
@@ -172,14 +206,16 @@ def chain(cells, masks, T, q, trial, budget, seed):
     return hits, done
 
 
-def parse_setting(text: str) -> tuple[str, float, float]:
-    """'uniform:T' or 'focused:T:q' -> (name, T, q)."""
+def parse_setting(text: str) -> tuple[str, float, float, bool]:
+    """'uniform:T', 'focused:T:q' or 'heat:T' -> (name, T, q, heat)."""
     parts = text.split(":")
     if parts[0] == "uniform" and len(parts) == 2:
-        return text, float(parts[1]), 0.0
+        return text, float(parts[1]), 0.0, False
     if parts[0] == "focused" and len(parts) == 3:
-        return text, float(parts[1]), float(parts[2])
-    raise SystemExit(f"--setting {text}: want uniform:T or focused:T:q")
+        return text, float(parts[1]), float(parts[2]), False
+    if parts[0] == "heat" and len(parts) == 2:
+        return text, float(parts[1]), 1.0, True
+    raise SystemExit(f"--setting {text}: want uniform:T, focused:T:q or heat:T")
 
 
 def measure(args) -> dict:
@@ -192,12 +228,13 @@ def measure(args) -> dict:
         puzzles.append((filled.astype(np.int64), masks))
         if len(puzzles) == args.limit:
             break
-    chain(puzzles[0][0], puzzles[0][1], 0.4, 0.5, 1000, 10_000, 1)  # compile
+    for heat in (False, True):  # compile
+        chain(puzzles[0][0], puzzles[0][1], 0.4, 0.5, 1000, 10_000, 1, heat)
     rows = []
     for text in args.setting or SETTINGS:
-        name, T, q = parse_setting(text)
+        name, T, q, heat = parse_setting(text)
         start = time.perf_counter()
-        per = [chain(f, m, T, q, args.trial, args.proposals, i + 1)[0]
+        per = [chain(f, m, T, q, args.trial, args.proposals, i + 1, heat)[0]
                for i, (f, m) in enumerate(puzzles)]  # fmt: skip
         seconds = time.perf_counter() - start
         total = len(puzzles) * args.proposals
@@ -216,18 +253,22 @@ def render(result: dict) -> str:
     """The markdown report."""
     m = result["machine"]
     a = result["args"]
-    base = max((r for r in result["rows"] if r["q"] == 0), key=lambda r: r["per_second"])
+    uniform = [r for r in result["rows"] if r["q"] == 0]
+    # the baseline: the best uniform row, else the first row
+    base = max(uniform or result["rows"][:1], key=lambda r: r["per_second"])
     cells = [(r["setting"], f"{r['solutions']}", f"{r['puzzles_met']}/{result['puzzles']}",
-              f"{r['per_1e8']:.1f}", f"{r['per_second']:.2f}",
-              _ratio(r["per_second"], base["per_second"])) for r in result["rows"]]  # fmt: skip
-    lines = ["# Focused cell choice on 9x9 (an experiment, not an engine option)", "",
+              f"{r['per_1e8']:.1f}", _ratio(r["per_1e8"], base["per_1e8"]),
+              f"{r['per_second']:.2f}", _ratio(r["per_second"], base["per_second"]))
+             for r in result["rows"]]  # fmt: skip
+    lines = ["# Focused cell choice and heat bath on 9x9 (an experiment, not an engine option)", "",
              f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
              f"{m['load_average_at_start']:.2f}, {m['date']}. {Path(a['file']).name}, first "
              f"{result['puzzles']} puzzles; {float(a['proposals']):.0e} proposals a puzzle, "
              f"restart every {a['trial']} proposals and after each solution; held T; "
              "one thread.", ""]  # fmt: skip
     header = ("setting (T, q)", "solutions", "puzzles met", "per 10^8 proposals",
-              "per second", f"per second / {base['setting']}")  # fmt: skip
+              f"per 10^8 / {base['setting']}", "per second",
+              f"per second / {base['setting']}")  # fmt: skip
     lines += table_block("## Solutions met", header, cells, f"Command: `{result['command']}`")
     return "\n".join(lines)
 
@@ -239,17 +280,18 @@ def _ratio(x: float, y: float) -> str:
 def main() -> None:
     """Run the settings and write the results."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--file", type=Path, required=True)
+    ap.add_argument("--file", type=Path, help="puzzles (required unless --render)")
     ap.add_argument("--limit", type=int, default=20)
     ap.add_argument("--proposals", type=lambda t: int(float(t)), default=20_000_000)
     ap.add_argument("--trial", type=int, default=162_000)
-    ap.add_argument("--setting", action="append", help="uniform:T or focused:T:q (repeatable)")
-    ap.add_argument("--out", default=str(RESULTS / "focus_9x9"))
-    ap.add_argument("--render", action="store_true", help="only rewrite the markdown")
+    ap.add_argument("--setting", action="append", help="uniform:T, focused:T:q, heat:T")
+    add_out_arguments(ap, RESULTS / "focus_9x9")
     args = ap.parse_args()
     if args.render:
         rerender(args.out, render)
         return
+    if args.file is None:
+        ap.error("--file is required to measure")
     result = measure(args)
     write_results(args.out, result, render)
 
