@@ -17,8 +17,9 @@ def write_results(out, result: dict, render) -> None:
     """Write `result` as OUT.json and its markdown render(result) as OUT.md, and print it."""
     out = Path(out)
     out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
-    out.with_suffix(".md").write_text(render(result))
-    print(render(result))
+    report = render(result)
+    out.with_suffix(".md").write_text(report)
+    print(report)
 
 
 def rerender(out, render) -> None:
