@@ -1,14 +1,16 @@
 """Time to solution (TTS99) of several schedules and moves, on a training set.
 
 For the `auto` preset: each candidate schedule runs the same puzzles (the first --limit of a
-file that the reported benchmarks do not use, magictour_top1465 by default) with --runs
+file that the reported benchmarks do not use, magictour_top1465 by default, or those after the
+first --skip of a file whose first ones they do use) with --runs
 independent one-chain runs each, with each --move (candidate by default) and (by default)
 propagation first, as `gpu-anneal bench tts` measures them. The table gives the median and p90
 TTS99 of one core per move and schedule, best first (infinite, printed "inf", where no run of a
 puzzle solved). Results: benchmarks/results/sweep_tts_NxN.{json,md}.
 
     python benchmarks/bench_tts_sweep.py [--file ../shared/data/sudoku/magictour_top1465.txt]
-        [--limit 30] [--runs 10] [--schedule S ...] [--move M ...]
+        [--skip 0] [--limit 30] [--runs 10] [--schedule S ...] [--move M ...]
+        [--case MOVE@SCHEDULE ...]   (pairs instead of every move with every schedule)
 """
 
 from __future__ import annotations
@@ -43,11 +45,18 @@ CANDIDATES = (
 def sweep(args: argparse.Namespace) -> dict:
     """Every candidate on the same puzzles, one after the other."""
     puzzles = [p for p in iter_puzzles(args.file, name=args.file) if hasattr(p, "cells")]
-    puzzles = puzzles[: args.limit]
+    puzzles = puzzles[args.skip : args.skip + args.limit]
     order = puzzles[0].order
     rows = []
     moves = args.move or ["candidate"]
-    for move, schedule in [(m, s) for m in moves for s in args.schedule or CANDIDATES]:
+    cases = [(m, s) for m in moves for s in args.schedule or CANDIDATES]
+    if args.case:
+        for case in args.case:
+            if "@" not in case:
+                raise SystemExit(f"--case {case!r}: expected MOVE@SCHEDULE")
+        cases = [tuple(case.split("@", 1)) for case in args.case]
+        moves = list(dict.fromkeys(m for m, _ in cases))
+    for move, schedule in cases:
         start = time.perf_counter()
         measured = [
             measure_puzzle(
@@ -56,10 +65,10 @@ def sweep(args: argparse.Namespace) -> dict:
                 runs=args.runs,
                 schedule=with_start(schedule, order, None),
                 move=move,
-                seed=index,
+                seed=args.skip + index,
                 time_limit=args.time_limit,
                 propagate=not args.no_propagate,
-                index=index,
+                index=args.skip + index,
             )  # fmt: skip
             for index, p in enumerate(puzzles)
         ]
@@ -72,6 +81,7 @@ def sweep(args: argparse.Namespace) -> dict:
         print(f"{move} {schedule}: median TTS99 {summary['tts99_median']} s", file=sys.stderr)
     return {
         "machine": machine(), "file": str(args.file), "order": order, "puzzles": len(puzzles),
+        "skip": args.skip,
         "runs": args.runs, "move": " and ".join(moves), "propagate": not args.no_propagate,
         "time_limit": args.time_limit, "rows": rows,
         "command": "python benchmarks/bench_tts_sweep.py " + " ".join(sys.argv[1:]),
@@ -81,9 +91,15 @@ def sweep(args: argparse.Namespace) -> dict:
 def render(result: dict) -> str:
     """The markdown table of a sweep, best median first."""
     m = result["machine"]
+    skip = result.get("skip", 0)
+    which = (
+        f"puzzles {skip + 1}-{skip + result['puzzles']}"
+        if skip
+        else f"first {result['puzzles']} puzzles"
+    )
     how = f"{result['move']} move" + (", deduction first" if result["propagate"] else "")
     title = (
-        f"# TTS99 by schedule: {Path(result['file']).name}, first {result['puzzles']} puzzles\n\n"
+        f"# TTS99 by schedule: {Path(result['file']).name}, {which}\n\n"
         f"Machine: {m['cpu_model']}, {m['cores']} cores, load average at start "
         f"{m['load_average_at_start']:.2f}, {m['date']}. {how}; {result['runs']} one-chain runs "
         f"per puzzle, {result['time_limit']:g} s each; TTS99 in seconds of one core."
@@ -112,12 +128,14 @@ def main() -> None:
     ap.add_argument(
         "--file", type=Path, default=ROOT.parent / "shared/data/sudoku/magictour_top1465.txt"
     )
-    ap.add_argument("--limit", type=int, default=30, help="first puzzles of the file")
+    ap.add_argument("--skip", type=int, default=0, help="puzzles skipped at the file's start")
+    ap.add_argument("--limit", type=int, default=30, help="puzzles of the file after --skip")
     ap.add_argument("--runs", type=int, default=10, help="one-chain runs per puzzle")
     ap.add_argument("--move", action="append", help="a move (repeat; default: candidate)")
     ap.add_argument("--no-propagate", action="store_true", help="anneal the puzzle as given")
     ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per run")
     ap.add_argument("--schedule", action="append", help="a candidate (repeat; default: a set)")
+    ap.add_argument("--case", action="append", help="MOVE@SCHEDULE (repeat): these pairs instead")
     ap.add_argument("--out", type=Path, default=None, help="results path without suffix")
     args = ap.parse_args()
     result = sweep(args)
