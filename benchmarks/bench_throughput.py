@@ -104,7 +104,8 @@ def main() -> None:
         print(f"{threads} thread(s): native {c / 1e6:.1f} M/s, engine {e / 1e6:.1f} M/s, "
               f"ratio {e / c:.3f}", flush=True)  # fmt: skip
     moves = {
-        move: engine(args.seconds, cores, move) for move in ("candidate", "focused", "box-swap")
+        move: engine(args.seconds, cores, move)
+        for move in ("candidate", "focused", "focused-two", "box-swap")
     }
     layouts = []
     for regime, schedule in (("hot", None), ("cool", COOL)):

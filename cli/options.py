@@ -33,13 +33,15 @@ class Backend(str, Enum):
 
 
 class Move(str, Enum):
-    """Neighbourhood: Sudoku sirdey | candidate | box-swap | focused; Shikaku all | pruned |
-    propagated."""
+    """Neighbourhood: Sudoku sirdey | candidate | box-swap | focused | focused-two | auto (the
+    measured best per order); Shikaku all | pruned | propagated."""
 
     sirdey = "sirdey"
     candidate = "candidate"
     box_swap = "box-swap"
     focused = "focused"
+    focused_two = "focused-two"
+    auto = "auto"
     all = "all"
     pruned = "pruned"
     propagated = "propagated"

@@ -42,7 +42,7 @@ from gpu_anneal.results import Result
 
 METHODS = {"sudoku": ("anneal", "exact"), "shikaku": ("anneal", "ilp"), "hashi": ("anneal", "ilp")}
 MOVES = {
-    "sudoku": ("sirdey", "candidate", "box-swap", "focused"),
+    "sudoku": ("sirdey", "candidate", "box-swap", "focused", "focused-two", "auto"),
     "shikaku": ("all", "pruned", "propagated"),
 }
 DEFAULT_TIME_LIMIT = 60.0

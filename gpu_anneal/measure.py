@@ -51,7 +51,7 @@ def measure_throughput(
     threads = cpu_threads()
     count = chains or (8 * threads if used == "cpu" else 65536)
     sched = by_name(schedule or NATIVE_REGIME, order)
-    code = sa.MOVE_NAMES[move]
+    code = sa.move_code(move, order)
     batch = make_batch(never_solving_puzzle(order)[None], order, sched, count, seed=1, move=code)
     runner = make_runner(batch, used)
     runner.run(1)  # compile and warm up

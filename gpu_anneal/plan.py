@@ -160,7 +160,7 @@ def kernel_shape(order: int, move: str = "sirdey") -> dict:
     from gpu_anneal.kernels import sudoku as ks
 
     ks.check_order(order)
-    code = sa.MOVE_NAMES[move]
+    code = sa.move_code(move, order)
     try:
         threads, built = ks.launch_bounds(order, code)
     except TypeError:  # launch bounds without a move
@@ -192,7 +192,7 @@ def puzzle_bytes(order: int, move: str = "sirdey") -> int:
     lay = layout(order)
     batch = make_batch(
         np.zeros((1, lay.cells), np.uint8), order, by_name("sirdey-course", order), 1, 0,
-        move=sa.MOVE_NAMES[move],
+        move=sa.move_code(move, order),
     )  # fmt: skip
     return sum(getattr(batch, k)[0:1].nbytes for k in sa.PUZZLE_ARRAYS + ("solved",))
 
@@ -210,7 +210,7 @@ def measure_host_seconds(order: int, move: str = "sirdey", repeats: int = 30) ->
     r, k = np.divmod(np.arange(lay.cells), N)
     solution = ((r * n + r // n + k) % N + 1).astype(np.uint8)  # a valid grid
     puzzle = np.where(np.arange(lay.cells) % 2 == 0, solution, 0).astype(np.uint8)
-    code = sa.MOVE_NAMES[move]
+    code = sa.move_code(move, order)
     cursor = JumpCursor(0)
     verify, refill = [], []
     for i in range(repeats + 1):  # the first round loads compiled code
@@ -271,6 +271,7 @@ def make_plan(
     unknown length) on a card. chains (per puzzle) and batch (slots) are taken as given when
     set. host_seconds: host seconds a finished puzzle costs (None: measured now); rate: the
     kernel's proposals per second (None: the card's rate model, if any)."""
+    move = sa.move_of(move, order)  # a move preset ("auto") names this order's move
     if move not in sa.MOVE_NAMES:
         raise InputError(f"move {move!r}: expected one of {', '.join(sa.MOVE_NAMES)}")
     for name, value in (("--chains", chains), ("--batch", batch)):
@@ -360,7 +361,7 @@ def make_plan(
 def max_slots(order: int, move: str, chains: int | None, device: Card | str | None) -> int:
     """The most puzzles a default plan takes at once (how far to read a stream ahead)."""
     card = resolve_card(device)
-    shape = kernel_shape(order, move)
+    shape = kernel_shape(order, sa.move_of(move, order))
     wave = card.sms * max(1, resident_blocks(card, shape)) * shape["threads_per_block"]
     if chains is None:
         return max(1, wave // MIN_CHAINS_PER_PUZZLE)

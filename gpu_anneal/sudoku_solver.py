@@ -39,6 +39,7 @@ from cpu_reference.sudoku.batch import (
     run_slice_cpu,
 )
 from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.presets import move_of
 from cpu_reference.sudoku.schedules import Schedule, by_name
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import pool_status as ps
@@ -131,6 +132,7 @@ def solve_stream(
     """
     used = resolve_backend(backend)
     lay = layout(order)
+    move = move_of(move, order)  # a move preset ("auto") names this order's move
     sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
     if chains is not None and chains < 1:
         raise InputError(f"chains = {chains}: must be at least 1")
@@ -549,7 +551,9 @@ def replay_chain(
     cells, masks = np.asarray(puzzle, np.uint8), None
     if propagate:
         cells, masks = logic_fill(cells, order)
-    batch = make_batch(cells[None], order, sched, 1, seed, trial_cap, chain, sa.MOVE_NAMES[move])
+    batch = make_batch(
+        cells[None], order, sched, 1, seed, trial_cap, chain, sa.move_code(move, order)
+    )
     if masks is not None:  # the candidate masks the pool loads with a propagated puzzle
         load_puzzle(batch, 0, cells, batch.rng[:1, :2].copy(), masks)
     start = time.perf_counter()

@@ -221,7 +221,7 @@ def trace_run(
 ) -> dict:
     """Cost and acceptance rate against temperature along one trial of one chain (CPU)."""
     batch = make_batch(
-        np.asarray(puzzle)[None], order, schedule, 1, seed, 1, 0, sa.MOVE_NAMES[move]
+        np.asarray(puzzle)[None], order, schedule, 1, seed, 1, 0, sa.move_code(move, order)
     )
     limit = max_plateaus or schedule.max_plateaus
     temps, costs, rates = [], [], []

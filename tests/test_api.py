@@ -86,7 +86,7 @@ def test_sudoku_anneal_equals_the_pool_it_wraps():
 @pytest.mark.parametrize(
     "named, technique",
     [
-        ({}, ("auto", "focused", True)),
+        ({}, ("auto", "auto", True)),
         ({"schedule": "sirdey-course", "move": "sirdey"}, ("sirdey-course", "sirdey", False)),
         ({"move": "candidate"}, ("sirdey-course", "candidate", False)),
         ({"propagate": True}, ("sirdey-course", "sirdey", True)),
@@ -96,7 +96,8 @@ def test_sudoku_anneal_equals_the_pool_it_wraps():
 def test_the_default_technique_is_the_measured_best_and_naming_a_part_gives_sirdeys(
     named, technique
 ):
-    """No part named: schedule auto, focused move, propagation; else Sirdey's defaults."""
+    """No part named: schedule auto, move auto (focused-two on 9x9, focused from 16x16 up),
+    propagation; else Sirdey's defaults."""
     s = api._settings(
         "sudoku", "anneal", "cpu", None, None, named.get("schedule"), named.get("move"),
         named.get("t0"), None, None, named.get("propagate", False), None, None, None, None, None,
@@ -201,3 +202,17 @@ def test_replay_reruns_the_solving_chain():
     assert again.counts.chain_trials == first.counts.chain_trials
     assert again.counts.chain_proposals == first.counts.chain_proposals
     assert again.params.replay_chain == first.counts.solving_chain
+
+
+def test_the_auto_move_names_each_orders_measured_best():
+    """The move preset "auto" stands for focused-two on 4x4 and 9x9 and focused from 16x16 up;
+    any other name stands for itself."""
+    from cpu_reference.sudoku import rules as sa
+    from cpu_reference.sudoku.presets import move_of
+
+    assert [move_of("auto", n) for n in (2, 3, 4, 5, 6, 7)] == [
+        "focused-two", "focused-two", "focused", "focused", "focused", "focused",
+    ]  # fmt: skip
+    assert move_of("candidate", 3) == "candidate"
+    assert sa.move_code("auto", 3) == sa.MOVE_FOCUSED_TWO
+    assert sa.move_code("auto", 5) == sa.MOVE_FOCUSED

@@ -1,4 +1,5 @@
-"""The focused move: its conflict set, kept move by move, equals a recount from the grid."""
+"""The focused moves: the conflict set, kept move by move, equals a recount from the grid; the
+two-choice move takes the better of its two digits."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from cpu_reference.sudoku.verify import conflicted_cells
 
 DATA = Path(__file__).parent / "data"
 FOCUSED = sa.MOVE_FOCUSED
+TWO = sa.MOVE_FOCUSED_TWO
 
 
 def _puzzles(name: str, order: int, count: int) -> list[np.ndarray]:
@@ -44,10 +46,17 @@ MODELS = {
 }
 
 
-@pytest.mark.parametrize("kind", list(MODELS))
-@pytest.mark.parametrize(("order", "name"), [(3, "top95_head.txt"), (4, "general_16x16_head.tsv")])
-def test_conflict_set_kept_by_each_move_equals_a_recount(kind, order, name):
-    m = sa.model(order, FOCUSED, **MODELS[kind])
+CASES = [
+    *[(kind, 3, "top95_head.txt", FOCUSED) for kind in MODELS],
+    *[(kind, 4, "general_16x16_head.tsv", FOCUSED) for kind in MODELS],
+    *[(kind, 3, "top95_head.txt", TWO) for kind in MODELS],
+    ("computed masks", 4, "general_16x16_head.tsv", TWO),
+]
+
+
+@pytest.mark.parametrize(("kind", "order", "name", "move"), CASES)
+def test_conflict_set_kept_by_each_move_equals_a_recount(kind, order, name, move):
+    m = sa.model(order, move, **MODELS[kind])
     linear = MODELS[kind].get("linear", False)
     pk = packing(order)
     wr = pk.cells // 64 + (pk.cells % 64 > 0) if linear else pk.WR
@@ -61,7 +70,7 @@ def test_conflict_set_kept_by_each_move_equals_a_recount(kind, order, name):
     sched = by_name("sirdey-course", order, t0=0.45, stall=0, max_plateaus=10**6)
     checked = 0
     for puzzle in _puzzles(name, order, 2):
-        batch = make_batch(puzzle[None], order, sched, cpp=1, seed=7, move=FOCUSED)
+        batch = make_batch(puzzle[None], order, sched, cpp=1, seed=7, move=move)
         run_slice_cpu(batch, 1)  # a trial started by the CPU runner
         flat = not MODELS[kind].get("table", True)  # computed masks take the lists flat
         move_cells = batch.move_cells.ravel() if flat else batch.move_cells[0]
@@ -105,13 +114,14 @@ def test_conflict_set_kept_by_each_move_equals_a_recount(kind, order, name):
     assert checked >= 2
 
 
-def test_focused_cells_come_from_the_conflict_set_and_givens_stay():
+@pytest.mark.parametrize("move", [FOCUSED, TWO])
+def test_focused_cells_come_from_the_conflict_set_and_givens_stay(move):
     """A chain that only ever moves cells in conflict leaves every given and, on a puzzle whose
     deduction fixes some cells, every fixed cell as it was."""
     puzzle = _puzzles("top95_head.txt", 3, 1)[0]
     filled, masks = logic_fill(puzzle, 3)
     sched = by_name("sirdey-course", 3, t0=0.45, stall=0, max_plateaus=50)
-    batch = make_batch(filled[None], 3, sched, cpp=4, seed=3, move=FOCUSED)
+    batch = make_batch(filled[None], 3, sched, cpp=4, seed=3, move=move)
     run_slice_cpu(batch, 60)
     for g in range(4):
         grid = batch.grid(g)
@@ -124,3 +134,47 @@ def test_the_cpu_runner_uses_bitboards_for_the_focused_move_at_every_order():
         sa.model(5, FOCUSED, counts=True)
     assert sa.cpu_model(5, FOCUSED).focus_words == 2 * 10
     assert sa.cpu_model(5, sa.MOVE_CANDIDATE).focus_words == 0
+
+
+def _drawn_digit(field: int, cands: np.ndarray, old: int) -> int:
+    """The 0-based digit a 12-bit field draws among the candidates other than old."""
+    j = (field * (len(cands) - 1)) >> 12
+    new = int(cands[j]) - 1
+    return int(cands[j + 1]) - 1 if new >= old else new
+
+
+def test_two_choice_takes_the_digit_with_fewer_conflicts_and_clears_its_bits():
+    """On a trial's grid, for every free cell with three candidates or more: the second digit is
+    the one the high word's low 12 bits draw; it replaces the first only when fewer peers hold
+    it; the acceptance word loses those 12 bits. The focused move keeps its draw unchanged."""
+    two, one = sa.model(3, TWO), sa.model(3, FOCUSED)
+    lay = sa.layout(3)
+    puzzle = _puzzles("top95_head.txt", 3, 1)[0]
+    sched = by_name("sirdey-course", 3, t0=0.45, stall=0, max_plateaus=10)
+    batch = make_batch(puzzle[None], 3, sched, cpp=1, seed=5, move=TWO)
+    run_slice_cpu(batch, 1)
+    grid = batch.grid(0).astype(int) - 1
+    board = batch.boards[0].copy()
+    kept = replaced = 0
+    for c in batch.move_cells[0, : batch.nmove[0]]:
+        cands = batch.cand[0, c, : batch.ncand[0, c]]
+        if len(cands) < 3:
+            continue
+        old = int(grid[c])
+        held = [int(np.sum(grid[lay.peer_list[c]] == d)) for d in range(9)]
+        for field in range(0, 4096, 211):
+            new = _drawn_digit((field * 7 + 1000) & 0xFFF, cands, old)
+            hi = np.uint32((0xABCDE << 12) | field)
+            args = (board, 0, np.uint32(c), np.uint32(old), np.uint32(new), np.uint32(held[new]),
+                    batch.cand[0], batch.ncand[0])  # fmt: skip
+            got = two.second_choice(hi, *args)
+            other = _drawn_digit(field, cands, old)
+            better = held[other] < held[new]
+            assert int(got[0]) == (other if better else new)
+            assert int(got[1]) == min(held[other], held[new])
+            assert int(got[2]) == 0xABCDE << 12
+            kept += not better
+            replaced += better
+            same = one.second_choice(hi, *args)
+            assert (int(same[0]), int(same[1]), int(same[2])) == (new, held[new], int(hi))
+    assert kept > 20 and replaced > 20

@@ -15,7 +15,7 @@ from cpu_reference.sudoku.schedules import by_name
 
 
 @pytest.mark.cudasim
-@pytest.mark.parametrize("move", ["candidate", "box-swap", "focused"])
+@pytest.mark.parametrize("move", ["candidate", "box-swap", "focused", "focused-two"])
 def test_simulated_kernel_equals_cpu_runner_for_every_move(move):
     """Same counters, packed grids, bitboards, best grids, RNG states and solved bounds."""
     rows = run_simulated("sudoku_equality.py", "4", "--move", move)
@@ -83,7 +83,7 @@ def run_as_kernel(batch, budget: int, thr_cap: int, lane: int = 5) -> None:
         board_rows[g, : pk.NW] = state[at]
 
 
-@pytest.mark.parametrize("move", ["sirdey", "candidate", "box-swap", "focused"])
+@pytest.mark.parametrize("move", ["sirdey", "candidate", "box-swap", "focused", "focused-two"])
 def test_kernel_rules_with_a_short_threshold_table_equal_the_cpu(move):
     """The kernel's rules (branch-free move loop, one shared array, flat lists) keeping only
     thr[1] (thr_cap=1: every move of delta >= 2 leaves the move loop and is decided with

@@ -39,6 +39,7 @@ from cpu_reference.sudoku.schedules import Schedule
 MOVE_CANDIDATE = sa.MOVE_CANDIDATE  # module constants: numba reads them at compile time
 MOVE_BOX_SWAP = sa.MOVE_BOX_SWAP
 MOVE_FOCUSED = sa.MOVE_FOCUSED
+MOVE_FOCUSED_TWO = sa.MOVE_FOCUSED_TWO
 EXP_TABLE = exp_table()  # the fixed-point exp factors every runner hands to the chains
 
 
@@ -154,7 +155,7 @@ def _fill_puzzle(
         return ninit, nmove
     for f in range(ninit):
         c = init_cells[f]
-        if move == MOVE_CANDIDATE or move == MOVE_FOCUSED:
+        if move == MOVE_CANDIDATE or move == MOVE_FOCUSED or move == MOVE_FOCUSED_TWO:
             present[:] = False
             if has_mask:
                 for d in range(N):

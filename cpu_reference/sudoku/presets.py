@@ -27,14 +27,20 @@ values unmeasured; 36x36 takes the 25x25 band. Meant with `--move candidate --pr
 published algorithm (`sirdey-course`, sirdey move) is no preset and stays as it is.
 
 "auto": the best technique measured per order, which `gpu-anneal solve` runs when none of
---schedule, --move, --t0 and --propagate is given, always with the focused move (the candidate
-move on a cell drawn among those in conflict) and propagation first (DEFAULT_TECHNIQUE):
+--schedule, --move, --t0 and --propagate is given, always with propagation first
+(DEFAULT_TECHNIQUE) and the move preset "auto" (MOVE_PRESETS): the focused move (the candidate
+move on a cell drawn among those in conflict) from 16x16 up, and on 9x9 and 4x4 its two-choice
+form "focused-two" (the new digit the better of two candidate draws):
 
-    9x9 (and 4x4)     short held trials: Sirdey's linear law from T0 = 0.4 for 2,000 plateaus,
-                      no stall rule (median TTS99 0.116 s of one core on the first 20 puzzles
-                      of magictour_top1465, against 0.322 s for the candidate move with its
-                      own best schedule, T0 = 0.34, in the same run;
-                      benchmarks/results/sweep_tts_9x9_focused.md)
+    9x9 (and 4x4)     short held trials for focused-two: geometric from T = 0.5 down to 0.48
+                      over about 2,000 plateaus, no stall rule. On training puzzles in the same run
+                      (2 runs at once, 10 runs a puzzle) its median TTS99 of one core was
+                      0.087 s on forum_hardest_1106 puzzles 101-200 and 0.081 s on the first 60
+                      of magictour_top1465, against 0.149 s and 0.091 s for the focused move
+                      with the former preset (Sirdey's linear law from T0 = 0.4 over 2,000
+                      plateaus), and 0.100 s and 0.116 s for the focused move held at 0.44 to
+                      0.42 (benchmarks/results/sweep_tts_9x9_forum_moves.md,
+                      sweep_tts_9x9_moves.md; earlier sweeps: sweep_tts_9x9_focused*.md)
     16x16 and above   a warmer band than the candidate move's: geometric from T = 0.36 down to
                       0.26 (about 16,000 plateaus), no stall rule; a trial that ends unsolved is
                       reheated (the chain keeps its grid and cools on from T = 0.3) three times
@@ -43,7 +49,8 @@ move on a cell drawn among those in conflict) and propagation first (DEFAULT_TEC
                       move's band (T 0.32 to 0.2) solved none in 60 s with either move; on 25x25
                       training instances (4 a level at 40 / 45 / 50 %) its medians were
                       0.14 / 0.033 / 0.021 s against 0.025 / 0.070 / 0.196 s for that band
-                      (benchmarks/results/anneal_peers_tune_*focused*.md)
+                      (benchmarks/results/anneal_peers_tune_*focused*.md); focused-two is not
+                      measured there
 
 The candidate move's schedules stay available as the preset "candidate-auto" (its measured
 best: 9x9 T0 = 0.34 over 2,000 plateaus; 16x16 and above geometric from 0.32 to 0.2 over
@@ -61,7 +68,7 @@ _BAND = "geometric:t0=0.34,t_final=0.2,ratio=0.9999823,stall=0"  # 0.34 -> 0.2 i
 _SHORT_9X9 = "sirdey-course:t0=0.34,stall=0,max_plateaus=2000"
 # 0.32 -> 0.2 in 20,000; an unsolved trial reheated to 0.28 up to 3 times in a row
 _SHORT_BAND = "geometric:t0=0.32,t_final=0.2,ratio=0.9999765,stall=0,reheat=0.28,reheats=3"
-_FOCUSED_9X9 = "sirdey-course:t0=0.4,stall=0,max_plateaus=2000"
+_FOCUSED_TWO_9X9 = "geometric:t0=0.5,t_final=0.48,ratio=0.99997959,stall=0"  # 2,000 plateaus
 # 0.36 -> 0.26 in about 16,000; an unsolved trial reheated to 0.3 up to 3 times in a row
 _FOCUSED_BAND = "geometric:t0=0.36,t_final=0.26,ratio=0.99998,stall=0,reheat=0.3,reheats=3"
 
@@ -69,8 +76,8 @@ _FOCUSED_BAND = "geometric:t0=0.36,t_final=0.26,ratio=0.99998,stall=0,reheat=0.3
 PRESETS: dict[str, dict[int, str]] = {
     "band": {2: _HELD_9X9, 3: _HELD_9X9, 4: _BAND, 5: _BAND, 6: _BAND},
     "auto": {
-        2: _FOCUSED_9X9,
-        3: _FOCUSED_9X9,
+        2: _FOCUSED_TWO_9X9,
+        3: _FOCUSED_TWO_9X9,
         4: _FOCUSED_BAND,
         5: _FOCUSED_BAND,
         6: _FOCUSED_BAND,
@@ -84,8 +91,13 @@ PRESETS: dict[str, dict[int, str]] = {
     },
 }
 
+# move preset -> order -> the move it stands for (orders above 6 take the last one)
+MOVE_PRESETS: dict[str, dict[int, str]] = {
+    "auto": {2: "focused-two", 3: "focused-two", 4: "focused", 5: "focused", 6: "focused"},
+}
+
 # The technique of a Sudoku annealing run that names none of its parts.
-DEFAULT_TECHNIQUE = {"schedule": "auto", "move": "focused", "propagate": True}
+DEFAULT_TECHNIQUE = {"schedule": "auto", "move": "auto", "propagate": True}
 # The parts' defaults once any part is named: Sirdey's published algorithm.
 PUBLISHED = {"schedule": "sirdey-course", "move": "sirdey", "propagate": False}
 
@@ -102,6 +114,15 @@ def technique(
             DEFAULT_TECHNIQUE["propagate"],
         )
     return schedule or PUBLISHED["schedule"], move or PUBLISHED["move"], bool(propagate)
+
+
+def move_of(name: str, order: int) -> str:
+    """The move a move preset name stands for at this order ("auto": focused-two on 9x9 and
+    4x4, focused from 16x16 up); a name that is no preset comes back unchanged."""
+    table = MOVE_PRESETS.get(name)
+    if table is None:
+        return name
+    return table.get(order, table[max(table)])
 
 
 def expand(name: str, order: int) -> str:

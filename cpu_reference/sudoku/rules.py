@@ -54,6 +54,9 @@ move_cells[site], the new digit is drawn among the N - 1 others, delta = conflic
 conflicts(old) by popcount of the two digits' bitboard words against the cell's computed peer
 masks; Metropolis by integer threshold. Every value in the move loop is a 32-bit integer but the
 RNG state; no floating point anywhere in a chain (the schedule arrives as fixed-point integers).
+The focused-two move (TWO_CHOICE) draws a second candidate digit from 12 bits of r's high word
+and keeps whichever of the two fewer peers hold (second_choice); the acceptance word is the
+high word's other 20 bits.
 
 Deterministic winner: a chain that solves lowers solved[p] to its proposal count; every chain of
 the puzzle runs on until its own count reaches solved[p] (checked at each plateau), so the chain
@@ -81,6 +84,7 @@ import numpy as np
 from cpu_reference.anneal.fixed_point import beta_fixed, growth_fixed
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import count_units, linear_words, packing
+from cpu_reference.sudoku.presets import move_of
 from cpu_reference.sudoku.schedules import KIND_GEOMETRIC, Schedule
 
 # counter columns of ctr[g, :]
@@ -108,13 +112,22 @@ MOVE_SIRDEY = 0  # Sirdey: one free cell gets one of the N - 1 other digits
 MOVE_CANDIDATE = 1  # Sirdey's move, the new digit drawn among the cell's candidates
 MOVE_BOX_SWAP = 2  # Lewis: boxes hold permutations; two free cells of one box swap digits
 MOVE_FOCUSED = 3  # the candidate move on a cell drawn among the free cells now in conflict
+MOVE_FOCUSED_TWO = 4  # the focused move, its new digit the better of two candidate draws
 MOVE_NAMES = {
     "sirdey": MOVE_SIRDEY,
     "candidate": MOVE_CANDIDATE,
     "box-swap": MOVE_BOX_SWAP,
     "focused": MOVE_FOCUSED,
+    "focused-two": MOVE_FOCUSED_TWO,
 }
-CANDIDATE_MOVES = (MOVE_CANDIDATE, MOVE_FOCUSED)  # moves whose new digit is a cell's candidate
+# moves whose new digit is a cell's candidate
+CANDIDATE_MOVES = (MOVE_CANDIDATE, MOVE_FOCUSED, MOVE_FOCUSED_TWO)
+FOCUSED_MOVES = (MOVE_FOCUSED, MOVE_FOCUSED_TWO)  # moves that keep the conflict set (FOCUS)
+
+
+def move_code(name: str, order: int) -> int:
+    """The code of a move by name, a move preset ("auto") taken at this order."""
+    return MOVE_NAMES[move_of(name, order)]
 
 
 PUZZLE_ARRAYS = (
@@ -166,7 +179,7 @@ def model(
         raise ValueError("linear bitboards read their peer masks from tables (table=True)")
     if counts and (linear or not table or packed or lanes != 1 or move == MOVE_BOX_SWAP):
         raise ValueError("counts: the CPU runner's one-cell moves only (no linear, lanes 1)")
-    if counts and move == MOVE_FOCUSED:
+    if counts and move in FOCUSED_MOVES:
         raise ValueError("counts: the focused move keeps its conflict set as bitboards")
     if not 0 <= thr_cap <= tmax:
         raise ValueError(f"thr_cap {thr_cap}: must lie in 0..{tmax} (0: the whole table)")
@@ -189,7 +202,7 @@ def model(
 def focus_words(n: int, move: int, linear: bool = False) -> int:
     """Words a chain's board holds after its bitboards: the focused move's conflict set and
     movable cells (one bitboard each), 0 for the other moves."""
-    if move != MOVE_FOCUSED:
+    if move not in FOCUSED_MOVES:
         return 0
     return 2 * (linear_words(n) if linear else packing(n).WR)
 
@@ -201,7 +214,7 @@ def cpu_model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
     """The CPU runner's rules: unit counts for one-cell moves from COUNTS_FROM_ORDER up, else
     cell-linear bitboards (benchmarks/results/throughput.md gives both rates); the focused move
     keeps bitboards at every order (its conflict set is one)."""
-    if n >= COUNTS_FROM_ORDER and move not in (MOVE_BOX_SWAP, MOVE_FOCUSED):
+    if n >= COUNTS_FROM_ORDER and move not in (MOVE_BOX_SWAP, *FOCUSED_MOVES):
         return model(n, move, counts=True)
     return model(n, move, linear=True)
 
@@ -210,7 +223,7 @@ _EXPORTED = (
     "get_value", "set_value", "conflicts_at", "peer_words", "fill_thresholds", "full_cost",
     "start_trial", "plateau", "exact_threshold", "drive_chain", "run_slice_cpu",
     "rows_to_linear", "linear_to_rows", "unit_count", "counts_from_values", "rows_from_values",
-    "focus_init", "focus_count",
+    "focus_init", "focus_count", "second_choice",
 )  # fmt: skip
 
 
@@ -232,7 +245,7 @@ def _constants(
     wt = "uint64" if linear else row_wt
     wr = linear_words(n) if linear else pk.WR
     tables = f"linear_peer_tables({n})" if linear else f"peer_tables({n})"
-    focus = move == MOVE_FOCUSED
+    focus = move in FOCUSED_MOVES
     extra = 2 * wr if focus else 0  # conflict set and movable cells after the bitboards
     return {
         "n": str(n), "move": str(move), "N": str(pk.N), "CELLS": str(pk.cells),
@@ -252,7 +265,8 @@ def _constants(
         "FLAT_LISTS": str(not table),
         "VOFF": "0", "BOFF": str(pk.VW if packed else 0),
         "TOFF": str(pk.VW + pk.NW + extra if packed else 0), "UNR": f"uint32({pk.N * pk.R})",
-        "FOCUS": str(focus), "FOFF": str(pk.N * wr), "MOFF": str(pk.N * wr + wr),
+        "FOCUS": str(focus), "TWO_CHOICE": str(move == MOVE_FOCUSED_TWO),
+        "FOFF": str(pk.N * wr), "MOFF": str(pk.N * wr + wr),
         "NWFOCUS": str(pk.N * wr + extra), "CANDS": str(move in CANDIDATE_MOVES),
         "UCELLS": f"uint32({pk.cells})",
         "DIV_WORD": str(_small_div(pk.N * pk.R, pk.cells)),

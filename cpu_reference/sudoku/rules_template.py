@@ -484,6 +484,29 @@ def cell_draw(lo, vals, board, lane, move_cells, pu, unmove, cand, ncand, nconf)
 
 
 @njit
+def second_choice(hi, board, lane, c, old, new, gain, cand, ncand):
+    """TWO_CHOICE: the better of two candidate draws for cell c's new digit. The second digit
+    comes from the low 12 bits of the draw's high word, as the first came from 12 bits of its
+    low word; the fewer conflicts win, the first on a tie. Returns (new digit, its conflicts,
+    acceptance word): the high word with those 12 bits cleared (compared with the threshold
+    as a one-cell move's word is). Other moves: the first draw and the whole high word.
+
+        bit 63 ......... 44 | 43 .. 32 | 31 .. 20 | 19 ......... 0
+            acceptance (20) | digit 2  | digit 1  | cell (20)
+    """
+    if not TWO_CHOICE:
+        return new, gain, hi
+    other = new_digit(uint32(hi & uint32(0xFFF)), c, old, cand, ncand)
+    more = conflicts(board, lane, other, cell_masks(c))
+    better = more < gain
+    return (
+        other if better else new,
+        more if better else gain,
+        uint32(hi & uint32(0xFFFFF000)),
+    )
+
+
+@njit
 def wshr(x, s):
     """A bitboard word x >> s (s below the word's width)."""
     if WIDE:
@@ -759,10 +782,13 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
             old = uint32(shr32(word, shift) & VMASK)
             new = new_digit(uint32(uint32(lo >> uint32(20)) & uint32(0xFFF)), c, old, cand, ncand)
             gain, loss, wr, bit = cell_gain_loss(board, lane, c, old, new)
+            new, gain, hi = second_choice(
+                uint32(r1 >> uint64(32)), board, lane, c, old, new, gain, cand, ncand
+            )
             if CAPPED and gain > uint32(loss + uint32(THR_CAP)):
                 rare = True
                 break
-            take = (gain <= loss) | (uint32(r1 >> uint64(32)) < thr_at(thr, lane, gain, loss))
+            take = (gain <= loss) | (hi < thr_at(thr, lane, gain, loss))
             mask = bit if take else WT(0)
             flip(board, lane, old, wr, mask)
             flip(board, lane, new, wr, mask)
@@ -782,7 +808,9 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
                 uint32(r1), vals, board, lane, move_cells, pu, unmove, cand, ncand, nconf
             )
             gain, loss, wr, bit = cell_gain_loss(board, lane, c, old, new)
-            hi = uint32(r1 >> uint64(32))
+            new, gain, hi = second_choice(
+                uint32(r1 >> uint64(32)), board, lane, c, old, new, gain, cand, ncand
+            )
         if gain > loss:
             if CAPPED and uint32(gain - loss) > uint32(THR_CAP):
                 rare = True
@@ -823,7 +851,10 @@ def rare_move(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_ce
             uint32(r1), vals, board, lane, move_cells, pu, unmove, cand, ncand, nconf
         )
         gain, loss, wr, bit = cell_gain_loss(board, lane, c, old, new)
-        if uint32(r1 >> uint64(32)) < exact_threshold(thr, lane, uint32(gain - loss)):
+        new, gain, hi = second_choice(
+            uint32(r1 >> uint64(32)), board, lane, c, old, new, gain, cand, ncand
+        )
+        if hi < exact_threshold(thr, lane, uint32(gain - loss)):
             cell_apply(vals, board, lane, c, old, new, wr, bit)
             if FOCUS:
                 focus_update(board, lane, c, old, new, gain, cell_masks(c), True)
