@@ -518,7 +518,8 @@ def tts(res: Results) -> list[Row]:
             + (" --propagate" if d.get("propagate") else "")
             + f" --time-limit {d['time_limit']:g} --limit {s['puzzles']} --json"
         )
-        how = f"{d['move']} move, {d['schedule']}" + (
+        move = "auto (focused-two on 9x9)" if d["move"] == "auto" else d["move"]
+        how = f"{move} move, {d['schedule']}" + (
             f" from T0 = {d['t0']:g}" if d["t0"] is not None else ""
         )
         how += ", deduction first" if d.get("propagate") else ""
@@ -963,16 +964,24 @@ def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
         )
 
     def tts_line() -> str:
-        top, forum = res.load("tts_top95_focused.json"), res.load("tts_forum_hardest_focused.json")
+        top, forum = res.load("tts_top95_default.json"), res.load("tts_forum_hardest_default.json")
+        was_top, was_forum = (
+            res.load("tts_top95_focused.json"),
+            res.load("tts_forum_hardest_focused.json"),
+        )
         old_top = res.load("tts_top95_auto.json")
         old_forum = res.load("tts_forum_hardest_auto.json")
         return (
-            "the default technique (focused move, deduction first, schedule auto): median "
-            f"TTS99 {secs(top['summary']['tts99_median'])} of one core on top95 and "
+            "the default technique (9x9: focused-two move, deduction first, schedule auto): "
+            f"median TTS99 {secs(top['summary']['tts99_median'])} of one core on top95 and "
             f"{secs(forum['summary']['tts99_median'])} on the forum's hardest (first "
-            f"{forum['summary']['puzzles']}), against {secs(old_top['summary']['tts99_median'])} "
-            f"and {secs(old_forum['summary']['tts99_median'])} for the candidate move "
-            "(`tts_top95_focused.json`, `tts_forum_hardest_focused.json`, "
+            f"{forum['summary']['puzzles']}), against "
+            f"{secs(was_top['summary']['tts99_median'])} and "
+            f"{secs(was_forum['summary']['tts99_median'])} for the focused move at the former "
+            f"preset and {secs(old_top['summary']['tts99_median'])} and "
+            f"{secs(old_forum['summary']['tts99_median'])} for the candidate move "
+            "(`tts_top95_default.json`, `tts_forum_hardest_default.json`, "
+            "`tts_top95_focused.json`, `tts_forum_hardest_focused.json`, "
             "`tts_top95_auto.json`, `tts_forum_hardest_auto.json`);"
         )
 
