@@ -26,6 +26,11 @@ saving) and first restart budget (the restarted runs' base_nodes), node cap --ma
 order 6 should ship other settings than every large order's (exact.RESTART_BASE,
 exact_large.DEFAULT_RULES).
 
+CP-SAT on the reported 36x36 grids (`--part cpsat-36`): OR-Tools CP-SAT
+(../shared/tools/peers/cpsat_sudoku.py, --cpsat-workers workers, --cpsat-limit seconds each)
+asked for one solution of each 36x36 instance of the large part (the same --per-level-36 and
+seed): how a solver with clause learning fares where counting to two misses its second.
+
 Node rate (`--part node-rate`): branch nodes per second of the exact-cover solver with box-line
 alone (no all-different, so that every version of the solver does the same work per node) on
 the 25x25 instances at 45 % filled, each run to its count or to --max-nodes; run at two commits
@@ -359,6 +364,24 @@ def render(result: dict) -> str:
         ]  # fmt: skip
         tail = f"Command (settings-36): `{e['command']}`, {e['machine'].get('date', '')}."
         lines += table_block(title, header, cells, tail)
+    if "cpsat_36" in result:
+        e = result["cpsat_36"]
+        title = (
+            f"OR-Tools CP-SAT on the reported 36x36 grids, one solution asked, {e['workers']} "
+            f"workers, {e['limit']:g} s each (a peer with clause learning):"
+        )
+        header = ("fill %", "instances", "solved", "within 1 s", "median s", "max s")
+        cells = [
+            (str(r["fill"]), str(r["instances"]), str(r["solved"]), str(r["within_1s"]),
+             "-" if r["median_s"] is None else f"{r['median_s']:.3f}",
+             "-" if r["max_s"] is None else f"{r['max_s']:.3f}")
+            for r in e["rows"]
+        ]  # fmt: skip
+        tail = (
+            "median s and max s over the solved instances; an unsolved one ran the whole limit. "
+            f"Command (cpsat-36): `{e['command']}`, {e['machine'].get('date', '')}."
+        )
+        lines += table_block(title, header, cells, tail)
     if result.get("node_rate"):
         title = (
             "Exact-cover solver, box-line only, the 100 25x25 instances at 45 % filled counted to "
@@ -492,6 +515,34 @@ def run_settings_36(args: argparse.Namespace) -> dict:
     return {"machine": machine(), "max_nodes": args.max_nodes, "seed": 37, "rows": out}
 
 
+def run_cpsat_36(args: argparse.Namespace) -> dict:
+    """CP-SAT asked for one solution of each reported 36x36 instance (see the docstring)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "cpsat_sudoku", args.peers_dir / "cpsat_sudoku.py"
+    )
+    peer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(peer)
+    levels: dict[int, list[tuple[bool, float]]] = {}
+    for name, order, cells in instances_36(args.per_level_36, seed=36):
+        solved, seconds = peer.solve(order, [int(v) for v in cells], args.cpsat_limit,
+                                     args.cpsat_workers)  # fmt: skip
+        print(f"{name}: solved {solved} in {seconds:.2f} s", file=sys.stderr, flush=True)
+        levels.setdefault(int(name.split("_")[1]), []).append((bool(solved), float(seconds)))
+    rows = []
+    for fill, runs in levels.items():
+        done = [t for ok, t in runs if ok]
+        rows.append({
+            "fill": fill, "instances": len(runs), "solved": len(done),
+            "within_1s": sum(t <= TARGET_LARGE_S for t in done),
+            "median_s": float(np.median(done)) if done else None,
+            "max_s": max(done) if done else None,
+        })  # fmt: skip
+    return {"machine": machine(), "workers": args.cpsat_workers, "limit": args.cpsat_limit,
+            "rows": rows}  # fmt: skip
+
+
 def run_node_rate(args: argparse.Namespace) -> dict:
     """Nodes per second of exact_large.solve_one, box-line only, on the 25x25 45 % instances."""
     rows = read_tsv(args.data_dir / "general_25x25.tsv", ("inst25x25_45_",))
@@ -525,13 +576,15 @@ def main() -> None:
     ap.add_argument("--max-nodes", type=int, default=2_000_000, help="node cap, large grids")
     ap.add_argument(
         "--part", default="all",
-        choices=("all", "9x9", "large", "escalate", "settings-36", "node-rate"),
+        choices=("all", "9x9", "large", "escalate", "settings-36", "cpsat-36", "node-rate"),
         help="run one part and merge it into --out (the other part's figures are kept)",
     )  # fmt: skip
     ap.add_argument(
         "--escalate-budgets", type=lambda t: [int(x) for x in t.split(",")],
         default=[1000, 2000, 3000, 5000, 10000, 20000], help="--part escalate: node budgets",
     )  # fmt: skip
+    ap.add_argument("--cpsat-limit", type=float, default=10.0, help="--part cpsat-36: seconds")
+    ap.add_argument("--cpsat-workers", type=int, default=2, help="--part cpsat-36: workers")
     ap.add_argument("--render", type=Path, help="only rewrite the markdown of this results file")
     args = ap.parse_args()
     if args.render:
@@ -548,6 +601,8 @@ def main() -> None:
         result["escalate"] = {**run_escalate(args), "command": command}
     if args.part == "settings-36":
         result["settings_36"] = {**run_settings_36(args), "command": command}
+    if args.part == "cpsat-36":
+        result["cpsat_36"] = {**run_cpsat_36(args), "command": command}
     if args.part == "node-rate":
         result.setdefault("node_rate", []).append({**run_node_rate(args), "command": command})
     args.out.parent.mkdir(parents=True, exist_ok=True)
