@@ -150,12 +150,15 @@ def test_candidate_auto_holds_short_trials_on_9x9_and_a_short_band_above(order):
 
 @pytest.mark.parametrize("order", [2, 3, 4, 5, 6])
 def test_auto_is_the_focused_moves_schedules(order):
-    """auto (the focused move's): held trials from T0 = 0.4 for 2,000 plateaus on 4x4 and 9x9;
-    from 16x16 a geometric band from T = 0.36 to 0.26 (about 16,300 plateaus), an unsolved trial
-    reheated to 0.3 three times, then a fresh grid."""
+    """auto (the auto move's): on 4x4 and 9x9 (focused-two) held trials, geometric from T = 0.5
+    to 0.48 over about 2,000 plateaus; from 16x16 (focused) a geometric band from T = 0.36 to
+    0.26 (about 16,300 plateaus), an unsolved trial reheated to 0.3 three times, then a fresh
+    grid."""
     sched = by_name("auto", order)
     if order <= 3:
-        assert (sched.t0, sched.stall, sched.max_plateaus, sched.reheat) == (0.4, 0, 2000, 0)
+        assert sched.kind == KIND_GEOMETRIC
+        assert (sched.t0, sched.t_final, sched.stall, sched.reheat) == (0.5, 0.48, 0, 0)
+        assert sched.max_plateaus == pytest.approx(2_000, abs=2)
     else:
         assert sched.kind == KIND_GEOMETRIC
         assert (sched.t0, sched.t_final, sched.stall) == (0.36, 0.26, 0)

@@ -88,7 +88,12 @@ def test_kernel_rules_with_a_short_threshold_table_equal_the_cpu(move):
     """The kernel's rules (branch-free move loop, one shared array, flat lists) keeping only
     thr[1] (thr_cap=1: every move of delta >= 2 leaves the move loop and is decided with
     exact_threshold, then the plateau resumes) move every chain exactly as the CPU runner
-    with its whole table: same counters, grids, bitboards, best grids, RNG states."""
+    with its whole table: same counters, grids, bitboards, best grids, RNG states. The CPU
+    runner takes one thread here, so that its chains run one after the other as the emulation
+    runs them: once a puzzle solves, where its other chains stop depends on when each saw the
+    bound (only the winner is fixed), which threads running at once would leave to timing."""
+    import numba
+
     puzzles = np.array(
         [[0 if ch == "." else int(ch) for ch in text] for text in
          ["1...........4...", "..3.4.........2.", "................"]], dtype=np.uint8,
@@ -97,9 +102,14 @@ def test_kernel_rules_with_a_short_threshold_table_equal_the_cpu(move):
     code = sa.MOVE_NAMES[move]
     cpu = make_batch(puzzles, 2, sched, cpp=4, seed=11, trial_cap=3, move=code)
     kern = make_batch(puzzles, 2, sched, cpp=4, seed=11, trial_cap=3, move=code)
-    for budget in (2, 5, 4):
-        run_slice_cpu(cpu, budget, stop_on_solved=True)
-        run_as_kernel(kern, budget, thr_cap=1)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        for budget in (2, 5, 4):
+            run_slice_cpu(cpu, budget, stop_on_solved=True)
+            run_as_kernel(kern, budget, thr_cap=1)
+    finally:
+        numba.set_num_threads(threads)
     for key in ("ctr", "vals", "boards", "best_vals", "rng", "solved"):
         np.testing.assert_array_equal(getattr(kern, key), getattr(cpu, key), err_msg=key)
     accepted, proposals = cpu.ctr[:, sa.C_ACCEPTED].sum(), cpu.ctr[:, sa.C_PROPOSALS].sum()
