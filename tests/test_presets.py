@@ -84,11 +84,13 @@ def test_running_cost_equals_a_full_recount_after_preset_slices():
     assert batch.ctr[:, sa.C_TRIALS].min() >= 2  # at least one restart happened
 
 
-def test_preset_run_is_replayable():
+@pytest.mark.parametrize(("schedule", "move"), [("band", "candidate"), ("auto", "auto")])
+def test_preset_run_is_replayable(schedule, move):
     """Same seed, same chains: the same solving chain, trials, proposals and grid; the chain
-    re-run alone gives that grid again."""
+    re-run alone gives that grid again (the band preset, and the default: auto schedule and
+    auto move, focused-two on 9x9)."""
     puzzle = cells(HARD)
-    kwargs = dict(schedule="band", chains=2, seed=5, move="candidate", propagate=True)
+    kwargs = dict(schedule=schedule, chains=2, seed=5, move=move, propagate=True)
     first = solve_one(puzzle, 3, time_limit=20, **kwargs)
     again = solve_one(puzzle, 3, time_limit=20, **kwargs)
     assert first.solved and again.solved
@@ -96,7 +98,7 @@ def test_preset_run_is_replayable():
     assert first.extra == again.extra  # the solving chain's trials and proposals
     assert np.array_equal(first.solution, again.solution)
     alone = replay_chain(puzzle, 3, first.solving_chain, chains=2, seed=5,
-                         schedule="band", move="candidate", propagate=True)  # fmt: skip
+                         schedule=schedule, move=move, propagate=True)  # fmt: skip
     assert alone.solved and np.array_equal(alone.solution, first.solution)
     assert alone.extra["chain_proposals"] == first.extra["chain_proposals"]
 
