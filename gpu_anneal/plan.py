@@ -361,7 +361,7 @@ def make_plan(
 def max_slots(order: int, move: str, chains: int | None, device: Card | str | None) -> int:
     """The most puzzles a default plan takes at once (how far to read a stream ahead)."""
     card = resolve_card(device)
-    shape = kernel_shape(order, sa.move_of(move, order))
+    shape = kernel_shape(order, move)
     wave = card.sms * max(1, resident_blocks(card, shape)) * shape["threads_per_block"]
     if chains is None:
         return max(1, wave // MIN_CHAINS_PER_PUZZLE)

@@ -39,7 +39,6 @@ from cpu_reference.sudoku.batch import (
     run_slice_cpu,
 )
 from cpu_reference.sudoku.layout import layout
-from cpu_reference.sudoku.presets import move_of
 from cpu_reference.sudoku.schedules import Schedule, by_name
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import pool_status as ps
@@ -132,7 +131,7 @@ def solve_stream(
     """
     used = resolve_backend(backend)
     lay = layout(order)
-    move = move_of(move, order)  # a move preset ("auto") names this order's move
+    move = sa.move_of(move, order)  # a move preset ("auto") names this order's move
     sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
     if chains is not None and chains < 1:
         raise InputError(f"chains = {chains}: must be at least 1")

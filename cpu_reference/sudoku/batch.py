@@ -36,10 +36,8 @@ from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import cell_word_bit, packing
 from cpu_reference.sudoku.schedules import Schedule
 
-MOVE_CANDIDATE = sa.MOVE_CANDIDATE  # module constants: numba reads them at compile time
+CANDIDATE_MOVES = sa.CANDIDATE_MOVES  # module constants: numba reads them at compile time
 MOVE_BOX_SWAP = sa.MOVE_BOX_SWAP
-MOVE_FOCUSED = sa.MOVE_FOCUSED
-MOVE_FOCUSED_TWO = sa.MOVE_FOCUSED_TWO
 EXP_TABLE = exp_table()  # the fixed-point exp factors every runner hands to the chains
 
 
@@ -155,7 +153,7 @@ def _fill_puzzle(
         return ninit, nmove
     for f in range(ninit):
         c = init_cells[f]
-        if move == MOVE_CANDIDATE or move == MOVE_FOCUSED or move == MOVE_FOCUSED_TWO:
+        if move in CANDIDATE_MOVES:
             present[:] = False
             if has_mask:
                 for d in range(N):
