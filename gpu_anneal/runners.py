@@ -126,6 +126,7 @@ class CudaRunner:
         self.flush_done = cuda.event()
         self.fetch_count = 0
         self.moved = {"down": 0, "up": 0}  # bytes across the bus since the runner started
+        self.raw_copies = not _simulating()
         s.synchronize()
 
     def host(self, key: str) -> np.ndarray:
@@ -189,9 +190,7 @@ class CudaRunner:
             getattr(b, name)[p] = table[0]
         b.solved[p] = sa.NOT_SOLVED if ps.bound_semantics(b.solved) else 0
         for key in sa.PUZZLE_ARRAYS + ("solved",):
-            row = self.host(key)[p : p + 1]
-            self.d[key][p : p + 1].copy_to_device(row, stream=self.stream)
-            self.moved["up"] += row.nbytes
+            self._put_row(key, p)
         if cells is None:  # an empty slot: its chains are marked exhausted, so kernels skip them
             chains = b.chain_slice(p)
             b.ctr[chains, sa.C_STATUS] = sa.EXHAUSTED
@@ -200,12 +199,29 @@ class CudaRunner:
             return
         self.pending.append((p, self.jump.state_of(first_chain)))
 
+    def _put_row(self, key: str, p: int) -> None:
+        """Start copying row p of host array `key` to its device array (asynchronous).
+
+        On a device the copy goes straight to the driver at the row's byte offset: slicing a
+        numba-cuda device array costs about 50 us of Python, and a refill copies a dozen rows,
+        which made the host the bottleneck of a 9x9 pool (measured: gpu_pool.json). The
+        simulator has no driver, so there the slice is copied as before.
+        """
+        row = self.host(key)[p : p + 1]
+        dev = self.d[key]
+        if self.raw_copies:
+            start = p * dev.strides[0]
+            target = dev.gpu_data.view(start, start + row.nbytes)
+            self.cuda.cudadrv.driver.host_to_device(target, row, row.nbytes, stream=self.stream)
+        else:
+            dev[p : p + 1].copy_to_device(row, stream=self.stream)
+        self.moved["up"] += row.nbytes
+
     def stop(self, p: int) -> None:
         """Ask the chains of puzzle p to stop at their next plateau."""
         b = self.batch
         b.solved[p] = ps.stop_value(b.solved)
-        self.d["solved"][p : p + 1].copy_to_device(b.solved[p : p + 1], stream=self.stream)
-        self.moved["up"] += b.solved.itemsize
+        self._put_row("solved", p)
 
     def _flush(self) -> None:
         """Reseed the chains of every slot loaded since the last flush (one kernel)."""
@@ -238,6 +254,13 @@ class CudaRunner:
         self.stream.synchronize()
         for key in ("best_vals", "vals", "boards", "rng"):
             self.d[key].copy_to_host(self.host(key))
+
+
+def _simulating() -> bool:
+    """True under the CUDA simulator (NUMBA_ENABLE_CUDASIM=1), which has no driver to call."""
+    from numba import config
+
+    return bool(getattr(config, "ENABLE_CUDASIM", False))
 
 
 def _pinned_copy(cuda, array: np.ndarray) -> np.ndarray:
