@@ -761,6 +761,125 @@ def span(values: list[float], fmt: Callable[[float], str]) -> str:
 # ---------------------------------------------------------------- document
 
 
+def _modeled(res: Results, kernel: str, order: int) -> float | None:
+    """The committed model's H100 SXM proposals/s of a kernel and order (sm_90, after)."""
+    try:
+        d = res.load("kernel_model_sm_90_after.json")
+    except Missing:
+        return None
+    for r in d["records"]:
+        if r["kernel"] == kernel and r["size"] == order:
+            return (r.get("model") or {}).get("H100 SXM", {}).get("proposals_per_second")
+    return None
+
+
+def gpu_measured(res: Results) -> list[Row]:
+    """Figures measured on a CUDA card by benchmarks/bench_gpu.py."""
+    rows = []
+    eq = res.load("gpu_equality.json")
+    cases = eq["rows"]
+    same = sum(r["equal"] for r in cases)
+    orders = sorted({r["order"] for r in cases})
+    moves = list(dict.fromkeys(r["move"] for r in cases))
+    gpu = eq["machine"]["gpu"]
+    rows.append(Row(
+        f"Kernel against CPU runner on {gpu}: counters, grids, bitboards, best grids, RNG states "
+        f"and solved bounds equal after the same slices (orders {orders[0]}-{orders[-1]}, "
+        f"{len(moves)} moves, a never-solving puzzle with many chains and real puzzles with one "
+        "chain each)",
+        f"**{same} of {len(cases)}** cases equal "
+        f"({num(sum(r.get('proposals', 0) for r in cases))} proposals compared)",
+        "", "python benchmarks/bench_gpu.py --part equality", "gpu_equality.json",
+    ))  # fmt: skip
+    tp = res.load("gpu_throughput.json")
+    cmd = "python benchmarks/bench_gpu.py --part throughput"
+    by_case: dict = {}
+    for r in tp["cuda"]:
+        if "proposals_per_second" in r:
+            by_case.setdefault((r["order"], r["move"], r["schedule"]), {})[r["waves"]] = r
+    for (order, move, schedule), waves in by_case.items():
+        kernel = "sudoku" if move == "sirdey" else f"sudoku-{move}"
+        side = order * order
+        one = waves.get(1, next(iter(waves.values())))
+        measured = one["proposals_per_second"]
+        model = _modeled(res, kernel, order) if schedule == "native regime" else None
+        vs = f"; model {rate(model)}, measured / model **{measured / model:.2f}**" if model else ""
+        four = f", 4 waves {rate(waves[4]['proposals_per_second'])}" if 4 in waves else ""
+        rows.append(Row(
+            f"{side}x{side} {move} kernel on {gpu}, {schedule}, one wave "
+            f"({num(one['wave_chains'])} chains)",
+            f"{rate(measured)}{four}{vs}", "", cmd, "gpu_throughput.json",
+        ))  # fmt: skip
+    cpu = {(r["order"], r["move"], r["schedule"]): r for r in tp["cpu"]}
+    native = tp.get("native") or {}
+    sird = cpu.get((3, "sirdey", "native regime"))
+    if sird and native.get("proposals_per_second"):
+        e, n = sird["proposals_per_second"], native["proposals_per_second"]
+        rows.append(Row(
+            f"Same machine's CPU, {sird['threads']} threads: 9x9 Sirdey engine / native loop",
+            f"{rate(e)} / {rate(n)} = {e / n:.2f}; the card's one wave: "
+            f"**{by_case[(3, 'sirdey', 'native regime')][1]['proposals_per_second'] / e:.0f}x** "
+            "the engine on these cores", "", cmd, "gpu_throughput.json",
+        ))  # fmt: skip
+    co = res.load("gpu_cpu_orders.json")
+    parts = []
+    for r in co["cpu"]:
+        card = by_case.get((r["order"], r["move"], "native regime"), {}).get(1)
+        side = r["order"] ** 2
+        ratio = (
+            f" (card {card['proposals_per_second'] / r['proposals_per_second']:.1f}x)"
+            if card
+            else ""
+        )
+        parts.append(f"{side}x{side} {r['move']} {rate(r['proposals_per_second'])}{ratio}")
+    rows.append(Row(
+        f"Same machine's CPU, {co['cpu'][0]['threads']} threads, larger grids",
+        "; ".join(parts), "", "python benchmarks/bench_gpu.py --part cpu_orders",
+        "gpu_cpu_orders.json",
+    ))  # fmt: skip
+    for name, when in (("gpu_solve.json", "before"), ("gpu_pool.json", "before"),
+                       ("gpu_pool_after.json", "after")):  # fmt: skip
+        d = res.load(name)
+        part = d["part"]
+        seen = set()
+        for r in d["rows"]:
+            key = (r["set"], r["backend"], r.get("batch"), r.get("chains_asked"))
+            if "wall_seconds" not in r:
+                continue
+            again = " (again)" if key in seen else ""
+            seen.add(key)
+            how = "card" if r["backend"] == "cuda" else f"{d['machine']['cores']} CPU cores"
+            plan = ""
+            if r["backend"] == "cuda" and r.get("batch"):
+                plan = f", all {r['batch']} at once" + (
+                    f", {r['chains_asked']} chains each" if r.get("chains_asked") else ""
+                )
+            rows.append(Row(
+                f"{r['set']}, whole set, default technique, {how}{plan}{again} "
+                + (f"(pool row copies {when} the driver-level copy)" if r["backend"] == "cuda"
+                   else "(same run as the card rows above)"),
+                f"{r['solved']}/{r['puzzles']} verified in **{secs(r['wall_seconds'])}**; "
+                f"median {secs(r['median_search_seconds'])}, p90 "
+                f"{secs(r['p90_search_seconds'])} a puzzle ({r['chains_per_puzzle']} chains)",
+                "", f"python benchmarks/bench_gpu.py --part {part}", name,
+            ))  # fmt: skip
+    for name in ("gpu_latency.json", "gpu_latency_after.json"):
+        d = res.load(name)
+        for r in d["rows"]:
+            how = (
+                f"card, {num(r['chains_per_puzzle'])} chains"
+                if r["backend"] == "cuda"
+                else (f"{d['machine']['cores']} CPU cores, a chain each")
+            )
+            rows.append(Row(
+                f"One puzzle at a time ({r['file']}, first {r['puzzles']}), {how}",
+                f"{r['solved']}/{r['puzzles']} solved, median **{secs(r['median_seconds'])}**, "
+                f"p90 {secs(r['p90_seconds'])} a puzzle",
+                "", "python benchmarks/bench_gpu.py --part latency", name,
+            ))  # fmt: skip
+    return rows
+
+
 SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
     (
         "Sudoku: proposals per second and the exact solver (CPU)",
@@ -772,6 +891,12 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
         ],
     ),
     ("Sudoku: annealing", "", [anneal_default, anneal_candidate]),
+    (
+        "Measured on a CUDA card (`benchmarks/bench_gpu.py`)",
+        "Every figure in this section ran on the card named in each row; the kernel model's "
+        "figure beside a rate is the committed model (sm_90), not a measurement.",
+        [gpu_measured],
+    ),
     (
         "CUDA kernels: ptxas (compiled, no device)",
         "`ptxas -v` figures of each kernel as compiled for the architecture; nothing ran on a GPU.",
@@ -1013,15 +1138,41 @@ def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
             f"{secs(m['seconds_per_puzzle'])} (`generation.json`)."
         )
 
-    for b in (throughput_line, anneal_line, tts_line, exact_line, peers_line, generation_line):
+    def gpu_line() -> str:
+        eq, tp = res.load("gpu_equality.json"), res.load("gpu_throughput.json")
+        pool = res.load("gpu_pool_after.json")
+        card = next(
+            r for r in tp["cuda"] if (r["order"], r["move"], r["waves"]) == (3, "sirdey", 1)
+        )
+        cpu = next(r for r in tp["cpu"] if (r["order"], r["move"]) == (3, "sirdey"))
+        model = _modeled(res, "sudoku", 3)
+        forum = [r for r in pool["rows"] if r["set"] == "forum_hardest_1106" and not r["batch"]]
+        gpu_run, cpu_run = forum[0], next(r for r in forum if r["backend"] == "cpu")
+        return (
+            f"measured on an {eq['machine']['gpu']}: the kernels equal the CPU runner bit for bit "
+            f"in {sum(r['equal'] for r in eq['rows'])} of {len(eq['rows'])} cases; the 9x9 "
+            f"Sirdey kernel runs {rate(card['proposals_per_second'])} "
+            f"({card['proposals_per_second'] / model:.2f}x the model, "
+            f"{card['proposals_per_second'] / cpu['proposals_per_second']:.0f}x the engine on the "
+            f"same machine's {cpu['threads']} cores); the forum's hardest "
+            f"{gpu_run['puzzles']} puzzles solved and verified in {secs(gpu_run['wall_seconds'])} "
+            f"on the card against {secs(cpu_run['wall_seconds'])} on the {cpu['threads']} cores "
+            "(`gpu_equality.json`, `gpu_throughput.json`, `gpu_pool_after.json`; the rest of the "
+            "card's figures, the slow ones too, in SUMMARY.md);"
+        )
+
+    for b in (gpu_line, throughput_line, anneal_line, tts_line, exact_line, peers_line,
+              generation_line):  # fmt: skip
         add(b)
     if out:
         out[-1] = out[-1].rstrip(";") + ("" if out[-1].endswith(".") else ".")
     machines = sorted(
         {describe(m)[0].split(";")[0] for m in map(machine_of, res.used.values()) if m}
     )
+    cards = sorted({m["gpu"] for m in map(machine_of, res.used.values()) if m and m.get("gpu")})
     intro = (
-        "CPU only, no GPU; machines: "
+        ("Cards: " + "; ".join(cards) + ". " if cards else "CPU only, no GPU; ")
+        + "Machines: "
         + "; ".join(machines)
         + " (dates and load averages per file in SUMMARY.md):"
     )

@@ -93,7 +93,7 @@ def solve(
         typer.Option(
             help="sirdey-course | sirdey-paper | geometric | band | auto [:key=value,...] "
             "(default, with none of --schedule, --move, --t0, --propagate: auto with "
-            "candidate and --propagate; with any of them: sirdey-course, sirdey)"
+            "move auto and --propagate; with any of them: sirdey-course, sirdey)"
         ),
     ] = None,
     format: Annotated[Format | None, typer.Option("--format", help="Sudoku input format")] = None,

@@ -147,7 +147,7 @@ def solve_stream(
         Sudoku ceil(threads / batch) on the CPU, on CUDA each puzzle's share of a full wave
         (gpu_anneal.plan); Shikaku/Hashi 16 or 4096).
     Sudoku annealing with none of schedule, move, t0 and propagate given runs the best
-        measured technique: schedule "auto", focused move, propagation first
+        measured technique: schedule "auto", move "auto", propagation first
         (cpu_reference.sudoku.presets.DEFAULT_TECHNIQUE). Give any of them and the others
         default to Sirdey's published algorithm: schedule="sirdey-course", move="sirdey".
     seed: seed of every chain's stream (default 0).  schedule: Sudoku: sirdey-course |
