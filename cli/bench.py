@@ -16,9 +16,10 @@ def run_throughput(
     if json_out:
         print(json_line(result))
     else:
+        rate = result["proposals_per_second"]
+        shown = f"{rate / 1e9:.1f} G" if rate >= 1e9 else f"{rate / 1e6:.1f} M"
         print(
-            f"{result['proposals_per_second'] / 1e6:.1f} M proposals/s "
-            f"({result['backend']}, {result['chains']} chains, order {order})"
+            f"{shown} proposals/s ({result['backend']}, {result['chains']} chains, order {order})"
         )
     return 0
 

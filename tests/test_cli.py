@@ -418,3 +418,14 @@ def test_bench_exact_bad_options_are_one_line_exit_2(tmp_path, args, needle):
     result = invoke("bench", "exact", str(path), *args)
     assert result.exit_code == 2, result.output
     assert needle in result.output and "Traceback" not in result.output
+
+
+def test_throughput_line_names_a_card_rate_in_g_per_second(monkeypatch, capsys):
+    """A card's rate (measured: 166 G proposals/s on an H100) prints in G/s, a CPU's in M/s."""
+    import cli.bench as bench
+
+    for rate, text in ((1.662049e11, "166.2 G proposals/s"), (8.005e8, "800.5 M proposals/s")):
+        monkeypatch.setattr(bench, "measure_throughput", lambda *a, r=rate: {
+            "proposals_per_second": r, "backend": "cuda", "chains": 65536})  # fmt: skip
+        assert bench.run_throughput(3, 1.0, "cuda", None, False) == 0
+        assert capsys.readouterr().out.startswith(text)
