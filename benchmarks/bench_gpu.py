@@ -40,8 +40,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -56,7 +54,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 PARTS = ("env", "equality", "throughput", "solve", "latency", "pool", "cpu_orders")
-EQUAL_FIELDS = ("ctr", "vals", "boards", "best_vals", "rng", "solved")
 MOVES = ("sirdey", "candidate", "box-swap", "focused", "focused-two")
 
 
@@ -66,27 +63,14 @@ def log(text: str) -> None:
 
 
 def env_part(args) -> dict:
-    """The card, driver and software versions."""
-    import numba
+    """The card, driver and software versions: machine_record() (which every part's file
+    holds) with the driver's version, the card's shared memory an SM and nvidia-smi's clocks."""
     from numba import cuda
 
-    dev = cuda.get_current_device()
-    facts = {
-        "name": dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name),
-        "compute_capability": list(dev.compute_capability),
-        "sms": int(dev.MULTIPROCESSOR_COUNT),
-        "max_shared_per_sm": int(dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "numba": numba.__version__,
-        "cpu_cores": os.cpu_count(),
-    }
-    try:
-        import numba_cuda
+    from gpu_anneal import plan
 
-        facts["numba_cuda"] = numba_cuda.__version__
-    except (ImportError, AttributeError):
-        facts["numba_cuda"] = None
+    facts = machine_record()
+    facts["max_shared_per_sm"] = plan.current_card().shared_per_sm
     facts["driver_version"] = list(cuda.cudadrv.driver.driver.get_version())
     query = "name,driver_version,clocks.max.sm,clocks.sm,power.limit,memory.total"
     smi = shutil.which("nvidia-smi")
@@ -94,13 +78,6 @@ def env_part(args) -> dict:
         out = subprocess.run([smi, f"--query-gpu={query}", "--format=csv,noheader"],
                              capture_output=True, text=True)  # fmt: skip
         facts["nvidia_smi"] = {"query": query, "answer": out.stdout.strip()}
-    try:
-        with open("/proc/cpuinfo") as fh:
-            facts["cpu_model"] = next(
-                line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")
-            )
-    except (OSError, StopIteration):
-        facts["cpu_model"] = platform.processor()
     return facts
 
 
@@ -141,27 +118,18 @@ def real_puzzles(order: int, data: Path | None, count: int) -> np.ndarray | None
 def equal_after(puzzles, order, move, cpp, seed, slices, schedule) -> dict:
     """Run the same slices on the CPU runner and the CUDA kernel; which fields are equal."""
     from cpu_reference.sudoku import rules as sa
-    from cpu_reference.sudoku.batch import make_batch, run_slice_cpu
+    from cpu_reference.sudoku.batch import make_batch
     from cpu_reference.sudoku.schedules import by_name
-    from gpu_anneal.runners import CudaRunner
+    from gpu_anneal.runners import same_chains_after
 
     # Sirdey's schedule with short trials, so that chains restart within the slices; the auto
     # schedules as shipped (their reheats must fall within a trial)
-    sched = (
-        by_name(schedule, order, max_plateaus=6)
-        if schedule == "sirdey-course"
-        else (by_name(schedule, order))
-    )
+    short = {"max_plateaus": 6} if schedule == "sirdey-course" else {}
+    sched = by_name(schedule, order, **short)
     code = sa.move_code(move, order)
     cpu = make_batch(puzzles, order, sched, cpp=cpp, seed=seed, trial_cap=1000, move=code)
     gpu = make_batch(puzzles, order, sched, cpp=cpp, seed=seed, trial_cap=1000, move=code)
-    runner = CudaRunner(gpu)
-    for budget in slices:
-        run_slice_cpu(cpu, budget, stop_on_solved=True)
-        runner.run(budget)
-    runner.sync()
-    runner.fetch_grids()
-    fields = {k: bool(np.array_equal(getattr(cpu, k), getattr(gpu, k))) for k in EQUAL_FIELDS}
+    fields = same_chains_after(cpu, gpu, slices)
     differing = int(np.any(cpu.ctr != gpu.ctr, axis=1).sum())
     return {
         "equal": all(fields.values()),
@@ -206,9 +174,7 @@ def wave(order: int, move: str) -> int:
     """Chains of one full wave of the current card for the order's kernel."""
     from gpu_anneal import plan
 
-    card = plan.current_card()
-    shape = plan.kernel_shape(order, move)
-    return card.sms * plan.resident_blocks(card, shape) * shape["threads_per_block"]
+    return plan.wave_chains(plan.current_card(), plan.kernel_shape(order, move))
 
 
 def native_rate(tool: Path, seconds: float) -> dict | None:
@@ -415,13 +381,13 @@ def machine_record() -> dict:
     from numba import cuda
 
     from benchmarks.machine import machine
+    from gpu_anneal import plan
 
     facts = machine("numba_cuda")
     try:
-        dev = cuda.get_current_device()
-        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-        facts.update(gpu=name, sms=int(dev.MULTIPROCESSOR_COUNT),
-                     compute_capability=list(dev.compute_capability))  # fmt: skip
+        card = plan.current_card()
+        cc = list(cuda.get_current_device().compute_capability)
+        facts.update(gpu=card.name, sms=card.sms, compute_capability=cc)
     except Exception as exc:  # noqa: BLE001 - a machine without a card still records the rest
         facts["gpu"] = f"none ({type(exc).__name__})"
     return facts

@@ -184,6 +184,12 @@ def resident_blocks(card: Card, shape: dict) -> int:
     return max(0, min(limits))
 
 
+def wave_chains(card: Card, shape: dict) -> int:
+    """Chains of one full wave of the kernel on `card`: SMs x resident blocks x threads (at least
+    one block an SM)."""
+    return card.sms * max(1, resident_blocks(card, shape)) * shape["threads_per_block"]
+
+
 def puzzle_bytes(order: int, move: str = "sirdey") -> int:
     """Bytes of one puzzle's tables and solved bound, as a refill uploads them."""
     from cpu_reference.sudoku.batch import make_batch
@@ -287,7 +293,7 @@ def make_plan(
             f"{card.name}: one block of the {side}x{side} kernel ({threads} threads, "
             f"{shape['shared_per_block']} B of shared memory) does not fit one of its SMs"
         )
-    wave = card.sms * resident * threads
+    wave = wave_chains(card, shape)
     held = math.inf if puzzles is None else max(1, puzzles)
     if chains is None:
         slots = batch or int(min(held, max(1, wave // MIN_CHAINS_PER_PUZZLE)))
@@ -362,7 +368,7 @@ def max_slots(order: int, move: str, chains: int | None, device: Card | str | No
     """The most puzzles a default plan takes at once (how far to read a stream ahead)."""
     card = resolve_card(device)
     shape = kernel_shape(order, move)
-    wave = card.sms * max(1, resident_blocks(card, shape)) * shape["threads_per_block"]
+    wave = wave_chains(card, shape)
     if chains is None:
         return max(1, wave // MIN_CHAINS_PER_PUZZLE)
     return max(1, math.ceil(wave / chains))

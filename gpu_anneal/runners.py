@@ -94,6 +94,7 @@ class CudaRunner:
         from gpu_anneal import stream_jump
         from gpu_anneal.kernels import pool
         from gpu_anneal.kernels import sudoku as ks
+        from gpu_anneal.kernels.launch import simulating
 
         self.ks, self.pool, self.cuda = ks, pool, cuda
         ks.check_order(batch.order)
@@ -126,7 +127,7 @@ class CudaRunner:
         self.flush_done = cuda.event()
         self.fetch_count = 0
         self.moved = {"down": 0, "up": 0}  # bytes across the bus since the runner started
-        self.raw_copies = not _simulating()
+        self.raw_copies = not simulating()
         s.synchronize()
 
     def host(self, key: str) -> np.ndarray:
@@ -256,18 +257,27 @@ class CudaRunner:
             self.d[key].copy_to_host(self.host(key))
 
 
-def _simulating() -> bool:
-    """True under the CUDA simulator (NUMBA_ENABLE_CUDASIM=1), which has no driver to call."""
-    from numba import config
-
-    return bool(getattr(config, "ENABLE_CUDASIM", False))
-
-
 def _pinned_copy(cuda, array: np.ndarray) -> np.ndarray:
     """A page-locked host copy of `array` (same shape and contents)."""
     out = cuda.pinned_array(array.shape, array.dtype)
     out[...] = array
     return out
+
+
+CHAIN_FIELDS = ("ctr", "vals", "boards", "best_vals", "rng", "solved")  # what a slice changes
+
+
+def same_chains_after(cpu: SudokuBatch, gpu: SudokuBatch, slices) -> dict[str, bool]:
+    """Run the same slices on the CPU runner (batch `cpu`) and the CUDA runner (batch `gpu`, on
+    a card or in the simulator); for each of CHAIN_FIELDS, whether the two batches hold equal
+    arrays afterwards. The batches must start alike (same puzzles, schedule, seed, move)."""
+    runner = CudaRunner(gpu)
+    for budget in slices:
+        run_slice_cpu(cpu, budget, stop_on_solved=True)
+        runner.run(budget)
+    runner.sync()
+    runner.fetch_grids()
+    return {key: bool(np.array_equal(getattr(cpu, key), getattr(gpu, key))) for key in CHAIN_FIELDS}
 
 
 def make_runner(batch: SudokuBatch, backend: str, seed: int = 0):

@@ -15,10 +15,10 @@ import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
 
-from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch, run_slice_cpu  # noqa: E402
+from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch  # noqa: E402
 from cpu_reference.sudoku.rules import MOVE_CANDIDATE  # noqa: E402
 from cpu_reference.sudoku.schedules import by_name  # noqa: E402
-from gpu_anneal.runners import CudaRunner  # noqa: E402
+from gpu_anneal.runners import same_chains_after  # noqa: E402
 
 PUZZLES = {
     2: "1...........4...",
@@ -38,16 +38,7 @@ def compare(preset: str, order: int, seed: int) -> dict:
         load_puzzle(b, 0, filled, b.rng[:2, :2].copy(), masks)
         batches.append(b)
     cpu, gpu = batches
-    runner = CudaRunner(gpu)
-    for budget in (2, 5, 4):
-        run_slice_cpu(cpu, budget, stop_on_solved=True)
-        runner.run(budget)
-    runner.sync()
-    runner.fetch_grids()
-    same = {
-        key: bool(np.array_equal(getattr(cpu, key), getattr(gpu, key)))
-        for key in ("ctr", "vals", "boards", "best_vals", "rng", "solved")
-    }
+    same = same_chains_after(cpu, gpu, (2, 5, 4))
     return {"order": order, "seed": seed, "equal": all(same.values()), "fields": same,
             "trials": int(cpu.ctr[:, 4].sum()), "beta0": sched.beta0}  # fmt: skip
 

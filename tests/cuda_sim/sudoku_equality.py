@@ -15,10 +15,10 @@ import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
 
-from cpu_reference.sudoku.batch import make_batch, run_slice_cpu  # noqa: E402
+from cpu_reference.sudoku.batch import make_batch  # noqa: E402
 from cpu_reference.sudoku.rules import MOVE_NAMES  # noqa: E402
 from cpu_reference.sudoku.schedules import by_name  # noqa: E402
-from gpu_anneal.runners import CudaRunner  # noqa: E402
+from gpu_anneal.runners import same_chains_after  # noqa: E402
 
 PUZZLES = {
     2: ["1...........4...", "..3.4.........2.", "................"],
@@ -41,16 +41,7 @@ def compare(
     code = MOVE_NAMES[move]
     cpu = make_batch(puzzles, order, sched, cpp=1, seed=seed, trial_cap=3, move=code)
     gpu = make_batch(puzzles, order, sched, cpp=1, seed=seed, trial_cap=3, move=code)
-    runner = CudaRunner(gpu)
-    for budget in slices:
-        run_slice_cpu(cpu, budget, stop_on_solved=True)
-        runner.run(budget)
-    runner.sync()
-    runner.fetch_grids()
-    same = {
-        key: bool(np.array_equal(getattr(cpu, key), getattr(gpu, key)))
-        for key in ("ctr", "vals", "boards", "best_vals", "rng", "solved")
-    }
+    same = same_chains_after(cpu, gpu, slices)
     return {
         "order": order,
         "seed": seed,
