@@ -191,6 +191,28 @@ def throughput(res: Results) -> list[Row]:
     return rows
 
 
+def move_rate(res: Results) -> list[Row]:
+    """One-cell moves' proposals/s while solving (one thread), per version of the rules."""
+    name = "move_rate.json"
+    d = res.load(name)
+    by_move: dict[str, list[str]] = {}
+    for r in d["rows"]:
+        by_move.setdefault(r["move"], []).append(
+            f"{rate(r['proposals_per_second'])} ({r['label']})"
+        )
+    return [
+        Row(
+            f"{move} move while solving (forum_hardest_1106, deduction first, auto schedule), "
+            "1 thread, same trajectories",
+            ", ".join(figures),
+            "",
+            "python benchmarks/bench_move_rate.py --label LABEL --move MOVE",
+            name,
+        )
+        for move, figures in by_move.items()
+    ]
+
+
 def exact(res: Results) -> list[Row]:
     """The exact solver: 9x9 sets, tdoku's test puzzles, 25x25 at 40 and 45 % fill."""
     name = "exact.json"
@@ -886,6 +908,7 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
         "",
         [
             throughput,
+            move_rate,
             exact,
             exact_peers,
         ],

@@ -602,7 +602,11 @@ def focus_init(vals, board, lane, move_cells, pu, nmove):
             board[at] = WT(board[at] | desc[1])
 
 
-@njit
+# The CPU runner's focused-two loop inlines it: 41.0 -> 47.3 M proposals/s on forum puzzles, one
+# thread, the same trajectories (benchmarks/results/move_rate.md). The focused move keeps the
+# call (inlined there too, one trial ran 54 -> 47 M/s), and the kernels leave inlining to NVVM:
+# their PTX is unchanged.
+@njit(inline="always" if TABLE and TWO_CHOICE else "never")
 def focus_update(board, lane, c, old, new, gain, desc, take):
     """FOCUS: the conflict set after cell c (descriptor desc) went from digit old to new, the
     bitboards already updated (nothing changes unless take). Peers holding new join the set
