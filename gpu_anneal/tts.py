@@ -12,7 +12,13 @@ Glossary:
              restarting; on the whole machine (every core restarting independently) divide by
              the number of cores
 
-Runs of one puzzle go through the pool as many at a time as there are cores. The interval on p is
+On the CPU each run of a puzzle runs alone on one core (a one-slot pool, one numba thread), as many
+runs at once as there are cores, in threads (the CPU runner releases the GIL); a run's seconds are
+its own. Runs put in one pool instead would share its slices: a slice ends when the slowest of its
+chains does, so a run that solved early would be charged the seconds its core then waited (about
+1.5x the trial time on two cores). Where numba's threading layer is not thread-safe (workqueue)
+the runs go one after the other. On CUDA the runs share the pool and the card's rate gives the
+seconds. The interval on p is
 Clopper-Pearson (95 %, scipy.stats.binomtest(...).proportion_ci). The interval on TTS99 maps an
 interval on p through TTS99, which falls as p rises: a BCa bootstrap over runs (95 %,
 scipy.stats.bootstrap, resampling (solved, trials) pairs), or Clopper-Pearson's where the
@@ -24,8 +30,10 @@ from __future__ import annotations
 
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
+import numba
 import numpy as np
 
 from cpu_reference.sudoku import rules as sa
@@ -121,6 +129,43 @@ def tts99_interval(
     return tts99(t_trial, high), tts99(t_trial, low)
 
 
+def runs_alone(puzzle: np.ndarray, order: int, runs: int, cores: int, **options) -> list:
+    """`runs` CPU runs of one puzzle (solve_batch `options`, one chain each), each alone on one
+    core, `cores` at a time: SolveResults in run order.
+
+    Run r is position r of the stream (first_index = first_chain = r), so it draws the chain and
+    follows the trajectory it would have in a pool of every run.
+    """
+    cells = np.asarray(puzzle, np.uint8)[None]
+
+    def one(r: int):
+        numba.set_num_threads(1)  # numba's thread count is per calling thread
+        return solve_batch(cells, order, slots=1, first_index=r, first_chain=r, **options)[0]
+
+    workers = min(cores, runs)
+    if workers > 1 and threadsafe_layer():
+        with ThreadPoolExecutor(workers) as pool:
+            return list(pool.map(one, range(runs)))
+    before = numba.get_num_threads()
+    try:
+        return [one(r) for r in range(runs)]
+    finally:
+        numba.set_num_threads(before)
+
+
+def threadsafe_layer() -> bool:
+    """Whether numba's threading layer lets threads run parallel functions at once (omp, tbb;
+    not workqueue), the layer started first where no parallel function has run yet."""
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # not started yet
+        from numba.np.ufunc.parallel import _launch_threads
+
+        _launch_threads()
+        layer = numba.threading_layer()
+    return layer in ("omp", "tbb")
+
+
 def measure_puzzle(
     puzzle: np.ndarray,
     order: int,
@@ -138,8 +183,9 @@ def measure_puzzle(
 ) -> TtsResult:
     """R independent runs of one puzzle, one chain each, as many at once as there are cores.
 
-    Each run holds one core from start to end, so its seconds are core-seconds, and seconds
-    per trial are their sum over the trials of all runs (compilation excluded). With
+    On the CPU each run holds one core from start to end, alone (runs_alone), so its seconds
+    are core-seconds, and seconds per trial are their sum over the trials of all runs
+    (compilation excluded). With
     `core_rate` (proposals per second of one core, or of the whole card) they are the mean
     proposals per trial divided by it instead: exact arithmetic, for tests and GPU runs.
     With `propagate`, every run first applies the exact solver's deduction rules (the hybrid);
@@ -147,13 +193,16 @@ def measure_puzzle(
     """
     used = resolve_backend(backend)
     cores = cpu_threads() if used == "cpu" else 1
-    copies = np.repeat(np.asarray(puzzle, np.uint8)[None], runs, axis=0)
-    slots = min(cores, runs) if used == "cpu" else runs
-    start = time.perf_counter()
-    results = solve_batch(
-        copies, order, schedule=schedule, chains=1, seed=seed, time_limit=time_limit,
-        backend=used, move=move, slots=slots, propagate=propagate,
+    options = dict(
+        schedule=schedule, chains=1, seed=seed, time_limit=time_limit, backend=used, move=move,
+        propagate=propagate,
     )  # fmt: skip
+    start = time.perf_counter()
+    if used == "cpu":
+        results = runs_alone(puzzle, order, runs, cores, **options)
+    else:
+        copies = np.repeat(np.asarray(puzzle, np.uint8)[None], runs, axis=0)
+        results = solve_batch(copies, order, slots=runs, **options)
     wall = time.perf_counter() - start
     solved = np.array([r.solved for r in results])
     trials = np.maximum(np.array([r.trials for r in results]), solved)

@@ -67,3 +67,60 @@ def test_measure_puzzle_with_propagation_counts_a_deduced_run_as_one_trial():
     assert row.tts99 == row.seconds_per_trial == 0.0
     plain = measure_puzzle(puzzle, 2, runs=4, schedule="sirdey-course", core_rate=1e7)
     assert plain.solved_runs == 4 and plain.seconds_per_trial > 0
+
+
+def _hard_9x9() -> np.ndarray:
+    """The first puzzle of tests/data/hardest.txt."""
+    from pathlib import Path
+
+    line = (Path(__file__).parent / "data" / "hardest.txt").read_text().split()[0]
+    return np.array([0 if ch in ".0" else int(ch) for ch in line[:81]], np.uint8)
+
+
+def test_runs_alone_follow_the_pooled_runs_trajectories():
+    """Runs each alone on a core (two threads at once) draw the chains a pool of every run gives
+    them: the same trials, proposals and grids, run by run, in run order."""
+    from gpu_anneal.sudoku_solver import solve_batch
+    from gpu_anneal.tts import runs_alone
+
+    puzzle = _hard_9x9()
+    options = dict(schedule="auto", move="auto", propagate=True, chains=1, seed=5,
+                   time_limit=60.0, backend="cpu")  # fmt: skip
+    alone = runs_alone(puzzle, 3, 6, 2, **options)
+    pooled = solve_batch(np.repeat(puzzle[None], 6, axis=0), 3, slots=6, **options)
+    assert [r.index for r in alone] == list(range(6))
+    for a, b in zip(alone, pooled, strict=True):
+        assert (a.solved, a.trials, a.proposals) == (b.solved, b.trials, b.proposals)
+        assert np.array_equal(a.best, b.best) and a.solving_chain == b.solving_chain
+    assert sum(r.solved for r in alone) >= 1  # the comparison covers solved runs
+
+
+def test_measure_puzzle_times_each_run_alone():
+    """The timed (CPU) path: seconds per trial are the runs' own seconds over their trials, each
+    run no longer than the whole measurement, and the trial counts are the pooled runs'."""
+    puzzle = _hard_9x9()
+    row = measure_puzzle(puzzle, 3, runs=4, schedule="auto", move="auto", propagate=True, seed=5)
+    assert row.solved_runs >= 1 and row.trials >= row.runs
+    assert 0 < row.seconds_per_trial * row.trials <= row.wall_seconds * row.cores
+    assert row.tts99 >= row.seconds_per_trial
+
+
+def test_generated_rules_load_once_under_threads(tmp_path, monkeypatch):
+    """Threads asking for one not yet loaded rules module at once all get the same, whole module
+    (a thread once saw it half executed)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cpu_reference.sudoku import rules
+
+    monkeypatch.setattr(rules, "cache_dir", lambda: tmp_path)
+    constants = rules._constants(2, rules.MOVE_SIRDEY, 1, True, False, linear=True)
+    key = "threads_test"
+    with ThreadPoolExecutor(8) as pool:
+        modules = list(pool.map(lambda _: rules._load_generated(key, constants), range(16)))
+    try:
+        assert len({id(m) for m in modules}) == 1
+        assert all(hasattr(modules[0], name) for name in rules._EXPORTED)
+    finally:
+        import sys
+
+        sys.modules.pop(modules[0].__name__, None)

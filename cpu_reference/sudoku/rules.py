@@ -75,6 +75,7 @@ import importlib.util
 import os
 import sys
 import tempfile
+import threading
 from functools import cache
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -333,24 +334,32 @@ def _source_digest() -> str:
     return digest.hexdigest()[:16]
 
 
+_LOADING = threading.Lock()  # threads of one process load a module once, never half of it
+
+
 def _load_generated(key: str, constants: dict[str, str]) -> ModuleType:
     """Write (once) and import the template with these constants as a module of its own."""
     lines = "\n".join(f"{name} = {value}" for name, value in constants.items())
     template = (Path(__file__).with_name("rules_template.py")).read_text()
     text = template.replace("# <constants>", lines, 1)
     name = f"gpu_anneal_sudoku_rules_{key}_{_source_digest()}"
-    path = cache_dir() / f"{name}.py"
-    if not path.exists() or path.read_text() != text:
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_text(text)
-        os.replace(partial, path)  # atomic: concurrent processes never see half a file
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    with _LOADING:
+        if name in sys.modules:
+            return sys.modules[name]
+        path = cache_dir() / f"{name}.py"
+        if not path.exists() or path.read_text() != text:
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text(text)
+            os.replace(partial, path)  # atomic: concurrent processes never see half a file
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        return module
 
 
 def schedule_args(sched: Schedule) -> tuple:

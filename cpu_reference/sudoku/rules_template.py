@@ -997,7 +997,7 @@ def drive_chain(
 drive_chain = njit(cache=True)(drive_chain)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)  # nogil: runs in threads go at once (tts.py)
 def run_slice_cpu(
     vals, boards, best_vals, thr, ctr, rng, solved, cpp, exp_table,
     given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
