@@ -48,6 +48,7 @@ import numpy as np
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.presets import DEFAULT_TECHNIQUE
 from gpu_anneal.pool_status import STATUS_BYTES
 
 MIN_CHAINS_PER_PUZZLE = 1024
@@ -453,20 +454,26 @@ def describe(
 
 def summary(device: Card | str | None = None) -> dict:
     """The card and, for every order the kernels take, its wave and the default launch for a
-    stream of puzzles (what `info` prints for the current device)."""
+    stream of puzzles with the default technique's move (what `info` prints for the current
+    device)."""
     from gpu_anneal.kernels.sudoku import CUDA_ORDERS
 
     card = resolve_card(device)
     orders = {}
     for order in CUDA_ORDERS:
+        move = sa.move_of(DEFAULT_TECHNIQUE["move"], order)
         try:
-            p = make_plan(order, "sirdey", None, None, None, card, host_seconds=0.0, rate=0.0)
+            p = make_plan(order, move, None, None, None, card, host_seconds=0.0, rate=0.0)
         except InputError as exc:
             orders[str(order)] = {"error": str(exc)}
             continue
         keys = ("threads_per_block", "resident_blocks_per_sm", "wave", "slots")
-        orders[str(order)] = {k: p[k] for k in keys} | {
-            "chains_per_puzzle": p["chains_per_puzzle"],
-            "chains": p["chains"],
-        }
+        orders[str(order)] = (
+            {"move": move}
+            | {k: p[k] for k in keys}
+            | {
+                "chains_per_puzzle": p["chains_per_puzzle"],
+                "chains": p["chains"],
+            }
+        )
     return {"model": True, "card": asdict(card), "orders": orders}

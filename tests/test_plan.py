@@ -204,3 +204,15 @@ def test_a_million_chains_keep_a_5_second_limit():
         return
     assert result.seconds <= 5.0 + 0.5
     assert np.count_nonzero(result.best) == 81
+
+
+def test_summary_plans_the_default_techniques_move():
+    """`info`'s plan is the launch `gpu-anneal solve FILE` makes: focused-two's kernel on 9x9
+    (7 blocks an H100 SM, not the Sirdey kernel's 8), focused from 16x16."""
+    orders = plan.summary("H100 SXM")["orders"]
+    assert orders["3"]["move"] == "focused-two" and orders["4"]["move"] == "focused"
+    for order, entry in orders.items():
+        p = plan.make_plan(int(order), entry["move"], device="H100 SXM", **FIXED)
+        assert entry["resident_blocks_per_sm"] == p["resident_blocks_per_sm"]
+    sirdey = plan.make_plan(3, "sirdey", device="H100 SXM", **FIXED)
+    assert orders["3"]["resident_blocks_per_sm"] < sirdey["resident_blocks_per_sm"]
