@@ -495,7 +495,9 @@ def _result(
         solution=grid if verified else None,
         best=grid,
         cost=cost,
-        trials=int(row[ps.S_TRIALS]),
+        # chains that found the grid complete (deduction first solved it) made no proposal and
+        # ran no annealing trial: 0, not one trial a chain (39,424 on a card)
+        trials=int(row[ps.S_TRIALS]) if row[ps.S_PROPOSALS] > 0 else 0,
         proposals=int(row[ps.S_PROPOSALS]),
         accepted=int(row[ps.S_ACCEPTED]),
         seconds=seconds,

@@ -354,3 +354,21 @@ def test_replay_chain_replays_what_was_run_with_propagate():
     for key in ("chain_trials", "chain_proposals", "solving_chain"):
         assert again["counts"][key] == first["counts"][key]
     assert again["solution"] == first["solution"] and again["params"]["propagate"] is True
+
+
+def test_a_puzzle_that_deduction_solves_reports_no_annealing_trial():
+    """seed002's puzzles 0 and 2 are solved by deduction first: their chains make no proposal,
+    so the result counts 0 trials (it counted one a chain: 39,424 on a card); puzzle 1 still
+    anneals, so it counts at least one."""
+    from gpu_anneal.sudoku_solver import solve_batch
+
+    lines = [x.split()[0] for x in (DATA / "seed002_grids.txt").read_text().splitlines()]
+    puzzles = np.array(
+        [[0 if ch in ".0" else int(ch) for ch in x[:81]] for x in lines if x and x[0] != "#"],
+        np.uint8,
+    )
+    results = solve_batch(puzzles, 3, schedule="auto", move="auto", propagate=True, chains=4,
+                          seed=1, time_limit=60.0, backend="cpu")  # fmt: skip
+    assert all(r.solved for r in results)
+    assert [(r.trials, r.proposals) for r in (results[0], results[2])] == [(0, 0), (0, 0)]
+    assert results[1].trials >= 1 and results[1].proposals > 0
