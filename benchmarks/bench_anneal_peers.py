@@ -10,8 +10,10 @@ Every method solves the same puzzles in one process on the same cores, one puzzl
     band         --move candidate --propagate --schedule band (cpu_reference.sudoku.presets)
     auto         --move candidate --propagate --schedule candidate-auto (the candidate move's
                  measured best; on 16x16 and above a shorter, cooler band than band's)
-    focused      --move focused --propagate --schedule auto: `gpu-anneal solve FILE` (the
-                 default technique: the candidate move on a cell in conflict)
+    focused      --move focused --propagate --schedule auto (the candidate move on a cell in
+                 conflict): `gpu-anneal solve FILE` from 16x16 up
+    default      --move auto --propagate --schedule auto: `gpu-anneal solve FILE` at every
+                 order (the move preset auto: focused-two on 9x9, focused from 16x16 up)
     cpsat        OR-Tools CP-SAT (../shared/tools/peers/cpsat_sudoku.py), `--workers` workers
     exact        cpu_reference.sudoku.exact.solve_exact, first solution (limit 1), node cap
 
@@ -78,6 +80,7 @@ ANNEAL = {
     "band": dict(schedule="band", t0=None, move="candidate", propagate=True),
     "auto": dict(schedule="candidate-auto", t0=None, move="candidate", propagate=True),
     "focused": dict(schedule="auto", t0=None, move="focused", propagate=True),
+    "default": dict(schedule="auto", t0=None, move="auto", propagate=True),
 }
 PEERS = ("cpsat", "exact")
 LEVELS_25 = (30, 35, 40, 45, 50, 55, 60)

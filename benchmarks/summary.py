@@ -50,6 +50,7 @@ TARGETS = {
     "anneal_top95": ">= 90/95",
     "anneal_all": "all",
     "tts_top95": "median < 1 s",
+    "tts_default_9x9": "median <= 0.1 s",
     "exact_25": "median < 1 s",
     "grids_9x9": ">= 1,000/s",
     "minimal_9x9": "median <= 22, < 2 s",
@@ -527,6 +528,14 @@ def generation(res: Results) -> list[Row]:
 # ---------------------------------------------------------------- time to solution
 
 
+def tts_target(label: str, d: dict) -> str:
+    """The target a TTS99 row answers: the default technique's on the hard 9x9 sets, else
+    top95's older one."""
+    if d["move"] == "auto" and d["schedule"] == "auto" and label in ("top95", "forum_hardest_1106"):
+        return TARGETS["tts_default_9x9"]
+    return TARGETS["tts_top95"] if label == "top95" else ""
+
+
 def tts(res: Results) -> list[Row]:
     """TTS99 per tts_*.json: the summary, and each puzzle where a file holds three or fewer."""
     rows = []
@@ -553,7 +562,7 @@ def tts(res: Results) -> list[Row]:
                 f"({secs(s['tts99_machine_median'])} on the machine), "
                 f"p90 {secs(s['tts99_p90'])}; mean trials (median) {num(s['mean_trials_median'])}, "
                 f"{secs(s['seconds_per_trial_median'])} per trial",
-                TARGETS["tts_top95"] if label == "top95" else "",
+                tts_target(label, d),
                 cmd,
                 name,
             )
@@ -934,7 +943,8 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
     ("Generation", "Grids checked by the verifier; puzzles unique and minimal.", [generation]),
     (
         "Time to solution (`gpu-anneal bench tts`)",
-        "TTS99 in seconds of one core; the machine runs one chain per core. Brackets: 95 % "
+        "TTS99 in seconds of one core: each run (one chain) alone on a core, as many runs at "
+        "once as the machine has cores; on the machine, divided by the cores. Brackets: 95 % "
         "interval.",
         [tts],
     ),

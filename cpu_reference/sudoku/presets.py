@@ -40,7 +40,9 @@ form "focused-two" (the new digit the better of two candidate draws):
                       with the former preset (Sirdey's linear law from T0 = 0.4 over 2,000
                       plateaus), and 0.100 s and 0.116 s for the focused move held at 0.44 to
                       0.42 (benchmarks/results/sweep_tts_9x9_forum_moves.md,
-                      sweep_tts_9x9_moves.md; earlier sweeps: sweep_tts_9x9_focused*.md)
+                      sweep_tts_9x9_moves.md; earlier sweeps: sweep_tts_9x9_focused*.md;
+                      timed before bench tts ran each run alone on its core, so each
+                      figure counts the seconds a core waited for the other run)
     16x16 and above   a warmer band than the candidate move's: geometric from T = 0.36 down to
                       0.26 (about 16,000 plateaus), no stall rule; a trial that ends unsolved is
                       reheated (the chain keeps its grid and cools on from T = 0.3) three times
