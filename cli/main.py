@@ -321,6 +321,9 @@ generate.register(app)
 
 def run() -> None:
     """Console entry point."""
+    from gpu_anneal import interrupts
+
+    interrupts.install()
     try:
         app()
     except KeyboardInterrupt:

@@ -41,8 +41,8 @@ from cpu_reference.sudoku.batch import (
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name
 from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal import interrupts, validate
 from gpu_anneal import pool_status as ps
-from gpu_anneal import validate
 from gpu_anneal.backends import cpu_threads, resolve_backend
 from gpu_anneal.runners import make_runner
 
@@ -178,6 +178,7 @@ def solve_stream(
     try:
         yield from pool.drive(time_limit, slicer, report)
     except KeyboardInterrupt:
+        interrupts.answered()
         stopped = list(pool.report_all(report, "interrupted"))
         raise InterruptedBatch(stopped) from None
     except Exception as exc:
@@ -191,6 +192,9 @@ def solve_stream(
 
 SAFETY = 0.5  # a slice takes at most this share of the smallest time a puzzle has left
 HOST_SHARE = 0.2  # slices grow until the host's part of a round (status, launch) is this share
+# ... but to this many seconds at most: one round's one-off host cost (a first compilation under
+# load: tens of seconds) would otherwise set a slice of minutes, and Ctrl-C waits for the slice
+GROWN_SLICE_SECONDS = 2.0
 MAX_BUDGET = 1 << 24
 
 
@@ -206,7 +210,8 @@ class Slicer:
         round  = overhead + kernel
 
     and is sized so that kernel <= slice_seconds (longer when the overhead would otherwise
-    exceed HOST_SHARE of a round) and round <= SAFETY x the least time a puzzle has left.
+    exceed HOST_SHARE of a round, up to GROWN_SLICE_SECONDS) and round <= SAFETY x the least
+    time a puzzle has left.
     Before any measurement a slice is one plateau.
     """
 
@@ -229,7 +234,8 @@ class Slicer:
         if self.rate <= 0:
             return 1
         one = self.predict(1, running) - self.overhead
-        target = max(self.slice_seconds, self.overhead * (1 - HOST_SHARE) / HOST_SHARE)
+        grown = min(self.overhead * (1 - HOST_SHARE) / HOST_SHARE, GROWN_SLICE_SECONDS)
+        target = max(self.slice_seconds, grown)
         if least_left is not None:
             target = min(target, SAFETY * least_left - self.overhead)
         return int(min(MAX_BUDGET, max(1, target // one)))
@@ -330,6 +336,7 @@ class _Pool:
         """Run slices until the stream is done; yield each puzzle's result as it finishes."""
         runner = self.runner
         while any(q >= 0 for q in self.slot_q):
+            interrupts.check()  # a Ctrl-C that a compilation swallowed
             now = time.perf_counter()
             done = self._finished(now, time_limit, slicer)
             if done:

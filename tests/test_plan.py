@@ -216,3 +216,14 @@ def test_summary_plans_the_default_techniques_move():
         assert entry["resident_blocks_per_sm"] == p["resident_blocks_per_sm"]
     sirdey = plan.make_plan(3, "sirdey", device="H100 SXM", **FIXED)
     assert orders["3"]["resident_blocks_per_sm"] < sirdey["resident_blocks_per_sm"]
+
+
+def test_a_one_off_host_cost_grows_a_slice_to_two_seconds_at_most():
+    """A round whose host part took 30 s (a first compilation under load) would have set 120 s
+    slices, which Ctrl-C waits for; grown slices stop at GROWN_SLICE_SECONDS."""
+    from gpu_anneal.sudoku_solver import GROWN_SLICE_SECONDS
+
+    slicer = Slicer(plateau=81, slice_seconds=0.25)
+    slicer.measure(64_800_000, kernel=1.0, running=100_000, round_seconds=31.0)
+    assert slicer.budget(running=100_000, least_left=None) == GROWN_SLICE_SECONDS / 0.125
+    assert slicer.budget(running=100_000, least_left=None) * 0.125 < 30.0

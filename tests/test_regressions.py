@@ -372,3 +372,21 @@ def test_a_puzzle_that_deduction_solves_reports_no_annealing_trial():
     assert all(r.solved for r in results)
     assert [(r.trials, r.proposals) for r in (results[0], results[2])] == [(0, 0), (0, 0)]
     assert results[1].trials >= 1 and results[1].proposals > 0
+
+
+def test_a_swallowed_ctrl_c_still_stops_the_pool():
+    """A Ctrl-C that a compilation swallowed (recorded by the command line's handler, never
+    raised to the pool) stops the run at its next round: every puzzle reported, none lost."""
+    from gpu_anneal import interrupts
+    from gpu_anneal.sudoku_solver import InterruptedBatch, solve_batch
+
+    impossible = np.array([int(c) for c in "0012000030004000"], np.uint8)  # r1c1: no digit
+    interrupts.press()
+    try:
+        with pytest.raises(InterruptedBatch) as stop:
+            solve_batch(impossible[None], 2, chains=1, time_limit=None, backend="cpu")
+    finally:
+        interrupts.answered()
+    (result,) = stop.value.results
+    assert not result.solved and result.error == "interrupted"
+    interrupts.check()  # answered: nothing left to raise
