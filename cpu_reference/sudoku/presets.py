@@ -42,7 +42,10 @@ form "focused-two" (the new digit the better of two candidate draws):
                       0.42 (benchmarks/results/sweep_tts_9x9_forum_moves.md,
                       sweep_tts_9x9_moves.md; earlier sweeps: sweep_tts_9x9_focused*.md;
                       timed before bench tts ran each run alone on its core, so each
-                      figure counts the seconds a core waited for the other run)
+                      figure counts the seconds a core waited for the other run; timed
+                      alone, the forum sweep keeps its order: 0.051-0.059 s for focused-two,
+                      0.069 and 0.087 s for the focused move,
+                      sweep_tts_9x9_forum_moves_alone.md)
     16x16 and above   a warmer band than the candidate move's: geometric from T = 0.36 down to
                       0.26 (about 16,000 plateaus), no stall rule; a trial that ends unsolved is
                       reheated (the chain keeps its grid and cools on from T = 0.3) three times
