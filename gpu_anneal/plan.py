@@ -467,13 +467,7 @@ def summary(device: Card | str | None = None) -> dict:
         except InputError as exc:
             orders[str(order)] = {"error": str(exc)}
             continue
-        keys = ("threads_per_block", "resident_blocks_per_sm", "wave", "slots")
-        orders[str(order)] = (
-            {"move": move}
-            | {k: p[k] for k in keys}
-            | {
-                "chains_per_puzzle": p["chains_per_puzzle"],
-                "chains": p["chains"],
-            }
-        )
+        keys = ("threads_per_block", "resident_blocks_per_sm", "wave", "slots",
+                "chains_per_puzzle", "chains")  # fmt: skip
+        orders[str(order)] = {"move": move} | {k: p[k] for k in keys}
     return {"model": True, "card": asdict(card), "orders": orders}

@@ -15,10 +15,9 @@ Glossary:
 On the CPU each run of a puzzle runs alone on one core (a one-slot pool, one numba thread), as many
 runs at once as there are cores, in threads (the CPU runner releases the GIL); a run's seconds are
 its own. Runs put in one pool instead would share its slices: a slice ends when the slowest of its
-chains does, so a run that solved early would be charged the seconds its core then waited (about
-1.5x the trial time on two cores). Where numba's threading layer is not thread-safe (workqueue)
-the runs go one after the other. On CUDA the runs share the pool and the card's rate gives the
-seconds. The interval on p is
+chains does, so a run that solved early would be charged the seconds its core then waited.
+Where numba's threading layer is not thread-safe (workqueue) the runs go one after the other.
+On CUDA the runs share the pool and the card's rate gives the seconds. The interval on p is
 Clopper-Pearson (95 %, scipy.stats.binomtest(...).proportion_ci). The interval on TTS99 maps an
 interval on p through TTS99, which falls as p rises: a BCa bootstrap over runs (95 %,
 scipy.stats.bootstrap, resampling (solved, trials) pairs), or Clopper-Pearson's where the
@@ -185,9 +184,9 @@ def measure_puzzle(
 
     On the CPU each run holds one core from start to end, alone (runs_alone), so its seconds
     are core-seconds, and seconds per trial are their sum over the trials of all runs
-    (compilation excluded). With
-    `core_rate` (proposals per second of one core, or of the whole card) they are the mean
-    proposals per trial divided by it instead: exact arithmetic, for tests and GPU runs.
+    (compilation excluded). With `core_rate` (proposals per second of one core, or of the
+    whole card) they are the mean proposals per trial divided by it instead: exact
+    arithmetic, for tests and GPU runs.
     With `propagate`, every run first applies the exact solver's deduction rules (the hybrid);
     a run that they solve outright counts as one trial.
     """

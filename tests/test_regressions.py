@@ -360,13 +360,10 @@ def test_a_puzzle_that_deduction_solves_reports_no_annealing_trial():
     """seed002's puzzles 0 and 2 are solved by deduction first: their chains make no proposal,
     so the result counts 0 trials (it counted one a chain: 39,424 on a card); puzzle 1 still
     anneals, so it counts at least one."""
+    from cpu_reference.sudoku.formats import read_puzzles
     from gpu_anneal.sudoku_solver import solve_batch
 
-    lines = [x.split()[0] for x in (DATA / "seed002_grids.txt").read_text().splitlines()]
-    puzzles = np.array(
-        [[0 if ch in ".0" else int(ch) for ch in x[:81]] for x in lines if x and x[0] != "#"],
-        np.uint8,
-    )
+    puzzles = np.stack([p.cells for p in read_puzzles(DATA / "seed002_grids.txt")])
     results = solve_batch(puzzles, 3, schedule="auto", move="auto", propagate=True, chains=4,
                           seed=1, time_limit=60.0, backend="cpu")  # fmt: skip
     assert all(r.solved for r in results)

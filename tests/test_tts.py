@@ -73,8 +73,9 @@ def _hard_9x9() -> np.ndarray:
     """The first puzzle of tests/data/hardest.txt."""
     from pathlib import Path
 
-    line = (Path(__file__).parent / "data" / "hardest.txt").read_text().split()[0]
-    return np.array([0 if ch in ".0" else int(ch) for ch in line[:81]], np.uint8)
+    from cpu_reference.sudoku.formats import read_puzzles
+
+    return read_puzzles(Path(__file__).parent / "data" / "hardest.txt")[0].cells
 
 
 def test_runs_alone_follow_the_pooled_runs_trajectories():
