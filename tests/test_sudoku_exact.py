@@ -19,12 +19,14 @@ from cpu_reference.sudoku.exact import (
     count_solutions,
     has_unique_solution,
     propagate,
+    propagate_many,
     search,
     solve_exact,
     solve_many,
     solve_restarts,
     tables,
 )
+from cpu_reference.sudoku.formats import read_puzzles
 
 DATA = Path(__file__).parent / "data"
 
@@ -219,6 +221,29 @@ def test_propagate_detects_contradiction_and_solved():
     solved = np.array([1, 2, 3, 4, 3, 4, 1, 2, 2, 1, 4, 3, 4, 3, 2, 1], np.uint8)
     masks = (np.int64(1) << (solved.astype(np.int64) - 1)).astype(np.int64)
     assert propagate(masks, 2) == SOLVED
+
+
+def test_propagate_many_gives_propagate_row_by_row():
+    """Rows of every fate (contradiction, open, solved, from the hardest puzzles and random
+    candidate grids): propagate_many leaves each row and status as propagate does alone."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for cells in read_puzzles(str(DATA / "hardest.txt"))[:12]:
+        g = cells.cells.astype(np.int64)
+        rows.append(np.where(g > 0, np.int64(1) << (g - 1), 511))
+    for _ in range(60):
+        rows.append(rng.integers(1, 512, 81) | np.where(rng.random(81) < 0.6, 511, 0))
+    for _ in range(4):  # two cells of row 0 left with the same single digit
+        row = np.full(81, 511, np.int64)
+        row[0] = row[1] = np.int64(1) << int(rng.integers(9))
+        rows.append(row)
+    masks = np.stack(rows).astype(np.int64)
+    want_masks = masks.copy()
+    want = [propagate(row, 3) for row in want_masks]
+    got = propagate_many(masks, 3)
+    assert got.tolist() == want
+    assert np.array_equal(masks, want_masks)
+    assert {CONTRADICTION, OPEN, SOLVED} <= set(want)
 
 
 def _both_paths(cells: np.ndarray, limit: int):

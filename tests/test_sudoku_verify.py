@@ -15,6 +15,7 @@ from cpu_reference.sudoku.verify import (
     conflict_cost,
     conflicted_cells,
     is_valid_solution,
+    verify_many,
     verify_solution,
 )
 
@@ -174,3 +175,34 @@ def test_conflict_cost_counts_a_row_and_box_pair_once():
     assert conflict_cost(g, 3) == 3
     with pytest.raises(ValueError, match="wrong size"):
         conflict_cost(g[:80], 3)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_verify_many_gives_verify_solution_row_by_row(n):
+    """Valid grids, grids with one fault of each kind and wrong givens: verify_many's answer
+    for each row is verify_solution's for that row alone."""
+    rng = np.random.default_rng(n)
+    N = n * n
+    grids, puzzles = [], []
+    for j in range(40):
+        g = random_grid(n, rng)
+        puzzle = np.where(rng.random(N * N) < 0.3, g, 0).astype(np.uint8)
+        fault = j % 5
+        if fault == 1:  # two cells swapped: a repeat in a column or a box
+            a, b = rng.choice(N * N, 2, replace=False)
+            g[a], g[b] = g[b], g[a]
+        elif fault == 2:
+            g[rng.integers(N * N)] = 0
+        elif fault == 3:  # a given changed (the grid stays valid)
+            c = rng.integers(N * N)
+            puzzle[c] = g[c] % N + 1
+        elif fault == 4:
+            g[rng.integers(N * N)] = N + 1
+        grids.append(g)
+        puzzles.append(puzzle)
+    grids, puzzles = np.stack(grids), np.stack(puzzles)
+    want = [verify_solution(g, n, p) for g, p in zip(grids, puzzles, strict=True)]
+    assert verify_many(grids, n, puzzles) == want
+    assert verify_many(grids, n) == [verify_solution(g, n) for g in grids]
+    assert sum(w is None for w in want) >= 8  # valid rows are in the mix
+    assert sum(w is not None for w in want) >= 24

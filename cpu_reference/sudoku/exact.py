@@ -265,6 +265,23 @@ def propagate(masks: np.ndarray, order: int, pairs: bool = True) -> int:
     return int(_propagate_fresh(masks, units, cell_units, peer_list, bool(pairs)))
 
 
+@nb.njit(cache=True, parallel=True, nogil=True)
+def _propagate_rows(masks, units, cell_units, peer_list, pairs, status):
+    for j in nb.prange(masks.shape[0]):
+        status[j] = _propagate_fresh(masks[j], units, cell_units, peer_list, pairs)
+
+
+def propagate_many(masks: np.ndarray, order: int, pairs: bool = True) -> np.ndarray:
+    """propagate() on every row of masks (int64[k, N*N], changed in place), rows spread over the
+    CPU threads; int8[k] of CONTRADICTION, OPEN or SOLVED, row by row as propagate() returns."""
+    lay, units, cell_units, peer_list = _tables(order)
+    if masks.dtype != np.int64 or masks.ndim != 2 or masks.shape[1] != lay.cells:
+        raise InputError(f"masks: need int64[k, {lay.cells}], got {masks.dtype}{list(masks.shape)}")
+    status = np.zeros(masks.shape[0], np.int8)
+    _propagate_rows(masks, units, cell_units, peer_list, bool(pairs), status)
+    return status
+
+
 # --- 9x9 path -----------------------------------------------------------------------------------
 # The same rules and the same branching as the general search, with the order-3 tables as
 # compile-time constants (numba freezes global arrays into the code, so the loops over 20 peers and

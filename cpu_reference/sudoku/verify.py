@@ -95,6 +95,32 @@ def verify_solution(
     return None
 
 
+def verify_many(
+    solutions: np.ndarray, order: int, puzzles: np.ndarray | None = None
+) -> list[str | None]:
+    """verify_solution of every row of solutions (int[k, cells]) against the same row of puzzles,
+    at once: all rows are checked together, and only a row that fails is checked again alone for
+    its message. Element j is None when row j is a complete valid grid keeping its givens."""
+    n = int(order)
+    N = n * n
+    grids = np.asarray(solutions)
+    if grids.ndim != 2 or grids.shape[1] != N * N or grids.dtype.kind not in "iu":
+        return [verify_solution(g, n, None if puzzles is None else puzzles[j])
+                for j, g in enumerate(grids)]  # fmt: skip
+    k = grids.shape[0]
+    g = grids.reshape(k, N, N)
+    boxes = g.reshape(k, n, n, n, n).transpose(0, 1, 3, 2, 4).reshape(k, N, N)
+    units = np.sort(np.concatenate((g, g.transpose(0, 2, 1), boxes), axis=1), axis=2)
+    ok = (units == np.arange(1, N + 1, dtype=units.dtype)).all(axis=(1, 2))
+    if puzzles is not None:
+        p = np.asarray(puzzles).reshape(k, N, N)
+        ok &= ~((p != 0) & (p != g)).any(axis=(1, 2))
+    return [
+        None if ok[j] else verify_solution(grids[j], n, None if puzzles is None else puzzles[j])
+        for j in range(k)
+    ]
+
+
 def is_valid_solution(solution: np.ndarray, order: int, puzzle: np.ndarray | None = None) -> bool:
     """True if verify_solution finds no fault."""
     return verify_solution(solution, order, puzzle) is None
