@@ -9,14 +9,17 @@ once, with exact solvers beside them.
 
 Public entry points (gpu_anneal.api): `solve`, `solve_stream`, `solve_on_dask`, `replay`, the
 readers `read` and `parse_puzzles`, and the one result type `Result` (gpu_anneal.results), whose
-`to_json()` is a JSON line of docs/result.schema.json. Importing this package never needs CUDA
-and compiles nothing.
+`to_json()` is a JSON line of docs/result.schema.json. Errors: `InputError` (unusable input or
+parameter; `OptionError` and `OutputError` are kinds of it), `BackendError` (the backend cannot
+run here; `MissingExtra` names the optional extra to install). Importing this package never needs
+CUDA and compiles nothing.
 """
 
 from __future__ import annotations
 
 __version__ = "0.2.0"
 
+from cpu_reference.errors import InputError, OptionError, OutputError  # noqa: E402
 from gpu_anneal import datasets  # noqa: E402
 from gpu_anneal.api import (  # noqa: E402
     parse_puzzles,
@@ -26,12 +29,16 @@ from gpu_anneal.api import (  # noqa: E402
     solve_on_dask,
     solve_stream,
 )
-from gpu_anneal.backends import BackendError  # noqa: E402
+from gpu_anneal.backends import BackendError, MissingExtra  # noqa: E402
 from gpu_anneal.results import Counts, Params, Result, Timing, json_schema  # noqa: E402
 
 __all__ = [
     "BackendError",
     "Counts",
+    "InputError",
+    "MissingExtra",
+    "OptionError",
+    "OutputError",
     "Params",
     "Result",
     "Timing",

@@ -1,7 +1,8 @@
 """Choosing where chains run: the CUDA card when one is usable, else every CPU core.
 
 `backend="auto"` picks CUDA when a usable device exists and says which it took; `"cuda"` without a
-device is an error, never a silent fallback.
+device is an error, never a silent fallback. An optional part that is not installed (numba-cuda,
+Dask) is a MissingExtra naming the extra and the pip command that installs it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,24 @@ class BackendError(RuntimeError):
     """The requested backend cannot run here (no CUDA device, no numba-cuda...)."""
 
 
+class MissingExtra(BackendError, ImportError):
+    """An optional part of the package is not installed; the message names the extra and the
+    pip command that installs it. Also an ImportError, as a failed import is."""
+
+
+def install_hint(extra: str) -> str:
+    """The pip command that installs an extra, quoted for every shell."""
+    return f'pip install "gpu-anneal[{extra}]"'
+
+
+def missing_extra(what: str, extra: str, exc: BaseException | None = None) -> MissingExtra:
+    """A MissingExtra: `what` needs the extra, the command, and the import's fault if given."""
+    cause = f" ({type(exc).__name__}: {exc})" if exc is not None else ""
+    return MissingExtra(f"{what} needs the {extra} extra: {install_hint(extra)}{cause}")
+
+
 DRIVER_LIBRARIES = ("libcuda.so.1", "libcuda.so")  # the CUDA driver on Linux
+NUMBA_CUDA = "NVIDIA"  # numba.cuda.implementation of numba-cuda (numba's own target: "Built-in")
 
 
 def driver_library_found() -> bool:
@@ -45,8 +63,12 @@ def cuda_status() -> tuple[bool, str]:
         return False, "no CUDA driver found (libcuda.so.1 does not load)"
     try:
         from numba import cuda
-    except Exception as exc:  # numba-cuda missing or its CUDA libraries not found
+    except ImportError as exc:  # neither numba-cuda nor numba's own CUDA target
+        return False, f"numba-cuda is not installed: {install_hint('cuda')} ({exc})"
+    except Exception as exc:  # numba-cuda there, its CUDA libraries not found
         return False, f"numba-cuda not importable ({type(exc).__name__}: {exc})"
+    if getattr(cuda, "implementation", None) != NUMBA_CUDA:  # numba's deprecated built-in one
+        return False, f"numba-cuda is not installed: {install_hint('cuda')}"
     try:
         if not cuda.is_available():
             return False, "no CUDA device or driver found"

@@ -6,8 +6,10 @@ result equals a single-process `solve_batch` over the whole file with the same s
 chains per puzzle, which chain wins a puzzle depends on timing; the solution of a puzzle with a
 unique solution is still the same.
 
-Dask is an optional extra: `pip install .[dask]`. It is imported only when `solve_on_dask` is
-called.
+Dask is an optional extra (`pip install "gpu-anneal[dask]"`), imported only when
+`solve_on_dask` is called; without it, a MissingExtra (an ImportError) names the extra. A
+scheduler address that is malformed is an InputError; one where no scheduler answers within
+CONNECT_SECONDS is a BackendError naming the address.
 """
 
 from __future__ import annotations
@@ -19,19 +21,48 @@ import numpy as np
 
 from cpu_reference.errors import InputError
 from gpu_anneal import validate
+from gpu_anneal.backends import BackendError, missing_extra
 from gpu_anneal.sudoku_solver import SolveResult
 
 RESERVED = ("first_index", "first_chain", "on_result")
-INSTALL_HINT = "Dask scale-out needs dask and distributed: pip install .[dask]"
+CONNECT_SECONDS = 10  # how long a scheduler address may take to answer
 
 
 def import_distributed():
-    """The `distributed` module, or ImportError naming `pip install .[dask]`."""
+    """The `distributed` module, or a MissingExtra (an ImportError) naming the dask extra."""
     try:
+        import dask  # noqa: F401
         import distributed
     except ImportError as exc:
-        raise ImportError(f"{INSTALL_HINT} ({type(exc).__name__}: {exc})") from exc
+        raise missing_extra("Dask scale-out (--workers, --scheduler)", "dask", exc) from None
     return distributed
+
+
+def require_dask(scheduler: str | None = None):
+    """The `distributed` module once dask is importable and `scheduler` (when given) is a
+    well-formed address; MissingExtra or InputError (one line) otherwise."""
+    distributed = import_distributed()
+    if scheduler is not None:
+        from distributed.comm import get_address_host_port
+
+        try:
+            get_address_host_port(scheduler)
+        except (ValueError, TypeError) as exc:
+            raise InputError(f"--scheduler {scheduler!r}: not a scheduler address ({exc}); "
+                             "expected e.g. tcp://host:8786") from None  # fmt: skip
+    return distributed
+
+
+def connect(distributed, scheduler: str):
+    """A Client of the scheduler at `scheduler`; BackendError naming the address when none
+    answers within CONNECT_SECONDS (never a longer wait)."""
+    try:
+        return distributed.Client(scheduler, timeout=CONNECT_SECONDS)
+    except Exception as exc:  # refused, timed out, or something that does not speak Dask
+        reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        raise BackendError(
+            f"--scheduler {scheduler!r}: no Dask scheduler answers there ({reason})"
+        ) from None
 
 
 def solve_chunk(
@@ -95,10 +126,11 @@ def solve_on_dask(
     cluster need this package installed; their numba threads are left as they are configured.
 
     Ctrl-C (or closing the iterator) cancels the tasks still outstanding and closes a local
-    cluster; results already yielded stay yielded. Raises ImportError naming `pip install
-    .[dask]` when dask is missing, InputError on bad arguments.
+    cluster; results already yielded stay yielded. Raises MissingExtra (an ImportError) naming
+    the dask extra when dask is missing, InputError on bad arguments or a malformed scheduler
+    address, BackendError (when the stream starts) when no scheduler answers at the address.
     """
-    distributed = import_distributed()
+    distributed = require_dask(scheduler)
     if scheduler is not None and workers is not None:
         raise InputError("solve_on_dask: give scheduler or workers, not both")
     workers = validate.workers(workers)
@@ -129,7 +161,7 @@ def _stream(distributed, grid, order, scheduler, workers, chunk, solve_kwargs):
             client = distributed.Client(cluster)
             threads = 1
         else:
-            client = distributed.Client(scheduler)
+            client = connect(distributed, scheduler)
             threads = None
         for lo in range(0, grid.shape[0], chunk):
             futures.append(

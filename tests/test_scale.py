@@ -106,8 +106,32 @@ def test_bad_arguments():
 
 
 def test_missing_dask_names_the_extra(monkeypatch):
+    """Without dask: a MissingExtra (an ImportError and a BackendError) naming the extra and
+    the quoted pip command."""
     from gpu_anneal import scale
+    from gpu_anneal.backends import BackendError, MissingExtra
 
     monkeypatch.setitem(sys.modules, "distributed", None)
-    with pytest.raises(ImportError, match=r"pip install \.\[dask\]"):
+    with pytest.raises(MissingExtra, match=r'pip install "gpu-anneal\[dask\]"') as caught:
         scale.solve_on_dask(np.zeros((1, 16), np.uint8), 2, workers=1)
+    assert isinstance(caught.value, ImportError) and isinstance(caught.value, BackendError)
+
+
+def test_scheduler_address_malformed_or_unanswered(monkeypatch):
+    """A malformed address: InputError before anything starts; an address where nothing
+    answers: BackendError naming it once the stream starts, after CONNECT_SECONDS at most."""
+    pytest.importorskip("distributed")
+    import time
+
+    from gpu_anneal import scale
+    from gpu_anneal.backends import BackendError
+
+    grids = puzzle_sets()[0][1]
+    with pytest.raises(InputError, match="'tcp://host:port': not a scheduler address"):
+        scale.solve_on_dask(grids, 2, scheduler="tcp://host:port")
+    monkeypatch.setattr(scale, "CONNECT_SECONDS", 1)
+    stream = scale.solve_on_dask(grids, 2, scheduler="tcp://127.0.0.1:1", **SETTINGS)
+    start = time.perf_counter()
+    with pytest.raises(BackendError, match="'tcp://127.0.0.1:1': no Dask scheduler answers"):
+        next(stream)
+    assert time.perf_counter() - start < 20
