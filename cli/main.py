@@ -15,7 +15,18 @@ from typer.core import TyperGroup
 
 from cli import generate
 from cli.guard import guarded
-from cli.options import Backend, Example, Format, Kind, Method, Move, Output, Rules, value
+from cli.options import (
+    MOVES_HELP,
+    Backend,
+    Example,
+    Format,
+    Kind,
+    Method,
+    Move,
+    Output,
+    Rules,
+    value,
+)
 from cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, error_line
 from cpu_reference.sudoku.presets import technique
 
@@ -42,15 +53,46 @@ class OneLineErrors(TyperGroup):
         return code
 
 
+def _wrap_help_at_spaces_only() -> None:
+    """Help text wraps at spaces, never at a hyphen: box-swap or sirdey-course stay whole.
+
+    Click wraps help with the TextWrapper of its _textwrap module (typer vendors click as
+    typer._click), a textwrap.TextWrapper; this swaps in a subclass that always passes the
+    standard library's `break_on_hyphens=False`."""
+    import importlib
+
+    for name in ("typer._click._textwrap", "click._textwrap"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        wrapper = getattr(module, "TextWrapper", None)
+        if wrapper is None or getattr(wrapper, "spaces_only", False):
+            continue
+
+        class SpacesOnly(wrapper):
+            spaces_only = True
+
+            def __init__(self, *args, **kwargs):
+                kwargs["break_on_hyphens"] = False
+                super().__init__(*args, **kwargs)
+
+        module.TextWrapper = SpacesOnly
+
+
+_wrap_help_at_spaces_only()
 app = typer.Typer(
     cls=OneLineErrors,
-    add_completion=False,
+    add_completion=True,
+    rich_markup_mode=None,  # click's plain help: flags without a type, choices never wrapped
     pretty_exceptions_enable=False,
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     help="Thousands of simulated-annealing chains at once for Sudoku, Shikaku and Hashiwokakero.",
 )
-bench_app = typer.Typer(no_args_is_help=True, help="Measure speed: moves per second, TTS.")
+bench_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode=None, help="Measure speed: moves per second, TTS."
+)
 app.add_typer(bench_app, name="bench")
 
 Files = Annotated[list[str] | None, typer.Argument(help="Puzzle files; '-' or none: stdin.")]
@@ -76,55 +118,115 @@ def main(
 @app.command()
 def solve(
     files: Files = None,
-    example: Annotated[Example | None, typer.Option(help="Solve a shipped sample set")] = None,
-    kind: Annotated[Kind | None, typer.Option(help="Puzzle kind [default: sudoku]")] = None,
-    method: Annotated[Method, typer.Option(help="exact: Sudoku; ilp: Shikaku, Hashi")] = (
-        Method.anneal
-    ),
-    backend: Annotated[Backend, typer.Option(help="auto: CUDA when usable")] = Backend.auto,
-    chains: Annotated[int | None, typer.Option(help="Chains per puzzle [default: fill]")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the RNG streams [default: 0]")] = None,
-    time_limit: Annotated[
-        float | None, typer.Option(help="Seconds per puzzle, 0 = none [default: 60]")
+    example: Annotated[
+        Example | None, typer.Option(help="Solve a shipped sample set  [default: none]")
     ] = None,
-    max_trials: Annotated[int | None, typer.Option(help="Trials per puzzle, all chains")] = None,
+    kind: Annotated[Kind | None, typer.Option(help="Puzzle kind  [default: sudoku]")] = None,
+    method: Annotated[
+        Method, typer.Option(help="anneal: every kind; exact: Sudoku; ilp: Shikaku, Hashi")
+    ] = Method.anneal,
+    backend: Annotated[Backend, typer.Option(help="auto: CUDA when usable")] = Backend.auto,
+    chains: Annotated[
+        int | None,
+        typer.Option(
+            help="Chains per puzzle  [default: fill the machine: CPU threads / --batch, or a "
+            "full wave of the card; Shikaku, Hashi: 16 on the CPU, 4096 on CUDA]"
+        ),
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the RNG streams  [default: 0]")] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option(help="Seconds per puzzle, 0 = none  [default: 60; --method exact: none]"),
+    ] = None,
+    max_trials: Annotated[
+        int | None, typer.Option(help="Trials per puzzle, all chains  [default: no limit]")
+    ] = None,
     schedule: Annotated[
         str | None,
         typer.Option(
-            help="sirdey-course | sirdey-paper | geometric | band | auto [:key=value,...] "
-            "(default, with none of --schedule, --move, --t0, --propagate: auto with "
-            "move auto and --propagate; with any of them: sirdey-course, sirdey)"
+            metavar="NAME[:KEY=VALUE,...]",
+            help="Sudoku: sirdey-course, sirdey-paper, geometric, band or auto; Shikaku, "
+            "Hashi: geometric  [default: auto (with move auto and --propagate); once any of "
+            "--schedule, --move, --t0, --propagate is given: sirdey-course with move sirdey]",
         ),
     ] = None,
-    format: Annotated[Format | None, typer.Option("--format", help="Sudoku input format")] = None,
+    format: Annotated[
+        Format | None, typer.Option("--format", help="Sudoku input format  [default: detected]")
+    ] = None,
     output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
-    batch: Annotated[int | None, typer.Option(help="Sudoku puzzles annealed at once")] = None,
-    move: Annotated[Move | None, typer.Option(help="Neighbourhood (see the choices)")] = None,
-    t0: Annotated[float | None, typer.Option(help="Start temperature")] = None,
+    batch: Annotated[
+        int | None,
+        typer.Option(
+            help="Sudoku puzzles annealed at once  [default: 1 on the CPU; CUDA: the plan's; "
+            "Dask: 8 per task]"
+        ),
+    ] = None,
+    move: Annotated[
+        Move | None,
+        typer.Option(
+            metavar="MOVE",
+            help=f"Neighbourhood. Sudoku: {MOVES_HELP['sudoku']}  [default: auto; sirdey "
+            f"once --schedule, --t0 or --propagate is given]. Shikaku: {MOVES_HELP['shikaku']}"
+            "  [default: all]. Hashi: none to choose",
+        ),
+    ] = None,
+    t0: Annotated[
+        float | None, typer.Option(help="Start temperature  [default: the schedule's]")
+    ] = None,
     propagate: Annotated[
         bool, typer.Option("--propagate", help="Sudoku: deduction rules first (hybrid)")
     ] = False,
     rules: Annotated[
         Rules | None,
-        typer.Option(help="--method exact: seed runs seed 003's three rules [default: fast]"),
+        typer.Option(help="--method exact: seed runs seed 003's three rules  [default: fast]"),
     ] = None,
-    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address")] = None,
-    workers: Annotated[int | None, typer.Option(help="Start a local Dask cluster")] = None,
-    out: Annotated[str | None, typer.Option(help="Append JSON lines to this file")] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ADDRESS",
+            help="Dask scheduler, e.g. tcp://host:8786 (the dask extra)  [default: none]",
+        ),
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            help="Start a local Dask cluster of N workers (the dask extra)  [default: none]"
+        ),
+    ] = None,
+    out: Annotated[
+        str | None,
+        typer.Option(
+            metavar="FILE",
+            help="Also append JSON lines to FILE (stdout keeps the output unless --quiet)  "
+            "[default: none]",
+        ),
+    ] = None,
     resume: Annotated[
-        str | None, typer.Option(help="Skip puzzles solved in this JSON-lines file; append to it")
+        str | None,
+        typer.Option(
+            metavar="FILE",
+            help="Skip puzzles solved in this JSON-lines file; append to it  [default: none]",
+        ),
     ] = None,
     replay_chain: Annotated[
-        int | None, typer.Option(help="Re-run one chain of a run (same seed) and report it")
+        int | None,
+        typer.Option(help="Re-run one chain of a run (same seed) and report it  [default: none]"),
     ] = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress line or summary on stderr")
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="No progress line, hint or summary on stderr; with --out or --resume, nothing "
+            "on stdout either",
+        ),
     ] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the CUDA plan (a model); solve nothing")
     ] = False,
     device: Annotated[
-        str | None, typer.Option(help="--dry-run on a described card, e.g. 'H100 SXM'")
+        str | None,
+        typer.Option(help="--dry-run on a described card, e.g. 'H100 SXM'  [default: this one]"),
     ] = None,
 ) -> None:
     """Solve puzzles by annealing or exactly; one result per puzzle, as each finishes."""
@@ -183,7 +285,9 @@ def examples(
 @app.command()
 def check(
     files: Files = None,
-    format: Annotated[Format | None, typer.Option("--format", help="Input format (auto)")] = None,
+    format: Annotated[
+        Format | None, typer.Option("--format", help="Input format  [default: detected]")
+    ] = None,
     output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
 ) -> None:
     """Verify full grids, or count the solutions of puzzles (0, 1, 2+)."""
@@ -222,10 +326,15 @@ def info() -> None:
 @app.command()
 def kernels(
     arch: Annotated[str, typer.Option(help="Target architecture, e.g. sm_80, sm_90")] = "sm_90",
-    kind: Annotated[list[str] | None, typer.Option(help="Only these kernels")] = None,
+    kind: Annotated[
+        list[str] | None, typer.Option(help="Only these kernels  [default: every kernel]")
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
     keep: Annotated[
-        str | None, typer.Option(help="Write DIR/KERNEL-SIZE.ptx, .cubin and .sass")
+        str | None,
+        typer.Option(
+            metavar="DIR", help="Write DIR/KERNEL-SIZE.ptx, .cubin and .sass  [default: none]"
+        ),
     ] = None,
 ) -> None:
     """Compile every kernel (no GPU needed): ptxas registers and spills, SASS counts of the move
@@ -240,7 +349,7 @@ def bench_throughput(
     order: Annotated[int, typer.Option(help="Sudoku order n (3 = 9x9)")] = 3,
     seconds: Annotated[float, typer.Option(help="Seconds to measure")] = 5.0,
     backend: Annotated[Backend, typer.Option(help="Where chains run")] = Backend.auto,
-    chains: Annotated[int | None, typer.Option(help="Chains (default: 8 per thread)")] = None,
+    chains: Annotated[int | None, typer.Option(help="Chains  [default: 8 per thread]")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
 ) -> None:
     """Sirdey proposals per second over all cores (or the GPU), on a grid that never solves."""
@@ -254,24 +363,32 @@ def bench_tts(
     file: Annotated[str, typer.Argument(help="Puzzle file")],
     runs: Annotated[int, typer.Option(help="Independent runs per puzzle")] = 10,
     schedule: Annotated[str, typer.Option(help="Schedule name")] = "sirdey-course",
-    t0: Annotated[float | None, typer.Option(help="Start temperature")] = None,
+    t0: Annotated[
+        float | None, typer.Option(help="Start temperature  [default: the schedule's]")
+    ] = None,
     move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap | focused")] = "sirdey",
     propagate: Annotated[
         bool, typer.Option("--propagate", help="Deduction rules first in every run (hybrid)")
     ] = False,
     time_limit: Annotated[float, typer.Option(help="Seconds per run")] = 60.0,
     seed: Annotated[int, typer.Option(help="Seed")] = 0,
-    limit: Annotated[int | None, typer.Option(help="Only the first N puzzles")] = None,
+    limit: Annotated[
+        int | None, typer.Option(help="Only the first N puzzles  [default: all]")
+    ] = None,
     backend: Annotated[
         Backend, typer.Option(help="cpu | cuda (runs = chains on the card) | auto")
     ] = Backend.cpu,
     card_rate: Annotated[
         float | None,
-        typer.Option(help="CUDA: the card's proposals/s (default: measured for 1.5 s first)"),
+        typer.Option(help="CUDA: the card's proposals/s  [default: measured for 1.5 s first]"),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
-    plot: Annotated[str | None, typer.Option(help="PNG: p and TTS99 against givens")] = None,
-    trace: Annotated[str | None, typer.Option(help="PNG: cost and acceptance vs T")] = None,
+    plot: Annotated[
+        str | None, typer.Option(help="PNG: p and TTS99 against givens  [default: none]")
+    ] = None,
+    trace: Annotated[
+        str | None, typer.Option(help="PNG: cost and acceptance vs T  [default: none]")
+    ] = None,
 ) -> None:
     """Success probability per trial, mean trials, seconds per trial and TTS99 per puzzle."""
     from cli.bench import run_tts
@@ -287,7 +404,7 @@ def bench_tune(
     chains: Annotated[int, typer.Option(help="Chains that will run at once")] = 2,
     move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap | focused")] = "sirdey",
     candidate: Annotated[
-        list[str] | None, typer.Option(help="Schedules to try (default: a ladder of lengths)")
+        list[str] | None, typer.Option(help="Schedules to try  [default: a ladder of lengths]")
     ] = None,
     runs: Annotated[int, typer.Option(help="Runs per puzzle and schedule")] = 8,
     limit: Annotated[int, typer.Option(help="Puzzles of the file to use")] = 5,

@@ -34,7 +34,7 @@ class Backend(str, Enum):
 
 class Move(str, Enum):
     """Neighbourhood: Sudoku sirdey | candidate | box-swap | focused | focused-two | auto (the
-    measured best per order); Shikaku all | pruned | propagated."""
+    measured best per order); Shikaku all | pruned | propagated (MOVES_HELP, per kind)."""
 
     sirdey = "sirdey"
     candidate = "candidate"
@@ -45,6 +45,12 @@ class Move(str, Enum):
     all = "all"
     pruned = "pruned"
     propagated = "propagated"
+
+
+MOVES_HELP = {
+    "sudoku": "sirdey, candidate, box-swap, focused, focused-two, auto (the measured best)",
+    "shikaku": "all, pruned, propagated",
+}  # the --move choices of each kind, for the help text
 
 
 class Rules(str, Enum):

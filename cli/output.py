@@ -18,9 +18,17 @@ EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
 
 
+# Prints a line above a live progress line and returns True, or returns False when none shows
+# (set by cli.progress.messages_above while a progress line may show).
+stderr_printer = None
+
+
 def error_line(message: str) -> None:
-    """One line on stderr, for bad input and usage faults."""
+    """One line on stderr, for bad input and usage faults (above the progress line, if any)."""
     text = " ".join(str(message).split("\n")).strip()
+    printer = stderr_printer
+    if printer is not None and printer(f"gpu-anneal: {text}"):
+        return
     print(f"gpu-anneal: {text}", file=sys.stderr, flush=True)
 
 

@@ -1,61 +1,150 @@
-"""A progress line on stderr (rich) for runs that last longer than a second, on a terminal only."""
+"""A progress line on stderr (rich) for runs that last longer than a second, on a terminal only.
+
+The line writes to stderr alone and never captures stdout or stderr: results printed while it
+shows go where stdout is sent (a file, a pipe), and the command's one-line messages are printed
+above it (cli.output.error_line goes through `messages_above`). It shows what the engine is doing
+(`compiling` while numba compiles the first code, then the work: annealing or solving), the
+puzzles done and solved, and, once the input's puzzle count is known, that total and an ETA.
+"""
 
 from __future__ import annotations
 
 import sys
 import threading
+from contextlib import contextmanager
+
+from gpu_anneal import phases
+
+DELAY_SECONDS = 1.0  # the line appears only for runs that last longer than this
 
 
 class RunProgress:
-    """Puzzles done and solved, elapsed time; appears after `delay` seconds, gone at the end."""
+    """Puzzles done and solved, the phase, elapsed time and ETA; appears after `delay` seconds
+    (default DELAY_SECONDS), gone at the end. `work` names the solving phase."""
 
-    def __init__(self, total: int | None = None, delay: float = 1.0, enabled: bool | None = None):
+    def __init__(
+        self,
+        total: int | None = None,
+        delay: float | None = None,
+        enabled: bool | None = None,
+        work: str = "annealing",
+    ):
         self.total = total
         self.done = 0
         self.solved = 0
+        self.work = work
+        self.phase = work
         self._lock = threading.Lock()
         self._progress = None
         self._task = None
+        self._closed = False
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self._timer = threading.Timer(delay, self._start) if self.enabled else None
+        wait = DELAY_SECONDS if delay is None else delay
+        self._timer = threading.Timer(wait, self._start) if self.enabled else None
+        self._phases = phases.listening(self.set_phase)
 
     def __enter__(self) -> RunProgress:
+        self._phases.__enter__()
         if self._timer is not None:
             self._timer.daemon = True
             self._timer.start()
         return self
 
     def __exit__(self, *exc) -> None:
+        self._phases.__exit__(None, None, None)
         if self._timer is not None:
             self._timer.cancel()
         with self._lock:
+            self._closed = True
             if self._progress is not None:
                 self._progress.stop()
                 self._progress = None
 
     def _start(self) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         with self._lock:
+            if self._closed:
+                return
             self._progress = Progress(
                 SpinnerColumn(),
-                TextColumn("annealing"),
+                TextColumn("{task.description}"),
                 BarColumn(),
-                TextColumn("{task.completed} done, {task.fields[solved]} solved"),
+                TextColumn("{task.fields[counts]}"),
                 TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
                 console=Console(stderr=True),
                 transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
             )
             self._task = self._progress.add_task(
-                "solve", total=self.total, completed=self.done, solved=self.solved
+                self.phase, total=self.total, completed=self.done, counts=self._counts()
             )
             self._progress.start()
+
+    def _counts(self) -> str:
+        done = f"{self.done}/{self.total}" if self.total is not None else str(self.done)
+        return f"{done} done, {self.solved} solved"
+
+    def _update(self) -> None:
+        """Show the current state (the caller holds the lock)."""
+        if self._progress is not None:
+            self._progress.update(
+                self._task,
+                description=self.phase,
+                total=self.total,
+                completed=self.done,
+                counts=self._counts(),
+            )
 
     def advance(self, solved: bool) -> None:
         """Count one finished puzzle."""
         with self._lock:
             self.done += 1
             self.solved += bool(solved)
-            if self._progress is not None:
-                self._progress.update(self._task, completed=self.done, solved=self.solved)
+            if self.total is not None and self.done > self.total:
+                self.total = self.done  # a count made before reading is only an estimate
+            self._update()
+
+    def set_total(self, total: int | None) -> None:
+        """The number of puzzles of the input, once known (None: unknown)."""
+        with self._lock:
+            self.total = None if total is None else max(total, self.done)
+            self._update()
+
+    def set_phase(self, phase: str) -> None:
+        """What the engine does now (gpu_anneal.phases); `solving` shows as the `work`."""
+        with self._lock:
+            self.phase = self.work if phase == phases.SOLVING else phase
+            self._update()
+
+    def print_above(self, text: str) -> bool:
+        """Print a line on stderr above the progress line; False when none is showing."""
+        with self._lock:
+            if self._progress is None:
+                return False
+            self._progress.console.print(text, markup=False, highlight=False, soft_wrap=True)
+            return True
+
+
+@contextmanager
+def messages_above(progress: RunProgress):
+    """Within the block, cli.output.error_line prints above the progress line while it shows."""
+    from cli import output
+
+    previous = output.stderr_printer
+    output.stderr_printer = progress.print_above
+    try:
+        yield progress
+    finally:
+        output.stderr_printer = previous

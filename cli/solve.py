@@ -1,17 +1,21 @@
 """`gpu-anneal solve`: hand the parsed options to gpu_anneal.api, print each result as it comes.
 
 No solving, verification, Dask or resume logic lives here: `api.solve_stream` does all of it.
-Records go to stdout, or are appended to `--out` (or the `--resume` file) as JSON lines, flushed
-one by one so that a crash or Ctrl-C loses nothing already finished.
+Records go to stdout (text or JSON lines) and, with `--out` (or `--resume`), are also appended
+to that file as JSON lines (`--quiet` leaves stdout empty then), flushed one by one so that a
+crash or Ctrl-C loses nothing already finished. The progress line (cli.progress) is on stderr
+only, on a terminal; reading puzzles from a terminal, a hint says how to end the input.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 from dataclasses import dataclass, field
 
+from cli.input_count import count_puzzles
 from cli.output import error_line, write_result
-from cli.progress import RunProgress
+from cli.progress import RunProgress, messages_above
 from cli.tally import Tally
 from cpu_reference.errors import InputError
 from gpu_anneal import api, datasets, validate
@@ -65,10 +69,18 @@ def run_solve(req: SolveRequest) -> int:
     if req.out and req.resume and req.out != req.resume:
         raise InputError("--out and --resume: --resume appends to its own file; give one")
     tally = Tally()
+    from_terminal = "-" in sources and sys.stdin.isatty()
+    work = "annealing" if req.method == "anneal" else "solving"
+    progress = RunProgress(enabled=False if req.quiet or from_terminal else None, work=work)
+
+    def fault(error: InputError) -> None:
+        tally.fault(error)
+        progress.advance(False)
+
     settings = dict(
         kind=kind, method=req.method, backend=req.backend, chains=req.chains, seed=req.seed,
         schedule=req.schedule, move=req.move, t0=req.t0, time_limit=req.time_limit,
-        max_trials=req.max_trials, fmt=req.fmt, on_input_error=tally.fault,
+        max_trials=req.max_trials, fmt=req.fmt, on_input_error=fault,
     )  # fmt: skip
     if req.replay_chain is not None:
         validate.replay_request(kind, req.method, out=req.out, resume=req.resume)
@@ -82,10 +94,18 @@ def run_solve(req: SolveRequest) -> int:
         sources, propagate=req.propagate, rules=req.rules, batch=req.batch, resume=req.resume,
         scheduler=req.scheduler, workers=req.workers, **settings,
     )  # fmt: skip
+    if req.scheduler is not None or req.workers is not None:
+        from gpu_anneal.scale import require_dask
+
+        require_dask(req.scheduler)  # a missing extra or a malformed address: one line, exit 2
+    if from_terminal and not req.quiet:
+        error_line("reading puzzles from the terminal; end with Ctrl-D")
     path = req.resume or req.out
     sink = open_results(path, "--resume" if req.resume else "--out") if path else None
     try:
-        with RunProgress(enabled=False if req.quiet else None) as progress:
+        with progress, messages_above(progress):
+            if progress.enabled and req.resume is None:
+                count_in_background(progress, sources, kind, req.fmt)
             for result in stream:
                 _emit(result, req, tally, sink)
                 progress.advance(result.solved)
@@ -99,12 +119,22 @@ def run_solve(req: SolveRequest) -> int:
     return tally.exit_code()
 
 
+def count_in_background(progress: RunProgress, sources, kind: str, fmt: str | None) -> None:
+    """Count the input's puzzles in a daemon thread and give the progress line the total."""
+
+    def count() -> None:
+        progress.set_total(count_puzzles(sources, kind, fmt))
+
+    threading.Thread(target=count, name="count-puzzles", daemon=True).start()
+
+
 def _emit(result, req: SolveRequest, tally: Tally, sink) -> None:
-    """Count one result and write it to the sink (a JSON line) or to stdout."""
+    """Count one result; write it to the sink (a JSON line) and, unless --quiet with a sink,
+    to stdout (text or a JSON line)."""
     tally.solved += result.solved
     tally.unsolved += not result.solved
-    if sink is None:
-        write_result(result, req.output)
-    else:
+    if sink is not None:
         sink.write(result.to_json() + "\n")
         sink.flush()
+    if sink is None or not req.quiet:
+        write_result(result, req.output)

@@ -327,14 +327,20 @@ def test_usage_faults_are_one_line_and_exit_two(args, fragment):
 
 
 def test_grid_kinds_write_out_files(tmp_path):
-    """--out works for Shikaku and Hashiwokakero as for Sudoku: one JSON line per puzzle."""
+    """--out works for Shikaku and Hashiwokakero as for Sudoku: one JSON line per puzzle in the
+    file, the text on stdout as without --out; --quiet leaves stdout empty."""
     for kind in ("shikaku", "hashi"):
         out = tmp_path / f"{kind}.jsonl"
         result = invoke("solve", "--example", kind, "--method", "ilp", "--out", str(out))
-        assert result.exit_code == 0 and result.stdout == ""
+        assert result.exit_code == 0
+        assert result.stdout.count(": solved") == 5
         records = jsonl(out.read_text())
         assert [r["index"] for r in records] == list(range(5))
         assert all(r["kind"] == kind and r["solved"] for r in records)
+        out.unlink()
+        quiet = invoke("solve", "--example", kind, "--method", "ilp", "--out", str(out), "-q")
+        assert quiet.exit_code == 0 and quiet.stdout == ""
+        assert len(jsonl(out.read_text())) == 5
 
 
 def test_text_output_puts_only_verified_solutions_where_solutions_go(tmp_path):
@@ -429,3 +435,180 @@ def test_throughput_line_names_a_card_rate_in_g_per_second(monkeypatch, capsys):
             "proposals_per_second": r, "backend": "cuda", "chains": 65536})  # fmt: skip
         assert bench.run_throughput(3, 1.0, "cuda", None, False) == 0
         assert capsys.readouterr().out.startswith(text)
+
+
+def test_help_shows_defaults_whole_choices_and_no_type_on_flags():
+    """Every option that takes a value shows its default; flags show no type (`<bool>`); a
+    narrow terminal never cuts a list of choices; --move lists each kind's moves apart."""
+    import typer.main
+
+    command = typer.main.get_command(app)
+    bench = command.commands["bench"]
+    subs = [command.commands[name] for name in ("solve", "check", "kernels")]
+    for sub in [*subs, *(bench.commands[name] for name in ("throughput", "tts", "tune", "exact"))]:
+        name = sub.name
+        ctx = sub.make_context(name, [], resilient_parsing=True)
+        for param in sub.params:
+            if param.param_type_name != "option" or param.is_flag or param.name == "help":
+                continue
+            record = param.get_help_record(ctx)
+            assert record is not None and "default:" in record[1], (name, param.name)
+    env = dict(os.environ, COLUMNS="60")
+    module = [sys.executable, "-m", "gpu_anneal"]
+    for args in ([], ["solve"], ["generate"], ["bench", "tts"]):
+        helped = subprocess.run(
+            [*module, *args, "-h"], capture_output=True, text=True, timeout=120, env=env
+        )
+        assert helped.returncode == 0 and "<bool>" not in helped.stdout, args
+    assert (
+        "--install-completion"
+        in subprocess.run(
+            [*module, "-h"], capture_output=True, text=True, timeout=120, env=env
+        ).stdout
+    )
+    solve_help = subprocess.run(
+        [*module, "solve", "-h"], capture_output=True, text=True, timeout=120, env=env
+    ).stdout
+    from gpu_anneal import datasets
+
+    assert f"<{'|'.join(datasets.names())}>" in solve_help
+    flat = " ".join(solve_help.split())
+    assert "Sudoku: sirdey, candidate, box-swap, focused, focused-two, auto" in flat
+    assert "Shikaku: all, pruned, propagated" in flat
+    assert "Seed of the RNG streams [default: 0]" in flat
+
+
+def test_shell_completion_is_offered():
+    """--show-completion prints a completion script; completing `solve --ki` offers --kind."""
+    shown = runner.invoke(app, ["--show-completion", "bash"], prog_name="gpu-anneal")
+    assert shown.exit_code == 0 and "_GPU_ANNEAL_COMPLETE" in shown.stdout
+    env = dict(os.environ, _GPU_ANNEAL_COMPLETE="complete_bash", COMP_WORDS="gpu-anneal solve --ki",
+               COMP_CWORD="2")  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys; from cli.main import app; app(prog_name='gpu-anneal')"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert proc.stdout.split() == ["--kind"], proc.stderr
+
+
+def test_errors_are_exported_from_the_package():
+    """`from gpu_anneal import InputError` catches what the API raises on a bad parameter."""
+    import gpu_anneal
+    from gpu_anneal import InputError, MissingExtra, OptionError, OutputError
+
+    assert issubclass(OptionError, InputError) and issubclass(OutputError, InputError)
+    assert issubclass(MissingExtra, gpu_anneal.BackendError) and issubclass(
+        MissingExtra, ImportError
+    )
+    with pytest.raises(InputError, match="--seed does not apply"):
+        gpu_anneal.solve(str(DATA / "seed002_grids.txt"), method="exact", seed=1)
+
+
+def _one_line(result) -> str:
+    """The single stderr line of a usage fault (exit code 2, nothing on stdout)."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gpu-anneal: "), lines
+    assert result.stdout == "" and "Traceback" not in result.output
+    return lines[0]
+
+
+@pytest.mark.parametrize("args", [["--workers", "2"], ["--scheduler", "tcp://127.0.0.1:8786"]])
+def test_dask_options_without_the_dask_extra_name_the_extra(monkeypatch, args):
+    """--workers or --scheduler with dask not installed: one line naming the extra and the
+    quoted command, exit 2."""
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    line = _one_line(invoke("solve", "--example", "seed002", *args))
+    assert "dask extra" in line and 'pip install "gpu-anneal[dask]"' in line
+
+
+@pytest.mark.parametrize(
+    "address, fragment",
+    [("nonsense", "not a scheduler address"), ("xyz://host:1", "not a scheduler address"),
+     ("tcp://127.0.0.1:1", "no Dask scheduler answers there")],
+)  # fmt: skip
+def test_scheduler_address_that_is_malformed_or_unreachable_is_one_line(
+    monkeypatch, address, fragment
+):
+    """A malformed --scheduler, or one where nothing answers (within the connect timeout, set
+    to 1 s here): one line naming the address, exit 2, no wait beyond the timeout."""
+    import time
+
+    pytest.importorskip("distributed")
+    from gpu_anneal import scale
+
+    monkeypatch.setattr(scale, "CONNECT_SECONDS", 1)
+    start = time.perf_counter()
+    line = _one_line(invoke("solve", "--example", "seed002", "--scheduler", address))
+    assert time.perf_counter() - start < 30
+    assert f"--scheduler {address!r}" in line and fragment in line
+
+
+def test_cuda_backend_without_numba_cuda_names_the_extra(monkeypatch):
+    """--backend cuda where numba-cuda is not installed (its import fails, or numba's own
+    deprecated target answers): one line naming the cuda extra, exit 2."""
+    import types
+
+    import numba
+
+    from gpu_anneal import backends
+
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+    monkeypatch.setattr(backends, "driver_library_found", lambda: True)
+    monkeypatch.delattr(numba, "cuda", raising=False)
+    monkeypatch.setitem(sys.modules, "numba.cuda", None)
+    line = _one_line(invoke("solve", "--example", "seed002", "--backend", "cuda"))
+    assert "numba-cuda is not installed" in line and 'pip install "gpu-anneal[cuda]"' in line
+    built_in = types.SimpleNamespace(implementation="Built-in", is_available=lambda: True)
+    monkeypatch.setattr(numba, "cuda", built_in, raising=False)
+    monkeypatch.setitem(sys.modules, "numba.cuda", built_in)
+    assert backends.cuda_status() == (
+        False, 'numba-cuda is not installed: pip install "gpu-anneal[cuda]"'
+    )  # fmt: skip
+
+
+def test_progress_follows_the_phases_and_the_total(tmp_path):
+    """The progress line says `compiling` while a solver warms up, then its work; the total
+    comes from a count by lines, never below the puzzles done."""
+    from cli.input_count import count_puzzles
+    from cli.progress import RunProgress
+    from gpu_anneal import datasets, phases, solvers
+
+    seen = []
+    with RunProgress(enabled=False, work="annealing") as progress:
+        assert progress.phase == "annealing"
+        key = ("test-phase", object())
+        solvers.warm_up_seconds(key, lambda: seen.append(progress.phase))
+        assert seen == ["compiling"] and progress.phase == "annealing"
+        progress.set_total(count_puzzles([str(datasets.path("top95"))], "sudoku"))
+        assert progress.total == 95
+        for _ in range(2):
+            progress.advance(True)
+        progress.set_total(1)
+        assert progress.total == 2 and progress._counts() == "2/2 done, 2 solved"
+    phases.announce("compiling")  # heard by no one once the block is left
+    assert progress.phase == "annealing"
+
+
+def test_puzzle_count_by_lines(tmp_path):
+    """One-line formats count their puzzle lines; grid formats N lines a puzzle; a text grid of
+    Shikaku or Hashi is one puzzle; stdin and compressed files are not counted."""
+    from cli.input_count import count_puzzles
+    from gpu_anneal import datasets
+
+    grids = tmp_path / "grids.txt"
+    grids.write_text("# two 4x4 grids\n1...\n....\n..4.\n....\n\n.2..\n....\n....\n...3\n")
+    text_grid = tmp_path / "hashi.txt"
+    text_grid.write_text("1.1\n...\n")
+    assert count_puzzles([str(grids)], "sudoku") == 2
+    assert count_puzzles([str(DATA / "seed002_grids.txt")], "sudoku") == 3
+    assert count_puzzles([str(datasets.path("top95")), str(grids)], "sudoku") == 97
+    assert (
+        count_puzzles([str(datasets.path("lloyd-amos-9x9"))], "sudoku")
+        == datasets.get("lloyd-amos-9x9").count
+    )
+    assert count_puzzles([str(datasets.path("shikaku"))], "shikaku") == 5
+    assert count_puzzles([str(text_grid)], "hashi") == 1
+    assert count_puzzles(["-"], "sudoku") is None
+    assert count_puzzles([str(tmp_path / "p.txt.gz")], "sudoku") is None
+    assert count_puzzles([str(tmp_path / "missing.txt")], "sudoku") is None
