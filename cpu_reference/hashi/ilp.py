@@ -74,12 +74,16 @@ def solve_ilp(
     """Solve; returns {status, mult (int[E]) or None, bridges, connected, rounds, cuts, seconds}.
 
     status is "optimal", "infeasible" or "time_limit". `exclude` holds multiplicity vectors to
-    forbid (no-good rows).
+    forbid (no-good rows). A puzzle with no candidate edge (a lone island, islands that face
+    none) is infeasible without a program: HiGHS refuses a program of no variables.
     """
     t0 = time.perf_counter()
     g = edge_graph(p)
     n_e = len(g.ea)
     n_i = len(g.values)
+    if n_e == 0:  # islands with no candidate edge: no bridge can reach them (every value >= 1)
+        return {"status": "infeasible", "bridges": None, "mult": None, "connected": None,
+                "rounds": 0, "cuts": 0, "seconds": time.perf_counter() - t0}  # fmt: skip
     rows, cols, vals, lo, hi, r = _base_rows(g, p.maxb)
     for sol in exclude or []:
         sol = np.asarray(sol)

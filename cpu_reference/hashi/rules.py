@@ -38,7 +38,7 @@ from numba import int64, njit, prange, uint64
 from cpu_reference.anneal.rng import uniform_below, uniform_float64
 from cpu_reference.anneal.trials import chain_arrays, no_solution, run_trials, schedule, trial_stats
 from cpu_reference.errors import InputError
-from cpu_reference.hashi.puzzle import Hashi, edge_graph
+from cpu_reference.hashi.puzzle import EdgeGraph, Hashi, component_labels, edge_graph
 
 ENERGIES = {
     "seed": (1, 1, 1, 0),
@@ -251,6 +251,30 @@ def default_schedule(n_edges: int, energy: str) -> dict:
     return {"t0": t0, "t_final": 0.1, "n_plateaus": 200, "plateau": max(16, 2 * n_edges)}
 
 
+def impossible(p: Hashi, g: EdgeGraph) -> str | None:
+    """Why no answer can exist, from counting alone, or None: an island that its candidate edges
+    cannot fill (value above maxb times its edges: a lone island, an island of 16), an odd sum
+    of values (each bridge adds 2), or islands that no chain of candidate edges joins."""
+    degree = np.diff(g.istart)
+    full = np.nonzero(g.values > p.maxb * degree)[0]
+    if len(full):
+        r, c, v = (int(x) for x in p.islands[full[0]])
+        return f"island ({r}, {c}) of value {v} has {int(degree[full[0]])} candidate edges"
+    if int(g.values.sum()) % 2:
+        return "the island values add up to an odd number"
+    pairs = zip(g.ea.tolist(), g.eb.tolist(), strict=True)
+    if len(np.unique(component_labels(len(g.values), pairs))) > 1:
+        return "some islands face no chain of islands that reaches the others"
+    return None
+
+
+def resolved_schedule(n_edges: int, energy: str, **given) -> dict:
+    """The schedule a run takes: default_schedule with the settings given (not None)."""
+    sched = default_schedule(n_edges, energy)
+    sched.update({key: value for key, value in given.items() if value is not None})
+    return sched
+
+
 def anneal(
     p: Hashi,
     chains: int = 64,
@@ -271,8 +295,10 @@ def anneal(
     `solved` must be current. A runner with a `finish()` method (the CUDA backend's, which keeps
     the arrays on the device) is told when the run ends and must then make the host's states,
     best and best_f current.
-    Returns {solved, energy, mult, bridges-ready mult of the best chain, trials, seconds, ...};
-    `solved` means a chain reached C = 0, D = 0 and one group (the caller still verifies).
+    Returns {solved, energy, mult, bridges-ready mult of the best chain, trials, seconds,
+    schedule (the t0, t_final, n_plateaus and plateau that ran), ...}; `solved` means a chain
+    reached C = 0, D = 0 and one group (the caller still verifies). A puzzle that `impossible`
+    rules out runs no trial: {no_solution: True, reason, ...}.
     """
     t_start = time.perf_counter()
     if energy not in ENERGIES:
@@ -281,15 +307,13 @@ def anneal(
     g = edge_graph(p)
     n_e = len(g.ea)
     n_i = len(g.values)
-    if n_e == 0:
-        return no_solution(t_start, chains, mult=np.zeros(0, np.int64))
-    plateau, npl, beta0, growth = schedule(
-        default_schedule(n_e, energy),
-        t0=t0,
-        t_final=t_final,
-        n_plateaus=n_plateaus,
-        plateau=plateau,
-    )
+    ran = resolved_schedule(n_e, energy, t0=t0, t_final=t_final, n_plateaus=n_plateaus,
+                            plateau=plateau)  # fmt: skip
+    reason = impossible(p, g)
+    if reason is not None:
+        return no_solution(t_start, chains, mult=np.zeros(n_e, np.int64), reason=reason,
+                           schedule=ran)  # fmt: skip
+    plateau, npl, beta0, growth = schedule(ran)
     arrays = [
         a.astype(np.int64) for a in (g.ea, g.eb, g.xstart, g.xlist, g.istart, g.ilist, g.values)
     ]
@@ -334,4 +358,5 @@ def anneal(
         "mult": best[i].astype(np.int64),
         **trial_stats(t_start, trials, best_f, best, solved),
         "graph": g,
+        "schedule": ran,
     }
