@@ -5,15 +5,23 @@ Glossary:
     size     "WxH" (or "N" for a square)
     echo     a callable printing one line to stdout
 
+`render` draws every puzzle of its input, one picture each: a file of one puzzle gives the
+picture named, a file of several gives NAME-I.SUFFIX for the puzzle of index I (0-based, as the
+`index` of solve's records; zero-padded to one width). A faulty puzzle is reported on its own line
+and the others are still drawn.
+
 Exit codes: 0 every puzzle generated or drawn (and solved with --solve), 1 unsolved, 2 bad input
-(raised as InputError and turned into one line by cli.guard).
+(one line each, the other puzzles still drawn; or raised as InputError and turned into one line by
+cli.guard).
 """
 
 from __future__ import annotations
 
-from cli.output import error_line
+from pathlib import Path
+
+from cli.output import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, error_line
 from cpu_reference.errors import InputError
-from gpu_anneal import api, validate
+from gpu_anneal import validate
 from gpu_anneal.grid_puzzles import generate_grid_puzzles, render_grid_puzzle
 
 
@@ -27,31 +35,74 @@ def parse_size(size: str) -> tuple[int, int]:
 
 
 def cli_generate(
-    kind: str, size: str, count: int, seed: int = 0, unique: bool = False, echo=print, **params
+    kind: str,
+    size: str,
+    count: int,
+    seed: int = 0,
+    unique: bool = False,
+    echo=print,
+    output: str = "text",
+    **params,
 ) -> int:
-    """Print `count` game IDs of size `size`; returns the exit code."""
+    """Print `count` game IDs of size `size` (one a line, or GameIdRecord JSON lines with
+    output "jsonl"); returns the exit code."""
+    from gpu_anneal.records import GameIdRecord
+
     width, height = parse_size(size)
-    for gid in generate_grid_puzzles(kind, width, height, count, seed, unique, **params):
-        echo(gid)
-    return 0
+    ids = generate_grid_puzzles(kind, width, height, count, seed, unique, **params)
+    for index, gid in enumerate(ids):
+        if output == "jsonl":
+            size_text = f"{width}x{height}"
+            record = GameIdRecord(index=index, kind=kind, size=size_text, puzzle=gid, seed=seed,
+                                  unique=bool(unique))  # fmt: skip
+            echo(record.to_json())
+        else:
+            echo(gid)
+    return EXIT_OK
+
+
+def picture_paths(output_path: str, indices: list[int]) -> list[str]:
+    """Where each puzzle's picture goes: output_path itself for a single puzzle, else
+    NAME-I.SUFFIX per puzzle index I, zero-padded to the widest index."""
+    if len(indices) == 1:
+        return [output_path]
+    path = Path(output_path)
+    width = len(str(max(indices)))
+    return [str(path.with_name(f"{path.stem}-{i:0{width}d}{path.suffix}")) for i in indices]
 
 
 def cli_render(
     kind: str, input: str, output_path: str, solve: bool = False, echo=print, err=error_line
 ) -> int:
-    """Draw the first puzzle of `input` (solved first when `solve`) to a .png or .svg file."""
+    """Draw every puzzle of `input` (each solved first when `solve`) to .png or .svg files,
+    named by picture_paths; a faulty puzzle is one line on stderr, the others are drawn."""
+    from gpu_anneal import api
+    from gpu_anneal.inputs import file_names, read
+
     validate.output_path(output_path, "render: picture")
-    item = next(iter(api.parse_puzzles(input, kind)), None)
-    if item is None:
+    if Path(output_path).suffix.lower() not in (".png", ".svg"):
+        raise InputError(f"render: picture {output_path} must end in .png or .svg")
+    items, faults = [], 0
+    for item in read(file_names([input]), kind):
+        if isinstance(item, InputError):
+            err(str(item))
+            faults += 1
+        else:
+            items.append(item)
+    if not items:
+        if faults:
+            return EXIT_BAD_INPUT
         raise InputError(f"{input}: no puzzle found")
-    rows, code = None, 0
-    if solve:
-        (result,) = api.solve([item], kind=kind)
-        rows = result.solution_rows
-        if not result.solved:
-            where = f"{item.source} line {item.line}"
-            err(f"{where}: {result.status}, drawing the puzzle only")
-            code = 1
-    render_grid_puzzle(kind, item.puzzle, output_path, rows)
-    echo(f"wrote {output_path}")
-    return code
+    results = api.solve(items, kind=kind) if solve else [None] * len(items)
+    code = EXIT_OK
+    paths = picture_paths(output_path, [item.index for item in items])
+    for item, result, path in zip(items, results, paths, strict=True):
+        rows = None
+        if result is not None:
+            rows = result.solution_rows
+            if not result.solved:
+                err(f"{item.source} line {item.line}: {result.status}, drawing the puzzle only")
+                code = EXIT_UNSOLVED
+        render_grid_puzzle(kind, item.puzzle, path, rows)
+        echo(f"wrote {path}")
+    return EXIT_BAD_INPUT if faults else code
