@@ -3,10 +3,11 @@
 Glossary: n (--order) box side, N = n * n, cells = N * N; a "grid" is full, a "puzzle" has blanks
 (0 or '.'); givens = filled cells of a puzzle; i an output index.
 
-Output, text: one grid per line (line format) for full grids; for puzzles one line
-`PUZZLE SOLUTION GIVENS`. With --output jsonl one JSON object per line: grids as
-{"index", "grid", "method", "seed"}, puzzles as {"index", "seed", "puzzle", "solution",
-"givens", "sa_givens", "checks", "seconds"}. --stats writes one JSON line of counters to stderr.
+Output, text: one grid per line (line format; 36x36 as tsv lines) for full grids; for puzzles one
+line `PUZZLE SOLUTION GIVENS`. With --output jsonl one JSON object per line, every key always
+present: grids as gpu_anneal.records.GridRecord, puzzles as MinimalPuzzleRecord (schemas:
+docs/grid.schema.json, docs/minimal_puzzle.schema.json). Every record carries the seed: the same
+seed (default 0) gives the same output. --stats writes one JSON line of counters to stderr.
 Bad input or parameters: one line on stderr, exit code 2; grids or puzzles not found: exit code 1.
 """
 
@@ -24,6 +25,7 @@ from cli.output import json_line
 from cpu_reference.errors import InputError
 
 SIZE_DEFAULT = "10x10"
+SEED_HELP = "Seed: the same seed gives the same output, another seed other puzzles"
 
 
 def register(app: typer.Typer) -> None:
@@ -44,7 +46,7 @@ def generate(
     order: Annotated[int | None, typer.Option(help="Sudoku order n, 2..6 [default: 3]")] = None,
     count: Annotated[int, typer.Option(help="Grids (or puzzles); with --from: per puzzle")] = 1,
     method: Annotated[GridMethod | None, typer.Option(help="[default: anneal]")] = None,
-    seed: Annotated[int, typer.Option(help="Seed; same seed, same output")] = 0,
+    seed: Annotated[int, typer.Option(help=SEED_HELP)] = 0,
     backend: Annotated[Backend, typer.Option(help="Sudoku, method anneal")] = Backend.auto,
     from_file: Annotated[
         str | None, typer.Option("--from", help="Complete the puzzles of this file ('-': stdin)")
@@ -79,7 +81,7 @@ def generate(
     )  # fmt: skip
     if kind is not Kind.sudoku:
         grid_args = (value(kind), size or SIZE_DEFAULT, count, seed, unique, sudoku_only)
-        raise typer.Exit(guarded(_generate_grid_puzzles, *grid_args))
+        raise typer.Exit(guarded(_generate_grid_puzzles, *grid_args, value(output), stats))
     args = {k: SUDOKU_DEFAULTS.get(k) if v is None else v for k, v in sudoku_only.items()}
     args.update(count=count, seed=seed, stats=stats)
     args.update(backend=value(backend), output=value(output), size=size, unique=unique)
@@ -87,15 +89,17 @@ def generate(
     raise typer.Exit(guarded(run_generate, args))
 
 
-def _generate_grid_puzzles(kind, size, count, seed, unique, sudoku_only) -> int:
+def _generate_grid_puzzles(kind, size, count, seed, unique, sudoku_only, output, stats) -> int:
     """Shikaku or Hashiwokakero game IDs; Sudoku's options are refused."""
     from cli.grid_puzzles import cli_generate
 
+    if stats:
+        sudoku_only = dict(sudoku_only, stats=True)
     for name, given in sudoku_only.items():
         if given not in (None, False):
             option = "--from" if name == "from_file" else "--" + name.replace("_", "-")
             raise InputError(f"{option} does not apply to --kind {kind}")
-    return cli_generate(kind, size, count, seed, unique)
+    return cli_generate(kind, size, count, seed, unique, output=output)
 
 
 def minimize(
@@ -106,7 +110,7 @@ def minimize(
     count: Annotated[
         int | None, typer.Option(help="With no file: generate this many grids first")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed; same seed, same puzzles")] = 0,
+    seed: Annotated[int, typer.Option(help=SEED_HELP)] = 0,
     ti: Annotated[float, typer.Option("--ti", help="First temperature")] = 1.0,
     tf: Annotated[float, typer.Option("--tf", help="Last temperature")] = 0.15,
     step: Annotated[float, typer.Option(help="Temperature decrement per step")] = 0.0002,
@@ -135,15 +139,25 @@ def _check_count(count: int | None) -> None:
         raise InputError(f"--count {count}: must be at least 1")
 
 
-def _puzzle_record(rec: dict, order: int, output: str) -> str:
+def grid_text(cells, order: int, name: str) -> str:
+    """One grid or puzzle on one line: the line format, or for 36x36 (whose 36 digits have no
+    one-character symbols) a tsv line named `name`."""
     from cpu_reference.sudoku.formats import format_grid
 
-    puzzle = format_grid(rec["puzzle"], order, "line")
-    solution = format_grid(rec["solution"], order, "line")
+    if order < 6:
+        return format_grid(cells, order, "line")
+    return format_grid(cells, order, "tsv", name)
+
+
+def _puzzle_record(rec: dict, order: int, output: str) -> str:
+    from gpu_anneal.records import MinimalPuzzleRecord
+
+    puzzle = grid_text(rec["puzzle"], order, f"puzzle{rec['index']}")
+    solution = grid_text(rec["solution"], order, f"solution{rec['index']}")
     if output == "jsonl":
         keys = ("index", "seed", "givens", "sa_givens", "checks", "degradations", "seconds")
-        body = {"puzzle": puzzle, "solution": solution} | {k: rec[k] for k in keys}
-        return json_line(body)
+        record = MinimalPuzzleRecord(puzzle=puzzle, solution=solution, **{k: rec[k] for k in keys})
+        return record.to_json()
     return f"{puzzle} {solution} {rec['givens']}"
 
 
@@ -195,9 +209,9 @@ def _generate_puzzles(args: dict) -> int:
 def _generate_grids(args: dict) -> int:
     """Full grids (completing --from's puzzles when given), printed in order."""
     from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line
-    from cpu_reference.sudoku.formats import format_grid
     from gpu_anneal import generation as gen
     from gpu_anneal.inputs import read_grids
+    from gpu_anneal.records import GridRecord
 
     givens, count, order = None, args["count"], args["order"]
     if args["from_file"] is not None:
@@ -210,12 +224,11 @@ def _generate_grids(args: dict) -> int:
         time_limit=args["time_limit"], moves=args["moves"], max_restarts=args["max_restarts"],
     )  # fmt: skip
     failed = set(stats["failed"])
-    fmt = "line" if order < 6 else "tsv"  # 36 digits have no one-character symbols
     for i in (i for i in range(count) if i not in failed):
-        line = format_grid(grids[i], order, fmt, f"grid{i}" if fmt == "tsv" else "")
+        line = grid_text(grids[i], order, f"grid{i}")
         if args["output"] == "jsonl":
-            record = {"index": i, "grid": line, "method": args["method"], "seed": args["seed"]}
-            print(json_line(record), flush=True)
+            record = GridRecord(index=i, grid=line, method=args["method"], seed=args["seed"])
+            print(record.to_json(), flush=True)
         else:
             print(line, flush=True)
     _emit_stats(args["stats"], stats)

@@ -14,20 +14,28 @@ import numpy as np
 
 from cpu_reference.sudoku.formats import Puzzle, check_givens
 from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal.records import CheckRecord
 
 
-def check_puzzle(puzzle: Puzzle, index: int) -> dict:
-    """The check record of one puzzle (read with check=False, so repeated givens reach here).
+def check_puzzle(puzzle: Puzzle, index: int, source: str = "<stdin>") -> dict:
+    """The check record of one puzzle (read with check=False, so repeated givens reach here): a
+    gpu_anneal.records.CheckRecord as a dict, every key present (docs/check.schema.json).
 
-    Keys: index, line, name, kind ("grid" or "puzzle"), ok; a grid adds valid; a puzzle adds
-    solutions (0, 1 or "2+"), and where the input claims them expected (the count) and
-    solution_ok (whether the claimed solution is a solution of these givens); error names the
-    first fault. ok is true only when every check and every claim holds: a grid is valid, a
-    puzzle has exactly one solution (or the claimed count), and a claimed solution verifies.
+    Keys: index, source, line, name, kind ("grid" or "puzzle"), ok; a grid sets valid; a
+    puzzle sets solutions (0, 1 or "2+"), and where the input claims them expected (the count)
+    and solution_ok (whether the claimed solution is a solution of these givens); error names
+    the first fault; a field that does not apply is None. ok is true only when every check and
+    every claim holds: a grid is valid, a puzzle has exactly one solution (or the claimed
+    count), and a claimed solution verifies.
     """
+    return CheckRecord(index=index, source=source, **_findings(puzzle)).to_dict()
+
+
+def _findings(puzzle: Puzzle) -> dict:
+    """The record's fields from line to error, as check_puzzle describes them."""
     from cpu_reference.sudoku.exact import solve_exact
 
-    record: dict = {"index": index, "line": puzzle.line, "name": puzzle.name}
+    record: dict = {"line": puzzle.line, "name": puzzle.name}
     full = bool(np.all(puzzle.cells))
     clash = check_givens(puzzle.cells, puzzle.order)
     if clash is not None and not full:

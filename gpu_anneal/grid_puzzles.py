@@ -88,7 +88,7 @@ def solve_grid_puzzle(
 ) -> dict:
     """Solve one puzzle (text or parsed). Returns a dict with kind, game_id, solved, verified,
     method, backend, energy (anneal) or status (ilp), seconds, solution (JSON), text, move,
-    and method details."""
+    and method details (anneal: trials, chains, schedule, reason when no answer can exist)."""
     _check("kind", kind, KINDS)
     _check("method", method, METHODS)
     p = parse_grid_puzzle(kind, puzzle) if isinstance(puzzle, str) else puzzle
@@ -158,6 +158,8 @@ def solve_grid_puzzle(
         out["energy"] = res["energy"]
         out["trials"] = res["trials"]
         out["chains"] = chains
+        out["schedule"] = res["schedule"]  # t0, t_final, n_plateaus, plateau that ran
+        out["reason"] = res.get("reason")  # why no answer exists, when anneal ruled it out
         out["status"] = "no_solution" if res.get("no_solution") else (
             "solved" if res["solved"] else "unsolved")  # fmt: skip
     verified = False

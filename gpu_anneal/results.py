@@ -12,6 +12,8 @@ Glossary:
 A `Result` serialises (`to_dict`, `to_json`) to the same keys for every kind and method: a key
 that does not apply is null, never absent. `json_schema()` derives the JSON Schema from the
 dataclasses below (committed as docs/result.schema.json); each field's `doc` is its description.
+`described`, `plain` and `schema_of` serve the other commands' records the same way
+(gpu_anneal.records).
 """
 
 from __future__ import annotations
@@ -33,11 +35,14 @@ Status = Literal["solved", "unsolved", "no_solution", "interrupted", "error"]
 SCHEMA_ID = "https://gpu-anneal.invalid/result.schema.json"
 
 
-def _doc(text: str, default: Any = MISSING, factory: Any = MISSING):
+def described(text: str, default: Any = MISSING, factory: Any = MISSING):
     """A dataclass field with a description (used by the JSON Schema)."""
     if factory is not MISSING:
         return field(default_factory=factory, metadata={"doc": text})
     return field(default=default, metadata={"doc": text})
+
+
+_doc = described
 
 
 @dataclass
@@ -62,44 +67,66 @@ class Timing:
         return self.compile + self.search + self.verify
 
 
+NO_CHAIN = "; null when no chain ran (a Sudoku puzzle that deduction completed)"
+
+
 @dataclass
 class Counts:
-    """Work done; null where a count does not apply to the method."""
+    """Work done; null where a count does not apply to the method, and every chain count null
+    for a Sudoku puzzle that deduction alone solved (no chain ran)."""
 
     trials: int | None = _doc(
         "Annealing trials started over all chains of the puzzle (a failed trial restarts its "
-        "chain from a fresh random state)",
+        "chain from a fresh random state)" + NO_CHAIN,
         None,
     )
-    proposals: int | None = _doc("Moves proposed over all chains (Sudoku annealing)", None)
-    accepted: int | None = _doc("Moves accepted over all chains (Sudoku annealing)", None)
+    proposals: int | None = _doc(
+        "Moves proposed over all chains (Sudoku annealing)" + NO_CHAIN, None
+    )
+    accepted: int | None = _doc(
+        "Moves accepted over all chains (Sudoku annealing)" + NO_CHAIN, None
+    )
     nodes: int | None = _doc("Branch nodes of the search (Sudoku exact)", None)
     solving_chain: int | None = _doc(
         "RNG stream of the chain whose grid is reported (Sudoku annealing, solved): chain i of "
-        "the q-th puzzle of a run draws stream q * chains + i, so --replay-chain re-runs it",
+        "the q-th puzzle of a run draws stream q * chains + i, so --replay-chain re-runs it"
+        + NO_CHAIN,
         None,
     )
-    chain_trials: int | None = _doc("Trials of the reported chain (Sudoku annealing)", None)
-    chain_proposals: int | None = _doc("Proposals of the reported chain (Sudoku annealing)", None)
+    chain_trials: int | None = _doc(
+        "Trials of the reported chain (Sudoku annealing)" + NO_CHAIN, None
+    )
+    chain_proposals: int | None = _doc(
+        "Proposals of the reported chain (Sudoku annealing)" + NO_CHAIN, None
+    )
 
 
 @dataclass
 class Params:
     """The settings that ran, defaults filled in; null where a setting does not apply."""
 
-    seed: int | None = _doc("Seed of every chain's RNG stream (annealing)", None)
+    seed: int | None = _doc("Seed of every chain's RNG stream (annealing; 0 unless given)", None)
     chains: int | None = _doc("Chains that ran for this puzzle (annealing)", None)
     schedule: str | None = _doc(
-        "Cooling schedule as NAME[:key=value,...] (annealing), t0 included when given", None
-    )
-    move: str | None = _doc(
-        "Neighbourhood: sirdey | candidate | box-swap | focused (Sudoku), all | pruned | "
-        "propagated (Shikaku's candidate rectangles); null for Hashiwokakero and the exact "
-        "methods",
+        "Cooling schedule that ran, as NAME:key=value,... (annealing): Sudoku's preset "
+        "expanded for the puzzle's order (auto -> its geometric string), a t0 given folded in; "
+        "Shikaku and Hashi geometric:t0=..,t_final=..,n_plateaus=..,plateau=.. with the "
+        "puzzle's defaults filled in",
         None,
     )
-    t0: float | None = _doc("Start temperature when one was given (annealing)", None)
-    time_limit: float | None = _doc("Seconds allowed for the puzzle; null = none", None)
+    move: str | None = _doc(
+        "Neighbourhood that ran: sirdey | candidate | box-swap | focused | focused-two (Sudoku; "
+        "the preset auto resolved for the order), all | pruned | propagated (Shikaku's candidate "
+        "rectangles); null for Hashiwokakero and the exact methods",
+        None,
+    )
+    t0: float | None = _doc(
+        "Start temperature that ran (annealing): the one given, else the schedule's", None
+    )
+    time_limit: float | None = _doc(
+        "Seconds allowed for the puzzle (60 unless given; Sudoku exact has none); null = none",
+        None,
+    )
     max_trials: int | None = _doc("Trials allowed over all chains (annealing); null = none", None)
     propagate: bool | None = _doc(
         "Whether the exact solver's deduction rules fixed digits first (Sudoku annealing)", None
@@ -181,6 +208,12 @@ def dumps(obj: Any, **kwargs) -> str:
     return json.dumps(obj, allow_nan=False, **kwargs)
 
 
+def plain(obj: Any) -> Any:
+    """A dataclass record as plain JSON values (nested dicts, NumPy scalars as Python ones,
+    floats rounded to 6 places); fields marked json=False are left out."""
+    return _plain(obj)
+
+
 def _plain(obj: Any) -> Any:
     if is_dataclass(obj):
         keep = [f.name for f in fields(obj) if f.metadata.get("json", True)]
@@ -202,14 +235,18 @@ def givens_hash(kind: str, size: str, givens: str | bytes) -> str:
 
 def json_schema() -> dict:
     """The JSON Schema (draft 2020-12) of `Result.to_dict()`, derived from the dataclasses."""
-    schema = _object_schema(Result)
-    schema = {
+    return schema_of(Result, "gpu-anneal result", SCHEMA_ID)
+
+
+def schema_of(cls, title: str, schema_id: str) -> dict:
+    """The JSON Schema (draft 2020-12) of a record dataclass: every field required, no other
+    key allowed, each field's `described` text as its description."""
+    return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": SCHEMA_ID,
-        "title": "gpu-anneal result",
-        **schema,
+        "$id": schema_id,
+        "title": title,
+        **_object_schema(cls),
     }
-    return schema
 
 
 def _object_schema(cls) -> dict:

@@ -8,22 +8,27 @@ Glossary:
                the code a solver needs; its seconds are the first result's `timing.compile`
 
 Every solver verifies each solution with the kind's independent verifier and times it; a
-result is `solved` only when that verifier accepts it.
+result is `solved` only when that verifier accepts it. `params` records the values that ran
+(presets resolved for the puzzle's order, defaults filled in). A fault while writing one
+puzzle's answer (a solution with no text in the input's format) is that puzzle's `error`
+result; the next puzzles still run.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from cpu_reference.errors import InputError
 from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.shikaku import puzzle as shikaku
+from cpu_reference.sudoku.presets import expand, move_of
 from cpu_reference.sudoku.schedules import with_start
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import validate
@@ -95,6 +100,54 @@ def base_result(item: Item, method: str, backend: str) -> Result:
     )  # fmt: skip
 
 
+def guarded(item: Item, method: str, backend: str, build: Callable[[], Result]) -> Result:
+    """build(), or when writing the answer fails (e.g. a 36x36 solution in the one-symbol `line`
+    format), an `error` Result of the item naming the fault; the run goes on either way."""
+    try:
+        return build()
+    except Exception as exc:  # noqa: BLE001 - one puzzle's output fault must not end the run
+        fault = str(exc) if isinstance(exc, InputError) else f"{type(exc).__name__}: {exc}"
+        try:
+            result = base_result(item, method, backend)
+        except Exception:  # noqa: BLE001 - the givens have no text in that format either
+            result = Result(
+                kind=item.kind, method=method, backend=backend, index=item.index,
+                source=item.source, line=item.line, name=item.name, order=item.order,
+                size=item.size, givens_hash=item.givens_hash,
+            )  # fmt: skip
+        result.status = "error"
+        result.error = f"cannot write this puzzle's answer: {fault}"
+        return result
+
+
+def number_text(x: float) -> str:
+    """A number as a schedule string writes it: 3 for 3.0, repr's shortest form otherwise."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+
+
+@functools.lru_cache(maxsize=256)
+def schedule_text(name: str, order: int, t0: float | None = None) -> str:
+    """The Sudoku schedule string that ran: a preset expanded for this order (presets.expand,
+    "auto" -> its geometric string), with the t0 given set in it (one t0 key, later keys win as
+    in cpu_reference.sudoku.schedules.by_name)."""
+    base, _, tail = expand(name, order).partition(":")
+    keys: dict[str, str] = {}
+    for part in filter(None, (piece.strip() for piece in tail.split(","))):
+        key, _, value = part.partition("=")
+        keys[key.strip()] = value.strip()
+    if t0 is not None:
+        keys["t0"] = number_text(t0)
+    return base.strip() + (":" + ",".join(f"{k}={v}" for k, v in keys.items()) if keys else "")
+
+
+def grid_schedule_text(schedule: dict) -> str:
+    """The Shikaku / Hashi schedule that ran as 'geometric:t0=..,t_final=..,n_plateaus=..,
+    plateau=..' (the string --schedule takes)."""
+    keys = ("t0", "t_final", "n_plateaus", "plateau")
+    return "geometric:" + ",".join(f"{k}={number_text(schedule[k])}" for k in keys)
+
+
 def fill_solution(result: Result, item: Item, state, ok: bool) -> None:
     """Set solution, solution_rows and game_move (when ok) or best (when not) from a state."""
     if ok:
@@ -161,6 +214,7 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
         schedule=schedule, chains=cpp, seed=s.seed, time_limit=s.time_limit,
         max_trials=s.max_trials, backend=used, move=s.move, propagate=s.propagate,
     )  # fmt: skip
+    params = sudoku_params(s, order, schedule.t0)
 
     def warm():
         for _ in solve_stream([], order, **dict(settings, chains=1)):
@@ -181,12 +235,23 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
         stream = solve_stream(cells(), order, slots=s.batch, **settings)
     try:
         for raw in stream:
-            yield _from_pool(by_index.pop(raw.index), raw, s, compile_s)
+            yield _from_pool(by_index.pop(raw.index), raw, params, compile_s)
             compile_s = 0.0
     except InterruptedBatch as stop:
         for raw in stop.results:
-            yield _from_pool(by_index.pop(raw.index), raw, s, compile_s)
+            yield _from_pool(by_index.pop(raw.index), raw, params, compile_s)
         raise KeyboardInterrupt from None
+
+
+def sudoku_params(s: Settings, order: int, t0: float) -> Params:
+    """The Params of a Sudoku annealing run at this order: the move and schedule presets
+    resolved (move "auto" -> focused-two on 9x9, schedule "auto" -> its string), the start
+    temperature that ran; `chains` is filled per result (the pool may plan it)."""
+    return Params(
+        seed=s.seed, schedule=schedule_text(s.schedule, order, s.t0),
+        move=move_of(s.move, order), t0=t0, time_limit=s.time_limit, max_trials=s.max_trials,
+        propagate=s.propagate,
+    )  # fmt: skip
 
 
 def _dask_stream(pairs, order: int, s: Settings, settings: dict):
@@ -207,8 +272,13 @@ def _dask_stream(pairs, order: int, s: Settings, settings: dict):
         yield raw
 
 
-def _from_pool(item: Item, raw, s: Settings, compile_s: float) -> Result:
-    """A Result from the pool's SolveResult."""
+def _from_pool(item: Item, raw, params: Params, compile_s: float) -> Result:
+    """A Result from the pool's SolveResult (an `error` Result when its answer cannot be
+    written)."""
+    return guarded(item, "anneal", raw.backend, lambda: _pool_result(item, raw, params, compile_s))
+
+
+def _pool_result(item: Item, raw, params: Params, compile_s: float) -> Result:
     result = base_result(item, "anneal", raw.backend)
     ok, fault, verify_s = (False, None, 0.0)
     if raw.solved:
@@ -219,15 +289,15 @@ def _from_pool(item: Item, raw, s: Settings, compile_s: float) -> Result:
     if not ok:
         result.status = _status(result.error)
     extra = raw.extra or {}
-    result.counts = Counts(
-        trials=raw.trials, proposals=raw.proposals, accepted=raw.accepted,
-        solving_chain=raw.solving_chain, chain_trials=extra.get("chain_trials"),
-        chain_proposals=extra.get("chain_proposals"),
-    )  # fmt: skip
-    result.params = Params(
-        seed=s.seed, chains=raw.chains, schedule=s.schedule, move=s.move, t0=s.t0,
-        time_limit=s.time_limit, max_trials=s.max_trials, propagate=s.propagate,
-    )  # fmt: skip
+    if extra.get("no_chain"):  # deduction completed the puzzle: no chain ran, nothing to count
+        result.counts = Counts()
+    else:
+        result.counts = Counts(
+            trials=raw.trials, proposals=raw.proposals, accepted=raw.accepted,
+            solving_chain=raw.solving_chain, chain_trials=extra.get("chain_trials"),
+            chain_proposals=extra.get("chain_proposals"),
+        )  # fmt: skip
+    result.params = replace(params, chains=raw.chains)
     result.timing = Timing(compile=compile_s, search=raw.seconds, verify=verify_s)
     return result
 
@@ -252,7 +322,7 @@ def replay(item: Item, chain: int, s: Settings) -> Result:
         max_trials=s.max_trials, time_limit=s.time_limit, move=s.move, propagate=s.propagate,
     )  # fmt: skip
     raw.index = item.index
-    result = _from_pool(item, raw, s, 0.0)
+    result = _from_pool(item, raw, sudoku_params(s, item.order, schedule.t0), 0.0)
     result.backend = "cpu"
     result.params.replay_chain = chain
     return result
@@ -270,7 +340,6 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     from cpu_reference.sudoku.exact import solve_exact, solve_restarts
 
     for item in items:
-        result = base_result(item, "exact", "cpu")
 
         def warm(order=item.order):
             blank = np.zeros(order**4, np.uint8)
@@ -291,23 +360,39 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
                 count = -1 if found > 0 else found
             search_s = time.perf_counter() - start
         except KeyboardInterrupt:
-            result.status, result.error = "interrupted", "interrupted"
-            yield result
+            yield interrupted(item, "exact", "cpu")
             raise
-        ok, fault, verify_s = (False, None, 0.0)
-        if count != 0 and np.any(solution):
-            ok, fault, verify_s = timed_verify(item, solution)
-        fill_solution(result, item, solution if ok else None, ok)
-        result.cost = 0 if ok else None
-        result.unique = (count == 1) if count > 0 else None
-        if count == 0:
-            result.status, result.error = "no_solution", "no solution"
-        elif not ok:
-            result.error = fault or f"search stopped after {nodes} nodes without an answer"
-        result.counts = Counts(nodes=int(nodes))
-        result.params = Params(rules=s.rules)
-        result.timing = Timing(compile=compile_s, search=search_s, verify=verify_s)
-        yield result
+        search = (count, solution, nodes, compile_s, search_s)
+        yield guarded(item, "exact", "cpu", functools.partial(_exact_result, item, s, *search))
+
+
+def interrupted(item: Item, method: str, backend: str) -> Result:
+    """The Result of a puzzle stopped by Ctrl-C before its answer."""
+
+    def build() -> Result:
+        result = base_result(item, method, backend)
+        result.status, result.error = "interrupted", "interrupted"
+        return result
+
+    return guarded(item, method, backend, build)
+
+
+def _exact_result(item, s, count, solution, nodes, compile_s, search_s) -> Result:
+    result = base_result(item, "exact", "cpu")
+    ok, fault, verify_s = (False, None, 0.0)
+    if count != 0 and np.any(solution):
+        ok, fault, verify_s = timed_verify(item, solution)
+    fill_solution(result, item, solution if ok else None, ok)
+    result.cost = 0 if ok else None
+    result.unique = (count == 1) if count > 0 else None
+    if count == 0:
+        result.status, result.error = "no_solution", "no solution"
+    elif not ok:
+        result.error = fault or f"search stopped after {nodes} nodes without an answer"
+    result.counts = Counts(nodes=int(nodes))
+    result.params = Params(rules=s.rules)
+    result.timing = Timing(compile=compile_s, search=search_s, verify=verify_s)
+    return result
 
 
 # ---- Shikaku and Hashiwokakero -----------------------------------------------------------
@@ -339,16 +424,15 @@ def grid_puzzles(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         compile_s = 0.0
         if method == "anneal":
             compile_s = warm_up_seconds((s.kind, used), lambda: solve(WARM_UP_IDS[s.kind], 1.0, 1))
-        result = base_result(item, method, used)
         try:
             start = time.perf_counter()
             raw = solve(item.puzzle)
             search_s = time.perf_counter() - start
         except KeyboardInterrupt:
-            result.status, result.error = "interrupted", "interrupted"
-            yield result
+            yield interrupted(item, method, used)
             raise
-        yield _from_grid(item, raw, s, chains, compile_s, search_s)
+        build = functools.partial(_from_grid, item, raw, s, chains, compile_s, search_s)
+        yield guarded(item, method, used, build)
 
 
 def _grid_state(item: Item, raw: dict):
@@ -369,16 +453,19 @@ def _from_grid(item, raw: dict, s: Settings, chains: int, compile_s: float, sear
     if ok:
         pass
     elif status in ("infeasible", "no_solution"):
-        result.status, result.error = "no_solution", "no solution"
+        reason = raw.get("reason")
+        result.status = "no_solution"
+        result.error = "no solution" + (f": {reason}" if reason else "")
     else:
         result.error = None if state is None or status == "unsolved" else fault
         if status == "time_limit":
             result.error = "time limit reached"
     if raw["method"] == "anneal":
         result.counts = Counts(trials=int(raw["trials"]) * chains)
+        ran = raw["schedule"]  # the annealer's defaults for this puzzle with the settings given
         result.params = Params(
-            seed=s.seed, chains=chains, schedule=s.schedule or "geometric",
-            move=(s.move or "all") if item.kind == "shikaku" else None, t0=s.t0,
+            seed=s.seed, chains=chains, schedule=grid_schedule_text(ran),
+            move=(s.move or "all") if item.kind == "shikaku" else None, t0=float(ran["t0"]),
             time_limit=s.time_limit, max_trials=s.max_trials,
         )  # fmt: skip
     else:

@@ -194,19 +194,16 @@ def anneal(
     `solved` must be current. A runner with a `finish()` method (the CUDA backend's, which keeps
     the arrays on the device) is told when the run ends and must then make the host's states,
     best and best_f current. Returns
-    {solved, energy, rects, trials, seconds, chains, best_f (per chain), solved_chains}.
+    {solved, energy, rects, trials, seconds, chains, best_f (per chain), solved_chains,
+    schedule (the t0, t_final, n_plateaus and plateau that ran)}.
     """
     t_start = time.perf_counter()
     cand, start, movable = model_arrays(p, candidate_set)
+    given = {"t0": t0, "t_final": t_final, "n_plateaus": n_plateaus, "plateau": plateau}
+    ran = default_schedule(p, len(movable)) | {k: v for k, v in given.items() if v is not None}
     if np.any(np.diff(start) == 0):
-        return no_solution(t_start, chains, rects=None)
-    plateau, npl, beta0, growth = schedule(
-        default_schedule(p, len(movable)),
-        t0=t0,
-        t_final=t_final,
-        n_plateaus=n_plateaus,
-        plateau=plateau,
-    )
+        return no_solution(t_start, chains, rects=None, schedule=ran)
+    plateau, npl, beta0, growth = schedule(ran)
     k_count = len(start) - 1
     states, best_f, solved, stop = chain_arrays(chains, seed)
     cur = np.zeros((chains, k_count), dtype=np.int64)
@@ -240,4 +237,5 @@ def anneal(
         "energy": int(best_f[i]),
         "rects": rects,
         **trial_stats(t_start, trials, best_f, best, solved),
+        "schedule": ran,
     }
