@@ -9,7 +9,9 @@ Glossary:
 
 The kernel is the puzzle's kernel source compiled with cuda.jit, on a device and in the CUDA
 simulator alike (NUMBA_ENABLE_CUDASIM=1); there `plain` (gpu_anneal.kernels.compat) hands the
-jitted trial the host arrays behind the simulator's wrappers.
+jitted trial the host arrays behind the simulator's wrappers. Both run a generated copy of
+kernel_source (TrialKernel.function); on a device its compiled code is kept on disk and a later
+process loads it instead of compiling (gpu_anneal.kernels.kernel_cache).
 
 A run's arrays stay on the device from its first trial to its end (`DeviceTrials`):
 
@@ -26,6 +28,8 @@ import inspect
 
 import numpy as np
 from numba import cuda
+
+from gpu_anneal.kernels.kernel_cache import cached_jit, module_copy
 
 PER_TRIAL = ("solved",)  # what the host reads after every trial (cpu_reference.anneal.trials)
 RESULTS = ("states", "best", "best_f")  # what anneal reads after the last trial, with solved
@@ -52,10 +56,17 @@ class TrialKernel:
                 raise ValueError(f"kernel source: no argument named {key!r}")
         self._kernel = None
 
+    def function(self):
+        """The kernel as built: kernel_source copied into a generated module and called there
+        (kernel_cache.module_copy), so that numba-cuda can keep its compiled code on disk."""
+        name = self.kernel_source.__module__.rsplit(".", 1)[-1]
+        return module_copy(f"trial_{name}", (self.kernel_source,)).kernel_source()
+
     def get(self):
-        """The kernel compiled with cuda.jit (cached; the simulator runs the same source)."""
+        """The kernel for the current device, loaded from the disk cache or compiled on first
+        use (kept in this object; the simulator runs the same source, uncached)."""
         if self._kernel is None:
-            self._kernel = cuda.jit(self.kernel_source())
+            self._kernel = cached_jit(self.function())
         return self._kernel
 
     def runner(self, threads_per_block: int = GRID_THREADS_PER_BLOCK) -> DeviceTrials:

@@ -25,144 +25,156 @@ from numba import cuda, int64, uint32, uint64
 
 from cpu_reference.sudoku import rules as sa
 from gpu_anneal import pool_status as ps
+from gpu_anneal.kernels.kernel_cache import cached_jit, module_copy
 
 REDUCE_THREADS = 32  # a power of two: one warp a puzzle
 THREADS = 128  # gather_grids and fresh_chains
 INT64_MAX = np.iinfo(np.int64).max
+T = REDUCE_THREADS
+C_STATUS, C_PROPOSALS, C_TRIALS = sa.C_STATUS, sa.C_PROPOSALS, sa.C_TRIALS
+C_ACCEPTED, C_BEST_VALS_COST, C_PLATEAU = sa.C_ACCEPTED, sa.C_BEST_VALS_COST, sa.C_PLATEAU
+RUNNING, SOLVED = sa.RUNNING, sa.SOLVED
 
 
-def _better_solve(prop_a, i_a, prop_b, i_b):
+@cuda.jit(device=True)
+def better_solve(prop_a, i_a, prop_b, i_b):
     """Whether solve (prop_b, i_b) beats (prop_a, i_a): fewer proposals, then lower index."""
     return prop_b < prop_a or (prop_b == prop_a and i_b < i_a)
 
 
 @cache
 def kernels() -> dict:
-    """The pool kernels, compiled on first use: {'status', 'gather', 'fresh'}."""
-    T = REDUCE_THREADS
-    C_STATUS, C_PROPOSALS, C_TRIALS = sa.C_STATUS, sa.C_PROPOSALS, sa.C_TRIALS
-    C_ACCEPTED, C_BEST_VALS_COST, C_PLATEAU = sa.C_ACCEPTED, sa.C_BEST_VALS_COST, sa.C_PLATEAU
-    RUNNING, SOLVED = sa.RUNNING, sa.SOLVED
-    better = cuda.jit(device=True)(_better_solve)
+    """The pool kernels for the current device: {'status', 'gather', 'fresh'}.
 
-    @cuda.jit
-    def puzzle_status(ctr, cpp, status):
-        run = cuda.shared.array(T, int64)
-        nsol = cuda.shared.array(T, int64)
-        sprop = cuda.shared.array(T, int64)
-        sidx = cuda.shared.array(T, int64)
-        cost = cuda.shared.array(T, int64)
-        cidx = cuda.shared.array(T, int64)
-        trials = cuda.shared.array(T, int64)
-        props = cuda.shared.array(T, int64)
-        acc = cuda.shared.array(T, int64)
-        p = cuda.blockIdx.x
-        t = cuda.threadIdx.x
-        run[t] = 0
-        nsol[t] = 0
-        sprop[t] = INT64_MAX
-        sidx[t] = INT64_MAX
-        cost[t] = INT64_MAX
-        cidx[t] = INT64_MAX
-        trials[t] = 0
-        props[t] = 0
-        acc[t] = 0
-        base = p * cpp
-        i = t
-        while i < cpp:
-            g = base + i
-            st = ctr[g, C_STATUS]
-            if st == RUNNING:
-                run[t] += 1
-            if st == SOLVED:
-                nsol[t] += 1
-                if better(sprop[t], sidx[t], ctr[g, C_PROPOSALS], i):
-                    sprop[t] = ctr[g, C_PROPOSALS]
-                    sidx[t] = i
-            if ctr[g, C_BEST_VALS_COST] < cost[t]:  # i grows: ties keep the lower index
-                cost[t] = ctr[g, C_BEST_VALS_COST]
-                cidx[t] = i
-            trials[t] += ctr[g, C_TRIALS]
-            props[t] += ctr[g, C_PROPOSALS]
-            acc[t] += ctr[g, C_ACCEPTED]
-            i += T
+    Copies of the kernels below in a generated module (kernel_cache.module_copy), compiled on
+    first use or loaded from the disk cache where an earlier process compiled them.
+    """
+    module = module_copy("pool", (puzzle_status, gather_grids, fresh_chains))
+    return {
+        "status": cached_jit(module.puzzle_status),
+        "gather": cached_jit(module.gather_grids),
+        "fresh": cached_jit(module.fresh_chains),
+    }
+
+
+def puzzle_status(ctr, cpp, status):
+    """Kernel, one block of T threads a puzzle: status[p, :] from the counters of p's chains."""
+    run = cuda.shared.array(T, int64)
+    nsol = cuda.shared.array(T, int64)
+    sprop = cuda.shared.array(T, int64)
+    sidx = cuda.shared.array(T, int64)
+    cost = cuda.shared.array(T, int64)
+    cidx = cuda.shared.array(T, int64)
+    trials = cuda.shared.array(T, int64)
+    props = cuda.shared.array(T, int64)
+    acc = cuda.shared.array(T, int64)
+    p = cuda.blockIdx.x
+    t = cuda.threadIdx.x
+    run[t] = 0
+    nsol[t] = 0
+    sprop[t] = INT64_MAX
+    sidx[t] = INT64_MAX
+    cost[t] = INT64_MAX
+    cidx[t] = INT64_MAX
+    trials[t] = 0
+    props[t] = 0
+    acc[t] = 0
+    base = p * cpp
+    i = t
+    while i < cpp:
+        g = base + i
+        st = ctr[g, C_STATUS]
+        if st == RUNNING:
+            run[t] += 1
+        if st == SOLVED:
+            nsol[t] += 1
+            if better_solve(sprop[t], sidx[t], ctr[g, C_PROPOSALS], i):
+                sprop[t] = ctr[g, C_PROPOSALS]
+                sidx[t] = i
+        if ctr[g, C_BEST_VALS_COST] < cost[t]:  # i grows: ties keep the lower index
+            cost[t] = ctr[g, C_BEST_VALS_COST]
+            cidx[t] = i
+        trials[t] += ctr[g, C_TRIALS]
+        props[t] += ctr[g, C_PROPOSALS]
+        acc[t] += ctr[g, C_ACCEPTED]
+        i += T
+    cuda.syncthreads()
+    half = T // 2
+    while half > 0:
+        if t < half:
+            u = t + half
+            run[t] += run[u]
+            nsol[t] += nsol[u]
+            if better_solve(sprop[t], sidx[t], sprop[u], sidx[u]):
+                sprop[t] = sprop[u]
+                sidx[t] = sidx[u]
+            if cost[u] < cost[t] or (cost[u] == cost[t] and cidx[u] < cidx[t]):
+                cost[t] = cost[u]
+                cidx[t] = cidx[u]
+            trials[t] += trials[u]
+            props[t] += props[u]
+            acc[t] += acc[u]
         cuda.syncthreads()
-        half = T // 2
-        while half > 0:
-            if t < half:
-                u = t + half
-                run[t] += run[u]
-                nsol[t] += nsol[u]
-                if better(sprop[t], sidx[t], sprop[u], sidx[u]):
-                    sprop[t] = sprop[u]
-                    sidx[t] = sidx[u]
-                if cost[u] < cost[t] or (cost[u] == cost[t] and cidx[u] < cidx[t]):
-                    cost[t] = cost[u]
-                    cidx[t] = cidx[u]
-                trials[t] += trials[u]
-                props[t] += props[u]
-                acc[t] += acc[u]
-            cuda.syncthreads()
-            half //= 2
-        if t == 0:
-            pick = sidx[0] if nsol[0] > 0 else cidx[0]
-            if pick >= cpp:  # every best cost unset (no trial yet): the first chain
-                pick = 0
-            g = base + pick
-            status[p, ps.S_RUNNING] = run[0]
-            status[p, ps.S_SOLVED] = nsol[0]
-            status[p, ps.S_PICK] = pick
-            status[p, ps.S_PICK_COST] = ctr[g, C_BEST_VALS_COST]
-            status[p, ps.S_PICK_TRIALS] = ctr[g, C_TRIALS]
-            status[p, ps.S_PICK_PROPOSALS] = ctr[g, C_PROPOSALS]
-            status[p, ps.S_TRIALS] = trials[0]
-            status[p, ps.S_PROPOSALS] = props[0]
-            status[p, ps.S_ACCEPTED] = acc[0]
+        half //= 2
+    if t == 0:
+        pick = sidx[0] if nsol[0] > 0 else cidx[0]
+        if pick >= cpp:  # every best cost unset (no trial yet): the first chain
+            pick = 0
+        g = base + pick
+        status[p, ps.S_RUNNING] = run[0]
+        status[p, ps.S_SOLVED] = nsol[0]
+        status[p, ps.S_PICK] = pick
+        status[p, ps.S_PICK_COST] = ctr[g, C_BEST_VALS_COST]
+        status[p, ps.S_PICK_TRIALS] = ctr[g, C_TRIALS]
+        status[p, ps.S_PICK_PROPOSALS] = ctr[g, C_PROPOSALS]
+        status[p, ps.S_TRIALS] = trials[0]
+        status[p, ps.S_PROPOSALS] = props[0]
+        status[p, ps.S_ACCEPTED] = acc[0]
 
-    @cuda.jit
-    def gather_grids(best_vals, status, slots, count, cpp, out):
-        x = cuda.grid(1)
-        width = out.shape[1]
-        if x >= count * width:
-            return
-        k = x // width
-        c = x - k * width
-        p = slots[k]
-        out[k, c] = best_vals[p * cpp + status[p, ps.S_PICK], c]
 
-    @cuda.jit
-    def fresh_chains(ctr, rng, best_vals, slots, first, count, cpp, powers):
-        x = cuda.grid(1)
-        if x >= count * cpp:
-            return
-        k = x // cpp
-        i = x - k * cpp
-        g = slots[k] * cpp + i
-        for j in range(ctr.shape[1]):
-            ctr[g, j] = 0
-        ctr[g, C_PLATEAU] = -1
-        ctr[g, C_BEST_VALS_COST] = INT64_MAX
-        for c in range(best_vals.shape[1]):
-            best_vals[g, c] = 0
-        s0 = first[k, 0]
-        s1 = first[k, 1]
-        for b in range(powers.shape[0]):
-            if (i >> b) & 1:
-                r0 = uint64(0)
-                r1 = uint64(0)
-                for j in range(64):
-                    if (s0 >> uint32(j)) & uint64(1):
-                        r0 ^= powers[b, j, 0]
-                        r1 ^= powers[b, j, 1]
-                    if (s1 >> uint32(j)) & uint64(1):
-                        r0 ^= powers[b, 64 + j, 0]
-                        r1 ^= powers[b, 64 + j, 1]
-                s0 = r0
-                s1 = r1
-        rng[g, 0] = s0
-        rng[g, 1] = s1
+def gather_grids(best_vals, status, slots, count, cpp, out):
+    """Kernel: out[k, :] = the reported chain's best grid of slot slots[k], for k < count."""
+    x = cuda.grid(1)
+    width = out.shape[1]
+    if x >= count * width:
+        return
+    k = x // width
+    c = x - k * width
+    p = slots[k]
+    out[k, c] = best_vals[p * cpp + status[p, ps.S_PICK], c]
 
-    return {"status": puzzle_status, "gather": gather_grids, "fresh": fresh_chains}
+
+def fresh_chains(ctr, rng, best_vals, slots, first, count, cpp, powers):
+    """Kernel: the chains of slots[k], k < count, start afresh from RNG state first[k]."""
+    x = cuda.grid(1)
+    if x >= count * cpp:
+        return
+    k = x // cpp
+    i = x - k * cpp
+    g = slots[k] * cpp + i
+    for j in range(ctr.shape[1]):
+        ctr[g, j] = 0
+    ctr[g, C_PLATEAU] = -1
+    ctr[g, C_BEST_VALS_COST] = INT64_MAX
+    for c in range(best_vals.shape[1]):
+        best_vals[g, c] = 0
+    s0 = first[k, 0]
+    s1 = first[k, 1]
+    for b in range(powers.shape[0]):
+        if (i >> b) & 1:
+            r0 = uint64(0)
+            r1 = uint64(0)
+            for j in range(64):
+                if (s0 >> uint32(j)) & uint64(1):
+                    r0 ^= powers[b, j, 0]
+                    r1 ^= powers[b, j, 1]
+                if (s1 >> uint32(j)) & uint64(1):
+                    r0 ^= powers[b, 64 + j, 0]
+                    r1 ^= powers[b, 64 + j, 1]
+            s0 = r0
+            s1 = r1
+    rng[g, 0] = s0
+    rng[g, 1] = s1
 
 
 def blocks(work: int, threads: int = THREADS) -> int:

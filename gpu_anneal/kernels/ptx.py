@@ -6,6 +6,11 @@ capability when a kernel calls other jitted functions, so that lookup is answere
 requested architecture for the duration of the call. Python objects inside a kernel (lists,
 dicts) fail here, as they would on a card, although the simulator runs them.
 
+The kernels compiled here are the very functions a device process compiles and caches
+(kernel_registry): the Sudoku kernel's generated module (sudoku.kernel_function), the trial
+kernels' generated copies (launch.TrialKernel.function). A device process builds for its card's
+own target (numba-cuda picks sm_90a on an sm_90 card); the PTX here is for plain sm_80 / sm_90.
+
 `ptxas_report(ptx, arch)` assembles the PTX with `ptxas -v` (from the nvidia-cuda-nvcc wheel or
 PATH) and returns registers, stack frame, spill stores and loads, and shared/constant bytes.
 """
@@ -174,7 +179,7 @@ def _grid_puzzle_entry(kind: str) -> tuple:
         anneal.anneal(puzzle, chains=2, max_trials=1, runner=lambda *a: captured.append(a))
         return tuple(numba.typeof(a) for a in captured[0])
 
-    return (lambda key: kernels.kernel_source(), signature, ("any",))
+    return (lambda key: kernels.KERNEL.function(), signature, ("any",))
 
 
 def _signature_of(signature: Callable, key) -> tuple:

@@ -32,14 +32,19 @@ Orders 5 and 6 (25x25, 36x36) need 3.7 KB and 21 KB of state a chain, more than 
 holds for a useful block, so their kernels keep the same arrays in local memory (lane 0).
 Per-puzzle tables, counters and RNG states stay in global memory; `solved[p]` is read once a
 plateau (see rules.py: the deterministic winner).
+
+The kernel's source is sudoku_kernel_template.py, written out per order, move and launch bounds
+with its constants as literals (kernel_function): numba-cuda keeps the compiled kernel on disk and
+a later process loads it instead of compiling (gpu_anneal.kernels.kernel_cache).
 """
 
 from __future__ import annotations
 
 from functools import cache
+from pathlib import Path
 
 import numpy as np
-from numba import config, cuda, njit, types, uint8, uint32, uint64
+from numba import config, cuda, types
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules as sa
@@ -48,6 +53,7 @@ from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import packing
 from gpu_anneal.kernels.cards import shared_kib_per_sm
 from gpu_anneal.kernels.compat import plain
+from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module
 
 CUDA_ORDERS = (2, 3, 4, 5, 6)
 THREADS_PER_BLOCK = 128  # every order but 16x16
@@ -130,105 +136,63 @@ def check_order(order: int) -> None:
 
 
 @cache
-def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
-    """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx)."""
+def kernel_function(order: int, move: int = sa.MOVE_SIRDEY, bounds: tuple[int, int] | None = None):
+    """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx).
+
+    It is the `sudoku_slice` of sudoku_kernel_template.py written out with this specialisation's
+    constants as a module of its own (kernel_cache.generated_module), so that its compiled code
+    can be kept on disk. `bounds`, the launch bounds it is to be built with, only names the
+    module (numba-cuda's cache key does not hold them); the function is the same for every one.
+    """
     check_order(order)
+    text = TEMPLATE.read_text().replace("# <constants>", _constants(order, move, bounds), 1)
+    m = _model(order, move)
+    module = generated_module(
+        f"sudoku_o{order}_m{move}", text, depends=(m.drive_chain, m.get_value, m.set_value, plain)
+    )
+    return module.sudoku_slice
+
+
+TEMPLATE = Path(__file__).with_name("sudoku_kernel_template.py")
+
+
+def _model(order: int, move: int):
+    """The rules the order's kernel calls (rules.model: lanes, packed values, capped table)."""
     T = threads_per_block(order)
     shared = STATE_IN_SHARED[order]
-    m = sa.model(order, move, T if shared else 1, table=False, packed=shared,
-                 thr_cap=threshold_cap(order, move))  # fmt: skip
-    drive = m.drive_chain
-    get_value, set_value = m.get_value, m.set_value
+    return sa.model(order, move, T if shared else 1, table=False, packed=shared,
+                    thr_cap=threshold_cap(order, move))  # fmt: skip
+
+
+def _constants(order: int, move: int, bounds: tuple[int, int] | None) -> str:
+    """The template's constants (and the rules it imports) for one specialisation, as code."""
+    T = threads_per_block(order)
+    shared = STATE_IN_SHARED[order]
+    m = _model(order, move)
     pk = m.packing
-    VW, NW, TH, CELLS = pk.VW, pk.NW, m.thr_rows, pk.cells
-    BOARD_WORDS = NW + m.focus_words  # the focused move's conflict set and movable cells after
-    VALUE_WORDS = VW if shared else CELLS  # 4-bit fields in shared memory, bytes in local
-    WT = uint32 if pk.word_bits == 32 else uint64
-    LANES = T if shared else 1
-    SHARED_WORDS = (VW + BOARD_WORDS + TH) * T
-    BOFF = VW if shared else 0  # first bitboard word of a chain's column (rules.py: BOFF)
     if shared and pk.word_bits != 32:
         raise AssertionError("shared-memory state holds 32-bit bitboard words only")
-    C_STATUS, RUNNING = sa.C_STATUS, sa.RUNNING
-
-    def run_chain(g, lane, sv, sb, st, vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
-                  tables, settings):  # fmt: skip
-        (given_packed, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
-         box_cells, nbox, box_missing) = tables  # fmt: skip
-        for i in range(VALUE_WORDS):
-            sv[i * LANES + lane] = 0
-        for c in range(CELLS):
-            set_value(sv, lane, uint32(c), uint32(vals[g, c]) - uint32(1))
-        for i in range(NW):
-            sb[(BOFF + i) * LANES + lane] = boards[g, i]
-        drive(
-            g, g // uint64(cpp), lane, plain(sv), plain(sb), plain(st), plain(best_vals),
-            plain(ctr), plain(rng), plain(solved), plain(exp_table), plain(given_packed),
-            plain(given_board),
-            plain(init_cells), plain(ninit), plain(move_cells), plain(nmove), plain(cand),
-            plain(ncand), plain(box_cells), plain(nbox), plain(box_missing), settings,
-        )  # fmt: skip
-        for c in range(CELLS):
-            vals[g, c] = get_value(sv, lane, uint32(c)) + uint32(1)
-        for i in range(NW):
-            boards[g, i] = sb[(BOFF + i) * LANES + lane]
-
-    if not config.ENABLE_CUDASIM:  # the simulator runs it as Python on its host arrays
-        run_chain = njit(run_chain)
-
-    if shared:
-
-        def sudoku_slice(
-            vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
-            given_packed, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
-            box_cells, nbox, box_missing,
-            kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
-            trial_cap, budget, stop_on_solved,
-        ):  # fmt: skip
-            # values, bitboards and thresholds in one array: one base address (rules.py: VOFF,
-            # BOFF, TOFF give where each starts in a chain's column)
-            state = cuda.shared.array(SHARED_WORDS, uint32)
-            g = uint64(cuda.grid(1))  # unsigned: indices need no negative-index fix-up
-            if g >= uint64(vals.shape[0]):
-                return
-            if ctr[g, C_STATUS] != RUNNING:
-                return
-            tables = (given_packed, given_board, init_cells, ninit, move_cells, nmove, cand,
-                      ncand, box_cells, nbox, box_missing)  # fmt: skip
-            settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k,
-                        reheat_beta, reheats, trial_cap, budget, stop_on_solved)  # fmt: skip
-            run_chain(
-                g, cuda.threadIdx.x, state, state, state, vals, boards, best_vals, ctr, rng,
-                solved, cpp, exp_table, tables, settings,
-            )  # fmt: skip
-
-    else:
-
-        def sudoku_slice(
-            vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
-            given_packed, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
-            box_cells, nbox, box_missing,
-            kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
-            trial_cap, budget, stop_on_solved,
-        ):  # fmt: skip
-            g = uint64(cuda.grid(1))  # unsigned: indices need no negative-index fix-up
-            if g >= uint64(vals.shape[0]):
-                return
-            if ctr[g, C_STATUS] != RUNNING:
-                return
-            sv = cuda.local.array(CELLS, uint8)
-            sb = cuda.local.array(BOARD_WORDS, WT)
-            st = cuda.local.array(TH, uint32)
-            tables = (given_packed, given_board, init_cells, ninit, move_cells, nmove, cand,
-                      ncand, box_cells, nbox, box_missing)  # fmt: skip
-            settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k,
-                        reheat_beta, reheats, trial_cap, budget, stop_on_solved)  # fmt: skip
-            run_chain(
-                g, 0, sv, sb, st, vals, boards, best_vals, ctr, rng, solved, cpp,
-                exp_table, tables, settings,
-            )  # fmt: skip
-
-    return sudoku_slice
+    rules = m.drive_chain.py_func.__module__
+    constants = {
+        "SHARED": shared,
+        "LANES": T if shared else 1,
+        "VALUE_WORDS": pk.VW
+        if shared
+        else pk.cells,  # 4-bit fields in shared memory, bytes in local
+        "CELLS": pk.cells,
+        "NW": pk.NW,
+        "BOARD_WORDS": pk.NW + m.focus_words,  # the focused move's conflict set, movable cells
+        "TH": m.thr_rows,
+        "SHARED_WORDS": (pk.VW + pk.NW + m.focus_words + m.thr_rows) * T,
+        "BOFF": pk.VW if shared else 0,  # first bitboard word of a chain's column (rules.BOFF)
+        "C_STATUS": sa.C_STATUS,
+        "RUNNING": sa.RUNNING,
+        "LAUNCH_BOUNDS": bounds,  # names the module only (see kernel_function)
+    }
+    lines = [f"from {rules} import drive_chain as drive, get_value, set_value"]
+    lines += [f"{name} = {value!r}" for name, value in constants.items()]
+    lines.append(f"WT = {'uint32' if pk.word_bits == 32 else 'uint64'}")
+    return "\n".join(lines)
 
 
 def kernel_signature(order: int = 3, move: int = sa.MOVE_SIRDEY) -> tuple:
@@ -250,12 +214,13 @@ def kernel_signature(order: int = 3, move: int = sa.MOVE_SIRDEY) -> tuple:
 
 @cache
 def compiled_kernel(order: int, move: int = sa.MOVE_SIRDEY):
-    """The kernel of an order and move, compiled for the current device on first use."""
-    if config.ENABLE_CUDASIM:  # the simulator takes no launch bounds
-        return cuda.jit(kernel_function(order, move))
+    """The kernel of an order and move for the current device: loaded from the disk cache when
+    an earlier process compiled it (kernel_cache), else compiled on first use and kept there."""
+    if config.ENABLE_CUDASIM:  # the simulator takes no launch bounds and keeps no cache
+        return cached_jit(kernel_function(order, move))
     major, minor = cuda.get_current_device().compute_capability
     bounds = launch_bounds(order, move, f"sm_{major}{minor}")
-    return cuda.jit(launch_bounds=bounds)(kernel_function(order, move))
+    return cached_jit(kernel_function(order, move, bounds), launch_bounds=bounds)
 
 
 CHAIN_KEYS = ("vals", "boards", "best_vals", "ctr", "rng", "solved", "exp_table")  # per batch
