@@ -33,7 +33,7 @@ holds for a useful block, so their kernels keep the same arrays in local memory 
 Per-puzzle tables, counters and RNG states stay in global memory; `solved[p]` is read once a
 plateau (see rules.py: the deterministic winner).
 
-The kernel's source is sudoku_kernel_template.py, written out per order, move and launch bounds
+The kernel's source is slice_template.py, written out per order, move and launch bounds
 with its constants as literals (kernel_function): numba-cuda keeps the compiled kernel on disk and
 a later process loads it instead of compiling (gpu_anneal.kernels.kernel_cache).
 """
@@ -139,7 +139,7 @@ def check_order(order: int) -> None:
 def kernel_function(order: int, move: int = sa.MOVE_SIRDEY, bounds: tuple[int, int] | None = None):
     """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx).
 
-    It is the `sudoku_slice` of sudoku_kernel_template.py written out with this specialisation's
+    It is the `sudoku_slice` of slice_template.py written out with this specialisation's
     constants as a module of its own (kernel_cache.generated_module), so that its compiled code
     can be kept on disk. `bounds`, the launch bounds it is to be built with, only names the
     module (numba-cuda's cache key does not hold them); the function is the same for every one.
@@ -153,7 +153,7 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY, bounds: tuple[int, i
     return module.sudoku_slice
 
 
-TEMPLATE = Path(__file__).with_name("sudoku_kernel_template.py")
+TEMPLATE = Path(__file__).with_name("slice_template.py")
 
 
 def _model(order: int, move: int):
