@@ -18,9 +18,11 @@ EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
 
 
-# Prints a line above a live progress line and returns True, or returns False when none shows
-# (set by cli.progress.messages_above while a progress line may show).
+# While a progress line may show on the terminal (cli.progress.messages_above): each prints text
+# above it and returns True, or returns False when it cannot (no line showing; for stdout, when
+# stdout is not the terminal the line is on, so the text goes to stdout's own file untouched).
 stderr_printer = None
+stdout_printer = None
 
 
 def error_line(message: str) -> None:
@@ -40,11 +42,15 @@ def json_line(obj, **kwargs) -> str:
 def write_result(result: Result, output: str) -> None:
     """Write one puzzle's result to stdout as a JSON line or as a text block."""
     if output == "jsonl":
-        print(result.to_json(), flush=True)
+        text = result.to_json()
+    else:
+        text = result_header(result)
+        if result.solved and result.solution:
+            text += "\n" + result.solution
+    printer = stdout_printer
+    if printer is not None and printer(text):
         return
-    print(result_header(result), flush=True)
-    if result.solved and result.solution:
-        print(result.solution, flush=True)
+    print(text, flush=True)
 
 
 def result_header(result: Result) -> str:

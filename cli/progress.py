@@ -1,14 +1,16 @@
 """A progress line on stderr (rich) for runs that last longer than a second, on a terminal only.
 
 The line writes to stderr alone and never captures stdout or stderr: results printed while it
-shows go where stdout is sent (a file, a pipe), and the command's one-line messages are printed
-above it (cli.output.error_line goes through `messages_above`). It shows what the engine is doing
-(`compiling` while numba compiles the first code, then the work: annealing or solving), the
-puzzles done and solved, and, once the input's puzzle count is known, that total and an ETA.
+shows go where stdout is sent (a file, a pipe). The command's one-line messages, and its results
+when stdout is the same terminal, are printed above the line (cli.output through
+`messages_above`). It shows what the engine is doing (`compiling` while numba compiles the
+first code, then the work: annealing or solving), the puzzles done and solved, and, once the
+input's puzzle count is known, that total and an ETA.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from contextlib import contextmanager
@@ -129,22 +131,42 @@ class RunProgress:
             self._update()
 
     def print_above(self, text: str) -> bool:
-        """Print a line on stderr above the progress line; False when none is showing."""
+        """Print text on stderr above the progress line; False when none is showing."""
         with self._lock:
             if self._progress is None:
                 return False
-            self._progress.console.print(text, markup=False, highlight=False, soft_wrap=True)
+            self._progress.console.print(
+                text, markup=False, highlight=False, emoji=False, soft_wrap=True
+            )
             return True
+
+    def print_above_if_same_terminal(self, text: str) -> bool:
+        """Print stdout's text above the progress line when stdout is the terminal the line is
+        on (printed beside it, it would be mixed into the line); else False: stdout goes to its
+        own file (a file, a pipe, another terminal) untouched."""
+        return stdout_is_stderr_terminal() and self.print_above(text)
+
+
+def stdout_is_stderr_terminal() -> bool:
+    """Whether stdout and stderr are the same terminal."""
+    try:
+        if not (sys.stdout.isatty() and sys.stderr.isatty()):
+            return False
+        return os.path.samestat(os.fstat(sys.stdout.fileno()), os.fstat(sys.stderr.fileno()))
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 @contextmanager
 def messages_above(progress: RunProgress):
-    """Within the block, cli.output.error_line prints above the progress line while it shows."""
+    """Within the block, cli.output's messages (stderr) and results (stdout, when it is the same
+    terminal) print above the progress line while it shows."""
     from cli import output
 
-    previous = output.stderr_printer
+    previous = output.stderr_printer, output.stdout_printer
     output.stderr_printer = progress.print_above
+    output.stdout_printer = progress.print_above_if_same_terminal
     try:
         yield progress
     finally:
-        output.stderr_printer = previous
+        output.stderr_printer, output.stdout_printer = previous

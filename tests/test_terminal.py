@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 import threading
@@ -23,17 +24,20 @@ COMMAND = (
 )
 
 
-def run_at_terminal(args: list[str], out: Path, typed: bytes | None = None) -> tuple[int, str]:
+def run_at_terminal(
+    args: list[str], out: Path | None, typed: bytes | None = None
+) -> tuple[int, str]:
     """Run `gpu-anneal ARGS` with stderr (and, when `typed` is given, stdin) on a pseudo-terminal
-    and stdout to `out`; returns the exit code and everything the terminal received."""
+    and stdout to `out` (None: the same terminal); returns the exit code and everything the
+    terminal received."""
     master, slave = pty.openpty()
     env = dict(os.environ, TERM="xterm", COLUMNS="120")
     env.pop("NUMBA_ENABLE_CUDASIM", None)
-    with open(out, "wb") as stdout:
+    with open(out if out is not None else os.devnull, "wb") as stdout:
         proc = subprocess.Popen(
             [sys.executable, "-c", COMMAND, *args],
             stdin=slave if typed is not None else subprocess.DEVNULL,
-            stdout=stdout, stderr=slave, env=env, cwd=ROOT,
+            stdout=stdout if out is not None else slave, stderr=slave, env=env, cwd=ROOT,
         )  # fmt: skip
     os.close(slave)
     received: list[bytes] = []
@@ -105,3 +109,21 @@ def test_puzzles_typed_at_the_terminal_get_a_hint_and_are_solved(tmp_path):
     assert "reading puzzles from the terminal; end with Ctrl-D" in terminal
     (record,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert record["solved"] and record["puzzle"].startswith("1")
+
+
+def test_results_and_messages_on_the_same_terminal_print_above_the_progress_line(tmp_path):
+    """stdout and stderr on one terminal: each result and each error line is a line of its own,
+    never written into the progress line."""
+    lines = datasets.text("top95").splitlines()
+    path = tmp_path / "p.txt"
+    path.write_text("\n".join([*lines[:21], "1" * 80, *lines[21:41]]) + "\n")
+    args = ["solve", str(path), "--method", "exact", "--output", "jsonl"]
+    code, terminal = run_at_terminal(args, None)
+    assert code == 2, terminal[-2000:]
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", terminal)
+    assert "done," in shown  # the progress line showed
+    ends = [line.rstrip("\r").split("\r")[-1] for line in shown.split("\n")]  # what stays
+    records = [json.loads(end) for end in ends if '"index"' in end]
+    assert sorted(r["index"] for r in records) == list(range(40))
+    (error,) = [end for end in ends if "gpu-anneal:" in end and "line 22" in end]
+    assert error.startswith("gpu-anneal: ") and "done," not in error
