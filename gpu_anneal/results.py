@@ -199,8 +199,38 @@ class Result:
         return _plain(self)
 
     def to_json(self) -> str:
-        """One JSON line; NaN and infinities are refused, never written."""
-        return dumps(self.to_dict())
+        """One JSON line; NaN and infinities are refused, never written.
+
+        The same text as dumps(to_dict()), written without walking the dataclasses: the fields
+        are read straight into a dict (floats rounded as plain() rounds them), and only when
+        json refuses that dict (a NumPy value somewhere) is it built by plain()."""
+        record = {name: getattr(self, name) for name in _TOP_KEYS}
+        record["counts"] = self.counts.__dict__.copy()
+        try:
+            record["params"] = _rounded(self.params)
+            record["timing"] = _rounded(self.timing)
+            return dumps(record)
+        except TypeError:
+            return dumps(self.to_dict())
+
+
+def _rounded(obj) -> dict:
+    """A record of scalar fields as a dict, floats rounded to 6 places as plain() rounds them;
+    TypeError for a NumPy float (plain() takes its value unrounded)."""
+    out = {}
+    for key, value in obj.__dict__.items():
+        if isinstance(value, float):
+            if type(value) is not float:
+                raise TypeError("a NumPy float")
+            value = round(value, 6)
+        out[key] = value
+    return out
+
+
+_NESTED = ("counts", "params", "timing")
+_TOP_KEYS = tuple(
+    f.name for f in fields(Result) if f.metadata.get("json", True) and f.name not in _NESTED
+)
 
 
 def dumps(obj: Any, **kwargs) -> str:
