@@ -41,38 +41,48 @@ def desc_grid(cells: list[int], w: int, h: int, where: str) -> np.ndarray:
 
 def grid_rows(
     text: str, where: str, cell: Callable[[str], int | None], spaced_per_line: bool
-) -> list[list[int]]:
-    """Rows of cell values of a plain text grid; `cell` maps a token to its value (None: unknown).
+) -> tuple[list[list[int]], int]:
+    """Rows of cell values of a plain text grid, and the line number of its first row; `cell`
+    maps a token to its value (None: unknown).
 
-    Cells are single characters, or tokens separated by spaces: on every line as soon as one
-    line has spaces, or (`spaced_per_line`) on each line that has them.
+    Lines are numbered as the text's lines (1-based, blank lines counted, so that a grid read
+    from a file keeps the file's numbers); blank lines hold no row. A fault names `where` and
+    the line: "FILE line 3: unknown cell 'x'". Cells are single characters, or tokens separated
+    by spaces: on every line as soon as one line has spaces, or (`spaced_per_line`) on each
+    line that has them.
     """
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    lines = [(n, ln.strip()) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
     if not lines:
         raise InputError(f"{where}: empty grid")
     rows: list[list[int]] = []
-    spaced = any(len(ln.split()) > 1 for ln in lines)
-    for n, ln in enumerate(lines, 1):
+    spaced = any(len(ln.split()) > 1 for _, ln in lines)
+    for n, ln in lines:
         split = len(ln.split()) > 1 if spaced_per_line else spaced
         row = []
         for t in ln.split() if split else list(ln):
             value = cell(t)
             if value is None:
-                raise InputError(f"{where}: line {n}: unknown cell {t!r}")
+                raise InputError(f"{where} line {n}: unknown cell {t!r}")
             row.append(value)
         if rows and len(row) != len(rows[0]):
-            raise InputError(f"{where}: line {n}: {len(row)} cells, line 1 has {len(rows[0])}")
+            first = lines[0][0]
+            raise InputError(f"{where} line {n}: {len(row)} cells, line {first} has "
+                             f"{len(rows[0])}")  # fmt: skip
         rows.append(row)
-    return rows
+    return rows, lines[0][0]
 
 
 def parse_either(text: str, where: str, parse_game_id: Callable, parse_grid: Callable):
-    """parse_game_id on the first line when it holds ':', else parse_grid on the whole text."""
+    """parse_game_id on the first line when it holds ':' (and nothing but blank lines
+    follows it), else parse_grid on the whole text."""
     stripped = text.strip()
     if not stripped:
         raise InputError(f"{where}: empty input")
-    first = stripped.splitlines()[0]
+    first, *rest = stripped.splitlines()
     if ":" in first:
+        if any(ln.strip() for ln in rest):
+            raise InputError(f"{where}: a game ID is one line; give several one per line in a "
+                             "file")  # fmt: skip
         return parse_game_id(first, where)
     return parse_grid(text, where)
 

@@ -6,16 +6,24 @@ Glossary:
     fault    an InputError naming the source, the line and what is wrong; a fault costs only its
              own puzzle, the rest of the source is still read
 
-Sudoku sources are read by cpu_reference.sudoku.formats (line, grid, rows, tdoku, tsv, solo).
-Shikaku and Hashiwokakero sources hold one Tatham game ID per line, or one plain text grid for
-the whole source (see cpu_reference.shikaku.puzzle and cpu_reference.hashi.puzzle).
+Every source is opened by cpu_reference.sources (missing paths, folders, FIFOs, gzip data, binary
+data and "\r" line ends are handled there, the same for every kind). Sudoku sources are read by
+cpu_reference.sudoku.formats (line, grid, rows, tdoku, tsv, solo). A Shikaku or Hashiwokakero
+source holds one Tatham game ID per line, or one plain text grid for the whole source (see
+cpu_reference.shikaku.puzzle and cpu_reference.hashi.puzzle): its first puzzle line decides
+which. In a file of game IDs a line that is no game ID is a fault of that line; a text grid with
+a faulty line (a stray byte, an unknown cell) is refused whole, never read without that line.
+
+Paths and text: the API reads a str as puzzle text when it holds a newline, or names no existing
+file and looks like no path (no `/`, no .txt / .tsv / .sdk / .ids / .jsonl ending). The command
+line passes its file arguments as FileName (file_names()): always paths, so that a name that
+does not exist is "no such file", never read as puzzles; only "-" reads stdin.
 """
 
 from __future__ import annotations
 
 import io
 import os
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,12 +33,32 @@ import numpy as np
 from cpu_reference.errors import InputError
 from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.shikaku import puzzle as shikaku
-from cpu_reference.sudoku.formats import Puzzle, format_grid, iter_puzzles
+from cpu_reference.sources import Unreadable, open_source
+from cpu_reference.sources import lines as read_lines
+from cpu_reference.sudoku.formats import FORMAT_ORDERS, Puzzle, format_grid, iter_puzzles
 from cpu_reference.sudoku.layout import layout
 from gpu_anneal.results import givens_hash
 
 KINDS = ("sudoku", "shikaku", "hashi")
-PATH_ENDINGS = (".txt", ".tsv", ".sdk", ".ids", ".jsonl")
+KIND_NAMES = {"sudoku": "Sudoku", "shikaku": "Shikaku", "hashi": "Hashiwokakero"}
+PATH_ENDINGS = (".txt", ".tsv", ".sdk", ".ids", ".jsonl", ".gz")
+MAX_GRID_LINE = 1 << 24  # characters on one line of a Shikaku / Hashi source (a game ID's)
+ARRAY_FORMAT = "line"  # the notation of Sudoku solutions given as arrays ("rows" past 25x25)
+
+
+class FileName(str):
+    """A file argument of the command line: read as a path whatever it looks like ("-" is
+    stdin), never as puzzle text."""
+
+
+def file_names(names: Iterable[str]) -> list[FileName]:
+    """The command line's file arguments, marked as paths (see FileName)."""
+    return [FileName(name) for name in names]
+
+
+def writable_format(fmt: str, order: int) -> str:
+    """fmt when it can write an order-n grid back (FORMAT_ORDERS), else "rows"."""
+    return fmt if order in FORMAT_ORDERS.get(fmt, ()) else "rows"
 
 
 @dataclass
@@ -70,13 +98,27 @@ class Item:
             return self.text(self.puzzle)
         return game_id(self.kind, self.puzzle)
 
+    @property
+    def where(self) -> str:
+        """Where the puzzle came from, as messages name it: "FILE line L" (or "puzzle I")."""
+        at = f"line {self.line}" if self.line is not None else f"puzzle {self.index}"
+        return f"{self.source} {at}"
+
     def text(self, state) -> str | None:
-        """A state of this puzzle as text in the puzzle's notation (None for no state)."""
+        """A state of this puzzle as text in the puzzle's notation (None for no state).
+
+        Sudoku is written in the format it was read in; the readers give no puzzle a format
+        that cannot write it back (a 36x36 comes in rows, tsv or solo), and a hand-made Item
+        that asks for one is an InputError naming the puzzle and the formats that can."""
         if state is None:
             return None
         if self.kind == "sudoku":
             cells = np.asarray(state, dtype=np.uint8)
-            return format_grid(cells, self.order, self.fmt, self.name if self.fmt == "tsv" else "")
+            name = self.name if self.fmt == "tsv" else ""
+            try:
+                return format_grid(cells, self.order, self.fmt, name)
+            except InputError as exc:
+                raise InputError(f"{self.where}: {exc}") from None
         if self.kind == "shikaku":
             return shikaku.solution_text(self.puzzle, state)
         return hashi.solution_text(self.puzzle, state)
@@ -105,9 +147,10 @@ def read(
 ) -> Iterator[Item | InputError]:
     """Every puzzle of the sources in turn: an Item per puzzle, an InputError per fault.
 
-    A source is a path, "-" (stdin), a file object, puzzle text (a str holding a newline, or
-    one that names no file and looks like no path), a Sudoku array (uint8[cells] or
-    uint8[P, cells]), a parsed puzzle, or an Item. Unreadable sources give one InputError each.
+    A source is a path (a FileName always is), "-" (stdin), a file object, puzzle text (a str
+    holding a newline, or one that names no file and looks like no path), a Sudoku array
+    (uint8[cells] or uint8[P, cells]), a parsed puzzle, or an Item. Unreadable sources give one
+    InputError each.
     """
     if kind not in KINDS:
         raise InputError(f"kind {kind!r}: expected one of {', '.join(KINDS)}")
@@ -122,11 +165,15 @@ def read(
 
 def as_sources(puzzles) -> list:
     """The list of sources in an API call's `puzzles` argument."""
-    if isinstance(puzzles, (str, bytes, os.PathLike, np.ndarray, Item, io.IOBase)):
+    single = (str, bytes, os.PathLike, np.ndarray, Item, io.IOBase, shikaku.Shikaku, hashi.Hashi)
+    if isinstance(puzzles, (*single, Puzzle)) or hasattr(puzzles, "read"):
         return [puzzles]
-    if hasattr(puzzles, "read") or isinstance(puzzles, (shikaku.Shikaku, hashi.Hashi, Puzzle)):
+    if isinstance(puzzles, Iterator):
         return [puzzles]
-    return list(puzzles) if not isinstance(puzzles, Iterator) else [puzzles]
+    try:
+        return list(puzzles)
+    except TypeError:  # no iterable: one source, refused by its reader
+        return [puzzles]
 
 
 def _read_one(source, kind: str, fmt: str | None, order: int | None) -> Iterator[Item | InputError]:
@@ -142,7 +189,7 @@ def _read_one(source, kind: str, fmt: str | None, order: int | None) -> Iterator
 
 
 def _is_path(source) -> bool:
-    if isinstance(source, os.PathLike):
+    if isinstance(source, (FileName, os.PathLike)):
         return True
     if not isinstance(source, str) or "\n" in source:
         return False
@@ -152,30 +199,40 @@ def _is_path(source) -> bool:
 
 
 def _name(source) -> str:
-    if source == "-":
+    if isinstance(source, str) and source == "-":
         return "<stdin>"
     if _is_path(source):
         return os.fspath(source)
-    return getattr(source, "name", None) or "<api>"
+    name = getattr(source, "name", None)
+    return name if isinstance(name, str) and name else "<api>"
+
+
+def _opened(source):
+    """What cpu_reference.sources.open_source takes for a source: puzzle text as a stream."""
+    if isinstance(source, str) and not _is_path(source):
+        return io.StringIO(source)
+    if isinstance(source, bytes):
+        return io.BytesIO(source)
+    if isinstance(source, os.PathLike):
+        return os.fspath(source)
+    return source
 
 
 def _read_sudoku(source, fmt, order) -> Iterator[Item | InputError]:
     if isinstance(source, Puzzle):
-        yield Item("sudoku", 0, "<api>", source.line, source.name, source.cells, source.order,
-                   source.fmt)  # fmt: skip
+        out = writable_format(source.fmt, source.order)
+        yield Item("sudoku", 0, "<api>", source.line, source.name, source.cells, source.order, out)
         return
     if isinstance(source, np.ndarray):
         yield from _sudoku_arrays(source, order)
         return
+    if isinstance(source, (shikaku.Shikaku, hashi.Hashi)):
+        yield InputError(f"puzzles: a parsed {type(source).__name__} puzzle is no Sudoku input; "
+                         "pass kind='shikaku' or kind='hashi'")  # fmt: skip
+        return
     name = _name(source)
-    if isinstance(source, str) and not _is_path(source):
-        source = io.StringIO(source)
-    elif isinstance(source, bytes):
-        source = io.BytesIO(source)
-    elif isinstance(source, os.PathLike):
-        source = os.fspath(source)
     try:
-        for got in iter_puzzles(source, fmt=fmt, order=order, name=name):
+        for got in iter_puzzles(_opened(source), fmt=fmt, order=order, name=name):
             if isinstance(got, InputError):
                 yield got
             else:
@@ -202,71 +259,95 @@ def _sudoku_arrays(array: np.ndarray, order: int | None) -> Iterator[Item | Inpu
         yield InputError(f"puzzles: {a.shape[1]} cells per puzzle; order {n} has {cells}")
         return
     N = n * n
+    fmt = writable_format(ARRAY_FORMAT, n)
     for q, row in enumerate(a):
         if not np.issubdtype(row.dtype, np.integer) or row.min() < 0 or row.max() > N:
             yield InputError(f"<api> puzzle {q}: cells must be integers in 0..{N} (0 blank)")
             continue
-        yield Item("sudoku", 0, "<api>", None, "", row.astype(np.uint8), n, "line")
+        yield Item("sudoku", 0, "<api>", None, "", row.astype(np.uint8), n, fmt)
 
 
 def _read_grid(source, kind: str) -> Iterator[Item | InputError]:
     if isinstance(source, (shikaku.Shikaku, hashi.Hashi)):
         yield Item(kind, 0, "<api>", None, "", source)
         return
+    if isinstance(source, (np.ndarray, Puzzle)):
+        yield InputError(f"puzzles: a NumPy array is Sudoku input; {KIND_NAMES[kind]} takes "
+                         "game IDs, text grids, files or parsed puzzles")  # fmt: skip
+        return
     name = _name(source)
     try:
-        lines = _decoded_lines(source)
+        with open_source(_opened(source), name) as opened:
+            numbered = read_lines(opened.stream, opened.shown, MAX_GRID_LINE)
+            yield from _grid_items(numbered, opened.shown, kind)
     except InputError as exc:
         yield exc
-        return
-    for n, text in lines:
-        if text is None:
-            yield InputError(f"{name} line {n}: not UTF-8 text")
-    lines = [(n, text) for n, text in lines if text is not None]
-    body = [(n, text) for n, text in lines if text.strip() and not text.lstrip().startswith("#")]
-    if not body:
-        yield InputError(f"{name}: empty input, no puzzle found")
-        return
-    if ":" not in body[0][1]:  # one text grid for the whole source
-        text = "\n".join(t for _, t in lines)
-        try:
-            yield Item(kind, 0, name, body[0][0], "", parse_grid_puzzle(kind, text, name))
-        except InputError as exc:
-            yield exc
-        return
-    for n, text in body:
-        try:
-            puzzle = parse_grid_puzzle(kind, text.strip(), f"{name} line {n}")
-        except InputError as exc:
-            yield exc
+
+
+def _grid_items(numbered, name: str, kind: str) -> Iterator[Item | InputError]:
+    """The puzzles of one Shikaku or Hashi source: a game ID per line, or one text grid (the
+    first puzzle line decides: a ':' means game IDs)."""
+    mode = None  # "ids" or "grid", once the first puzzle line is read
+    start = 0  # its line number
+    held: list[InputError] = []  # unreadable lines before it
+    grid: list[tuple[int, str]] = []  # the lines of a text grid
+    bad: InputError | None = None  # a text grid's first faulty line
+    for L, text in numbered:
+        if isinstance(text, Unreadable):
+            fault = InputError(f"{name} line {L}: {text.msg}")
+            if mode == "ids":
+                yield fault
+            elif mode == "grid":
+                bad = bad or fault
+            else:
+                held.append(fault)
             continue
-        yield Item(kind, 0, name, n, "", puzzle)
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        if mode is None:
+            mode, start = ("ids" if ":" in text else "grid"), L
+            if mode == "ids":
+                yield from held
+            else:
+                bad = held[0] if held else None
+            held = []
+        if mode == "ids":
+            yield _game_id_item(kind, name, L, text, start)
+        else:
+            grid.append((L, text))
+    if mode is None:
+        yield from held
+        yield InputError(f"{name}: empty input, no puzzle found")
+    elif mode == "grid":
+        yield _text_grid_item(kind, name, grid, bad)
 
 
-def _decoded_lines(source) -> list[tuple[int, str | None]]:
-    """(line number, text) of a source, text None where a line is not UTF-8; InputError for a
-    missing file."""
-    if source == "-":
-        raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
-    elif _is_path(source):
-        path = os.fspath(source)
-        if not os.path.isfile(path):
-            raise InputError(f"{path}: no such file")
-        with open(path, "rb") as f:
-            raw = f.read()
-    elif hasattr(source, "read"):
-        raw = source.read()
-    else:
-        raw = source
-    if isinstance(raw, str):
-        raw = raw.encode()
-    out = []
-    for n, chunk in enumerate(raw.splitlines(), 1):
-        try:
-            out.append((n, chunk.decode("utf-8-sig" if n == 1 else "utf-8")))
-        except UnicodeDecodeError:
-            out.append((n, None))
-    return out
+def _game_id_item(kind: str, name: str, L: int, text: str, start: int) -> Item | InputError:
+    """Line L of a file of game IDs, parsed (or its fault)."""
+    where = f"{name} line {L}"
+    if ":" not in text:
+        return InputError(f"{where}: not a game ID (WxH:description); this file holds game IDs "
+                          f"from line {start}, one per line (a text grid must be a file of its "
+                          "own)")  # fmt: skip
+    module = shikaku if kind == "shikaku" else hashi
+    try:
+        return Item(kind, 0, name, L, "", module.parse_game_id(text.strip(), where))
+    except InputError as exc:
+        return exc
+
+
+def _text_grid_item(kind: str, name: str, grid: list[tuple[int, str]], bad) -> Item | InputError:
+    """The one text grid of a source (its lines with their numbers), or its one fault."""
+    if bad is not None:
+        return InputError(f"{bad}; a text grid with a faulty line is refused whole")
+    lines = [""] * grid[-1][0]
+    for L, text in grid:
+        lines[L - 1] = text
+    module = shikaku if kind == "shikaku" else hashi
+    try:
+        return Item(kind, 0, name, grid[0][0], "", module.parse_grid("\n".join(lines), name))
+    except InputError as exc:
+        return exc
 
 
 def read_grids(source, order: int | None, full: bool) -> tuple[np.ndarray, int]:

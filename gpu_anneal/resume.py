@@ -6,13 +6,22 @@ Glossary:
                and givens_hash (results.givens_hash over kind, size and the givens); see
                identity()
     trusted    a record marked solved whose identity equals the puzzle read at its index and
-               whose solution passes the kind's verifier against that puzzle's givens
+               whose solution, in both its forms (`solution_rows` and the `solution` text they
+               make), passes the kind's verifier against that puzzle's givens
     torn line  a last line without its line end that is no JSON (a crash mid-write)
+    puzzle key (index, givens_hash): the records of one puzzle in one results file
 
 A puzzle is skipped only when a trusted record holds it. Every other record is ignored and its
 puzzle solved again; the run says how many records it did not trust and why (one ResumeWarning
-when the input is exhausted), and warns of a torn last line. A file whose first line is no JSON
-object is refused (InputError): it is not a results file, and appending to it would spoil it.
+when the input is exhausted), and warns of a torn last line. A resume file must be a regular
+file (or not exist yet): a folder, a device such as /dev/zero or a FIFO is refused before it is
+read, and so is an input file of the run. A file whose first line is no JSON object is refused
+(InputError), even when that line is its only one: it is not a results file, and appending to it
+would spoil it. Lines are read one at a time, each at most MAX_RECORD bytes.
+
+A results file is only ever appended to, so a puzzle may have several records: an
+`interrupted` one from a run stopped by Ctrl-C, then the one of the run that resumed it. The
+rule for readers: the last record of a puzzle (by puzzle key) wins. `read_results` applies it.
 
 `open_results` opens the file that results are appended to: a folder, a missing folder or a
 full disk is an OutputError (exit code 2), and a torn last line is ended before the first new
@@ -25,6 +34,7 @@ import json
 import os
 import warnings
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,13 +43,13 @@ import numpy as np
 from cpu_reference.errors import InputError, OutputError, ResumeWarning
 from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.shikaku import puzzle as shikaku
-from cpu_reference.sudoku.formats import parse_line
 from cpu_reference.sudoku.verify import verify_solution
 from cpu_reference.tatham import split_game_id
 from gpu_anneal.results import givens_hash
-from gpu_anneal.validate import input_file, output_path
+from gpu_anneal.validate import input_file, not_an_input, output_path
 
 IDENTITY_KEYS = ("kind", "order", "line", "givens_hash")
+MAX_RECORD = 1 << 26  # bytes on one line of a results file (a record of a 1000x1000 grid fits)
 
 # Why a record is not trusted, as the summary words it.
 ANOTHER_PUZZLE = "of another puzzle (kind, order, line or givens differ)"
@@ -47,6 +57,7 @@ NO_IDENTITY = "without the puzzle's identity (kind, order, line, givens_hash)"
 FAILS_VERIFIER = "whose solution fails the verifier"
 MALFORMED = "malformed (solved not true or false, or index not a whole number >= 0)"
 NOT_JSON = "not JSON objects"
+TOO_LONG = f"longer than {MAX_RECORD} bytes"
 NO_PUZZLE = "of a puzzle the input does not hold"
 
 
@@ -88,42 +99,22 @@ class ResumeFile:
     claimed: set[int] = field(default_factory=set)  # indices the input held
 
     @classmethod
-    def load(cls, path: str | os.PathLike | None) -> ResumeFile:
+    def load(cls, path: str | os.PathLike | None, inputs=()) -> ResumeFile:
         """Read a results file (a missing file is an empty one). Warns of a torn last line;
-        InputError when the file is a folder or its first line is no JSON object."""
+        InputError when the file is a folder, no regular file, one of `inputs` (the run's
+        sources), or its first line is no JSON object."""
         resume = cls(os.fspath(path) if path is not None else "")
         if path is None:
             return resume
         resume.path = input_file(path, "--resume")
+        not_an_input("--resume", resume.path, inputs)
         if not os.path.exists(resume.path):
             return resume
-        try:
-            with open(resume.path, "rb") as f:
-                raw = f.read()
-        except OSError as exc:
-            raise InputError(f"--resume {resume.path}: cannot read: {exc.strerror}") from None
-        lines = raw.split(b"\n")
-        torn = lines[-1]  # b"" when the file ends with its line end
-        first = True
-        for number, chunk in enumerate(lines, 1):
-            if not chunk.strip():
-                continue
-            last = number == len(lines)
-            record = _json_object(chunk)
-            if record is None:
-                if last and chunk is torn:
-                    _warn(f"--resume {resume.path} line {number}: torn last line (a run stopped "
-                          "mid-write?), ignored; its puzzle is solved again")  # fmt: skip
-                    continue
-                if first:
-                    raise InputError(
-                        f"--resume {resume.path} line {number}: not a JSON object; this is no "
-                        "results file (and would be appended to)"
-                    )
-                resume.untrusted[NOT_JSON] += 1
-                continue
-            first = False
-            resume._add(number, record)
+        for number, record, why in _records(resume.path):
+            if record is not None:
+                resume._add(number, record)
+            else:
+                resume.untrusted[why] += 1
         return resume
 
     def _add(self, number: int, record: dict) -> None:
@@ -185,29 +176,96 @@ class ResumeFile:
 
 
 def solution_holds(item, record: dict) -> bool:
-    """Whether the record's solution passes the kind's verifier against the item's givens.
+    """Whether the record's solution passes the kind's verifier against the item's givens, in
+    both of its forms: `solution_rows` must verify, and `solution` must be the text those rows
+    make in the puzzle's notation (Item.text). A record with either missing, of the wrong shape
+    or type, outside the grid, or the two disagreeing, fails.
 
-    Sudoku reads `solution_rows` (N rows of N digits) or, without them, a one-line `solution`;
-    Shikaku one [row, col, height, width] per clue; Hashi one [r1, c1, r2, c2, count] per
-    bridge. Any value of the wrong shape or type, or outside the grid, fails."""
-    rows = record.get("solution_rows")
+    `solution_rows`: Sudoku N rows of N digits; Shikaku one [row, col, height, width] per clue;
+    Hashi one [r1, c1, r2, c2, count] per bridge."""
+    rows, text = record.get("solution_rows"), record.get("solution")
+    if not isinstance(text, str):
+        return False
     try:
         if item.kind == "sudoku":
             side = item.order * item.order
-            if rows is None and isinstance(record.get("solution"), str):
-                cells = parse_line(record["solution"], item.order, check=False)
+            state = _int_array(rows, (side, side), 1, side).astype(np.uint8).ravel()
+            ok = verify_solution(state, item.order, item.puzzle) is None
+        else:
+            p = item.puzzle
+            top = max(p.height, p.width)
+            if item.kind == "shikaku":
+                state = _int_array(rows, (p.n_clues, 4), 0, top)
+                ok = bool(shikaku.verify(p, state)[0])
             else:
-                cells = _int_array(rows, (side, side), 1, side).astype(np.uint8).ravel()
-            return verify_solution(cells, item.order, item.puzzle) is None
-        p = item.puzzle
-        top = max(p.height, p.width)
-        if item.kind == "shikaku":
-            rects = _int_array(rows, (p.n_clues, 4), 0, top)
-            return bool(shikaku.verify(p, rects)[0])
-        bridges = _int_array(rows, (-1, 5), 0, top)
-        return bool(hashi.verify(p, bridges.tolist())[0])
+                state = _int_array(rows, (-1, 5), 0, top).tolist()
+                ok = bool(hashi.verify(p, state)[0])
+        return ok and item.text(state) == text
     except (InputError, TypeError, ValueError, OverflowError, IndexError):
         return False
+
+
+def read_results(path: str | os.PathLike) -> list[dict]:
+    """The records of a results file, the last one of each puzzle (by index and givens_hash)
+    in the place of its first: what the file says of each puzzle once earlier records (an
+    `interrupted` line before the resumed run's) are superseded. Lines that are no JSON object
+    are left out (a torn last line with a ResumeWarning); InputError when the file cannot be
+    read or its first line is no JSON object."""
+    path = input_file(path, "results file")
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    latest: dict = {}
+    for number, record, _ in _records(path, "results file"):
+        if record is None:
+            continue
+        key = (record.get("index"), record.get("givens_hash"))
+        try:
+            latest[key] = record  # an existing key keeps its place
+        except TypeError:  # an unhashable index or hash: a record of its own
+            latest[("line", number)] = record
+    return list(latest.values())
+
+
+def _records(path: str, option: str = "--resume") -> Iterator[tuple[int, dict | None, str]]:
+    """(line number, record or None, why it is None) per non-blank line of a results file, read
+    a line at a time (at most MAX_RECORD bytes each). A torn last line is skipped with a
+    ResumeWarning; a first line that is no JSON object is an InputError."""
+    try:
+        f = open(path, "rb")  # noqa: SIM115 (closed below)
+    except OSError as exc:
+        raise InputError(f"{option} {path}: cannot read: {exc.strerror}") from None
+    with f:
+        first = True
+        number = 0
+        while True:
+            try:
+                chunk = f.readline(MAX_RECORD + 1)
+            except OSError as exc:
+                raise InputError(f"{option} {path}: cannot read: {exc.strerror}") from None
+            if not chunk:
+                return
+            number += 1
+            ended = chunk.endswith(b"\n")
+            why = NOT_JSON
+            if not ended and len(chunk) > MAX_RECORD:
+                while chunk and not chunk.endswith(b"\n"):  # skip the rest of the line
+                    chunk = f.readline(1 << 20)
+                record, why, ended = None, TOO_LONG, True
+            elif not chunk.strip():
+                continue
+            else:
+                record = _json_object(chunk)
+            if record is None and first:
+                raise InputError(
+                    f"{option} {path} line {number}: not a JSON object; this is no results file "
+                    "(and would be appended to)"
+                )
+            first = False
+            if record is None and not ended:
+                _warn(f"{option} {path} line {number}: torn last line (a run stopped "
+                      "mid-write?), ignored; its puzzle is solved again")  # fmt: skip
+                return
+            yield number, record, why
 
 
 def _int_array(rows: Any, shape: tuple[int, int], lo: int, hi: int) -> np.ndarray:
@@ -241,6 +299,8 @@ class ResultsFile:
     (a full disk) into OutputError; the first write ends a torn last line first."""
 
     def __init__(self, path: str, option: str = "--out"):
+        if option == "--resume":
+            input_file(path, option)  # a regular file (or none yet): never /dev/zero or a FIFO
         self.path = output_path(path, option)
         self.option = option
         self.failed = False

@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import stat
+import sys
 
 import numpy as np
 
@@ -67,6 +69,13 @@ def number(
         raise OptionError(f"{option} {_show(value)}: must be a finite number in {left}{lo:g}, "
                           f"{hi:g}{right}")  # fmt: skip
     return x
+
+
+def flag(option: str, value) -> bool:
+    """value as a bool: True or False (NumPy's too); a string, a number or None is refused."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise OptionError(f"{option} {_show(value)}: must be True or False")
+    return bool(value)
 
 
 def seed(value) -> int | None:
@@ -134,19 +143,31 @@ def schedule(kind: str | None, text, order: int | None = None, t0: float | None 
     method without a schedule) or text None (the default) checks nothing."""
     if kind is None or text is None:
         return
-    if not isinstance(text, str):
-        raise OptionError(f"--schedule {text!r}: expected a string such as 'geometric:t0=2'")
+    schedule_text(text)
     if kind == "sudoku":
         with_start(text, order or 3, t0)
     else:
         grid_schedule(text, t0)
 
 
+def schedule_text(text) -> str | None:
+    """A schedule string as given: None stays None (the default); an empty or blank string, or
+    anything but a string, is an OptionError (an empty --schedule is no schedule name)."""
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise OptionError(f"--schedule {_show(text)}: expected a string such as 'geometric:t0=2'")
+    if not text.strip():
+        raise OptionError(f"--schedule {text!r}: empty; name a schedule such as 'geometric' or "
+                          "leave the option out")  # fmt: skip
+    return text
+
+
 def grid_schedule(text: str | None, t0: float | None = None) -> dict:
     """Keyword settings of the Shikaku and Hashi annealers from 'geometric[:key=value,...]' and
     t0, every value inside its GRID_SCHEDULE_RANGES entry (OptionError otherwise)."""
     out: dict = {}
-    if text:
+    if schedule_text(text) is not None:
         name, _, rest = text.partition(":")
         if name != "geometric":
             raise OptionError(f"schedule {text!r}: shikaku and hashi anneal with 'geometric'")
@@ -229,11 +250,46 @@ def output_path(path, option: str = "--out") -> str:
 
 
 def input_file(path, option: str) -> str:
-    """A file to read (--resume may name one that does not exist yet: check that with exists)."""
+    """A results file to read and append to (--resume): a regular file, or a name that does not
+    exist yet (check that with exists). A folder, an empty name or anything else (a device such
+    as /dev/zero, a FIFO) is an OutputError, before anything is read from it."""
     text = os.fspath(path)
+    if not isinstance(text, str) or not text:
+        raise OutputError(f"{option} {text!r}: expected a file name")
     if os.path.isdir(text):
         raise OutputError(f"{option} {text}: is a folder; name a file in it")
+    if os.path.exists(text) and not os.path.isfile(text):
+        raise OutputError(f"{option} {text}: not a regular file; name a results file")
     return text
+
+
+def not_an_input(option: str, path, sources) -> None:
+    """OptionError when `path` (an --out or --resume file) is one of the input files, by any
+    name (./x, a link, a hard link: os.path.samefile), or is the file stdin reads when "-" is
+    among the sources: results appended to it would spoil the puzzles. None checks nothing."""
+    if path is None or not isinstance(path, (str, os.PathLike)):
+        return
+    try:
+        target = os.stat(path)
+    except (OSError, ValueError):
+        return  # not there yet: no input file
+    if not stat.S_ISREG(target.st_mode):
+        return  # /dev/null, a terminal: writing there spoils no input
+    for source in sources:
+        if not isinstance(source, (str, os.PathLike)):
+            continue
+        name = os.fspath(source)
+        try:
+            if name == "-":
+                same = os.path.samestat(os.fstat(sys.stdin.fileno()), target)
+            else:
+                same = "\n" not in name and os.path.samefile(name, path)
+        except (OSError, ValueError, AttributeError):
+            continue
+        if same:
+            shown = "stdin" if name == "-" else name
+            raise OptionError(f"{option} {os.fspath(path)}: is the input file {shown}; results "
+                              "would be appended to the puzzles; name another file")  # fmt: skip
 
 
 def sudoku_array(array, order: int | None = None) -> tuple[np.ndarray, int]:

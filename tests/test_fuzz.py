@@ -32,6 +32,7 @@ from cli.main import app
 from cpu_reference.errors import InputError, OptionError
 from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.shikaku import puzzle as shikaku
+from cpu_reference.sources import BINARY_SHARE, GZIP_MAGIC
 from cpu_reference.sudoku.formats import Puzzle, format_grid, iter_puzzles, parse_line
 from cpu_reference.sudoku.schedules import MAX_PLATEAUS, RANGES, by_name
 from cpu_reference.sudoku.verify import verify_solution
@@ -64,7 +65,8 @@ four_pairs = st.builds(
     st.lists(st.booleans(), min_size=16, max_size=16).map(np.array),
 )
 four_puzzles = four_pairs.map(lambda pair: pair[0])
-garbage_line = st.binary(max_size=40).map(lambda b: b.replace(b"\n", b""))
+# random bytes without line ends ("\n", and "\r", which ends a line too)
+garbage_line = st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"").replace(b"\r", b""))
 tatham_chars = st.sampled_from(list("0123456789abcxyz_:xmL.-, \t²٣é\x00AGg"))
 game_ids = st.one_of(
     st.text(tatham_chars, max_size=30),
@@ -104,6 +106,14 @@ def latin1(raw: bytes) -> str:
     return raw.decode("latin-1")
 
 
+def crude_odd_share(data: bytes) -> float:
+    """The share of bytes that are neither printable ASCII nor tab or a line end: at least the
+    share of non-text characters cpu_reference.sources.is_binary counts (it forgives valid
+    UTF-8), so a file it calls binary is above BINARY_SHARE here too."""
+    odd = sum(1 for b in data if b >= 0x7F or (b < 0x20 and b not in b"\t\n\r\x0b\x0c"))
+    return odd / max(1, len(data))
+
+
 def line_text(cells: np.ndarray) -> str:
     """A 4x4 puzzle as one line ('.' blank)."""
     return "".join("." if d == 0 else str(d) for d in cells.tolist())
@@ -116,12 +126,23 @@ def line_text(cells: np.ndarray) -> str:
 @given(st.lists(st.one_of(four_puzzles, garbage_line), min_size=1, max_size=8))
 def test_sudoku_lines_among_garbage_are_all_read(lines):
     """Good 4x4 lines among random byte lines: each good line is read at its line number with
-    its cells; each other line gives at most one item, at its own line; nothing else escapes."""
+    its cells; each other line gives at most one item, at its own line; nothing else escapes.
+    The input is refused whole only when it holds no puzzle, or when it is mostly not text (one
+    line: binary data)."""
     raw = [line_text(x).encode() if isinstance(x, np.ndarray) else x for x in lines]
     data = b"\n".join(raw) + b"\n"
     try:
         got = list(iter_puzzles(io.BytesIO(data), fmt="line", order=2, name="f"))
-    except InputError as exc:  # only an input with no puzzle at all is refused whole
+    except InputError as exc:
+        if "binary" in str(exc):
+            event("refused as binary data")
+            assert str(exc) == "f: binary data, not a puzzle file"
+            assert crude_odd_share(data) > BINARY_SHARE, data
+            return
+        if data.startswith(GZIP_MAGIC):  # read as gzip data, which it is not
+            event("refused as corrupt gzip data")
+            assert re.fullmatch(r"f: cannot read: (corrupt )?gzip data.*", str(exc)), exc
+            return
         assert "empty input" in str(exc)
         assert not any(isinstance(x, np.ndarray) for x in lines)
         return
@@ -283,7 +304,8 @@ def _record_and_item(puzzle: np.ndarray, solution: np.ndarray):
 
 mutations = st.sampled_from(
     ["none", "index", "index-float", "solved-str", "hash", "line", "order", "kind", "swap",
-     "cell", "rows-shape", "rows-type", "drop-identity", "solution-text"]
+     "cell", "rows-shape", "rows-type", "drop-identity", "solution-text", "text-swap",
+     "text-none"]
 )  # fmt: skip
 
 
@@ -320,6 +342,12 @@ def test_resume_trusts_only_matching_verified_records(pair, mutation, a, b):
         del record["givens_hash"]
     elif mutation == "solution-text":
         record["solution_rows"] = None
+    elif mutation == "text-swap":  # the rows right, the text with two cells swapped
+        text = list(record["solution"])
+        text[a], text[b] = text[b], text[a]
+        record["solution"] = "".join(text)
+    elif mutation == "text-none":
+        record["solution"] = None
     resume = ResumeFile("r.jsonl")
     resume._add(1, json.loads(json.dumps(record)))
     trusted = resume.holds(item)
@@ -327,13 +355,13 @@ def test_resume_trusts_only_matching_verified_records(pair, mutation, a, b):
     want = item_identity(item)
     identity_ok = all(record.get(k) == want[k] for k in want) and record["index"] == item.index
     identity_ok = identity_ok and isinstance(record["index"], int) and record["solved"] is True
-    grid = record["solution_rows"]
-    if grid is None:
-        cells = parse_line(record["solution"], 2, check=False)
-    else:
-        ints = all(isinstance(x, int) for row in grid for x in row)
-        cells = np.array(grid, np.int64).ravel() if ints and len(grid) == 4 else None
+    grid, text = record["solution_rows"], record["solution"]  # both must hold the solution
+    cells = None
+    if grid is not None and all(isinstance(x, int) for row in grid for x in row):
+        cells = np.array(grid, np.int64).ravel() if len(grid) == 4 else None
     solution_ok = cells is not None and verify_solution(cells, 2, item.puzzle) is None
+    solution_ok = solution_ok and text is not None and len(text) == 16
+    solution_ok = solution_ok and np.array_equal(parse_line(text, 2, check=False), cells)
     assert trusted == (identity_ok and solution_ok), (mutation, record)
 
 

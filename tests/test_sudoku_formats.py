@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from cpu_reference.errors import InputError
+from cpu_reference.sources import HEAD_BYTES, MAX_BAD_RUN
 from cpu_reference.sudoku.formats import (
     FORMATS,
-    MAX_BAD_RUN,
     MAX_LINE,
     SYMBOLS,
     Puzzle,
@@ -310,14 +310,14 @@ def test_fault_binary_input(tmp_path):
     got = list(iter_puzzles(f))
     kinds = ["Puzzle", "InputError", "InputError", "InputError", "Puzzle"]
     assert [type(x).__name__ for x in got] == kinds
-    assert str(got[1]) == f"{f} line 2: byte 0x89 at column 1 is not UTF-8 text"
+    assert str(got[1]) == f"{f} line 2: not UTF-8 text: byte 0x89 at column 1"
     assert str(got[2]).startswith(f"{f} line 3: 1 cells")  # b"\x1a" is text, one symbol
     assert str(got[3]) == f"{f} line 4: NUL byte at column 1; not puzzle text"
     assert got[4].line == 5
     g = tmp_path / "latin1.txt"
     g.write_bytes(b"\xff\xfe" + GOOD.encode())
     (fault,) = iter_puzzles(g)
-    assert str(fault) == f"{g} line 1: byte 0xff at column 1 is not UTF-8 text"
+    assert str(fault) == f"{g} line 1: not UTF-8 text: byte 0xff at column 1"
 
 
 @pytest.mark.parametrize("fmt", ["line", "tdoku", "tsv", "solo", "grid", "rows"])
@@ -341,15 +341,28 @@ def test_one_bad_byte_costs_one_puzzle_in_every_format(tmp_path, fmt, bad):
 
 
 def test_binary_file_stops_after_a_run_of_unreadable_lines(tmp_path):
-    """MAX_BAD_RUN unreadable lines in a row: each is a fault, then reading stops with one
-    'binary file' error instead of a fault per line of a large blob."""
+    """Binary data after a text head (HEAD_BYTES of puzzles): MAX_BAD_RUN unreadable lines in a
+    row are a fault each, then reading stops with one 'binary file' error instead of a fault
+    per line of a large blob."""
     f = tmp_path / "blob.bin"
-    f.write_bytes(b"\xff\n" * (MAX_BAD_RUN + 50) + GOOD.encode() + b"\n")
+    good = HEAD_BYTES // len(GOOD) + 1
+    f.write_bytes((GOOD + "\n").encode() * good + b"\xff\n" * (MAX_BAD_RUN + 50) + GOOD.encode())
     it = iter_puzzles(f)
+    assert all(isinstance(next(it), Puzzle) for _ in range(good))
     faults = [next(it) for _ in range(MAX_BAD_RUN)]
     assert all("not UTF-8" in str(x) for x in faults)
-    with pytest.raises(InputError, match="binary file"):
+    with pytest.raises(InputError, match=f"line {good + MAX_BAD_RUN + 1}: .*binary file"):
         next(it)
+
+
+def test_binary_head_is_one_error(tmp_path):
+    """A file whose first bytes are mostly not text is refused whole with one line, before any
+    line is read; the same bytes after a text head are faults of their own lines."""
+    f = tmp_path / "blob.bin"
+    f.write_bytes(b"\xff\n" * (MAX_BAD_RUN + 50) + GOOD.encode() + b"\n")
+    with pytest.raises(InputError) as caught:
+        iter_puzzles(f)
+    assert str(caught.value) == f"{f}: binary data, not a puzzle file"
 
 
 def test_fault_overlong_line(tmp_path):
@@ -366,9 +379,9 @@ def test_whole_input_faults_are_raised():
         iter_puzzles(io.StringIO(GOOD), fmt="xml")
     with pytest.raises(InputError, match="order 9"):
         iter_puzzles(io.StringIO(GOOD), order=9)
-    with pytest.raises(InputError, match="cannot read"):
+    with pytest.raises(InputError, match="^/nonexistent/puzzles.txt: no such file$"):
         iter_puzzles("/nonexistent/puzzles.txt")
-    with pytest.raises(InputError, match="missing.txt: cannot read"):
+    with pytest.raises(InputError, match="^missing.txt: no such file$"):
         read_puzzles("missing.txt")
     with pytest.raises(InputError, match="line 1: 7 numbers on the first row"):
         read_puzzles("1 2 3 4 5 6 7\n", fmt="rows")

@@ -129,8 +129,8 @@ def _grid_cell(t: str) -> int | None:
 
 def parse_grid(text: str, where: str = "grid", maxb: int = 2) -> Hashi:
     """Parse a plain text grid of island values and dots (spaces between cells allowed)."""
-    rows = grid_rows(text, where, _grid_cell, spaced_per_line=True)
-    return _validate(np.array(rows), maxb, True, where)
+    rows, first = grid_rows(text, where, _grid_cell, spaced_per_line=True)
+    return _validate(np.array(rows), maxb, True, f"{where} line {first}")
 
 
 def parse(text: str, where: str = "input") -> Hashi:

@@ -102,8 +102,8 @@ def _grid_cell(t: str) -> int | None:
 
 def parse_grid(text: str, where: str = "grid") -> Shikaku:
     """Parse a plain text grid: digits and dots, one row per line (spaces between cells allowed)."""
-    rows = grid_rows(text, where, _grid_cell, spaced_per_line=False)
-    return _validate(np.array(rows, dtype=np.int64), where)
+    rows, first = grid_rows(text, where, _grid_cell, spaced_per_line=False)
+    return _validate(np.array(rows, dtype=np.int64), f"{where} line {first}")
 
 
 def parse(text: str, where: str = "input") -> Shikaku:

@@ -16,12 +16,13 @@ or chosen with `fmt`:
             SYMBOLS[d - 1] with SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ": 1-9 for 9x9,
             1-9 then A-G for 16x16 (A = 10 ... G = 16), 1-9 then A-P for 25x25 (P = 25). Letters
             are read in either case and written in upper case. The order follows from the length
-            (16, 81, 256, 625 or 1296 cells). Text after whitespace is a comment and becomes the
+            (16, 81, 256 or 625 cells). Text after whitespace is a comment and becomes the
             puzzle's name (a leading `#` dropped): `4.....8.5...  # aiescargot`.
     grid    N lines of N symbols (the line symbols, no separators) per puzzle; puzzles separated by
             blank lines or consecutive.
     rows    N lines of N whitespace-separated decimal numbers, 0 blank, per puzzle; puzzles
-            separated by blank lines or consecutive.
+            separated by blank lines or consecutive. A number may carry a leading `+` (as int()
+            reads it; a `-` is refused), and text from a `#` on is a comment.
     tdoku   `puzzle:count:solution` (tdoku's test set): a line-form puzzle, the number of
             solutions (tdoku writes 2 for "two or more") and a line-form solution; the count and
             the solution may be left out or empty.
@@ -36,41 +37,51 @@ the first puzzle; every later puzzle then takes N lines (fewer if a blank line e
 which is a fault of that puzzle). Auto-detection tells a 16-cell 4x4 line puzzle from the first
 row of a 16x16 grid by its symbols: a symbol above 4 means grid.
 
-The one-line forms cover digits up to 35, so a 36x36 grid holding 36 can only be written as rows,
-tsv or solo.
+The symbol forms (line, grid, tdoku) have 35 symbols, so they serve orders 2..5 (4x4 to 25x25):
+a 36x36 puzzle in one of them is refused at reading, since its solution could not be written
+back in the same form; rows, tsv and solo serve every order 2..6 (FORMAT_ORDERS).
 
-Input is read line by line (a line may hold at most MAX_LINE characters), so files of any length
-stream. Bytes are decoded line by line: a line that is not UTF-8, holds a NUL byte or is too long
-is a fault of that line (and of the grid or rows puzzle it belongs to); the lines after it are
-still read. A malformed puzzle is yielded as an InputError naming the input, the line and the
-fault; the whole input is refused (InputError raised) only when it is empty, unreadable, starts
-a grid with a row of no Sudoku width, or `fmt` or `order` is unknown, or after MAX_BAD_RUN
-unreadable lines in a row (a binary file).
+Input is read by cpu_reference.sources: paths, stdin, FIFOs and file objects, gzip data unpacked,
+lines ended by "\n", "\r\n" or "\r", binary data refused whole. A line may hold at most MAX_LINE
+characters, so files of any length stream. Bytes are decoded line by line: a line that is not
+UTF-8, holds a NUL byte or is too long is a fault of that line (and of the grid or rows puzzle it
+belongs to); the lines after it are still read. A malformed puzzle is yielded as an InputError
+naming the input, the line and the fault; the whole input is refused (InputError raised) only
+when it is missing, empty, binary or unreadable, starts a grid with a row of no Sudoku width, or
+`fmt` or `order` is unknown, or after MAX_BAD_RUN unreadable lines in a row.
 """
 
 from __future__ import annotations
 
 import io
+import math
 import os
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import IO
 
 import numpy as np
 
 from cpu_reference.errors import InputError
+from cpu_reference.sources import Source, Unreadable, open_source
+from cpu_reference.sources import lines as read_lines
 from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER, layout
 from cpu_reference.tatham import solo_description
 
 FORMATS = ("line", "grid", "rows", "tdoku", "tsv", "solo")
 SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_LINE = 10_000
-MAX_BAD_RUN = 100  # unreadable lines in a row after which an input is taken for a binary file
 ORDERS = tuple(range(MIN_ORDER, MAX_ORDER + 1))
 SIDES = tuple(n * n for n in ORDERS)  # 4, 9, 16, 25, 36
 CELL_COUNTS = tuple(n**4 for n in ORDERS)  # 16, 81, 256, 625, 1296
+SYMBOL_FORMATS = ("line", "grid", "tdoku")  # one symbol per cell: digits up to len(SYMBOLS)
+MAX_SYMBOL_ORDER = max(n for n in ORDERS if n * n <= len(SYMBOLS))  # 5: 25x25
+# The orders each format serves (reads, and writes solutions in).
+FORMAT_ORDERS = {
+    fmt: tuple(n for n in ORDERS if fmt not in SYMBOL_FORMATS or n <= MAX_SYMBOL_ORDER)
+    for fmt in FORMATS
+}
+_NUMBER = re.compile(r"\+?[0-9]+")  # a whole number as the numeric forms write it
 
 _LUT = np.full(256, 255, dtype=np.uint8)
 _LUT[ord(".")] = 0
@@ -218,9 +229,39 @@ def _checked(cells: np.ndarray, n: int) -> np.ndarray:
     return cells
 
 
-def _parse_symbol_line(token: str, order: int | None) -> tuple[np.ndarray, int]:
+def _parse_symbol_line(token: str, order: int | None, fmt: str = "line") -> tuple[np.ndarray, int]:
     n = _order_of(len(token), order)
+    if n > MAX_SYMBOL_ORDER:
+        raise _Fault(_symbol_order_fault(n, fmt))
     return _decode_symbols(token, n * n), n
+
+
+def _symbol_order_fault(n: int, fmt: str) -> str:
+    """Why a symbol format (line, grid, tdoku) cannot hold an order-n puzzle."""
+    N = n * n
+    top = MAX_SYMBOL_ORDER * MAX_SYMBOL_ORDER
+    *some, last = [f for f in FORMATS if n in FORMAT_ORDERS[f]]
+    others = f"{', '.join(some)} or {last}" if some else last
+    return (
+        f"a {N}x{N} puzzle in the {fmt} format, which serves grids up to {top}x{top} "
+        f"({len(SYMBOLS)} symbols: 1-9, A-Z); give {N}x{N} puzzles as {others}"
+    )
+
+
+def _width_fault(width: int, fmt: str) -> str:
+    """Why the first row of a grid or rows input has no width that fmt serves."""
+    what = "numbers" if fmt == "rows" else "symbols"
+    text = f"{width} {what} on the first row"
+    served = FORMAT_ORDERS[fmt]
+    n = math.isqrt(width)
+    if n * n == width and n in ORDERS:  # an order that another format serves
+        return f"{text}: " + _symbol_order_fault(n, fmt)
+    sides = ", ".join(f"{m * m}x{m * m}" for m in served)
+    orders = f"orders {served[0]}..{served[-1]} ({sides})"
+    if n * n == width and n >= 2:
+        return f"{text}: a {width}x{width} Sudoku (order {n}) is not supported; {orders} are"
+    rows = ", ".join(str(m * m) for m in served)
+    return f"{text}; a Sudoku row has {rows} {what}: {orders} (or pass the order)"
 
 
 def _parse_tdoku(
@@ -229,7 +270,7 @@ def _parse_tdoku(
     parts = token.split(":")
     if len(parts) > 3:
         raise _Fault(f"{len(parts)} ':'-separated fields, expected puzzle:count:solution")
-    cells, n = _parse_symbol_line(parts[0], order)
+    cells, n = _parse_symbol_line(parts[0], order, "tdoku")
     count = None
     if len(parts) > 1 and parts[1] != "":
         if not (parts[1].isascii() and parts[1].isdigit()):
@@ -250,7 +291,7 @@ def _parse_numbers(parts: list[str], N: int, first_cell: int, what: str = "numbe
     out = np.zeros(len(parts), dtype=np.uint8)
     for i, p in enumerate(parts):
         p = p.strip()
-        if not (p.isascii() and p.isdigit()) or int(p) > N:
+        if not _NUMBER.fullmatch(p) or int(p) > N:
             raise _Fault(
                 f"cell {_rc(first_cell + i, N)}: {what} {p!r} is not a digit 0..{N} of a "
                 f"{N}x{N} grid"
@@ -351,14 +392,15 @@ def _detect(text: str) -> str:
     if _SOLO_HEAD.match(s):
         return "solo"
     fields = text.split("\t")
-    if len(fields) >= 3 and fields[1].strip().isdigit():
+    if len(fields) >= 3 and fields[1].strip().isdigit() and "," in fields[2]:
         return "tsv"
     tokens = s.split()
     if not tokens:
         return "line"
     if ":" in tokens[0]:
         return "tdoku"
-    if len(tokens) in SIDES and all(t.isascii() and t.isdigit() for t in tokens):
+    numbers = s.split("#", 1)[0].split()  # a comment after a row of numbers is no cell
+    if len(numbers) >= SIDES[0] and all(_NUMBER.fullmatch(t) for t in numbers):
         return "rows"
     L = len(tokens[0])
     if L in SIDES and L not in CELL_COUNTS:
@@ -370,93 +412,7 @@ def _detect(text: str) -> str:
     return "line"
 
 
-def _open(source, name: str) -> tuple[IO, str, bool]:
-    """A readable stream, its display name, and whether this module owns (closes) it."""
-    if isinstance(source, (str, os.PathLike)) and str(source) == "-":
-        stream = getattr(sys.stdin, "buffer", sys.stdin)
-        return stream, ("<stdin>" if name == "<input>" else name), False
-    if isinstance(source, (str, os.PathLike)):
-        shown = str(source) if name == "<input>" else name
-        try:
-            return open(source, "rb"), shown, True
-        except OSError as e:
-            raise InputError(f"{shown}: cannot read: {e.strerror or e}") from None
-    if hasattr(source, "readline"):
-        if name == "<input>" and isinstance(getattr(source, "name", None), str):
-            name = source.name
-        return source, name, False
-    raise InputError(f"{name}: cannot read puzzles from a {type(source).__name__}")
-
-
-class _Unreadable:
-    """A line that is no puzzle text (over MAX_LINE characters, not UTF-8, a NUL byte): a fault
-    of that line only; `msg` says why."""
-
-    def __init__(self, msg: str):
-        self.msg = msg
-
-
-def _decode(raw: bytes | str) -> str | _Unreadable:
-    """One line's text, or why it is unreadable (the first bad byte and its column)."""
-    if isinstance(raw, bytes):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            return _Unreadable(
-                f"byte 0x{raw[e.start]:02x} at column {e.start + 1} is not UTF-8 text"
-            )
-    else:
-        text = raw
-    if "\x00" in text:
-        return _Unreadable(f"NUL byte at column {text.index(chr(0)) + 1}; not puzzle text")
-    return text
-
-
-def _lines(stream: IO, name: str) -> Iterator[tuple[int, str | _Unreadable]]:
-    """(L, text without line end) per line; an _Unreadable in place of the text of a line over
-    MAX_LINE characters, not UTF-8 or holding a NUL byte (each costs only its own line).
-
-    A text stream (already decoded by its owner) that fails to decode is refused whole: where
-    its next line starts is unknown. Paths, stdin and binary streams are read as bytes. After
-    MAX_BAD_RUN unreadable lines in a row the input is taken for a binary file and reading stops.
-    """
-    L = 0
-    run = 0
-    while True:
-        try:
-            raw = stream.readline(MAX_LINE + 1)
-        except UnicodeDecodeError:
-            raise InputError(
-                f"{name} line {L + 1}: not UTF-8 text; is this a binary file?"
-            ) from None
-        if not raw:
-            return
-        L += 1
-        nl = b"\n" if isinstance(raw, bytes) else "\n"
-        if len(raw) > MAX_LINE and not raw.endswith(nl):
-            while True:
-                chunk = stream.readline(1 << 16)
-                if not chunk or chunk.endswith(nl):
-                    break
-            text: str | _Unreadable = _Unreadable(f"longer than {MAX_LINE} characters")
-        else:
-            text = _decode(raw)
-        if isinstance(text, str):
-            run = 0
-            if L == 1 and text.startswith("\ufeff"):
-                text = text[1:]
-            text = text.rstrip("\r\n")
-        else:
-            run += 1
-            if run > MAX_BAD_RUN:
-                raise InputError(
-                    f"{name} line {L}: {MAX_BAD_RUN} lines in a row are not puzzle text; is this "
-                    "a binary file? (reading stopped)"
-                )
-        yield L, text
-
-
-def _bad_line(name: str, L: int, line: _Unreadable) -> InputError:
+def _bad_line(name: str, L: int, line: Unreadable) -> InputError:
     return InputError(f"{name} line {L}: {line.msg}")
 
 
@@ -468,7 +424,7 @@ def _error(name: str, L: int, fault: _Fault) -> InputError:
 
 def _one_line_puzzles(lines, name: str, fmt: str, order: int | None, check: bool = True):
     for L, text in lines:
-        if isinstance(text, _Unreadable):
+        if isinstance(text, Unreadable):
             yield _bad_line(name, L, text)
             continue
         if not text.strip() or text.lstrip().startswith("#"):
@@ -484,7 +440,7 @@ def _one_line_puzzles(lines, name: str, fmt: str, order: int | None, check: bool
                 elif fmt == "solo":
                     cells, n = _parsesolo_description(token, order)
                 else:
-                    cells, n = _parse_symbol_line(token, order)
+                    cells, n = _parse_symbol_line(token, order, fmt)
             if check:
                 _checked(cells, n)
         except _Fault as f:
@@ -503,6 +459,11 @@ def _grid_row(text: str, fmt: str, N: int, first_cell: int) -> np.ndarray:
     if len(body) != N:
         raise _Fault(f"{len(body)} symbols on a row, expected {N}")
     return _decode_symbols(body, N, first_cell)
+
+
+def _sides(fmt: str) -> tuple[int, ...]:
+    """The grid sides N that fmt serves."""
+    return tuple(n * n for n in FORMAT_ORDERS[fmt])
 
 
 def _row_width(text: str, fmt: str) -> int:
@@ -533,7 +494,7 @@ def _grid_puzzles(lines, name: str, fmt: str, order: int | None, check: bool = T
         return Puzzle(cells, n, start, "", fmt)
 
     for L, text in lines:
-        bad = isinstance(text, _Unreadable)
+        bad = isinstance(text, Unreadable)
         if not bad and text.lstrip().startswith("#"):
             continue
         if not bad and not text.strip():
@@ -546,13 +507,8 @@ def _grid_puzzles(lines, name: str, fmt: str, order: int | None, check: bool = T
                 yield _bad_line(name, L, text)
                 continue
             width = _row_width(text, fmt)
-            if width not in SIDES:
-                what = "numbers" if fmt == "rows" else "symbols"
-                sides = ", ".join(str(x) for x in SIDES)
-                raise InputError(
-                    f"{name} line {L}: {width} {what} on the first row; a Sudoku row has "
-                    f"{sides} (or pass the order)"
-                )
+            if width not in _sides(fmt):
+                raise InputError(f"{name} line {L}: {_width_fault(width, fmt)}")
             N = width
         if not rows and fault is None:
             start = L
@@ -592,20 +548,23 @@ def iter_puzzles(
         raise InputError(f"unknown puzzle format {fmt!r}; formats are {', '.join(FORMATS)}")
     if order is not None and order not in ORDERS:
         raise InputError(f"order {order} is outside {MIN_ORDER}..{MAX_ORDER}")
-    stream, shown, owned = _open(source, name)
-    return _iter(stream, shown, owned, fmt, order, check)
+    if order is not None and fmt is not None and order not in FORMAT_ORDERS[fmt]:
+        raise InputError(_symbol_order_fault(order, fmt))
+    opened = open_source(source, name)
+    return _iter(opened, fmt, order, check)
 
 
-def _iter(stream: IO, name: str, owned: bool, fmt: str | None, order: int | None, check: bool):
+def _iter(opened: Source, fmt: str | None, order: int | None, check: bool):
+    name = opened.shown
     try:
-        lines = _lines(stream, name)
-        head: list[tuple[int, str | _Unreadable]] = []
+        lines = read_lines(opened.stream, name, MAX_LINE)
+        head: list[tuple[int, str | Unreadable]] = []
         first = None
         stop = None
         try:
             for L, text in lines:  # the format shows on the first readable puzzle line
                 head.append((L, text))
-                if isinstance(text, _Unreadable):
+                if isinstance(text, Unreadable):
                     continue
                 if text.strip() and not text.lstrip().startswith("#"):
                     first = text
@@ -624,7 +583,7 @@ def _iter(stream: IO, name: str, owned: bool, fmt: str | None, order: int | None
             yield from lines
 
         if fmt in ("grid", "rows"):
-            if order is None and first is not None and _row_width(first, fmt) in SIDES:
+            if order is None and first is not None and _row_width(first, fmt) in _sides(fmt):
                 order = ORDERS[SIDES.index(_row_width(first, fmt))]  # rows before it may be bad
             gen = _grid_puzzles(replay(), name, fmt, order, check)
         else:
@@ -636,8 +595,7 @@ def _iter(stream: IO, name: str, owned: bool, fmt: str | None, order: int | None
         if not found:
             raise InputError(f"{name}: empty input, no puzzle found")
     finally:
-        if owned:
-            stream.close()
+        opened.close()
 
 
 def _looks_like_path(text: str) -> bool:

@@ -232,10 +232,14 @@ _PARAMETERS = {
 }
 
 
-def parse_overrides(name: str, text: str, ranges: dict[str, Range]) -> dict[str, float | int]:
+def parse_overrides(
+    name: str, text: str, ranges: dict[str, Range], *, once: bool = True
+) -> dict[str, float | int]:
     """The key=value pairs of a schedule string's tail ("delta=0.2,plateau=162"), each checked
     against its Range (whole-number keys come back as int); OptionError naming the schedule,
-    the key and the allowed range otherwise."""
+    the key and the allowed range otherwise. With `once` a key given twice (`t0=1,t0=2`: which
+    one would run is no guess to make) is an OptionError too; without, the last one counts (a
+    preset's string followed by the user's keys)."""
     params: dict[str, float | int] = {}
     for item in filter(None, (part.strip() for part in text.split(","))):
         key, eq, value = item.partition("=")
@@ -243,6 +247,8 @@ def parse_overrides(name: str, text: str, ranges: dict[str, Range]) -> dict[str,
         if not eq or key not in ranges:
             allowed = ", ".join(ranges)
             raise OptionError(f"schedule {name!r}: {item!r} is not one of {allowed} as key=value")
+        if once and key in params:
+            raise OptionError(f"schedule {name!r}: {key} is given twice; give each key once")
         params[key] = check_value(name, key, value, ranges[key])
     return params
 
@@ -270,6 +276,7 @@ def by_name(name: str, order: int, **overrides) -> Schedule:
     """
     if not isinstance(name, str):
         raise OptionError(f"schedule {name!r}: expected a name such as {SCHEDULE_NAMES[0]!r}")
+    _once_each(name)
     preset = name.partition(":")[0] if name.partition(":")[0] in PRESETS else None
     name = expand(name, order)  # a named preset: its measured schedule string (presets.py)
     base, _, text = name.partition(":")
@@ -277,7 +284,7 @@ def by_name(name: str, order: int, **overrides) -> Schedule:
         known = ", ".join((*SCHEDULE_NAMES, *PRESETS))
         raise OptionError(f"schedule {name!r}: expected one of {known}")
     family = "geometric" if base == "geometric" else "sirdey"
-    params = parse_overrides(name, text, {k: RANGES[k] for k in _PARAMETERS[family]})
+    params = parse_overrides(name, text, {k: RANGES[k] for k in _PARAMETERS[family]}, once=False)
     trial = {key: params.pop(key) for key in _TRIAL_KEYS if key in params}
     if base == "geometric":
         sched = geometric(order, **params)
@@ -311,8 +318,22 @@ def _check_positive(**values: float) -> None:
             raise OptionError(f"{key} = {value}: must be a finite positive number")
 
 
+def _once_each(name: str) -> None:
+    """OptionError when a key appears twice in a schedule string's tail."""
+    seen = set()
+    for item in name.partition(":")[2].split(","):
+        key = item.partition("=")[0].strip()
+        if key and key in seen:
+            raise OptionError(f"schedule {name!r}: {key} is given twice; give each key once")
+        seen.add(key)
+
+
 def with_start(name: str, order: int, t0: float | None = None) -> Schedule:
-    """The named schedule, restarted at temperature t0 when given (same cooling law and T_f)."""
-    if t0 is None:
+    """The named schedule, restarted at temperature t0 when given (same cooling law and T_f;
+    t0 takes the place of a t0 key in the string)."""
+    if t0 is None or not isinstance(name, str):
         return by_name(name, order)
-    return by_name(f"{name}{',' if ':' in name else ':'}t0={t0}", order)
+    _once_each(name)
+    base, _, tail = name.partition(":")
+    keys = [item for item in tail.split(",") if item.partition("=")[0].strip() != "t0"]
+    return by_name(f"{base}:" + ",".join([*filter(str.strip, keys), f"t0={t0}"]), order)
