@@ -24,11 +24,12 @@ class Tally:
         self.bad_input += 1
 
     def exit_code(self) -> int:
-        """2 on bad input, 130 on Ctrl-C, 1 if a puzzle stayed unsolved, else 0."""
-        if self.bad_input:
-            return EXIT_BAD_INPUT
+        """The first that applies: 130 on Ctrl-C, 2 on bad input, 1 if a puzzle stayed
+        unsolved, else 0 (an internal fault, 3, is the error guard's: cli.guard)."""
         if self.interrupted:
             return EXIT_INTERRUPTED
+        if self.bad_input:
+            return EXIT_BAD_INPUT
         return EXIT_UNSOLVED if self.unsolved else EXIT_OK
 
 

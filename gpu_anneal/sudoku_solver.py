@@ -16,8 +16,9 @@ and a puzzle with less time left than one more round is stopped.
 
 Chain i of the q-th puzzle of a run draws RNG stream first_chain + q * cpp + i whatever the slot,
 batch size or backend, so any chain can be replayed alone and the same seed gives the same
-trajectories. Ctrl-C (KeyboardInterrupt) reports every puzzle in the pool as it stands and then
-raises InterruptedBatch.
+trajectories. Ctrl-C (KeyboardInterrupt) reports every puzzle taken from the stream and not yet
+handed out, once, and then raises InterruptedBatch: finished results as they are, puzzles in the
+pool as they stand, a puzzle read but not started with no counts.
 """
 
 from __future__ import annotations
@@ -169,25 +170,41 @@ def solve_stream(
         move=sa.MOVE_NAMES[move],
     )  # fmt: skip
     runner = make_runner(batch, used, seed)
-    pool = _Pool(batch, runner, source, first_chain, first_index, propagate)
-    pool.warm()  # compiles: time limits count annealing, not compilation
-    slicer = Slicer(sched.plateau, slice_seconds)
-    if used == "cpu":
-        calibrate(slicer, batch, time_limit)
     report = dict(backend=used, seed=seed, move=move)
+    pool = _Pool(batch, runner, source, first_chain, first_index, report, propagate)
+    slicer = Slicer(sched.plateau, slice_seconds)
     try:
-        yield from pool.drive(time_limit, slicer, report)
+        pool.warm()  # compiles: time limits count annealing, not compilation
+        if used == "cpu":
+            calibrate(slicer, batch, time_limit)
+        try:
+            yield from pool.drive(time_limit, slicer)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:
+            if used != "cuda" or isinstance(exc, InputError):
+                raise
+            # a device fault: what was reported stays; every puzzle in the pool is reported
+            # unsolved with the error named
+            pool.stop_all(f"CUDA error: {type(exc).__name__}: {exc}".splitlines()[0])
+            yield from pool.hand_out()
     except KeyboardInterrupt:
         interrupts.answered()
-        stopped = list(pool.report_all(report, "interrupted"))
-        raise InterruptedBatch(stopped) from None
-    except Exception as exc:
-        if used != "cuda" or isinstance(exc, InputError):
-            raise
-        # a device fault: what was reported stays; every puzzle in the pool is reported
-        # unsolved with the error named
-        message = f"CUDA error: {type(exc).__name__}: {exc}".splitlines()[0]
-        yield from pool.report_all(report, message)
+        pool.stop_all("interrupted")
+        raise InterruptedBatch(list(pool.outbox)) from None
+
+
+def stop_stream(stream: Iterator[SolveResult]) -> list[SolveResult]:
+    """The results a solve_stream generator still holds, after a Ctrl-C outside it (while its
+    consumer worked on a result): Ctrl-C is raised in it, as if pressed while it ran."""
+    try:
+        stream.throw(KeyboardInterrupt())
+    except InterruptedBatch as stop:
+        return stop.results
+    except (KeyboardInterrupt, StopIteration):  # it had ended, or stopped without a report
+        return []
+    stream.close()  # it yielded instead (it cannot: a thrown Ctrl-C ends every run)
+    return []
 
 
 SAFETY = 0.5  # a slice takes at most this share of the smallest time a puzzle has left
@@ -282,19 +299,28 @@ class _Pool:
     finished (or out of time: stopped); their grids are fetched; then, on a runner that
     overlaps, the next slice starts before the host verifies, reports and refills those slots
     (a refilled slot joins the slice after), otherwise the refill comes first.
+
+    Every puzzle taken from the stream is, at any moment, in exactly one place: a slot
+    (slot_q), or the outbox (its result made and not yet handed out), or handed out. A slot is
+    marked taken before its puzzle is loaded and empty once its result is in the outbox; a
+    result leaves the outbox only when the consumer has it. So a Ctrl-C, wherever it lands,
+    finds each puzzle once: stop_all reports the slots the outbox does not already hold.
     """
 
-    def __init__(self, batch, runner, source, first_chain, first_index, propagate=False):
+    def __init__(self, batch, runner, source, first_chain, first_index, report, propagate=False):
         self.batch = batch
         self.runner = runner
         self.propagate = propagate
         self.source = source
         self.first_chain = first_chain
         self.first_index = first_index
+        self.report = report  # backend, seed, move: what every result names
         self.next_q = 0
         P = batch.puzzles
         self.slot_q = [-1] * P
-        self.slot_start: list[float | None] = [None] * P
+        self.slot_start: list[float | None] = [None] * P  # None: its chains have not run yet
+        self.slot_cells: list[np.ndarray | None] = [None] * P  # each slot's puzzle as read
+        self.outbox: list[SolveResult] = []  # results made and not yet handed out
         self.bounds = ps.bound_semantics(batch.solved)
         self.stats = np.zeros((P, ps.N_STATS), np.int64)
         self.seen = np.zeros(P, np.int64)  # proposals of each slot's puzzle at the last status
@@ -311,13 +337,14 @@ class _Pool:
         self.round = time.perf_counter()
 
     def refill(self, p: int) -> None:
-        """Load the stream's next puzzle into slot p, or leave it empty when the stream ends."""
-        cells = next(self.source, None)
+        """Load the stream's next puzzle into slot p (empty), or leave it empty when the stream
+        ends. The slot names its puzzle before the load starts: a Ctrl-C during the load finds
+        it there, not started."""
         self.slot_start[p] = None
         self.seen[p] = 0
+        cells = next(self.source, None)
         if cells is None:
             self.runner.load(p, None, None, 0)
-            self.slot_q[p] = -1
             return
         if isinstance(cells, tuple):
             q, cells = cells
@@ -326,13 +353,14 @@ class _Pool:
             q = self.next_q
         self.next_q = q + 1
         cells = validate.sudoku_array(cells, self.batch.order)[0][0]  # 262 refused, never 6
+        self.slot_cells[p] = cells
+        self.slot_q[p] = q
         masks = None
         if self.propagate:
             cells, masks = logic_fill(cells, self.batch.order)
         self.runner.load(p, cells, masks, self.first_chain + q * self.batch.cpp)
-        self.slot_q[p] = q
 
-    def drive(self, time_limit: float | None, slicer: Slicer, report: dict):
+    def drive(self, time_limit: float | None, slicer: Slicer):
         """Run slices until the stream is done; yield each puzzle's result as it finishes."""
         runner = self.runner
         while any(q >= 0 for q in self.slot_q):
@@ -348,13 +376,33 @@ class _Pool:
             if done:
                 grids = runner.fetched()
                 for j, p in enumerate(done):
-                    yield self.report(p, grids[j], now, report)
+                    self._post(p, grids[j], now)
+                yield from self.hand_out()
+                for p in done:
                     self.refill(p)
             if launch is None:
                 if not any(q >= 0 for q in self.slot_q):
                     return
                 launch = self._launch(slicer, time_limit)
             self._measure(slicer, *launch)
+
+    def _post(self, p: int, grid: np.ndarray, now: float, error: str | None = None) -> None:
+        """Put the result of slot p's puzzle in the outbox, then mark the slot empty."""
+        result = self.result(p, grid, now)
+        if error is not None:
+            result.error = error
+        self.outbox.append(result)
+        self.slot_q[p] = -1
+
+    def hand_out(self) -> Iterator[SolveResult]:
+        """Yield the outbox's results, each leaving it once the consumer has it (a Ctrl-C at
+        the yield, thrown in or raised when the consumer asks for the next, comes after)."""
+        while self.outbox:
+            result = self.outbox[0]
+            try:
+                yield result
+            finally:
+                del self.outbox[0]
 
     def _finished(self, now: float, time_limit: float | None, slicer: Slicer) -> list[int]:
         """Slots whose puzzle is over, or out of time (those are stopped)."""
@@ -411,9 +459,9 @@ class _Pool:
         self.seen = proposals.copy()
         self.round = now
 
-    def report(self, p: int, grid: np.ndarray, now: float, report: dict) -> SolveResult:
+    def result(self, p: int, grid: np.ndarray, now: float) -> SolveResult:
         """The result of slot p's puzzle (its status row and reported grid)."""
-        q = self.slot_q[p]
+        q, report = self.slot_q[p], self.report
         start = self.slot_start[p]
         result = _result(
             self.batch, p, self.stats[p], grid, 0.0 if start is None else now - start,
@@ -423,22 +471,43 @@ class _Pool:
         result.move = report["move"]
         return result
 
-    def report_all(self, report: dict, error: str) -> Iterator[SolveResult]:
-        """Every puzzle still in the pool, as it stands, with `error` set."""
-        active = [p for p, q in enumerate(self.slot_q) if q >= 0]
-        grids = np.zeros((len(active), self.batch.given_vals.shape[1]), np.uint8)
-        try:
-            self.stats = self.runner.status()
-            self.runner.fetch(active, self.stats)
-            grids = self.runner.fetched()
-        except Exception:  # the device may be gone: the last rows known stand
-            pass
+    def _not_started(self, p: int, error: str) -> SolveResult:
+        """The result of slot p's puzzle when its chains never ran: the puzzle as read, no
+        counts (the slot's arrays may still hold the puzzle before it)."""
+        cells, report, b = self.slot_cells[p], self.report, self.batch
+        return SolveResult(
+            index=self.first_index + self.slot_q[p], order=b.order, solved=False,
+            verified=False, solution=None, best=cells.copy(), cost=-1, trials=0, proposals=0,
+            accepted=0, seconds=0.0, backend=report["backend"], chains=b.cpp,
+            schedule=b.schedule.name, move=report["move"], seed=report["seed"], error=error,
+            extra={"chain_trials": 0, "chain_proposals": 0},
+        )  # fmt: skip
+
+    def stop_all(self, error: str) -> None:
+        """Move every puzzle still in a slot (and not in the outbox already) to the outbox, as
+        it stands, with `error` set."""
+        posted = {r.index for r in self.outbox}
+        active = [
+            p for p, q in enumerate(self.slot_q)
+            if q >= 0 and self.first_index + q not in posted
+        ]  # fmt: skip
+        started = [p for p in active if self.slot_start[p] is not None]
+        grids = np.zeros((len(started), self.batch.given_vals.shape[1]), np.uint8)
+        if started:
+            try:
+                stats = self.runner.status()
+                self.runner.fetch(started, stats)
+                grids = self.runner.fetched()
+                self.stats = stats
+            except Exception:  # the device may be gone: the last rows known stand
+                pass
         now = time.perf_counter()
-        for j, p in enumerate(active):
-            result = self.report(p, grids[j], now, report)
-            result.error = error
-            self.slot_q[p] = -1
-            yield result
+        for p in active:
+            if self.slot_start[p] is None:
+                self.outbox.append(self._not_started(p, error))
+                self.slot_q[p] = -1
+            else:
+                self._post(p, grids[started.index(p)], now, error)
 
 
 def solve_batch(
@@ -464,8 +533,9 @@ def solve_batch(
             results[result.index - first] = result
             if on_result is not None:
                 on_result(result)
-    except InterruptedBatch as stop:
-        for result in stop.results:
+    except KeyboardInterrupt as stop:  # in the pool, or in on_result: the pool reports the rest
+        stopped = stop.results if isinstance(stop, InterruptedBatch) else stop_stream(stream)
+        for result in stopped:
             results[result.index - first] = result
             if on_result is not None:
                 on_result(result)

@@ -1,0 +1,34 @@
+"""Run under NUMBA_ENABLE_CUDASIM=1: Ctrl-C at every point of a CUDA pool run (interrupt_points).
+
+Arguments: "pool" (solve_stream itself) or "items" (the solvers' Sudoku annealing on Items), how
+many of interrupt_points.PUZZLES to solve, and every how many events to interrupt (1: every
+one). Runs once without Ctrl-C to count the events, then once with a Ctrl-C at each chosen
+event. Prints one JSON object:
+events (of the run without Ctrl-C), runs, where (the events interrupted, by name), faults (each
+run's, with where its Ctrl-C landed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import Counter
+
+assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
+
+from interrupt_points import faults, item_run, pool_run  # noqa: E402
+
+if __name__ == "__main__":
+    run = {"pool": pool_run, "items": item_run}[sys.argv[1]]
+    count, every = int(sys.argv[2]), int(sys.argv[3])
+    full = run(10**9, "cuda", count)
+    found = [f"run without Ctrl-C: {f}" for f in faults(full)]
+    where: Counter = Counter()
+    runs = 0
+    for k in range(1, full["events"] + 1, every):
+        one = run(k, "cuda", count)
+        runs += 1
+        where[(one["where"] or "none").split(":")[0]] += 1
+        found += [f"Ctrl-C {k} at {one['where']}: {f}" for f in faults(one)]
+    print(json.dumps({"events": full["events"], "runs": runs, "where": where, "faults": found}))

@@ -1,0 +1,170 @@
+"""Ctrl-C anywhere: every puzzle read is reported once, the run ends with KeyboardInterrupt, and
+the command line exits 130, a second Ctrl-C included.
+
+The pool is interrupted at every event of a small 4x4 run (tests/cuda_sim/interrupt_points.py:
+each runner call's entry and return, the pool's refill and result, the source's next, the
+consumer), on the CPU runner here and on the CUDA runner under the simulator.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from cuda_sim.interrupt_points import faults, item_run, pool_run
+from simulate import run_simulated
+
+from cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVED
+from cli.tally import Tally
+from gpu_anneal import interrupts
+
+HERE = Path(__file__).parent
+POOL_EVENTS = {"run", "status", "fetch", "fetched", "load", "refill", "next", "result", "consumer"}
+
+
+def every_point(run) -> tuple[list[str], set[str], int]:
+    """run(k, 'cpu') for k = 1, 2, ... until a run ends before its k-th event: the faults of
+    each, the events interrupted (by name) and how many runs."""
+    found, where, k = [], set(), 0
+    while True:
+        k += 1
+        one = run(k, "cpu")
+        found += [f"Ctrl-C {k} at {one['where']}: {f}" for f in faults(one)]
+        if one["where"] is None:
+            return found, where, k
+        where.add(one["where"].split(":")[0])
+
+
+def test_ctrl_c_at_every_point_of_a_cpu_pool_run_reports_each_puzzle_once():
+    """solve_stream on the CPU runner, Ctrl-C at each event (before, during and after every
+    refill): the run ends with KeyboardInterrupt, every puzzle read is reported once (handed
+    out, or in InterruptedBatch.results), none that was not read, none solved unverified."""
+    found, where, runs = every_point(pool_run)
+    assert found == []
+    assert where >= POOL_EVENTS and runs > 50
+
+
+def test_ctrl_c_at_every_point_of_the_solvers_reports_each_item_once():
+    """The solvers' Sudoku annealing on Items (what api.solve_stream runs), Ctrl-C at each
+    event, the warm-up and the building of each Result included: no KeyError or other fault,
+    KeyboardInterrupt at the end, every item read reported once (unstarted ones interrupted)."""
+    found, where, runs = every_point(item_run)
+    assert found == []
+    assert where >= POOL_EVENTS - {"consumer"} | {"_from_pool"} and runs > 50
+
+
+@pytest.mark.cudasim
+def test_ctrl_c_at_many_points_of_a_cuda_pool_run_in_the_simulator():
+    """The CUDA runner (slices overlapping the host's refills) under the simulator, four
+    puzzles in two slots, Ctrl-C at every second event of the run: no fault. (Which events
+    a stride hits depends on when the simulated chains see a puzzle solved: the consumer's
+    few are not always among them; the CPU test above takes every event.)"""
+    result = run_simulated("sudoku_interrupts.py", "pool", "4", "2")
+    assert result["faults"] == []
+    assert result["runs"] >= 30 and set(result["where"]) >= POOL_EVENTS - {"consumer"}
+
+
+def test_reported_once_drops_repeats_and_reports_what_was_read_on_ctrl_c():
+    """A result for an item reported already is dropped; on Ctrl-C each item read and not
+    reported is reported by `unreported`, in reading order, then KeyboardInterrupt."""
+    from types import SimpleNamespace as Row
+
+    def solve(items):
+        first = next(items)
+        yield Row(index=first.index, how="solved")
+        yield Row(index=first.index, how="solved")  # reported twice by a faulty solver
+        next(items), next(items)
+        raise KeyboardInterrupt
+
+    def cut(item):
+        return Row(index=item.index, how="interrupted")
+
+    got = []
+    items = (Row(index=i) for i in range(5))
+    with pytest.raises(KeyboardInterrupt):
+        for result in interrupts.reported_once(items, solve, cut):
+            got.append((result.index, result.how))
+    assert got == [(0, "solved"), (1, "interrupted"), (2, "interrupted")]
+
+
+def test_exit_code_order_ctrl_c_first():
+    """130 beats bad input, bad input beats unsolved."""
+    tally = Tally()
+    assert tally.exit_code() == EXIT_OK
+    tally.unsolved = 1
+    assert tally.exit_code() == EXIT_UNSOLVED
+    tally.bad_input = 1
+    assert tally.exit_code() == EXIT_BAD_INPUT
+    tally.interrupted = True
+    assert tally.exit_code() == EXIT_INTERRUPTED
+
+
+def _interrupted_run(tmp_path, extra_args, presses):
+    """The command line on two easy 4x4 puzzles and one that never solves (no time limit),
+    results to --out; once both easy ones are written, SIGINT `presses` times 20 ms apart (or
+    until the process ends). Returns (process, records)."""
+    path = tmp_path / "mixed.txt"
+    impossible = "..12" + "...." + "3..." + "4..."  # r1c1 has no digit left
+    path.write_text("1...........4...\n..3.4.........2.\n" + impossible + "\n")
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from cli.main import run; run()", "solve", str(path),
+         "--out", str(out), "--chains", "1", "--time-limit", "0", *extra_args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+    def records():
+        text = out.read_text() if out.exists() else ""
+        return [json.loads(line) for line in text.splitlines()]
+
+    deadline = time.time() + 120
+    while time.time() < deadline and len(records()) < 2 and proc.poll() is None:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    for _ in range(presses):
+        if proc.poll() is not None:
+            break
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.02)
+    proc.wait(timeout=60)
+    return proc, records()
+
+
+def test_ctrl_c_pressed_again_and_again_still_exits_130_with_the_results_written(tmp_path):
+    """SIGINT every 20 ms until the process ends (the second lands while the first one's
+    results are written, or while Python exits): exit code 130, not death by the signal;
+    the results file holds whole JSON lines, the two solved puzzles once each."""
+    proc, records = _interrupted_run(tmp_path, [], presses=500)
+    stderr = proc.stderr.read()
+    assert proc.returncode == EXIT_INTERRUPTED, (proc.returncode, stderr[-2000:])
+    solved = [r["index"] for r in records if r["solved"]]
+    assert sorted(solved) == [0, 1]
+    assert len({r["index"] for r in records}) == len(records)
+    assert "Traceback" not in stderr
+
+
+def test_ctrl_c_after_a_bad_line_exits_130(tmp_path):
+    """A malformed line is reported (exit 2 on its own), then Ctrl-C: 130 wins."""
+    path = tmp_path / "bad.txt"
+    impossible = "..12" + "...." + "3..." + "4..."
+    path.write_text("1...........4...\n12x\n" + impossible + "\n")
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from cli.main import run; run()", "solve", str(path),
+         "--out", str(out), "--chains", "1", "--time-limit", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.time() + 120
+    while time.time() < deadline and (not out.exists() or not out.read_text()):
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    proc.wait(timeout=60)
+    stderr = proc.stderr.read()
+    assert "line 2" in stderr  # the bad line was reported
+    assert proc.returncode == EXIT_INTERRUPTED, stderr[-2000:]
