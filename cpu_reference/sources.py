@@ -40,7 +40,6 @@ HEAD_BYTES = 8192  # bytes looked at to tell text from binary data
 BINARY_SHARE = 0.3  # a head with more than this share of non-text bytes is binary data
 MAX_BAD_RUN = 100  # unreadable lines in a row after which the rest is taken for binary data
 GZIP_MAGIC = b"\x1f\x8b\x08"  # gzip's magic number and its one compression method, deflate
-UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 _CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
 _LINE_END = {bytes: re.compile(rb"[\r\n]"), str: re.compile(r"[\r\n]")}
 _READ_FAULTS = (OSError, EOFError, zlib.error)  # gzip's corrupt or truncated data among them
@@ -113,9 +112,7 @@ def _sniffed(stream: IO, shown: str, owned: tuple) -> Source:
             opened = Source(unpacked, shown, (unpacked, *owned))
             head = _head(unpacked)
         if head is not None and is_binary(head):
-            utf16 = head.startswith(UTF16_BOMS)
-            what = "UTF-16 text; save it as UTF-8" if utf16 else "binary data"
-            raise InputError(f"{shown}: {what}, not a puzzle file")
+            raise InputError(f"{shown}: binary data, not a puzzle file")
     except _READ_FAULTS as e:
         opened.close()
         raise InputError(f"{shown}: cannot read: {_why(e)}") from None
