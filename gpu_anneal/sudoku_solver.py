@@ -82,6 +82,15 @@ class InterruptedBatch(KeyboardInterrupt):
         self.results = results
 
 
+NO_TRIAL_CAP = 2**62  # max_trials None: trials without end
+
+
+def chain_trials(total: int, chains: int, i: int) -> int:
+    """Trials chain i of a puzzle's `chains` may start when the puzzle may start `total`:
+    its trials are dealt round-robin (cpu_reference.sudoku.rules_template.drive_chain)."""
+    return total // chains + (1 if i < total % chains else 0)
+
+
 def default_chains(backend: str, puzzles: int) -> int:
     """Chains per puzzle when none is asked, for a pool of `puzzles` slots: fill the CPU cores,
     or on CUDA the plan's share of a full wave (gpu_anneal.plan; 9x9, the current device)."""
@@ -118,7 +127,8 @@ def solve_stream(
 
     Each puzzle gets `chains` chains (restart strategy: a chain starts a new trial when one
     fails) and stops when its chains have stopped (one reached cost 0 and none can still beat
-    it, or all are out of trials: `max_trials` over its chains) or `time_limit` seconds after
+    it, or all are out of trials: `max_trials` over its chains, dealt round-robin, and no more
+    chains than max_trials) or `time_limit` seconds after
     it started. A solution is reported solved only if the independent verifier accepts it.
     Results come in completion order; `index` is first_index plus the puzzle's position in the
     stream. With `propagate`, the exact solver's deduction rules first fix every digit they
@@ -164,7 +174,9 @@ def solve_stream(
     else:
         slots = slots or 1
         cpp = default_chains(used, slots) if chains is None else int(chains)
-    trial_cap = 2**62 if max_trials is None else math.ceil(max_trials / cpp)
+    if max_trials is not None:  # no chain without a trial: max_trials chains at most
+        cpp = min(cpp, max_trials)
+    trial_cap = NO_TRIAL_CAP if max_trials is None else max_trials  # over a puzzle's chains
     batch = make_batch(
         np.zeros((slots, lay.cells), np.uint8), order, sched, cpp, seed, trial_cap,
         move=sa.MOVE_NAMES[move],
@@ -618,14 +630,17 @@ def replay_chain(
 ) -> SolveResult:
     """Re-run chain `chain` of a run (any backend) alone on the CPU, from the same seed.
 
-    `chains` is the run's chains per puzzle (it sets the per-chain trial cap). A chain that
+    `chains` is the run's chains per puzzle (with max_trials it sets the chain's share of the
+    trials: chain_trials). A chain that
     solved in the run solves here after the same trials and proposals, at the same grid.
     `propagate` as in the run: the chain then anneals the propagated puzzle, as the pool did.
     """
     from cpu_reference.sudoku.batch import load_puzzle
 
     sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
-    trial_cap = 2**62 if max_trials is None else math.ceil(max_trials / chains)
+    trial_cap = NO_TRIAL_CAP
+    if max_trials is not None:  # the replayed chain's share, the only chain of its batch
+        trial_cap = chain_trials(max_trials, chains, chain % chains)
     cells, masks = np.asarray(puzzle, np.uint8), None
     if propagate:
         cells, masks = logic_fill(cells, order)

@@ -7,11 +7,15 @@ Glossary:
                t0 to t_final over the n_plateaus plateaus
     runner     one trial on every chain: the puzzle's run_chains_cpu, or a CUDA backend's
                runner with the same arguments
+    round      one runner call; max_trials counts trials over all chains, dealt round-robin
+               (trial n to chain n % chains), so the last round may run on the first chains
+               only
 
 Per-chain arrays every puzzle's runner takes (rows indexed by i):
 
     states int64[chains, 2]   RNG states        best_f int64[chains]  best energy of chain i
     solved int32[chains]      1 once solved     stop   int32[1]       set by the first solver
+    left   int64[chains]      trials chain i may still start (it starts none at 0)
 """
 
 from __future__ import annotations
@@ -44,6 +48,18 @@ def chain_arrays(chains: int, seed: int) -> tuple[np.ndarray, ...]:
     return states, best_f, solved, stop
 
 
+NO_LIMIT = 2**62  # trials left of a chain when max_trials is None
+
+
+def trials_left(chains: int, max_trials: int | None) -> np.ndarray:
+    """int64[chains]: the trials each chain may start, max_trials dealt round-robin (chain i
+    takes max_trials // chains, one more when i < max_trials % chains); NO_LIMIT each for None."""
+    if max_trials is None:
+        return np.full(chains, NO_LIMIT, dtype=np.int64)
+    i = np.arange(chains, dtype=np.int64)
+    return (max_trials // chains + (i < max_trials % chains)).astype(np.int64)
+
+
 def run_trials(
     runner: Callable,
     args: tuple,
@@ -52,11 +68,14 @@ def run_trials(
     time_limit: float,
     max_trials: int | None,
 ) -> int:
-    """Call runner(*args) until a chain solves, time runs out or max_trials; returns the count."""
+    """Call runner(*args) until a chain solves, time runs out or every chain is out of trials
+    (the chains' `left` counts, from trials_left(chains, max_trials), stop them); returns the
+    trials run over all chains: `chains` a round, fewer in a last round that max_trials cuts."""
+    chains = len(solved)
     trials = 0
     while True:
         runner(*args)
-        trials += 1
+        trials += chains if max_trials is None else min(chains, max_trials - trials)
         if solved.any() or time.perf_counter() - t_start > time_limit:
             break
         if max_trials is not None and trials >= max_trials:

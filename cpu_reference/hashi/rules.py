@@ -36,7 +36,14 @@ import numpy as np
 from numba import int64, njit, prange, uint64
 
 from cpu_reference.anneal.rng import uniform_below, uniform_float64
-from cpu_reference.anneal.trials import chain_arrays, no_solution, run_trials, schedule, trial_stats
+from cpu_reference.anneal.trials import (
+    chain_arrays,
+    no_solution,
+    run_trials,
+    schedule,
+    trial_stats,
+    trials_left,
+)
 from cpu_reference.errors import InputError
 from cpu_reference.hashi.puzzle import EdgeGraph, Hashi, component_labels, edge_graph
 
@@ -118,12 +125,15 @@ def hashi_trial(
     best,
     best_f,
     solved,
+    left,
     stop,
     early_stop,
 ):
-    """One trial of chain i from a random state; updates best, best_f and solved."""
-    if solved[i] != 0:
+    """One trial of chain i from a random state, when it has a trial left (left[i], counted
+    down); updates best, best_f and solved."""
+    if solved[i] != 0 or left[i] <= 0:
         return
+    left[i] -= 1
     s0 = states[i, 0]
     s1 = states[i, 1]
     n_e = ea.shape[0]
@@ -239,7 +249,7 @@ def run_chains_cpu(states, *args):
 
     `args` are hashi_trial's after `states`: ea, eb, xstart, xlist, istart, ilist, values, maxb,
     tree, wc, square, we, wg, beta0, growth, plateau, n_plateaus, mult, deg, mark, queue, best,
-    best_f, solved, stop, early_stop.
+    best_f, solved, left, stop, early_stop.
     """
     for i in prange(states.shape[0]):
         hashi_trial(i, states, *args)
@@ -289,7 +299,9 @@ def anneal(
     early_stop: bool = True,
     runner=None,
 ) -> dict:
-    """Run trials on all chains (restarting failed ones) until one solves or time runs out.
+    """Run trials on all chains (restarting failed ones) until one solves, time runs out or
+    the chains have run max_trials trials in all (cpu_reference.anneal.trials: the last round
+    may run on some chains only); `trials` in the result counts them over all chains.
 
     `runner` has run_chains_cpu's signature and is called once a trial; after it the host's
     `solved` must be current. A runner with a `finish()` method (the CUDA backend's, which keeps
@@ -318,6 +330,7 @@ def anneal(
         a.astype(np.int64) for a in (g.ea, g.eb, g.xstart, g.xlist, g.istart, g.ilist, g.values)
     ]
     states, best_f, solved, stop = chain_arrays(chains, seed)
+    left = trials_left(chains, max_trials)
     mult = np.zeros((chains, n_e), dtype=np.int32)
     deg = np.zeros((chains, n_i), dtype=np.int32)
     mark = np.zeros((chains, n_i), dtype=np.int32)
@@ -344,6 +357,7 @@ def anneal(
         best,
         best_f,
         solved,
+        left,
         stop,
         int(early_stop),
     )

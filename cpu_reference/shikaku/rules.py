@@ -32,7 +32,14 @@ import numpy as np
 from numba import int64, njit, prange, uint64
 
 from cpu_reference.anneal.rng import uniform_below, uniform_float64
-from cpu_reference.anneal.trials import chain_arrays, no_solution, run_trials, schedule, trial_stats
+from cpu_reference.anneal.trials import (
+    chain_arrays,
+    no_solution,
+    run_trials,
+    schedule,
+    trial_stats,
+    trials_left,
+)
 from cpu_reference.errors import InputError
 from cpu_reference.shikaku.puzzle import Shikaku, candidates, propagate
 
@@ -78,12 +85,15 @@ def shikaku_trial(
     cover,
     best_f,
     solved,
+    left,
     stop,
     early_stop,
 ):
-    """One annealing trial of chain i from a random state; updates best, best_f, solved."""
-    if solved[i] != 0:
+    """One annealing trial of chain i from a random state, when it has a trial left (left[i],
+    counted down); updates best, best_f, solved."""
+    if solved[i] != 0 or left[i] <= 0:
         return
+    left[i] -= 1
     s0 = states[i, 0]
     s1 = states[i, 1]
     n_clues = cur.shape[1]
@@ -148,7 +158,7 @@ def run_chains_cpu(states, *args):
     """One trial on every chain, one chain per prange iteration.
 
     `args` are shikaku_trial's after `states`: cand, start, movable, width, beta0, growth,
-    plateau, n_plateaus, cur, best, cover, best_f, solved, stop, early_stop.
+    plateau, n_plateaus, cur, best, cover, best_f, solved, left, stop, early_stop.
     """
     for i in prange(states.shape[0]):
         shikaku_trial(i, states, *args)
@@ -188,7 +198,9 @@ def anneal(
     early_stop: bool = True,
     runner=None,
 ) -> dict:
-    """Run trials on all chains (restarting failed ones) until one solves or time runs out.
+    """Run trials on all chains (restarting failed ones) until one solves, time runs out or
+    the chains have run max_trials trials in all (cpu_reference.anneal.trials: the last round
+    may run on some chains only); `trials` in the result counts them over all chains.
 
     `runner` has run_chains_cpu's signature and is called once a trial; after it the host's
     `solved` must be current. A runner with a `finish()` method (the CUDA backend's, which keeps
@@ -206,6 +218,7 @@ def anneal(
     plateau, npl, beta0, growth = schedule(ran)
     k_count = len(start) - 1
     states, best_f, solved, stop = chain_arrays(chains, seed)
+    left = trials_left(chains, max_trials)
     cur = np.zeros((chains, k_count), dtype=np.int64)
     best = np.zeros((chains, k_count), dtype=np.int64)
     cover = np.zeros((chains, p.height * p.width), dtype=np.int32)
@@ -224,6 +237,7 @@ def anneal(
         cover,
         best_f,
         solved,
+        left,
         stop,
         int(early_stop),
     )

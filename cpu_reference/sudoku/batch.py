@@ -68,7 +68,7 @@ class SudokuBatch:
     thr: np.ndarray
     ctr: np.ndarray
     rng: np.ndarray
-    trial_cap: int
+    trial_cap: int  # trials of a puzzle over all its chains (rules_template.drive_chain)
     exp_table: np.ndarray
 
     @property
@@ -233,6 +233,8 @@ def make_batch(
 
     Chain g draws the stream that create_xoroshiro128p_states(first_chain + chains, seed) gives
     thread first_chain + g, so a batch can be cut into pieces without changing any trajectory.
+    trial_cap: the trials each puzzle may start over its cpp chains, dealt round-robin (chain
+    i of a puzzle takes trial_cap // cpp, one more when i < trial_cap % cpp).
     """
     lay = layout(order)
     pk = packing(order)

@@ -873,22 +873,27 @@ def drive_chain(
 ):  # fmt: skip
     """Run chain g (of puzzle p) for up to `budget` plateaus.
 
-    vals, board and thr are the chain's flat state arrays (column `lane`); the other
-    arrays are the whole batch's. Starts trials as needed (trial_cap of them at most), ends a
-    trial when beta passes the last plateau or after `stall` plateaus without a new best,
-    stops at cost 0 (lowering solved[p] to its proposal count) or, when stop_on_solved, once
-    its proposals reach solved[p]. With reheat_beta > 0 a trial after the chain's first keeps
-    the grid and starts at plateau reheat_k, inverse temperature reheat_beta, unless reheats
-    > 0 trials in a row were reheated already (ctr's C_REHEATED): that one starts afresh.
-    settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta,
-    reheats, trial_cap, budget, stop_on_solved): one tuple, so that every call stays under
-    Python's 30 positional arguments (above that it compiles to *args, which the compilers
-    cannot inline).
+    vals, board and thr are the chain's flat state arrays (column `lane`); the other arrays are
+    the whole batch's. Starts trials as needed (trial_cap over the puzzle's chains, below), ends
+    a trial when beta passes the last plateau or after `stall` plateaus without a new best,
+    stops at cost 0 (lowering solved[p] to its proposal count) or, when stop_on_solved, once its
+    proposals reach solved[p]. With reheat_beta > 0 a trial after the chain's first keeps the
+    grid and starts at plateau reheat_k, inverse temperature reheat_beta, unless reheats > 0
+    trials in a row were reheated already (ctr's C_REHEATED): that one starts afresh. settings =
+    (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
+    trial_cap, budget, stop_on_solved): one tuple, so that every call stays under Python's 30
+    positional arguments (above that it compiles to *args, which the compilers cannot inline).
+
+    trial_cap is the puzzle's trials over all its chains, dealt round-robin: the puzzle's n-th
+    trial (from 0) is chain n % cpp's, so chain i of cpp starts a trial while trials * cpp + i
+    < trial_cap (cap // cpp trials, one more when i < cap % cpp; none when i >= cap) and is
+    then exhausted. cpp is the batch's chains over its puzzles (ctr and solved are whole).
     """
     (
         kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
         trial_cap, budget, stop_on_solved,
     ) = settings  # fmt: skip
+    cpp = uint64(ctr.shape[0]) // uint64(solved.shape[0])  # once a slice, outside the loops
     # Only the values the plateau loop needs live in registers; the other counters are
     # updated in ctr once per plateau. Puzzle rows are taken where they are used.
     s0 = rng[g, 0]
@@ -919,7 +924,8 @@ def drive_chain(
                 ctr[g, C_STATUS] = STOPPED
                 break
             if k < 0:
-                if ctr[g, C_TRIALS] >= trial_cap:
+                chain = uint64(g) - uint64(p) * cpp  # i: the chain's place in its puzzle
+                if uint64(ctr[g, C_TRIALS]) * cpp + chain >= uint64(trial_cap):
                     ctr[g, C_STATUS] = EXHAUSTED
                     break
                 # a counter rather than trials % (reheats + 1): an integer division by a

@@ -30,8 +30,8 @@ def kernel_source():
 
     def kernel(
         states, ea, eb, xstart, xlist, istart, ilist, values, maxb, tree, wc, square, we, wg,
-        beta0, growth, plateau, n_plateaus, mult, deg, mark, queue, best, best_f, solved, stop,
-        early_stop,
+        beta0, growth, plateau, n_plateaus, mult, deg, mark, queue, best, best_f, solved, left,
+        stop, early_stop,
     ):  # fmt: skip
         i = cuda.grid(1)
         if i < states.shape[0]:
@@ -39,7 +39,8 @@ def kernel_source():
                 i, plain(states), plain(ea), plain(eb), plain(xstart), plain(xlist),
                 plain(istart), plain(ilist), plain(values), maxb, tree, wc, square, we, wg,
                 beta0, growth, plateau, n_plateaus, plain(mult), plain(deg), plain(mark),
-                plain(queue), plain(best), plain(best_f), plain(solved), plain(stop), early_stop,
+                plain(queue), plain(best), plain(best_f), plain(solved), plain(left), plain(stop),
+                early_stop,
             )  # fmt: skip
 
     return kernel

@@ -30,14 +30,14 @@ def kernel_source():
 
     def kernel(
         states, cand, start, movable, width, beta0, growth, plateau, n_plateaus,
-        cur, best, cover, best_f, solved, stop, early_stop,
+        cur, best, cover, best_f, solved, left, stop, early_stop,
     ):  # fmt: skip
         i = cuda.grid(1)
         if i < states.shape[0]:
             shikaku_trial(
                 i, plain(states), plain(cand), plain(start), plain(movable), width, beta0,
                 growth, plateau, n_plateaus, plain(cur), plain(best), plain(cover),
-                plain(best_f), plain(solved), plain(stop), early_stop,
+                plain(best_f), plain(solved), plain(left), plain(stop), early_stop,
             )  # fmt: skip
 
     return kernel
