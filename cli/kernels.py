@@ -23,7 +23,9 @@ def run_kernels(arch: str, kinds: tuple[str, ...], json_out: bool, keep: str | N
         from gpu_anneal.kernels.cards import parse_arch
         from gpu_anneal.kernels.ptx import kernel_table
     except ImportError as exc:
-        raise InputError(f"PTX checks need numba-cuda: pip install '.[ptx]' ({exc})") from None
+        raise InputError(
+            f'PTX checks need the ptx extra: pip install "gpu-anneal[ptx]" ({exc})'
+        ) from None
     try:
         parse_arch(arch)
     except ValueError as exc:

@@ -2,13 +2,15 @@
 
 Every usage fault (an unknown option, a value outside an enum's choices, an option that does not
 apply to the chosen kind or method) and every bad input is one line on stderr starting with
-'gpu-anneal:' and exit code 2; internal faults give exit code 3; Ctrl-C gives 130.
+'gpu-anneal:' and exit code 2; internal faults give exit code 3; Ctrl-C gives 130. When several
+apply, the first of this order wins: 130 interrupted (a second Ctrl-C too), 3 internal error,
+2 bad input or usage, 1 some puzzle unsolved, 0.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from typer.core import TyperGroup
@@ -27,7 +29,7 @@ from cli.options import (
     Rules,
     value,
 )
-from cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, error_line
+from cli.output import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, error_line
 from cpu_reference.sudoku.presets import technique
 
 
@@ -299,20 +301,18 @@ def check(
 @app.command()
 def render(
     input: Annotated[str, typer.Argument(help="Puzzle file (game ID or text grid) or '-'")],
-    output_path: Annotated[str, typer.Argument(help="Picture to write: .png or .svg")],
-    kind: Annotated[Kind, typer.Option(help="shikaku | hashi")] = Kind.shikaku,
+    output_path: Annotated[
+        str, typer.Argument(help="Picture to write: .png or .svg (several puzzles: NAME-I.png)")
+    ],
+    kind: Annotated[Literal["shikaku", "hashi"], typer.Option(help="Puzzle kind")] = "shikaku",
     solve: Annotated[bool, typer.Option(help="Solve first and draw the solution")] = False,
 ) -> None:
-    """Draw a Shikaku or Hashiwokakero puzzle, and its solution with --solve, to PNG or SVG."""
+    """Draw every Shikaku or Hashiwokakero puzzle of a file, with its solution when --solve, to
+    PNG or SVG: one puzzle gives OUTPUT_PATH, several give one picture each, OUTPUT_PATH's name
+    followed by -I, the puzzle's 0-based index (picture.png: picture-0.png, picture-1.png...)."""
     from cli.grid_puzzles import cli_render
-    from cpu_reference.errors import InputError
 
-    def body() -> int:
-        if kind is Kind.sudoku:
-            raise InputError("--kind sudoku: render draws shikaku and hashi puzzles")
-        return cli_render(value(kind), input, output_path, solve)
-
-    raise typer.Exit(guarded(body))
+    raise typer.Exit(guarded(cli_render, kind, input, output_path, solve))
 
 
 @app.command()
@@ -437,14 +437,39 @@ generate.register(app)
 
 
 def run() -> None:
-    """Console entry point."""
+    """Console entry point: the command's exit code, 130 if Ctrl-C was pressed at all.
+
+    A second Ctrl-C, while the first one's results are written or while the process ends,
+    still exits 130, with what was written flushed: from the end of the command on SIGINT is
+    ignored (Python's exit would otherwise put back the default action, which kills the
+    process by the signal). No statement between the handlers below can take a Ctrl-C (none
+    calls a function), so every press lands in a `try`.
+    """
     from gpu_anneal import interrupts
 
     interrupts.install()
+    code = EXIT_INTERRUPTED
     try:
         app()
+    except SystemExit as done:
+        code = done.code
     except KeyboardInterrupt:
-        sys.exit(EXIT_INTERRUPTED)
+        code = EXIT_INTERRUPTED
+    while True:
+        try:
+            interrupts.ignore()
+            if interrupts.ever_pressed():
+                code = EXIT_INTERRUPTED
+            elif not isinstance(code, int):
+                code = 0 if code is None else EXIT_INTERNAL
+            sys.stdout.flush()
+            sys.stderr.flush()
+            break
+        except KeyboardInterrupt:  # a press before SIGINT was ignored
+            code = EXIT_INTERRUPTED
+        except (BrokenPipeError, ValueError):  # stdout closed by the reader, or already closed
+            break
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from cli.progress import RunProgress, messages_above
 from cli.tally import Tally
 from cpu_reference.errors import InputError
 from gpu_anneal import api, datasets, validate
+from gpu_anneal.inputs import file_names
 from gpu_anneal.resume import open_results
 
 
@@ -53,21 +54,23 @@ class SolveRequest:
     def sources_and_kind(self) -> tuple[list[str], str]:
         """The input files and the kind (an example brings its own kind)."""
         if self.example is None:
-            return self.files or ["-"], self.kind or "sudoku"
+            return file_names(self.files or ["-"]), self.kind or "sudoku"
         if self.files:
             raise InputError("--example: give an example or files, not both")
         shipped = datasets.get(self.example)
         if self.kind not in (None, shipped.kind):
             held = f"{shipped.kind} puzzles, not {self.kind}"
             raise InputError(f"--example {self.example} holds {held}")
-        return [str(datasets.path(self.example))], shipped.kind
+        return file_names([str(datasets.path(self.example))]), shipped.kind
 
 
 def run_solve(req: SolveRequest) -> int:
     """Solve every puzzle of the request's input; returns the exit code."""
     sources, kind = req.sources_and_kind()
-    if req.out and req.resume and req.out != req.resume:
+    if req.out is not None and req.resume is not None and req.out != req.resume:
         raise InputError("--out and --resume: --resume appends to its own file; give one")
+    validate.not_an_input("--out", req.out, sources)
+    validate.not_an_input("--resume", req.resume, sources)
     tally = Tally()
     from_terminal = "-" in sources and sys.stdin.isatty()
     work = "annealing" if req.method == "anneal" else "solving"
@@ -100,8 +103,9 @@ def run_solve(req: SolveRequest) -> int:
         require_dask(req.scheduler)  # a missing extra or a malformed address: one line, exit 2
     if from_terminal and not req.quiet:
         error_line("reading puzzles from the terminal; end with Ctrl-D")
-    path = req.resume or req.out
-    sink = open_results(path, "--resume" if req.resume else "--out") if path else None
+    path = req.resume if req.resume is not None else req.out
+    option = "--resume" if req.resume is not None else "--out"
+    sink = open_results(path, option) if path is not None else None
     try:
         with progress, messages_above(progress):
             if progress.enabled and req.resume is None:

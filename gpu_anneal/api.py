@@ -262,6 +262,7 @@ def _settings(
     propagate, batch, fmt, order, scheduler, workers, rules=None,
 ) -> solvers.Settings:  # fmt: skip
     """Check choices and applicability; fill defaults."""
+    propagate, schedule = validate.flag("--propagate", propagate), validate.schedule_text(schedule)
     _choice("kind", kind, KINDS)
     if kind != "sudoku" and method == "exact":
         method = "ilp"
@@ -341,8 +342,9 @@ def _items(puzzles, kind, fmt, order, resume, on_input_error) -> Iterator[Item]:
     from gpu_anneal.inputs import as_sources
     from gpu_anneal.resume import ResumeFile
 
-    done = ResumeFile.load(resume) if resume else None
-    for item in read(as_sources(puzzles), kind, fmt=fmt, order=order):
+    sources = as_sources(puzzles)
+    done = ResumeFile.load(resume, sources) if resume is not None else None
+    for item in read(sources, kind, fmt=fmt, order=order):
         if isinstance(item, InputError):
             if on_input_error is None:
                 raise item

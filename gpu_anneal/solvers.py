@@ -31,7 +31,7 @@ from cpu_reference.shikaku import puzzle as shikaku
 from cpu_reference.sudoku.presets import expand, move_of
 from cpu_reference.sudoku.schedules import with_start
 from cpu_reference.sudoku.verify import verify_solution
-from gpu_anneal import validate
+from gpu_anneal import interrupts, phases, validate
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.inputs import Item
 from gpu_anneal.results import Counts, Params, Result, Timing
@@ -71,7 +71,8 @@ def warm_up_seconds(key: tuple, warm) -> float:
     if key in _warm:
         return 0.0
     start = time.perf_counter()
-    warm()
+    with phases.compiling():
+        warm()
     _warm.add(key)
     return time.perf_counter() - start
 
@@ -172,7 +173,22 @@ def fill_solution(result: Result, item: Item, state, ok: bool) -> None:
 
 
 def sudoku_anneal(items: Iterable[Item], s: Settings) -> Iterator[Result]:
-    """Anneal Sudoku items in one pool per order: the first order streams, others follow."""
+    """Anneal Sudoku items in one pool per order: the first order streams, others follow.
+
+    Ctrl-C: every item read and not reported yet is reported interrupted, once."""
+    return interrupts.reported_once(
+        items, lambda read: _anneal_orders(read, s), lambda item: _interrupted(item, s)
+    )
+
+
+def _interrupted(item: Item, s: Settings) -> Result:
+    """An item read but never annealed, stopped by Ctrl-C."""
+    result = base_result(item, "anneal", resolve_backend(s.backend))
+    result.status = result.error = "interrupted"
+    return result
+
+
+def _anneal_orders(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     held: dict[int, list[Item]] = {}
     first: list[int] = []
 
@@ -202,7 +218,7 @@ def default_chains(backend: str, batch: int | None) -> int:
 
 
 def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Result]:
-    from gpu_anneal.sudoku_solver import InterruptedBatch, solve_stream
+    from gpu_anneal.sudoku_solver import InterruptedBatch, solve_stream, stop_stream
 
     used = resolve_backend(s.backend)
     # on CUDA, chains and batch left unset follow the pool's plan (a full wave of the card)
@@ -235,11 +251,16 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
         stream = solve_stream(cells(), order, slots=s.batch, **settings)
     try:
         for raw in stream:
-            yield _from_pool(by_index.pop(raw.index), raw, params, compile_s)
+            item = by_index.pop(raw.index, None)  # None: reported already
+            if item is not None:
+                yield _from_pool(item, raw, params, compile_s)
             compile_s = 0.0
-    except InterruptedBatch as stop:
-        for raw in stop.results:
-            yield _from_pool(by_index.pop(raw.index), raw, params, compile_s)
+    except KeyboardInterrupt as stop:  # in the pool, or here: the pool reports what it holds
+        stopped = stop.results if isinstance(stop, InterruptedBatch) else stop_stream(stream)
+        for raw in stopped:
+            item = by_index.pop(raw.index, None)
+            if item is not None:
+                yield _from_pool(item, raw, params, compile_s)
         raise KeyboardInterrupt from None
 
 
@@ -409,8 +430,7 @@ def grid_puzzles(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         chains = s.chains if s.chains is not None else (4096 if used == "cuda" else 16)
         options = dict(sched)
         if method == "anneal":
-            rounds = None if s.max_trials is None else max(1, math.ceil(s.max_trials / chains))
-            options["max_trials"] = rounds
+            options["max_trials"] = s.max_trials  # over all chains (anneal deals them out)
             if s.kind == "shikaku":
                 options["candidates"] = s.move or "all"
         limit = math.inf if s.time_limit is None else s.time_limit
@@ -461,7 +481,7 @@ def _from_grid(item, raw: dict, s: Settings, chains: int, compile_s: float, sear
         if status == "time_limit":
             result.error = "time limit reached"
     if raw["method"] == "anneal":
-        result.counts = Counts(trials=int(raw["trials"]) * chains)
+        result.counts = Counts(trials=int(raw["trials"]))  # over all chains
         ran = raw["schedule"]  # the annealer's defaults for this puzzle with the settings given
         result.params = Params(
             seed=s.seed, chains=chains, schedule=grid_schedule_text(ran),

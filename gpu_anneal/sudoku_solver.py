@@ -566,10 +566,16 @@ def _result(
     seed: int,
     first_chain_of_puzzle: int,
 ) -> SolveResult:
-    """A SolveResult from slot p's status row (gpu_anneal.pool_status) and reported grid."""
-    solved_any = bool(row[ps.S_SOLVED] > 0)
+    """A SolveResult from slot p's status row (gpu_anneal.pool_status) and reported grid.
+
+    A puzzle loaded complete (deduction filled every cell) runs no chain: its grid is the loaded
+    one, its counts 0 and its chain fields None (extra["no_chain"]), on every backend alike."""
+    no_chain = bool(np.all(batch.given_vals[p]))
+    solved_any = no_chain or bool(row[ps.S_SOLVED] > 0)
     pick = int(row[ps.S_PICK])
     grid = np.array(grid[: layout(batch.order).cells], dtype=np.uint8)
+    if no_chain:
+        grid = batch.given_vals[p].copy()
     cost = int(row[ps.S_PICK_COST]) if row[ps.S_PICK_TRIALS] > 0 else -1
     error = None
     verified = False
@@ -583,22 +589,23 @@ def _result(
         verified=verified,
         solution=grid if verified else None,
         best=grid,
-        cost=cost,
+        cost=0 if no_chain and verified else cost,
         # chains that found the grid complete (deduction first solved it) made no proposal and
         # ran no annealing trial: 0, not one trial a chain (39,424 on a card)
-        trials=int(row[ps.S_TRIALS]) if row[ps.S_PROPOSALS] > 0 else 0,
-        proposals=int(row[ps.S_PROPOSALS]),
-        accepted=int(row[ps.S_ACCEPTED]),
+        trials=int(row[ps.S_TRIALS]) if row[ps.S_PROPOSALS] > 0 and not no_chain else 0,
+        proposals=0 if no_chain else int(row[ps.S_PROPOSALS]),
+        accepted=0 if no_chain else int(row[ps.S_ACCEPTED]),
         seconds=seconds,
         backend=backend,
         chains=batch.cpp,
         schedule=batch.schedule.name,
-        solving_chain=first_chain_of_puzzle + pick if solved_any else None,
+        solving_chain=first_chain_of_puzzle + pick if solved_any and not no_chain else None,
         seed=seed,
         error=error,
         extra={
-            "chain_trials": int(row[ps.S_PICK_TRIALS]),
-            "chain_proposals": int(row[ps.S_PICK_PROPOSALS]),
+            "chain_trials": None if no_chain else int(row[ps.S_PICK_TRIALS]),
+            "chain_proposals": None if no_chain else int(row[ps.S_PICK_PROPOSALS]),
+            "no_chain": no_chain,
         },
     )
 

@@ -91,7 +91,7 @@ def test_reheats_bounds_the_reheated_trials_in_a_row():
 def test_reheated_runs_keep_the_cost_a_full_recount_and_respect_the_trial_cap():
     """Many reheats on 16x16: the running cost is the recount, trials stop at the cap."""
     sched = by_name(SHORT + ",reheat=1.2", 4, plateau=50)
-    batch = make_batch(np.zeros((1, 256), np.uint8), 4, sched, cpp=2, seed=9, trial_cap=5)
+    batch = make_batch(np.zeros((1, 256), np.uint8), 4, sched, cpp=2, seed=9, trial_cap=10)
     for budget in (3, 11, 40):
         run_slice_cpu(batch, budget, stop_on_solved=False)
         for g in range(2):

@@ -196,8 +196,10 @@ def test_api_and_cli_solve_generate_render(tmp_path):
     unsolvable = tmp_path / "none.txt"
     unsolvable.write_text("4.4\n...\n1..\n")
     assert cli_solve(str(unsolvable)).exit_code == 1
-    png = tmp_path / "p.png"
+    png = tmp_path / "p.png"  # three puzzles: one picture each, p-0.png .. p-2.png
     assert cli_render("shikaku", str(path), str(png), solve=True, echo=lines.append) == 0
-    assert png.read_bytes()[:4] == b"\x89PNG"
+    drawn = [tmp_path / f"p-{i}.png" for i in range(3)]
+    assert lines == [f"wrote {p}" for p in drawn]
+    assert all(p.read_bytes()[:4] == b"\x89PNG" for p in drawn)
     with pytest.raises(InputError, match=r"\.png or \.svg"):
         cli_render("shikaku", str(path), str(tmp_path / "p.gif"))

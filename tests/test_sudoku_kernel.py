@@ -100,8 +100,8 @@ def test_kernel_rules_with_a_short_threshold_table_equal_the_cpu(move):
     )  # fmt: skip
     sched = by_name("sirdey-course", 2, plateau=20, stall=3, max_plateaus=8)
     code = sa.MOVE_NAMES[move]
-    cpu = make_batch(puzzles, 2, sched, cpp=4, seed=11, trial_cap=3, move=code)
-    kern = make_batch(puzzles, 2, sched, cpp=4, seed=11, trial_cap=3, move=code)
+    cpu = make_batch(puzzles, 2, sched, cpp=4, seed=11, trial_cap=12, move=code)
+    kern = make_batch(puzzles, 2, sched, cpp=4, seed=11, trial_cap=12, move=code)
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
     try:

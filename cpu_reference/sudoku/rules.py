@@ -83,6 +83,7 @@ from types import ModuleType, SimpleNamespace
 import numpy as np
 
 from cpu_reference.anneal.fixed_point import beta_fixed, growth_fixed
+from cpu_reference.cache import cache_root
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import count_units, linear_words, packing
 from cpu_reference.sudoku.presets import move_of
@@ -310,11 +311,7 @@ def cache_dir() -> Path:
     GPU_ANNEAL_CACHE_DIR if set, else $XDG_CACHE_HOME/gpu-anneal (~/.cache/gpu-anneal); a
     private temporary folder when neither can be written (compiled code then lasts one process).
     """
-    base = os.environ.get("GPU_ANNEAL_CACHE_DIR")
-    if base is None:
-        xdg = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        base = os.path.join(xdg, "gpu-anneal")
-    path = Path(base) / "rules"
+    path = cache_root() / "rules"
     try:
         path.mkdir(parents=True, exist_ok=True)
         probe = path / f".probe-{os.getpid()}"
