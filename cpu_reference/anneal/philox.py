@@ -1,0 +1,111 @@
+"""Philox4x32-10, a counter-based generator: draw i of a chain is a function of (key, i) alone.
+
+Glossary:
+    key      a chain's 64-bit key: the two 32-bit key words of Philox, k0 = low, k1 = high
+    i        a draw's counter: the chain's proposal index (draws of a move) or, for the draws
+             that fill a trial's free cells, the proposal index at the trial's start
+    f        a free cell's position in its puzzle's list of free cells (init_cells)
+    S        splitmix64(seed): a seed's base key
+
+Philox4x32-10 is the block cipher of Salmon, Moraes, Dror and Shaw, "Parallel random numbers: as
+easy as 1, 2, 3" (SC11), as Random123 implements it: ten rounds of two 32x32 -> 64-bit multiplies
+over a 128-bit counter (c0, c1, c2, c3), the key bumped by the Weyl constants between rounds.
+philox4x32_10 gives the four output words of one counter; tests/test_philox.py checks it against
+Random123's published known-answer vectors (tests/kat_vectors).
+
+How the Sudoku chains use it (the chains of orders 4 to 6 that the cooperative kernels serve,
+cpu_reference.sudoku.rules: COUNTER):
+
+    a chain's RNG state    rng[g, 0] = key = S ^ stream,  rng[g, 1] = proposals made (i)
+    proposal i             counter (i mod 2**32, i >> 32, 0, 0) -> x0, x1; the move's 64-bit
+                           draw is x0 | x1 << 32 (bit layout as anneal/rng.py's draws)
+    fill of free cell f    counter (i mod 2**32, i >> 32, f + 1, 0) -> x0; the digit's index
+    at a trial's start     among n candidates is (x0 * n) >> 32
+    (i proposals so far)
+
+so draw i of a chain is computable without the i - 1 before it: the lanes of a warp evaluate
+proposals i, i + 1, ... of one chain at once. Every integer is cast to its width explicitly (the
+CUDA simulator runs these as NumPy scalars, where mixed uint64/int64 arithmetic gives float64).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, uint32, uint64
+
+M0 = 0xD2511F53  # Random123's multipliers
+M1 = 0xCD9E8D57
+W0 = 0x9E3779B9  # Weyl key increments: golden ratio and sqrt(3) - 1, as 32-bit fractions
+W1 = 0xBB67AE85
+GOLDEN64 = 0x9E3779B97F4A7C15
+
+
+@njit(inline="always")
+def philox_round(c0, c1, c2, c3, k0, k1):
+    """One Philox4x32 round: the counter words after it."""
+    p0 = uint64(uint64(uint32(M0)) * uint64(c0))
+    p1 = uint64(uint64(uint32(M1)) * uint64(c2))
+    hi0 = uint32(p0 >> uint64(32))
+    hi1 = uint32(p1 >> uint64(32))
+    return (
+        uint32(uint32(hi1 ^ c1) ^ k0),
+        uint32(p1 & uint64(0xFFFFFFFF)),
+        uint32(uint32(hi0 ^ c3) ^ k1),
+        uint32(p0 & uint64(0xFFFFFFFF)),
+    )
+
+
+@njit(inline="always")
+def philox4x32_10(c0, c1, c2, c3, k0, k1):
+    """The four 32-bit output words of Philox4x32-10 for counter (c0..c3) and key (k0, k1)."""
+    x0, x1, x2, x3 = uint32(c0), uint32(c1), uint32(c2), uint32(c3)
+    a, b = uint32(k0), uint32(k1)
+    for _ in range(10):
+        x0, x1, x2, x3 = philox_round(x0, x1, x2, x3, a, b)
+        a = uint32(a + uint32(W0))
+        b = uint32(b + uint32(W1))
+    return x0, x1, x2, x3
+
+
+@njit(inline="always")
+def philox_u64(key, i):
+    """The 64-bit move draw number i of the chain keyed `key` (module docstring)."""
+    x0, x1, _, _ = philox4x32_10(
+        uint32(uint64(i) & uint64(0xFFFFFFFF)), uint32(uint64(i) >> uint64(32)), uint32(0),
+        uint32(0), uint32(uint64(key) & uint64(0xFFFFFFFF)), uint32(uint64(key) >> uint64(32)),
+    )  # fmt: skip
+    return uint64(uint64(x0) | uint64(uint64(x1) << uint64(32)))
+
+
+@njit(inline="always")
+def philox_fill_below(key, i, f, n):
+    """A draw uniform on 0..n-1 for free cell f of the trial that starts after i proposals."""
+    x0, _, _, _ = philox4x32_10(
+        uint32(uint64(i) & uint64(0xFFFFFFFF)), uint32(uint64(i) >> uint64(32)),
+        uint32(uint32(f) + uint32(1)), uint32(0),
+        uint32(uint64(key) & uint64(0xFFFFFFFF)), uint32(uint64(key) >> uint64(32)),
+    )  # fmt: skip
+    return uint32(uint64(uint64(x0) * uint64(uint32(n))) >> uint64(32))
+
+
+def seed_key(seed: int) -> int:
+    """S: splitmix64 of the seed (mod 2**64), the base key of a run's chains."""
+    z = (seed + GOLDEN64) % 2**64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+    return z ^ (z >> 31)
+
+
+def counter_states(seed: int, first: int, count: int) -> np.ndarray:
+    """uint64[count, 2]: fresh RNG states of streams first .. first + count - 1 of a seed: the
+    key S ^ stream and 0 proposals made."""
+    out = np.zeros((count, 2), dtype=np.uint64)
+    streams = np.arange(first, first + count, dtype=np.uint64)
+    out[:, 0] = np.uint64(seed_key(seed % 2**64)) ^ streams
+    return out
+
+
+def philox_block(counter, key) -> tuple[int, int, int, int]:
+    """Philox4x32-10 of a counter (4 words) and key (2 words), as Python ints (for tests)."""
+    words = philox4x32_10(*(np.uint32(c) for c in counter), *(np.uint32(k) for k in key))
+    return tuple(int(w) for w in words)
