@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cpu_reference.anneal.philox import CounterCursor
 from cpu_reference.anneal.rng import StreamCursor
 from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.batch import SudokuBatch, load_puzzle, puzzle_tables, run_slice_cpu
@@ -45,7 +46,8 @@ class CpuRunner:
 
     def __init__(self, batch: SudokuBatch, seed: int = 0):
         self.batch = batch
-        self.cursor = StreamCursor(seed)
+        counter = sa.counter_based(batch.order, batch.move)
+        self.cursor = (CounterCursor if counter else StreamCursor)(seed)
         self._grids = np.zeros((0, batch.given_vals.shape[1]), np.uint8)
 
     def run(self, budget: int) -> None:

@@ -17,21 +17,27 @@ How the Sudoku chains use it (the chains of orders 4 to 6 that the cooperative k
 cpu_reference.sudoku.rules: COUNTER):
 
     a chain's RNG state    rng[g, 0] = key = S ^ stream,  rng[g, 1] = proposals made (i)
-    proposal i             counter (i mod 2**32, i >> 32, 0, 0) -> x0, x1; the move's 64-bit
-                           draw is x0 | x1 << 32 (bit layout as anneal/rng.py's draws)
+    proposal i             block b = i >> 1: counter (b mod 2**32, b >> 32, 0, 0) -> x0..x3;
+                           the move's 64-bit draw is x0 | x1 << 32 for even i, x2 | x3 << 32
+                           for odd i (bit layout as anneal/rng.py's draws)
     fill of free cell f    counter (i mod 2**32, i >> 32, f + 1, 0) -> x0; the digit's index
     at a trial's start     among n candidates is (x0 * n) >> 32
     (i proposals so far)
 
 so draw i of a chain is computable without the i - 1 before it: the lanes of a warp evaluate
-proposals i, i + 1, ... of one chain at once. Every integer is cast to its width explicitly (the
-CUDA simulator runs these as NumPy scalars, where mixed uint64/int64 arithmetic gives float64).
+proposals i, i + 1, ... of one chain at once, and the CPU computes DRAWS draws together
+(fill_draws, into draw_buffer(): the compiler runs the blocks side by side in vector registers)
+where one at a time would cost a fast move several times its own work. Every integer is cast
+to its width explicitly (the CUDA simulator runs these as NumPy scalars, where mixed
+uint64/int64 arithmetic gives float64).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint32, uint64
+from numba import njit, types, uint32, uint64
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 M0 = 0xD2511F53  # Random123's multipliers
 M1 = 0xCD9E8D57
@@ -68,13 +74,54 @@ def philox4x32_10(c0, c1, c2, c3, k0, k1):
 
 
 @njit(inline="always")
-def philox_u64(key, i):
-    """The 64-bit move draw number i of the chain keyed `key` (module docstring)."""
-    x0, x1, _, _ = philox4x32_10(
-        uint32(uint64(i) & uint64(0xFFFFFFFF)), uint32(uint64(i) >> uint64(32)), uint32(0),
+def philox_pair(key, b):
+    """The two 64-bit move draws of block b (draws 2b and 2b + 1) of the chain keyed `key`."""
+    x0, x1, x2, x3 = philox4x32_10(
+        uint32(uint64(b) & uint64(0xFFFFFFFF)), uint32(uint64(b) >> uint64(32)), uint32(0),
         uint32(0), uint32(uint64(key) & uint64(0xFFFFFFFF)), uint32(uint64(key) >> uint64(32)),
     )  # fmt: skip
-    return uint64(uint64(x0) | uint64(uint64(x1) << uint64(32)))
+    return (
+        uint64(uint64(x0) | uint64(uint64(x1) << uint64(32))),
+        uint64(uint64(x2) | uint64(uint64(x3) << uint64(32))),
+    )
+
+
+@njit(inline="always")
+def philox_u64(key, i):
+    """The 64-bit move draw number i of the chain keyed `key` (module docstring)."""
+    even, odd = philox_pair(key, uint64(uint64(i) >> uint64(1)))
+    return odd if uint64(i) & uint64(1) else even
+
+
+DRAWS = 32  # draws the CPU computes at once (16 blocks): a power of two
+
+
+@intrinsic
+def draw_buffer(typingctx):
+    """uint64[DRAWS] on the calling function's stack (no allocation, no reference counting)."""
+    array = types.Array(types.uint64, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        data = cgutils.alloca_once(builder, context.get_data_type(types.uint64), size=DRAWS)
+        out = context.make_array(array)(context, builder)
+        intp = lambda v: context.get_constant(types.intp, v)  # noqa: E731
+        context.populate_array(
+            out, data=data, shape=cgutils.pack_array(builder, [intp(DRAWS)]),
+            strides=cgutils.pack_array(builder, [intp(8)]), itemsize=intp(8), meminfo=None,
+        )  # fmt: skip
+        return out._getvalue()
+
+    return array(), codegen
+
+
+@njit(inline="always")
+def fill_draws(key, first, buf):
+    """buf[t] = draw first + t for t < DRAWS (first a multiple of DRAWS)."""
+    b = uint64(uint64(first) >> uint64(1))
+    for t in range(DRAWS // 2):
+        even, odd = philox_pair(key, uint64(b + uint64(t)))
+        buf[2 * t] = even
+        buf[2 * t + 1] = odd
 
 
 @njit(inline="always")
@@ -109,3 +156,15 @@ def philox_block(counter, key) -> tuple[int, int, int, int]:
     """Philox4x32-10 of a counter (4 words) and key (2 words), as Python ints (for tests)."""
     words = philox4x32_10(*(np.uint32(c) for c in counter), *(np.uint32(k) for k in key))
     return tuple(int(w) for w in words)
+
+
+class CounterCursor:
+    """States of streams first..first+count-1 of a seed (anneal/rng.py's StreamCursor's
+    interface: a counter-based stream needs no walk, so any range costs the same)."""
+
+    def __init__(self, seed: int):
+        self.seed = seed % 2**64
+
+    def states(self, first: int, count: int) -> np.ndarray:
+        """uint64[count, 2]: the fresh states of streams first, first + 1, ..."""
+        return counter_states(self.seed, first, count)

@@ -136,7 +136,8 @@ def kernel_function(order: int, move: int = sa.MOVE_SIRDEY):
     T = threads_per_block(order)
     shared = STATE_IN_SHARED[order]
     m = sa.model(order, move, T if shared else 1, table=False, packed=shared,
-                 thr_cap=threshold_cap(order, move))  # fmt: skip
+                 thr_cap=threshold_cap(order, move),
+                 counter=sa.counter_based(order, move))  # fmt: skip
     drive = m.drive_chain
     get_value, set_value = m.get_value, m.set_value
     pk = m.packing
