@@ -1,0 +1,264 @@
+"""The cooperative Sudoku kernel: one warp a chain, for orders 4 to 6 (16x16 to 36x36).
+
+Glossary: g chain (= block) index, p puzzle, cpp chains per puzzle, lane the thread's index in
+the warp (0..31), n order.
+
+Each block is one warp running one chain: its state (values, row, column and box bitboards,
+conflict set, thresholds) in the block's shared memory, its rules cpu_reference.sudoku.rules'
+template with gpu_anneal/kernels/sudoku_coop_rules.py appended (that file tells how a round of
+32 proposals stays the sequential chain). Every lane runs the template's drive_chain on private
+copies of the chain's counters and RNG row (the same values in every lane: no lane's write can
+race another's), lane 0 writes them back at the end of the slice; grids and row-packed
+bitboards go back to global memory in the CPU runner's layout, so a slice here and a slice of
+the CPU runner leave the same arrays.
+
+Which chains it serves: those drawing from Philox (rules.counter_based: orders 4-6, one-cell
+moves). The box swap shuffles a box with sequential draws at every trial start and swaps two
+cells a move (two peers' updates a move, no conflict set): it stays on the one-thread kernel,
+with xoroshiro128+. A device whose shared memory cannot hold one chain's block runs the
+one-thread kernel (gpu_anneal.kernels.sudoku) with the same Philox draws, so the chain is the
+same; the runner says why (fallback_reason).
+
+Shared memory of a block (one chain), bytes:
+
+    16x16   128 (values) + 3,400 (768 + 48 + 17 + 34 words of 4 B) + 160 (thresholds) = 3,688
+    25x25   628 + 7,936 (1,875 + 75 + 26 + 34 words of 4 B) + 260 = 8,824
+    36x36   1,296 + 31,896 (3,888 + 108 + 37 + 34 words of 8 B) + 384 = 33,576
+
+plus 1 KB the runtime reserves a block (shared_bytes_per_block).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from numba import config, cuda, int64, uint32, uint64
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import SudokuBatch
+from cpu_reference.sudoku.packing import packing
+from gpu_anneal.kernels.cards import shared_kib_per_sm
+from gpu_anneal.kernels.compat import plain
+
+RULES = Path(__file__).with_name("sudoku_coop_rules.py")
+THREADS = 32  # one warp a block, one chain a block
+STATIC_SHARED_LIMIT = 48 * 1024  # static shared memory a block may declare
+SHARED_RESERVED = 1024  # bytes the runtime reserves per resident block
+MAX_BLOCKS_PER_SM = 32  # sm_80 and sm_90
+REGISTERS_PER_SM = 65536
+REGISTER_FLOOR = 64  # registers a thread may take at least
+
+
+def serves(order: int, move: int) -> bool:
+    """Whether the cooperative kernel runs chains of this order and move."""
+    return sa.counter_based(order, move)
+
+
+def check_served(order: int, move: int) -> None:
+    """InputError, one line, for an order or move the cooperative kernel does not run."""
+    if not serves(order, move):
+        name = next(k for k, v in sa.MOVE_NAMES.items() if v == move)
+        raise InputError(
+            f"order {order}, move {name}: the cooperative kernel runs orders "
+            f"{', '.join(map(str, sa.COUNTER_ORDERS))} with one-cell moves (sirdey, candidate, "
+            "focused, focused-two); this one runs one chain a thread"
+        )
+
+
+@cache
+def coop_model(order: int, move: int):
+    """The rules of the cooperative kernel (rules.model with the cooperative text appended)."""
+    check_served(order, move)
+    return sa.model(order, move, 1, table=False, packed=True, counter=True, tail=str(RULES))
+
+
+def chain_words(order: int, move: int) -> tuple[int, int, int]:
+    """(value words, board words, threshold words) of one chain's shared state."""
+    pk = packing(order)
+    board = 3 * pk.N * pk.N + 3 * pk.N + 1 + 34  # rows, cols, boxes, CONF, MOVS, PRE, SCR
+    return pk.VW, board, sa.max_delta(order, move) + 1
+
+
+def shared_bytes_per_block(order: int, move: int) -> int:
+    """Static shared memory of one block (one chain): values, boards, thresholds."""
+    values, board, thresholds = chain_words(order, move)
+    return 4 * values + packing(order).word_bits // 8 * board + 4 * thresholds
+
+
+def blocks_per_sm(order: int, move: int, shared_per_sm: int) -> int:
+    """Blocks (chains) an SM holds by shared memory and the block limit (0: none fits)."""
+    by_shared = shared_per_sm // (shared_bytes_per_block(order, move) + SHARED_RESERVED)
+    return min(MAX_BLOCKS_PER_SM, by_shared)
+
+
+def launch_bounds(order: int, move: int, arch: str = "sm_90") -> tuple[int, int]:
+    """(threads per block, minimum resident blocks an SM) the kernel is built for on `arch`:
+    the blocks shared memory holds, at most REGISTERS_PER_SM / (REGISTER_FLOOR x 32)."""
+    blocks = blocks_per_sm(order, move, shared_kib_per_sm(arch) * 1024)
+    floor = REGISTERS_PER_SM // (REGISTER_FLOOR * THREADS)
+    return THREADS, max(1, min(blocks, floor))
+
+
+def fallback_reason(order: int, move: int, shared_per_block: int, shared_per_sm: int) -> str | None:
+    """Why a device with these shared-memory limits (bytes a block may declare, bytes an SM
+    holds) cannot run the cooperative kernel for this order and move, or None when it can."""
+    need = shared_bytes_per_block(order, move)
+    side = packing(order).N
+    if need > min(shared_per_block, STATIC_SHARED_LIMIT):
+        return (
+            f"{side}x{side}: a cooperative chain needs {need:,} B of shared memory a block, "
+            f"this device allows {min(shared_per_block, STATIC_SHARED_LIMIT):,}: one chain a "
+            "thread instead (the same chains)"
+        )
+    if need + SHARED_RESERVED > shared_per_sm:
+        return (
+            f"{side}x{side}: a cooperative chain needs {need + SHARED_RESERVED:,} B of an SM's "
+            f"shared memory, this device has {shared_per_sm:,}: one chain a thread instead "
+            "(the same chains)"
+        )
+    return None
+
+
+@cache
+def kernel_function(order: int, move: int):
+    """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx)."""
+    m = coop_model(order, move)
+    rules = m.module
+    drive = m.drive_chain.py_func if config.ENABLE_CUDASIM else m.drive_chain
+    load, store = rules.coop_load, rules.coop_store
+    values, board, thresholds = chain_words(order, move)
+    if board != rules.BOARD_WORDS:
+        raise AssertionError("chain_words and the rules disagree on the board's size")
+    WT = uint32 if packing(order).word_bits == 32 else uint64
+    NC = sa.N_COUNTERS
+    C_STATUS, RUNNING = sa.C_STATUS, sa.RUNNING
+
+    def sudoku_coop_slice(
+        vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
+        given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
+        box_cells, nbox, box_missing,
+        kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
+        trial_cap, budget, stop_on_solved,
+    ):  # fmt: skip
+        sv = cuda.shared.array(values, uint32)
+        sb = cuda.shared.array(board, WT)
+        st = cuda.shared.array(thresholds, uint32)
+        g = uint64(cuda.blockIdx.x)  # unsigned: indices need no negative-index fix-up
+        lane = uint32(cuda.threadIdx.x)
+        if g >= uint64(vals.shape[0]):
+            return
+        if ctr[g, C_STATUS] != RUNNING:
+            return
+        own_ctr = cuda.local.array((1, NC), int64)  # every lane's private copy
+        own_rng = cuda.local.array((1, 2), uint64)
+        for j in range(NC):
+            own_ctr[0, j] = ctr[g, j]
+        own_rng[0, 0] = rng[g, 0]
+        own_rng[0, 1] = rng[g, 1]
+        grids = plain(vals)
+        load(sv, sb, lane, grids[g])
+        settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k,
+                    reheat_beta, reheats, trial_cap, budget, stop_on_solved)  # fmt: skip
+        drive(
+            uint64(0), g // uint64(cpp), lane, sv, sb, st, plain(best_vals)[g : g + 1],
+            own_ctr, own_rng, plain(solved), plain(exp_table), plain(given_vals),
+            plain(given_board), plain(init_cells), plain(ninit), plain(move_cells),
+            plain(nmove), plain(cand), plain(ncand), plain(box_cells), plain(nbox),
+            plain(box_missing), settings,
+        )  # fmt: skip
+        store(sv, sb, lane, grids[g], plain(boards)[g])
+        if lane == uint32(0):
+            for j in range(NC):
+                ctr[g, j] = own_ctr[0, j]
+            rng[g, 0] = own_rng[0, 0]
+            rng[g, 1] = own_rng[0, 1]
+
+    return sudoku_coop_slice
+
+
+def kernel_signature(order: int, move: int) -> tuple:
+    """Argument types of the kernel: those of the one-thread kernel."""
+    from gpu_anneal.kernels.sudoku import kernel_signature as thread_signature
+
+    return thread_signature(order, move)
+
+
+@cache
+def compiled_kernel(order: int, move: int):
+    """The kernel of an order and move, compiled for the current device on first use."""
+    if config.ENABLE_CUDASIM:  # the simulator takes no launch bounds
+        return cuda.jit(kernel_function(order, move))
+    major, minor = cuda.get_current_device().compute_capability
+    bounds = launch_bounds(order, move, f"sm_{major}{minor}")
+    return cuda.jit(launch_bounds=bounds)(kernel_function(order, move))
+
+
+def launch_slice(kernel, blocks, d: dict, batch: SudokuBatch, budget: int, stream=0) -> None:
+    """Launch one slice of `budget` plateaus on every chain: one block a chain (`blocks` None:
+    every chain of the batch). `d` maps every DEVICE_KEYS name to its device array."""
+    from gpu_anneal.kernels.sudoku import FLAT_KEYS, flat_list
+
+    blocks = batch.chains if blocks is None else blocks
+    kernel[blocks, THREADS, stream](
+        d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], d["solved"], batch.cpp,
+        d["exp_table"],
+        *(flat_list(d[key]) if key in FLAT_KEYS else d[key] for key in sa.PUZZLE_ARRAYS),
+        *sa.schedule_args(batch.schedule), batch.trial_cap, int(budget), True,
+    )  # fmt: skip
+
+
+FRESH_THREADS = 128
+
+
+@cache
+def fresh_kernel():
+    """fresh_counter_chains(ctr, rng, best_vals, slots, first, count, cpp): slot slots[k]'s
+    chains start afresh (the counters and best grid load_puzzle writes), chain i keyed
+    first[k, 0] ^ (first[k, 1] + i) with no proposal made: first[k] = (the seed's base key,
+    the slot's first stream), anneal/philox.py's counter_states."""
+    C_PLATEAU, C_BEST_VALS_COST = sa.C_PLATEAU, sa.C_BEST_VALS_COST
+    top = np.iinfo(np.int64).max
+
+    @cuda.jit
+    def fresh_counter_chains(ctr, rng, best_vals, slots, first, count, cpp):
+        x = cuda.grid(1)
+        if x >= count * cpp:
+            return
+        k = x // cpp
+        i = x - k * cpp
+        g = slots[k] * cpp + i
+        for j in range(ctr.shape[1]):
+            ctr[g, j] = 0
+        ctr[g, C_PLATEAU] = -1
+        ctr[g, C_BEST_VALS_COST] = top
+        for c in range(best_vals.shape[1]):
+            best_vals[g, c] = 0
+        rng[g, 0] = first[k, 0] ^ uint64(first[k, 1] + uint64(i))
+        rng[g, 1] = 0
+
+    return fresh_counter_chains
+
+
+KERNELS = ("auto", "coop", "thread")  # which Sudoku kernel a CUDA run takes
+
+
+def choose(order: int, move: int, kernel: str, shared_per_block: int, shared_per_sm: int):
+    """("coop" or "thread", why the cooperative kernel does not run or None) for a device with
+    these shared-memory limits. "auto": the cooperative kernel where it serves the order and
+    move and fits the device (else the one-thread kernel, with the reason when it serves them);
+    "coop": it or InputError; "thread": the one-thread kernel."""
+    if kernel not in KERNELS:
+        raise InputError(f"kernel {kernel!r}: expected one of {', '.join(KERNELS)}")
+    if kernel == "thread":
+        return "thread", None
+    if kernel == "coop":
+        check_served(order, move)
+    elif not serves(order, move):
+        return "thread", None
+    reason = fallback_reason(order, move, shared_per_block, shared_per_sm)
+    if reason is not None and kernel == "coop":
+        raise InputError(f"kernel coop: {reason.split(': one chain')[0]}")
+    return ("thread", reason) if reason else ("coop", None)
