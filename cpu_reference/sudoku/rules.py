@@ -132,6 +132,11 @@ def move_code(name: str, order: int) -> int:
     return MOVE_NAMES[move_of(name, order)]
 
 
+def move_name(code: int) -> str:
+    """The name of a move by code (move_code's inverse)."""
+    return next(name for name, value in MOVE_NAMES.items() if value == code)
+
+
 PUZZLE_ARRAYS = (
     "given_vals", "given_board", "init_cells", "ninit", "move_cells", "nmove", "cand", "ncand",
     "box_cells", "nbox", "box_missing",

@@ -52,6 +52,25 @@ REGISTERS_PER_SM = 65536
 REGISTER_FLOOR = 64  # registers a thread may take at least
 
 
+# Acceptance (accepted / proposed) of each move under the default technique, measured on the CPU
+# runner: benchmarks/results/coop_acceptance.json (python benchmarks/bench_coop_acceptance.py;
+# 16x16 at 30-35 % filled, 25x25 at 40-50 %, 36x36 at 45-60 %). The performance model takes a
+# warp round's proposals from it (gpu_anneal.kernels.perf_model: proposals_per_round).
+ACCEPTANCE = {
+    (4, sa.MOVE_SIRDEY): 0.089, (4, sa.MOVE_CANDIDATE): 0.069,
+    (4, sa.MOVE_FOCUSED): 0.196, (4, sa.MOVE_FOCUSED_TWO): 0.265,
+    (5, sa.MOVE_SIRDEY): 0.091, (5, sa.MOVE_CANDIDATE): 0.073,
+    (5, sa.MOVE_FOCUSED): 0.176, (5, sa.MOVE_FOCUSED_TWO): 0.200,
+    (6, sa.MOVE_SIRDEY): 0.099, (6, sa.MOVE_CANDIDATE): 0.083,
+    (6, sa.MOVE_FOCUSED): 0.184, (6, sa.MOVE_FOCUSED_TWO): 0.233,
+}  # fmt: skip
+
+
+def kernel_name(move: int) -> str:
+    """The registry's name of the cooperative kernel of a move (gpu_anneal.kernels.ptx)."""
+    return "sudoku-coop" if move == sa.MOVE_SIRDEY else f"sudoku-coop-{sa.move_name(move)}"
+
+
 def serves(order: int, move: int) -> bool:
     """Whether the cooperative kernel runs chains of this order and move."""
     return sa.counter_based(order, move)
@@ -60,9 +79,8 @@ def serves(order: int, move: int) -> bool:
 def check_served(order: int, move: int) -> None:
     """InputError, one line, for an order or move the cooperative kernel does not run."""
     if not serves(order, move):
-        name = next(k for k, v in sa.MOVE_NAMES.items() if v == move)
         raise InputError(
-            f"order {order}, move {name}: the cooperative kernel runs orders "
+            f"order {order}, move {sa.move_name(move)}: the cooperative kernel runs orders "
             f"{', '.join(map(str, sa.COUNTER_ORDERS))} with one-cell moves (sirdey, candidate, "
             "focused, focused-two); this one runs one chain a thread"
         )
