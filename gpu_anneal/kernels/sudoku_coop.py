@@ -19,13 +19,16 @@ with xoroshiro128+. A device whose shared memory cannot hold one chain's block r
 one-thread kernel (gpu_anneal.kernels.sudoku) with the same Philox draws, so the chain is the
 same; the runner says why (fallback_reason).
 
-Shared memory of a block (one chain), bytes:
+Shared memory of a block (one chain), bytes (values + board + thresholds; the board's words are
+rows, columns and boxes 3 N^2, conflict set and movable cells 2 N, prefix counts N + 1 and 34
+words of the simulator's scratch):
 
-    16x16   128 (values) + 3,400 (768 + 48 + 17 + 34 words of 4 B) + 160 (thresholds) = 3,688
-    25x25   628 + 7,936 (1,875 + 75 + 26 + 34 words of 4 B) + 260 = 8,824
-    36x36   1,296 + 31,896 (3,888 + 108 + 37 + 34 words of 8 B) + 384 = 33,576
+    16x16   128 + 3,404 (851 words of 4 B) + 160 (40 thresholds) = 3,692: 32 blocks an SM
+    25x25   628 + 7,940 (1,985 words of 4 B) + 260 = 8,828: 23 blocks an SM of 228 KB
+    36x36   1,296 + 32,248 (4,031 words of 8 B) + 384 = 33,928: 6 blocks an SM of 228 KB
 
-plus 1 KB the runtime reserves a block (shared_bytes_per_block).
+plus 1 KB the runtime reserves a block (SHARED_RESERVED); ptxas reports the same static
+shared memory (tests/test_coop_kernel.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,11 @@ measure.never_solving_puzzle (it never solves); a short plateau and trial, so th
 cover restarts or reheats. Options: `--plateau L` (moves a plateau, default 40), `--slices
 a,b,c` (plateaus a slice, default 2,3,2), `--schedule TEXT` (default: REHEATING, a warm
 geometric law of 4 plateaus whose unsolved trials are reheated twice in a row before a fresh
-grid, as the default technique's are).
+grid, as the default technique's are), `--chains C` (chains a puzzle, default 1), `--kernel
+coop|thread` (default coop; thread: the one-thread kernel the runner falls back to). The CPU
+runner takes one thread, so that its chains run one after another as the simulator runs its
+blocks: with several chains a puzzle, where a chain stops after another solved depends on when
+it saw the bound.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import os
 import sys
 import time
 
+import numba
 import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
@@ -42,19 +47,23 @@ def mostly_given(order: int, seed: int) -> np.ndarray:
     return np.where(keep, grid, 0).astype(np.uint8)
 
 
-def compare(order: int, move: str, seed: int, plateau: int, slices, schedule: str) -> dict:
+def compare(
+    order: int, move: str, seed: int, plateau: int, slices, schedule: str, chains: int = 1,
+    kernel: str = "coop",
+) -> dict:  # fmt: skip
     puzzles = np.stack([mostly_given(order, seed), never_solving_puzzle(order)])
     sched = by_name(schedule, order, plateau=plateau)
     code = sa.move_code(move, order)
     batches = [
-        make_batch(puzzles, order, sched, cpp=1, seed=seed, trial_cap=3, move=code)
+        make_batch(puzzles, order, sched, cpp=chains, seed=seed, trial_cap=3, move=code)
         for _ in range(2)
     ]
     cpu, gpu = batches
     start = time.perf_counter()
-    same = same_chains_after(cpu, gpu, slices, kernel="coop")
+    same = same_chains_after(cpu, gpu, slices, kernel=kernel)
     return {
-        "order": order, "move": move, "seed": seed, "equal": all(same.values()),
+        "order": order, "move": move, "seed": seed, "kernel": kernel, "chains": chains,
+        "equal": all(same.values()),
         "fields": same, "proposals": int(cpu.ctr[:, sa.C_PROPOSALS].sum()),
         "accepted": int(cpu.ctr[:, sa.C_ACCEPTED].sum()),
         "trials": int(cpu.ctr[:, sa.C_TRIALS].sum()),
@@ -67,7 +76,9 @@ if __name__ == "__main__":
     # its main thread polls them: a short switch interval hands the interpreter on at once
     sys.setswitchinterval(2e-5)
     args = sys.argv[1:]
-    options = {"--plateau": "40", "--slices": "2,3,2", "--schedule": REHEATING}
+    numba.set_num_threads(1)
+    options = {"--plateau": "40", "--slices": "2,3,2", "--schedule": REHEATING, "--chains": "1",
+               "--kernel": "coop"}  # fmt: skip
     for flag in options:
         if flag in args:
             at = args.index(flag)
@@ -78,5 +89,6 @@ if __name__ == "__main__":
     for case in args:
         order, move, seed = case.split(":")
         out.append(compare(int(order), move, int(seed), int(options["--plateau"]), slices,
-                           options["--schedule"]))  # fmt: skip
+                           options["--schedule"], int(options["--chains"]),
+                           options["--kernel"]))  # fmt: skip
     print(json.dumps(out))
