@@ -5,11 +5,13 @@ round makes: (1 - (1 - p)^32) / p at acceptance p. This measures p (accepted / p
 every chain) with the default technique (propagation first, the "auto" schedule) on held-out
 style grids: full grids from `gpu-anneal generate --method backtrack` (16x16, 25x25) or the
 36x36 instances of benchmarks/data/general_36x36.tsv, cells kept at random to each fill level,
-each puzzle run until it solves or PROPOSALS_CAP proposals.
+each puzzle run until it solves or PROPOSALS_CAP proposals. 9x9 (the model's comparison: would
+a cooperative 9x9 kernel be faster?) takes the first NINE_BY_NINE puzzles of top95.
 
     python benchmarks/bench_coop_acceptance.py    # benchmarks/results/coop_acceptance.json
 
-Results: per (order, move) the pooled p and each puzzle's row.
+Results: per (order, move) the pooled p and each puzzle's row. `--orders 3` measures those
+orders only and keeps the other orders' rows of an existing results file.
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.machine import git, machine  # noqa: E402
 
 LEVELS = {4: (30, 35), 5: (40, 45, 50), 6: (45, 50, 55, 60)}  # fill %, as the targets name them
+NINE_BY_NINE = 8
 PER_LEVEL = 2
 MOVES = ("sirdey", "candidate", "focused", "focused-two")
-PROPOSALS_CAP = {4: 2_000_000, 5: 4_000_000, 6: 4_000_000}
+PROPOSALS_CAP = {3: 2_000_000, 4: 2_000_000, 5: 4_000_000, 6: 4_000_000}
 CHAINS = 2
 SEED = 29
 
@@ -52,6 +55,11 @@ def puzzles(order: int) -> list[tuple[str, np.ndarray]]:
     """(name, cells) of PER_LEVEL puzzles a fill level."""
     rng = np.random.default_rng(SEED)
     out = []
+    if order == 3:
+        from cpu_reference.sudoku.formats import read_puzzles
+
+        path = ROOT / "gpu_anneal/data/top95.txt"
+        return [(f"top95_{k}", p.cells) for k, p in enumerate(read_puzzles(path))][:NINE_BY_NINE]
     if order == 6:
         rows = [
             line.split("\t")
@@ -99,10 +107,18 @@ def main() -> None:
     """Measure every order and move; write the results JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "benchmarks/results/coop_acceptance.json"))
-    parser.add_argument("--orders", default="4,5,6")
+    parser.add_argument("--orders", default="3,4,5,6")
     args = parser.parse_args()
-    rows, pooled = [], {}
-    for order in (int(x) for x in args.orders.split(",")):
+    orders = [int(x) for x in args.orders.split(",")]
+    rows, pooled, kept, commits = [], {}, [], {}
+    if Path(args.out).exists():  # other orders' measurements stay
+        old = json.loads(Path(args.out).read_text())
+        kept = [r for r in old["rows"] if r["order"] not in orders]
+        pooled = {k: v for k, v in old["pooled"].items() if int(k.split(":")[0]) not in orders}
+        first = {str(r["order"]): old["git_commit"] for r in kept}
+        commits = old.get("commit_of_order", first)
+        commits = {k: v for k, v in commits.items() if int(k) not in orders}
+    for order in orders:
         items = puzzles(order)
         for move in MOVES:
             run_one(items[0][1], order, move)  # compile first
@@ -123,12 +139,13 @@ def main() -> None:
         "(propagation, schedule auto), each puzzle until solved or the cap",
         "command": "python benchmarks/bench_coop_acceptance.py",
         "git_commit": git("rev-parse", "HEAD"),
+        "commit_of_order": {**commits, **{str(o): git("rev-parse", "HEAD") for o in orders}},
         "machine": machine("numba"),
         "levels": {str(k): v for k, v in LEVELS.items()},
         "chains": CHAINS,
         "proposals_cap": {str(k): v for k, v in PROPOSALS_CAP.items()},
-        "pooled": pooled,
-        "rows": rows,
+        "pooled": dict(sorted(pooled.items())),
+        "rows": sorted(kept + rows, key=lambda r: r["order"]),
     }
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
     print(f"wrote {args.out}")

@@ -24,6 +24,7 @@ import numpy as np
 from cpu_reference.errors import InputError
 from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.shikaku import puzzle as shikaku
+from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.schedules import with_start
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import validate
@@ -227,6 +228,7 @@ def _from_pool(item: Item, raw, s: Settings, compile_s: float) -> Result:
     result.params = Params(
         seed=s.seed, chains=raw.chains, schedule=s.schedule, move=s.move, t0=s.t0,
         time_limit=s.time_limit, max_trials=s.max_trials, propagate=s.propagate,
+        generator=sa.generator_name(item.order, sa.move_code(raw.move, item.order)),
     )  # fmt: skip
     result.timing = Timing(compile=compile_s, search=raw.seconds, verify=verify_s)
     return result

@@ -32,6 +32,10 @@ Orders 5 and 6 (25x25, 36x36) need 3.7 KB and 21 KB of state a chain, more than 
 holds for a useful block, so their kernels keep the same arrays in local memory (lane 0).
 Per-puzzle tables, counters and RNG states stay in global memory; `solved[p]` is read once a
 plateau (see rules.py: the deterministic winner).
+
+From 16x16 up the runner takes the cooperative kernel (gpu_anneal.kernels.sudoku_coop) for the
+one-cell moves; this kernel runs those chains where that one does not fit the device, with the
+same Philox draws (rules.counter_based), and the box swap at every order.
 """
 
 from __future__ import annotations

@@ -5,12 +5,14 @@ the warp (0..31), n order.
 
 Each block is one warp running one chain: its state (values, row, column and box bitboards,
 conflict set, thresholds) in the block's shared memory, its rules cpu_reference.sudoku.rules'
-template with gpu_anneal/kernels/sudoku_coop_rules.py appended (that file tells how a round of
-32 proposals stays the sequential chain). Every lane runs the template's drive_chain on private
+template with gpu_anneal/kernels/coop_rules.py appended (that file tells how a round of 32
+proposals stays the sequential chain). Every lane runs the template's drive_chain on private
 copies of the chain's counters and RNG row (the same values in every lane: no lane's write can
-race another's), lane 0 writes them back at the end of the slice; grids and row-packed
-bitboards go back to global memory in the CPU runner's layout, so a slice here and a slice of
-the CPU runner leave the same arrays.
+race another's); lane 0 writes them back at the end of the slice. The one value other chains
+change meanwhile, the puzzle's bound solved[p], every lane reads in the same load of the warp,
+whose lanes take the same branches throughout (their values are equal), so they stop together.
+Grids and row-packed bitboards go back to global memory in the CPU runner's layout, so a slice
+here and a slice of the CPU runner leave the same arrays.
 
 Which chains it serves: those drawing from Philox (rules.counter_based: orders 4-6, one-cell
 moves). The box swap shuffles a box with sequential draws at every trial start and swaps two
@@ -46,7 +48,7 @@ from cpu_reference.sudoku.packing import packing
 from gpu_anneal.kernels.cards import shared_kib_per_sm
 from gpu_anneal.kernels.compat import plain
 
-RULES = Path(__file__).with_name("sudoku_coop_rules.py")
+RULES = Path(__file__).with_name("coop_rules.py")
 THREADS = 32  # one warp a block, one chain a block
 STATIC_SHARED_LIMIT = 48 * 1024  # static shared memory a block may declare
 SHARED_RESERVED = 1024  # bytes the runtime reserves per resident block
@@ -90,9 +92,12 @@ def check_served(order: int, move: int) -> None:
 
 
 @cache
-def coop_model(order: int, move: int):
-    """The rules of the cooperative kernel (rules.model with the cooperative text appended)."""
-    check_served(order, move)
+def coop_model(order: int, move: int, any_order: bool = False):
+    """The rules of the cooperative kernel (rules.model with the cooperative text appended).
+    `any_order`: build them for an order and one-cell move the kernel does not serve (the
+    performance model's 9x9 comparison); nothing runs them."""
+    if not any_order:
+        check_served(order, move)
     return sa.model(order, move, 1, table=False, packed=True, counter=True, tail=str(RULES))
 
 
@@ -144,9 +149,10 @@ def fallback_reason(order: int, move: int, shared_per_block: int, shared_per_sm:
 
 
 @cache
-def kernel_function(order: int, move: int):
-    """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx)."""
-    m = coop_model(order, move)
+def kernel_function(order: int, move: int, any_order: bool = False):
+    """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx);
+    any_order as coop_model's."""
+    m = coop_model(order, move, any_order)
     rules = m.module
     drive = m.drive_chain.py_func if config.ENABLE_CUDASIM else m.drive_chain
     load, store = rules.coop_load, rules.coop_store
