@@ -7,7 +7,10 @@ import pytest
 from numba import njit, uint32, uint64
 
 from cpu_reference.anneal.philox import (
+    DRAWS,
     counter_states,
+    draw_buffer,
+    fill_draws,
     philox_block,
     philox_fill_below,
     philox_u64,
@@ -50,11 +53,34 @@ def test_a_wrong_round_count_would_fail_the_known_answers():
         assert rounds(counter, key, 9) != expected and rounds(counter, key, 11) != expected
 
 
-def test_move_draw_is_words_0_and_1_of_the_proposal_counter():
-    """Draw i of key K: x0 | x1 << 32 of counter (i low, i high, 0, 0), key (K low, K high)."""
-    key, i = 0x0123456789ABCDEF, (7 << 32) + 5
+def test_move_draws_are_the_halves_of_block_i_over_2():
+    """Draws 2b and 2b + 1 of key K: x0 | x1 << 32 and x2 | x3 << 32 of counter (b low, b high,
+    0, 0), key (K low, K high)."""
+    key, b = 0x0123456789ABCDEF, (7 << 32) + 5
     x = philox_block((5, 7, 0, 0), (0x89ABCDEF, 0x01234567))
-    assert int(philox_u64(np.uint64(key), np.uint64(i))) == x[0] | x[1] << 32
+    assert int(philox_u64(np.uint64(key), np.uint64(2 * b))) == x[0] | x[1] << 32
+    assert int(philox_u64(np.uint64(key), np.uint64(2 * b + 1))) == x[2] | x[3] << 32
+
+
+@njit(cache=True)
+def _buffered(key, first, count):
+    """Draws first .. first + count - 1 through the CPU's stack buffer (first a multiple of
+    DRAWS), as the CPU runner's plateau takes them."""
+    buf = draw_buffer()
+    out = np.empty(count, np.uint64)
+    for t in range(count):
+        i = uint64(first + t)
+        if i % uint64(DRAWS) == uint64(0):
+            fill_draws(key, i, buf)
+        out[t] = buf[i % uint64(DRAWS)]
+    return out
+
+
+def test_the_cpus_batched_draws_are_the_draws_one_at_a_time():
+    """fill_draws into draw_buffer() (32 draws, vectorised) gives draws 64..223 as philox_u64
+    gives them one by one."""
+    key = np.uint64(seed_key(3) ^ 11)
+    assert np.array_equal(_buffered(key, 64, 160), _draws(key, 64, 160))
 
 
 def test_fill_draw_uses_its_own_counter_word_and_stays_below_n():
