@@ -14,6 +14,7 @@ from cpu_reference.anneal.philox import (
     philox_block,
     philox_fill_below,
     philox_u64,
+    philox_u64_unhoisted,
     seed_key,
 )
 
@@ -134,3 +135,18 @@ def test_counter_states_key_each_stream_apart():
     assert np.all(whole[:, 1] == 0)
     assert len(set(whole[:, 0].tolist())) == 10
     assert int(whole[0, 0]) == seed_key(7) != seed_key(8)
+
+
+@njit(cache=True)
+def _unhoisted(key, count):
+    out = np.empty(count, np.uint64)
+    for t in range(count):
+        out[t] = philox_u64_unhoisted(key, uint64(t))
+    return out
+
+
+def test_the_kernels_unhoisted_draws_are_the_same_draws():
+    """philox_u64_unhoisted (the one-thread kernels' draw: the key through an opaque move on a
+    device, itself on the CPU) gives philox_u64's draws."""
+    key = np.uint64(seed_key(4))
+    assert np.array_equal(_unhoisted(key, 50), _draws(key, 0, 50))

@@ -35,6 +35,7 @@ uint64/int64 arithmetic gives float64).
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types, uint32, uint64
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -91,6 +92,31 @@ def philox_u64(key, i):
     """The 64-bit move draw number i of the chain keyed `key` (module docstring)."""
     even, odd = philox_pair(key, uint64(uint64(i) >> uint64(1)))
     return odd if uint64(i) & uint64(1) else even
+
+
+@intrinsic
+def opaque_u64(typingctx, x):
+    """x, where the compiler cannot see that it is x: on a CUDA device an inline PTX move with
+    side effects, so a loop-invariant key's round keys are computed at each draw rather than
+    hoisted out of the move loop into 18 registers held for the whole loop (a one-thread kernel
+    near the register limit would spill them); elsewhere x itself."""
+    sig = types.uint64(types.uint64)
+
+    def codegen(context, builder, signature, args):
+        if "nvptx" not in str(builder.module.triple):
+            return args[0]
+        i64 = ir.IntType(64)
+        move = ir.InlineAsm(ir.FunctionType(i64, [i64]), "mov.b64 $0, $1;", "=l,l",
+                            side_effect=True)  # fmt: skip
+        return builder.call(move, [args[0]])
+
+    return sig, codegen
+
+
+@njit(inline="always")
+def philox_u64_unhoisted(key, i):
+    """philox_u64 with the key passed through opaque_u64 (the one-thread kernels' draws)."""
+    return philox_u64(opaque_u64(uint64(key)), i)
 
 
 DRAWS = 32  # draws the CPU computes at once (16 blocks): a power of two

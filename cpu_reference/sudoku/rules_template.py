@@ -21,6 +21,7 @@ from cpu_reference.anneal.philox import (
     fill_draws,
     philox_fill_below,
     philox_u64,
+    philox_u64_unhoisted,
 )
 from cpu_reference.anneal.rng import next_u64, uniform_below
 from cpu_reference.sudoku.packing import (
@@ -418,7 +419,7 @@ def chain_u64(s0, s1, draws):
             if at == uint64(0):
                 fill_draws(s0, s1, draws)
             return draws[at], s0, uint64(uint64(s1) + uint64(1))
-        return philox_u64(s0, s1), s0, uint64(uint64(s1) + uint64(1))
+        return philox_u64_unhoisted(s0, s1), s0, uint64(uint64(s1) + uint64(1))
     return next_u64(s0, s1)
 
 
