@@ -505,3 +505,19 @@ def test_the_cooperative_model_takes_a_rounds_proposals_and_bank_conflicts():
     assert (
         "chain_proposals_per_second" not in pm.model_listing(listing_, 64, 0, 0, 0, 32)["H100 SXM"]
     )
+
+
+def test_a_divergence_check_before_the_ballot_falls_through():
+    """sm_80 guards a warp operation with `BRA.DIV ~URZ, ...` (taken only when the warp is
+    diverged): the code after it stays in the loop, so the round loop holds the ballot."""
+    text = COOP.replace(
+        "    /*0060*/                   VOTE.ANY R11, PT, P0 ;\n",
+        "    /*0058*/                   BRA.DIV ~URZ, `(.L_x_9) ;\n"
+        "    /*0060*/                   VOTE.ANY R11, PT, P0 ;\n",
+    )
+    text += "    /*00c0*/                   EXIT ;\n.L_x_9:\n"
+    text += "    /*00d0*/                   BRA `(.L_x_1) ;\n"
+    cfg = sass.build_cfg(text)
+    found = sass.move_loop(cfg, sass.markers_for("sudoku-coop"))
+    assert found.move is not None, found.reason
+    assert sass.count_classes(cfg.loop_instrs(found.move))["votes"] == 1

@@ -7,6 +7,8 @@ Glossary:
               its last
     entry     a block control enters from outside: a function's first block or a CALL target
     dominate  block h dominates block b when every path from an entry to b passes through h
+    BRA.DIV   (and BRA.CONV) sm_80's check around a warp operation: jumps only when the warp is
+              diverged (converged), so control falls through as well, as after a guarded branch
     latch     a block whose last instruction branches backwards (to an earlier or the same
               instruction) to a block that dominates it: the back edge of a loop (a backward
               jump from an out-of-line block into the middle of a loop is no back edge)
@@ -212,7 +214,10 @@ class Instr:
 
     @property
     def guarded(self) -> bool:
-        """True when a predicate other than PT guards the instruction."""
+        """True when a predicate other than PT guards the instruction, or (BRA.DIV, BRA.CONV:
+        taken only when the warp is diverged, or converged) its condition is the warp's."""
+        if self.base == "BRA" and ("DIV" in self.mods or "CONV" in self.mods):
+            return True
         return bool(self.predicate) and self.predicate.strip() != "@PT"
 
     @property
