@@ -165,8 +165,9 @@ def test_model_acceptance_table_is_the_measured_one():
 @pytest.mark.parametrize("order", [4, 5, 6])
 def test_cooperative_kernel_ptx_shared_memory_and_round_loop(order):
     """Focused move, sm_90: ptxas's static shared memory is the layout's (values, boards,
-    thresholds), nothing in local memory; the SASS holds one round loop (a Philox multiply and
-    the ballot) with no floating point in it or the plateau loop around it."""
+    thresholds), no spill, a stack frame of the lanes' private counters and RNG row only; the
+    SASS holds one round loop (a Philox multiply and the ballot) with no local memory and no
+    floating point in it, nor floating point in the plateau loop around it."""
     from gpu_anneal.kernels import ptx, sass
     from gpu_anneal.kernels import sudoku_coop as coop
 
@@ -175,13 +176,14 @@ def test_cooperative_kernel_ptx_shared_memory_and_round_loop(order):
         coop.kernel_function(order, move), coop.kernel_signature(order, move), "sm_90",
         coop.launch_bounds(order, move),
     )  # fmt: skip
-    assert "vote.sync.ballot" in text and "ld.local" not in text and "st.local" not in text
+    assert "vote.sync.ballot" in text
     tool, nvdisasm = ptx.find_ptxas(), sass.find_nvdisasm()
     if tool is None or nvdisasm is None:
         pytest.skip("no ptxas or nvdisasm here")
     report = ptx.ptxas_report(text, "sm_90", tool)
     assert report.shared_bytes == coop.shared_bytes_per_block(order, move)
-    assert report.stack_frame == report.spill_stores == report.spill_loads == 0
+    assert report.spill_stores == report.spill_loads == 0
+    assert report.stack_frame <= 8 * (sa.N_COUNTERS + 2) + 8  # the private copies (aligned)
     listing = sass.read_listing(
         sass.disassemble(sass.assemble(text, "sm_90", tool).cubin, nvdisasm),
         coop.kernel_name(move),
@@ -189,4 +191,5 @@ def test_cooperative_kernel_ptx_shared_memory_and_round_loop(order):
     summary = listing.summary()
     assert summary["move_loop_found"], summary
     assert summary["votes"] == 1 and summary["philox_multiplies"] >= 20
-    assert (summary["fp"], summary["plateau_fp"], summary["local_loads"]) == (0, 0, 0)
+    assert (summary["fp"], summary["plateau_fp"]) == (0, 0)
+    assert (summary["local_loads"], summary["local_stores"]) == (0, 0)

@@ -39,7 +39,9 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from numba import config, cuda, int64, uint32, uint64
+from numba import config, cuda, int64, types, uint32, uint64
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules as sa
@@ -152,6 +154,38 @@ def fallback_reason(order: int, move: int, shared_per_block: int, shared_per_sm:
     return None
 
 
+def _every_row_python(row, rows):
+    """`rows` rows that are all `row` (a NumPy view with row stride 0: the simulator's)."""
+    return np.lib.stride_tricks.as_strided(row, (rows, row.shape[0]), (0, row.strides[0]))
+
+
+@intrinsic
+def _every_row_device(typingctx, row, rows):
+    """`rows` rows that are all the 1-D array `row`: a 2-D view with row stride 0."""
+    if not isinstance(row, types.Array) or row.ndim != 1:
+        return None
+    out = types.Array(row.dtype, 2, "A")
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(signature.args[0])(context, builder, args[0])
+        count = context.cast(builder, args[1], signature.args[1], types.intp)
+        view = context.make_array(out)(context, builder)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(
+            context.get_data_type(row.dtype)))  # fmt: skip
+        length = builder.extract_value(src.shape, 0)
+        context.populate_array(
+            view, data=src.data, shape=cgutils.pack_array(builder, [count, length]),
+            strides=cgutils.pack_array(builder, [context.get_constant(types.intp, 0), itemsize]),
+            itemsize=itemsize, meminfo=None,
+        )  # fmt: skip
+        return view._getvalue()
+
+    return out(row, rows), codegen
+
+
+every_row = _every_row_python if config.ENABLE_CUDASIM else _every_row_device
+
+
 @cache
 def kernel_function(order: int, move: int, any_order: bool = False):
     """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx);
@@ -183,29 +217,33 @@ def kernel_function(order: int, move: int, any_order: bool = False):
             return
         if ctr[g, C_STATUS] != RUNNING:
             return
-        own_ctr = cuda.local.array((1, NC), int64)  # every lane's private copy
-        own_rng = cuda.local.array((1, 2), uint64)
+        # every lane's private copy of the chain's counters and RNG row, seen as the batch's
+        # arrays (every row aliasing the copy), so the driver indexes them by the chain's g
+        # as it indexes the batch's, and reads the batch's shape from them
+        own_ctr = cuda.local.array(NC, int64)
+        own_rng = cuda.local.array(2, uint64)
         for j in range(NC):
-            own_ctr[0, j] = ctr[g, j]
-        own_rng[0, 0] = rng[g, 0]
-        own_rng[0, 1] = rng[g, 1]
+            own_ctr[j] = ctr[g, j]
+        own_rng[0] = rng[g, 0]
+        own_rng[1] = rng[g, 1]
+        chains = vals.shape[0]
         grids = plain(vals)
         load(sv, sb, lane, grids[g])
         settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k,
                     reheat_beta, reheats, trial_cap, budget, stop_on_solved)  # fmt: skip
         drive(
-            uint64(0), g // uint64(cpp), lane, sv, sb, st, plain(best_vals)[g : g + 1],
-            own_ctr, own_rng, plain(solved), plain(exp_table), plain(given_vals),
-            plain(given_board), plain(init_cells), plain(ninit), plain(move_cells),
-            plain(nmove), plain(cand), plain(ncand), plain(box_cells), plain(nbox),
-            plain(box_missing), settings,
+            g, g // uint64(cpp), lane, sv, sb, st, plain(best_vals),
+            every_row(own_ctr, chains), every_row(own_rng, chains), plain(solved),
+            plain(exp_table), plain(given_vals), plain(given_board), plain(init_cells),
+            plain(ninit), plain(move_cells), plain(nmove), plain(cand), plain(ncand),
+            plain(box_cells), plain(nbox), plain(box_missing), settings,
         )  # fmt: skip
         store(sv, sb, lane, grids[g], plain(boards)[g])
         if lane == uint32(0):
             for j in range(NC):
-                ctr[g, j] = own_ctr[0, j]
-            rng[g, 0] = own_rng[0, 0]
-            rng[g, 1] = own_rng[0, 1]
+                ctr[g, j] = own_ctr[j]
+            rng[g, 0] = own_rng[0]
+            rng[g, 1] = own_rng[1]
 
     return sudoku_coop_slice
 
