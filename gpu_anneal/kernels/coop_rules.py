@@ -477,7 +477,7 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
     nconf = uint32(board[PRE + N]) if FOCUS else uint32(0)
     while m < umoves:
         j = uint32(m + lane)
-        r1 = uint64(philox_u64(s0, uint64(first + uint64(j - uint32(start)))))
+        r1 = uint64(philox_u64_unhoisted(s0, uint64(first + uint64(j - uint32(start)))))
         take, c, old, new, gain, loss = coop_propose(
             r1, vals, board, thr, move_cells, pu, unmove, cand, ncand, nconf
         )

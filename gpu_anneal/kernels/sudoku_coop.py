@@ -6,11 +6,12 @@ the warp (0..31), n order.
 Each block is one warp running one chain: its state (values, row, column and box bitboards,
 conflict set, thresholds) in the block's shared memory, its rules cpu_reference.sudoku.rules'
 template with gpu_anneal/kernels/coop_rules.py appended (that file tells how a round of 32
-proposals stays the sequential chain). Every lane runs the template's drive_chain on private
-copies of the chain's counters and RNG row (the same values in every lane: no lane's write can
-race another's); lane 0 writes them back at the end of the slice. The one value other chains
-change meanwhile, the puzzle's bound solved[p], every lane reads in the same load of the warp,
-whose lanes take the same branches throughout (their values are equal), so they stop together.
+proposals stays the sequential chain). Every lane runs the template's drive_chain on the
+batch's counters and RNG rows, with the chain's own g, as the CPU runner does: the lanes hold the
+same values and take the same branches, so each read-modify-write of the chain's row is one
+value read and one value stored by the converged warp (lane_copy; the simulator, whose threads
+interleave, gives each lane a copy and writes lane 0's back). The puzzle's bound solved[p], which
+other chains lower meanwhile, every lane reads in the same load, so the lanes stop together.
 Grids and row-packed bitboards go back to global memory in the CPU runner's layout, so a slice
 here and a slice of the CPU runner leave the same arrays.
 
@@ -39,9 +40,7 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from numba import config, cuda, int64, types, uint32, uint64
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import config, cuda, njit, uint32, uint64
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules as sa
@@ -154,36 +153,30 @@ def fallback_reason(order: int, move: int, shared_per_block: int, shared_per_sm:
     return None
 
 
-def _every_row_python(row, rows):
-    """`rows` rows that are all `row` (a NumPy view with row stride 0: the simulator's)."""
-    return np.lib.stride_tricks.as_strided(row, (rows, row.shape[0]), (0, row.strides[0]))
+if config.ENABLE_CUDASIM:
 
+    def lane_copy(array):
+        """The simulator: a copy of the array for this lane alone (its 32 threads interleave at
+        any point, where a warp's lanes run each instruction together)."""
+        return array.copy()
 
-@intrinsic
-def _every_row_device(typingctx, row, rows):
-    """`rows` rows that are all the 1-D array `row`: a 2-D view with row stride 0."""
-    if not isinstance(row, types.Array) or row.ndim != 1:
-        return None
-    out = types.Array(row.dtype, 2, "A")
+    def lane_write_back(array, copy, g, lane):
+        """The simulator: lane 0's copy of row g written back."""
+        if lane == 0:
+            array[g] = copy[g]
 
-    def codegen(context, builder, signature, args):
-        src = context.make_array(signature.args[0])(context, builder, args[0])
-        count = context.cast(builder, args[1], signature.args[1], types.intp)
-        view = context.make_array(out)(context, builder)
-        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(
-            context.get_data_type(row.dtype)))  # fmt: skip
-        length = builder.extract_value(src.shape, 0)
-        context.populate_array(
-            view, data=src.data, shape=cgutils.pack_array(builder, [count, length]),
-            strides=cgutils.pack_array(builder, [context.get_constant(types.intp, 0), itemsize]),
-            itemsize=itemsize, meminfo=None,
-        )  # fmt: skip
-        return view._getvalue()
+else:
 
-    return out(row, rows), codegen
+    @njit(inline="always")
+    def lane_copy(array):
+        """On a card: the array itself. Every lane updates the chain's row with the same values
+        in the same instructions of a converged warp (no lane's branch differs), so a
+        read-modify-write of the row reads one value and stores one value."""
+        return array
 
-
-every_row = _every_row_python if config.ENABLE_CUDASIM else _every_row_device
+    @njit(inline="always")
+    def lane_write_back(array, copy, g, lane):
+        """On a card: nothing to write back."""
 
 
 @cache
@@ -198,7 +191,6 @@ def kernel_function(order: int, move: int, any_order: bool = False):
     if board != rules.BOARD_WORDS:
         raise AssertionError("chain_words and the rules disagree on the board's size")
     WT = uint32 if packing(order).word_bits == 32 else uint64
-    NC = sa.N_COUNTERS
     C_STATUS, RUNNING = sa.C_STATUS, sa.RUNNING
 
     def sudoku_coop_slice(
@@ -217,33 +209,20 @@ def kernel_function(order: int, move: int, any_order: bool = False):
             return
         if ctr[g, C_STATUS] != RUNNING:
             return
-        # every lane's private copy of the chain's counters and RNG row, seen as the batch's
-        # arrays (every row aliasing the copy), so the driver indexes them by the chain's g
-        # as it indexes the batch's, and reads the batch's shape from them
-        own_ctr = cuda.local.array(NC, int64)
-        own_rng = cuda.local.array(2, uint64)
-        for j in range(NC):
-            own_ctr[j] = ctr[g, j]
-        own_rng[0] = rng[g, 0]
-        own_rng[1] = rng[g, 1]
-        chains = vals.shape[0]
+        counters, states = lane_copy(plain(ctr)), lane_copy(plain(rng))
         grids = plain(vals)
         load(sv, sb, lane, grids[g])
         settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k,
                     reheat_beta, reheats, trial_cap, budget, stop_on_solved)  # fmt: skip
         drive(
-            g, g // uint64(cpp), lane, sv, sb, st, plain(best_vals),
-            every_row(own_ctr, chains), every_row(own_rng, chains), plain(solved),
-            plain(exp_table), plain(given_vals), plain(given_board), plain(init_cells),
-            plain(ninit), plain(move_cells), plain(nmove), plain(cand), plain(ncand),
-            plain(box_cells), plain(nbox), plain(box_missing), settings,
+            g, g // uint64(cpp), lane, sv, sb, st, plain(best_vals), counters, states,
+            plain(solved), plain(exp_table), plain(given_vals), plain(given_board),
+            plain(init_cells), plain(ninit), plain(move_cells), plain(nmove), plain(cand),
+            plain(ncand), plain(box_cells), plain(nbox), plain(box_missing), settings,
         )  # fmt: skip
         store(sv, sb, lane, grids[g], plain(boards)[g])
-        if lane == uint32(0):
-            for j in range(NC):
-                ctr[g, j] = own_ctr[j]
-            rng[g, 0] = own_rng[0]
-            rng[g, 1] = own_rng[1]
+        lane_write_back(plain(ctr), counters, g, lane)
+        lane_write_back(plain(rng), states, g, lane)
 
     return sudoku_coop_slice
 
