@@ -18,13 +18,14 @@ def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 def guarded(fn, *args) -> int:
     """Run a command body; unusable input or backend gives one line and exit code 2."""
-    from cpu_reference.errors import InputError, ResumeWarning
+    from cpu_reference.errors import InputError, KernelWarning, ResumeWarning
     from gpu_anneal.backends import BackendError
 
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warnings(warnings.showwarning)
             warnings.simplefilter("always", ResumeWarning)
+            warnings.simplefilter("always", KernelWarning)
             return fn(*args)
     except (InputError, BackendError) as exc:
         error_line(str(exc))
@@ -40,11 +41,11 @@ def guarded(fn, *args) -> int:
 
 def _one_line_warnings(show):
     """A warnings.showwarning that prints the project's warnings (a resume record not
-    trusted...) as one 'gpu-anneal:' line and hands the others to `show`."""
-    from cpu_reference.errors import ResumeWarning
+    trusted, a kernel fallback...) as one 'gpu-anneal:' line and hands the others to `show`."""
+    from cpu_reference.errors import KernelWarning, ResumeWarning
 
     def showwarning(message, category, filename, lineno, file=None, line=None) -> None:
-        if issubclass(category, ResumeWarning):
+        if issubclass(category, (ResumeWarning, KernelWarning)):
             error_line(str(message))
         else:
             show(message, category, filename, lineno, file, line)

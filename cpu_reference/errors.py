@@ -6,6 +6,7 @@ InputError      any unusable input; the CLI prints its message and exits with co
                 folder, a full disk)
 ResumeWarning   a resume file's record that is not trusted, or a torn last line: the puzzle
                 is solved again, nothing is lost
+KernelWarning   a CUDA run takes another kernel than the first choice: the message says why
 """
 
 
@@ -28,3 +29,8 @@ class OutputError(InputError):
 
 class ResumeWarning(UserWarning):
     """A resume file's record that is not trusted (its puzzle is solved again), or a torn line."""
+
+
+class KernelWarning(UserWarning):
+    """A CUDA run takes another kernel than the first choice (the cooperative kernel does not fit
+    the device); the message names why. The chains are the same."""

@@ -12,6 +12,12 @@ the input holds, each keeping at least MIN_CHAINS_PER_PUZZLE chains (a puzzle ne
 chains than one launch used to give it), chains per puzzle rounded up to whole warps so that a
 warp's chains finish together. The pool must fit MEMORY_SHARE of the card's memory.
 
+The cooperative kernel (orders 4-6, one-cell moves: gpu_anneal.kernels.sudoku_coop) runs one
+chain a warp and a block: its wave is SMs x resident blocks chains, a puzzle keeps at least
+MIN_COOP_CHAINS_PER_PUZZLE of them (each chain runs thousands of times faster than a one-thread
+chain of the same order), and no rounding to warps is needed. A card whose shared memory cannot
+hold a cooperative block is planned with the one-thread kernel, as the runner falls back.
+
 Resident blocks come from the card's attributes (threads, blocks and shared memory per SM) and
 from the kernel's launch bounds (the registers it is built for), as the occupancy calculator
 counts them. A card is either the current device (its attributes, read through numba) or a
@@ -52,6 +58,7 @@ from cpu_reference.sudoku.presets import DEFAULT_TECHNIQUE
 from gpu_anneal.pool_status import STATUS_BYTES
 
 MIN_CHAINS_PER_PUZZLE = 1024
+MIN_COOP_CHAINS_PER_PUZZLE = 64  # a choice, not measured on a card yet
 WARP = 32
 MEMORY_SHARE = 0.5  # of the card's memory (free memory on a live device)
 SLICE_SECONDS = 0.2
@@ -156,12 +163,27 @@ def resolve_card(device: Card | str | None) -> Card:
     return current_card()
 
 
-def kernel_shape(order: int, move: str = "sirdey") -> dict:
-    """The Sudoku kernel's block: threads, blocks its registers allow an SM, shared bytes."""
+def kernel_shape(order: int, move: str = "sirdey", card: Card | None = None) -> dict:
+    """The Sudoku kernel's block: which kernel ("coop" or "thread", as the runner picks it on
+    `card`: gpu_anneal.kernels.sudoku_coop.choose), threads, chains, blocks its registers allow
+    an SM, shared bytes."""
     from gpu_anneal.kernels import sudoku as ks
+    from gpu_anneal.kernels import sudoku_coop as coop
 
     ks.check_order(order)
     code = sa.move_code(move, order)
+    shared_sm = card.shared_per_sm if card is not None else coop.STATIC_SHARED_LIMIT * 4
+    kind, _ = coop.choose(order, code, "auto", shared_sm, shared_sm)
+    if kind == "coop":
+        threads, built = coop.launch_bounds(order, code)
+        return {
+            "kernel": "coop",
+            "threads_per_block": int(threads),
+            "chains_per_block": 1,
+            "blocks_by_registers": int(built),
+            "shared_per_block": int(coop.shared_bytes_per_block(order, code)),
+            "bytes_per_chain": int(ks.bytes_per_chain(order)),
+        }
     try:
         threads, built = ks.launch_bounds(order, code)
     except TypeError:  # launch bounds without a move
@@ -169,7 +191,9 @@ def kernel_shape(order: int, move: str = "sirdey") -> dict:
     shared_of = getattr(ks, "shared_bytes_per_block", None)
     shared = int(shared_of(order, code)) if shared_of else 0
     return {
+        "kernel": "thread",
         "threads_per_block": int(threads),
+        "chains_per_block": int(threads),
         "blocks_by_registers": int(built),
         "shared_per_block": shared,
         "bytes_per_chain": int(ks.bytes_per_chain(order)),
@@ -186,9 +210,10 @@ def resident_blocks(card: Card, shape: dict) -> int:
 
 
 def wave_chains(card: Card, shape: dict) -> int:
-    """Chains of one full wave of the kernel on `card`: SMs x resident blocks x threads (at least
-    one block an SM)."""
-    return card.sms * max(1, resident_blocks(card, shape)) * shape["threads_per_block"]
+    """Chains of one full wave of the kernel on `card`: SMs x resident blocks x chains a block
+    (its threads, or 1 for the cooperative kernel; at least one block an SM)."""
+    per_block = shape.get("chains_per_block", shape["threads_per_block"])
+    return card.sms * max(1, resident_blocks(card, shape)) * per_block
 
 
 def puzzle_bytes(order: int, move: str = "sirdey") -> int:
@@ -232,21 +257,25 @@ def measure_host_seconds(order: int, move: str = "sirdey", repeats: int = 30) ->
     return {"verify": min(verify[1:]), "refill": min(refill[1:])}
 
 
-def modeled_rate(card: Card, order: int, move: str) -> float | None:
-    """Modeled proposals per second of the kernel on a described card (None: no model)."""
-    rate = _modeled_rates(order, move).get(card.name)
+def modeled_rate(card: Card, order: int, move: str, kernel: str = "thread") -> float | None:
+    """Modeled proposals per second of the kernel ("coop" or "thread") on a described card
+    (None: no model)."""
+    rate = _modeled_rates(order, move, kernel).get(card.name)
     return float(rate) if rate else None
 
 
 @cache
-def _modeled_rates(order: int, move: str) -> dict:
+def _modeled_rates(order: int, move: str, kernel: str = "thread") -> dict:
     """{card name: proposals/s} of the (order, move) kernel by gpu_anneal.kernels.perf_model:
     compiled to PTX for sm_90, assembled and read from its SASS (some seconds); {} where ptxas
     or nvdisasm is missing or the kernel does not build."""
     try:
         from gpu_anneal.kernels import perf_model, ptx, sass
+        from gpu_anneal.kernels.sudoku_coop import kernel_name
 
         name = "sudoku" if move == "sirdey" else f"sudoku-{move}"
+        if kernel == "coop":
+            name = kernel_name(sa.MOVE_NAMES[move])
         factory, signature, _sizes, bounds = ptx.kernel_registry()[name]
         tool = ptx.find_ptxas()
         nvdisasm = sass.require_nvdisasm()
@@ -285,7 +314,8 @@ def make_plan(
         if value is not None and value < 1:
             raise InputError(f"{name} {value}: must be at least 1")
     card = resolve_card(device)
-    shape = kernel_shape(order, move)
+    shape = kernel_shape(order, move, card)
+    coop = shape["kernel"] == "coop"
     threads = shape["threads_per_block"]
     resident = resident_blocks(card, shape)
     side = layout(order).N
@@ -296,10 +326,11 @@ def make_plan(
         )
     wave = wave_chains(card, shape)
     held = math.inf if puzzles is None else max(1, puzzles)
+    least = MIN_COOP_CHAINS_PER_PUZZLE if coop else MIN_CHAINS_PER_PUZZLE
     if chains is None:
-        slots = batch or int(min(held, max(1, wave // MIN_CHAINS_PER_PUZZLE)))
+        slots = batch or int(min(held, max(1, wave // least)))
         cpp = math.ceil(wave / slots)
-        if cpp > WARP:
+        if cpp > WARP and not coop:
             cpp = math.ceil(cpp / WARP) * WARP
     else:
         cpp = chains
@@ -321,7 +352,7 @@ def make_plan(
     plateau = cells if plateau is None else plateau
     host = measure_host_seconds(order, move) if host_seconds is None else None
     host_s = host["verify"] + host["refill"] if host else host_seconds
-    rate = modeled_rate(card, order, move) if rate is None else rate
+    rate = modeled_rate(card, order, move, shape["kernel"]) if rate is None else rate
     kernel_s = slice_seconds
     if rate:
         kernel_s = max(slice_seconds, total * plateau / rate)
@@ -343,7 +374,9 @@ def make_plan(
         "order": order,
         "move": move,
         "puzzles": puzzles,
+        "kernel": shape["kernel"],
         "threads_per_block": threads,
+        "chains_per_block": shape["chains_per_block"],
         "resident_blocks_per_sm": resident,
         "shared_per_block": shape["shared_per_block"],
         "wave": wave,
@@ -368,10 +401,11 @@ def make_plan(
 def max_slots(order: int, move: str, chains: int | None, device: Card | str | None) -> int:
     """The most puzzles a default plan takes at once (how far to read a stream ahead)."""
     card = resolve_card(device)
-    shape = kernel_shape(order, move)
+    shape = kernel_shape(order, move, card)
     wave = wave_chains(card, shape)
     if chains is None:
-        return max(1, wave // MIN_CHAINS_PER_PUZZLE)
+        least = MIN_COOP_CHAINS_PER_PUZZLE if shape["kernel"] == "coop" else MIN_CHAINS_PER_PUZZLE
+        return max(1, wave // least)
     return max(1, math.ceil(wave / chains))
 
 
@@ -389,7 +423,11 @@ def format_plan(plan: dict) -> str:
     lines = [
         f"plan (model) for {held}, {side}x{side}, move {plan['move']}, on {c['name']} ({where})",
         f"  wave: {c['sms']} SMs x {plan['resident_blocks_per_sm']} blocks x "
-        f"{plan['threads_per_block']} threads = {plan['wave']:,} chains",
+        + (
+            f"1 chain (one warp a chain: the cooperative kernel) = {plan['wave']:,} chains"
+            if plan.get("kernel") == "coop"
+            else f"{plan['threads_per_block']} threads = {plan['wave']:,} chains"
+        ),
         f"  launch: {plan['slots']:,} puzzles x {plan['chains_per_puzzle']:,} chains = "
         f"{plan['chains']:,} chains ({plan['waves']:.2f} waves)",
         f"  device memory: {plan['device_bytes'] / GB:.3f} GB of {plan['memory_room'] / GB:.1f} "
@@ -467,7 +505,7 @@ def summary(device: Card | str | None = None) -> dict:
         except InputError as exc:
             orders[str(order)] = {"error": str(exc)}
             continue
-        keys = ("threads_per_block", "resident_blocks_per_sm", "wave", "slots",
+        keys = ("kernel", "threads_per_block", "resident_blocks_per_sm", "wave", "slots",
                 "chains_per_puzzle", "chains")  # fmt: skip
         orders[str(order)] = {"move": move} | {k: p[k] for k in keys}
     return {"model": True, "card": asdict(card), "orders": orders}

@@ -127,6 +127,14 @@ class Params:
         "Seconds allowed for the puzzle (60 unless given; Sudoku exact has none); null = none",
         None,
     )
+    generator: str | None = _doc(
+        "Random generator the chains drew from (Sudoku annealing): philox4x32-10, addressed "
+        "by each chain's proposal index, for 16x16 to 36x36 with the sirdey, candidate, focused "
+        "and focused-two moves (since the cooperative kernels); xoroshiro128+ for 4x4, 9x9 and "
+        "the box swap. A run recorded without this field drew from xoroshiro128+ at every order: "
+        "at 16x16 and above it cannot be replayed by a version that draws from Philox",
+        None,
+    )
     max_trials: int | None = _doc("Trials allowed over all chains (annealing); null = none", None)
     propagate: bool | None = _doc(
         "Whether the exact solver's deduction rules fixed digits first (Sudoku annealing)", None

@@ -29,9 +29,13 @@ puzzles' grids and the refilled puzzles' tables cross the bus; `moved` counts th
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
+from cpu_reference.anneal.philox import CounterCursor, seed_key
 from cpu_reference.anneal.rng import StreamCursor
+from cpu_reference.errors import KernelWarning
 from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.batch import SudokuBatch, load_puzzle, puzzle_tables, run_slice_cpu
 from gpu_anneal import pool_status as ps
@@ -45,7 +49,8 @@ class CpuRunner:
 
     def __init__(self, batch: SudokuBatch, seed: int = 0):
         self.batch = batch
-        self.cursor = StreamCursor(seed)
+        counter = sa.counter_based(batch.order, batch.move)
+        self.cursor = (CounterCursor if counter else StreamCursor)(seed)
         self._grids = np.zeros((0, batch.given_vals.shape[1]), np.uint8)
 
     def run(self, budget: int) -> None:
@@ -83,24 +88,37 @@ class CpuRunner:
 
 
 class CudaRunner:
-    """Keeps a batch's arrays on the device and runs its slices there, on one stream."""
+    """Keeps a batch's arrays on the device and runs its slices there, on one stream.
+
+    `kernel`: "auto" runs the cooperative kernel (one warp a chain) where it serves the order
+    and move and fits the device, else the one-thread kernel (gpu_anneal.kernels.sudoku_coop:
+    choose; a KernelWarning says why when the cooperative kernel serves them but does not
+    fit); "coop" or "thread" asks for one. `kernel_name` says which runs.
+    """
 
     name = "cuda"
     overlaps = True
 
-    def __init__(self, batch: SudokuBatch, seed: int = 0):
+    def __init__(self, batch: SudokuBatch, seed: int = 0, kernel: str = "auto"):
         from numba import cuda
 
         from gpu_anneal import stream_jump
         from gpu_anneal.kernels import pool
         from gpu_anneal.kernels import sudoku as ks
+        from gpu_anneal.kernels import sudoku_coop as coop
         from gpu_anneal.kernels.launch import simulating
 
         self.ks, self.pool, self.cuda = ks, pool, cuda
         ks.check_order(batch.order)
         self.batch = batch
         self.stream = cuda.stream()
-        self.kernel = ks.compiled_kernel(batch.order, batch.move)
+        self.kernel_name, why = coop.choose(batch.order, batch.move, kernel, *_shared_limits())
+        if why:
+            warnings.warn(why, KernelWarning, stacklevel=2)
+        self.launcher = coop if self.kernel_name == "coop" else ks
+        self.kernel = self.launcher.compiled_kernel(batch.order, batch.move)
+        self.counter = sa.counter_based(batch.order, batch.move)
+        self.fresh = coop.fresh_kernel() if self.counter else None
         self.pk = pool.kernels()
         # refills upload from the host's per-puzzle arrays: pinned, so that copies are async
         for key in sa.PUZZLE_ARRAYS + ("solved",):
@@ -121,6 +139,7 @@ class CudaRunner:
         powers = stream_jump.powers(stream_jump.bits_for(batch.cpp))
         self.d_powers = cuda.to_device(powers, stream=s)
         self.jump = stream_jump.JumpCursor(seed)
+        self.base_key = np.uint64(seed_key(seed % 2**64))  # Philox chains' keys (counter)
         self.pending: list[tuple[int, np.ndarray]] = []  # (slot, first state) not yet reseeded
         self.fetch_done = cuda.event()
         self.slice_start, self.slice_end = cuda.event(), cuda.event()
@@ -138,7 +157,7 @@ class CudaRunner:
         """Start one slice of up to `budget` plateaus on every chain (returns at once)."""
         self._flush()
         self.slice_start.record(self.stream)
-        self.ks.launch_slice(self.kernel, None, self.d, self.batch, budget, self.stream)
+        self.launcher.launch_slice(self.kernel, None, self.d, self.batch, budget, self.stream)
         self.slice_end.record(self.stream)
 
     def last_slice_seconds(self) -> float | None:
@@ -198,7 +217,11 @@ class CudaRunner:
             self.d["ctr"][chains].copy_to_device(b.ctr[chains], stream=self.stream)
             self.moved["up"] += b.ctr[chains].nbytes
             return
-        self.pending.append((p, self.jump.state_of(first_chain)))
+        if self.counter:  # the key of stream first_chain + i is base ^ (first_chain + i)
+            first = np.array([self.base_key, first_chain], np.uint64)
+        else:
+            first = self.jump.state_of(first_chain)
+        self.pending.append((p, first))
 
     def _put_row(self, key: str, p: int) -> None:
         """Start copying row p of host array `key` to its device array (asynchronous).
@@ -238,10 +261,16 @@ class CudaRunner:
         self.d_fresh[:k].copy_to_device(self.h_fresh[:k], stream=s)
         self.d_first[:k].copy_to_device(self.h_first[:k], stream=s)
         self.moved["up"] += 4 * k + 16 * k
-        self.pk["fresh"][self.pool.blocks(k * cpp), self.pool.THREADS, s](
-            self.d["ctr"], self.d["rng"], self.d["best_vals"], self.d_fresh, self.d_first, k, cpp,
-            self.d_powers,
-        )  # fmt: skip
+        if self.counter:
+            self.fresh[self.pool.blocks(k * cpp), self.pool.THREADS, s](
+                self.d["ctr"], self.d["rng"], self.d["best_vals"], self.d_fresh, self.d_first,
+                k, cpp,
+            )  # fmt: skip
+        else:
+            self.pk["fresh"][self.pool.blocks(k * cpp), self.pool.THREADS, s](
+                self.d["ctr"], self.d["rng"], self.d["best_vals"], self.d_fresh, self.d_first,
+                k, cpp, self.d_powers,
+            )  # fmt: skip
         self.flush_done.record(s)
 
     def sync(self) -> None:
@@ -257,6 +286,21 @@ class CudaRunner:
             self.d[key].copy_to_host(self.host(key))
 
 
+def _shared_limits() -> tuple[int, int]:
+    """(shared memory a block may declare, shared memory of an SM) of the current device, in
+    bytes (the simulator's stand-in card under NUMBA_ENABLE_CUDASIM)."""
+    from gpu_anneal.kernels.launch import simulating
+
+    if simulating():
+        from gpu_anneal.plan import SIMULATOR
+
+        return SIMULATOR.shared_per_sm, SIMULATOR.shared_per_sm
+    from numba import cuda
+
+    dev = cuda.get_current_device()
+    return dev.MAX_SHARED_MEMORY_PER_BLOCK, dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+
+
 def _pinned_copy(cuda, array: np.ndarray) -> np.ndarray:
     """A page-locked host copy of `array` (same shape and contents)."""
     out = cuda.pinned_array(array.shape, array.dtype)
@@ -267,11 +311,14 @@ def _pinned_copy(cuda, array: np.ndarray) -> np.ndarray:
 CHAIN_FIELDS = ("ctr", "vals", "boards", "best_vals", "rng", "solved")  # what a slice changes
 
 
-def same_chains_after(cpu: SudokuBatch, gpu: SudokuBatch, slices) -> dict[str, bool]:
+def same_chains_after(
+    cpu: SudokuBatch, gpu: SudokuBatch, slices, kernel: str = "auto"
+) -> dict[str, bool]:
     """Run the same slices on the CPU runner (batch `cpu`) and the CUDA runner (batch `gpu`, on
-    a card or in the simulator); for each of CHAIN_FIELDS, whether the two batches hold equal
-    arrays afterwards. The batches must start alike (same puzzles, schedule, seed, move)."""
-    runner = CudaRunner(gpu)
+    a card or in the simulator, with `kernel`); for each of CHAIN_FIELDS, whether the two
+    batches hold equal arrays afterwards. The batches must start alike (same puzzles,
+    schedule, seed, move)."""
+    runner = CudaRunner(gpu, kernel=kernel)
     for budget in slices:
         run_slice_cpu(cpu, budget, stop_on_solved=True)
         runner.run(budget)

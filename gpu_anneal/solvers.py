@@ -28,6 +28,7 @@ import numpy as np
 from cpu_reference.errors import InputError
 from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.shikaku import puzzle as shikaku
+from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.presets import expand, move_of
 from cpu_reference.sudoku.schedules import with_start
 from cpu_reference.sudoku.verify import verify_solution
@@ -271,7 +272,7 @@ def sudoku_params(s: Settings, order: int, t0: float) -> Params:
     return Params(
         seed=s.seed, schedule=schedule_text(s.schedule, order, s.t0),
         move=move_of(s.move, order), t0=t0, time_limit=s.time_limit, max_trials=s.max_trials,
-        propagate=s.propagate,
+        propagate=s.propagate, generator=sa.generator_name(order, sa.move_code(s.move, order)),
     )  # fmt: skip
 
 

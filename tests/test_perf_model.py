@@ -86,6 +86,8 @@ LOOP_COUNTS = {
     "branches": 3,  # @P1 BRA, CALL, @P4 BRA
     "popc": 1,
     "rng_rotates": 1,  # SHF.L.W
+    "philox_multiplies": 0,
+    "votes": 0,
     "int64": 7,  # IMAD.WIDE, IADD3 P0, IADD3.X, ISETP.EX, SHF.U64, LEA P2, LEA.HI.X
     "fp": 7,  # FFMA, MUFU, DADD, I2F, F2I, DSETP, HFMA2 (not HFMA2.MMA -RZ, RZ)
 }
@@ -141,6 +143,13 @@ def test_counts_of_the_whole_listing_add_the_lines_outside_the_loop():
         ("I2FP.F32.U32 R3, R2", ["fp"]),
         ("HFMA2.MMA R5, -RZ, RZ, 1.875, 0", []),
         ("FLO.U32 R3, R2", []),
+        ("IMAD.WIDE.U32 R4, R18, -0x2daee0ad, RZ", ["philox_multiplies", "int64"]),
+        ("IMAD R30, R18, -0x326172a9, RZ", ["philox_multiplies"]),
+        ("UIMAD.WIDE.U32 UR42, UR28, -0x2daee0ad, URZ", ["philox_multiplies", "int64"]),
+        ("IMAD.WIDE.U32 R12, R11, -0x33333333, RZ", ["int64"]),
+        ("VOTE.ANY R36, PT, P0", ["votes"]),
+        ("VOTEU.ANY UR12, UPT, P0", ["votes"]),
+        ("VOTEU.ANY UP0, P0", []),
     ],
 )
 def test_each_instruction_counts_in_its_classes(line, classes):
@@ -419,3 +428,96 @@ def test_kept_files_of_the_4x4_kernel_rederive_its_counts(monkeypatch, tmp_path)
     assert set(record["model"]) == set(CARDS)
     for figures in record["model"].values():
         assert figures["proposals_per_second"] > 0 and figures["bound"] in ("issue", "l1")
+
+
+# A cooperative kernel's round loop (.L_x_1: a Philox multiply and a ballot) inside its plateau
+# loop (.L_x_0); the one-thread markers (rotation, POPC) sit in the plateau loop only.
+COOP = listing("""\
+    /*0000*/                   LDC R1, c[0x0][0x28] ;
+.L_x_0:
+    /*0010*/                   SHF.L.W.U32.HI R3, R4, 0x17, R5 ;
+    /*0020*/                   POPC R6, R3 ;
+.L_x_1:
+    /*0030*/                   IMAD.WIDE.U32 R8, R2, -0x2daee0ad, RZ ;
+    /*0040*/                   LDS R9, [R8] ;
+    /*0050*/                   LDS R10, [R1+0x10] ;
+    /*0060*/                   VOTE.ANY R11, PT, P0 ;
+    /*0070*/                   ISETP.NE.AND P1, PT, R11, RZ, PT ;
+    /*0080*/               @P1 BRA `(.L_x_1) ;
+    /*0090*/                   ISETP.NE.AND P2, PT, R2, 0x10, PT ;
+    /*00a0*/               @P2 BRA `(.L_x_0) ;
+    /*00b0*/                   EXIT ;
+""")
+
+
+def test_the_cooperative_kernels_round_loop_is_their_move_loop():
+    """sudoku-coop-* markers (a Philox multiply and a ballot) find the inner loop; the
+    one-thread Sudoku markers would take the plateau loop, which holds no ballot."""
+    cfg = sass.build_cfg(COOP)
+    found = sass.move_loop(cfg, sass.markers_for("sudoku-coop-focused"))
+    assert found.move is not None, found.reason
+    assert cfg.loop_span(found.move) == (0x30, 0x80)
+    assert cfg.loop_span(found.plateau) == (0x10, 0xA0)
+    one_thread = sass.move_loop(cfg, sass.markers_for("sudoku-focused"))
+    assert cfg.loop_span(one_thread.move) == (0x10, 0xA0)
+
+
+def test_a_round_makes_the_expected_proposals_of_its_acceptance():
+    """E(p) = (1 - (1 - p)^32) / p: 32 at p = 0, 1 at p = 1, and the mean of the first
+    accepted lane's position + 1 (32 if none) over the 2^32 outcomes' probabilities."""
+    assert pm.proposals_per_round(0.0) == 32
+    assert pm.proposals_per_round(1.0) == pytest.approx(1.0)
+    for p in (0.01, 0.1, 0.176, 0.5):
+        direct = sum(j * p * (1 - p) ** (j - 1) for j in range(1, 33)) + 32 * (1 - p) ** 32
+        assert pm.proposals_per_round(p) == pytest.approx(direct)
+    assert pm.proposals_per_round(0.01) == pytest.approx(27.5, abs=0.05)
+
+
+def test_expected_fullest_bank_of_random_addresses():
+    """Two balls in two bins: 1.5; three in three: 17/9; 32 lanes over 32 banks: about 3.53
+    (a seeded simulation of 20,000 warps agrees within 0.02)."""
+    assert pm.expected_max_load(2, 2) == pytest.approx(1.5)
+    assert pm.expected_max_load(3, 3) == pytest.approx(17 / 9)
+    rng = np.random.default_rng(0)
+    banks = rng.integers(0, 32, size=(20_000, 32))
+    simulated = np.mean([np.bincount(row, minlength=32).max() for row in banks])
+    assert pm.expected_max_load() == pytest.approx(simulated, abs=0.02)
+
+
+def test_the_cooperative_model_takes_a_rounds_proposals_and_bank_conflicts():
+    """The round loop above: a per-lane LDS costs expected_max_load() wavefronts where lanes
+    share a chain, 1 otherwise (the uniform one costs 1 either way); the modeled rate scales
+    with E(p), and the per-chain figures divide it by the resident warps."""
+    listing_ = sass.read_listing(COOP, "sudoku-coop-focused")
+    body = listing_.move_instrs()
+    alone = pm.loop_wavefronts(body, listing_.uniform, 0, 0)
+    shared = pm.loop_wavefronts(body, listing_.uniform, 0, 0, shared_chain=True)
+    assert alone == 2 and shared == pytest.approx(1 + pm.expected_max_load())
+    slow = pm.model_listing(listing_, 64, 0, 8192, 0, 32, acceptance=0.5)["H100 SXM"]
+    fast = pm.model_listing(listing_, 64, 0, 8192, 0, 32, acceptance=0.05)["H100 SXM"]
+    ratio = pm.proposals_per_round(0.05) / pm.proposals_per_round(0.5)
+    assert fast["proposals_per_second"] == pytest.approx(slow["proposals_per_second"] * ratio)
+    chains = CARDS["H100 SXM"].sms * fast["warps_per_sm"]
+    assert fast["chain_proposals_per_second"] == pytest.approx(
+        fast["proposals_per_second"] / chains
+    )
+    assert fast["acceptance"] == 0.05
+    assert (
+        "chain_proposals_per_second" not in pm.model_listing(listing_, 64, 0, 0, 0, 32)["H100 SXM"]
+    )
+
+
+def test_a_divergence_check_before_the_ballot_falls_through():
+    """sm_80 guards a warp operation with `BRA.DIV ~URZ, ...` (taken only when the warp is
+    diverged): the code after it stays in the loop, so the round loop holds the ballot."""
+    text = COOP.replace(
+        "    /*0060*/                   VOTE.ANY R11, PT, P0 ;\n",
+        "    /*0058*/                   BRA.DIV ~URZ, `(.L_x_9) ;\n"
+        "    /*0060*/                   VOTE.ANY R11, PT, P0 ;\n",
+    )
+    text += "    /*00c0*/                   EXIT ;\n.L_x_9:\n"
+    text += "    /*00d0*/                   BRA `(.L_x_1) ;\n"
+    cfg = sass.build_cfg(text)
+    found = sass.move_loop(cfg, sass.markers_for("sudoku-coop"))
+    assert found.move is not None, found.reason
+    assert sass.count_classes(cfg.loop_instrs(found.move))["votes"] == 1

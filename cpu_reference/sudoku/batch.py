@@ -30,6 +30,7 @@ import numba as nb
 import numpy as np
 
 from cpu_reference.anneal.fixed_point import exp_table
+from cpu_reference.anneal.philox import counter_states
 from cpu_reference.anneal.rng import init_states
 from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.layout import layout
@@ -231,8 +232,10 @@ def make_batch(
 ) -> SudokuBatch:
     """Arrays for `puzzles` (uint8[P, cells], 0 blank) with cpp chains each, seeded like the GPU.
 
-    Chain g draws the stream that create_xoroshiro128p_states(first_chain + chains, seed) gives
-    thread first_chain + g, so a batch can be cut into pieces without changing any trajectory.
+    Chain g draws stream first_chain + g of the seed: the state create_xoroshiro128p_states(
+    first_chain + chains, seed) gives thread first_chain + g, or where the chains draw from
+    Philox (rules.counter_based) the key of that stream (anneal/philox.py); so a batch can be
+    cut into pieces without changing any trajectory.
     trial_cap: the trials each puzzle may start over its cpp chains, dealt round-robin (chain
     i of a puzzle takes trial_cap // cpp, one more when i < trial_cap % cpp).
     """
@@ -246,7 +249,10 @@ def make_batch(
     ctr[:, sa.C_PLATEAU] = -1
     ctr[:, sa.C_BEST_VALS_COST] = np.iinfo(np.int64).max
     rng = _zeros_aligned((chains, 8), np.uint64)
-    rng[:, :2] = init_states(first_chain + chains, seed)[first_chain:]
+    if sa.counter_based(order, move):
+        rng[:, :2] = counter_states(seed, first_chain, chains)
+    else:
+        rng[:, :2] = init_states(first_chain + chains, seed)[first_chain:]
     return SudokuBatch(
         order=order,
         cpp=cpp,

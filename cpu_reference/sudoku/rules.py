@@ -37,7 +37,8 @@ Per-chain state (rows of the batch on the CPU; shared or local memory in the ker
 
 Per-chain arrays in global memory (row g belongs to chain g):
 
-    rng[g, 0:2]      uint64  xoroshiro128+ state (see anneal/rng.py)
+    rng[g, 0:2]      uint64  xoroshiro128+ state (see anneal/rng.py); COUNTER chains: the
+                             Philox key and the proposals made (anneal/philox.py)
     ctr[g, :]        int64   counters, columns named by the C_* constants below
     best_vals[g, c]  uint8   the lowest-cost grid this chain has ended a plateau with (1-based)
 
@@ -132,6 +133,11 @@ def move_code(name: str, order: int) -> int:
     return MOVE_NAMES[move_of(name, order)]
 
 
+def move_name(code: int) -> str:
+    """The name of a move by code (move_code's inverse)."""
+    return next(name for name, value in MOVE_NAMES.items() if value == code)
+
+
 PUZZLE_ARRAYS = (
     "given_vals", "given_board", "init_cells", "ninit", "move_cells", "nmove", "cand", "ncand",
     "box_cells", "nbox", "box_missing",
@@ -154,6 +160,8 @@ def model(
     thr_cap: int = 0,
     linear: bool = False,
     counts: bool = False,
+    counter: bool = False,
+    tail: str | None = None,
 ) -> SimpleNamespace:
     """Jitted rules of order n and a move: thresholds, trial start, plateau, chain driver.
 
@@ -175,6 +183,11 @@ def model(
     `counts` (CPU runner, one-cell moves): conflicts from per-unit digit counts, five bytes a
     digit (packing.py, COUNTS), built from each chain's grid at each slice; the same counts
     again, so the same moves.
+    `counter` (COUNTER): the chain's draws come from Philox4x32-10 addressed by its proposal
+    index (anneal/philox.py) instead of xoroshiro128+'s sequence; one-cell moves only.
+    `tail`: the path of a module text appended to the template (the cooperative kernels'
+    rules, gpu_anneal.kernels): its functions of the template's names replace the template's
+    in the chain driver. The namespace then holds the generated module as `module`.
     """
     tmax = max_delta(n, move)
     if linear and not table:
@@ -185,10 +198,16 @@ def model(
         raise ValueError("counts: the focused move keeps its conflict set as bitboards")
     if not 0 <= thr_cap <= tmax:
         raise ValueError(f"thr_cap {thr_cap}: must lie in 0..{tmax} (0: the whole table)")
+    if counter and move == MOVE_BOX_SWAP:
+        raise ValueError("counter: one-cell moves only (the box swap keeps xoroshiro128+)")
     constants = _constants(n, move, lanes, table, packed, thr_cap, linear, counts)
+    constants["COUNTER"] = str(bool(counter))
     key = f"o{n}_m{move}_l{lanes}_t{int(table)}_p{int(packed)}_c{thr_cap}_x{int(linear)}"
     key += "_u" if counts else ""
-    module = _load_generated(key, constants)
+    key += "_k" if counter else ""
+    extra = Path(tail).read_text() if tail else ""
+    key += f"_{hashlib.sha256(extra.encode()).hexdigest()[:12]}" if tail else ""
+    module = _load_generated(key, constants, extra)
     return SimpleNamespace(
         n=n,
         N=packing(n).N,
@@ -197,6 +216,8 @@ def model(
         tmax=tmax,
         thr_rows=thr_cap if thr_cap else tmax + 1,
         focus_words=focus_words(n, move, linear),
+        counter=bool(counter),
+        module=module if tail else None,
         **{name: getattr(module, name) for name in _EXPORTED},
     )
 
@@ -211,14 +232,33 @@ def focus_words(n: int, move: int, linear: bool = False) -> int:
 
 COUNTS_FROM_ORDER = 5  # the CPU runner counts (COUNTS) from this order up: fewer loads a move
 
+# Which generator a chain draws from (results' params.generator): Philox4x32-10 addressed by the
+# proposal index where the cooperative kernels serve the chain (orders 4 to 6, one-cell moves),
+# so that the lanes of a warp can evaluate consecutive proposals of one chain at once;
+# xoroshiro128+ elsewhere (orders 2 and 3, and the box swap at every order).
+COUNTER_ORDERS = (4, 5, 6)
+XOROSHIRO = "xoroshiro128+"
+PHILOX = "philox4x32-10"
+
+
+def counter_based(n: int, move: int) -> bool:
+    """Whether chains of order n and this move draw from Philox by proposal index."""
+    return n in COUNTER_ORDERS and move != MOVE_BOX_SWAP
+
+
+def generator_name(n: int, move: int) -> str:
+    """The generator chains of order n and this move draw from: PHILOX or XOROSHIRO."""
+    return PHILOX if counter_based(n, move) else XOROSHIRO
+
 
 def cpu_model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
     """The CPU runner's rules: unit counts for one-cell moves from COUNTS_FROM_ORDER up, else
     cell-linear bitboards (benchmarks/results/throughput.md gives both rates); the focused move
-    keeps bitboards at every order (its conflict set is one)."""
+    keeps bitboards at every order (its conflict set is one). Draws as counter_based() says."""
+    counter = counter_based(n, move)
     if n >= COUNTS_FROM_ORDER and move not in (MOVE_BOX_SWAP, *FOCUSED_MOVES):
-        return model(n, move, counts=True)
-    return model(n, move, linear=True)
+        return model(n, move, counts=True, counter=counter)
+    return model(n, move, linear=True, counter=counter)
 
 
 _EXPORTED = (
@@ -302,6 +342,7 @@ def _small_div(d: int, limit: int) -> tuple[int, int]:
 _SOURCES = (
     "sudoku/rules.py", "sudoku/rules_template.py", "sudoku/packing.py", "sudoku/layout.py",
     "sudoku/schedules.py", "anneal/bits.py", "anneal/fixed_point.py", "anneal/rng.py",
+    "anneal/philox.py",
 )  # fmt: skip
 
 
@@ -334,10 +375,11 @@ def _source_digest() -> str:
 _LOADING = threading.Lock()  # threads of one process load a module once, never half of it
 
 
-def _load_generated(key: str, constants: dict[str, str]) -> ModuleType:
-    """Write (once) and import the template with these constants as a module of its own."""
+def _load_generated(key: str, constants: dict[str, str], tail: str = "") -> ModuleType:
+    """Write (once) and import the template with these constants (and `tail` appended) as a
+    module of its own."""
     lines = "\n".join(f"{name} = {value}" for name, value in constants.items())
-    template = (Path(__file__).with_name("rules_template.py")).read_text()
+    template = (Path(__file__).with_name("rules_template.py")).read_text() + tail
     text = template.replace("# <constants>", lines, 1)
     name = f"gpu_anneal_sudoku_rules_{key}_{_source_digest()}"
     with _LOADING:

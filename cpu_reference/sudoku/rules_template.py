@@ -15,6 +15,14 @@ from numba.extending import intrinsic
 
 from cpu_reference.anneal.bits import deposit64, host_has_deposit, popcount32, popcount64
 from cpu_reference.anneal.fixed_point import exp_neg, next_beta
+from cpu_reference.anneal.philox import (
+    DRAWS,
+    draw_buffer,
+    fill_draws,
+    philox_fill_below,
+    philox_u64,
+    philox_u64_unhoisted,
+)
 from cpu_reference.anneal.rng import next_u64, uniform_below
 from cpu_reference.sudoku.packing import (
     cell_count_units,
@@ -400,6 +408,39 @@ def place(vals, board, lane, c, dd):
 
 
 @njit
+def chain_u64(s0, s1, draws):
+    """A chain's next move draw and its RNG state after: xoroshiro128+'s next output, or
+    (COUNTER) Philox draw s1 of key s0, s1 counting the chain's proposals (anneal/philox.py);
+    on the CPU (TABLE) taken from `draws`, which holds the DRAWS draws around s1 (prime_draws)
+    and is refilled at each multiple of DRAWS."""
+    if COUNTER:
+        if TABLE:
+            at = uint64(uint64(s1) & uint64(DRAWS - 1))
+            if at == uint64(0):
+                fill_draws(s0, s1, draws)
+            return draws[at], s0, uint64(uint64(s1) + uint64(1))
+        return philox_u64_unhoisted(s0, s1), s0, uint64(uint64(s1) + uint64(1))
+    return next_u64(s0, s1)
+
+
+@njit
+def prime_draws(s0, s1, draws):
+    """COUNTER on the CPU: `draws` holds the DRAWS draws from s1 rounded down to a multiple."""
+    if COUNTER and TABLE:
+        fill_draws(s0, uint64(uint64(s1) & ~uint64(DRAWS - 1)), draws)
+
+
+@njit
+def fill_below(s0, s1, f, n):
+    """The index (0..n-1) of free cell f's digit among its n candidates at a trial's start, and
+    the RNG state after: xoroshiro128+'s next draw, or (COUNTER) the Philox fill draw of cell f
+    keyed by the proposals made so far, which leaves the state as it was."""
+    if COUNTER:
+        return uint64(philox_fill_below(s0, s1, f, n)), s0, s1
+    return uniform_below(s0, s1, n)
+
+
+@njit
 def start_trial(
     vals, board, lane, given_vals, given_board, init_cells, ninit, cand, ncand, box_cells,
     nbox, pu, box_missing, s0, s1,
@@ -443,7 +484,7 @@ def start_trial(
     else:
         for f in range(ninit):
             c = uint32(init_cells[f])
-            j, s0, s1 = uniform_below(s0, s1, ncand[c])
+            j, s0, s1 = fill_below(s0, s1, f, ncand[c])
             place(vals, board, lane, c, uint32(cand[c, j]) - ONE)
     return full_cost(vals, board, lane), s0, s1
 
@@ -743,9 +784,11 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
     rare = False
     r1 = uint64(0)
     nconf = focus_count(board, lane) if FOCUS else uint32(0)
+    draws = draw_buffer()  # COUNTER on the CPU: Philox draws computed DRAWS at a time
+    prime_draws(s0, s1, draws)
     while m < umoves:
         m = uint32(m + ONE)
-        r1, s0, s1 = next_u64(s0, s1)
+        r1, s0, s1 = chain_u64(s0, s1, draws)
         if move == MOVE_BOX_SWAP and BRANCH_FREE:
             # kernels: one path for every lane (a rejected swap writes back what it read)
             a, z, va, vz = swap_draw(r1, vals, lane, move_cells, pu, unmove, box_cells, nbox)

@@ -14,11 +14,21 @@ Glossary:
     h        latency-hiding factor of the resident warps (occupancy below)
 
 Issue model. An SM issues 4 warp-instructions per clock (4 schedulers x 1). A warp going once
-around the move loop makes 32 proposals (one per lane, one chain per thread) for I
-warp-instructions, so the SM's issue-bound rate is 4 x 32 / I proposals per clock.
+around the move loop makes E proposals for I warp-instructions, so the SM's issue-bound rate is
+4 x E / I proposals per clock. One chain a thread: E = 32 (one proposal a lane). The
+cooperative kernels (sudoku-coop-*, one chain a warp) go once around their round loop per warp
+round: its 32 lanes evaluate 32 consecutive proposals of one chain and the first accepted one
+ends the round, so at acceptance p (accepted / proposed, measured on the CPU runner:
+gpu_anneal.kernels.sudoku_coop.ACCEPTANCE)
+
+    E(p) = sum over j = 1..32 of (1 - p)^(j - 1) = (1 - (1 - p)^32) / p   (32 at p = 0)
+
+proposals a round (proposals_per_round). The round loop's static count takes the accepted
+path's work (the move made, the conflict set updated) every round: an upper bound where
+rounds end without acceptance.
 
 L1 model. The SM's L1/shared-memory pipeline serves one wavefront per clock; the L1-bound rate
-is 32 / W proposals per clock per SM. Per warp-instruction, in units of the access width
+is E / W proposals per clock per SM. Per warp-instruction, in units of the access width
 (w = max(1, bytes / 4) 32-bit words per lane):
 
     local (LDL, STL)    local memory is interleaved by 32-bit word across lanes: word j of
@@ -30,6 +40,10 @@ is 32 / W proposals per clock per SM. Per warp-instruction, in units of the acce
                         largest array the index could range over (a conservative choice).
     shared (LDS, STS)   a [word][thread] layout puts the lanes on distinct banks: w wavefronts
                         (1 for 32-bit, 2 for 64-bit, 4 for 128-bit), whatever the index.
+                        The cooperative kernels' lanes read words of one chain: an address the
+                        same in every lane is one broadcast (w); a per-lane address hits random
+                        banks, the fullest of 32 banks taking B = expected_max_load(32, 32)
+                        (about 3.5) of the 32 words, so B x w wavefronts.
     global (LDG, STG,   assumption: the move loop's global accesses read small per-puzzle
     LD, ST, atomics)    tables (move lists, candidate lists) that stay in L1; a per-lane index
                         touches GLOBAL_LINES = 4 distinct 128-byte lines (the 9x9 move list is
@@ -51,8 +65,15 @@ scheduler) are assumed to hide the latency of the move loop's dependent loads an
 fewer warps scale both bounds down in proportion. A kernel that does not fit (0 blocks) models
 to 0.
 
-    modeled proposals/s = SMs x boost clock x min(4 x 32 / I, 32 / W) x h
-    bound               = "issue" when 4 x 32 / I <= 32 / W, else "l1"
+    modeled proposals/s = SMs x boost clock x min(4 x E / I, E / W) x h
+    bound               = "issue" when 4 x E / I <= E / W, else "l1"
+
+Per chain (cooperative kernels, one chain a warp): with the card full, each resident warp gets
+its share, chain rate = modeled proposals/s / (SMs x resident warps an SM)
+(chain_proposals_per_second); a chain alone on the card, if its warp issued one instruction
+every lone_warp_cycles clocks (an assumption standing for the latency of dependent
+instructions and shared loads that no other warp hides), makes boost clock x E / (I x
+lone_warp_cycles) proposals a second (lone_chain_proposals_per_second).
 
 What the model leaves out: L1 misses (the record gives the local bytes resident per SM beside
 the card's L1 size, `local_fits_l1`), instruction-cache misses, branch divergence (all paths
@@ -68,6 +89,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
 
 from gpu_anneal.kernels import sass
@@ -86,6 +108,7 @@ class Assumptions:
     global_lines: float = 4.0
     warps_to_hide_latency: int = 32
     register_granularity: int = 256
+    lone_warp_cycles: float = 8.0
 
     def as_dict(self) -> dict:
         """Plain dict for JSON."""
@@ -102,14 +125,44 @@ def distinct(k: float, lanes: int = LANES) -> float:
     return k * (1.0 - (1.0 - 1.0 / k) ** lanes)
 
 
+@cache
+def expected_max_load(balls: int = LANES, bins: int = LANES) -> float:
+    """Expected count in the fullest of `bins` bins after `balls` uniform random throws (exact:
+    sum over m of P(max >= m), each P(max < m) by counting the placements with every bin below
+    m)."""
+    from math import comb
+
+    total = bins**balls
+    expected = 0.0
+    for m in range(1, balls + 1):
+        # placements of the balls with every bin holding fewer than m: a recurrence over bins
+        ways = [1] + [0] * balls  # ways[t]: t balls placed in the bins so far
+        for _ in range(bins):
+            ways = [
+                sum(ways[t - j] * comb(t, j) for j in range(min(m - 1, t) + 1))
+                for t in range(balls + 1)
+            ]
+        expected += 1.0 - ways[balls] / total
+    return expected
+
+
+def proposals_per_round(p: float, lanes: int = LANES) -> float:
+    """E(p): proposals one warp round of a cooperative chain makes at acceptance p."""
+    if p <= 0:
+        return float(lanes)
+    return (1.0 - (1.0 - p) ** lanes) / p
+
+
 def wavefronts(
     ins: sass.Instr,
     uniform: set[int],
     frame_bytes: int,
     constant_bytes: int,
     a: Assumptions = DEFAULT,
+    shared_chain: bool = False,
 ) -> float:
-    """Modeled L1 wavefronts (or constant-cache requests) of one warp-instruction."""
+    """Modeled L1 wavefronts (or constant-cache requests) of one warp-instruction;
+    `shared_chain`: the warp's lanes share one chain's state (the cooperative kernels)."""
     cls = sass.classify(ins)
     nbytes = sass.access_bytes(ins)
     words = max(1, nbytes // 4)
@@ -119,6 +172,8 @@ def wavefronts(
             return float(words)
         return distinct(max(1, frame_bytes // max(4, nbytes))) * words
     if "shared_loads" in cls or "shared_stores" in cls:
+        if shared_chain and lane:
+            return expected_max_load() * words
         return float(words)
     if {"global_loads", "global_stores", "global_atomics"} & set(cls):
         return a.global_lines if lane else 1.0
@@ -135,9 +190,10 @@ def loop_wavefronts(
     frame_bytes: int,
     constant_bytes: int,
     a: Assumptions = DEFAULT,
+    shared_chain: bool = False,
 ) -> float:
     """W: modeled wavefronts of one warp's trip around a loop body (all paths)."""
-    return sum(wavefronts(i, uniform, frame_bytes, constant_bytes, a) for i in instrs)
+    return sum(wavefronts(i, uniform, frame_bytes, constant_bytes, a, shared_chain) for i in instrs)
 
 
 def occupancy(
@@ -178,14 +234,27 @@ def model_card(
     local_bytes_per_thread: int = 0,
     threads_per_block: int = 128,
     a: Assumptions = DEFAULT,
+    per_trip: float = LANES,
+    chain_per_warp: bool = False,
 ) -> dict:
-    """Modeled proposals/s of a move loop on one card (formula in the module docstring)."""
+    """Modeled proposals/s of a move loop on one card (formula in the module docstring):
+    `per_trip` proposals a warp's trip around it (E); `chain_per_warp` adds the per-chain
+    figures of a cooperative kernel."""
     clock = card.boost_mhz * 1e6
-    issue = card.issue_per_clock_per_sm * LANES / instructions
-    l1 = a.l1_wavefronts_per_clock * LANES / l1_wavefronts if l1_wavefronts > 0 else math.inf
+    issue = card.issue_per_clock_per_sm * per_trip / instructions
+    l1 = a.l1_wavefronts_per_clock * per_trip / l1_wavefronts if l1_wavefronts > 0 else math.inf
     hide = min(1.0, occ["warps_per_sm"] / a.warps_to_hide_latency)
     rate = card.sms * clock * min(issue, l1) * hide
     resident_local = occ["blocks_per_sm"] * threads_per_block * local_bytes_per_thread
+    chain = {}
+    if chain_per_warp:
+        chains = card.sms * occ["warps_per_sm"]
+        chain = {
+            "chain_proposals_per_second": rate / chains if chains else 0.0,
+            "lone_chain_proposals_per_second": (
+                clock * per_trip / (instructions * a.lone_warp_cycles)
+            ),
+        }
     return {
         "proposals_per_second": rate,
         "bound": "issue" if issue <= l1 else "l1",
@@ -198,6 +267,8 @@ def model_card(
         "l1_bound_proposals_per_second": card.sms * clock * l1 * hide,
         "local_bytes_resident_per_sm": resident_local,
         "local_fits_l1": resident_local <= card.l1_shared_kib_per_sm * 1024,
+        "proposals_per_warp_trip": per_trip,
+        **chain,
     }
 
 
@@ -219,17 +290,25 @@ def model_listing(
     threads_per_block: int,
     cards: dict[str, Card] = CARDS,
     a: Assumptions = DEFAULT,
+    acceptance: float | None = None,
 ) -> dict:
-    """The record's `model` object: {card name: modeled figures}; {} with no move loop."""
+    """The record's `model` object: {card name: modeled figures}; {} with no move loop.
+    `acceptance` (cooperative kernels): the measured p a round's proposals follow from."""
     body = listing.move_instrs()
     if not body:
         return {}
-    w = loop_wavefronts(body, listing.uniform, frame_bytes, constant_bytes, a)
+    coop = acceptance is not None
+    w = loop_wavefronts(body, listing.uniform, frame_bytes, constant_bytes, a, shared_chain=coop)
+    per_trip = proposals_per_round(acceptance) if coop else float(LANES)
     out = {}
     for name, card in cards.items():
         occ = occupancy(card, registers, threads_per_block, shared_bytes, 0, a)
-        out[name] = model_card(card, len(body), w, occ, frame_bytes, threads_per_block, a)
+        out[name] = model_card(
+            card, len(body), w, occ, frame_bytes, threads_per_block, a, per_trip, coop
+        )
         out[name]["l1_wavefronts_per_warp_proposal"] = w
+        if coop:
+            out[name]["acceptance"] = acceptance
     return out
 
 
@@ -241,6 +320,18 @@ class Analysis:
     sass_text: str
     sass: dict
     model: dict
+
+
+def coop_acceptance(kernel: str, size) -> float | None:
+    """The measured acceptance of a cooperative kernel's move at its order (None: another
+    kernel, or no measurement)."""
+    if not kernel.startswith("sudoku-coop"):
+        return None
+    from cpu_reference.sudoku.rules import MOVE_NAMES
+    from gpu_anneal.kernels.sudoku_coop import ACCEPTANCE
+
+    move = kernel.removeprefix("sudoku-coop").removeprefix("-") or "sirdey"
+    return ACCEPTANCE.get((int(size), MOVE_NAMES[move]))
 
 
 def analyse(
@@ -264,6 +355,7 @@ def analyse(
         constant_bytes=built.constant_bank_bytes(3),
         threads_per_block=default_threads_per_block(record.get("launch_bounds")),
         a=a,
+        acceptance=coop_acceptance(kernel, record.get("size")),
     )
     return Analysis(built.cubin, text, listing.summary(), model)
 

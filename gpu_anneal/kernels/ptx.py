@@ -139,8 +139,9 @@ def kernel_registry() -> dict[str, tuple]:
     The optional fourth item maps a size key and an architecture to the launch bounds the kernel
     is compiled with there.
     """
-    from cpu_reference.sudoku.rules import MOVE_NAMES
+    from cpu_reference.sudoku.rules import COUNTER_ORDERS, MOVE_BOX_SWAP, MOVE_NAMES
     from gpu_anneal.kernels import sudoku as cuda_sudoku
+    from gpu_anneal.kernels import sudoku_coop as coop
 
     registry = {}
     for move, code in MOVE_NAMES.items():
@@ -150,6 +151,15 @@ def kernel_registry() -> dict[str, tuple]:
             lambda order, code=code: cuda_sudoku.kernel_signature(order, code),
             cuda_sudoku.CUDA_ORDERS,
             lambda order, arch="sm_90", code=code: cuda_sudoku.launch_bounds(order, code, arch),
+        )
+    for code in MOVE_NAMES.values():  # the cooperative kernels: one warp a chain
+        if code == MOVE_BOX_SWAP:
+            continue
+        registry[coop.kernel_name(code)] = (
+            lambda order, code=code: coop.kernel_function(order, code),
+            lambda order, code=code: coop.kernel_signature(order, code),
+            COUNTER_ORDERS,
+            lambda order, arch="sm_90", code=code: coop.launch_bounds(order, code, arch),
         )
     registry["shikaku"] = _grid_puzzle_entry("shikaku")
     registry["hashi"] = _grid_puzzle_entry("hashi")

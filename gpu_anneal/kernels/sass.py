@@ -7,6 +7,8 @@ Glossary:
               its last
     entry     a block control enters from outside: a function's first block or a CALL target
     dominate  block h dominates block b when every path from an entry to b passes through h
+    BRA.DIV   (and BRA.CONV) sm_80's check around a warp operation: jumps only when the warp is
+              diverged (converged), so control falls through as well, as after a guarded branch
     latch     a block whose last instruction branches backwards (to an earlier or the same
               instruction) to a block that dominates it: the back edge of a loop (a backward
               jump from an out-of-line block into the middle of a loop is no back edge)
@@ -18,9 +20,14 @@ Glossary:
     move loop the loop one proposal goes around once (rule below)
 
 Finding the move loop (`move_loop`). Every kernel draws its proposal from xoroshiro128+, whose
-64-bit rotations ptxas emits as wrap-mode funnel shifts (`SHF.L.W...`, `SHF.R.W...`): that is the
-"RNG step" marker. Sudoku kernels also compute their delta as popcounts of bitboard words, so
-their marker is an RNG step *and* a POPC. Candidates are the loops holding every marker; the
+64-bit rotations ptxas emits as wrap-mode funnel shifts (`SHF.L.W...`, `SHF.R.W...`), or (Sudoku
+orders 4-6) from Philox4x32-10, whose rounds multiply by its constants 0xD2511F53 and 0xCD9E8D57
+(`IMAD.WIDE.U32 R4, R18, -0x2daee0ad, RZ`): either is the "RNG step" marker. Sudoku kernels
+also compute their delta as popcounts of bitboard words, so their marker is an RNG step *and* a
+POPC. The cooperative Sudoku kernels (sudoku-coop-*) go around their round loop once a warp
+round: its markers are a Philox multiply and the ballot (`VOTE.ANY R36, PT, P0`, or VOTEU
+writing a uniform register), and "move
+loop" below means that round loop. Candidates are the loops holding every marker; the
 innermost candidates are those with no other candidate inside them; of these the most deeply
 nested one is the move loop (under a static frequency estimate, every loop runs many times, so
 the deepest runs most often). When the deepest depth is shared by two innermost candidates, or
@@ -44,6 +51,12 @@ Classes (by base opcode; U-prefixed uniform-datapath forms count as their vector
                                     WARPSYNC manage convergence and are not counted)
     popc                            POPC
     rng_rotates                     SHF with the .W (wrap) modifier
+    philox_multiplies               IMAD or UIMAD by Philox4x32's multipliers (an immediate
+                                    0xd2511f53 or 0xcd9e8d57, as printed: -0x2daee0ad,
+                                    -0x326172a9)
+    votes                           VOTE or VOTEU writing a register (a warp's ballot:
+                                    `VOTE.ANY R36, PT, P0`, `VOTEU.ANY UR12, UPT, P0`; a vote
+                                    that only sets a predicate, `VOTEU.ANY UP0, P0`, excluded)
     int64  (64-bit integer rule)    an instruction that exists because an integer is 64 bits:
                                     IMAD.WIDE* (32x32->64 multiply); any .X modifier (IADD3.X,
                                     IMAD.X, LEA.HI.X: the carry-in high half); ISETP with .EX
@@ -201,7 +214,10 @@ class Instr:
 
     @property
     def guarded(self) -> bool:
-        """True when a predicate other than PT guards the instruction."""
+        """True when a predicate other than PT guards the instruction, or (BRA.DIV, BRA.CONV:
+        taken only when the warp is diverged, or converged) its condition is the warp's."""
+        if self.base == "BRA" and ("DIV" in self.mods or "CONV" in self.mods):
+            return True
         return bool(self.predicate) and self.predicate.strip() != "@PT"
 
     @property
@@ -421,14 +437,38 @@ def is_rng_rotate(ins: Instr) -> bool:
     return ins.base in ("SHF", "USHF") and "W" in ins.mods
 
 
+PHILOX_IMMEDIATES = frozenset(("0xd2511f53", "-0x2daee0ad", "0xcd9e8d57", "-0x326172a9"))
+
+
+def is_philox_multiply(ins: Instr) -> bool:
+    """A multiply by one of Philox4x32's multipliers (a Philox round)."""
+    if ins.base not in ("IMAD", "UIMAD"):
+        return False
+    return any(op.lower() in PHILOX_IMMEDIATES for op in operands_of(ins))
+
+
+def is_rng_step(ins: Instr) -> bool:
+    """Either generator's step: xoroshiro128+'s rotation or a Philox round's multiply."""
+    return is_rng_rotate(ins) or is_philox_multiply(ins)
+
+
 def is_popc(ins: Instr) -> bool:
     """A population count (the Sudoku kernels' delta)."""
     return ins.base in ("POPC", "UPOPC")
 
 
+def is_vote(ins: Instr) -> bool:
+    """A warp's ballot: VOTE or VOTEU writing the lanes' bits to a register (R or UR), not a
+    vote that only sets a predicate."""
+    ops = operands_of(ins)
+    return ins.base in ("VOTE", "VOTEU") and bool(ops) and bool(re.fullmatch(r"U?R\d+", ops[0]))
+
+
 def markers_for(kernel: str) -> tuple:
     """The marker predicates a kernel's move loop must hold (see the module docstring)."""
-    return (is_rng_rotate, is_popc) if kernel.startswith("sudoku") else (is_rng_rotate,)
+    if kernel.startswith("sudoku-coop"):
+        return (is_philox_multiply, is_vote)
+    return (is_rng_step, is_popc) if kernel.startswith("sudoku") else (is_rng_rotate,)
 
 
 @dataclass
@@ -505,6 +545,8 @@ CLASSES = (
     "branches",
     "popc",
     "rng_rotates",
+    "philox_multiplies",
+    "votes",
     "int64",
     "fp",
 )
@@ -577,6 +619,10 @@ def classify(ins: Instr) -> list[str]:
         out.append("popc")
     if is_rng_rotate(ins):
         out.append("rng_rotates")
+    if is_philox_multiply(ins):
+        out.append("philox_multiplies")
+    if is_vote(ins):
+        out.append("votes")
     if is_int64(ins):
         out.append("int64")
     if is_fp(ins):

@@ -36,6 +36,10 @@ plateau (see rules.py: the deterministic winner).
 The kernel's source is slice_template.py, written out per order, move and launch bounds
 with its constants as literals (kernel_function): numba-cuda keeps the compiled kernel on disk and
 a later process loads it instead of compiling (gpu_anneal.kernels.kernel_cache).
+
+From 16x16 up the runner takes the cooperative kernel (gpu_anneal.kernels.sudoku_coop) for the
+one-cell moves; this kernel runs those chains where that one does not fit the device, with the
+same Philox draws (rules.counter_based), and the box swap at every order.
 """
 
 from __future__ import annotations
@@ -161,7 +165,8 @@ def _model(order: int, move: int):
     T = threads_per_block(order)
     shared = STATE_IN_SHARED[order]
     return sa.model(order, move, T if shared else 1, table=False, packed=shared,
-                    thr_cap=threshold_cap(order, move))  # fmt: skip
+                    thr_cap=threshold_cap(order, move),
+                    counter=sa.counter_based(order, move))  # fmt: skip
 
 
 def _constants(order: int, move: int, bounds: tuple[int, int] | None) -> str:

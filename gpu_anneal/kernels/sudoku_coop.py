@@ -1,0 +1,312 @@
+"""The cooperative Sudoku kernel: one warp a chain, for orders 4 to 6 (16x16 to 36x36).
+
+Glossary: g chain (= block) index, p puzzle, cpp chains per puzzle, lane the thread's index in
+the warp (0..31), n order.
+
+Each block is one warp running one chain: its state (values, row, column and box bitboards,
+conflict set, thresholds) in the block's shared memory, its rules cpu_reference.sudoku.rules'
+template with gpu_anneal/kernels/coop_rules.py appended (that file tells how a round of 32
+proposals stays the sequential chain). Every lane runs the template's drive_chain on the
+batch's counters and RNG rows, with the chain's own g, as the CPU runner does: the lanes hold the
+same values and take the same branches, so each read-modify-write of the chain's row is one
+value read and one value stored by the converged warp (lane_copy; the simulator, whose threads
+interleave, gives each lane a copy and writes lane 0's back). The puzzle's bound solved[p], which
+other chains lower meanwhile, every lane reads in the same load, so the lanes stop together.
+Grids and row-packed bitboards go back to global memory in the CPU runner's layout, so a slice
+here and a slice of the CPU runner leave the same arrays.
+
+Which chains it serves: those drawing from Philox (rules.counter_based: orders 4-6, one-cell
+moves). The box swap shuffles a box with sequential draws at every trial start and swaps two
+cells a move (two peers' updates a move, no conflict set): it stays on the one-thread kernel,
+with xoroshiro128+. A device whose shared memory cannot hold one chain's block runs the
+one-thread kernel (gpu_anneal.kernels.sudoku) with the same Philox draws, so the chain is the
+same; the runner says why (fallback_reason).
+
+Shared memory of a block (one chain), bytes (values + board + thresholds; the board's words are
+rows, columns and boxes 3 N^2, conflict set and movable cells 2 N, prefix counts N + 1 and 34
+words of the simulator's scratch):
+
+    16x16   128 + 3,404 (851 words of 4 B) + 160 (40 thresholds) = 3,692: 32 blocks an SM
+    25x25   628 + 7,940 (1,985 words of 4 B) + 260 = 8,828: 23 blocks an SM of 228 KB
+    36x36   1,296 + 32,248 (4,031 words of 8 B) + 384 = 33,928: 6 blocks an SM of 228 KB
+
+plus 1 KB the runtime reserves a block (SHARED_RESERVED); ptxas reports the same static
+shared memory (tests/test_coop_kernel.py).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from numba import config, cuda, njit, uint32, uint64
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import SudokuBatch
+from cpu_reference.sudoku.packing import packing
+from gpu_anneal.kernels.cards import shared_kib_per_sm
+from gpu_anneal.kernels.compat import plain
+
+RULES = Path(__file__).with_name("coop_rules.py")
+THREADS = 32  # one warp a block, one chain a block
+STATIC_SHARED_LIMIT = 48 * 1024  # static shared memory a block may declare
+SHARED_RESERVED = 1024  # bytes the runtime reserves per resident block
+MAX_BLOCKS_PER_SM = 32  # sm_80 and sm_90
+REGISTERS_PER_SM = 65536
+# registers a thread may take at least: 64, and 84 on sm_80 (24 blocks an SM), where ptxas
+# spills 4 bytes of some 16x16 kernels at 28 or 25 blocks (sm_90's fits them in 64)
+REGISTER_FLOOR = {"sm_80": 84}
+DEFAULT_REGISTER_FLOOR = 64
+
+
+# Acceptance (accepted / proposed) of each move under the default technique, measured on the CPU
+# runner: benchmarks/results/coop_acceptance.json (python benchmarks/bench_coop_acceptance.py;
+# 16x16 at 30-35 % filled, 25x25 at 40-50 %, 36x36 at 45-60 %). The performance model takes a
+# warp round's proposals from it (gpu_anneal.kernels.perf_model: proposals_per_round).
+ACCEPTANCE = {
+    (4, sa.MOVE_SIRDEY): 0.089, (4, sa.MOVE_CANDIDATE): 0.069,
+    (4, sa.MOVE_FOCUSED): 0.196, (4, sa.MOVE_FOCUSED_TWO): 0.265,
+    (5, sa.MOVE_SIRDEY): 0.091, (5, sa.MOVE_CANDIDATE): 0.073,
+    (5, sa.MOVE_FOCUSED): 0.176, (5, sa.MOVE_FOCUSED_TWO): 0.200,
+    (6, sa.MOVE_SIRDEY): 0.099, (6, sa.MOVE_CANDIDATE): 0.083,
+    (6, sa.MOVE_FOCUSED): 0.184, (6, sa.MOVE_FOCUSED_TWO): 0.233,
+}  # fmt: skip
+
+
+def kernel_name(move: int) -> str:
+    """The registry's name of the cooperative kernel of a move (gpu_anneal.kernels.ptx)."""
+    return "sudoku-coop" if move == sa.MOVE_SIRDEY else f"sudoku-coop-{sa.move_name(move)}"
+
+
+def serves(order: int, move: int) -> bool:
+    """Whether the cooperative kernel runs chains of this order and move."""
+    return sa.counter_based(order, move)
+
+
+def check_served(order: int, move: int) -> None:
+    """InputError, one line, for an order or move the cooperative kernel does not run."""
+    if not serves(order, move):
+        raise InputError(
+            f"order {order}, move {sa.move_name(move)}: the cooperative kernel runs orders "
+            f"{', '.join(map(str, sa.COUNTER_ORDERS))} with one-cell moves (sirdey, candidate, "
+            "focused, focused-two); this one runs one chain a thread"
+        )
+
+
+@cache
+def coop_model(order: int, move: int, any_order: bool = False):
+    """The rules of the cooperative kernel (rules.model with the cooperative text appended).
+    `any_order`: build them for an order and one-cell move the kernel does not serve (the
+    performance model's 9x9 comparison); nothing runs them."""
+    if not any_order:
+        check_served(order, move)
+    return sa.model(order, move, 1, table=False, packed=True, counter=True, tail=str(RULES))
+
+
+def chain_words(order: int, move: int) -> tuple[int, int, int]:
+    """(value words, board words, threshold words) of one chain's shared state."""
+    pk = packing(order)
+    board = 3 * pk.N * pk.N + 3 * pk.N + 1 + 34  # rows, cols, boxes, CONF, MOVS, PRE, SCR
+    return pk.VW, board, sa.max_delta(order, move) + 1
+
+
+def shared_bytes_per_block(order: int, move: int) -> int:
+    """Static shared memory of one block (one chain): values, boards, thresholds."""
+    values, board, thresholds = chain_words(order, move)
+    return 4 * values + packing(order).word_bits // 8 * board + 4 * thresholds
+
+
+def blocks_per_sm(order: int, move: int, shared_per_sm: int) -> int:
+    """Blocks (chains) an SM holds by shared memory and the block limit (0: none fits)."""
+    by_shared = shared_per_sm // (shared_bytes_per_block(order, move) + SHARED_RESERVED)
+    return min(MAX_BLOCKS_PER_SM, by_shared)
+
+
+def launch_bounds(order: int, move: int, arch: str = "sm_90") -> tuple[int, int]:
+    """(threads per block, minimum resident blocks an SM) the kernel is built for on `arch`:
+    the blocks shared memory holds, at most REGISTERS_PER_SM / (the arch's register floor x
+    32)."""
+    blocks = blocks_per_sm(order, move, shared_kib_per_sm(arch) * 1024)
+    floor = REGISTERS_PER_SM // (REGISTER_FLOOR.get(arch, DEFAULT_REGISTER_FLOOR) * THREADS)
+    return THREADS, max(1, min(blocks, floor))
+
+
+def fallback_reason(order: int, move: int, shared_per_block: int, shared_per_sm: int) -> str | None:
+    """Why a device with these shared-memory limits (bytes a block may declare, bytes an SM
+    holds) cannot run the cooperative kernel for this order and move, or None when it can."""
+    need = shared_bytes_per_block(order, move)
+    side = packing(order).N
+    if need > min(shared_per_block, STATIC_SHARED_LIMIT):
+        return (
+            f"{side}x{side}: a cooperative chain needs {need:,} B of shared memory a block, "
+            f"this device allows {min(shared_per_block, STATIC_SHARED_LIMIT):,}: one chain a "
+            "thread instead (the same chains)"
+        )
+    if need + SHARED_RESERVED > shared_per_sm:
+        return (
+            f"{side}x{side}: a cooperative chain needs {need + SHARED_RESERVED:,} B of an SM's "
+            f"shared memory, this device has {shared_per_sm:,}: one chain a thread instead "
+            "(the same chains)"
+        )
+    return None
+
+
+if config.ENABLE_CUDASIM:
+
+    def lane_copy(array):
+        """The simulator: a copy of the array for this lane alone (its 32 threads interleave at
+        any point, where a warp's lanes run each instruction together)."""
+        return array.copy()
+
+    def lane_write_back(array, copy, g, lane):
+        """The simulator: lane 0's copy of row g written back."""
+        if lane == 0:
+            array[g] = copy[g]
+
+else:
+
+    @njit(inline="always")
+    def lane_copy(array):
+        """On a card: the array itself. Every lane updates the chain's row with the same values
+        in the same instructions of a converged warp (no lane's branch differs), so a
+        read-modify-write of the row reads one value and stores one value."""
+        return array
+
+    @njit(inline="always")
+    def lane_write_back(array, copy, g, lane):
+        """On a card: nothing to write back."""
+
+
+@cache
+def kernel_function(order: int, move: int, any_order: bool = False):
+    """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx);
+    any_order as coop_model's."""
+    m = coop_model(order, move, any_order)
+    rules = m.module
+    drive = m.drive_chain.py_func if config.ENABLE_CUDASIM else m.drive_chain
+    load, store = rules.coop_load, rules.coop_store
+    values, board, thresholds = chain_words(order, move)
+    if board != rules.BOARD_WORDS:
+        raise AssertionError("chain_words and the rules disagree on the board's size")
+    WT = uint32 if packing(order).word_bits == 32 else uint64
+    C_STATUS, RUNNING = sa.C_STATUS, sa.RUNNING
+
+    def sudoku_coop_slice(
+        vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
+        given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
+        box_cells, nbox, box_missing,
+        kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
+        trial_cap, budget, stop_on_solved,
+    ):  # fmt: skip
+        sv = cuda.shared.array(values, uint32)
+        sb = cuda.shared.array(board, WT)
+        st = cuda.shared.array(thresholds, uint32)
+        g = uint64(cuda.blockIdx.x)  # unsigned: indices need no negative-index fix-up
+        lane = uint32(cuda.threadIdx.x)
+        if g >= uint64(vals.shape[0]):
+            return
+        if ctr[g, C_STATUS] != RUNNING:
+            return
+        counters, states = lane_copy(plain(ctr)), lane_copy(plain(rng))
+        grids = plain(vals)
+        load(sv, sb, lane, grids[g])
+        settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k,
+                    reheat_beta, reheats, trial_cap, budget, stop_on_solved)  # fmt: skip
+        drive(
+            g, g // uint64(cpp), lane, sv, sb, st, plain(best_vals), counters, states,
+            plain(solved), plain(exp_table), plain(given_vals), plain(given_board),
+            plain(init_cells), plain(ninit), plain(move_cells), plain(nmove), plain(cand),
+            plain(ncand), plain(box_cells), plain(nbox), plain(box_missing), settings,
+        )  # fmt: skip
+        store(sv, sb, lane, grids[g], plain(boards)[g])
+        lane_write_back(plain(ctr), counters, g, lane)
+        lane_write_back(plain(rng), states, g, lane)
+
+    return sudoku_coop_slice
+
+
+def kernel_signature(order: int, move: int) -> tuple:
+    """Argument types of the kernel: those of the one-thread kernel."""
+    from gpu_anneal.kernels.sudoku import kernel_signature as thread_signature
+
+    return thread_signature(order, move)
+
+
+@cache
+def compiled_kernel(order: int, move: int):
+    """The kernel of an order and move, compiled for the current device on first use."""
+    if config.ENABLE_CUDASIM:  # the simulator takes no launch bounds
+        return cuda.jit(kernel_function(order, move))
+    major, minor = cuda.get_current_device().compute_capability
+    bounds = launch_bounds(order, move, f"sm_{major}{minor}")
+    return cuda.jit(launch_bounds=bounds)(kernel_function(order, move))
+
+
+def launch_slice(kernel, blocks, d: dict, batch: SudokuBatch, budget: int, stream=0) -> None:
+    """Launch one slice of `budget` plateaus on every chain: one block a chain (`blocks` None:
+    every chain of the batch). `d` maps every DEVICE_KEYS name to its device array."""
+    from gpu_anneal.kernels.sudoku import FLAT_KEYS, flat_list
+
+    blocks = batch.chains if blocks is None else blocks
+    kernel[blocks, THREADS, stream](
+        d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], d["solved"], batch.cpp,
+        d["exp_table"],
+        *(flat_list(d[key]) if key in FLAT_KEYS else d[key] for key in sa.PUZZLE_ARRAYS),
+        *sa.schedule_args(batch.schedule), batch.trial_cap, int(budget), True,
+    )  # fmt: skip
+
+
+FRESH_THREADS = 128
+
+
+@cache
+def fresh_kernel():
+    """fresh_counter_chains(ctr, rng, best_vals, slots, first, count, cpp): slot slots[k]'s
+    chains start afresh (the counters and best grid load_puzzle writes), chain i keyed
+    first[k, 0] ^ (first[k, 1] + i) with no proposal made: first[k] = (the seed's base key,
+    the slot's first stream), anneal/philox.py's counter_states."""
+    C_PLATEAU, C_BEST_VALS_COST = sa.C_PLATEAU, sa.C_BEST_VALS_COST
+    top = np.iinfo(np.int64).max
+
+    @cuda.jit
+    def fresh_counter_chains(ctr, rng, best_vals, slots, first, count, cpp):
+        x = cuda.grid(1)
+        if x >= count * cpp:
+            return
+        k = x // cpp
+        i = x - k * cpp
+        g = slots[k] * cpp + i
+        for j in range(ctr.shape[1]):
+            ctr[g, j] = 0
+        ctr[g, C_PLATEAU] = -1
+        ctr[g, C_BEST_VALS_COST] = top
+        for c in range(best_vals.shape[1]):
+            best_vals[g, c] = 0
+        rng[g, 0] = first[k, 0] ^ uint64(first[k, 1] + uint64(i))
+        rng[g, 1] = 0
+
+    return fresh_counter_chains
+
+
+KERNELS = ("auto", "coop", "thread")  # which Sudoku kernel a CUDA run takes
+
+
+def choose(order: int, move: int, kernel: str, shared_per_block: int, shared_per_sm: int):
+    """("coop" or "thread", why the cooperative kernel does not run or None) for a device with
+    these shared-memory limits. "auto": the cooperative kernel where it serves the order and
+    move and fits the device (else the one-thread kernel, with the reason when it serves them);
+    "coop": it or InputError; "thread": the one-thread kernel."""
+    if kernel not in KERNELS:
+        raise InputError(f"kernel {kernel!r}: expected one of {', '.join(KERNELS)}")
+    if kernel == "thread":
+        return "thread", None
+    if kernel == "coop":
+        check_served(order, move)
+    elif not serves(order, move):
+        return "thread", None
+    reason = fallback_reason(order, move, shared_per_block, shared_per_sm)
+    if reason is not None and kernel == "coop":
+        raise InputError(f"kernel coop: {reason.split(': one chain')[0]}")
+    return ("thread", reason) if reason else ("coop", None)
