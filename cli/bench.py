@@ -30,6 +30,10 @@ def run_tts(
 ) -> int:  # fmt: skip
     """Measure TTS99 over the puzzles of a file; print per-puzzle rows and the summary.
 
+    The technique is `solve`'s (cpu_reference.sudoku.presets.technique): its default when none
+    of schedule, move, t0 and propagate is given, else the given ones with Sirdey's for the
+    rest; the report's `params` give, per order, the move, schedule and deduction setting that
+    ran, resolved as `solve`'s results record them.
     `backend` ("cpu", "cuda" or "auto") is resolved first: "cuda" without a usable device is a
     BackendError before any work. On CUDA, seconds per trial come from the card's proposal
     rate: `card_rate` when given, else measured on the card before the runs.
@@ -40,10 +44,12 @@ def run_tts(
     from cli.output import error_line
     from cpu_reference.errors import InputError
     from cpu_reference.sudoku.formats import iter_puzzles
+    from cpu_reference.sudoku.presets import technique
     from cpu_reference.sudoku.schedules import with_start
     from gpu_anneal.backends import resolve_backend
     from gpu_anneal.tts import core_rate_of, measure_puzzle, summarize, trace_run
 
+    schedule, move, propagate = technique(schedule, move, t0, propagate)
     if runs < 1:
         raise InputError(f"--runs {runs}: must be at least 1")
     machine = machine_now()
@@ -85,6 +91,7 @@ def run_tts(
     label += ", deduction first" if propagate else ""
     report = {
         "file": file, "schedule": schedule, "t0": t0, "move": move, "propagate": propagate,
+        "params": tts_params(puzzles, schedule, move, t0, propagate),
         "runs": runs, "backend": backend, "machine": machine,
         "time_limit": time_limit, "card_rate": rate, "summary": summary,
         "puzzles": [r.as_dict() for r in rows],
@@ -104,6 +111,24 @@ def run_tts(
     else:
         print(json_line(summary))
     return 0 if rows else 2
+
+
+def tts_params(puzzles, schedule: str, move: str, t0, propagate: bool) -> dict:
+    """Per order of the puzzles (as text), the move, schedule and deduction setting that ran,
+    resolved for the order as `solve` records them in each result's params (move_of and
+    schedule_text, as gpu_anneal.solvers.sudoku_params does)."""
+    from cpu_reference.sudoku.presets import move_of
+    from gpu_anneal.solvers import schedule_text
+
+    orders = sorted({p.order for p in puzzles})
+    return {
+        str(order): {
+            "move": move_of(move, order),
+            "schedule": schedule_text(schedule, order, t0),
+            "propagate": bool(propagate),
+        }
+        for order in orders
+    }
 
 
 def run_tune(file, chains, move, candidates, runs, limit, time_limit) -> int:

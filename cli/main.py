@@ -362,11 +362,15 @@ def bench_throughput(
 def bench_tts(
     file: Annotated[str, typer.Argument(help="Puzzle file")],
     runs: Annotated[int, typer.Option(help="Independent runs per puzzle")] = 10,
-    schedule: Annotated[str, typer.Option(help="Schedule name")] = "sirdey-course",
+    schedule: Annotated[
+        str | None, typer.Option(help="Schedule name  [default: solve's technique]")
+    ] = None,
     t0: Annotated[
         float | None, typer.Option(help="Start temperature  [default: the schedule's]")
     ] = None,
-    move: Annotated[str, typer.Option(help="sirdey | candidate | box-swap | focused")] = "sirdey",
+    move: Annotated[
+        str | None, typer.Option(help=f"{MOVES_HELP['sudoku']}  [default: solve's technique]")
+    ] = None,
     propagate: Annotated[
         bool, typer.Option("--propagate", help="Deduction rules first in every run (hybrid)")
     ] = False,
@@ -390,7 +394,9 @@ def bench_tts(
         str | None, typer.Option(help="PNG: cost and acceptance vs T  [default: none]")
     ] = None,
 ) -> None:
-    """Success probability per trial, mean trials, seconds per trial and TTS99 per puzzle."""
+    """Success probability per trial, mean trials, seconds per trial and TTS99 per puzzle, of
+    the technique `solve` runs (none of --schedule, --move, --t0, --propagate: solve's default;
+    else the given ones with Sirdey's for the rest)."""
     from cli.bench import run_tts
 
     args = (file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace,

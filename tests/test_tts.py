@@ -125,3 +125,35 @@ def test_generated_rules_load_once_under_threads(tmp_path, monkeypatch):
         import sys
 
         sys.modules.pop(modules[0].__name__, None)
+
+
+@pytest.mark.parametrize("given", [[], ["--move", "candidate"], ["--t0", "1"]])
+def test_bench_tts_json_reports_the_technique_solve_runs(tmp_path, given):
+    """`bench tts FILE --json` measures what `solve FILE` runs with the same options: its params
+    per order name the move, schedule and deduction setting of solve's result for that order,
+    and with no technique option that is solve's default (not Sirdey's published technique)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from cpu_reference.sudoku.presets import DEFAULT_TECHNIQUE, PUBLISHED, move_of
+
+    path = tmp_path / "two_orders.txt"
+    path.write_text("1...........4...\n" + "".join(map(str, _hard_9x9())).replace("0", ".") + "\n")
+    runner = CliRunner()
+    solved = runner.invoke(app, ["solve", str(path), "--output", "jsonl", "--quiet", *given])
+    assert solved.exit_code in (0, 1), solved.output
+    records = [json.loads(line) for line in solved.stdout.splitlines() if line.startswith("{")]
+    args = ["bench", "tts", str(path), "--runs", "1", "--time-limit", "2", "--json", *given]
+    measured = runner.invoke(app, args)
+    assert measured.exit_code == 0, measured.output
+    report = json.loads(measured.stdout.strip().splitlines()[-1])
+    assert sorted(report["params"]) == ["2", "3"] and len(records) == 2
+    for record, order in zip(records, (2, 3), strict=True):
+        solve_ran = {key: record["params"][key] for key in ("move", "schedule", "propagate")}
+        assert report["params"][str(order)] == solve_ran
+    technique = DEFAULT_TECHNIQUE if not given else PUBLISHED
+    want_move = "candidate" if "--move" in given else move_of(technique["move"], 3)
+    assert report["params"]["3"]["move"] == want_move
+    assert report["params"]["3"]["propagate"] is technique["propagate"]
