@@ -3,8 +3,8 @@
 Each check runs child processes (this file run as a script) with no GPU: numba-cuda's device and
 context lookups answer for an sm_90 card, binding to a context (linking a cubin) is skipped, and
 every NVVM compilation is counted (nvvm.CompilationUnit.compile, which every path to PTX takes).
-The child asks for the kernels a solve on the card uses (gpu_anneal.kernels.sudoku, pool,
-launch) and reports NVVM calls, disk-cache hits and each kernel's PTX.
+The child asks for the kernels a solve on the card uses (gpu_anneal.kernels.sudoku, sudoku_coop,
+pool, launch) and reports NVVM calls, disk-cache hits and each kernel's PTX.
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SUDOKU = ((2, "sirdey"), (3, "focused-two"))  # 4x4, and 9x9 with the default move
+COOP = (4, "focused")  # the cooperative kernel (one warp a chain), its smallest order
 KERNELS = [f"sudoku-o{order}-{move}" for order, move in SUDOKU]
+KERNELS += ["coop-o4-focused", "coop-fresh"]
 KERNELS += ["pool-status", "pool-gather", "pool-fresh", "shikaku", "hashi"]
 
 
@@ -64,6 +66,7 @@ def _child() -> None:
     from cpu_reference.sudoku.rules import MOVE_NAMES
     from gpu_anneal.kernels import hashi, kernel_cache, pool, ptx, shikaku
     from gpu_anneal.kernels import sudoku as ks
+    from gpu_anneal.kernels import sudoku_coop as coop
 
     a = lambda dtype, ndim: types.Array(dtype, ndim, "C")  # noqa: E731
     i64, u8, u64 = types.int64, types.uint8, types.uint64
@@ -74,6 +77,13 @@ def _child() -> None:
             ks.compiled_kernel(order, code),
             ks.kernel_signature(order, code),
         )
+    order, code = COOP[0], MOVE_NAMES[COOP[1]]
+    wanted[f"coop-o{order}-{COOP[1]}"] = (
+        coop.compiled_kernel(order, code),
+        coop.kernel_signature(order, code),
+    )
+    refill = (a(i64, 2), a(u64, 2), a(u8, 2), a(types.int32, 1), a(u64, 2), i64, i64)
+    wanted["coop-fresh"] = (coop.fresh_kernel(), refill)
     pk = pool.kernels()
     wanted["pool-status"] = (pk["status"], (a(i64, 2), i64, a(i64, 2)))
     gather = (a(u8, 2), a(i64, 2), a(types.int32, 1), i64, i64, a(u8, 2))
@@ -131,9 +141,11 @@ def test_a_second_process_loads_kernels_and_a_source_change_compiles_them_again(
     """First process: every kernel compiled (NVVM runs) and written to the cache. Second: every
     kernel loaded from disk, NVVM never called, the same PTX; the same for a copy of the project
     elsewhere (the key is what the sources say, not where they lie). Last, a copy with a constant
-    of the RNG (called by the Sudoku, Shikaku and Hashi kernels) and two status columns (read
-    by the pool kernels through another module) changed: every kernel compiled again, none of
-    the stale ones loaded, and the changed kernels' code differs."""
+    of the RNG (called by the Sudoku, Shikaku and Hashi kernels), two status columns (read by
+    the pool kernels through another module), two counter columns (read by every Sudoku kernel
+    and, copied into sudoku_coop, by the cooperative refill) and the cooperative rules'
+    acceptance test (appended to the rules template) changed: every kernel compiled again, none
+    of the stale ones loaded, and the changed kernels' code differs."""
     pytest.importorskip("numba.cuda")
     cache = tmp_path / "cache"
     first = _run(cache, ROOT)
@@ -160,12 +172,22 @@ def test_a_second_process_loads_kernels_and_a_source_change_compiles_them_again(
                 "S_TRIALS = 6\nS_PROPOSALS = 7",
                 "S_TRIALS = 7\nS_PROPOSALS = 6",
             ),
+            "cpu_reference/sudoku/rules.py": (
+                "C_PLATEAU = 2  # k, plateau index in the trial; -1 before a trial starts\n"
+                "C_LAST_IMPROVE = 3",
+                "C_PLATEAU = 3  # k, plateau index in the trial; -1 before a trial starts\n"
+                "C_LAST_IMPROVE = 2",
+            ),
+            "gpu_anneal/kernels/coop_rules.py": (
+                "take = (gain <= loss) or",
+                "take = (gain < loss) or",
+            ),
         },
     )
     third = _run(cache, changed)
     assert (third["hits"], third["misses"]) == (0, len(KERNELS)), "stale kernels were loaded"
     assert third["nvvm"] >= len(KERNELS)
-    for name in ("sudoku-o2-sirdey", "sudoku-o3-focused-two", "pool-status", "shikaku", "hashi"):
+    for name in set(KERNELS) - {"pool-gather"}:  # gather_grids reads neither
         assert _normalised(third["ptx"][name]) != _normalised(first["ptx"][name]), name
     assert third["info"]["entries"] == 2 * len(KERNELS)
 

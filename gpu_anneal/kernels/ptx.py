@@ -7,9 +7,10 @@ requested architecture for the duration of the call. Python objects inside a ker
 dicts) fail here, as they would on a card, although the simulator runs them.
 
 The kernels compiled here are the very functions a device process compiles and caches
-(kernel_registry): the Sudoku kernel's generated module (sudoku.kernel_function), the trial
-kernels' generated copies (launch.TrialKernel.function). A device process builds for its card's
-own target (numba-cuda picks sm_90a on an sm_90 card); the PTX here is for plain sm_80 / sm_90.
+(kernel_registry): the Sudoku kernels' generated modules (sudoku.kernel_function, one chain a
+thread, and sudoku_coop.kernel_function, one warp a chain), the trial kernels' generated copies
+(launch.TrialKernel.function). A device process builds for its card's own target (numba-cuda
+picks sm_90a on an sm_90 card); the PTX here is for plain sm_80 / sm_90.
 
 `ptxas_report(ptx, arch)` assembles the PTX with `ptxas -v` (from the nvidia-cuda-nvcc wheel or
 PATH) and returns registers, stack frame, spill stores and loads, and shared/constant bytes.

@@ -9,9 +9,10 @@ template with gpu_anneal/kernels/coop_rules.py appended (that file tells how a r
 proposals stays the sequential chain). Every lane runs the template's drive_chain on the
 batch's counters and RNG rows, with the chain's own g, as the CPU runner does: the lanes hold the
 same values and take the same branches, so each read-modify-write of the chain's row is one
-value read and one value stored by the converged warp (lane_copy; the simulator, whose threads
-interleave, gives each lane a copy and writes lane 0's back). The puzzle's bound solved[p], which
-other chains lower meanwhile, every lane reads in the same load, so the lanes stop together.
+value read and one value stored by the converged warp (lane_copy in coop_slice_template.py;
+the simulator, whose threads interleave, gives each lane a copy and writes lane 0's back). The
+puzzle's bound solved[p], which other chains lower meanwhile, every lane reads in the same load,
+so the lanes stop together.
 Grids and row-packed bitboards go back to global memory in the CPU runner's layout, so a slice
 here and a slice of the CPU runner leave the same arrays.
 
@@ -32,6 +33,11 @@ words of the simulator's scratch):
 
 plus 1 KB the runtime reserves a block (SHARED_RESERVED); ptxas reports the same static
 shared memory (tests/test_coop_kernel.py).
+
+The kernel's source is coop_slice_template.py, written out per order, move and launch bounds with
+its constants as literals (kernel_function), and the refill kernel fresh_counter_chains is copied
+into a generated module (fresh_kernel): numba-cuda keeps both compiled on disk and a later process
+loads them instead of compiling (gpu_anneal.kernels.kernel_cache).
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
-from numba import config, cuda, njit, uint32, uint64
+from numba import config, cuda, uint64
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules as sa
@@ -48,6 +54,7 @@ from cpu_reference.sudoku.batch import SudokuBatch
 from cpu_reference.sudoku.packing import packing
 from gpu_anneal.kernels.cards import shared_kib_per_sm
 from gpu_anneal.kernels.compat import plain
+from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module, module_copy
 
 RULES = Path(__file__).with_name("coop_rules.py")
 THREADS = 32  # one warp a block, one chain a block
@@ -153,78 +160,50 @@ def fallback_reason(order: int, move: int, shared_per_block: int, shared_per_sm:
     return None
 
 
-if config.ENABLE_CUDASIM:
-
-    def lane_copy(array):
-        """The simulator: a copy of the array for this lane alone (its 32 threads interleave at
-        any point, where a warp's lanes run each instruction together)."""
-        return array.copy()
-
-    def lane_write_back(array, copy, g, lane):
-        """The simulator: lane 0's copy of row g written back."""
-        if lane == 0:
-            array[g] = copy[g]
-
-else:
-
-    @njit(inline="always")
-    def lane_copy(array):
-        """On a card: the array itself. Every lane updates the chain's row with the same values
-        in the same instructions of a converged warp (no lane's branch differs), so a
-        read-modify-write of the row reads one value and stores one value."""
-        return array
-
-    @njit(inline="always")
-    def lane_write_back(array, copy, g, lane):
-        """On a card: nothing to write back."""
-
-
 @cache
-def kernel_function(order: int, move: int, any_order: bool = False):
+def kernel_function(order: int, move: int, any_order: bool = False,
+                    bounds: tuple[int, int] | None = None):  # fmt: skip
     """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx);
-    any_order as coop_model's."""
+    any_order as coop_model's.
+
+    It is the `sudoku_coop_slice` of coop_slice_template.py written out with this
+    specialisation's constants as a module of its own (kernel_cache.generated_module), so that
+    its compiled code can be kept on disk. `bounds`, the launch bounds it is to be built with,
+    only names the module (numba-cuda's cache key does not hold them); the function is the same
+    for every one.
+    """
     m = coop_model(order, move, any_order)
     rules = m.module
-    drive = m.drive_chain.py_func if config.ENABLE_CUDASIM else m.drive_chain
-    load, store = rules.coop_load, rules.coop_store
+    constants = _constants(rules, order, move, bounds)
+    text = TEMPLATE.read_text().replace("# <constants>", constants, 1)
+    module = generated_module(
+        f"coop_o{order}_m{move}", text,
+        depends=(m.drive_chain, rules.coop_load, rules.coop_store, plain),
+    )  # fmt: skip
+    return module.sudoku_coop_slice
+
+
+TEMPLATE = Path(__file__).with_name("coop_slice_template.py")
+
+
+def _constants(rules, order: int, move: int, bounds: tuple[int, int] | None) -> str:
+    """The template's constants (and the names it imports from the cooperative rules module
+    `rules`) for one order and move, as code."""
     values, board, thresholds = chain_words(order, move)
     if board != rules.BOARD_WORDS:
         raise AssertionError("chain_words and the rules disagree on the board's size")
-    WT = uint32 if packing(order).word_bits == 32 else uint64
-    C_STATUS, RUNNING = sa.C_STATUS, sa.RUNNING
-
-    def sudoku_coop_slice(
-        vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,
-        given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
-        box_cells, nbox, box_missing,
-        kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
-        trial_cap, budget, stop_on_solved,
-    ):  # fmt: skip
-        sv = cuda.shared.array(values, uint32)
-        sb = cuda.shared.array(board, WT)
-        st = cuda.shared.array(thresholds, uint32)
-        g = uint64(cuda.blockIdx.x)  # unsigned: indices need no negative-index fix-up
-        lane = uint32(cuda.threadIdx.x)
-        if g >= uint64(vals.shape[0]):
-            return
-        if ctr[g, C_STATUS] != RUNNING:
-            return
-        counters, states = lane_copy(plain(ctr)), lane_copy(plain(rng))
-        grids = plain(vals)
-        load(sv, sb, lane, grids[g])
-        settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k,
-                    reheat_beta, reheats, trial_cap, budget, stop_on_solved)  # fmt: skip
-        drive(
-            g, g // uint64(cpp), lane, sv, sb, st, plain(best_vals), counters, states,
-            plain(solved), plain(exp_table), plain(given_vals), plain(given_board),
-            plain(init_cells), plain(ninit), plain(move_cells), plain(nmove), plain(cand),
-            plain(ncand), plain(box_cells), plain(nbox), plain(box_missing), settings,
-        )  # fmt: skip
-        store(sv, sb, lane, grids[g], plain(boards)[g])
-        lane_write_back(plain(ctr), counters, g, lane)
-        lane_write_back(plain(rng), states, g, lane)
-
-    return sudoku_coop_slice
+    constants = {
+        "VALUE_WORDS": values,
+        "BOARD_WORDS": board,
+        "THRESHOLD_WORDS": thresholds,
+        "C_STATUS": sa.C_STATUS,
+        "RUNNING": sa.RUNNING,
+        "LAUNCH_BOUNDS": bounds,  # names the module only (see kernel_function)
+    }
+    lines = [f"from {rules.__name__} import coop_load, coop_store, drive_chain"]
+    lines += [f"{name} = {value!r}" for name, value in constants.items()]
+    lines.append(f"WT = {'uint32' if packing(order).word_bits == 32 else 'uint64'}")
+    return "\n".join(lines)
 
 
 def kernel_signature(order: int, move: int) -> tuple:
@@ -236,12 +215,13 @@ def kernel_signature(order: int, move: int) -> tuple:
 
 @cache
 def compiled_kernel(order: int, move: int):
-    """The kernel of an order and move, compiled for the current device on first use."""
-    if config.ENABLE_CUDASIM:  # the simulator takes no launch bounds
-        return cuda.jit(kernel_function(order, move))
+    """The kernel of an order and move for the current device: loaded from the disk cache when
+    an earlier process compiled it (kernel_cache), else compiled on first use and kept there."""
+    if config.ENABLE_CUDASIM:  # the simulator takes no launch bounds and keeps no cache
+        return cached_jit(kernel_function(order, move))
     major, minor = cuda.get_current_device().compute_capability
     bounds = launch_bounds(order, move, f"sm_{major}{minor}")
-    return cuda.jit(launch_bounds=bounds)(kernel_function(order, move))
+    return cached_jit(kernel_function(order, move, bounds=bounds), launch_bounds=bounds)
 
 
 def launch_slice(kernel, blocks, d: dict, batch: SudokuBatch, budget: int, stream=0) -> None:
@@ -259,35 +239,35 @@ def launch_slice(kernel, blocks, d: dict, batch: SudokuBatch, budget: int, strea
 
 
 FRESH_THREADS = 128
+C_PLATEAU, C_BEST_VALS_COST = sa.C_PLATEAU, sa.C_BEST_VALS_COST
+INT64_MAX = int(np.iinfo(np.int64).max)
 
 
 @cache
 def fresh_kernel():
-    """fresh_counter_chains(ctr, rng, best_vals, slots, first, count, cpp): slot slots[k]'s
-    chains start afresh (the counters and best grid load_puzzle writes), chain i keyed
-    first[k, 0] ^ (first[k, 1] + i) with no proposal made: first[k] = (the seed's base key,
-    the slot's first stream), anneal/philox.py's counter_states."""
-    C_PLATEAU, C_BEST_VALS_COST = sa.C_PLATEAU, sa.C_BEST_VALS_COST
-    top = np.iinfo(np.int64).max
+    """fresh_counter_chains for the current device (kernel_cache.module_copy): compiled on
+    first use or loaded from the disk cache where an earlier process compiled it."""
+    return cached_jit(module_copy("coop_fresh", (fresh_counter_chains,)).fresh_counter_chains)
 
-    @cuda.jit
-    def fresh_counter_chains(ctr, rng, best_vals, slots, first, count, cpp):
-        x = cuda.grid(1)
-        if x >= count * cpp:
-            return
-        k = x // cpp
-        i = x - k * cpp
-        g = slots[k] * cpp + i
-        for j in range(ctr.shape[1]):
-            ctr[g, j] = 0
-        ctr[g, C_PLATEAU] = -1
-        ctr[g, C_BEST_VALS_COST] = top
-        for c in range(best_vals.shape[1]):
-            best_vals[g, c] = 0
-        rng[g, 0] = first[k, 0] ^ uint64(first[k, 1] + uint64(i))
-        rng[g, 1] = 0
 
-    return fresh_counter_chains
+def fresh_counter_chains(ctr, rng, best_vals, slots, first, count, cpp):
+    """Kernel: slot slots[k]'s chains start afresh (the counters and best grid load_puzzle
+    writes), chain i keyed first[k, 0] ^ (first[k, 1] + i) with no proposal made: first[k] =
+    (the seed's base key, the slot's first stream), anneal/philox.py's counter_states."""
+    x = cuda.grid(1)
+    if x >= count * cpp:
+        return
+    k = x // cpp
+    i = x - k * cpp
+    g = slots[k] * cpp + i
+    for j in range(ctr.shape[1]):
+        ctr[g, j] = 0
+    ctr[g, C_PLATEAU] = -1
+    ctr[g, C_BEST_VALS_COST] = INT64_MAX
+    for c in range(best_vals.shape[1]):
+        best_vals[g, c] = 0
+    rng[g, 0] = first[k, 0] ^ uint64(first[k, 1] + uint64(i))
+    rng[g, 1] = 0
 
 
 KERNELS = ("auto", "coop", "thread")  # which Sudoku kernel a CUDA run takes
