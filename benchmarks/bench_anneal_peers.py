@@ -30,18 +30,18 @@ same way, to keep the run within its time budget; the table says how many each r
 
 Per method and level: solved rate, median and p90 seconds (an unsolved puzzle counts as
 infinitely slow, so a median above the limit prints as "> limit"), and the ratio of the median
-to CP-SAT's. Results: benchmarks/results/anneal_peers.{json,md,png}; `--part NAME` writes a part
-(anneal_peers_NAME.json) and `--merge` joins the parts into the result.
+to CP-SAT's. Results: benchmarks/results/anneal/anneal_peers.{json,md,png}; `--part NAME`
+writes a part (anneal_peers_NAME.json) and `--merge` joins the parts into the result.
 
-    python benchmarks/bench_anneal_peers.py --sets 9x9 --part 9x9
-    python benchmarks/bench_anneal_peers.py --sets 25x25 --part 25x25
-    python benchmarks/bench_anneal_peers.py --sets 36x36 --part 36x36
-    python benchmarks/bench_anneal_peers.py --merge 9x9,25x25,36x36
+    python -m benchmarks.bench_anneal_peers --sets 9x9 --part 9x9
+    python -m benchmarks.bench_anneal_peers --sets 25x25 --part 25x25
+    python -m benchmarks.bench_anneal_peers --sets 36x36 --part 36x36
+    python -m benchmarks.bench_anneal_peers --merge 9x9,25x25,36x36
 
 `--tune` measures schedule candidates instead (`--tune-move`, candidate by default; propagation;
-`--chains` chains) on
-other instances than the benchmark's (k offset by half a spread step; 9x9: magictour_top1465)
-and writes anneal_peers_tune_PART.{json,md}: the tables the presets are read from.
+`--chains` chains) on other instances than the benchmark's (k offset by half a spread step; 9x9:
+magictour_top1465) and writes benchmarks/results/tuning/anneal_peers_tune_PART.{json,md}: the
+tables the presets are read from.
 """
 
 from __future__ import annotations
@@ -55,22 +55,25 @@ import sys
 import time
 from pathlib import Path
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks import paths
+from benchmarks.machine import machine
+from benchmarks.paths import ROOT
+from cpu_reference.sudoku.exact import solve_exact
+from cpu_reference.sudoku.formats import iter_puzzles
+from cpu_reference.sudoku.schedules import with_start
+from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal.sudoku_solver import solve_one
 
-from benchmarks.machine import machine  # noqa: E402
-from cpu_reference.sudoku.exact import solve_exact  # noqa: E402
-from cpu_reference.sudoku.formats import iter_puzzles  # noqa: E402
-from cpu_reference.sudoku.schedules import with_start  # noqa: E402
-from cpu_reference.sudoku.verify import verify_solution  # noqa: E402
-from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
-
-DATA = ROOT.parent / "shared/data/sudoku"
-PEER = ROOT.parent / "shared/tools/peers/cpsat_sudoku.py"
-DATA_36 = ROOT / "benchmarks/data/general_36x36.tsv"
-RESULTS = ROOT / "benchmarks/results"
+matplotlib.use("Agg")  # pictures into files, no window
+DATA = paths.SUDOKU_DATA
+PEER = paths.SHARED / "tools/peers/cpsat_sudoku.py"
+DATA_36 = paths.DATA / "general_36x36.tsv"
+RESULTS = paths.results("anneal")  # the parts and the merged table
+TUNING = paths.results("tuning")  # --tune's tables
 
 # name -> solve_one settings (schedule, t0, move, propagate); the peers are named apart
 ANNEAL = {
@@ -303,11 +306,6 @@ def write_markdown(result: dict, path: Path) -> None:
 
 def plot(table: list[dict], path: Path) -> None:
     """Median seconds against fill per method, one panel per grid size (unsolved: not drawn)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     sizes = [s for s in ("25x25", "36x36") if any(r["set"] == s for r in table)]
     fig, axes = plt.subplots(1, max(1, len(sizes)), figsize=(6 * max(1, len(sizes)), 4.2))
     axes = np.atleast_1d(axes)
@@ -368,12 +366,13 @@ def merge(parts: list[str]) -> None:
         "machines": [rec["machine"] for rec in records],
         "methods": {k: v for rec in records for k, v in rec["methods"].items()},  # later win
         "commands": [rec["command"] for rec in records]
-        + ["python benchmarks/bench_anneal_peers.py --merge " + ",".join(parts)],
+        + ["python -m benchmarks.bench_anneal_peers --merge " + ",".join(parts)],
         "table": table,
         "rows": latest([r for rec in records for r in rec["rows"]], per_puzzle=True),
         "notes": [rec["note"] for rec in records if rec.get("note")],
     }
     out = RESULTS / "anneal_peers"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False))
     write_markdown(result, out.with_suffix(".md"))
     plot(table, out.with_suffix(".png"))
@@ -450,9 +449,10 @@ def tune(args) -> None:
         "machine": machine(),
         "args": vars(args),
         "table": table,
-        "command": "python benchmarks/bench_anneal_peers.py " + " ".join(sys.argv[1:]),
+        "command": "python -m benchmarks.bench_anneal_peers " + " ".join(sys.argv[1:]),
     }
-    out = RESULTS / f"anneal_peers_tune_{args.part}"
+    out = TUNING / f"anneal_peers_tune_{args.part}"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(record, indent=1, allow_nan=False))
     m = record["machine"]
     lines = [f"# Schedule candidates for the presets ({args.tune_move} move, propagation)", "",
@@ -527,7 +527,7 @@ def main() -> None:
         record.update(
             machine=facts,
             wall_seconds=time.time() - start,
-            command="python benchmarks/bench_anneal_peers.py " + " ".join(sys.argv[1:]),
+            command="python -m benchmarks.bench_anneal_peers " + " ".join(sys.argv[1:]),
             methods={**{k: v for k, v in ANNEAL.items() if k in args.methods},
                      **{"cpsat": f"OR-Tools CP-SAT, {args.workers} workers",
                         "exact": f"solve_exact limit 1, node cap {args.exact_nodes:,} "

@@ -2,9 +2,10 @@
 
 Every puzzle gets `--chains` chains on all cores and `--time-limit` seconds; the script records
 solved or not, trials, proposals and seconds per puzzle, the mean trials per solved puzzle (the
-paper's figure) and the seconds per trial of one core, in benchmarks/results/<name>.json and .md.
+paper's figure) and the seconds per trial of one core, in benchmarks/results/anneal/<name>.json
+and .md.
 
-    python benchmarks/bench_anneal_solve.py --top95 ../shared/data/sudoku/top95.txt \
+    python -m benchmarks.bench_anneal_solve --top95 ../shared/data/sudoku/top95.txt \
         [--schedule sirdey-course] [--move sirdey] [--t0 T] [--limit 95] [--name anneal_solve]
 """
 
@@ -13,21 +14,17 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.machine import machine  # noqa: E402
-from cpu_reference.sudoku.formats import read_puzzles  # noqa: E402
-from cpu_reference.sudoku.schedules import with_start  # noqa: E402
-from gpu_anneal.backends import cpu_threads  # noqa: E402
-from gpu_anneal.generation import generate_puzzles  # noqa: E402
-from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
+from benchmarks.machine import machine
+from benchmarks.paths import ROOT, SUDOKU_DATA, results
+from cpu_reference.sudoku.formats import read_puzzles
+from cpu_reference.sudoku.schedules import with_start
+from gpu_anneal.backends import cpu_threads
+from gpu_anneal.generation import generate_puzzles
+from gpu_anneal.sudoku_solver import solve_one
 
 SEED002 = ROOT / "tests/data/seed002_grids.txt"
 
@@ -70,7 +67,7 @@ def run_set(name, puzzles, order, args) -> dict:
 def main() -> None:
     """Run the sets and write the results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--top95", default=str(ROOT.parent / "shared/data/sudoku/top95.txt"))
+    parser.add_argument("--top95", default=str(SUDOKU_DATA / "top95.txt"))
     parser.add_argument("--schedule", default="sirdey-course")
     parser.add_argument("--move", default="sirdey")
     parser.add_argument("--t0", type=float, default=None)
@@ -90,7 +87,8 @@ def main() -> None:
     result = {"machine": machine(), "schedule": args.schedule, "t0": args.t0, "move": args.move,
               "chains": args.chains, "time_limit": args.time_limit,
               "wall_seconds": time.time() - started, "sets": sets}  # fmt: skip
-    out = ROOT / "benchmarks/results" / args.name
+    out = results("anneal") / args.name
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False))
     m = result["machine"]
     lines = [
@@ -113,7 +111,7 @@ def main() -> None:
                      f"{s['median_seconds']:.2f} |")  # fmt: skip
     lines += ["", "Paper (Sirdey 2006): 2.28-7.69 mean trials on its 23-26-given grids, about 3 s "
               "per trial on a 2006 laptop.", "",
-              f"Command: `python benchmarks/bench_anneal_solve.py --schedule {args.schedule} "
+              f"Command: `python -m benchmarks.bench_anneal_solve --schedule {args.schedule} "
               f"--move {args.move}" + (f" --t0 {args.t0}" if args.t0 else "")
               + f" --limit {args.limit} --name {args.name}`"]  # fmt: skip
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")

@@ -8,7 +8,7 @@ style grids: full grids from `gpu-anneal generate --method backtrack` (16x16, 25
 each puzzle run until it solves or PROPOSALS_CAP proposals. 9x9 (the model's comparison: would
 a cooperative 9x9 kernel be faster?) takes the first NINE_BY_NINE puzzles of top95.
 
-    python benchmarks/bench_coop_acceptance.py    # benchmarks/results/coop_acceptance.json
+    python -m benchmarks.bench_coop_acceptance    # benchmarks/results/kernels/coop_acceptance.json
 
 Results: per (order, move) the pooled p and each puzzle's row. `--orders 3` measures those
 orders only and keeps the other orders' rows of an existing results file.
@@ -25,10 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.machine import git, machine  # noqa: E402
+from benchmarks.machine import git, machine
+from benchmarks.paths import DATA, ROOT, SHIPPED, results
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch, run_slice_cpu
+from cpu_reference.sudoku.formats import parse_line, read_puzzles
+from cpu_reference.sudoku.schedules import by_name
 
 LEVELS = {4: (30, 35), 5: (40, 45, 50), 6: (45, 50, 55, 60)}  # fill %, as the targets name them
 NINE_BY_NINE = 8
@@ -46,8 +48,6 @@ def grids(order: int, count: int, seed: int) -> list[np.ndarray]:
          "backtrack", "--count", str(count), "--seed", str(seed)],
         check=True, capture_output=True, text=True, cwd=ROOT,
     ).stdout  # fmt: skip
-    from cpu_reference.sudoku.formats import parse_line
-
     return [parse_line(line, order) for line in text.splitlines() if line.strip()]
 
 
@@ -56,14 +56,12 @@ def puzzles(order: int) -> list[tuple[str, np.ndarray]]:
     rng = np.random.default_rng(SEED)
     out = []
     if order == 3:
-        from cpu_reference.sudoku.formats import read_puzzles
-
-        path = ROOT / "gpu_anneal/data/top95.txt"
+        path = SHIPPED / "top95.txt"
         return [(f"top95_{k}", p.cells) for k, p in enumerate(read_puzzles(path))][:NINE_BY_NINE]
     if order == 6:
         rows = [
             line.split("\t")
-            for line in (ROOT / "benchmarks/data/general_36x36.tsv").read_text().splitlines()
+            for line in (DATA / "general_36x36.tsv").read_text().splitlines()
             if line and not line.startswith("#")
         ]
         for fill in LEVELS[6]:
@@ -81,10 +79,6 @@ def puzzles(order: int) -> list[tuple[str, np.ndarray]]:
 
 def run_one(cells: np.ndarray, order: int, move: str) -> dict:
     """One puzzle with the default technique until solved or the cap: proposals, accepted."""
-    from cpu_reference.sudoku import rules as sa
-    from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch, run_slice_cpu
-    from cpu_reference.sudoku.schedules import by_name
-
     filled, masks = logic_fill(cells, order)
     sched = by_name("auto", order)
     code = sa.move_code(move, order)
@@ -106,7 +100,7 @@ def run_one(cells: np.ndarray, order: int, move: str) -> dict:
 def main() -> None:
     """Measure every order and move; write the results JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "benchmarks/results/coop_acceptance.json"))
+    parser.add_argument("--out", default=str(results("kernels") / "coop_acceptance.json"))
     parser.add_argument("--orders", default="3,4,5,6")
     args = parser.parse_args()
     orders = [int(x) for x in args.orders.split(",")]
@@ -137,7 +131,7 @@ def main() -> None:
     doc = {
         "what": "measured on the CPU runner: accepted / proposed moves, default technique "
         "(propagation, schedule auto), each puzzle until solved or the cap",
-        "command": "python benchmarks/bench_coop_acceptance.py",
+        "command": "python -m benchmarks.bench_coop_acceptance",
         "git_commit": git("rev-parse", "HEAD"),
         "commit_of_order": {**commits, **{str(o): git("rev-parse", "HEAD") for o in orders}},
         "machine": machine("numba"),
@@ -147,6 +141,7 @@ def main() -> None:
         "pooled": dict(sorted(pooled.items())),
         "rows": sorted(kept + rows, key=lambda r: r["order"]),
     }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(doc, indent=1) + "\n")
     print(f"wrote {args.out}")
 

@@ -4,44 +4,42 @@ Compiles, for sm_90, the cooperative kernels (one warp a chain: orders 4-6 and e
 serve, and a 9x9 build for the comparison only), the one-thread kernels with Philox draws they
 fall back to (orders 4-6) and the 9x9 kernels, reads their SASS and models proposals/s on the
 H100 SXM (gpu_anneal.kernels.perf_model; a cooperative round's proposals from the acceptance
-measured on the CPU, benchmarks/results/coop_acceptance.json). "Before" is the committed model
-of the one-thread kernels with xoroshiro128+ draws (kernel_model_sm_90_after.json). Writes
-benchmarks/results/coop_model.json and .md: the rates, per-chain rates, the issue's targets
+measured on the CPU, benchmarks/results/kernels/coop_acceptance.json). "Before" is the committed
+model of the one-thread kernels with xoroshiro128+ draws (kernel_model_sm_90_after.json). Writes
+benchmarks/results/kernels/coop_model.json and .md: the rates, per-chain rates, the issue's targets
 (one 25x25 chain >= 2 M proposals/s; 16x16 and 25x25 proposals/s x cells >= half the 9x9
 default move's), whether a cooperative 9x9 kernel would be faster, and what fewer lanes a chain
 would give.
 
-    python benchmarks/bench_coop_model.py
+    python -m benchmarks.bench_coop_model
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.machine import git, machine  # noqa: E402
+from benchmarks.machine import git, machine
+from benchmarks.paths import results
+from cpu_reference.sudoku import rules as sa
+from gpu_anneal.kernels import perf_model, ptx, sass
+from gpu_anneal.kernels import sudoku as ks
+from gpu_anneal.kernels import sudoku_coop as coop
+from gpu_anneal.kernels.cards import CARDS
+from gpu_anneal.kernels.perf_model import DEFAULT, proposals_per_round
 
 ARCH = "sm_90"
 CARD = "H100 SXM"
 MOVES = ("sirdey", "candidate", "focused", "focused-two")
 DEFAULT_MOVE = {3: "focused-two", 4: "focused", 5: "focused", 6: "focused"}  # presets' auto
-BEFORE = ROOT / "benchmarks/results/kernel_model_sm_90_after.json"
-ACCEPTANCE = ROOT / "benchmarks/results/coop_acceptance.json"
+BEFORE = results("kernels") / "kernel_model_sm_90_after.json"
+ACCEPTANCE = results("kernels") / "coop_acceptance.json"
 LANE_CHOICES = (4, 8, 16, 32)
 
 
 def build(kind: str, order: int, move: str, acceptance: float | None) -> dict:
     """Compile and model one kernel: kind "coop" or "thread"."""
-    from cpu_reference.sudoku import rules as sa
-    from gpu_anneal.kernels import perf_model, ptx, sass
-    from gpu_anneal.kernels import sudoku as ks
-    from gpu_anneal.kernels import sudoku_coop as coop
-
     code = sa.MOVE_NAMES[move]
     if kind == "coop":
         fn = coop.kernel_function(order, code, any_order=not coop.serves(order, code))
@@ -77,9 +75,6 @@ def before_rates() -> dict:
 
 def run() -> dict:
     """Every build; the results document."""
-    from gpu_anneal.kernels.cards import CARDS
-    from gpu_anneal.kernels.perf_model import DEFAULT, proposals_per_round
-
     accept = json.loads(ACCEPTANCE.read_text())["pooled"]
     records = []
     for order in (4, 5, 6):
@@ -135,7 +130,7 @@ def markdown(doc: dict) -> str:
     lines = [
         "# The cooperative kernel's model (sm_90, H100 SXM): a model, not a measurement",
         "",
-        "Computed from the compiled code (`python benchmarks/bench_coop_model.py`, "
+        "Computed from the compiled code (`python -m benchmarks.bench_coop_model`, "
         "gpu_anneal/kernels/perf_model.py), never run on a card. A cooperative round's "
         "proposals E(p) = (1 - (1 - p)^32) / p come from the acceptance p measured on the CPU "
         f"runner (`{doc['acceptance_file']}`: default technique, held-out style grids). "
@@ -226,7 +221,7 @@ def markdown(doc: dict) -> str:
 def main() -> None:
     """Build, model, write the results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "benchmarks/results/coop_model"))
+    parser.add_argument("--out", default=str(results("kernels") / "coop_model"))
     parser.add_argument("--render", action="store_true", help="only rewrite the .md")
     args = parser.parse_args()
     out = Path(args.out)
@@ -234,6 +229,7 @@ def main() -> None:
         doc = json.loads(out.with_suffix(".json").read_text())
     else:
         doc = run()
+        out.parent.mkdir(parents=True, exist_ok=True)
         out.with_suffix(".json").write_text(json.dumps(doc, indent=1) + "\n")
     out.with_suffix(".md").write_text(markdown(doc))
     print(f"wrote {out}.json and .md")

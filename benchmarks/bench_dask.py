@@ -12,7 +12,9 @@ limit and a trial cap, so that every result is reproducible. Three runs:
 Each Dask run must give the same solved set and solutions as the one process (with one chain per
 puzzle every field of every result is equal, which is checked too).
 
-    python benchmarks/bench_dask.py [PATH] [--count 20] [--workers 2] [--chunk 2] [--out-dir DIR]
+    python -m benchmarks.bench_dask [PATH] [--count 20] [--workers 2] [--chunk 2] [--out-dir DIR]
+
+Results: benchmarks/results/scale/dask.{json,md}.
 """
 
 from __future__ import annotations
@@ -20,20 +22,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 import numba
 import numpy as np
 
+from benchmarks.machine import machine as _machine
+from benchmarks.paths import ROOT, SUDOKU_DATA, results
 from cpu_reference.sudoku.formats import read_puzzles
 from cpu_reference.sudoku.schedules import sirdey
 from gpu_anneal.scale import import_distributed, solve_chunk, solve_on_dask
 from gpu_anneal.sudoku_solver import SolveResult, solve_batch
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.machine import machine as _machine  # noqa: E402
 
 
 def machine() -> dict:
@@ -41,7 +41,6 @@ def machine() -> dict:
     return _machine("dask", "distributed")
 
 
-ROOT = Path(__file__).resolve().parent.parent
 FIELDS = ("solved", "verified", "cost", "trials", "proposals", "accepted", "solving_chain")
 
 
@@ -75,15 +74,13 @@ def compare(alone: list[dict], spread: list[dict]) -> dict:
 def main() -> None:
     """Run the three configurations and write dask.json and dask.md."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "path", type=Path, nargs="?", default=ROOT.parent / "shared/data/sudoku/top95.txt"
-    )
+    ap.add_argument("path", type=Path, nargs="?", default=SUDOKU_DATA / "top95.txt")
     ap.add_argument("--count", type=int, default=20)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--chunk", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-trials", type=int, default=100)
-    ap.add_argument("--out-dir", type=Path, default=ROOT / "benchmarks" / "results")
+    ap.add_argument("--out-dir", type=Path, default=results("scale"))
     args = ap.parse_args()
 
     distributed = import_distributed()
@@ -197,7 +194,7 @@ def markdown(rep: dict) -> str:
         "",
         f"Compiling in the workers of the warm cluster took {sec['worker_compile']:.2f} s.",
         "Raw figures, per-puzzle trials and proposals, and the completion orders: `dask.json`.",
-        "To reproduce: `python benchmarks/bench_dask.py`.",
+        "To reproduce: `python -m benchmarks.bench_dask`.",
         "",
     ]
     return "\n".join(lines)

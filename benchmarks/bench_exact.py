@@ -5,19 +5,22 @@ stopping at the first solution (limit 1) and once counting to two (limit 2: solv
 uniqueness). tdoku's 43 test puzzles: solution counts and solutions checked. 25x25 at 40 % and
 45 % fill: seconds per instance with the plain search (limit 1, node cap) and with restarts.
 
-    python benchmarks/bench_exact.py [--data-dir DIR] [--out FILE]
+    python -m benchmarks.bench_exact [--data-dir DIR] [--out FILE] [--skip-25]
+
+Results: benchmarks/results/exact/exact.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.machine import machine
+from benchmarks.paths import SUDOKU_DATA, results
 from cpu_reference.sudoku.exact import (
     solve_batch_serial,
     solve_exact,
@@ -25,16 +28,6 @@ from cpu_reference.sudoku.exact import (
     tables,
 )
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.machine import machine as _machine  # noqa: E402
-
-
-def machine() -> dict:
-    """This machine's facts (benchmarks/machine.py)."""
-    return _machine()
-
-
-ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {
     "17_clue.txt": {"tdoku": 326_000, "norvig_cpp": 16_600, "target": 20_000},
     "forum_hardest_1106.txt": {"tdoku": 13_600, "norvig_cpp_hardest_1905": 1_200, "target": 2_000},
@@ -145,8 +138,8 @@ def bench_25(rows, max_nodes: int, restart_nodes: int, restart_cap: int) -> dict
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data" / "sudoku")
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "exact.json")
+    ap.add_argument("--data-dir", type=Path, default=SUDOKU_DATA)
+    ap.add_argument("--out", type=Path, default=results("exact") / "exact.json")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cap-25", type=int, default=100_000, help="node cap, plain 25x25 search")
     ap.add_argument("--restart-base", type=int, default=300)

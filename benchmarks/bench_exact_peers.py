@@ -36,14 +36,15 @@ alone (no all-different, so that every version of the solver does the same work 
 the 25x25 instances at 45 % filled, each run to its count or to --max-nodes; run at two commits
 to compare versions (the result records the commit).
 
-    python benchmarks/bench_exact_peers.py [--data-dir DIR] [--peers-dir DIR] [--repeats 3]
-    python benchmarks/bench_exact_peers.py --render benchmarks/results/exact_peers.json
+    python -m benchmarks.bench_exact_peers [--data-dir DIR] [--peers-dir DIR] [--repeats 3]
+    python -m benchmarks.bench_exact_peers --render benchmarks/results/exact/exact_peers.json
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import subprocess
 import sys
@@ -54,24 +55,22 @@ from pathlib import Path
 import numba
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.bench_exact import check_tdoku, read_81, read_tsv  # noqa: E402
-from benchmarks.machine import git, machine  # noqa: E402
-from benchmarks.tables import table_block  # noqa: E402
-from cpu_reference.sudoku import exact_bands9 as bands9  # noqa: E402
-from cpu_reference.sudoku import exact_large as large  # noqa: E402
-from cpu_reference.sudoku.exact import (  # noqa: E402
+from benchmarks.bench_exact import check_tdoku, read_81, read_tsv
+from benchmarks.machine import git, machine
+from benchmarks.paths import SHARED, SUDOKU_DATA, results
+from benchmarks.tables import table_block
+from cpu_reference.sudoku import exact_bands9 as bands9
+from cpu_reference.sudoku import exact_large as large
+from cpu_reference.sudoku.exact import (
     RESTART_BASE,
     solve_batch_serial,
     solve_exact,
     solve_many,
     tables,
 )
-from cpu_reference.sudoku.verify import verify_solution  # noqa: E402
+from cpu_reference.sudoku.verify import verify_solution
 
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = results("exact")
 SETS = ("17_clue.txt", "forum_hardest_1106.txt", "magictour_top1465.txt")
 LEVELS = (30, 35, 40, 45, 50, 55, 60)
 TARGET_RATIO = 0.5  # issue target: >= 0.5x tdoku at limit 2
@@ -517,8 +516,6 @@ def run_settings_36(args: argparse.Namespace) -> dict:
 
 def run_cpsat_36(args: argparse.Namespace) -> dict:
     """CP-SAT asked for one solution of each reported 36x36 instance (see the docstring)."""
-    import importlib.util
-
     spec = importlib.util.spec_from_file_location(
         "cpsat_sudoku", args.peers_dir / "cpsat_sudoku.py"
     )
@@ -568,8 +565,8 @@ def run_node_rate(args: argparse.Namespace) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data" / "sudoku")
-    ap.add_argument("--peers-dir", type=Path, default=ROOT.parent / "shared" / "tools" / "peers")
+    ap.add_argument("--data-dir", type=Path, default=SUDOKU_DATA)
+    ap.add_argument("--peers-dir", type=Path, default=SHARED / "tools" / "peers")
     ap.add_argument("--out", type=Path, default=RESULTS / "exact_peers.json")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--per-level-36", type=int, default=20, help="36x36 instances per fill level")
@@ -592,7 +589,7 @@ def main() -> None:
         args.render.with_suffix(".md").write_text(render(result))
         return
     result = json.loads(args.out.read_text()) if args.part != "all" and args.out.exists() else {}
-    command = "python benchmarks/bench_exact_peers.py " + " ".join(sys.argv[1:])
+    command = "python -m benchmarks.bench_exact_peers " + " ".join(sys.argv[1:])
     if args.part in ("all", "9x9"):
         result.update(run_9x9(args), command_9x9=command)
     if args.part in ("all", "large"):

@@ -2,27 +2,24 @@
 
 For each size and fill level (0 to 100 % in steps of 5), the first `--per-level` instances are
 annealed with `--time-limit` seconds each on all cores; the rate solved is written with a plot to
-benchmarks/results/fill.json, .md and .png.
+benchmarks/results/anneal/fill.json, .md and .png.
 
-    python benchmarks/bench_fill.py [--data ../shared/data/sudoku] [--move candidate] [--t0 1]
+    python -m benchmarks.bench_fill [--data ../shared/data/sudoku] [--move candidate] [--t0 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.machine import machine  # noqa: E402
-from cpu_reference.sudoku.formats import iter_puzzles  # noqa: E402
-from cpu_reference.sudoku.schedules import with_start  # noqa: E402
-from gpu_anneal.plots import plot_rates  # noqa: E402
-from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
+from benchmarks.machine import machine
+from benchmarks.paths import SUDOKU_DATA, results
+from cpu_reference.sudoku.formats import iter_puzzles
+from cpu_reference.sudoku.schedules import with_start
+from gpu_anneal.plots import plot_rates
+from gpu_anneal.sudoku_solver import solve_one
 
 
 def instances(path: Path, per_level: int) -> dict[int, list]:
@@ -38,7 +35,7 @@ def instances(path: Path, per_level: int) -> dict[int, list]:
 def main() -> None:
     """Measure every size and level; write the table and plot."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=str(ROOT.parent / "shared/data/sudoku"))
+    parser.add_argument("--data", default=str(SUDOKU_DATA))
     parser.add_argument("--sizes", default="9,16,25")
     parser.add_argument(
         "--per-level", default="10", help="instances per level: one number, or one per size"
@@ -74,7 +71,8 @@ def main() -> None:
             print(json.dumps(row, allow_nan=False), flush=True)
     result = {"machine": machine(), "args": vars(args), "wall_seconds": time.time() - started,
               "table": table}  # fmt: skip
-    out = ROOT / "benchmarks/results/fill"
+    out = results("anneal") / "fill"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False))
     plot_rates(table, str(out.with_suffix(".png")))
     m = result["machine"]
@@ -95,7 +93,7 @@ def main() -> None:
             f"{rates[f]:.1f}" if f in rates else "-" for f in range(0, 101, 5)) + " |")  # fmt: skip
         weakest = min(rates, key=lambda f: (rates[f], f))
         lines.append(f"|  weakest: {weakest}% at {rates[weakest]:.2f} |" + " |" * 21)
-    lines += ["", "Command: `python benchmarks/bench_fill.py "
+    lines += ["", "Command: `python -m benchmarks.bench_fill "
               f"--move {args.move} --t0 {args.t0} --per-level {args.per_level} "
               f"--time-limit {args.time_limit:g}`"]  # fmt: skip
     out.with_suffix(".md").write_text("\n".join(lines) + "\n")

@@ -3,7 +3,7 @@
 The first call compiles the rules (numba) and writes them to an empty cache folder; the second
 finds them there. Each call is a new process, as a user's would be.
 
-    python benchmarks/bench_first_call.py [--repeats 3]
+    python -m benchmarks.bench_first_call [--repeats 3]
 """
 
 from __future__ import annotations
@@ -14,15 +14,12 @@ import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.machine import machine  # noqa: E402
+from benchmarks.machine import machine
+from benchmarks.paths import results
 
 EASY = "..237.9....75684.2.8..9....1...4.8..2.4...7.6..6.2...1....5..1.5.1932.....3.862.."
 COMMAND = ["gpu-anneal", "solve", "-", "--output", "jsonl", "--seed", "1", "--quiet"]
@@ -42,10 +39,10 @@ def one_call(cache: Path) -> tuple[float, dict]:
 
 
 def main() -> None:
-    """Measure, print, and write benchmarks/results/first_call.json and .md."""
+    """Measure, print, and write benchmarks/results/host/first_call.json and .md."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", default=str(ROOT / "benchmarks/results/first_call"))
+    parser.add_argument("--out", default=str(results("host") / "first_call"))
     args = parser.parse_args()
     firsts, seconds, solved = [], [], []
     for _ in range(args.repeats):
@@ -63,13 +60,14 @@ def main() -> None:
         "second_median_s": statistics.median(seconds),
         "all_solved": all(solved),
     }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out + ".json").write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
     m = result["machine"]
     lines = [
         "# First and second call of `gpu-anneal solve` (one easy 9x9 puzzle)",
         "",
         f"Machine: {m['cpu_model']}, {m['cores']} cores, {m['date']}, load {m['load_average']}. "
-        f"Command: `python benchmarks/bench_first_call.py --repeats {args.repeats}`; "
+        f"Command: `python -m benchmarks.bench_first_call --repeats {args.repeats}`; "
         f"each call a new process, `{result['command']}`.",
         "",
         "| call | wall s (median) | runs |",

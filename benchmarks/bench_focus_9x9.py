@@ -17,9 +17,10 @@ After each solution the chain restarts. Figures: solutions met per 10^8 proposal
 second of one core, summed over the puzzles (the first --limit of --file), each chain seeded
 by its puzzle's index. Every way runs in the same chain code, so their ratios show what the
 focused choice and the heat bath gain; the engine's own loop is faster per proposal than this
-one, so the seconds are this experiment's only. Results: benchmarks/results/focus_9x9.{json,md}.
+one, so the seconds are this experiment's only. Results:
+benchmarks/results/tuning/focus_9x9.{json,md}.
 
-    python benchmarks/bench_focus_9x9.py --file PUZZLES [--limit 20] [--proposals 2e7]
+    python -m benchmarks.bench_focus_9x9 --file PUZZLES [--limit 20] [--proposals 2e7]
         [--setting uniform:0.34 --setting focused:0.5:0.8 ...]
 """
 
@@ -34,15 +35,13 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.machine import machine
+from benchmarks.paths import results
+from benchmarks.tables import add_out_arguments, rerender, table_block, write_results
+from cpu_reference.sudoku.batch import logic_fill
+from cpu_reference.sudoku.formats import iter_puzzles
 
-from benchmarks.machine import machine  # noqa: E402
-from benchmarks.tables import add_out_arguments, rerender, table_block, write_results  # noqa: E402
-from cpu_reference.sudoku.batch import logic_fill  # noqa: E402
-from cpu_reference.sudoku.formats import iter_puzzles  # noqa: E402
-
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = results("tuning")
 SETTINGS = ("uniform:0.3", "uniform:0.34", "uniform:0.4", "focused:0.5:0.8", "focused:0.45:1",
             "focused:0.5:1", "focused:0.55:1", "focused:0.6:1", "focused:0.7:1", "heat:0.4",
             "heat:0.45", "heat:0.5", "heat:0.55")  # fmt: skip
@@ -244,7 +243,7 @@ def measure(args) -> dict:
                "per_second": sum(per) / seconds}  # fmt: skip
         rows.append(row)
         print(json.dumps(row), flush=True)
-    command = "python benchmarks/bench_focus_9x9.py " + " ".join(sys.argv[1:])
+    command = "python -m benchmarks.bench_focus_9x9 " + " ".join(sys.argv[1:])
     return {"machine": machine(), "args": {k: str(v) for k, v in vars(args).items()},
             "puzzles": len(puzzles), "rows": rows, "command": command}  # fmt: skip
 

@@ -11,8 +11,8 @@ step = 0.0002), all cores; each puzzle checked unique by the exact solver and mi
 every single removal. The seed's 17-given grid's solution (appendix A.2.f, 22 givens in 5.5 s)
 is emptied with 10 seeds, one grid at a time (one core). A handful of 16x16 grids as well.
 
-Usage: python benchmarks/bench_generation.py [--quick]
-Writes benchmarks/results/generation.json and generation.md.
+Usage: python -m benchmarks.bench_generation [--quick]
+Writes benchmarks/results/generation/generation.json and generation.md.
 """
 
 from __future__ import annotations
@@ -20,25 +20,17 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
+from benchmarks.machine import machine
+from benchmarks.paths import results
 from cpu_reference.sudoku.exact import count_solutions
 from cpu_reference.sudoku.formats import parse_line
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import generation as gen
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.machine import machine as _machine  # noqa: E402
-
-
-def machine() -> dict:
-    """This machine's facts (benchmarks/machine.py)."""
-    return _machine()
-
-
-OUT = Path(__file__).resolve().parent / "results"
+OUT = results("generation")
 EASY = "002370900007568402080090000100040800204000706006020001000050010501932600003086200"
 HARD = "700000400020070080003008009000500300060020090001007006000300900030040060009001005"
 SEVENTEEN = "000000010400000000020000000000050407008000300001090000300400200050100000000806000"
@@ -199,7 +191,7 @@ def main() -> None:
         "minimal_16x16": minimal16,
         "quick": quick,
     }
-    OUT.mkdir(exist_ok=True)
+    OUT.mkdir(parents=True, exist_ok=True)
     name = "generation_quick" if quick else "generation"
     (OUT / f"{name}.json").write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
     (OUT / f"{name}.md").write_text(markdown(result))
@@ -214,7 +206,7 @@ def markdown(r: dict) -> str:
         f"Machine: {m['cpu']}, {m['cores']} cores ({m['numba_threads']} numba threads), "
         f"Python {m['python']}, numpy {m['numpy']}, numba {m['numba']}; {m['date']}; "
         f"load average at start {m['load_average_at_start']:.2f}. "
-        "Command: `python benchmarks/bench_generation.py`.",
+        "Command: `python -m benchmarks.bench_generation`.",
         "",
         "## Full grids (CPU backend, all cores)",
         "",

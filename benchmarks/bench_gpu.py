@@ -1,8 +1,8 @@
 """Measured on a CUDA card: kernel equality with the CPU runner, proposals/s, and solving runs.
 
 Run on a machine with a CUDA device (nothing here runs without one). Each part writes
-`gpu_PART.json` into `--out-dir` (benchmarks/results by default), with the machine and the card;
-`python benchmarks/summary.py` puts them in SUMMARY.md. Every figure is a measurement on the
+`gpu_PART.json` into `--out-dir` (benchmarks/results/gpu by default), with the machine and the card;
+`python -m benchmarks.summary` puts them in SUMMARY.md. Every figure is a measurement on the
 card named in the file, unlike the kernel model (bench_kernel_model.py), whose figures are read
 from compiled code.
 
@@ -27,9 +27,9 @@ from compiled code.
     latency      one puzzle at a time with a full wave of chains: seconds to solution per puzzle,
                  beside the CPU backend with one chain per core
 
-    python benchmarks/bench_gpu.py --part env,equality,throughput --out-dir DIR
-    python benchmarks/bench_gpu.py --part solve,latency --data DIR --out-dir DIR
-    python benchmarks/bench_gpu.py --part pool,latency,cpu_orders --data DIR --out-dir DIR
+    python -m benchmarks.bench_gpu --part env,equality,throughput --out-dir DIR
+    python -m benchmarks.bench_gpu --part solve,latency --data DIR --out-dir DIR
+    python -m benchmarks.bench_gpu --part pool,latency,cpu_orders --data DIR --out-dir DIR
 
 `--data DIR` holds the sets that do not ship with the package: forum_hardest_1106.txt and
 general_25x25.tsv from ../shared/data/sudoku (the 25x25 file may be cut to the levels used);
@@ -49,9 +49,17 @@ import traceback
 from pathlib import Path
 
 import numpy as np
+from numba import cuda
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.machine import machine
+from benchmarks.paths import DATA, SHARED, SHIPPED, results
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import make_batch
+from cpu_reference.sudoku.formats import iter_puzzles
+from cpu_reference.sudoku.schedules import by_name
+from gpu_anneal import api, plan
+from gpu_anneal.measure import measure_throughput, never_solving_puzzle
+from gpu_anneal.runners import same_chains_after
 
 PARTS = ("env", "equality", "throughput", "solve", "latency", "pool", "cpu_orders")
 MOVES = ("sirdey", "candidate", "box-swap", "focused", "focused-two")
@@ -65,10 +73,6 @@ def log(text: str) -> None:
 def env_part(args) -> dict:
     """The card, driver and software versions: machine_record() (which every part's file
     holds) with the driver's version, the card's shared memory an SM and nvidia-smi's clocks."""
-    from numba import cuda
-
-    from gpu_anneal import plan
-
     facts = machine_record()
     facts["max_shared_per_sm"] = plan.current_card().shared_per_sm
     facts["driver_version"] = list(cuda.cudadrv.driver.driver.get_version())
@@ -83,21 +87,17 @@ def env_part(args) -> dict:
 
 def never_solving(order: int) -> np.ndarray:
     """The throughput grid (a clash no move can undo) as a batch of one."""
-    from gpu_anneal.measure import never_solving_puzzle
-
     return never_solving_puzzle(order)[None]
 
 
 def real_puzzles(order: int, data: Path | None, count: int) -> np.ndarray | None:
     """`count` real puzzles of an order (shipped sets, or --data's), uint8[P, cells]."""
-    from cpu_reference.sudoku.formats import iter_puzzles
-
     files = {
         2: None,
-        3: ROOT / "gpu_anneal/data/top95.txt",
-        4: ROOT / "gpu_anneal/data/lloyd_amos_16x16.tsv",
+        3: SHIPPED / "top95.txt",
+        4: SHIPPED / "lloyd_amos_16x16.tsv",
         5: data / "general_25x25.tsv" if data else None,
-        6: ROOT / "benchmarks/data/general_36x36.tsv",
+        6: DATA / "general_36x36.tsv",
     }
     if order == 2:
         base = ["1...........4...", "..3.4.........2.", "4.....3..1....2.", "................"]
@@ -117,11 +117,6 @@ def real_puzzles(order: int, data: Path | None, count: int) -> np.ndarray | None
 
 def equal_after(puzzles, order, move, cpp, seed, slices, schedule) -> dict:
     """Run the same slices on the CPU runner and the CUDA kernel; which fields are equal."""
-    from cpu_reference.sudoku import rules as sa
-    from cpu_reference.sudoku.batch import make_batch
-    from cpu_reference.sudoku.schedules import by_name
-    from gpu_anneal.runners import same_chains_after
-
     # Sirdey's schedule with short trials, so that chains restart within the slices; the auto
     # schedules as shipped (their reheats must fall within a trial)
     short = {"max_plateaus": 6} if schedule == "sirdey-course" else {}
@@ -172,8 +167,6 @@ def equality_part(args) -> dict:
 
 def wave(order: int, move: str) -> int:
     """Chains of one full wave of the current card for the order's kernel."""
-    from gpu_anneal import plan
-
     return plan.wave_chains(plan.current_card(), plan.kernel_shape(order, move))
 
 
@@ -193,8 +186,6 @@ def native_rate(tool: Path, seconds: float) -> dict | None:
 
 def throughput_part(args) -> dict:
     """Proposals per second of each kernel, the CPU runner and the native loop."""
-    from gpu_anneal.measure import measure_throughput
-
     cases = [(3, m, None) for m in MOVES]
     cases += [(3, m, "auto") for m in ("focused", "focused-two")]
     cases += [(o, m, None) for o in args.orders if o >= 4 for m in ("sirdey", "focused")]
@@ -225,8 +216,6 @@ def throughput_part(args) -> dict:
 
 def solve_set(path, backend: str, time_limit: float, limit: int | None, **kw) -> dict:
     """Solve a set with the default technique; wall seconds and per-puzzle figures."""
-    from gpu_anneal import api
-
     items = api.parse_puzzles(str(path))
     if limit is not None:
         items = items[:limit]
@@ -272,19 +261,16 @@ def level_file(source: Path, levels: tuple[int, ...], per_level: int, out: Path)
 
 def solve_part(args) -> dict:
     """Whole sets at once on the card, then on the CPU cores (same technique)."""
-    from gpu_anneal import api
-
     tmp = Path("/tmp/bench_gpu_sets")
     tmp.mkdir(exist_ok=True)
-    sets = [("top95", ROOT / "gpu_anneal/data/top95.txt", 10.0, True)]
+    sets = [("top95", SHIPPED / "top95.txt", 10.0, True)]
     if args.data and (args.data / "forum_hardest_1106.txt").exists():
         sets.append(("forum_hardest_1106", args.data / "forum_hardest_1106.txt", 10.0, True))
     if args.data:
         f25 = level_file(args.data / "general_25x25.tsv", (40, 45, 50), 10, tmp / "l25.tsv")
         if f25:
             sets.append(("25x25 40-50 %", f25, 10.0, True))
-    f36 = level_file(ROOT / "benchmarks/data/general_36x36.tsv", (45, 50, 55, 60), 4,
-                     tmp / "l36.tsv")  # fmt: skip
+    f36 = level_file(DATA / "general_36x36.tsv", (45, 50, 55, 60), 4, tmp / "l36.tsv")
     sets.append(("36x36 45-60 %", f36, 30.0, False))
     for order in (3, 5, 6):  # compile the kernels and pool before timing
         for backend in ("cuda", "cpu"):
@@ -311,12 +297,10 @@ def solve_part(args) -> dict:
 
 def latency_part(args) -> dict:
     """One puzzle at a time: a full wave of chains on the card, one chain a core on the CPU."""
-    from gpu_anneal import api
-
     rows = []
     path = args.data / "forum_hardest_1106.txt" if args.data else None
     if path is None or not path.exists():
-        path = ROOT / "gpu_anneal/data/top95.txt"
+        path = SHIPPED / "top95.txt"
     items = api.parse_puzzles(str(path))[: args.latency_puzzles]
     api.solve(items[:1], backend="cuda", batch=1, time_limit=5.0)
     api.solve(items[:1], backend="cpu", batch=1, time_limit=5.0)
@@ -340,8 +324,6 @@ def latency_part(args) -> dict:
 
 def cpu_orders_part(args) -> dict:
     """The CPU runner's proposals per second on 16x16 to 36x36, beside the kernels' figures."""
-    from gpu_anneal.measure import measure_throughput
-
     rows = []
     for order in (4, 5, 6):
         for move in ("sirdey", "focused"):
@@ -353,9 +335,7 @@ def cpu_orders_part(args) -> dict:
 def pool_part(args) -> dict:
     """Whole 9x9 sets on the card with the pool's default plan and with every puzzle in at
     once (`batch` = the set's size) at several chain counts; the CPU cores' default beside."""
-    from gpu_anneal import api
-
-    sets = [("top95", ROOT / "gpu_anneal/data/top95.txt")]
+    sets = [("top95", SHIPPED / "top95.txt")]
     if args.data and (args.data / "forum_hardest_1106.txt").exists():
         sets.append(("forum_hardest_1106", args.data / "forum_hardest_1106.txt"))
     first = api.parse_puzzles(str(sets[0][1]))[:1]
@@ -378,11 +358,6 @@ def pool_part(args) -> dict:
 
 def machine_record() -> dict:
     """The machine facts of benchmarks.machine plus the card (name, SMs, compute capability)."""
-    from numba import cuda
-
-    from benchmarks.machine import machine
-    from gpu_anneal import plan
-
     facts = machine("numba_cuda")
     try:
         card = plan.current_card()
@@ -402,13 +377,13 @@ def main() -> None:
     """Run the parts asked for; each writes its JSON as soon as it ends."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", default="env,equality,throughput")
-    parser.add_argument("--out-dir", type=Path, default=ROOT / "benchmarks/results")
+    parser.add_argument("--out-dir", type=Path, default=results("gpu"))
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--orders", default="2,3,4,5,6")
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--latency-puzzles", type=int, default=20)
     parser.add_argument("--native-tool", type=Path,
-                        default=ROOT.parent / "shared/tools/sirdey_limit.c")  # fmt: skip
+                        default=SHARED / "tools/sirdey_limit.c")  # fmt: skip
     parser.add_argument("--tag", default="", help="suffix of the JSON file names")
     parser.add_argument(
         "--smoke",
@@ -431,7 +406,7 @@ def main() -> None:
         result["machine"] = machine_record()
         result["seconds"] = round(time.perf_counter() - start, 1)
         result["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-        result["command"] = "python benchmarks/bench_gpu.py " + " ".join(sys.argv[1:])
+        result["command"] = "python -m benchmarks.bench_gpu " + " ".join(sys.argv[1:])
         path = args.out_dir / f"gpu_{part}{args.tag}.json"
         path.write_text(json.dumps(result, indent=1, default=str))
         log(f"wrote {path} ({result['seconds']} s)")

@@ -8,33 +8,34 @@ disconnected.
 Annealing: 16 chains on the CPU backend, restarts until solved or 10 s; it runs on fewer
 instances at the largest sides (they mostly use their whole 10 s); counts are in the results.
 
-Usage: python benchmarks/bench_hashi.py [--quick]
-Writes benchmarks/results/hashi.json, hashi.md, hashi.png.
+Usage: python -m benchmarks.bench_hashi [--quick]
+Writes benchmarks/results/grid_puzzles/hashi.json, hashi.md, hashi.png.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 
+from benchmarks.bench_shikaku import machine
+from benchmarks.paths import results
 from cpu_reference.hashi import generate as hashi_generate
 from cpu_reference.hashi import ilp as hashi_ilp
 from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.hashi import rules as hashi_anneal
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_shikaku import machine  # noqa: E402
-
-OUT = Path(__file__).resolve().parent / "results"
+OUT = results("grid_puzzles")
 SIDES = (6, 8, 12, 18, 26, 36, 44, 50)
 PER_SIDE = 10
 ANNEAL_PER_SIDE = {6: 10, 8: 10, 12: 10, 18: 10, 26: 10, 36: 4, 44: 3, 50: 3}
 TIME_LIMIT = 10.0
 ILP_LIMIT = 60.0
 CHAINS = 16
+matplotlib.use("Agg")  # pictures into files, no window
 
 
 def instance(side: int, index: int):
@@ -127,7 +128,7 @@ def markdown(data) -> str:
         f"{data['ilp_limit_s']:.0f} s). Objective-only: the seed's program (maximise used edges,"
         f" no connectivity row). Annealing: {data['chains']} chains, CPU backend, restarts until "
         f"solved or {data['time_limit_s']:.0f} s. 'solved' = passes the verifier (connected). "
-        "Command: `python benchmarks/bench_hashi.py`.",
+        "Command: `python -m benchmarks.bench_hashi`.",
         "",
         "| side | inst. | islands | exact solved | exact median / max s | max rounds | "
         "objective median s | objective disconnected | SA seed: n, solved, median s | "
@@ -153,11 +154,6 @@ def markdown(data) -> str:
 
 
 def plot(rows, buckets, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     isl = [r["islands"] for r in rows]
     ax1.scatter(isl, [r["ilp_seconds"] for r in rows], s=12, label="exact (lazy cuts)")

@@ -10,11 +10,12 @@ the clock), so everything measured is host work: reading, deduction, tables and 
 status handling, verification, result records and JSON. Compilation is done by a warm-up run
 first and is not timed.
 
-    python benchmarks/bench_host.py [--puzzles 6000] [--slices 2] [--label NAME] [--json]
+    python -m benchmarks.bench_host [--puzzles 6000] [--slices 2] [--label NAME] [--json]
         [--file ../shared/data/sudoku/forum_hardest_1106.txt] [--profile]
 
 The last line printed is a JSON object with `puzzles_per_second` and `host_us_per_puzzle`;
---label NAME also merges the row into benchmarks/results/host.{json,md} (other labels stay).
+--label NAME also merges the row into benchmarks/results/host/host.{json,md} (other labels
+stay).
 """
 
 from __future__ import annotations
@@ -30,18 +31,19 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import gpu_anneal
+from benchmarks.isomorphs import isomorphs, line
+from benchmarks.machine import git, machine
+from benchmarks.paths import SUDOKU_DATA, results
+from benchmarks.tables import add_out_arguments, table_block, write_results
+from cpu_reference.sudoku.batch import logic_fill
+from cpu_reference.sudoku.exact import solve_exact
+from cpu_reference.sudoku.formats import read_puzzles
+from gpu_anneal import backends, plan, sudoku_solver
+from gpu_anneal.standin import StandInRunner
 
-from benchmarks.isomorphs import isomorphs, line  # noqa: E402
-from benchmarks.machine import git, machine  # noqa: E402
-from benchmarks.tables import add_out_arguments, table_block, write_results  # noqa: E402
-from cpu_reference.sudoku.batch import logic_fill  # noqa: E402
-from cpu_reference.sudoku.exact import solve_exact  # noqa: E402
-from cpu_reference.sudoku.formats import read_puzzles  # noqa: E402
-
-RESULTS = ROOT / "benchmarks" / "results"
-DEFAULT_FILE = ROOT.parent / "shared" / "data" / "sudoku" / "forum_hardest_1106.txt"
+RESULTS = results("host")
+DEFAULT_FILE = SUDOKU_DATA / "forum_hardest_1106.txt"
 CARD = "H100 SXM"
 
 
@@ -68,9 +70,6 @@ def solution_table(puzzles: np.ndarray, solutions: np.ndarray) -> dict[bytes, np
 
 def stand_in(table: dict, slices: int) -> None:
     """Make the `cuda` backend run the stand-in on a described card, in this process."""
-    from gpu_anneal import backends, plan, sudoku_solver
-    from gpu_anneal.standin import StandInRunner
-
     backends.cuda_status = lambda: (True, f"stand-in runner on a described {CARD}")
     plan.current_card = lambda: plan.card_named(CARD)
     sudoku_solver.make_runner = lambda batch, used, seed: StandInRunner(batch, seed, table, slices)
@@ -78,8 +77,6 @@ def stand_in(table: dict, slices: int) -> None:
 
 def run(path: Path, out: Path) -> tuple[int, int, float]:
     """(puzzles, solved, seconds) of one solve of `path` writing JSON lines to `out`."""
-    import gpu_anneal
-
     count = solved = 0
     start = time.perf_counter()
     with open(out, "w") as sink:
@@ -156,10 +153,11 @@ def main() -> None:
         out = Path(args.out)
         previous = out.with_suffix(".json")
         old = json.loads(previous.read_text()) if previous.exists() else {"rows": {}}
-        command = f"python benchmarks/bench_host.py --puzzles {args.puzzles} --slices {args.slices}"
+        command = f"python -m benchmarks.bench_host --puzzles {args.puzzles} --slices {args.slices}"
         old["rows"][args.label] = {**row, "commit": git("rev-parse", "--short", "HEAD")}
         result = {"command": command, "machine": machine(), "rows": old["rows"]}
         if args.json:
+            out.parent.mkdir(parents=True, exist_ok=True)
             out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
             out.with_suffix(".md").write_text(render(result))
         else:

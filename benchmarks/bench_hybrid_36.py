@@ -17,9 +17,10 @@ The 60 % grids, which annealing solves, are the control: there the kept cells ar
 
 Annealing: the candidate-auto preset (candidate move, propagation first), --chains chains, one
 seed, for --anneal-seconds; its best grid (the reported chain's lowest-cost grid). Exact
-searches: one thread, node cap --max-nodes. Results: benchmarks/results/hybrid_36.{json,md}.
+searches: one thread, node cap --max-nodes. Results:
+benchmarks/results/exact/hybrid_36.{json,md}.
 
-    python benchmarks/bench_hybrid_36.py [--levels 45,50,60] [--per-level 5] [--anneal-seconds 3]
+    python -m benchmarks.bench_hybrid_36 [--levels 45,50,60] [--per-level 5] [--anneal-seconds 3]
 """
 
 from __future__ import annotations
@@ -28,22 +29,19 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.bench_exact_peers import instances_36, one_thread
+from benchmarks.machine import machine
+from benchmarks.paths import results
+from benchmarks.tables import add_out_arguments, rerender, table_block, write_results
+from cpu_reference.sudoku import exact_large as large
+from cpu_reference.sudoku.exact import RESTART_BASE
+from cpu_reference.sudoku.verify import conflicted_cells
+from gpu_anneal.sudoku_solver import solve_one
 
-from benchmarks.bench_exact_peers import instances_36, one_thread  # noqa: E402
-from benchmarks.machine import machine  # noqa: E402
-from benchmarks.tables import add_out_arguments, rerender, table_block, write_results  # noqa: E402
-from cpu_reference.sudoku import exact_large as large  # noqa: E402
-from cpu_reference.sudoku.exact import RESTART_BASE  # noqa: E402
-from cpu_reference.sudoku.verify import conflicted_cells  # noqa: E402
-from gpu_anneal.sudoku_solver import solve_one  # noqa: E402
-
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = results("exact")
 ORDER = 6
 FRACTIONS = (0.0, 0.2, 0.4, 0.6)
 
@@ -147,7 +145,7 @@ def main() -> None:
               chains=2, seed=1, time_limit=0.5)  # fmt: skip
     exact_first(rows[0][2], 10, None)  # compile before any clock
     rng = np.random.default_rng(args.seed)
-    command = "python benchmarks/bench_hybrid_36.py " + " ".join(sys.argv[1:])
+    command = "python -m benchmarks.bench_hybrid_36 " + " ".join(sys.argv[1:])
     result = {"machine": machine(), "args": vars(args),
               "rows": [probe(name, cells, args, rng) for name, _, cells in rows],
               "command": command}  # fmt: skip

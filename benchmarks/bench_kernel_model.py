@@ -2,34 +2,32 @@
 
 Compiles every kernel and size for each architecture (PTX -> ptxas -> nvdisasm), reads the
 SASS of its move loop and models proposals/s on the named cards (gpu_anneal.kernels.perf_model).
-Writes benchmarks/results/kernel_model_ARCH[_LABEL].json with the git commit, the machine, the
+Writes benchmarks/results/kernels/kernel_model_ARCH[_LABEL].json with the git commit, the
+machine, the
 cards and the model's assumptions, and a markdown table generated from that JSON.
 
-    python benchmarks/bench_kernel_model.py [--arch sm_90 --arch sm_80] [--label before]
-    python benchmarks/bench_kernel_model.py --render benchmarks/results/kernel_model_sm_90.json
+    python -m benchmarks.bench_kernel_model [--arch sm_90 --arch sm_80] [--label before]
+    python -m benchmarks.bench_kernel_model --render \
+        benchmarks/results/kernels/kernel_model_sm_90_after.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.machine import git, machine  # noqa: E402
+from benchmarks.machine import git, machine
+from benchmarks.paths import results
+from gpu_anneal.kernels.cards import CARDS
+from gpu_anneal.kernels.perf_model import DEFAULT, record_reader
+from gpu_anneal.kernels.ptx import kernel_table
 
 CARD_COLUMNS = ("H100 SXM", "A100 SXM", "L4", "RTX 4090")
 
 
 def run(arch: str, label: str | None, kinds: tuple[str, ...] | None, keep: Path | None) -> dict:
     """Model every kernel of `arch`; the results document."""
-    from gpu_anneal.kernels.cards import CARDS
-    from gpu_anneal.kernels.perf_model import DEFAULT, record_reader
-    from gpu_anneal.kernels.ptx import kernel_table
-
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
     rows = kernel_table(arch, kinds, with_ptx=record_reader(arch, keep))
@@ -123,7 +121,7 @@ def main() -> None:
     parser.add_argument("--label", help="suffix of the result files, e.g. before, after")
     parser.add_argument("--kind", action="append", help="only these kernels")
     parser.add_argument("--keep", help="also write DIR/ARCH/KERNEL-SIZE.ptx|.cubin|.sass")
-    parser.add_argument("--out", default=str(ROOT / "benchmarks/results"))
+    parser.add_argument("--out", default=str(results("kernels")), help="results folder")
     parser.add_argument("--render", help="only regenerate the .md of this results JSON")
     args = parser.parse_args()
     if args.render:

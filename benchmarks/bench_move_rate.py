@@ -10,9 +10,10 @@ same seeds in every run of the script, so two versions of the rules do the same 
 compare the code alone. The figure is the best pass (compilation excluded) of --repeats, and
 of every earlier run of the script under the same --label with the same trajectory: the
 machine's speed drifts by a quarter over minutes, so versions are best compared by running them
-in turn several times. Results: benchmarks/results/move_rate.{json,md}; other labels' rows stay.
+in turn several times. Results: benchmarks/results/throughput/move_rate.{json,md}; other
+labels' rows stay.
 
-    python benchmarks/bench_move_rate.py [--file ../shared/data/sudoku/forum_hardest_1106.txt]
+    python -m benchmarks.bench_move_rate [--file ../shared/data/sudoku/forum_hardest_1106.txt]
         [--limit 40] [--chains 4] [--plateaus 2000] [--repeats 6] [--move focused-two ...]
         [--label NAME]
 """
@@ -30,23 +31,21 @@ from pathlib import Path
 import numba
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.machine import git, machine  # noqa: E402
-from benchmarks.tables import table_block, write_results  # noqa: E402
-from cpu_reference.sudoku import presets  # noqa: E402
-from cpu_reference.sudoku import rules as sa  # noqa: E402
-from cpu_reference.sudoku.batch import (  # noqa: E402
+from benchmarks.machine import git, machine
+from benchmarks.paths import results
+from benchmarks.tables import table_block, write_results
+from cpu_reference.sudoku import presets
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import (
     load_puzzle,
     logic_fill,
     make_batch,
     run_slice_cpu,
 )
-from cpu_reference.sudoku.formats import iter_puzzles  # noqa: E402
-from cpu_reference.sudoku.schedules import by_name  # noqa: E402
+from cpu_reference.sudoku.formats import iter_puzzles
+from cpu_reference.sudoku.schedules import by_name
 
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = results("throughput")
 STATE = ("vals", "boards", "ctr", "rng", "solved")
 SCHEDULE_OF = {"candidate": "candidate-auto"}  # the preset each move is tuned with (else auto)
 
@@ -151,7 +150,7 @@ def main() -> None:
             f"{args.chains} chains each, {args.plateaus} plateaus a chain under the move's "
             "auto schedule; the best pass of those run (passes)."
         ),
-        "command": "python benchmarks/bench_move_rate.py " + shlex.join(sys.argv[1:]),
+        "command": "python -m benchmarks.bench_move_rate " + shlex.join(sys.argv[1:]),
         "rows": rows,
     }
     write_results(out, report, render)

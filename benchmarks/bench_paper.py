@@ -13,11 +13,11 @@ Stall rule (abandon a trial after so many plateaus without a new best cost), `--
              e_P = 16202; a schedule whose default is already 10,000 is skipped (same schedule)
 
 Each call is one measurement (its machine, command and rows). Without `--add` it replaces
-benchmarks/results/paper.json; with `--add` it is appended to the measurements already there.
-The markdown (benchmarks/results/paper.md) is rendered from the whole JSON every time;
+benchmarks/results/anneal/paper.json; with `--add` it is appended to the measurements already there.
+The markdown (benchmarks/results/anneal/paper.md) is rendered from the whole JSON every time;
 `--markdown-only` renders it without measuring.
 
-    python benchmarks/bench_paper.py [--runs 20] [--time-limit 60] [--stall scaled|literal]
+    python -m benchmarks.bench_paper [--runs 20] [--time-limit 60] [--stall scaled|literal]
         [--grids all|paper] [--add] [--markdown-only]
 """
 
@@ -33,18 +33,17 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.machine import machine  # noqa: E402
-from cpu_reference.sudoku.exact import solve_exact  # noqa: E402
-from cpu_reference.sudoku.formats import format_grid, read_puzzles  # noqa: E402
-from cpu_reference.sudoku.schedules import PAPER_EP_9X9, by_name, course_e_p  # noqa: E402
+from benchmarks.machine import machine
+from benchmarks.paths import ROOT, results
+from cpu_reference.sudoku.exact import solve_exact
+from cpu_reference.sudoku.formats import format_grid, read_puzzles
+from cpu_reference.sudoku.schedules import PAPER_EP_9X9, by_name, course_e_p
+from gpu_anneal.tts import clopper_pearson, measure_puzzle
 
 PAPER_TRIALS = {23: 7.69, 26: 2.28, 25: 3.85, 24: 2.38}
 SCHEDULES = ("sirdey-course", "sirdey-paper")
 STALL_LITERAL = 10_000  # the paper's "typiquement 10 000" plateaus, stated with e_P = 16202
-OUT = ROOT / "benchmarks/results/paper"
+OUT = results("anneal") / "paper"
 
 
 def empty_to(solution: np.ndarray, givens: int, seed: int, tries: int = 200) -> np.ndarray:
@@ -86,8 +85,6 @@ def build_puzzles(seed: int, grids: str) -> list[dict]:
 
 def measure(args: argparse.Namespace, command: str) -> dict:
     """One measurement: every grid under every schedule of `args`, with the machine's facts."""
-    from gpu_anneal.tts import measure_puzzle
-
     puzzles = build_puzzles(args.seed, args.grids)
     facts = machine()
     rows, skipped = [], []
@@ -180,8 +177,6 @@ def _paper_rows(m: dict, base: str) -> list[dict]:
 
 def commentary(measurements: list[dict]) -> list[str]:
     """The text under the tables, every figure in it computed from the measurements."""
-    from gpu_anneal.tts import clopper_pearson
-
     lines = [
         "Where a range excludes the paper's figure, by schedule (grid: our 95 % range vs the "
         "paper's mean trials):",
@@ -296,7 +291,7 @@ def main() -> None:
     if args.markdown_only:
         result = json.loads(json_path.read_text())
     else:
-        command = "python benchmarks/bench_paper.py " + " ".join(sys.argv[1:])
+        command = "python -m benchmarks.bench_paper " + " ".join(sys.argv[1:])
         block = measure(args, command.strip())
         old = json.loads(json_path.read_text())["measurements"] if args.add else []
         result = {"measurements": [*old, block]}

@@ -4,22 +4,18 @@ host's share of a slice, with the host's seconds per finished puzzle measured on
 For each card with a described SM, memory and host link: the default plan for 100 9x9 puzzles
 (chains to fill a wave), and 100 puzzles x 10,000 chains (10^6 chains). The kernel's rate is the
 performance model's (gpu_anneal.kernels.perf_model, sm_90 build). Writes
-benchmarks/results/plan.json and plan.md.
+benchmarks/results/host/plan.json and plan.md.
 
-    python benchmarks/bench_plan.py
+    python -m benchmarks.bench_plan
 """
 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.machine import machine  # noqa: E402
-from gpu_anneal import plan  # noqa: E402
+from benchmarks.machine import machine
+from benchmarks.paths import results
+from gpu_anneal import plan
 
 CARDS = ("H100 SXM", "A100 SXM")
 TARGET_CHAINS = 118_000  # issue target: >= 118k chains planned on an H100 for >= 100 puzzles
@@ -37,8 +33,9 @@ def main() -> None:
         )
         rows.append({"card": card, "default": default, "million": million})
     result = {"machine": machine(), "host_seconds_parts": host, "rows": rows,
-              "command": "python benchmarks/bench_plan.py"}  # fmt: skip
-    out = ROOT / "benchmarks" / "results" / "plan.json"
+              "command": "python -m benchmarks.bench_plan"}  # fmt: skip
+    out = results("host") / "plan.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1, default=str) + "\n")
     out.with_suffix(".md").write_text(render(result))
     print(render(result))

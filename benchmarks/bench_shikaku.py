@@ -7,25 +7,25 @@ solved or 10 s. Variants: "all" (the seed's candidate rectangles), "pruned" and 
 (named options). The plain variants run on fewer instances at the large sizes (they mostly use
 their whole 10 s there); the counts are in the results.
 
-Usage: python benchmarks/bench_shikaku.py [--quick | --replot]
-Writes benchmarks/results/shikaku.json, shikaku.md, shikaku.png.
+Usage: python -m benchmarks.bench_shikaku [--quick | --replot]
+Writes benchmarks/results/grid_puzzles/shikaku.json, shikaku.md, shikaku.png.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
+import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 
+from benchmarks.machine import machine as _machine
+from benchmarks.paths import results
 from cpu_reference.shikaku import generate as shikaku_generate
 from cpu_reference.shikaku import ilp as shikaku_ilp
 from cpu_reference.shikaku import puzzle as shikaku
 from cpu_reference.shikaku import rules as shikaku_anneal
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.machine import machine as _machine  # noqa: E402
 
 
 def machine() -> dict:
@@ -33,12 +33,13 @@ def machine() -> dict:
     return _machine("scipy")
 
 
-OUT = Path(__file__).resolve().parent / "results"
+OUT = results("grid_puzzles")
 SIZES = (4, 9, 16, 25, 50)
 INSTANCES = {4: 100, 9: 100, 16: 100, 25: 100, 50: 50}
 PLAIN_INSTANCES = {4: 100, 9: 100, 16: 50, 25: 30, 50: 8}
 TIME_LIMIT = 10.0
 CHAINS = 16
+matplotlib.use("Agg")  # pictures into files, no window
 
 
 def instance(size: int, index: int):
@@ -118,7 +119,7 @@ def markdown(data) -> str:
         "",
         f"Annealing: {data['chains']} chains on the CPU backend, restarts until solved or "
         f"{data['time_limit_s']:.0f} s; 'solved' = a verified exact cover. Instances as seed 004: "
-        "depth in 1..N/2, merge passes 0..3. Command: `python benchmarks/bench_shikaku.py`.",
+        "depth in 1..N/2, merge passes 0..3. Command: `python -m benchmarks.bench_shikaku`.",
         "",
         "| N | inst. | clues (median) | ILP solved | ILP median / max s | SA all: n, solved, "
         "median s | SA pruned: n, solved, median s | SA propagated: n, solved, median / max s |",
@@ -148,11 +149,6 @@ def markdown(data) -> str:
 
 
 def plot(summary, path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     sizes = [s["size"] for s in summary]
     ax1.plot(sizes, [s["ilp_median_s"] for s in summary], "o-", color="C0",

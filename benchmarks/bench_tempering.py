@@ -11,9 +11,9 @@ candidate-auto by default) runs as `gpu-anneal solve --schedule PRESET --move ca
 with one chain per core (bench_anneal_peers.py's run_method). All see the same training
 instances as bench_anneal_peers.py --tune (Lloyd & Amos 25x25, the instances the reported
 benchmark skips), one seed, wall seconds per puzzle, unsolved within --limit counts as
-infinitely slow. Results: benchmarks/results/tempering_25x25.{json,md}.
+infinitely slow. Results: benchmarks/results/tuning/tempering_25x25.{json,md}.
 
-    python benchmarks/bench_tempering.py [--levels 35,40,45,50] [--per-level 8] [--limit 10]
+    python -m benchmarks.bench_tempering [--levels 35,40,45,50] [--per-level 8] [--limit 10]
         [--ladder R:T_LOW:T_HIGH ...] [--preset band --preset auto] [--every 5]
 """
 
@@ -29,30 +29,28 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.bench_anneal_peers import (  # noqa: E402
+from benchmarks.bench_anneal_peers import (
     ANNEAL,
     DATA,
     run_method,
     summarize,
     training,
 )
-from benchmarks.machine import machine  # noqa: E402
-from benchmarks.tables import table_block  # noqa: E402
-from cpu_reference.anneal.fixed_point import beta_fixed  # noqa: E402
-from cpu_reference.anneal.rng import init_states  # noqa: E402
-from cpu_reference.sudoku import rules as sa  # noqa: E402
-from cpu_reference.sudoku.batch import (  # noqa: E402
+from benchmarks.machine import machine
+from benchmarks.paths import results
+from benchmarks.tables import table_block
+from cpu_reference.anneal.fixed_point import beta_fixed
+from cpu_reference.anneal.rng import init_states
+from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.batch import (
     load_puzzle,
     logic_fill,
     make_batch,
     run_slice_cpu,
 )
-from cpu_reference.sudoku.schedules import by_name  # noqa: E402
+from cpu_reference.sudoku.schedules import by_name
 
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = results("tuning")
 ORDER = 5
 LADDERS = ("4:0.22:0.3", "4:0.22:0.34", "6:0.21:0.34", "2:0.23:0.27")
 PRESETS = ("band", "candidate-auto")  # run with the candidate move
@@ -109,7 +107,7 @@ def measure(args) -> dict:
                    "rows": rows}  # fmt: skip
             table.append(row)
             print(json.dumps({k: v for k, v in row.items() if k != "rows"}), flush=True)
-    command = "python benchmarks/bench_tempering.py " + " ".join(sys.argv[1:])
+    command = "python -m benchmarks.bench_tempering " + " ".join(sys.argv[1:])
     return {"machine": machine(), "args": vars(args), "table": table, "command": command}
 
 
@@ -163,6 +161,7 @@ def main() -> None:
     args = ap.parse_args()
     result = measure(args)
     out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False))
     out.with_suffix(".md").write_text(render(result))
 

@@ -2,7 +2,7 @@
 
 Builds ../shared/tools/sirdey_limit.c (gcc -O3 -march=native -fopenmp), then alternates runs of
 the native loop and of `gpu-anneal bench throughput` on one thread and on all threads, and
-writes the medians and their ratios to benchmarks/results/throughput.json and .md.
+writes the medians and their ratios to benchmarks/results/throughput/throughput.json and .md.
 
 Then, on one thread, the CPU runner's two ways of counting conflicts on every order from 3 to 6
 (Sirdey's and the candidate move): cell-linear bitboards and unit counts
@@ -12,7 +12,7 @@ rules.COUNTS_FROM_ORDER; the shipped choice is marked. Twice: in the native loop
 per cent taken), since a taken move costs the counts ten byte updates against the bitboards'
 two word toggles.
 
-    python benchmarks/bench_throughput.py [--tool ../shared/tools/sirdey_limit.c] [--seconds 5]
+    python -m benchmarks.bench_throughput [--tool ../shared/tools/sirdey_limit.c] [--seconds 5]
 """
 
 from __future__ import annotations
@@ -25,11 +25,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.machine import machine  # noqa: E402
-from cpu_reference.sudoku.rules import COUNTS_FROM_ORDER  # noqa: E402
+from benchmarks.machine import machine
+from benchmarks.paths import ROOT, SHARED, results
+from cpu_reference.sudoku.rules import COUNTS_FROM_ORDER
 
 
 def build(tool: Path, out: Path) -> Path:
@@ -79,10 +77,10 @@ def engine(
 def main() -> None:
     """Run the comparison and write the results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tool", default=str(ROOT.parent / "shared/tools/sirdey_limit.c"))
+    parser.add_argument("--tool", default=str(SHARED / "tools/sirdey_limit.c"))
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", default=str(ROOT / "benchmarks/results/throughput"))
+    parser.add_argument("--out", default=str(results("throughput") / "throughput"))
     args = parser.parse_args()
     binary = build(Path(args.tool), ROOT / "benchmarks/tools/sirdey_limit")
     cores = os.cpu_count() or 1
@@ -120,13 +118,14 @@ def main() -> None:
                       f"{counts / 1e6:.1f} M/s", flush=True)  # fmt: skip
     result = {"machine": machine(), "seconds": args.seconds, "rows": rows,
               "other_moves_all_threads": moves, "layouts_one_thread": layouts}  # fmt: skip
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out + ".json").write_text(json.dumps(result, indent=1, allow_nan=False))
     lines = [
         "# Sirdey proposals per second: engine against the native reference loop",
         "",
         f"Machine: {result['machine']['cpu']}, {result['machine']['cores']} cores, "
         f"{result['machine']['date']}. Medians of {args.repeats} alternating runs of "
-        f"{args.seconds} s. Command: `python benchmarks/bench_throughput.py`.",
+        f"{args.seconds} s. Command: `python -m benchmarks.bench_throughput`.",
         "",
         "| threads | native (M/s) | engine (M/s) | engine / native |",
         "| ---: | ---: | ---: | ---: |",

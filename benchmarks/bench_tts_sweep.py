@@ -6,9 +6,9 @@ first --skip of a file whose first ones they do use) with --runs
 independent one-chain runs each, with each --move (candidate by default) and (by default)
 propagation first, as `gpu-anneal bench tts` measures them. The table gives the median and p90
 TTS99 of one core per move and schedule, best first (infinite, printed "inf", where no run of a
-puzzle solved). Results: benchmarks/results/sweep_tts_NxN.{json,md}.
+puzzle solved). Results: benchmarks/results/tuning/sweep_tts_NxN.{json,md}.
 
-    python benchmarks/bench_tts_sweep.py [--file ../shared/data/sudoku/magictour_top1465.txt]
+    python -m benchmarks.bench_tts_sweep [--file ../shared/data/sudoku/magictour_top1465.txt]
         [--skip 0] [--limit 30] [--runs 10] [--schedule S ...] [--move M ...]
         [--case MOVE@SCHEDULE ...]   (pairs instead of every move with every schedule)
 """
@@ -22,16 +22,14 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from benchmarks.machine import machine
+from benchmarks.paths import SUDOKU_DATA, results
+from benchmarks.tables import table_block
+from cpu_reference.sudoku.formats import iter_puzzles
+from cpu_reference.sudoku.schedules import with_start
+from gpu_anneal.tts import measure_puzzle, summarize
 
-from benchmarks.machine import machine  # noqa: E402
-from benchmarks.tables import table_block  # noqa: E402
-from cpu_reference.sudoku.formats import iter_puzzles  # noqa: E402
-from cpu_reference.sudoku.schedules import with_start  # noqa: E402
-from gpu_anneal.tts import measure_puzzle, summarize  # noqa: E402
-
-RESULTS = ROOT / "benchmarks" / "results"
+RESULTS = results("tuning")
 CANDIDATES = (
     "candidate-auto",
     "sirdey-course:t0=0.5",
@@ -84,7 +82,7 @@ def sweep(args: argparse.Namespace) -> dict:
         "skip": args.skip,
         "runs": args.runs, "move": " and ".join(moves), "propagate": not args.no_propagate,
         "time_limit": args.time_limit, "rows": rows,
-        "command": "python benchmarks/bench_tts_sweep.py " + " ".join(sys.argv[1:]),
+        "command": "python -m benchmarks.bench_tts_sweep " + " ".join(sys.argv[1:]),
     }  # fmt: skip
 
 
@@ -125,9 +123,7 @@ def render(result: dict) -> str:
 def main() -> None:
     """Parse the flags, run the sweep, write the JSON and markdown results."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument(
-        "--file", type=Path, default=ROOT.parent / "shared/data/sudoku/magictour_top1465.txt"
-    )
+    ap.add_argument("--file", type=Path, default=SUDOKU_DATA / "magictour_top1465.txt")
     ap.add_argument("--skip", type=int, default=0, help="puzzles skipped at the file's start")
     ap.add_argument("--limit", type=int, default=30, help="puzzles of the file after --skip")
     ap.add_argument("--runs", type=int, default=10, help="one-chain runs per puzzle")
@@ -140,6 +136,7 @@ def main() -> None:
     args = ap.parse_args()
     result = sweep(args)
     out = args.out or RESULTS / f"sweep_tts_{result['order'] ** 2}x{result['order'] ** 2}"
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
     out.with_suffix(".md").write_text(render(result))
     print(render(result))

@@ -6,6 +6,8 @@ import importlib
 import subprocess
 from pathlib import Path
 
+from cli.info import machine_now
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -14,8 +16,6 @@ def machine(*extra_packages: str) -> dict:
 
     `extra_packages` adds their versions (e.g. "scipy", "dask", "distributed").
     """
-    from cli.info import machine_now
-
     facts = machine_now()
     for name in extra_packages:
         try:

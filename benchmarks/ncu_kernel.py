@@ -2,7 +2,7 @@
 
     ncu --target-processes all -k regex:sudoku_slice --launch-skip 3 --launch-count 1 \
         --section SpeedOfLight --section WarpStateStats --section Occupancy \
-        --section SchedulerStats python benchmarks/ncu_kernel.py focused-two
+        --section SchedulerStats python -m benchmarks.ncu_kernel focused-two
 
 Arguments: move names (sirdey, candidate, box-swap, focused, focused-two). Prints each move's
 proposals per second, which under the profiler's replays means nothing: the figures that count
@@ -13,11 +13,8 @@ an SM on 132 SMs): one wave for Sirdey's move, 1.14 waves for the focused moves 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from gpu_anneal.measure import measure_throughput  # noqa: E402
+from gpu_anneal.measure import measure_throughput
 
 CHAINS = 1056 * 128
 

@@ -1,7 +1,7 @@
 """Build benchmarks/results/SUMMARY.md and README's Benchmarks list from the results JSON files.
 
-    python benchmarks/summary.py            rewrite both files
-    python benchmarks/summary.py --check    exit 1 naming each file that differs from its output
+    python -m benchmarks.summary            rewrite both files
+    python -m benchmarks.summary --check    exit 1 naming each file that differs from its output
     --results DIR  --summary FILE  --readme FILE   (other places, e.g. for tests)
 
 Every figure is read from a JSON file under benchmarks/results/; nothing here holds a measured
@@ -21,6 +21,7 @@ import ast
 import json
 import re
 import statistics
+import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
@@ -31,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 SUMMARY = RESULTS / "SUMMARY.md"
 README = ROOT / "README.md"
-BEGIN = "<!-- benchmarks:begin (python benchmarks/summary.py) -->"
+BEGIN = "<!-- benchmarks:begin (python -m benchmarks.summary) -->"
 END = "<!-- benchmarks:end -->"
 MODEL = "model, not measured"
 WIDTH = 100  # README lines
@@ -163,7 +164,7 @@ def throughput(res: Results) -> list[Row]:
     """Proposals/s of the engine against the native loop, per thread count; other moves."""
     name = "throughput.json"
     d = res.load(name)
-    cmd = f"python benchmarks/bench_throughput.py --seconds {d['seconds']:g}"
+    cmd = f"python -m benchmarks.bench_throughput --seconds {d['seconds']:g}"
     rows = []
     for r in d["rows"]:
         t = r["threads"]
@@ -207,7 +208,7 @@ def move_rate(res: Results) -> list[Row]:
             "1 thread, same trajectories",
             ", ".join(figures),
             "",
-            "python benchmarks/bench_move_rate.py --label LABEL --move MOVE",
+            "python -m benchmarks.bench_move_rate --label LABEL --move MOVE",
             name,
         )
         for move, figures in by_move.items()
@@ -218,7 +219,7 @@ def exact(res: Results) -> list[Row]:
     """The exact solver: 9x9 sets, tdoku's test puzzles, 25x25 at 40 and 45 % fill."""
     name = "exact.json"
     d = res.load(name)
-    cmd = "python benchmarks/bench_exact.py"
+    cmd = "python -m benchmarks.bench_exact"
     rows = []
     for set_name, s in d["sets"].items():
         first, count = s["first_solution"], s["count_to_2"]
@@ -267,7 +268,7 @@ def exact_peers(res: Results) -> list[Row]:
     d = res.load(name)
     ratio_target = script_constant("bench_exact_peers.py", "TARGET_RATIO")
     large_target = script_constant("bench_exact_peers.py", "TARGET_LARGE_S")
-    cmd = d.get("command_9x9", "python benchmarks/bench_exact_peers.py --part 9x9")
+    cmd = d.get("command_9x9", "python -m benchmarks.bench_exact_peers --part 9x9")
     rows = []
     for set_name, by_limit in d.get("sets", {}).items():
         for r in by_limit:
@@ -293,7 +294,7 @@ def exact_peers(res: Results) -> list[Row]:
                 name,
             )
         )
-    cmd = d.get("command_large", "python benchmarks/bench_exact_peers.py --part large")
+    cmd = d.get("command_large", "python -m benchmarks.bench_exact_peers --part large")
     for key, title in (("large_25", "25x25 (Lloyd & Amos)"), ("large_36", "36x36")):
         for fill, r in sorted(d.get(key, {}).items(), key=lambda kv: int(kv[0])):
             counts = ", ".join(f"{k}: {v}" for k, v in sorted(r["counts"].items()))
@@ -315,7 +316,7 @@ def anneal_solve(res: Results, name: str) -> list[Row]:
     d = res.load(name)
     sizes = {s["set"]: s["puzzles"] for s in d["sets"]}
     cmd = (
-        f"python benchmarks/bench_anneal_solve.py --move {d['move']} --schedule {d['schedule']}"
+        f"python -m benchmarks.bench_anneal_solve --move {d['move']} --schedule {d['schedule']}"
         + (f" --t0 {d['t0']:g}" if d["t0"] is not None else "")
         + f" --chains {d['chains']} --time-limit {d['time_limit']:g}"
         + (f" --limit {sizes['top95']}" if "top95" in sizes else "")
@@ -416,7 +417,7 @@ def kernel_model(res: Results) -> list[Row]:
         arch = d["arch"]
         cc = [int(c) for c in arch.removeprefix("sm_")]
         cards = [c for c, v in d["cards"].items() if v["cc"] == cc] or list(d["cards"])
-        cmd = f"python benchmarks/bench_kernel_model.py --label {d['label']}"
+        cmd = f"python -m benchmarks.bench_kernel_model --label {d['label']}"
         for kernel in dict.fromkeys(r["kernel"] for r in d["records"]):
             records = [r for r in d["records"] if r["kernel"] == kernel]
             parts = []
@@ -458,7 +459,7 @@ def generation(res: Results) -> list[Row]:
     """Full grids per second by method, completion of given puzzles, minimal puzzles."""
     name = "generation.json"
     d = res.load(name)
-    cmd = "python benchmarks/bench_generation.py" + (" --quick" if d.get("quick") else "")
+    cmd = "python -m benchmarks.bench_generation" + (" --quick" if d.get("quick") else "")
     rows = []
     seen = set()
     for r in d["full_grids"]:
@@ -623,7 +624,7 @@ def fill(res: Results) -> list[Row]:
     d = res.load(name)
     a = d["args"]
     cmd = (
-        f"python benchmarks/bench_fill.py --per-level {a['per_level']} "
+        f"python -m benchmarks.bench_fill --per-level {a['per_level']} "
         f"--time-limit {a['time_limit']:g}"
     )
     rows = []
@@ -656,7 +657,7 @@ def dask(res: Results) -> list[Row]:
     d = res.load(name)
     st = d["settings"]
     cmd = (
-        f"python benchmarks/bench_dask.py --count {d['input']['puzzles']} --workers {st['workers']}"
+        f"python -m benchmarks.bench_dask --count {d['input']['puzzles']} --workers {st['workers']}"
     )
     rows = []
     for key in ("dask_cold_vs_one_process", "dask_warm_vs_one_process"):
@@ -690,7 +691,7 @@ def first_call(res: Results) -> list[Row]:
     """The first call of the CLI (empty compile cache) against the second."""
     name = "first_call.json"
     d = res.load(name)
-    cmd = f"python benchmarks/bench_first_call.py --repeats {len(d['first_call_s'])}"
+    cmd = f"python -m benchmarks.bench_first_call --repeats {len(d['first_call_s'])}"
     return [
         Row(
             "`gpu-anneal solve`, one easy 9x9: first call (empty cache) / second call",
@@ -722,7 +723,7 @@ def shikaku(res: Results) -> list[Row]:
                 f"{d['time_limit_s']:g} s limit",
                 "; ".join(parts),
                 "",
-                "python benchmarks/bench_shikaku.py",
+                "python -m benchmarks.bench_shikaku",
                 name,
             )
         )
@@ -744,7 +745,7 @@ def hashi(res: Results) -> list[Row]:
                 f"connected {pct(s['connected_solved'])} of {s['connected_instances']}, "
                 f"seed's {pct(s['seed_solved'])} of {s['seed_instances']}",
                 "",
-                "python benchmarks/bench_hashi.py",
+                "python -m benchmarks.bench_hashi",
                 name,
             )
         )
@@ -755,7 +756,7 @@ def anneal_peers(res: Results) -> list[Row]:
     """Annealing beside CP-SAT and the exact solver: per set and method, over all levels."""
     name = "anneal_peers.json"
     d = res.load(name)
-    cmd = "; ".join(d.get("commands", [])) or "python benchmarks/bench_anneal_peers.py"
+    cmd = "; ".join(d.get("commands", [])) or "python -m benchmarks.bench_anneal_peers"
     rows = []
     for set_name in dict.fromkeys(r["set"] for r in d["table"]):
         for method in dict.fromkeys(r["method"] for r in d["table"] if r["set"] == set_name):
@@ -820,10 +821,10 @@ def gpu_measured(res: Results) -> list[Row]:
         "chain each)",
         f"**{same} of {len(cases)}** cases equal "
         f"({num(sum(r.get('proposals', 0) for r in cases))} proposals compared)",
-        "", "python benchmarks/bench_gpu.py --part equality", "gpu_equality.json",
+        "", "python -m benchmarks.bench_gpu --part equality", "gpu_equality.json",
     ))  # fmt: skip
     tp = res.load("gpu_throughput.json")
-    cmd = "python benchmarks/bench_gpu.py --part throughput"
+    cmd = "python -m benchmarks.bench_gpu --part throughput"
     by_case: dict = {}
     for r in tp["cuda"]:
         if "proposals_per_second" in r:
@@ -865,7 +866,7 @@ def gpu_measured(res: Results) -> list[Row]:
         parts.append(f"{side}x{side} {r['move']} {rate(r['proposals_per_second'])}{ratio}")
     rows.append(Row(
         f"Same machine's CPU, {co['cpu'][0]['threads']} threads, larger grids",
-        "; ".join(parts), "", "python benchmarks/bench_gpu.py --part cpu_orders",
+        "; ".join(parts), "", "python -m benchmarks.bench_gpu --part cpu_orders",
         "gpu_cpu_orders.json",
     ))  # fmt: skip
     for name, when in (("gpu_solve.json", "before"), ("gpu_pool.json", "before"),
@@ -892,7 +893,7 @@ def gpu_measured(res: Results) -> list[Row]:
                 f"{r['solved']}/{r['puzzles']} verified in **{secs(r['wall_seconds'])}**; "
                 f"median {secs(r['median_search_seconds'])}, p90 "
                 f"{secs(r['p90_search_seconds'])} a puzzle ({r['chains_per_puzzle']} chains)",
-                "", f"python benchmarks/bench_gpu.py --part {part}", name,
+                "", f"python -m benchmarks.bench_gpu --part {part}", name,
             ))  # fmt: skip
     for name in ("gpu_latency.json", "gpu_latency_after.json"):
         d = res.load(name)
@@ -906,7 +907,7 @@ def gpu_measured(res: Results) -> list[Row]:
                 f"One puzzle at a time ({r['file']}, first {r['puzzles']}), {how}",
                 f"{r['solved']}/{r['puzzles']} solved, median **{secs(r['median_seconds'])}**, "
                 f"p90 {secs(r['p90_seconds'])} a puzzle",
-                "", "python benchmarks/bench_gpu.py --part latency", name,
+                "", "python -m benchmarks.bench_gpu --part latency", name,
             ))  # fmt: skip
     return rows
 
@@ -1030,8 +1031,6 @@ def describe(m: dict | None) -> tuple[str, str, str]:
 
 def tracked(folder: Path) -> set[str] | None:
     """Names of the JSON files in `folder` that git tracks (None outside a git checkout)."""
-    import subprocess
-
     try:
         out = subprocess.run(
             ["git", "ls-files", "--", "*.json"],
@@ -1060,8 +1059,8 @@ def summary_text(folder: Path = RESULTS, only: set[str] | None = None) -> str:
     head = [
         "# Measured figures",
         "",
-        "Generated by `python benchmarks/summary.py` from the JSON files in this folder; do not "
-        "edit by hand (`python benchmarks/summary.py --check` and tests/test_summary.py compare).",
+        "Generated by `python -m benchmarks.summary` from the JSON files in this folder; do not "
+        "edit by hand (`python -m benchmarks.summary --check` and tests/test_summary.py compare).",
         "Each row names the command that wrote its results file. Machines, dates and load "
         "averages per file are listed at the end.",
         "",
@@ -1246,7 +1245,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         stale = [p for p, text in wanted.items() if not p.exists() or p.read_text() != text]
         for p in stale:
-            print(f"{p}: differs from `python benchmarks/summary.py`", file=sys.stderr)
+            print(f"{p}: differs from `python -m benchmarks.summary`", file=sys.stderr)
         return 1 if stale else 0
     for p, text in wanted.items():
         if not p.exists() or p.read_text(encoding="utf-8") != text:

@@ -14,8 +14,10 @@ def table_block(title: str, header: tuple, cells: list[tuple], tail: str) -> lis
 
 
 def write_results(out, result: dict, render) -> None:
-    """Write `result` as OUT.json and its markdown render(result) as OUT.md, and print it."""
+    """Write `result` as OUT.json and its markdown render(result) as OUT.md (making OUT's
+    folder when absent), and print it."""
     out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
     report = render(result)
     out.with_suffix(".md").write_text(report)

@@ -35,13 +35,13 @@ def edit(path: Path, change) -> None:
 
 def test_committed_summary_is_the_generators_output():
     want = sm.summary_text(sm.RESULTS, TRACKED)
-    assert sm.SUMMARY.read_text(encoding="utf-8") == want, "run python benchmarks/summary.py"
+    assert sm.SUMMARY.read_text(encoding="utf-8") == want, "run python -m benchmarks.summary"
 
 
 def test_committed_readme_block_is_the_generators_output():
     readme = sm.README.read_text(encoding="utf-8")
     assert sm.BEGIN in readme and sm.END in readme
-    assert sm.readme_text(readme, sm.RESULTS, TRACKED) == readme, "run benchmarks/summary.py"
+    assert sm.readme_text(readme, sm.RESULTS, TRACKED) == readme, "run python -m benchmarks.summary"
 
 
 def test_a_typed_edit_is_caught_by_check(tmp_path, capsys):
