@@ -4,14 +4,15 @@
     python -m benchmarks.summary --check    exit 1 naming each file that differs from its output
     --results DIR  --summary FILE  --readme FILE   (other places, e.g. for tests)
 
-Every figure is read from a JSON file under benchmarks/results/; nothing here holds a measured
-number. Targets come from the bench scripts' constants where they define one, otherwise from the
-issue that set them (written in TARGETS below; a target is a requirement, not a measurement).
-Figures from kernel_model_*.json are computed from compiled code, never run on a GPU: their rows
-say "model, not measured". A results file that is absent gives a "no results file" row, or
-nothing for the optional ones (OPTIONAL). In benchmarks/results/ only the files git tracks count
-(`git add` a new results file first), so the committed summary follows the committed results;
-with --results DIR every JSON file in DIR counts.
+Every figure is read from a JSON file in a topic folder of benchmarks/results/ (TOPIC/NAME.json,
+the topics of benchmarks/paths.py); nothing here holds a measured number. Targets come from the
+bench scripts' constants where they define one, otherwise from the issue that set them (written
+in TARGETS below; a target is a requirement, not a measurement). Figures from
+kernels/kernel_model_*.json are computed from compiled code, never run on a GPU: their rows say
+"model, not measured". A results file that is absent gives a "no results file" row, or nothing
+for the optional ones (OPTIONAL). In benchmarks/results/ only the files git tracks count (`git
+add` a new results file first), so the committed summary follows the committed results; with
+--results DIR every JSON file under DIR counts.
 """
 
 from __future__ import annotations
@@ -37,11 +38,11 @@ END = "<!-- benchmarks:end -->"
 MODEL = "model, not measured"
 WIDTH = 100  # README lines
 OPTIONAL = {
-    "exact_peers.json",
-    "anneal_peers.json",
-    "anneal_solve_candidate.json",
-    "first_call.json",
-    "paper.json",
+    "exact/exact_peers.json",
+    "anneal/anneal_peers.json",
+    "anneal/anneal_solve_candidate.json",
+    "host/first_call.json",
+    "anneal/paper.json",
 }
 # Requirements from the issues (not measurements); the bench scripts' own constants are read
 # from their source by `script_constant` instead.
@@ -77,14 +78,15 @@ class Row:
 
 @dataclass
 class Results:
-    """The JSON files of one results folder, each read once; `used` lists those read."""
+    """The JSON files under one results folder, each read once by its path relative to the folder
+    (TOPIC/NAME.json); `used` lists those read."""
 
     folder: Path
-    only: set[str] | None = None  # names allowed (None: every file in the folder)
+    only: set[str] | None = None  # relative paths allowed (None: every file under the folder)
     used: dict[str, object] = field(default_factory=dict)
 
     def load(self, name: str):
-        """The parsed file `name`; Missing when it is absent or not allowed."""
+        """The parsed file at relative path `name`; Missing when it is absent or not allowed."""
         if name not in self.used:
             path = self.folder / name
             if not path.exists() or (self.only is not None and name not in self.only):
@@ -93,8 +95,8 @@ class Results:
         return self.used[name]
 
     def names(self, pattern: str) -> list[str]:
-        """Names of the files matching a glob pattern, sorted."""
-        found = (p.name for p in self.folder.glob(pattern))
+        """Relative paths of the files matching a glob pattern (TOPIC/NAME_*.json), sorted."""
+        found = (p.relative_to(self.folder).as_posix() for p in self.folder.glob(pattern))
         return sorted(n for n in found if self.only is None or n in self.only)
 
 
@@ -162,7 +164,7 @@ def percentile(values: list[float], q: float) -> float:
 
 def throughput(res: Results) -> list[Row]:
     """Proposals/s of the engine against the native loop, per thread count; other moves."""
-    name = "throughput.json"
+    name = "throughput/throughput.json"
     d = res.load(name)
     cmd = f"python -m benchmarks.bench_throughput --seconds {d['seconds']:g}"
     rows = []
@@ -195,7 +197,7 @@ def throughput(res: Results) -> list[Row]:
 
 def move_rate(res: Results) -> list[Row]:
     """One-cell moves' proposals/s while solving (one thread), per version of the rules."""
-    name = "move_rate.json"
+    name = "throughput/move_rate.json"
     d = res.load(name)
     by_move: dict[str, list[str]] = {}
     for r in d["rows"]:
@@ -217,7 +219,7 @@ def move_rate(res: Results) -> list[Row]:
 
 def exact(res: Results) -> list[Row]:
     """The exact solver: 9x9 sets, tdoku's test puzzles, 25x25 at 40 and 45 % fill."""
-    name = "exact.json"
+    name = "exact/exact.json"
     d = res.load(name)
     cmd = "python -m benchmarks.bench_exact"
     rows = []
@@ -264,7 +266,7 @@ def exact(res: Results) -> list[Row]:
 
 def exact_peers(res: Results) -> list[Row]:
     """The exact solver beside tdoku (same run, one thread each); batch mode; large grids."""
-    name = "exact_peers.json"
+    name = "exact/exact_peers.json"
     d = res.load(name)
     ratio_target = script_constant("bench_exact_peers.py", "TARGET_RATIO")
     large_target = script_constant("bench_exact_peers.py", "TARGET_LARGE_S")
@@ -321,7 +323,7 @@ def anneal_solve(res: Results, name: str) -> list[Row]:
         + f" --chains {d['chains']} --time-limit {d['time_limit']:g}"
         + (f" --limit {sizes['top95']}" if "top95" in sizes else "")
         + (f" --fours {sizes['4x4']}" if "4x4" in sizes else "")
-        + f" --name {name.removesuffix('.json')}"
+        + f" --name {Path(name).stem}"
     )
     how = f"{d['move']} move, {d['schedule']}" + (f" from T0 = {d['t0']:g}" if d["t0"] else "")
     rows = []
@@ -350,7 +352,7 @@ def anneal_solve(res: Results, name: str) -> list[Row]:
                 + (f"; the paper's tables: {paper}" if paper else ""),
                 "",
                 cmd,
-                name + (", paper.json" if paper else ""),
+                name + (", anneal/paper.json" if paper else ""),
             )
         )
     return rows
@@ -358,18 +360,18 @@ def anneal_solve(res: Results, name: str) -> list[Row]:
 
 def anneal_default(res: Results) -> list[Row]:
     """anneal_solve_default.json: the published schedule with Sirdey's move."""
-    return anneal_solve(res, "anneal_solve_default.json")
+    return anneal_solve(res, "anneal/anneal_solve_default.json")
 
 
 def anneal_candidate(res: Results) -> list[Row]:
     """anneal_solve_candidate.json: the candidate move."""
-    return anneal_solve(res, "anneal_solve_candidate.json")
+    return anneal_solve(res, "anneal/anneal_solve_candidate.json")
 
 
 def paper_trials(res: Results) -> str:
     """The paper's mean trials per solved run, as a range over its tables ('' without paper)."""
     try:
-        d = res.load("paper.json")
+        d = res.load("anneal/paper.json")
     except Missing:
         return ""
     values = {r["paper_mean_trials"] for m in d["measurements"] for r in m["rows"]}
@@ -383,8 +385,8 @@ def paper_trials(res: Results) -> str:
 def ptxas(res: Results) -> list[Row]:
     """ptxas -v figures of every kernel, per architecture."""
     rows = []
-    for name in res.names("ptxas_sm_*.json"):
-        arch = name.removeprefix("ptxas_").removesuffix(".json")
+    for name in res.names("kernels/ptxas_sm_*.json"):
+        arch = Path(name).stem.removeprefix("ptxas_")
         cmd = f"gpu-anneal kernels --arch {arch} --json"
         for r in res.load(name):
             size = r["size"] if r["size"] == "any" else f"{r['size'] ** 2}x{r['size'] ** 2}"
@@ -402,7 +404,7 @@ def ptxas(res: Results) -> list[Row]:
                 )
             )
     if not rows:
-        rows.append(Row("ptxas figures", "no results file", "", "", "ptxas_sm_*.json"))
+        rows.append(Row("ptxas figures", "no results file", "", "", "kernels/ptxas_sm_*.json"))
     return rows
 
 
@@ -410,7 +412,7 @@ def kernel_model(res: Results) -> list[Row]:
     """Modeled proposals/s per kernel, each size, on the card(s) of the file's architecture."""
     rows = []
     order = {"before": 0, "after": 1}
-    files = {name: res.load(name) for name in res.names("kernel_model_*.json")}
+    files = {name: res.load(name) for name in res.names("kernels/kernel_model_*.json")}
     for name, d in sorted(
         files.items(), key=lambda kv: (kv[1]["arch"], order.get(kv[1]["label"], 2), kv[0])
     ):
@@ -457,7 +459,7 @@ def kernel_model(res: Results) -> list[Row]:
 
 def generation(res: Results) -> list[Row]:
     """Full grids per second by method, completion of given puzzles, minimal puzzles."""
-    name = "generation.json"
+    name = "generation/generation.json"
     d = res.load(name)
     cmd = "python -m benchmarks.bench_generation" + (" --quick" if d.get("quick") else "")
     rows = []
@@ -540,7 +542,7 @@ def tts_target(label: str, d: dict) -> str:
 def tts(res: Results) -> list[Row]:
     """TTS99 per tts_*.json: the summary, and each puzzle where a file holds three or fewer."""
     rows = []
-    for name in res.names("tts_*.json"):
+    for name in res.names("tts/tts_*.json"):
         d = res.load(name)
         s = d["summary"]
         cmd = (
@@ -583,7 +585,7 @@ def tts(res: Results) -> list[Row]:
                 )
             )
     if not rows:
-        rows.append(Row("TTS99", "no results file", "", "", "tts_*.json"))
+        rows.append(Row("TTS99", "no results file", "", "", "tts/tts_*.json"))
     return rows
 
 
@@ -592,7 +594,7 @@ def tts(res: Results) -> list[Row]:
 
 def paper(res: Results) -> list[Row]:
     """Mean trials per solved run for the paper's grids, per measurement and schedule."""
-    name = "paper.json"
+    name = "anneal/paper.json"
     d = res.load(name)
     rows = []
     for m in d["measurements"]:
@@ -620,7 +622,7 @@ def paper(res: Results) -> list[Row]:
 
 def fill(res: Results) -> list[Row]:
     """Success rate against fill per grid size: levels all solved, the weakest level."""
-    name = "fill.json"
+    name = "anneal/fill.json"
     d = res.load(name)
     a = d["args"]
     cmd = (
@@ -653,7 +655,7 @@ def fill(res: Results) -> list[Row]:
 
 def dask(res: Results) -> list[Row]:
     """Dask workers against one process: same results, wall seconds."""
-    name = "dask.json"
+    name = "scale/dask.json"
     d = res.load(name)
     st = d["settings"]
     cmd = (
@@ -689,7 +691,7 @@ def dask(res: Results) -> list[Row]:
 
 def first_call(res: Results) -> list[Row]:
     """The first call of the CLI (empty compile cache) against the second."""
-    name = "first_call.json"
+    name = "host/first_call.json"
     d = res.load(name)
     cmd = f"python -m benchmarks.bench_first_call --repeats {len(d['first_call_s'])}"
     return [
@@ -706,7 +708,7 @@ def first_call(res: Results) -> list[Row]:
 
 def shikaku(res: Results) -> list[Row]:
     """Shikaku per size: the integer program and each annealing option."""
-    name = "shikaku.json"
+    name = "grid_puzzles/shikaku.json"
     d = res.load(name)
     rows = []
     for s in d["summary"]:
@@ -732,7 +734,7 @@ def shikaku(res: Results) -> list[Row]:
 
 def hashi(res: Results) -> list[Row]:
     """Hashiwokakero per side: exact program with cuts, objective-only, annealing."""
-    name = "hashi.json"
+    name = "grid_puzzles/hashi.json"
     d = res.load(name)
     rows = []
     for s in d["summary"]:
@@ -754,7 +756,7 @@ def hashi(res: Results) -> list[Row]:
 
 def anneal_peers(res: Results) -> list[Row]:
     """Annealing beside CP-SAT and the exact solver: per set and method, over all levels."""
-    name = "anneal_peers.json"
+    name = "anneal/anneal_peers.json"
     d = res.load(name)
     cmd = "; ".join(d.get("commands", [])) or "python -m benchmarks.bench_anneal_peers"
     rows = []
@@ -796,7 +798,7 @@ def span(values: list[float], fmt: Callable[[float], str]) -> str:
 def _modeled(res: Results, kernel: str, order: int) -> float | None:
     """The committed model's H100 SXM proposals/s of a kernel and order (sm_90, after)."""
     try:
-        d = res.load("kernel_model_sm_90_after.json")
+        d = res.load("kernels/kernel_model_sm_90_after.json")
     except Missing:
         return None
     for r in d["records"]:
@@ -808,7 +810,7 @@ def _modeled(res: Results, kernel: str, order: int) -> float | None:
 def gpu_measured(res: Results) -> list[Row]:
     """Figures measured on a CUDA card by benchmarks/bench_gpu.py."""
     rows = []
-    eq = res.load("gpu_equality.json")
+    eq = res.load("gpu/gpu_equality.json")
     cases = eq["rows"]
     same = sum(r["equal"] for r in cases)
     orders = sorted({r["order"] for r in cases})
@@ -821,9 +823,9 @@ def gpu_measured(res: Results) -> list[Row]:
         "chain each)",
         f"**{same} of {len(cases)}** cases equal "
         f"({num(sum(r.get('proposals', 0) for r in cases))} proposals compared)",
-        "", "python -m benchmarks.bench_gpu --part equality", "gpu_equality.json",
+        "", "python -m benchmarks.bench_gpu --part equality", "gpu/gpu_equality.json",
     ))  # fmt: skip
-    tp = res.load("gpu_throughput.json")
+    tp = res.load("gpu/gpu_throughput.json")
     cmd = "python -m benchmarks.bench_gpu --part throughput"
     by_case: dict = {}
     for r in tp["cuda"]:
@@ -840,7 +842,7 @@ def gpu_measured(res: Results) -> list[Row]:
         rows.append(Row(
             f"{side}x{side} {move} kernel on {gpu}, {schedule}, one wave "
             f"({num(one['wave_chains'])} chains)",
-            f"{rate(measured)}{four}{vs}", "", cmd, "gpu_throughput.json",
+            f"{rate(measured)}{four}{vs}", "", cmd, "gpu/gpu_throughput.json",
         ))  # fmt: skip
     cpu = {(r["order"], r["move"], r["schedule"]): r for r in tp["cpu"]}
     native = tp.get("native") or {}
@@ -851,9 +853,9 @@ def gpu_measured(res: Results) -> list[Row]:
             f"Same machine's CPU, {sird['threads']} threads: 9x9 Sirdey engine / native loop",
             f"{rate(e)} / {rate(n)} = {e / n:.2f}; the card's one wave: "
             f"**{by_case[(3, 'sirdey', 'native regime')][1]['proposals_per_second'] / e:.0f}x** "
-            "the engine on these cores", "", cmd, "gpu_throughput.json",
+            "the engine on these cores", "", cmd, "gpu/gpu_throughput.json",
         ))  # fmt: skip
-    co = res.load("gpu_cpu_orders.json")
+    co = res.load("gpu/gpu_cpu_orders.json")
     parts = []
     for r in co["cpu"]:
         card = by_case.get((r["order"], r["move"], "native regime"), {}).get(1)
@@ -867,10 +869,10 @@ def gpu_measured(res: Results) -> list[Row]:
     rows.append(Row(
         f"Same machine's CPU, {co['cpu'][0]['threads']} threads, larger grids",
         "; ".join(parts), "", "python -m benchmarks.bench_gpu --part cpu_orders",
-        "gpu_cpu_orders.json",
+        "gpu/gpu_cpu_orders.json",
     ))  # fmt: skip
-    for name, when in (("gpu_solve.json", "before"), ("gpu_pool.json", "before"),
-                       ("gpu_pool_after.json", "after")):  # fmt: skip
+    for name, when in (("gpu/gpu_solve.json", "before"), ("gpu/gpu_pool.json", "before"),
+                       ("gpu/gpu_pool_after.json", "after")):  # fmt: skip
         d = res.load(name)
         part = d["part"]
         seen = set()
@@ -895,7 +897,7 @@ def gpu_measured(res: Results) -> list[Row]:
                 f"{secs(r['p90_search_seconds'])} a puzzle ({r['chains_per_puzzle']} chains)",
                 "", f"python -m benchmarks.bench_gpu --part {part}", name,
             ))  # fmt: skip
-    for name in ("gpu_latency.json", "gpu_latency_after.json"):
+    for name in ("gpu/gpu_latency.json", "gpu/gpu_latency_after.json"):
         d = res.load(name)
         for r in d["rows"]:
             how = (
@@ -954,7 +956,11 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
         "The paper's grids emptied at random to its number of givens; mean trials per solved run.",
         [paper],
     ),
-    ("Success rate against fill ratio", "Table per level: `fill.md`; plot: `fill.png`.", [fill]),
+    (
+        "Success rate against fill ratio",
+        "Table per level: `anneal/fill.md`; plot: `anneal/fill.png`.",
+        [fill],
+    ),
     (
         "Scale-out, start-up and the other puzzles",
         "",
@@ -1030,7 +1036,8 @@ def describe(m: dict | None) -> tuple[str, str, str]:
 
 
 def tracked(folder: Path) -> set[str] | None:
-    """Names of the JSON files in `folder` that git tracks (None outside a git checkout)."""
+    """Paths relative to `folder` of the JSON files under it that git tracks (None outside a git
+    checkout)."""
     try:
         out = subprocess.run(
             ["git", "ls-files", "--", "*.json"],
@@ -1041,7 +1048,7 @@ def tracked(folder: Path) -> set[str] | None:
         ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
-    return {Path(line).name for line in out.splitlines() if "/" not in line}
+    return set(out.splitlines())
 
 
 def summary_text(folder: Path = RESULTS, only: set[str] | None = None) -> str:
@@ -1101,33 +1108,34 @@ def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
             print(f"summary: README bullet skipped: {type(e).__name__} {e}", file=sys.stderr)
 
     def throughput_line() -> str:
-        rows = {r["threads"]: r for r in res.load("throughput.json")["rows"]}
+        rows = {r["threads"]: r for r in res.load("throughput/throughput.json")["rows"]}
         one, two = rows[1], rows[max(rows)]
         return (
             f"Sirdey proposals per second: {one['ratio']:.2f}x the tuned native loop on one "
             f"thread, {two['ratio']:.2f}x on {max(rows)} threads "
-            f"({rate(two['engine_proposals_per_second'])}) (`throughput.json`);"
+            f"({rate(two['engine_proposals_per_second'])}) (`throughput/throughput.json`);"
         )
 
     def anneal_line() -> str:
-        d = res.load("anneal_solve_default.json")
+        d = res.load("anneal/anneal_solve_default.json")
         s = next(s for s in d["sets"] if s["set"] == "top95")
         t = [r["seconds"] for r in s["rows"]]
         return (
             "Sirdey's algorithm exactly as published (`--schedule sirdey-course --move sirdey`): "
             f"{s['solved']} of top95's {s['puzzles']} "
             f"within {d['time_limit']:g} s each (median {secs(statistics.median(t))}) "
-            "(`anneal_solve_default.json`);"
+            "(`anneal/anneal_solve_default.json`);"
         )
 
     def tts_line() -> str:
-        top, forum = res.load("tts_top95_default.json"), res.load("tts_forum_hardest_default.json")
+        top = res.load("tts/tts_top95_default.json")
+        forum = res.load("tts/tts_forum_hardest_default.json")
         was_top, was_forum = (
-            res.load("tts_top95_focused.json"),
-            res.load("tts_forum_hardest_focused.json"),
+            res.load("tts/tts_top95_focused.json"),
+            res.load("tts/tts_forum_hardest_focused.json"),
         )
-        old_top = res.load("tts_top95_auto.json")
-        old_forum = res.load("tts_forum_hardest_auto.json")
+        old_top = res.load("tts/tts_top95_auto.json")
+        old_forum = res.load("tts/tts_forum_hardest_auto.json")
         return (
             "the default technique (9x9: focused-two move, deduction first, schedule auto): "
             f"median TTS99 {secs(top['summary']['tts99_median'])} of one core on top95 and "
@@ -1137,42 +1145,42 @@ def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
             f"{secs(was_forum['summary']['tts99_median'])} for the focused move at the former "
             f"preset and {secs(old_top['summary']['tts99_median'])} and "
             f"{secs(old_forum['summary']['tts99_median'])} for the candidate move "
-            "(`tts_top95_default.json`, `tts_forum_hardest_default.json`, "
-            "`tts_top95_focused.json`, `tts_forum_hardest_focused.json`, "
-            "`tts_top95_auto.json`, `tts_forum_hardest_auto.json`);"
+            "(`tts/tts_top95_default.json`, `tts/tts_forum_hardest_default.json`, "
+            "`tts/tts_top95_focused.json`, `tts/tts_forum_hardest_focused.json`, "
+            "`tts/tts_top95_auto.json`, `tts/tts_forum_hardest_auto.json`);"
         )
 
     def exact_line() -> str:
-        sets = res.load("exact.json")["sets"]
+        sets = res.load("exact/exact.json")["sets"]
         a = sets["17_clue.txt"]["count_to_2"]["puzzles_per_s_wall"]
         b = sets["forum_hardest_1106.txt"]["count_to_2"]["puzzles_per_s_wall"]
         return (
             f"exact solver, one thread: {rate(a)} on the 17-clue set and {rate(b)} on the "
-            "hardest set, both proving uniqueness (`exact.json`);"
+            "hardest set, both proving uniqueness (`exact/exact.json`);"
         )
 
     def peers_line() -> str:
-        sets = res.load("exact_peers.json")["sets"]
+        sets = res.load("exact/exact_peers.json")["sets"]
         ratios = [r["ratio_fast_to_tdoku"] for v in sets.values() for r in v if r["limit"] == 2]
         return (
             f"beside tdoku in the same run, one thread each, counting to two: "
             f"{span(ratios, lambda x: f'{x:.2f}')}x tdoku's rate on {len(ratios)} sets "
-            "(`exact_peers.json`);"
+            "(`exact/exact_peers.json`);"
         )
 
     def generation_line() -> str:
-        d = res.load("generation.json")
+        d = res.load("generation/generation.json")
         g = next(r for r in d["full_grids"] if (r["order"], r["method"]) == (3, "anneal"))
         m = d["minimal_9x9_tries4"]
         return (
             f"{num(round(g['grids_per_second']))} full 9x9 grids/s by annealing; minimal "
             f"puzzles with a median of {num(m['givens_median'])} givens in "
-            f"{secs(m['seconds_per_puzzle'])} (`generation.json`)."
+            f"{secs(m['seconds_per_puzzle'])} (`generation/generation.json`)."
         )
 
     def gpu_line() -> str:
-        eq, tp = res.load("gpu_equality.json"), res.load("gpu_throughput.json")
-        pool = res.load("gpu_pool_after.json")
+        eq, tp = res.load("gpu/gpu_equality.json"), res.load("gpu/gpu_throughput.json")
+        pool = res.load("gpu/gpu_pool_after.json")
         card = next(
             r for r in tp["cuda"] if (r["order"], r["move"], r["waves"]) == (3, "sirdey", 1)
         )
@@ -1189,8 +1197,8 @@ def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
             f"same machine's {cpu['threads']} cores); the forum's hardest "
             f"{gpu_run['puzzles']} puzzles solved and verified in {secs(gpu_run['wall_seconds'])} "
             f"on the card against {secs(cpu_run['wall_seconds'])} on the {cpu['threads']} cores "
-            "(`gpu_equality.json`, `gpu_throughput.json`, `gpu_pool_after.json`; the rest of the "
-            "card's figures, the slow ones too, in SUMMARY.md);"
+            "(`gpu/gpu_equality.json`, `gpu/gpu_throughput.json`, `gpu/gpu_pool_after.json`; the "
+            "rest of the card's figures, the slow ones too, in SUMMARY.md);"
         )
 
     for b in (gpu_line, throughput_line, anneal_line, tts_line, exact_line, peers_line,
@@ -1235,7 +1243,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = args.summary or args.results / "SUMMARY.md"
     only = tracked(args.results) if args.results.resolve() == RESULTS else None
     if only is not None:
-        skipped = sorted(p.name for p in args.results.glob("*.json") if p.name not in only)
+        found = (p.relative_to(args.results).as_posix() for p in args.results.rglob("*.json"))
+        skipped = sorted(name for name in found if name not in only)
         if skipped:
             print(f"summary: not tracked by git, left out: {', '.join(skipped)}", file=sys.stderr)
     wanted = {

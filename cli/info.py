@@ -38,7 +38,7 @@ def machine() -> dict:
         "cuda_usable": usable,
         "cuda": reason,
         "gpu_speed": "measured on an NVIDIA H100 by benchmarks/bench_gpu.py (results: "
-        "benchmarks/results/gpu_*.json); not on this machine's card, if it has one",
+        "benchmarks/results/gpu/); not on this machine's card, if it has one",
     }
 
 

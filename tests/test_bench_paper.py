@@ -12,7 +12,7 @@ import pytest
 from benchmarks import bench_paper as bp
 from cpu_reference.sudoku.schedules import by_name
 
-RESULTS = Path(__file__).resolve().parent.parent / "benchmarks/results"
+RESULTS = Path(__file__).resolve().parent.parent / "benchmarks/results/anneal"
 
 
 def row(name, paper, p_low, p_high, schedule="sirdey-course", solved=8, runs=8, trials=16):

@@ -147,14 +147,14 @@ def test_the_plan_runs_one_chain_a_block_where_the_cooperative_kernel_runs():
 
 
 def test_model_acceptance_table_is_the_measured_one():
-    """sudoku_coop.ACCEPTANCE holds benchmarks/results/coop_acceptance.json's pooled rates,
+    """sudoku_coop.ACCEPTANCE holds benchmarks/results/kernels/coop_acceptance.json's pooled rates,
     rounded to three places, for every order and move the kernel serves."""
     import json
     from pathlib import Path
 
     from gpu_anneal.kernels.sudoku_coop import ACCEPTANCE, serves
 
-    path = Path(__file__).parent.parent / "benchmarks/results/coop_acceptance.json"
+    path = Path(__file__).parent.parent / "benchmarks/results/kernels/coop_acceptance.json"
     pooled = json.loads(path.read_text())["pooled"]
     assert {key for key in ACCEPTANCE if serves(*key)} == set(ACCEPTANCE)
     for (order, move), p in ACCEPTANCE.items():

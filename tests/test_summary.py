@@ -17,12 +17,13 @@ TRACKED = sm.tracked(sm.RESULTS)
 
 
 def copy_results(tmp_path: Path) -> Path:
-    """The tracked results JSON files copied into a fresh folder."""
+    """The tracked results JSON files copied into a fresh folder, each in its topic folder."""
     folder = tmp_path / "results"
-    folder.mkdir()
-    for path in sm.RESULTS.glob("*.json"):
-        if TRACKED is None or path.name in TRACKED:
-            shutil.copy(path, folder / path.name)
+    for path in sm.RESULTS.rglob("*.json"):
+        name = path.relative_to(sm.RESULTS).as_posix()
+        if TRACKED is None or name in TRACKED:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, folder / name)
     return folder
 
 
@@ -71,7 +72,7 @@ def test_changing_a_figure_in_a_results_file_changes_both_outputs(tmp_path):
         row["engine_proposals_per_second"] = 45_670_000.0
         row["ratio"] = 0.45
 
-    edit(folder / "throughput.json", slower)
+    edit(folder / "throughput" / "throughput.json", slower)
     text, block = sm.summary_text(folder), sm.readme_text(readme, folder)
     assert (text, block) != before
     assert "45.7 M/s" in text and "**0.45**" in text
@@ -80,10 +81,10 @@ def test_changing_a_figure_in_a_results_file_changes_both_outputs(tmp_path):
 
 def test_missing_files_give_a_row_or_nothing(tmp_path):
     folder = copy_results(tmp_path)
-    (folder / "throughput.json").unlink()
-    (folder / "exact_peers.json").unlink(missing_ok=True)
+    (folder / "throughput" / "throughput.json").unlink()
+    (folder / "exact" / "exact_peers.json").unlink(missing_ok=True)
     text = sm.summary_text(folder)
-    assert "| throughput.json | no results file |" in text
+    assert "| throughput/throughput.json | no results file |" in text
     assert "exact beside tdoku" not in text
     assert "native loop" not in sm.readme_text(f"{sm.BEGIN}\n{sm.END}\n", folder)
 
@@ -92,10 +93,11 @@ def test_untracked_files_are_left_out_of_the_default_folder():
     if TRACKED is None:
         pytest.skip("not a git checkout")
     res = sm.Results(sm.RESULTS, TRACKED)
-    for path in sm.RESULTS.glob("*.json"):
-        if path.name not in TRACKED:
+    for path in sm.RESULTS.rglob("*.json"):
+        name = path.relative_to(sm.RESULTS).as_posix()
+        if name not in TRACKED:
             with pytest.raises(sm.Missing):
-                res.load(path.name)
+                res.load(name)
 
 
 def model_file(arch: str, label: str) -> dict:
@@ -122,14 +124,15 @@ def model_file(arch: str, label: str) -> dict:
 
 def test_model_rows_say_model_not_measured(tmp_path):
     folder = tmp_path
+    (folder / "kernels").mkdir()
     for label in ("before", "after"):
-        (folder / f"kernel_model_sm_80_{label}.json").write_text(
+        (folder / "kernels" / f"kernel_model_sm_80_{label}.json").write_text(
             json.dumps(model_file("sm_80", label))
         )
     rows = sm.kernel_model(sm.Results(folder))
     assert [r.source for r in rows] == [
-        "kernel_model_sm_80_before.json",
-        "kernel_model_sm_80_after.json",
+        "kernels/kernel_model_sm_80_before.json",
+        "kernels/kernel_model_sm_80_after.json",
     ]
     for r in rows:
         assert r.figure.startswith("model, not measured: ")
@@ -156,7 +159,8 @@ def test_exact_peers_rows_with_large_grids(tmp_path):
             }
         },
     }
-    (tmp_path / "exact_peers.json").write_text(json.dumps(data))
+    (tmp_path / "exact").mkdir()
+    (tmp_path / "exact" / "exact_peers.json").write_text(json.dumps(data))
     rows = sm.exact_peers(sm.Results(tmp_path))
     target = sm.script_constant("bench_exact_peers.py", "TARGET_RATIO")
     assert rows[0].figure == "150.0k/s / 200.0k/s = **0.75**"
@@ -171,7 +175,9 @@ def test_anneal_peers_rows_sum_levels(tmp_path):
         {**base, "level": 50, "instances": 3, "solved": 3, "median": 0.2, "ratio_to_cpsat": 4.0},
         {**base, "level": 60, "instances": 3, "solved": 1, "median": None, "ratio_to_cpsat": None},
     ]
-    (tmp_path / "anneal_peers.json").write_text(json.dumps({"table": table, "commands": ["c"]}))
+    (tmp_path / "anneal").mkdir()
+    path = tmp_path / "anneal" / "anneal_peers.json"
+    path.write_text(json.dumps({"table": table, "commands": ["c"]}))
     (row,) = sm.anneal_peers(sm.Results(tmp_path))
     assert row.what == "25x25 at 50, 60 % fill, propagate, 10 s limit"
     assert row.figure == "4/6 solved; median per level 0.2 s; ratio to CP-SAT 4"
