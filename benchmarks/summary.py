@@ -725,7 +725,7 @@ def shikaku(res: Results) -> list[Row]:
                 f"{d['time_limit_s']:g} s limit",
                 "; ".join(parts),
                 "",
-                "python -m benchmarks.bench_shikaku",
+                "python -m benchmarks.bench_grid_puzzles --kind shikaku",
                 name,
             )
         )
@@ -747,7 +747,7 @@ def hashi(res: Results) -> list[Row]:
                 f"connected {pct(s['connected_solved'])} of {s['connected_instances']}, "
                 f"seed's {pct(s['seed_solved'])} of {s['seed_instances']}",
                 "",
-                "python -m benchmarks.bench_hashi",
+                "python -m benchmarks.bench_grid_puzzles --kind hashi",
                 name,
             )
         )
