@@ -1,4 +1,5 @@
-"""benchmarks/bench_anneal_peers.py --merge: a re-run part replaces the rows it measured again."""
+"""python -m benchmarks.bench_anneal_peers --merge: a re-run part replaces the rows it measured
+again."""
 
 from __future__ import annotations
 
