@@ -1248,6 +1248,10 @@ def main(argv: list[str] | None = None) -> int:
         skipped = sorted(name for name in found if name not in only)
         if skipped:
             print(f"summary: not tracked by git, left out: {', '.join(skipped)}", file=sys.stderr)
+    loose = sorted(p.name for p in args.results.glob("*.json"))
+    if loose:
+        print(f"summary: in {args.results} itself, not in a topic folder (benchmarks/README.md), "
+              f"left out: {', '.join(loose)}", file=sys.stderr)  # fmt: skip
     wanted = {
         summary: summary_text(args.results, only),
         args.readme: readme_text(args.readme.read_text(encoding="utf-8"), args.results, only),

@@ -62,6 +62,17 @@ def test_a_typed_edit_is_caught_by_check(tmp_path, capsys):
     assert typed not in sm.summary_text(folder)
 
 
+def test_a_file_outside_the_topic_folders_is_named_and_left_out(tmp_path, capsys):
+    folder = copy_results(tmp_path)
+    (folder / "throughput" / "throughput.json").rename(folder / "throughput.json")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{sm.BEGIN}\n{sm.END}\n")
+    args = ["--results", str(folder), "--summary", str(tmp_path / "S.md"), "--readme", str(readme)]
+    assert sm.main(args) == 0
+    assert "not in a topic folder" in capsys.readouterr().err
+    assert "| throughput/throughput.json | no results file |" in (tmp_path / "S.md").read_text()
+
+
 def test_changing_a_figure_in_a_results_file_changes_both_outputs(tmp_path):
     folder = copy_results(tmp_path)
     readme = f"{sm.BEGIN}\n{sm.END}\n"
