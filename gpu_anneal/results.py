@@ -23,6 +23,7 @@ import json
 import types
 import typing
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
@@ -101,9 +102,11 @@ class Counts:
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Params:
-    """The settings that ran, defaults filled in; null where a setting does not apply."""
+    """The settings that ran, defaults filled in; null where a setting does not apply.
+
+    Frozen: the results of one run share one Params (dataclasses.replace makes a changed one)."""
 
     seed: int | None = _doc("Seed of every chain's RNG stream (annealing; 0 unless given)", None)
     chains: int | None = _doc("Chains that ran for this puzzle (annealing)", None)
@@ -215,7 +218,7 @@ class Result:
         record = {name: getattr(self, name) for name in _TOP_KEYS}
         record["counts"] = self.counts.__dict__.copy()
         try:
-            record["params"] = _rounded(self.params)
+            record["params"] = _params_record(self.params)
             record["timing"] = _rounded(self.timing)
             return dumps(record)
         except TypeError:
@@ -235,6 +238,12 @@ def _rounded(obj) -> dict:
     return out
 
 
+@lru_cache(maxsize=256)
+def _params_record(params: Params) -> dict:
+    """_rounded(params), once per distinct Params (the results of a run share one)."""
+    return _rounded(params)
+
+
 _NESTED = ("counts", "params", "timing")
 _TOP_KEYS = tuple(
     f.name for f in fields(Result) if f.metadata.get("json", True) and f.name not in _NESTED
@@ -243,7 +252,12 @@ _TOP_KEYS = tuple(
 
 def dumps(obj: Any, **kwargs) -> str:
     """json.dumps that refuses NaN and infinities (allow_nan=False): output stays valid JSON."""
-    return json.dumps(obj, allow_nan=False, **kwargs)
+    if kwargs:
+        return json.dumps(obj, allow_nan=False, **kwargs)
+    return _ENCODER.encode(obj)
+
+
+_ENCODER = json.JSONEncoder(allow_nan=False)  # json.dumps's defaults but NaN: made once
 
 
 def plain(obj: Any) -> Any:

@@ -37,7 +37,13 @@ from cpu_reference.anneal.philox import CounterCursor, seed_key
 from cpu_reference.anneal.rng import StreamCursor
 from cpu_reference.errors import KernelWarning
 from cpu_reference.sudoku import rules as sa
-from cpu_reference.sudoku.batch import SudokuBatch, load_puzzle, puzzle_tables, run_slice_cpu
+from cpu_reference.sudoku.batch import (
+    SudokuBatch,
+    empty_puzzles,
+    load_puzzles,
+    puzzle_tables,
+    run_slice_cpu,
+)
 from gpu_anneal import pool_status as ps
 
 
@@ -64,21 +70,28 @@ class CpuRunner:
     def fetch(self, slots: list[int], status: np.ndarray) -> None:
         """Take the reported chains' best grids of `slots`."""
         b, cells = self.batch, self.batch.given_vals.shape[1]
-        rows = [p * b.cpp + int(status[p, ps.S_PICK]) for p in slots]
-        self._grids = b.best_vals[rows, :cells].copy()
+        slots = np.asarray(slots, np.int64)
+        rows = slots * b.cpp + status[slots, ps.S_PICK]
+        self._grids = b.best_vals[rows, :cells]
 
     def fetched(self) -> np.ndarray:
         """The grids of the last fetch."""
         return self._grids
 
-    def load(self, p: int, cells, masks, first_chain: int) -> None:
-        """Slot p takes `cells` (None: empty) with fresh chains from stream first_chain."""
-        states = self.cursor.states(first_chain, self.batch.cpp)
-        load_puzzle(self.batch, p, cells, states, masks)
+    def load(self, slots: np.ndarray, tables: dict, firsts: np.ndarray) -> None:
+        """Slots take the puzzles of `tables` (puzzle_tables rows, row j for slots[j]) with
+        fresh chains, slot slots[j]'s chain i drawing stream firsts[j] + i."""
+        cpp = self.batch.cpp
+        states = np.concatenate([self.cursor.states(int(f), cpp) for f in firsts])
+        load_puzzles(self.batch, slots, tables, states)
 
-    def stop(self, p: int) -> None:
-        """Ask the chains of slot p to stop at their next plateau."""
-        self.batch.solved[p] = ps.stop_value(self.batch.solved)
+    def empty(self, slots: np.ndarray) -> None:
+        """Slots left empty: their chains never run."""
+        empty_puzzles(self.batch, slots)
+
+    def stop(self, slots: np.ndarray) -> None:
+        """Ask the chains of slots to stop at their next plateau."""
+        self.batch.solved[slots] = ps.stop_value(self.batch.solved)
 
     def sync(self) -> None:
         """Host arrays are the working arrays: nothing to copy."""
@@ -120,9 +133,6 @@ class CudaRunner:
         self.counter = sa.counter_based(batch.order, batch.move)
         self.fresh = coop.fresh_kernel() if self.counter else None
         self.pk = pool.kernels()
-        # refills upload from the host's per-puzzle arrays: pinned, so that copies are async
-        for key in sa.PUZZLE_ARRAYS + ("solved",):
-            setattr(batch, key, _pinned_copy(cuda, getattr(batch, key)))
         s = self.stream
         self.d = {key: cuda.to_device(self.host(key), stream=s) for key in ks.DEVICE_KEYS}
         P, cells = batch.puzzles, batch.given_vals.shape[1]
@@ -144,6 +154,12 @@ class CudaRunner:
         self.fetch_done = cuda.event()
         self.slice_start, self.slice_end = cuda.event(), cuda.event()
         self.flush_done = cuda.event()
+        self.scatter_done = cuda.event()
+        self.h_slots_in = cuda.pinned_array(P, np.int64)
+        self.d_slots_in = cuda.device_array(P, np.int64, stream=s)
+        self.h_stage: dict = {}  # per array: pinned staging rows of the next scatter
+        self.d_stage: dict = {}  # ... and their device copy
+        self.d_bytes: dict = {}  # per array: the device array seen as uint8[slots, row bytes]
         self.fetch_count = 0
         self.moved = {"down": 0, "up": 0}  # bytes across the bus since the runner started
         self.raw_copies = not simulating()
@@ -184,7 +200,7 @@ class CudaRunner:
         self.fetch_count = k
         if k:
             cells = self.h_grids.shape[1]
-            self.h_slots[:k] = slots
+            self.h_slots[:k] = np.asarray(slots)
             self.d_slots[:k].copy_to_device(self.h_slots[:k], stream=self.stream)
             self.pk["gather"][self.pool.blocks(k * cells), self.pool.THREADS, self.stream](
                 self.d["best_vals"], self.d_status, self.d_slots, k, self.batch.cpp, self.d_grids
@@ -199,53 +215,66 @@ class CudaRunner:
         self.fetch_done.synchronize()
         return np.array(self.h_grids[: self.fetch_count])
 
-    def load(self, p: int, cells, masks, first_chain: int) -> None:
-        """Slot p takes `cells` (None: empty); its chains are reseeded on the device."""
-        b = self.batch
-        self.fetch_done.synchronize()  # earlier copies out of these pinned rows are done
-        lay_cells = b.given_vals.shape[1]
-        grid = np.zeros((1, lay_cells), np.uint8) if cells is None else cells.reshape(1, -1)
-        rows = None if masks is None else masks.reshape(1, lay_cells)
-        for name, table in puzzle_tables(grid, b.order, b.move, rows).items():
-            getattr(b, name)[p] = table[0]
-        b.solved[p] = sa.NOT_SOLVED if ps.bound_semantics(b.solved) else 0
-        for key in sa.PUZZLE_ARRAYS + ("solved",):
-            self._put_row(key, p)
-        if cells is None:  # an empty slot: its chains are marked exhausted, so kernels skip them
-            chains = b.chain_slice(p)
-            b.ctr[chains, sa.C_STATUS] = sa.EXHAUSTED
-            self.d["ctr"][chains].copy_to_device(b.ctr[chains], stream=self.stream)
-            self.moved["up"] += b.ctr[chains].nbytes
+    def load(self, slots: np.ndarray, tables: dict, firsts: np.ndarray) -> None:
+        """Slots take new puzzles (rows of `tables`); their chains are reseeded on the device."""
+        slots = np.asarray(slots, np.int64)
+        rows = dict(tables, solved=np.full(len(slots), sa.NOT_SOLVED, np.int64))
+        self._scatter(slots, rows)
+        if self.counter:  # the key of stream first + i is base ^ (first + i)
+            states = [np.array([self.base_key, f], np.uint64) for f in firsts]
+        else:
+            states = [self.jump.state_of(int(f)) for f in firsts]
+        self.pending.extend(zip(slots.tolist(), states, strict=True))
+
+    def empty(self, slots: np.ndarray) -> None:
+        """Slots left empty: blank tables, and their chains marked exhausted."""
+        slots = np.asarray(slots, np.int64)
+        b, k = self.batch, len(slots)
+        rows = {name: np.repeat(row, k, axis=0) for name, row in blank_tables(b).items()}
+        rows["solved"] = np.full(k, sa.NOT_SOLVED, np.int64)
+        rows["ctr"] = np.repeat(exhausted_counters(b)[None], k, axis=0)
+        self._scatter(slots, rows)
+
+    def stop(self, slots: np.ndarray) -> None:
+        """Ask the chains of slots to stop at their next plateau."""
+        slots = np.asarray(slots, np.int64)
+        value = ps.stop_value(self.batch.solved)
+        self._scatter(slots, {"solved": np.full(len(slots), value, self.batch.solved.dtype)})
+
+    def _scatter(self, slots: np.ndarray, rows: dict) -> None:
+        """Row j of each array of `rows` to slot slots[j] of its device array: one copy into
+        the array's staging rows and one scatter kernel, in stream order."""
+        k = len(slots)
+        if k == 0:
             return
-        if self.counter:  # the key of stream first_chain + i is base ^ (first_chain + i)
-            first = np.array([self.base_key, first_chain], np.uint64)
-        else:
-            first = self.jump.state_of(first_chain)
-        self.pending.append((p, first))
+        s, cuda = self.stream, self.cuda
+        self.scatter_done.synchronize()  # the staging rows of the last scatter were copied
+        self.h_slots_in[:k] = slots
+        self.d_slots_in[:k].copy_to_device(self.h_slots_in[:k], stream=s)
+        self.moved["up"] += 4 * k
+        for name, value in rows.items():
+            data = np.ascontiguousarray(value).view(np.uint8).reshape(k, -1)
+            if name not in self.h_stage:
+                shape = (self.batch.puzzles, data.shape[1])
+                self.h_stage[name] = cuda.pinned_array(shape, np.uint8)
+                self.d_stage[name] = cuda.device_array(shape, np.uint8, stream=s)
+            stage = self.h_stage[name]
+            stage[:k] = data
+            self.d_stage[name][:k].copy_to_device(stage[:k], stream=s)
+            self.pk["scatter"][self.pool.blocks(k * data.shape[1]), self.pool.THREADS, s](
+                self.d_stage[name], self.d_slots_in, k, self._bytes(name)
+            )
+            self.moved["up"] += data.nbytes
+        self.scatter_done.record(s)
 
-    def _put_row(self, key: str, p: int) -> None:
-        """Start copying row p of host array `key` to its device array (asynchronous).
-
-        On a device the copy goes straight to the driver at the row's byte offset: slicing a
-        numba-cuda device array costs about 50 us of Python, and a refill copies a dozen rows,
-        which made the host the bottleneck of a 9x9 pool (measured: gpu_pool.json). The
-        simulator has no driver, so there the slice is copied as before.
-        """
-        row = self.host(key)[p : p + 1]
-        dev = self.d[key]
-        if self.raw_copies:
-            start = p * dev.strides[0]
-            target = dev.gpu_data.view(start, start + row.nbytes)
-            self.cuda.cudadrv.driver.host_to_device(target, row, row.nbytes, stream=self.stream)
-        else:
-            dev[p : p + 1].copy_to_device(row, stream=self.stream)
-        self.moved["up"] += row.nbytes
-
-    def stop(self, p: int) -> None:
-        """Ask the chains of puzzle p to stop at their next plateau."""
-        b = self.batch
-        b.solved[p] = ps.stop_value(b.solved)
-        self._put_row("solved", p)
+    def _bytes(self, name: str):
+        """Device array `name` seen as bytes, one row a slot: uint8[slots, row bytes]."""
+        if name not in self.d_bytes:
+            dev = self.d[name]
+            if dev.ndim == 1:
+                dev = dev.reshape(dev.shape[0], 1)
+            self.d_bytes[name] = dev.view(np.uint8).reshape(self.batch.puzzles, -1)
+        return self.d_bytes[name]
 
     def _flush(self) -> None:
         """Reseed the chains of every slot loaded since the last flush (one kernel)."""
@@ -301,11 +330,19 @@ def _shared_limits() -> tuple[int, int]:
     return dev.MAX_SHARED_MEMORY_PER_BLOCK, dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
 
 
-def _pinned_copy(cuda, array: np.ndarray) -> np.ndarray:
-    """A page-locked host copy of `array` (same shape and contents)."""
-    out = cuda.pinned_array(array.shape, array.dtype)
-    out[...] = array
-    return out
+def blank_tables(batch: SudokuBatch) -> dict:
+    """One row of each per-puzzle array of an empty slot (a grid of blanks)."""
+    return puzzle_tables(np.zeros((1, batch.given_vals.shape[1]), np.uint8), batch.order,
+                         batch.move)  # fmt: skip
+
+
+def exhausted_counters(batch: SudokuBatch) -> np.ndarray:
+    """The counter rows of an empty slot's cpp chains (as empty_puzzles writes them)."""
+    ctr = np.zeros((batch.cpp, batch.ctr.shape[1]), np.int64)
+    ctr[:, sa.C_PLATEAU] = -1
+    ctr[:, sa.C_BEST_VALS_COST] = np.iinfo(np.int64).max
+    ctr[:, sa.C_STATUS] = sa.EXHAUSTED
+    return ctr
 
 
 CHAIN_FIELDS = ("ctr", "vals", "boards", "best_vals", "rng", "solved")  # what a slice changes

@@ -22,6 +22,7 @@ import math
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -302,12 +303,10 @@ def _from_pool(item: Item, raw, params: Params, compile_s: float) -> Result:
 
 def _pool_result(item: Item, raw, params: Params, compile_s: float) -> Result:
     result = base_result(item, "anneal", raw.backend)
-    ok, fault, verify_s = (False, None, 0.0)
-    if raw.solved:
-        ok, fault, verify_s = timed_verify(item, raw.solution)
+    ok = raw.solved  # the pool ran the verifier on it against the item's givens (verify_many)
     fill_solution(result, item, raw.solution if ok else raw.best, ok)
     result.cost = int(raw.cost) if raw.cost >= 0 else None
-    result.error = raw.error or fault
+    result.error = raw.error
     if not ok:
         result.status = _status(result.error)
     extra = raw.extra or {}
@@ -319,9 +318,15 @@ def _pool_result(item: Item, raw, params: Params, compile_s: float) -> Result:
             solving_chain=raw.solving_chain, chain_trials=extra.get("chain_trials"),
             chain_proposals=extra.get("chain_proposals"),
         )  # fmt: skip
-    result.params = replace(params, chains=raw.chains)
-    result.timing = Timing(compile=compile_s, search=raw.seconds, verify=verify_s)
+    result.params = with_chains(params, raw.chains)
+    result.timing = Timing(compile=compile_s, search=raw.seconds, verify=raw.verify_seconds)
     return result
+
+
+@lru_cache(maxsize=64)
+def with_chains(params: Params, chains: int) -> Params:
+    """params with `chains` filled in: one Params for all the results of a pool."""
+    return replace(params, chains=chains)
 
 
 def _status(error: str | None) -> str:
@@ -346,7 +351,7 @@ def replay(item: Item, chain: int, s: Settings) -> Result:
     raw.index = item.index
     result = _from_pool(item, raw, sudoku_params(s, item.order, schedule.t0), 0.0)
     result.backend = "cpu"
-    result.params.replay_chain = chain
+    result.params = replace(result.params, replay_chain=chain)
     return result
 
 

@@ -63,16 +63,20 @@ class StandInRunner:
         """The grids of the last fetch."""
         return self._fetched
 
-    def load(self, p: int, cells, masks, first_chain: int) -> None:
-        """Slot p takes `cells` (None: empty); its solution is looked up by its givens."""
-        self.stats[p] = 0
-        if cells is None:
-            self.left[p] = 0
-            return
-        self.grids[p] = self.solutions[np.asarray(cells, np.uint8).tobytes()]
-        self.left[p] = self.slices
-        self.stats[p, ps.S_RUNNING] = self.batch.cpp
+    def load(self, slots: np.ndarray, tables: dict, firsts: np.ndarray) -> None:
+        """Slots take new puzzles; each one's solution is looked up by its loaded givens."""
+        givens = tables["given_vals"]
+        for j, p in enumerate(slots):
+            self.grids[p] = self.solutions[givens[j].tobytes()]
+        self.stats[slots] = 0
+        self.stats[slots, ps.S_RUNNING] = self.batch.cpp
+        self.left[slots] = self.slices
 
-    def stop(self, p: int) -> None:
-        """Stop slot p's puzzle at once."""
-        self.stats[p, ps.S_RUNNING] = 0
+    def empty(self, slots: np.ndarray) -> None:
+        """Slots left empty."""
+        self.stats[slots] = 0
+        self.left[slots] = 0
+
+    def stop(self, slots: np.ndarray) -> None:
+        """Stop the slots' puzzles at once."""
+        self.stats[slots, ps.S_RUNNING] = 0

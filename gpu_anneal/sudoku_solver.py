@@ -36,12 +36,14 @@ from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.batch import (
     SudokuBatch,
     logic_fill,
+    logic_fill_many,
     make_batch,
+    puzzle_tables,
     run_slice_cpu,
 )
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name
-from cpu_reference.sudoku.verify import verify_solution
+from cpu_reference.sudoku.verify import verify_many
 from gpu_anneal import interrupts, validate
 from gpu_anneal import pool_status as ps
 from gpu_anneal.backends import cpu_threads, resolve_backend
@@ -72,6 +74,7 @@ class SolveResult:
     seed: int = 0
     error: str | None = None
     extra: dict = field(default_factory=dict)
+    verify_seconds: float = 0.0  # this puzzle's share of the verifier's call
 
 
 class InterruptedBatch(KeyboardInterrupt):
@@ -307,10 +310,12 @@ def calibrate(slicer: Slicer, batch: SudokuBatch, time_limit: float | None) -> N
 class _Pool:
     """Which puzzle sits in which slot, since when, and the loop that keeps the slots busy.
 
-    One loop serves both runners. After each slice: the status rows say which puzzles are
-    finished (or out of time: stopped); their grids are fetched; then, on a runner that
-    overlaps, the next slice starts before the host verifies, reports and refills those slots
-    (a refilled slot joins the slice after), otherwise the refill comes first.
+    One loop serves every runner, and it works on all the slots at once: after each slice the
+    status rows say which puzzles are finished (or out of time: stopped), their grids are
+    fetched together, then, on a runner that overlaps, the next slice starts before the host
+    verifies them (one verifier call for all: verify_many), reports them and refills their
+    slots (deduction, tables and upload for all the new puzzles at once; a refilled slot joins
+    the slice after), otherwise the refill comes first.
 
     Every puzzle taken from the stream is, at any moment, in exactly one place: a slot
     (slot_q), or the outbox (its result made and not yet handed out), or handed out. A slot is
@@ -328,83 +333,107 @@ class _Pool:
         self.first_index = first_index
         self.report = report  # backend, seed, move: what every result names
         self.next_q = 0
-        P = batch.puzzles
-        self.slot_q = [-1] * P
-        self.slot_start: list[float | None] = [None] * P  # None: its chains have not run yet
-        self.slot_cells: list[np.ndarray | None] = [None] * P  # each slot's puzzle as read
+        P, cells = batch.puzzles, batch.given_vals.shape[1]
+        self.slot_q = np.full(P, -1, np.int64)  # -1: empty
+        self.slot_start = np.full(P, np.nan)  # nan: its chains have not run yet
+        self.slot_cells = np.zeros((P, cells), np.uint8)  # each slot's puzzle as read
+        self.slot_loaded = np.zeros((P, cells), np.uint8)  # ... as loaded (after deduction)
         self.outbox: list[SolveResult] = []  # results made and not yet handed out
         self.bounds = ps.bound_semantics(batch.solved)
         self.stats = np.zeros((P, ps.N_STATS), np.int64)
         self.seen = np.zeros(P, np.int64)  # proposals of each slot's puzzle at the last status
+        self.N = layout(batch.order).N
 
     def warm(self) -> None:
         """Compile every kernel, then fill every slot (before any clock starts)."""
         runner = self.runner
         runner.run(0)
-        runner.fetch([0], runner.status())
+        runner.fetch(np.zeros(1, np.int64), runner.status())
         runner.fetched()
-        for p in range(self.batch.puzzles):
-            self.refill(p)
+        self.refill(np.arange(self.batch.puzzles))
         self.stats = runner.status()
         self.round = time.perf_counter()
 
-    def refill(self, p: int) -> None:
-        """Load the stream's next puzzle into slot p (empty), or leave it empty when the stream
-        ends. The slot names its puzzle before the load starts: a Ctrl-C during the load finds
-        it there, not started."""
-        self.slot_start[p] = None
-        self.seen[p] = 0
-        cells = next(self.source, None)
-        if cells is None:
-            self.runner.load(p, None, None, 0)
-            return
-        if isinstance(cells, tuple):
-            q, cells = cells
-            q = validate.integer("puzzle position", q, 0)  # -1 would mark the slot empty
-        else:
-            q = self.next_q
-        self.next_q = q + 1
-        cells = validate.sudoku_array(cells, self.batch.order)[0][0]  # 262 refused, never 6
-        self.slot_cells[p] = cells
-        self.slot_q[p] = q
-        masks = None
+    def refill(self, slots: np.ndarray) -> None:
+        """Load the stream's next puzzles into `slots` (empty), in order; the slots left when
+        the stream ends stay empty. Each slot names its puzzle as soon as it is read, before
+        any load starts: a Ctrl-C during the load finds it there, not started."""
+        self.slot_start[slots] = np.nan
+        self.seen[slots] = 0
+        taken = 0
+        for p in slots:
+            item = next(self.source, None)
+            if item is None:
+                break
+            if isinstance(item, tuple):
+                q, cells = item
+                q = validate.integer("puzzle position", q, 0)  # -1 would mark the slot empty
+            else:
+                q, cells = self.next_q, item
+            self.next_q = q + 1
+            self.slot_cells[p] = self._cells(cells)
+            self.slot_q[p] = q
+            taken += 1
+        if taken < len(slots):
+            self.runner.empty(slots[taken:])
+        if taken:
+            self._load(slots[:taken])
+
+    def _cells(self, cells) -> np.ndarray:
+        """A puzzle's cells as the pool keeps them: uint8[cells], every value in 0..N (262
+        refused, never taken as 6)."""
+        if (
+            isinstance(cells, np.ndarray) and cells.dtype == np.uint8
+            and cells.shape == self.slot_cells.shape[1:] and int(cells.max()) <= self.N
+        ):  # fmt: skip
+            return cells
+        return validate.sudoku_array(cells, self.batch.order)[0][0]
+
+    def _load(self, slots: np.ndarray) -> None:
+        """The puzzles named by `slots` into the runner: deduction (when asked), tables and
+        the upload, for all of them at once."""
+        b = self.batch
+        cells, masks, has_mask = self.slot_cells[slots], None, None
         if self.propagate:
-            cells, masks = logic_fill(cells, self.batch.order)
-        self.runner.load(p, cells, masks, self.first_chain + q * self.batch.cpp)
+            cells, masks, has_mask = logic_fill_many(cells, b.order)
+        self.slot_loaded[slots] = cells
+        tables = puzzle_tables(cells, b.order, b.move, masks, has_mask)
+        self.runner.load(slots, tables, self.first_chain + self.slot_q[slots] * b.cpp)
+
+    def active(self) -> np.ndarray:
+        """bool[slots]: slots holding a puzzle."""
+        return self.slot_q >= 0
 
     def drive(self, time_limit: float | None, slicer: Slicer):
         """Run slices until the stream is done; yield each puzzle's result as it finishes."""
         runner = self.runner
-        while any(q >= 0 for q in self.slot_q):
+        while self.active().any():
             interrupts.check()  # a Ctrl-C that a compilation swallowed
             now = time.perf_counter()
             done = self._finished(now, time_limit, slicer)
-            if done:
+            if done.size:
                 runner.fetch(done, self.stats)
-            left = [p for p, q in enumerate(self.slot_q) if q >= 0 and p not in done]
             launch = None
-            if runner.overlaps and left:
+            if runner.overlaps and self.active().sum() > done.size:
                 launch = self._launch(slicer, time_limit)
-            if done:
-                grids = runner.fetched()
-                for j, p in enumerate(done):
-                    self._post(p, grids[j], now)
+            if done.size:
+                self._post(done, runner.fetched(), now)
                 yield from self.hand_out()
-                for p in done:
-                    self.refill(p)
+                self.refill(done)
             if launch is None:
-                if not any(q >= 0 for q in self.slot_q):
+                if not self.active().any():
                     return
                 launch = self._launch(slicer, time_limit)
             self._measure(slicer, *launch)
 
-    def _post(self, p: int, grid: np.ndarray, now: float, error: str | None = None) -> None:
-        """Put the result of slot p's puzzle in the outbox, then mark the slot empty."""
-        result = self.result(p, grid, now)
-        if error is not None:
-            result.error = error
-        self.outbox.append(result)
-        self.slot_q[p] = -1
+    def _post(self, slots: np.ndarray, grids: np.ndarray, now: float, error=None) -> None:
+        """Put the results of the slots' puzzles in the outbox, then mark the slots empty."""
+        results = self.results(slots, grids, now)
+        for result in results:
+            if error is not None:
+                result.error = error
+        self.outbox.extend(results)
+        self.slot_q[slots] = -1
 
     def hand_out(self) -> Iterator[SolveResult]:
         """Yield the outbox's results, each leaving it once the consumer has it (a Ctrl-C at
@@ -416,25 +445,22 @@ class _Pool:
             finally:
                 del self.outbox[0]
 
-    def _finished(self, now: float, time_limit: float | None, slicer: Slicer) -> list[int]:
-        """Slots whose puzzle is over, or out of time (those are stopped)."""
-        running = int(self.stats[:, ps.S_RUNNING].sum())
-        one = slicer.predict(1, running)
-        done = []
-        for p, q in enumerate(self.slot_q):
-            start = self.slot_start[p]
-            if q < 0 or start is None:
-                continue
-            over = ps.is_finished(self.stats[p], self.bounds)
-            if not over and time_limit is not None:
-                left = time_limit - (now - start)
-                # out of time, or too little left for one more round of one plateau
-                if left <= 0 or (one is not None and left < one):
-                    self.runner.stop(p)
-                    over = True
-            if over:
-                done.append(p)
-        return done
+    def _finished(self, now: float, time_limit: float | None, slicer: Slicer) -> np.ndarray:
+        """Slots whose puzzle is over, or out of time (those are stopped), ascending."""
+        started = self.active() & ~np.isnan(self.slot_start)
+        running = self.stats[:, ps.S_RUNNING]
+        over = started & (running == 0)
+        if not self.bounds:
+            over |= started & (self.stats[:, ps.S_SOLVED] > 0)
+        if time_limit is not None:
+            one = slicer.predict(1, int(running.sum()))
+            left = time_limit - (now - self.slot_start)
+            # out of time, or too little left for one more round of one plateau
+            late = started & ~over & ((left <= 0) | (left < one if one is not None else False))
+            if late.any():
+                self.runner.stop(np.flatnonzero(late))
+                over |= late
+        return np.flatnonzero(over)
 
     def _launch(self, slicer: Slicer, time_limit: float | None):
         """Start a slice sized to the least time a puzzle has left.
@@ -442,21 +468,16 @@ class _Pool:
         Returns (running chains, seconds the run call took: the slice itself where run() waits
         for it)."""
         now = time.perf_counter()
-        active = [p for p, q in enumerate(self.slot_q) if q >= 0]
-        running = sum(
-            self.batch.cpp if self.slot_start[p] is None else int(self.stats[p, ps.S_RUNNING])
-            for p in active
-        )
+        active = self.active()
+        fresh = active & np.isnan(self.slot_start)
+        started = active & ~fresh
+        running = int(self.stats[started, ps.S_RUNNING].sum()) + self.batch.cpp * int(fresh.sum())
         least = None
-        if time_limit is not None and active:
-            least = min(
-                time_limit - (0.0 if self.slot_start[p] is None else now - self.slot_start[p])
-                for p in active
-            )
+        if time_limit is not None and active.any():
+            elapsed = np.where(fresh, 0.0, now - self.slot_start)
+            least = float(time_limit - elapsed[active].max())
         budget = slicer.budget(running, least)
-        for p in active:
-            if self.slot_start[p] is None:
-                self.slot_start[p] = now
+        self.slot_start[fresh] = now
         self.runner.run(budget)
         return running, time.perf_counter() - now
 
@@ -471,26 +492,28 @@ class _Pool:
         self.seen = proposals.copy()
         self.round = now
 
-    def result(self, p: int, grid: np.ndarray, now: float) -> SolveResult:
-        """The result of slot p's puzzle (its status row and reported grid)."""
-        q, report = self.slot_q[p], self.report
-        start = self.slot_start[p]
-        result = _result(
-            self.batch, p, self.stats[p], grid, 0.0 if start is None else now - start,
+    def results(self, slots: np.ndarray, grids: np.ndarray, now: float) -> list[SolveResult]:
+        """The results of the slots' puzzles (their status rows and reported grids)."""
+        b, report = self.batch, self.report
+        q = self.slot_q[slots]
+        seconds = np.nan_to_num(now - self.slot_start[slots], nan=0.0)
+        results = _results(
+            b, self.stats[slots], grids, self.slot_loaded[slots], self.slot_cells[slots], seconds,
             report["backend"], self.first_index + q, report["seed"],
-            self.first_chain + q * self.batch.cpp,
+            self.first_chain + q * b.cpp,
         )  # fmt: skip
-        result.move = report["move"]
-        return result
+        for result in results:
+            result.move = report["move"]
+        return results
 
     def _not_started(self, p: int, error: str) -> SolveResult:
         """The result of slot p's puzzle when its chains never ran: the puzzle as read, no
         counts (the slot's arrays may still hold the puzzle before it)."""
-        cells, report, b = self.slot_cells[p], self.report, self.batch
+        report, b = self.report, self.batch
         return SolveResult(
-            index=self.first_index + self.slot_q[p], order=b.order, solved=False,
-            verified=False, solution=None, best=cells.copy(), cost=-1, trials=0, proposals=0,
-            accepted=0, seconds=0.0, backend=report["backend"], chains=b.cpp,
+            index=self.first_index + int(self.slot_q[p]), order=b.order, solved=False,
+            verified=False, solution=None, best=self.slot_cells[p].copy(), cost=-1, trials=0,
+            proposals=0, accepted=0, seconds=0.0, backend=report["backend"], chains=b.cpp,
             schedule=b.schedule.name, move=report["move"], seed=report["seed"], error=error,
             extra={"chain_trials": 0, "chain_proposals": 0},
         )  # fmt: skip
@@ -499,13 +522,13 @@ class _Pool:
         """Move every puzzle still in a slot (and not in the outbox already) to the outbox, as
         it stands, with `error` set."""
         posted = {r.index for r in self.outbox}
-        active = [
-            p for p, q in enumerate(self.slot_q)
-            if q >= 0 and self.first_index + q not in posted
-        ]  # fmt: skip
-        started = [p for p in active if self.slot_start[p] is not None]
+        active = np.array([
+            p for p in np.flatnonzero(self.active())
+            if self.first_index + int(self.slot_q[p]) not in posted
+        ], np.int64)  # fmt: skip
+        started = active[~np.isnan(self.slot_start[active])]
         grids = np.zeros((len(started), self.batch.given_vals.shape[1]), np.uint8)
-        if started:
+        if started.size:
             try:
                 stats = self.runner.status()
                 self.runner.fetch(started, stats)
@@ -513,13 +536,12 @@ class _Pool:
                 self.stats = stats
             except Exception:  # the device may be gone: the last rows known stand
                 pass
-        now = time.perf_counter()
         for p in active:
-            if self.slot_start[p] is None:
+            if np.isnan(self.slot_start[p]):
                 self.outbox.append(self._not_started(p, error))
                 self.slot_q[p] = -1
-            else:
-                self._post(p, grids[started.index(p)], now, error)
+        if started.size:
+            self._post(started, grids, time.perf_counter(), error)
 
 
 def solve_batch(
@@ -555,66 +577,78 @@ def solve_batch(
     return results
 
 
-def _result(
+def _results(
     batch: SudokuBatch,
-    p: int,
-    row: np.ndarray,
-    grid: np.ndarray,
-    seconds: float,
+    rows: np.ndarray,
+    grids: np.ndarray,
+    loaded: np.ndarray,
+    givens: np.ndarray,
+    seconds: np.ndarray,
     backend: str,
-    index: int,
+    indices: np.ndarray,
     seed: int,
-    first_chain_of_puzzle: int,
-) -> SolveResult:
-    """A SolveResult from slot p's status row (gpu_anneal.pool_status) and reported grid.
+    first_chains: np.ndarray,
+) -> list[SolveResult]:
+    """SolveResults from status rows (gpu_anneal.pool_status) and reported grids, one per row;
+    `loaded` the puzzles as the slots hold them (after deduction), `givens` as read, which
+    every solution must keep (one verify_many call for all).
 
     A puzzle loaded complete (deduction filled every cell) runs no chain: its grid is the loaded
     one, its counts 0 and its chain fields None (extra["no_chain"]), on every backend alike."""
-    no_chain = bool(np.all(batch.given_vals[p]))
-    solved_any = no_chain or bool(row[ps.S_SOLVED] > 0)
-    pick = int(row[ps.S_PICK])
-    grid = np.array(grid[: layout(batch.order).cells], dtype=np.uint8)
-    if no_chain:
-        grid = batch.given_vals[p].copy()
-    cost = int(row[ps.S_PICK_COST]) if row[ps.S_PICK_TRIALS] > 0 else -1
-    error = None
-    verified = False
-    if solved_any:
-        error = verify_solution(grid, batch.order, batch.given_vals[p])
-        verified = error is None
-    return SolveResult(
-        index=index,
-        order=batch.order,
-        solved=solved_any and verified,
-        verified=verified,
-        solution=grid if verified else None,
-        best=grid,
-        cost=0 if no_chain and verified else cost,
-        # chains that found the grid complete (deduction first solved it) made no proposal and
-        # ran no annealing trial: 0, not one trial a chain (39,424 on a card)
-        trials=int(row[ps.S_TRIALS]) if row[ps.S_PROPOSALS] > 0 and not no_chain else 0,
-        proposals=0 if no_chain else int(row[ps.S_PROPOSALS]),
-        accepted=0 if no_chain else int(row[ps.S_ACCEPTED]),
-        seconds=seconds,
-        backend=backend,
-        chains=batch.cpp,
-        schedule=batch.schedule.name,
-        solving_chain=first_chain_of_puzzle + pick if solved_any and not no_chain else None,
-        seed=seed,
-        error=error,
-        extra={
-            "chain_trials": None if no_chain else int(row[ps.S_PICK_TRIALS]),
-            "chain_proposals": None if no_chain else int(row[ps.S_PICK_PROPOSALS]),
-            "no_chain": no_chain,
-        },
-    )
+    cells = layout(batch.order).cells
+    grids = np.array(grids[:, :cells], dtype=np.uint8)
+    no_chain = loaded.all(axis=1)
+    grids[no_chain] = loaded[no_chain]
+    solved_any = no_chain | (rows[:, ps.S_SOLVED] > 0)
+    faults = [None] * len(rows)
+    check = np.flatnonzero(solved_any)
+    start = time.perf_counter()
+    if check.size:
+        for j, fault in zip(
+            check, verify_many(grids[check], batch.order, givens[check]), strict=True
+        ):
+            faults[j] = fault
+    verify_seconds = (time.perf_counter() - start) / max(1, check.size)
+    out = []
+    for j, row in enumerate(rows.tolist()):
+        none = bool(no_chain[j])
+        verified = bool(solved_any[j]) and faults[j] is None
+        grid = grids[j]
+        cost = row[ps.S_PICK_COST] if row[ps.S_PICK_TRIALS] > 0 else -1
+        out.append(SolveResult(
+            index=int(indices[j]), order=batch.order, solved=verified, verified=verified,
+            solution=grid if verified else None, best=grid,
+            cost=0 if none and verified else cost,
+            # chains that found the grid complete (deduction first solved it) made no proposal
+            # and ran no annealing trial: 0, not one trial a chain (39,424 on a card)
+            trials=row[ps.S_TRIALS] if row[ps.S_PROPOSALS] > 0 and not none else 0,
+            proposals=0 if none else row[ps.S_PROPOSALS],
+            accepted=0 if none else row[ps.S_ACCEPTED],
+            seconds=float(seconds[j]), backend=backend, chains=batch.cpp,
+            schedule=batch.schedule.name,
+            solving_chain=int(first_chains[j]) + row[ps.S_PICK]
+            if solved_any[j] and not none else None,
+            seed=seed, error=faults[j], verify_seconds=verify_seconds if solved_any[j] else 0.0,
+            extra={
+                "chain_trials": None if none else row[ps.S_PICK_TRIALS],
+                "chain_proposals": None if none else row[ps.S_PICK_PROPOSALS],
+                "no_chain": none,
+            },
+        ))  # fmt: skip
+    return out
 
 
-def _host_result(batch: SudokuBatch, p: int, seconds: float, index: int, seed: int, first: int):
-    """A SolveResult of slot p from the host arrays (CPU batches)."""
-    row = ps.puzzle_status(batch.ctr[batch.chain_slice(p)], batch.cpp)[0]
-    grid = batch.best_vals[p * batch.cpp + int(row[ps.S_PICK])]
-    return _result(batch, p, row, grid, seconds, "cpu", index, seed, first)
+def _host_result(
+    batch: SudokuBatch, p: int, givens: np.ndarray, seconds: float, index: int, seed: int,
+    first: int,
+) -> SolveResult:  # fmt: skip
+    """A SolveResult of slot p from the host arrays (CPU batches); `givens` as read."""
+    row = ps.puzzle_status(batch.ctr[batch.chain_slice(p)], batch.cpp)
+    grid = batch.best_vals[p * batch.cpp + int(row[0, ps.S_PICK])][None]
+    return _results(
+        batch, row, grid, batch.given_vals[p : p + 1], np.asarray(givens, np.uint8)[None],
+        np.array([seconds]), "cpu", np.array([index]), seed, np.array([first]),
+    )[0]  # fmt: skip
 
 
 def solve_one(puzzle: np.ndarray, order: int, **kwargs) -> SolveResult:
@@ -648,7 +682,8 @@ def replay_chain(
     trial_cap = NO_TRIAL_CAP
     if max_trials is not None:  # the replayed chain's share, the only chain of its batch
         trial_cap = chain_trials(max_trials, chains, chain % chains)
-    cells, masks = np.asarray(puzzle, np.uint8), None
+    givens = cells = np.asarray(puzzle, np.uint8)
+    masks = None
     if propagate:
         cells, masks = logic_fill(cells, order)
     batch = make_batch(
@@ -663,7 +698,7 @@ def replay_chain(
         if time_limit is not None and time.perf_counter() - start >= time_limit:
             break
         budget = min(budget * 2, 1 << 20)
-    result = _host_result(batch, 0, time.perf_counter() - start, 0, seed, chain)
+    result = _host_result(batch, 0, givens, time.perf_counter() - start, 0, seed, chain)
     result.chains = chains
     result.move = move
     return result

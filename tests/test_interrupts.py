@@ -24,7 +24,7 @@ from cli.tally import Tally
 from gpu_anneal import interrupts
 
 HERE = Path(__file__).parent
-POOL_EVENTS = {"run", "status", "fetch", "fetched", "load", "refill", "next", "result", "consumer"}
+POOL_EVENTS = {"run", "status", "fetch", "fetched", "load", "refill", "next", "results", "consumer"}
 
 
 def every_point(run) -> tuple[list[str], set[str], int]:

@@ -184,12 +184,17 @@ def _fill_puzzle(
 
 
 def puzzle_tables(
-    puzzles: np.ndarray, order: int, move: int, masks: np.ndarray | None = None
+    puzzles: np.ndarray,
+    order: int,
+    move: int,
+    masks: np.ndarray | None = None,
+    has_mask: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """The per-puzzle arrays of `puzzles` (uint8[P, cells]) for a move (see module docstring).
 
     masks (int64[P, cells], bit d - 1 = digit d allowed), when given, replace the candidates the
-    candidate move derives from the givens (see logic_fill).
+    candidate move derives from the givens (see logic_fill); has_mask (bool[P]) says which rows
+    of masks hold (default: all of them).
     """
     lay = layout(order)
     pk = packing(order)
@@ -208,16 +213,32 @@ def puzzle_tables(
         "nbox": np.zeros((count, N), dtype=np.int32),
         "box_missing": np.zeros((count, N, N), dtype=np.uint8),
     }
+    if masks is None:
+        masks = np.zeros((count, lay.cells), dtype=np.int64)
+        has_mask = np.zeros(count, dtype=np.bool_)
+    else:
+        masks = np.ascontiguousarray(masks, dtype=np.int64).reshape(count, lay.cells)
+        has_mask = np.ones(count, np.bool_) if has_mask is None else np.asarray(has_mask, bool)
     words, bits = _board_bits(order)
-    no_mask = np.zeros(lay.cells, dtype=np.int64)
-    for p in range(count):
-        mask_row = no_mask if masks is None else np.ascontiguousarray(masks[p], dtype=np.int64)
-        t["ninit"][p], t["nmove"][p] = _fill_puzzle(
-            puzzles[p], lay.units, lay.cell_units, N, pk.WR, words, bits, move, mask_row,
-            masks is not None, t["given_board"][p], t["init_cells"][p], t["move_cells"][p],
-            t["cand"][p], t["ncand"][p], t["box_cells"][p], t["nbox"][p], t["box_missing"][p],
-        )  # fmt: skip
+    _fill_puzzles(
+        puzzles, lay.units, lay.cell_units, N, pk.WR, words, bits, move, masks, has_mask,
+        *(t[name] for name in sa.PUZZLE_ARRAYS[1:]),
+    )  # fmt: skip
     return t
+
+
+@nb.njit(cache=True)
+def _fill_puzzles(
+    puzzles, units, cell_units, N, WR, words, bits, move, masks, has_mask,
+    board, init_cells, ninit, move_cells, nmove, cand, ncand, box_cells, nbox, box_missing,
+):  # fmt: skip
+    """_fill_puzzle on every row (the tables' rows fresh as puzzle_tables makes them)."""
+    for p in range(puzzles.shape[0]):
+        ninit[p], nmove[p] = _fill_puzzle(
+            puzzles[p], units, cell_units, N, WR, words, bits, move, masks[p], has_mask[p],
+            board[p], init_cells[p], move_cells[p], cand[p], ncand[p], box_cells[p], nbox[p],
+            box_missing[p],
+        )  # fmt: skip
 
 
 def make_batch(
@@ -316,22 +337,56 @@ def load_puzzle(
     """Put a new puzzle in slot p with fresh chains (states: uint64[cpp, 2]); None empties it.
 
     An empty slot's chains are marked exhausted, so runners skip them. masks: candidate masks
-    of the puzzle's cells (see puzzle_tables).
+    of the puzzle's cells (see puzzle_tables). One slot of load_puzzles / empty_puzzles.
     """
+    slots = np.array([p], np.int64)
+    if cells is None:
+        empty_puzzles(batch, slots)
+        return
     lay = layout(batch.order)
-    chains = batch.chain_slice(p)
-    grid = np.zeros((1, lay.cells), np.uint8) if cells is None else cells.reshape(1, lay.cells)
     rows = None if masks is None else masks.reshape(1, lay.cells)
-    for name, table in puzzle_tables(grid, batch.order, batch.move, rows).items():
-        getattr(batch, name)[p] = table[0]
-    batch.solved[p] = sa.NOT_SOLVED
+    tables = puzzle_tables(cells.reshape(1, lay.cells), batch.order, batch.move, rows)
+    load_puzzles(batch, slots, tables, states)
+
+
+def chains_of(batch: SudokuBatch, slots: np.ndarray) -> np.ndarray:
+    """int64[k * cpp]: the chains of slots (each slot's cpp chains in order)."""
+    return (np.asarray(slots, np.int64)[:, None] * batch.cpp + np.arange(batch.cpp)).ravel()
+
+
+def load_puzzles(batch: SudokuBatch, slots: np.ndarray, tables: dict, states: np.ndarray) -> None:
+    """Slots take new puzzles with fresh chains: row j of every table (puzzle_tables) goes to
+    slot slots[j], whose chains start from states[j * cpp : (j + 1) * cpp] (uint64[k*cpp, 2])."""
+    for name in sa.PUZZLE_ARRAYS:
+        getattr(batch, name)[slots] = tables[name]
+    batch.solved[slots] = sa.NOT_SOLVED
+    chains = chains_of(batch, slots)
+    _fresh_counters(batch, chains)
+    batch.rng[chains, :2] = states
+
+
+def empty_puzzles(batch: SudokuBatch, slots: np.ndarray) -> None:
+    """Slots left empty: blank tables, and their chains marked exhausted so runners skip them."""
+    for name, table in _blank_tables(batch.order, batch.move).items():
+        getattr(batch, name)[slots] = table
+    batch.solved[slots] = sa.NOT_SOLVED
+    chains = chains_of(batch, slots)
+    _fresh_counters(batch, chains)
+    batch.ctr[chains, sa.C_STATUS] = sa.EXHAUSTED
+
+
+def _fresh_counters(batch: SudokuBatch, chains: np.ndarray) -> None:
+    """Counters and best grids of chains as a new puzzle starts them."""
     batch.ctr[chains] = 0
     batch.ctr[chains, sa.C_PLATEAU] = -1
     batch.ctr[chains, sa.C_BEST_VALS_COST] = np.iinfo(np.int64).max
-    if cells is None:
-        batch.ctr[chains, sa.C_STATUS] = sa.EXHAUSTED
-    batch.rng[chains, :2] = states
     batch.best_vals[chains] = 0
+
+
+@cache
+def _blank_tables(order: int, move: int) -> dict[str, np.ndarray]:
+    """The tables of an empty slot (a grid of blanks): one row of each."""
+    return puzzle_tables(np.zeros((1, layout(order).cells), np.uint8), order, move)
 
 
 def logic_fill(cells: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray | None]:
@@ -341,17 +396,26 @@ def logic_fill(cells: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray | 
     draws. A contradiction returns the puzzle unchanged and no masks: annealing then reports
     it unsolved with its best cost, as for any puzzle without a solution.
     """
-    from cpu_reference.sudoku.exact import propagate
+    filled, masks, ok = logic_fill_many(np.asarray(cells)[None], order)
+    return (filled[0], masks[0]) if ok[0] else (np.asarray(cells), None)
+
+
+def logic_fill_many(cells: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """logic_fill of every row of cells (uint8[k, cells]) at once: (filled, masks, ok), ok[j]
+    False where row j meets a contradiction (its filled row is the puzzle unchanged and its
+    masks row is not to be used)."""
+    from cpu_reference.sudoku.exact import CONTRADICTION, propagate_many
 
     lay = layout(order)
+    cells = np.asarray(cells, np.uint8).reshape(-1, lay.cells)
     full = np.int64((1 << lay.N) - 1)
-    masks = np.where(cells > 0, np.left_shift(1, cells.astype(np.int64) - 1), full).astype(np.int64)
-    if propagate(masks, order) < 0:
-        return cells, None
-    single = (masks & (masks - 1)) == 0
+    digits = cells.astype(np.int64)
+    masks = np.where(cells > 0, np.left_shift(1, np.maximum(digits - 1, 0)), full)
+    ok = propagate_many(masks, order) != CONTRADICTION
+    single = ((masks & (masks - 1)) == 0) & ok[:, None]
     filled = cells.copy()
     filled[single] = (np.log2(masks[single]).astype(np.int64) + 1).astype(np.uint8)
-    return filled, masks
+    return filled, masks, ok
 
 
 def flat_rows(array: np.ndarray) -> np.ndarray:

@@ -265,20 +265,26 @@ def propagate(masks: np.ndarray, order: int, pairs: bool = True) -> int:
     return int(_propagate_fresh(masks, units, cell_units, peer_list, bool(pairs)))
 
 
-@nb.njit(cache=True, parallel=True, nogil=True)
+@nb.njit(cache=True, nogil=True)
 def _propagate_rows(masks, units, cell_units, peer_list, pairs, status):
-    for j in nb.prange(masks.shape[0]):
+    for j in range(masks.shape[0]):
         status[j] = _propagate_fresh(masks[j], units, cell_units, peer_list, pairs)
 
 
 def propagate_many(masks: np.ndarray, order: int, pairs: bool = True) -> np.ndarray:
-    """propagate() on every row of masks (int64[k, N*N], changed in place), rows spread over the
-    CPU threads; int8[k] of CONTRADICTION, OPEN or SOLVED, row by row as propagate() returns."""
+    """propagate() on every row of masks (int64[k, N*N], changed in place); int8[k] of
+    CONTRADICTION, OPEN or SOLVED, row by row as propagate() returns them, and the same masks
+    where a row does not contradict (a contradicted row's masks are left as the search stopped).
+    9x9 rows with every rule take the 9x9 path (the same fixed point: the rules reach it in any
+    order)."""
     lay, units, cell_units, peer_list = _tables(order)
     if masks.dtype != np.int64 or masks.ndim != 2 or masks.shape[1] != lay.cells:
         raise InputError(f"masks: need int64[k, {lay.cells}], got {masks.dtype}{list(masks.shape)}")
     status = np.zeros(masks.shape[0], np.int8)
-    _propagate_rows(masks, units, cell_units, peer_list, bool(pairs), status)
+    if order == 3 and pairs:
+        _propagate_rows9(masks, status)
+    else:
+        _propagate_rows(masks, units, cell_units, peer_list, bool(pairs), status)
     return status
 
 
@@ -401,6 +407,35 @@ def _propagate9(row, queue, qlen, hdirty, pdirty):
                     break
         if not changed:
             return OPEN
+
+
+@nb.njit(cache=True, nogil=True)
+def _propagate_rows9(masks, status):
+    """_propagate_rows for 9x9 with every rule, through _propagate9 (int32 rows)."""
+    row = np.empty(81, np.int32)
+    queue = np.empty(81, np.int64)
+    for j in range(masks.shape[0]):
+        qlen = 0
+        for c in range(81):
+            m = masks[j, c]
+            row[c] = m
+            if m != 0 and m & (m - 1) == 0:
+                queue[qlen] = c
+                qlen += 1
+        result = _propagate9(row, queue, qlen, _ALL_UNITS9, _ALL_UNITS9)
+        for c in range(81):
+            masks[j, c] = row[c]
+        if result == CONTRADICTION:
+            status[j] = CONTRADICTION
+            continue
+        status[j] = SOLVED
+        for c in range(81):
+            m = row[c]
+            if m == 0:
+                status[j] = CONTRADICTION
+                break
+            if m & (m - 1):
+                status[j] = OPEN
 
 
 @nb.njit(cache=True)

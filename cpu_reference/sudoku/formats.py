@@ -59,6 +59,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -205,21 +206,33 @@ def check_givens(cells: np.ndarray, order: int) -> str | None:
         return _size_fault(int(a.size), n)
     if a.dtype.kind not in "iub":
         return f"cells have type {a.dtype}, expected integers"
-    out = np.flatnonzero((a < 0) | (a > N))
-    if out.size:
-        c = int(out[0])
+    if a.min() < 0 or a.max() > N:
+        c = int(np.flatnonzero((a < 0) | (a > N))[0])
         return f"cell {_rc(c, N)} holds {int(a[c])}, outside 0..{N}"
+    units, offsets = _unit_keys(n)
+    keys = (a[units] + offsets).ravel()  # (unit, digit) pairs, [3N, N]
+    counts = np.bincount(keys, minlength=3 * N * (N + 1))
+    counts[:: N + 1] = 0  # blanks
+    if counts.max() <= 1:
+        return None
+    counts = counts.reshape(3 * N, N + 1)
     lay = layout(n)
-    vals = a.astype(np.int64)[lay.units]  # [3N, N]
-    counts = np.zeros((3 * N, N + 1), dtype=np.int64)
-    np.add.at(counts, (np.repeat(np.arange(3 * N), N), vals.ravel()), 1)
-    counts[:, 0] = 0
+    vals = a.astype(np.int64)[lay.units]
     dup = np.argwhere(counts > 1)
     if dup.size == 0:
         return None
     u, d = (int(x) for x in dup[0])
     where = ", ".join(_rc(int(c), N) for c in lay.units[u][vals[u] == d][:2])
     return f"digit {d} given twice in {_unit_label(u, N)} ({where})"
+
+
+@cache
+def _unit_keys(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(cells of each unit as indices [3N, N], (N + 1) x the unit's row [3N, 1]): a cell's
+    digit plus its unit's offset is a (unit, digit) key."""
+    N = n * n
+    units = layout(n).units.astype(np.intp)
+    return units, ((N + 1) * np.arange(3 * N, dtype=np.intp))[:, None]
 
 
 def _checked(cells: np.ndarray, n: int) -> np.ndarray:
@@ -637,7 +650,10 @@ def _symbols(cells: np.ndarray, N: int) -> str:
         raise InputError(
             f"digit {len(SYMBOLS) + 1} has no one-line symbol; write {N}x{N} as rows, tsv or solo"
         )
-    return "".join("." if v == 0 else SYMBOLS[v - 1] for v in cells.tolist())
+    return _SYMBOL_BYTES[cells].tobytes().decode("ascii")
+
+
+_SYMBOL_BYTES = np.frombuffer(("." + SYMBOLS).encode("ascii"), np.uint8)  # digit -> its symbol
 
 
 def format_grid(
@@ -661,10 +677,13 @@ def format_grid(
         raise InputError(f"order {n} is outside {MIN_ORDER}..{MAX_ORDER}")
     N = n * n
     a = np.asarray(cells).ravel()
+    comment = f"  # {name}" if name else ""
+    if fmt == "line" and a.dtype == np.uint8 and a.size == N * N and N <= len(SYMBOLS):
+        if a.max() <= N:  # the common case, in one pass: uint8 holds no negative
+            return _SYMBOL_BYTES[a].tobytes().decode("ascii") + comment
     if a.size != N * N or a.dtype.kind not in "iub" or a.min() < 0 or a.max() > N:
         raise InputError(f"cannot write {a.size} cells of type {a.dtype} as a {N}x{N} grid")
     a = a.astype(np.int64)
-    comment = f"  # {name}" if name else ""
     if fmt == "line":
         return _symbols(a, N) + comment
     if fmt == "grid":

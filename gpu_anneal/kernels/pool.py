@@ -8,6 +8,8 @@ puzzle_status    one block a puzzle: each thread folds chains i = t, t + T, ... 
                  the status row of gpu_anneal.pool_status (same rows as its numpy twin).
 gather_grids     out[k, c] = best_vals[g, c] for the reported chain g of slot slots[k]: only these
                  rows leave the device.
+scatter_rows     row j of a staging array to slot slots[j] of a per-puzzle array (both seen as
+                 bytes): a refill's new rows reach the device in one copy and one kernel.
 fresh_chains     slot slots[k]'s chains start afresh (the counters and best grid that
                  cpu_reference.sudoku.batch.load_puzzle writes), chain i's RNG state being
                  first[k] jumped i times: M_b products over the set bits b of i
@@ -44,16 +46,17 @@ def better_solve(prop_a, i_a, prop_b, i_b):
 
 @cache
 def kernels() -> dict:
-    """The pool kernels for the current device: {'status', 'gather', 'fresh'}.
+    """The pool kernels for the current device: {'status', 'gather', 'fresh', 'scatter'}.
 
     Copies of the kernels below in a generated module (kernel_cache.module_copy), compiled on
     first use or loaded from the disk cache where an earlier process compiled them.
     """
-    module = module_copy("pool", (puzzle_status, gather_grids, fresh_chains))
+    module = module_copy("pool", (puzzle_status, gather_grids, fresh_chains, scatter_rows))
     return {
         "status": cached_jit(module.puzzle_status),
         "gather": cached_jit(module.gather_grids),
         "fresh": cached_jit(module.fresh_chains),
+        "scatter": cached_jit(module.scatter_rows),
     }
 
 
@@ -175,6 +178,18 @@ def fresh_chains(ctr, rng, best_vals, slots, first, count, cpp, powers):
             s1 = r1
     rng[g, 0] = s0
     rng[g, 1] = s1
+
+
+def scatter_rows(rows, slots, count, out):
+    """Kernel: out[slots[j], :] = rows[j, :] for j < count (byte rows: any array seen as
+    uint8[slots, row bytes])."""
+    x = cuda.grid(1)
+    width = rows.shape[1]
+    if x >= count * width:
+        return
+    j = x // width
+    c = x - j * width
+    out[slots[j], c] = rows[j, c]
 
 
 def blocks(work: int, threads: int = THREADS) -> int:

@@ -4,7 +4,7 @@ Used by tests/test_interrupts.py (CPU runner, in-process) and by
 tests/cuda_sim/sudoku_interrupts.py (CUDA runner, under the simulator).
 
 A run counts events: the entry and the return of every runner call (run, status, fetch,
-fetched, load, stop), of the pool's refill and result, of the puzzle source's next (a Ctrl-C
+fetched, load, empty, stop), of the pool's refill and results, of the puzzle source's next (a Ctrl-C
 at its return loses the puzzle in transit: it counts as not read), of the solver's
 Result-building at the Item level, and each result the consumer takes. `Points(k)` raises
 KeyboardInterrupt at the k-th event; `faults` lists what a run got wrong: a puzzle read and
@@ -27,7 +27,7 @@ PUZZLES = [
 ]  # fmt: skip
 SCHEDULE = "geometric:t0=1,ratio=0.8,t_final=0.1"  # 11 plateaus of 16 moves a trial
 SETTINGS = dict(chains=2, seed=5, time_limit=None, max_trials=8, move="sirdey")
-RUNNER_CALLS = ("run", "status", "fetch", "fetched", "load", "stop")
+RUNNER_CALLS = ("run", "status", "fetch", "fetched", "load", "empty", "stop")
 
 
 def cells(text: str) -> np.ndarray:
@@ -64,7 +64,7 @@ class Points:
 
 @contextlib.contextmanager
 def watched(points: Points):
-    """Every runner the pool makes, the pool's refill and result, and the solvers' Result
+    """Every runner the pool makes, the pool's refill and results, and the solvers' Result
     building, with events."""
     from gpu_anneal import solvers
     from gpu_anneal import sudoku_solver as solver
@@ -80,7 +80,7 @@ def watched(points: Points):
     saved = {
         (solver, "make_runner"): make_runner,
         (solver._Pool, "refill"): solver._Pool.refill,
-        (solver._Pool, "result"): solver._Pool.result,
+        (solver._Pool, "results"): solver._Pool.results,
         (solvers, "_from_pool"): solvers._from_pool,
     }
     solver.make_runner = make
