@@ -182,6 +182,9 @@ def test_pool_kernels_equal_their_host_twins():
     assert got["status"] == [True, True, True]
     assert got["fresh"] == {"ctr": True, "rng": True, "best_vals": True}
     assert got["gather"] is True
+    assert len(got["runner"]) == 3
+    for case, fields in got["runner"].items():
+        assert all(fields.values()), (case, fields)
 
 
 def test_a_limit_that_not_one_plateau_fits_is_refused_before_the_run():

@@ -6,6 +6,8 @@ Prints one JSON object:
     fresh    slots reseeded on the device hold what load_puzzle writes on the host (counters,
              best grids, RNG states of StreamCursor), and the other slots are untouched
     gather   the gathered grids are the reported chains' best grids, in the order asked
+    runner   the CUDA runner's load, empty and stop (rows scattered on the device) leave every
+             per-puzzle array, counter, RNG state and solved bound as the CPU runner's do
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from numba import cuda  # noqa: E402
 
 from cpu_reference.anneal.rng import StreamCursor  # noqa: E402
 from cpu_reference.sudoku import rules as sa  # noqa: E402
-from cpu_reference.sudoku.batch import load_puzzle, make_batch  # noqa: E402
+from cpu_reference.sudoku.batch import load_puzzle, make_batch, puzzle_tables  # noqa: E402
 from cpu_reference.sudoku.schedules import by_name  # noqa: E402
 from gpu_anneal import pool_status as ps  # noqa: E402
 from gpu_anneal import stream_jump  # noqa: E402
 from gpu_anneal.kernels import pool  # noqa: E402
+from gpu_anneal.runners import CpuRunner, CudaRunner  # noqa: E402
 
 P, CPP = 4, 70  # 70 chains: threads of a 32-thread block fold two or three chains each
 
@@ -96,6 +99,34 @@ def check_gather() -> bool:
     return bool(np.array_equal(out.copy_to_host()[: len(slots)], want))
 
 
+def check_runner(order: int, move: str) -> dict:
+    """Load, empty and stop slots on both runners; the arrays that result, field by field."""
+    rng = np.random.default_rng(order)
+    N, cells = order * order, order**4
+    sched = by_name("sirdey-course", order)
+    code = sa.MOVE_NAMES[move]
+    cpu, gpu = (make_batch(np.zeros((P, cells), np.uint8), order, sched, 3, 7, move=code)
+                for _ in range(2))  # fmt: skip
+    runners = CpuRunner(cpu, 7), CudaRunner(gpu, 7)
+    puzzles = np.where(rng.random((3, cells)) < 0.2, rng.integers(1, N + 1, (3, cells)), 0)
+    tables = puzzle_tables(puzzles.astype(np.uint8), order, code)
+    for runner in runners:
+        runner.load(np.array([3, 0, 2]), tables, np.array([9, 30, 12]))
+        runner.empty(np.array([1]))
+        runner.stop(np.array([2]))
+    runners[1].status()  # the reseed kernel runs before the next status
+    runners[1].sync()
+    runners[1].fetch_grids()
+    same = {}
+    for name in (*sa.PUZZLE_ARRAYS, "solved", "ctr", "rng", "best_vals"):
+        if name in sa.PUZZLE_ARRAYS:
+            device = runners[1].d[name].copy_to_host().reshape(getattr(cpu, name).shape)
+        else:
+            device = getattr(gpu, name)
+        same[name] = bool(np.array_equal(device, getattr(cpu, name)))
+    return same
+
+
 if __name__ == "__main__":
     print(
         json.dumps(
@@ -103,6 +134,10 @@ if __name__ == "__main__":
                 "status": [check_status(seed) for seed in (1, 2, 3)],
                 "fresh": check_fresh(),
                 "gather": check_gather(),
+                "runner": {
+                    f"{n}:{m}": check_runner(n, m)
+                    for n, m in ((2, "sirdey"), (3, "focused-two"), (4, "focused"))
+                },
             }
         )
     )
