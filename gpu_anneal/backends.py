@@ -1,7 +1,9 @@
-"""Choosing where chains run: the CUDA card when one is usable, else every CPU core.
+"""Where chains can run: the CUDA card when one is usable, else every CPU core.
 
-`backend="auto"` picks CUDA when a usable device exists and says which it took; `"cuda"` without a
-device is an error, never a silent fallback. An optional part that is not installed (numba-cuda,
+resolve_backend is the device rule: `"auto"` resolves to CUDA when a usable device exists; `"cuda"`
+without a device is an error, never a silent fallback. The solvers (gpu_anneal.api) choose by
+speed instead: gpu_anneal.backend_choice takes, under `"auto"`, the backend that will finish the
+workload first. An optional part that is not installed (numba-cuda,
 Dask) is a MissingExtra naming the extra and the pip command that installs it.
 """
 
@@ -80,7 +82,8 @@ def cuda_status() -> tuple[bool, str]:
 
 
 def resolve_backend(backend: str) -> str:
-    """'cpu' or 'cuda' for a requested backend name; BackendError if CUDA is asked but missing."""
+    """'cpu' or 'cuda' for a requested backend name ("auto": CUDA when a device is usable);
+    BackendError if CUDA is asked but missing."""
     if backend not in BACKENDS:
         raise InputError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
     if backend == "cpu":

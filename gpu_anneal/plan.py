@@ -325,16 +325,7 @@ def make_plan(
             f"{shape['shared_per_block']} B of shared memory) does not fit one of its SMs"
         )
     wave = wave_chains(card, shape)
-    held = math.inf if puzzles is None else max(1, puzzles)
-    least = MIN_COOP_CHAINS_PER_PUZZLE if coop else MIN_CHAINS_PER_PUZZLE
-    if chains is None:
-        slots = batch or int(min(held, max(1, wave // least)))
-        cpp = math.ceil(wave / slots)
-        if cpp > WARP and not coop:
-            cpp = math.ceil(cpp / WARP) * WARP
-    else:
-        cpp = chains
-        slots = batch or int(min(held, math.ceil(wave / cpp)))
+    slots, cpp = launch(wave, puzzles, chains, batch, coop)
     per_chain, per_puzzle = shape["bytes_per_chain"], puzzle_bytes(order, move)
     room = int(card.memory * MEMORY_SHARE)
     need = lambda s: s * (cpp * per_chain + per_puzzle)  # noqa: E731
@@ -398,6 +389,26 @@ def make_plan(
     }
 
 
+def launch(
+    wave: int, puzzles: int | None, chains: int | None, batch: int | None, coop: bool = False
+) -> tuple[int, int]:
+    """(slots, chains per puzzle) of a launch covering at least `wave` chains for `puzzles`
+    puzzles (None: a stream of unknown length); chains and batch taken as given when set. Each
+    puzzle keeps at least MIN_CHAINS_PER_PUZZLE (cooperative kernel: MIN_COOP_CHAINS_PER_PUZZLE)
+    chains, rounded up to whole warps on the one-thread kernel. Memory is not checked here."""
+    held = math.inf if puzzles is None else max(1, puzzles)
+    least = MIN_COOP_CHAINS_PER_PUZZLE if coop else MIN_CHAINS_PER_PUZZLE
+    if chains is None:
+        slots = batch or int(min(held, max(1, wave // least)))
+        cpp = math.ceil(wave / slots)
+        if cpp > WARP and not coop:
+            cpp = math.ceil(cpp / WARP) * WARP
+    else:
+        cpp = chains
+        slots = batch or int(min(held, math.ceil(wave / cpp)))
+    return slots, cpp
+
+
 def max_slots(order: int, move: str, chains: int | None, device: Card | str | None) -> int:
     """The most puzzles a default plan takes at once (how far to read a stream ahead)."""
     card = resolve_card(device)
@@ -422,6 +433,7 @@ def format_plan(plan: dict) -> str:
     held = "a stream" if plan["puzzles"] is None else f"{plan['puzzles']} puzzles"
     lines = [
         f"plan (model) for {held}, {side}x{side}, move {plan['move']}, on {c['name']} ({where})",
+        *([f"  backend: {plan['backend_choice']}"] if plan.get("backend_choice") else []),
         f"  wave: {c['sms']} SMs x {plan['resident_blocks_per_sm']} blocks x "
         + (
             f"1 chain (one warp a chain: the cooperative kernel) = {plan['wave']:,} chains"
@@ -466,13 +478,18 @@ def describe(
     chains: int | None = None,
     batch: int | None = None,
     device: str | None = None,
+    backend: str = "cuda",
+    cores=None,
     **model,
 ) -> list[dict]:
     """The plans of a Sudoku solve on CUDA over these files (what `solve --dry-run` prints):
-    one per order found, for as many puzzles of that order as the files hold. `device` names a
+    one per order found, for as many puzzles of that order as the files hold, each with
+    `backend_choice`: why `backend` ("auto" or "cuda") runs where it does
+    (gpu_anneal.backend_choice; `cores`: this CPU's side, else gathered). `device` names a
     described card (None: the current device); `model` goes to make_plan (host_seconds, rate,
     slice_seconds)."""
     from cpu_reference.sudoku.formats import iter_puzzles
+    from gpu_anneal.backend_choice import describe_choice
 
     card = resolve_card(device)
     counts: dict[int, int] = {}
@@ -484,10 +501,12 @@ def describe(
     if not counts:
         raise InputError("--dry-run: the input holds no Sudoku puzzle to plan for")
     move = move or "sirdey"
-    return [
-        make_plan(order, move, n, chains, batch, card, **model)
-        for order, n in sorted(counts.items())
-    ]
+    plans = []
+    for order, n in sorted(counts.items()):
+        one = make_plan(order, move, n, chains, batch, card, **model)
+        chosen = describe_choice(backend, order, move, n, chains, batch, card, cores)
+        plans.append(one | {"backend_choice": chosen.reason})
+    return plans
 
 
 def summary(device: Card | str | None = None) -> dict:

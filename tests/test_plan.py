@@ -230,3 +230,50 @@ def test_a_one_off_host_cost_grows_a_slice_to_two_seconds_at_most():
     slicer.measure(64_800_000, kernel=1.0, running=100_000, round_seconds=31.0)
     assert slicer.budget(running=100_000, least_left=None) == GROWN_SLICE_SECONDS / 0.125
     assert slicer.budget(running=100_000, least_left=None) * 0.125 < 30.0
+
+
+def _sixteen_cores(order: int):
+    """The reference machine's 16 cores as backend_choice models them (nothing measured here)."""
+    from gpu_anneal import backend_choice as bc
+
+    move = "focused-two" if order == 3 else "focused"
+    return bc.Cores(bc.reference_cpu_rate(order, move, 16), 16, bc.CPU_LOAD, True, True)
+
+
+def test_dry_run_says_which_backend_auto_takes_and_why(monkeypatch):
+    """95 puzzles on a described H100 beside 16 cores: with the card's kernels to compile, the
+    cores finish first; with them cached, the card. --backend cuda says it was asked."""
+    from gpu_anneal import backend_choice as bc
+
+    top95 = str(Path(plan.__file__).parent / "data" / "top95.txt")
+    args = dict(device="H100 SXM", move="focused-two", cores=_sixteen_cores(3), **FIXED)
+    monkeypatch.setattr(bc, "card_kernel_cached", lambda *a: False)
+    (cold,) = plan.describe([top95], backend="auto", **args)
+    assert cold["backend_choice"].startswith("auto: cpu, 95 puzzles of 9x9: cores ")
+    assert "kernels to compile" in cold["backend_choice"]
+    monkeypatch.setattr(bc, "card_kernel_cached", lambda *a: True)
+    (warm,) = plan.describe([top95], backend="auto", **args)
+    assert warm["backend_choice"].startswith("auto: cuda, 95 puzzles of 9x9: cores ")
+    assert f"  backend: {warm['backend_choice']}" in plan.format_plan(warm).splitlines()
+    (asked,) = plan.describe([top95], backend="cuda", **args)
+    assert asked["backend_choice"] == "cuda: asked (--backend cuda)"
+
+
+def test_dry_run_command_prints_the_choice(monkeypatch, tmp_path):
+    """`solve FILE --dry-run --device 'H100 SXM'` prints the backend line above the plan (the
+    kernel's rate model and this CPU's rate left out: nothing compiles, nothing is measured)."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from gpu_anneal import backend_choice as bc
+
+    monkeypatch.setattr(plan, "_modeled_rates", lambda *a: {})
+    monkeypatch.setattr(bc, "cores_side", lambda order, move, measure=True: _sixteen_cores(order))
+    monkeypatch.setattr(bc, "card_kernel_cached", lambda *a: True)
+    path = tmp_path / "one.txt"
+    path.write_text((DATA / "top95_head.txt").read_text().splitlines()[0] + "\n")
+    run = CliRunner().invoke(app, ["solve", str(path), "--dry-run", "--device", "H100 SXM"])
+    assert run.exit_code == 0, run.output
+    lines = run.output.splitlines()
+    assert lines[1].startswith("  backend: auto: cpu, 1 puzzle of 9x9: cores ")
+    assert "card H100 SXM" in lines[1] and "kernels cached" in lines[1]
