@@ -9,12 +9,11 @@ template with gpu_anneal/kernels/coop_rules.py appended (that file tells how a r
 proposals stays the sequential chain). Every lane runs the template's drive_chain on the
 batch's counters and RNG rows, with the chain's own g, as the CPU runner does: the lanes hold the
 same values and take the same branches, so each read-modify-write of the chain's row is one
-value read and one value stored by the converged warp (lane_copy in coop_slice_template.py;
-the simulator, whose threads interleave, gives each lane a copy and writes lane 0's back). The
+value read and one value stored by the converged warp (lane_copy in coop_template.py; the
+simulator, whose threads interleave, gives each lane a copy and writes lane 0's back). The
 puzzle's bound solved[p], which other chains lower meanwhile, every lane reads in the same load,
-so the lanes stop together.
-Grids and row-packed bitboards go back to global memory in the CPU runner's layout, so a slice
-here and a slice of the CPU runner leave the same arrays.
+so the lanes stop together. Grids and row-packed bitboards go back to global memory in the CPU
+runner's layout, so a slice here and a slice of the CPU runner leave the same arrays.
 
 Which chains it serves: those drawing from Philox (rules.counter_based: orders 4-6, one-cell
 moves). The box swap shuffles a box with sequential draws at every trial start and swaps two
@@ -34,7 +33,7 @@ words of the simulator's scratch):
 plus 1 KB the runtime reserves a block (SHARED_RESERVED); ptxas reports the same static
 shared memory (tests/test_coop_kernel.py).
 
-The kernel's source is coop_slice_template.py, written out per order, move and launch bounds with
+The kernel's source is coop_template.py, written out per order, move and launch bounds with
 its constants as literals (kernel_function), and the refill kernel fresh_counter_chains is copied
 into a generated module (fresh_kernel): numba-cuda keeps both compiled on disk and a later process
 loads them instead of compiling (gpu_anneal.kernels.kernel_cache).
@@ -166,9 +165,9 @@ def kernel_function(order: int, move: int, any_order: bool = False,
     """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx);
     any_order as coop_model's.
 
-    It is the `sudoku_coop_slice` of coop_slice_template.py written out with this
-    specialisation's constants as a module of its own (kernel_cache.generated_module), so that
-    its compiled code can be kept on disk. `bounds`, the launch bounds it is to be built with,
+    It is the `sudoku_coop_slice` of coop_template.py written out with this specialisation's
+    constants as a module of its own (kernel_cache.generated_module), so that its compiled code
+    can be kept on disk. `bounds`, the launch bounds it is to be built with,
     only names the module (numba-cuda's cache key does not hold them); the function is the same
     for every one.
     """
@@ -183,7 +182,7 @@ def kernel_function(order: int, move: int, any_order: bool = False,
     return module.sudoku_coop_slice
 
 
-TEMPLATE = Path(__file__).with_name("coop_slice_template.py")
+TEMPLATE = Path(__file__).with_name("coop_template.py")
 
 
 def _constants(rules, order: int, move: int, bounds: tuple[int, int] | None) -> str:
