@@ -36,8 +36,14 @@ with puzzles of the reference class (hardest-class: what the card is for), whose
 taken as exponential over puzzles (the largest of k has mean m x H_k). start is what the backend
 loads before its first slice: compiled code from the disk caches (numba's for the CPU rules of the
 order and move, gpu_anneal.kernels.kernel_cache for the card's slice kernel), or compiling it when
-the cache lacks it. The card's context is not counted: cuda_status made it already. Time limits
-are not part of the model (it predicts the time to solve).
+the cache lacks it, as in a fresh process. The card's context is not counted: cuda_status made it
+already. Time limits are not part of the model (it predicts the time to solve).
+
+Rates: the cores' is measured on this machine once per CPU model, thread count, order and move
+(measure_cpu_rate: about MEASURE_SECONDS, only when the rules are cached) and kept in
+rates_file(); until then it is the reference CPU's per thread. The card's is the H100 SXM's for
+the kernel the plan runs (its model as built now times the measured / model ratio of the nearest
+one-thread kernel measured), scaled by the card's SMs and clock.
 
 Grid puzzles (Shikaku, Hashi) are solved one at a time, with no pool: each pays a card run's
 overhead (CARD_RUN, measured on the Sudoku pool), which the cores' median time a puzzle stays
@@ -298,6 +304,19 @@ def break_even(w: Workload, cores: Cores, card: CardSide, most: int = LOOKAHEAD)
     return n
 
 
+def cores_at_any_count(w: Workload, cores: Cores, card: CardSide, most: int = LOOKAHEAD) -> Choice:
+    """The Choice when the card wins at no count up to `most` (nothing need be read ahead)."""
+    side = w.order * w.order
+    at_most = choose(replace(w, puzzles=most), cores, card)
+    detail = at_most.reason.split(" (model: ", 1)[1]
+    reason = (
+        f"auto: cpu, {side}x{side}: the cores finish first at every count up to {most:,} "
+        f"puzzles (model: at {most:,}, cores {_secs(at_most.seconds['cpu'])} vs card "
+        f"{_secs(at_most.seconds['cuda'])}; {detail}"
+    )
+    return Choice("cpu", reason, at_most.seconds)
+
+
 def _grid(w: Workload, card: CardSide) -> Choice:
     limit = GRID_CORES_UP_TO.get(w.kind, 0)
     name = {"shikaku": "Shikaku", "hashi": "Hashi"}.get(w.kind, w.kind)
@@ -319,10 +338,8 @@ def _grid(w: Workload, card: CardSide) -> Choice:
 def _what(w: Workload) -> str:
     side = w.order * w.order
     n = w.puzzles
-    count = f"{n:,} puzzle{'s' if n != 1 else ''}"
-    if w.more:
-        count = f"at least {count} (read ahead)"
-    return f"{count} of {side}x{side}"
+    count = f"{n:,} puzzle{'s' if n != 1 else ''} of {side}x{side}"
+    return f"at least {count} (read ahead)" if w.more else count
 
 
 def _secs(x: float) -> str:
@@ -576,9 +593,11 @@ def _card_facts(card, cc, clock_mhz):
         from numba import cuda
 
         device = cuda.get_current_device()
-        return cc or tuple(device.compute_capability), clock_mhz or device.CLOCK_RATE / 1000
-    except Exception:  # noqa: BLE001
-        return cc, clock_mhz
+        cc = cc or tuple(device.compute_capability)
+        clock_mhz = clock_mhz or device.CLOCK_RATE / 1000  # kHz
+    except Exception:  # noqa: BLE001 - what was read stays; the rest is unknown
+        pass
+    return cc, clock_mhz
 
 
 # ---- what the solvers call -----------------------------------------------------------------
@@ -627,10 +646,12 @@ def sudoku_choice(
         card = card_side(order, resolved)
     except InputError as exc:  # no kernel for this order or move on this card
         return items, Choice("cpu", f"auto: cpu, the card cannot run it: {exc}")
+    if card.rate <= 0:
+        return items, choose(w, None, card)
     cores = cores_side(order, resolved)
     need = break_even(w, cores, card)
     if need is None:
-        return items, choose(replace(w, puzzles=LOOKAHEAD, more=True), cores, card)
+        return items, cores_at_any_count(w, cores, card)
     ahead = list(itertools.islice(items, need))
     w = replace(w, puzzles=max(1, len(ahead)), more=len(ahead) >= need)
     return itertools.chain(ahead, items), choose(w, cores, card)
