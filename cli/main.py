@@ -251,7 +251,8 @@ def solve(
 
 
 def _dry_run(files, fmt, move, chains, batch, device, backend, dry_run) -> int:
-    """Print the CUDA plan of each order in the files (--dry-run, optionally on --device)."""
+    """Print the CUDA plan of each order in the files and the backend --backend takes, with why
+    (--dry-run, optionally on --device)."""
     from cpu_reference.errors import InputError
     from gpu_anneal import plan
     from gpu_anneal.backends import cuda_status
@@ -263,7 +264,7 @@ def _dry_run(files, fmt, move, chains, batch, device, backend, dry_run) -> int:
     usable, reason = cuda_status()
     if device is None and not usable:
         raise InputError(f"--dry-run: {reason}; describe a card, e.g. --device 'H100 SXM'")
-    for one in plan.describe(files, fmt, move, chains, batch, device):
+    for one in plan.describe(files, fmt, move, chains, batch, device, backend=backend):
         print(plan.format_plan(one))
     return 0
 

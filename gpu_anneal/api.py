@@ -141,8 +141,10 @@ def solve_stream(
     puzzles: a path or "-" (stdin), a list of paths, puzzle text, a Sudoku array uint8[cells] or
         uint8[P, cells], parsed puzzles, or Items from `read` (gpu_anneal.inputs.read).
     kind: sudoku | shikaku | hashi.  method: anneal | exact (Sudoku) | ilp (Shikaku, Hashi;
-        "exact" is taken as ilp there).  backend: auto | cpu | cuda (auto takes CUDA when a
-        device is usable; cuda without one raises BackendError).
+        "exact" is taken as ilp there).  backend: auto | cpu | cuda (auto: with a usable device,
+        the backend the model predicts finishes first, gpu_anneal.backend_choice, a stream read
+        ahead to decide; each result's params.backend_choice says why; cuda without a device
+        raises BackendError).
     chains: chains per puzzle (default: fill the machine, the same in one process and on Dask:
         Sudoku ceil(threads / batch) on the CPU, on CUDA each puzzle's share of a full wave
         (gpu_anneal.plan); Shikaku/Hashi 16 or 4096).

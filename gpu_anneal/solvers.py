@@ -33,7 +33,7 @@ from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.presets import expand, move_of
 from cpu_reference.sudoku.schedules import with_start
 from cpu_reference.sudoku.verify import verify_solution
-from gpu_anneal import interrupts, phases, validate
+from gpu_anneal import backend_choice, interrupts, phases, validate
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.inputs import Item
 from gpu_anneal.results import Counts, Params, Result, Timing
@@ -222,7 +222,11 @@ def default_chains(backend: str, batch: int | None) -> int:
 def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Result]:
     from gpu_anneal.sudoku_solver import InterruptedBatch, solve_stream, stop_stream
 
-    used = resolve_backend(s.backend)
+    on_dask = s.scheduler is not None or s.workers is not None
+    items, choice = backend_choice.sudoku_choice(
+        s.backend, order, s.move, items, s.chains, s.batch, on_dask
+    )
+    used = choice.backend
     # on CUDA, chains and batch left unset follow the pool's plan (a full wave of the card)
     cuda_plan = used == "cuda" and s.scheduler is None and s.workers is None
     cpp = s.chains if s.chains is not None or cuda_plan else default_chains(used, s.batch)
@@ -232,7 +236,7 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
         schedule=schedule, chains=cpp, seed=s.seed, time_limit=s.time_limit,
         max_trials=s.max_trials, backend=used, move=s.move, propagate=s.propagate,
     )  # fmt: skip
-    params = sudoku_params(s, order, schedule.t0)
+    params = replace(sudoku_params(s, order, schedule.t0), backend_choice=choice.reason)
 
     def warm():
         for _ in solve_stream([], order, **dict(settings, chains=1)):
@@ -351,7 +355,9 @@ def replay(item: Item, chain: int, s: Settings) -> Result:
     raw.index = item.index
     result = _from_pool(item, raw, sudoku_params(s, item.order, schedule.t0), 0.0)
     result.backend = "cpu"
-    result.params = replace(result.params, replay_chain=chain)
+    result.params = replace(
+        result.params, replay_chain=chain, backend_choice="cpu: --replay-chain runs on the CPU"
+    )
     return result
 
 
@@ -417,7 +423,7 @@ def _exact_result(item, s, count, solution, nodes, compile_s, search_s) -> Resul
     elif not ok:
         result.error = fault or f"search stopped after {nodes} nodes without an answer"
     result.counts = Counts(nodes=int(nodes))
-    result.params = Params(rules=s.rules)
+    result.params = Params(rules=s.rules, backend_choice="cpu: --method exact runs on the CPU only")
     result.timing = Timing(compile=compile_s, search=search_s, verify=verify_s)
     return result
 
@@ -431,7 +437,8 @@ def grid_puzzles(items: Iterable[Item], s: Settings) -> Iterator[Result]:
 
     method = s.method
     sched = grid_schedule(s.schedule, s.t0) if method == "anneal" else {}
-    used = resolve_backend(s.backend) if method == "anneal" else "cpu"
+    items, choice = backend_choice.grid_choice(s.backend, s.kind, method, items)
+    used = choice.backend
     for item in items:
         chains = s.chains if s.chains is not None else (4096 if used == "cuda" else 16)
         options = dict(sched)
@@ -457,7 +464,9 @@ def grid_puzzles(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         except KeyboardInterrupt:
             yield interrupted(item, method, used)
             raise
-        build = functools.partial(_from_grid, item, raw, s, chains, compile_s, search_s)
+        build = functools.partial(
+            _from_grid, item, raw, s, chains, compile_s, search_s, choice.reason
+        )
         yield guarded(item, method, used, build)
 
 
@@ -469,7 +478,9 @@ def _grid_state(item: Item, raw: dict):
     return sol.get("rectangles") if item.kind == "shikaku" else sol.get("bridges")
 
 
-def _from_grid(item, raw: dict, s: Settings, chains: int, compile_s: float, search_s: float):
+def _from_grid(
+    item, raw: dict, s: Settings, chains: int, compile_s: float, search_s: float, chosen: str
+):
     result = base_result(item, raw["method"], raw["backend"])
     state = _grid_state(item, raw)
     ok, fault, verify_s = timed_verify(item, state) if state is not None else (False, None, 0.0)
@@ -492,10 +503,10 @@ def _from_grid(item, raw: dict, s: Settings, chains: int, compile_s: float, sear
         result.params = Params(
             seed=s.seed, chains=chains, schedule=grid_schedule_text(ran),
             move=(s.move or "all") if item.kind == "shikaku" else None, t0=float(ran["t0"]),
-            time_limit=s.time_limit, max_trials=s.max_trials,
+            time_limit=s.time_limit, max_trials=s.max_trials, backend_choice=chosen,
         )  # fmt: skip
     else:
-        result.params = Params(time_limit=s.time_limit)
+        result.params = Params(time_limit=s.time_limit, backend_choice=chosen)
     result.timing = Timing(compile=compile_s, search=search_s, verify=verify_s)
     return result
 
