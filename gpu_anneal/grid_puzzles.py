@@ -61,14 +61,13 @@ def _backend(backend: str) -> str:
 
 
 def _runner(kind: str, backend: str):
-    """None (the CPU runner) or a fresh CUDA runner that keeps this run's arrays on the device."""
+    """None (anneal's CPU runner) or a fresh CUDA runner that keeps this run's arrays on the
+    device (gpu_anneal.grid_runners)."""
     if backend == "cpu":
         return None
-    if kind == "shikaku":
-        from gpu_anneal.kernels.shikaku import device_runner
-    else:
-        from gpu_anneal.kernels.hashi import device_runner
-    return device_runner()
+    from gpu_anneal.grid_runners import cuda_trials  # imports numba.cuda: for CUDA runs only
+
+    return cuda_trials(kind)
 
 
 def game_id(kind: str, puzzle) -> str:

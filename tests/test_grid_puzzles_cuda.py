@@ -23,6 +23,7 @@ from cpu_reference.hashi import puzzle as H
 from cpu_reference.hashi import rules as HA
 from cpu_reference.shikaku import puzzle as S
 from cpu_reference.shikaku import rules as SA
+from gpu_anneal.kernels.grid import KERNELS
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -114,7 +115,8 @@ def test_simulated_kernels_replay_cpu_chains(simulated):
     """Shikaku and both Hashi energies: the kernel source run by the device runner ends with
     the CPU runner's best energies, best states and RNG states, chain by chain."""
     for case, got in zip(CASES, simulated["replay"], strict=True):
-        assert got["kernel"] == "kernel_source.<locals>.kernel"  # the real kernel ran
+        made = KERNELS[case["kind"]].function()  # the factory's kernel, as a device builds it
+        assert got["kernel"] == f"{made.__module__}.kernel"  # the real kernel ran
         assert chains_of(got) == run_cpu(case), case
     # the chains are distinct streams: their RNG states are not all equal
     states = np.array(simulated["replay"][0]["states"])
@@ -143,17 +145,56 @@ def test_device_runner_keeps_arrays_on_the_device_between_trials(simulated):
         assert chains_of(got) == run_cpu(case), case
 
 
-@pytest.mark.parametrize(("kernels", "trial"), [("shikaku", "shikaku_trial"),
-                                                ("hashi", "hashi_trial")])  # fmt: skip
-def test_kernel_arguments_are_the_trials_after_the_chain_index(kernels, trial):
-    """The kernel takes the trial's arguments after `i`, by name and in order (the runner finds
-    solved, states, best and best_f by these names)."""
+@pytest.mark.parametrize("kind", ["shikaku", "hashi"])
+def test_kernel_arguments_are_the_trials_after_the_chain_index(kind):
+    """The factory's kernel takes the trial's arguments after `i`, by name and in order (the
+    runner finds solved, states, best and best_f by these names), passes the declared scalars as
+    they are and every other argument through `plain`: the scalars are exactly the arguments a
+    real launch passes as non-arrays."""
     pytest.importorskip("numba.cuda")
-    import importlib
+    import numba
 
-    module = importlib.import_module(f"gpu_anneal.kernels.{kernels}")
-    rules = SA if kernels == "shikaku" else HA
-    kernel_names = list(inspect.signature(module.kernel_source()).parameters)
-    trial_names = list(inspect.signature(getattr(rules, trial).py_func).parameters)
-    assert kernel_names == trial_names[1:]
-    assert module.KERNEL.names == tuple(kernel_names)
+    from gpu_anneal.kernels.ptx import kernel_registry
+
+    kernel = KERNELS[kind]
+    trial = SA.shikaku_trial if kind == "shikaku" else HA.hashi_trial
+    trial_names = list(inspect.signature(trial.py_func).parameters)
+    assert list(inspect.signature(kernel.function()).parameters) == trial_names[1:]
+    assert kernel.names == tuple(trial_names[1:])
+    types = kernel_registry()[kind][1]()  # the argument types of a real launch
+    arrays = {
+        n for n, t in zip(kernel.names, types, strict=True) if isinstance(t, numba.types.Array)
+    }
+    assert set(kernel.scalars) == set(kernel.names) - arrays
+    source = kernel.source()
+    for name in kernel.names:
+        assert (f"plain({name})," in source) == (name not in kernel.scalars), name
+
+
+def test_the_factory_refuses_a_trial_it_cannot_drive():
+    """A trial must start with (i, states) and name the arguments the runner reads; declared
+    scalars must be its arguments."""
+    pytest.importorskip("numba.cuda")
+    from numba import njit
+
+    from gpu_anneal.kernels.launch import TrialKernel
+
+    @njit
+    def no_index(states, solved, best, best_f):
+        pass
+
+    @njit
+    def no_best(i, states, solved, best_f):
+        pass
+
+    @njit
+    def trial(i, states, solved, best, best_f, width):
+        pass
+
+    with pytest.raises(ValueError, match="must start with i, states"):
+        TrialKernel(no_index, ())
+    with pytest.raises(ValueError, match="no argument named 'best'"):
+        TrialKernel(no_best, ())
+    with pytest.raises(ValueError, match="no argument named 'height'"):
+        TrialKernel(trial, ("height",))
+    assert TrialKernel(trial, ("width",)).names == ("states", "solved", "best", "best_f", "width")

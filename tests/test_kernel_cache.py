@@ -4,7 +4,7 @@ Each check runs child processes (this file run as a script) with no GPU: numba-c
 context lookups answer for an sm_90 card, binding to a context (linking a cubin) is skipped, and
 every NVVM compilation is counted (nvvm.CompilationUnit.compile, which every path to PTX takes).
 The child asks for the kernels a solve on the card uses (gpu_anneal.kernels.sudoku, sudoku_coop,
-pool, launch) and reports NVVM calls, disk-cache hits and each kernel's PTX.
+pool, grid) and reports NVVM calls, disk-cache hits and each kernel's PTX.
 """
 
 from __future__ import annotations
@@ -64,9 +64,10 @@ def _child() -> None:
 
     import gpu_anneal
     from cpu_reference.sudoku.rules import MOVE_NAMES
-    from gpu_anneal.kernels import hashi, kernel_cache, pool, ptx, shikaku
+    from gpu_anneal.kernels import kernel_cache, pool, ptx
     from gpu_anneal.kernels import sudoku as ks
     from gpu_anneal.kernels import sudoku_coop as coop
+    from gpu_anneal.kernels.grid import KERNELS as GRID
 
     a = lambda dtype, ndim: types.Array(dtype, ndim, "C")  # noqa: E731
     i64, u8, u64 = types.int64, types.uint8, types.uint64
@@ -90,9 +91,9 @@ def _child() -> None:
     wanted["pool-gather"] = (pk["gather"], gather)
     fresh = (a(i64, 2), a(u64, 2), a(u8, 2), a(types.int32, 1), a(u64, 2), i64, i64, a(u64, 3))
     wanted["pool-fresh"] = (pk["fresh"], fresh)
-    for name, module in (("shikaku", shikaku), ("hashi", hashi)):
+    for name, trial_kernel in GRID.items():
         signature = ptx.kernel_registry()[name][1]()
-        wanted[name] = (module.KERNEL.get(), signature)
+        wanted[name] = (trial_kernel.get(), signature)
     out = {"package": gpu_anneal.__file__, "ptx": {}, "hits": 0, "misses": 0}
     for name, (kernel, signature) in wanted.items():
         compiled = kernel.compile(signature)
@@ -196,10 +197,10 @@ def test_fingerprint_follows_constants_read_through_another_module():
     """The digest a kernel module is named by is stable, and changes with the value of a
     constant a kernel reads as an attribute of another module (its file unchanged)."""
     from gpu_anneal.kernels import kernel_cache, pool
-    from gpu_anneal.kernels import shikaku as cuda_shikaku
+    from gpu_anneal.kernels.grid import KERNELS as GRID
 
-    trial = kernel_cache.fingerprint(cuda_shikaku.kernel_source)
-    assert trial == kernel_cache.fingerprint(cuda_shikaku.kernel_source)
+    trial = kernel_cache.fingerprint(GRID["shikaku"].function())
+    assert trial == kernel_cache.fingerprint(GRID["shikaku"].function())
     status = kernel_cache.fingerprint(pool.puzzle_status)
     saved = pool.ps.S_PROPOSALS
     try:

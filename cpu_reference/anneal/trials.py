@@ -5,11 +5,12 @@ Glossary:
     plateau    moves per plateau; n_plateaus plateaus per trial
     beta       1 / T; plateau t uses beta0 * exp(t * growth), so T falls geometrically from
                t0 to t_final over the n_plateaus plateaus
-    runner     one trial on every chain: the puzzle's run_chains_cpu, or a CUDA backend's
-               runner with the same arguments
-    round      one runner call; max_trials counts trials over all chains, dealt round-robin
-               (trial n to chain n % chains), so the last round may run on the first chains
-               only
+    runner     a TrialRunner (cpu_reference.anneal.contract): CpuTrials over the puzzle's
+               run_chains_cpu (one trial on every chain), or the CUDA runner
+               (gpu_anneal.grid_runners.CudaTrials); both take the same arguments
+    round      one run(1) of the runner; max_trials counts trials over all chains, dealt
+               round-robin (trial n to chain n % chains), so the last round may run on the
+               first chains only
 
 Per-chain arrays every puzzle's runner takes (rows indexed by i):
 
@@ -26,6 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from cpu_reference.anneal.contract import TrialRunner
 from cpu_reference.anneal.rng import init_states
 
 
@@ -60,26 +62,68 @@ def trials_left(chains: int, max_trials: int | None) -> np.ndarray:
     return (max_trials // chains + (i < max_trials % chains)).astype(np.int64)
 
 
+class CpuTrials:
+    """The CPU TrialRunner: `run_chains` (a puzzle's run_chains_cpu, numba prange over chains)
+    on the host arrays in place; `solved` is the host's per-chain solved array among them."""
+
+    name = "cpu"
+    overlaps = False
+
+    def __init__(self, run_chains: Callable, solved: np.ndarray):
+        self.run_chains = run_chains
+        self.solved = solved
+        self.args: tuple = ()
+
+    def load(self, args: tuple) -> None:
+        """The run's arguments (run_chains' own); `solved` must be one of them."""
+        if not any(a is self.solved for a in args):
+            raise ValueError("CpuTrials.load: the arguments do not hold the solved array")
+        self.args = tuple(args)
+
+    def run(self, budget: int) -> None:
+        """`budget` trials on every chain (returns when done)."""
+        for _ in range(budget):
+            self.run_chains(*self.args)
+
+    def status(self) -> np.ndarray:
+        """The chains' solved flags (the host array itself)."""
+        return self.solved
+
+    def fetch(self) -> None:
+        """Host arrays are the working arrays: nothing to copy."""
+
+    def fetched(self) -> tuple:
+        """The arguments given to load (current all along)."""
+        return self.args
+
+
 def run_trials(
-    runner: Callable,
+    runner: TrialRunner | Callable,
     args: tuple,
     solved: np.ndarray,
     t_start: float,
     time_limit: float,
     max_trials: int | None,
 ) -> int:
-    """Call runner(*args) until a chain solves, time runs out or every chain is out of trials
-    (the chains' `left` counts, from trials_left(chains, max_trials), stop them); returns the
-    trials run over all chains: `chains` a round, fewer in a last round that max_trials cuts."""
+    """Run trials on `runner` (a TrialRunner, or a callable with run_chains_cpu's signature run
+    as CpuTrials) over `args` until a chain solves, time runs out or every chain is out of
+    trials (the chains' `left` counts, from trials_left(chains, max_trials), stop them); then
+    fetch the chain results into the host arrays. Returns the trials run over all chains:
+    `chains` a round, fewer in a last round that max_trials cuts."""
+    if not isinstance(runner, TrialRunner):
+        runner = CpuTrials(runner, solved)
     chains = len(solved)
+    runner.load(args)
     trials = 0
     while True:
-        runner(*args)
+        runner.run(1)
         trials += chains if max_trials is None else min(chains, max_trials - trials)
-        if solved.any() or time.perf_counter() - t_start > time_limit:
+        if runner.status().any() or time.perf_counter() - t_start > time_limit:
             break
         if max_trials is not None and trials >= max_trials:
             break
+    runner.fetch()
+    runner.fetched()
     return trials
 
 

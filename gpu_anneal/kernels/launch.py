@@ -1,38 +1,62 @@
-"""CUDA driver shared by the Shikaku and Hashiwokakero backends: one chain per thread.
+"""The grid puzzles' CUDA trial kernels: one factory making a kernel from a puzzle's jitted trial.
 
 Glossary:
     i        chain index = global thread index (cuda.grid(1)); thread i uses RNG state i
+    trial    a puzzle's jitted trial(i, states, ...): one annealing trial of chain i, the function
+             its CPU runner calls over chains (cpu_reference.shikaku.rules.shikaku_trial,
+             cpu_reference.hashi.rules.hashi_trial)
+    names    the trial's parameter names after i: the kernel's parameters, in launch order
+    scalars  the names that are not arrays (the trial takes them as they are)
     tpb      threads per block
-    source   a puzzle's kernel as a plain Python function (its `kernel_source`); its parameter
-             names are the names of the runner's arguments, in launch order
-    run      one anneal: trials on every chain until one solves, time runs out or max_trials
 
-The kernel is the puzzle's kernel source compiled with cuda.jit, on a device and in the CUDA
-simulator alike (NUMBA_ENABLE_CUDASIM=1); there `plain` (gpu_anneal.kernels.compat) hands the
-jitted trial the host arrays behind the simulator's wrappers. Both run a generated copy of
-kernel_source (TrialKernel.function); on a device its compiled code is kept on disk and a later
-process loads it instead of compiling (gpu_anneal.kernels.kernel_cache).
+TrialKernel(trial, scalars) writes the kernel as a module of its own (kernel_cache.
+generated_module, named by the trial and a digest of all it depends on), for Shikaku:
 
-A run's arrays stay on the device from its first trial to its end (`DeviceTrials`):
+    def kernel(states, cand, start, ..., early_stop):
+        i = cuda.grid(1)
+        if i < states.shape[0]:
+            shikaku_trial(i, plain(states), plain(cand), ..., width, ..., early_stop)
 
-    first trial    every array argument copied to the device, once
-    every trial    one launch, then `solved` (int32 a chain) copied back: the host's stop test
-    finish()       the chain results (RNG states, best states, best energies) copied back, once
-
-PTX of these kernels: gpu_anneal.kernels.ptx (kernel_registry, compile_ptx).
+so a chain follows the same trajectory on both backends. On a device the kernel is compiled once
+and kept on disk (kernel_cache.cached_jit); the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) runs the
+same module, where `plain` (gpu_anneal.kernels.compat) hands the trial the host arrays behind the
+simulator's wrappers. The kinds' declarations: gpu_anneal.kernels.grid; their runner:
+gpu_anneal.grid_runners.CudaTrials; their PTX: gpu_anneal.kernels.ptx.
 """
 
 from __future__ import annotations
 
 import inspect
+import textwrap
 
-import numpy as np
-from numba import cuda
-
-from gpu_anneal.kernels.kernel_cache import cached_jit, module_copy
+from gpu_anneal.kernels.compat import plain
+from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module
 
 PER_TRIAL = ("solved",)  # what the host reads after every trial (cpu_reference.anneal.trials)
 RESULTS = ("states", "best", "best_f")  # what anneal reads after the last trial, with solved
+SCHEDULE = ("beta0", "growth", "plateau", "n_plateaus", "early_stop")  # every trial's scalars
+
+GRID_THREADS_PER_BLOCK = 64  # threads per block of the grid-puzzle kernels
+
+TEMPLATE = '''\
+"""CUDA trial kernel of {home}.{trial}
+(gpu_anneal.kernels.launch.TrialKernel)."""
+
+from numba import cuda
+
+from {home} import {trial}
+from gpu_anneal.kernels.compat import plain
+
+
+def kernel(
+{params}
+):
+    i = cuda.grid(1)
+    if i < states.shape[0]:
+        {trial}(
+{passed}
+        )
+'''
 
 
 def simulating() -> bool:
@@ -42,25 +66,38 @@ def simulating() -> bool:
     return bool(getattr(config, "ENABLE_CUDASIM", False))
 
 
-GRID_THREADS_PER_BLOCK = 64  # threads per block of the grid-puzzle kernels
-
-
 class TrialKernel:
-    """A puzzle's kernel source, its argument names, and its kernel compiled on first use."""
+    """A puzzle's CUDA trial kernel made from its jitted `trial` (one chain a thread), its
+    parameters the trial's after `i`; `scalars` names those that are not arrays. Compiled on
+    first use."""
 
-    def __init__(self, kernel_source):
-        self.kernel_source = kernel_source
-        self.names = tuple(inspect.signature(kernel_source()).parameters)
-        for key in PER_TRIAL + RESULTS:
+    def __init__(self, trial, scalars: tuple[str, ...]):
+        params = tuple(inspect.signature(trial.py_func).parameters)
+        if params[:2] != ("i", "states"):
+            raise ValueError(f"{trial.__name__}: the arguments must start with i, states")
+        self.trial = trial
+        self.names = params[1:]
+        self.scalars = tuple(scalars)
+        for key in PER_TRIAL + RESULTS + self.scalars:
             if key not in self.names:
-                raise ValueError(f"kernel source: no argument named {key!r}")
+                raise ValueError(f"{trial.__name__}: no argument named {key!r}")
         self._kernel = None
 
+    def source(self) -> str:
+        """The text of the kernel's module: the kernel calls the trial on chain cuda.grid(1)."""
+        passed = ["i"] + [n if n in self.scalars else f"plain({n})" for n in self.names]
+        return TEMPLATE.format(
+            home=self.trial.__module__,
+            trial=self.trial.__name__,
+            params=_wrapped(self.names, "    "),
+            passed=_wrapped(passed, "            "),
+        )
+
     def function(self):
-        """The kernel as built: kernel_source copied into a generated module and called there
-        (kernel_cache.module_copy), so that numba-cuda can keep its compiled code on disk."""
-        name = self.kernel_source.__module__.rsplit(".", 1)[-1]
-        return module_copy(f"trial_{name}", (self.kernel_source,)).kernel_source()
+        """The kernel as a plain Python function of its generated module (compile it with
+        cuda.jit or ptx.compile_ptx)."""
+        module = generated_module(self.trial.__name__, self.source(), (self.trial, plain))
+        return module.kernel
 
     def get(self):
         """The kernel for the current device, loaded from the disk cache or compiled on first
@@ -69,74 +106,8 @@ class TrialKernel:
             self._kernel = cached_jit(self.function())
         return self._kernel
 
-    def runner(self, threads_per_block: int = GRID_THREADS_PER_BLOCK) -> DeviceTrials:
-        """A fresh runner for one anneal run (see DeviceTrials)."""
-        return DeviceTrials(self, threads_per_block)
 
-
-class DeviceTrials:
-    """Runner of one anneal run on the CUDA device, with run_chains_cpu's arguments.
-
-    Called once a trial with the same host arrays; the arrays go to the device at the first
-    call and stay there. After each trial only `solved` comes back (run_trials stops on it);
-    `finish()` copies the chain results back once the run ends (anneal calls it). The counters
-    say what moved: launches, bytes_to_device, bytes_to_host.
-    """
-
-    def __init__(self, kernel: TrialKernel, threads_per_block: int = GRID_THREADS_PER_BLOCK):
-        self.kernel = kernel
-        self.threads_per_block = threads_per_block
-        self.host: tuple = ()
-        self.dev: list = []
-        self.launches = 0
-        self.bytes_to_device = 0
-        self.bytes_to_host = 0
-
-    def __call__(self, *args) -> None:
-        """One trial on every chain; afterwards the host's `solved` is current."""
-        if not self._holds(args):
-            self._upload(args)
-        self.launch(self.dev)
-        self.launches += 1
-        self._download(PER_TRIAL)
-
-    def launch(self, dev: list) -> None:
-        """Launch the kernel over every chain with the device arguments in kernel order."""
-        chains = self.host[0].shape[0]
-        tpb = self.threads_per_block
-        self.kernel.get()[(chains + tpb - 1) // tpb, tpb](*dev)
-
-    def finish(self) -> None:
-        """Copy the chain results back to the host arrays and release the device arrays."""
-        if self.host:
-            self._download(RESULTS)
-        self.host, self.dev = (), []
-
-    def _holds(self, args: tuple) -> bool:
-        """True when the device arrays are those of `args` (same arrays, same scalars)."""
-        if len(args) != len(self.host):
-            return False
-        for new, old in zip(args, self.host, strict=True):
-            same = new is old if isinstance(new, np.ndarray) else new == old
-            if not same:
-                return False
-        return True
-
-    def _upload(self, args: tuple) -> None:
-        names = self.kernel.names
-        if len(args) != len(names):
-            raise ValueError(f"kernel takes {len(names)} arguments ({names}), got {len(args)}")
-        self.host = args
-        self.dev = []
-        for a in args:
-            if isinstance(a, np.ndarray):
-                self.dev.append(cuda.to_device(a))
-                self.bytes_to_device += a.nbytes
-            else:
-                self.dev.append(a)
-
-    def _download(self, keys: tuple[str, ...]) -> None:
-        for key in keys:
-            at = self.kernel.names.index(key)
-            self.dev[at].copy_to_host(self.host[at])
-            self.bytes_to_host += self.host[at].nbytes
+def _wrapped(items: list[str] | tuple[str, ...], indent: str) -> str:
+    """`items` as comma-separated lines of at most 100 characters, each starting with indent."""
+    text = ", ".join(items) + ","
+    return textwrap.fill(text, 100, initial_indent=indent, subsequent_indent=indent)
