@@ -1,4 +1,4 @@
-"""The grid puzzles' CUDA trial kernels: one factory making a kernel from a puzzle's jitted trial.
+"""TrialKernel: the one factory making a grid puzzle's CUDA trial kernel from its jitted trial.
 
 Glossary:
     i        chain index = global thread index (cuda.grid(1)); thread i uses RNG state i
