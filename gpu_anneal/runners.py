@@ -25,6 +25,16 @@ stream, so each step is ordered after the ones before it: a status reduction and
 gather of the reported grids into pinned memory, the uploads of refilled slots and a kernel that
 reseeds their chains (gpu_anneal.kernels.pool). Per slice only the status rows, the finished
 puzzles' grids and the refilled puzzles' tables cross the bus; `moved` counts those bytes.
+
+One contract for every kind (cpu_reference.anneal.contract, typing.Protocol): these runners are
+its PoolRunner; the grid puzzles' runners (Shikaku, Hashiwokakero: cpu_reference.anneal.trials.
+CpuTrials, gpu_anneal.grid_runners.CudaTrials) are its TrialRunner. Both share Runner (run,
+status, name, overlaps) and use the same names for the rest: load gives chains their puzzle,
+fetch and fetched bring results back. They stay two protocols because they run different work:
+a pool holds many puzzles whose slots are refilled between slices of plateaus, so load, fetch,
+stop and empty name slots; a trial runner holds one puzzle's chains for a whole run, trial by
+trial, so load takes the run's arguments once, status() is the chains' solved flags and fetch
+brings back every chain's result.
 """
 
 from __future__ import annotations

@@ -297,9 +297,9 @@ def test_occupancy_of_72_registers_is_7_blocks_of_128_on_h100():
 def test_kernels_without_launch_bounds_are_modeled_at_the_runners_block_size():
     """The grid-puzzle kernels carry no launch bounds: the model uses the block size their
     runner launches with, and a kernel's own bounds win where it has them."""
-    from gpu_anneal.kernels.hashi import KERNEL
+    from gpu_anneal.grid_runners import cuda_trials
 
-    assert pm.default_threads_per_block(None) == KERNEL.runner().threads_per_block
+    assert pm.default_threads_per_block(None) == cuda_trials("hashi").threads_per_block
     assert pm.default_threads_per_block((32, 4)) == 32
 
 

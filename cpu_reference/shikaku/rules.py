@@ -202,10 +202,8 @@ def anneal(
     the chains have run max_trials trials in all (cpu_reference.anneal.trials: the last round
     may run on some chains only); `trials` in the result counts them over all chains.
 
-    `runner` has run_chains_cpu's signature and is called once a trial; after it the host's
-    `solved` must be current. A runner with a `finish()` method (the CUDA backend's, which keeps
-    the arrays on the device) is told when the run ends and must then make the host's states,
-    best and best_f current. Returns
+    `runner`: a TrialRunner (cpu_reference.anneal.contract; the CUDA backend's keeps the arrays
+    on the device) or a callable with run_chains_cpu's signature; None: run_chains_cpu. Returns
     {solved, energy, rects, trials, seconds, chains, best_f (per chain), solved_chains,
     schedule (the t0, t_final, n_plateaus and plateau that ran)}.
     """
@@ -242,8 +240,6 @@ def anneal(
         int(early_stop),
     )
     trials = run_trials(runner or run_chains_cpu, args, solved, t_start, time_limit, max_trials)
-    if hasattr(runner, "finish"):
-        runner.finish()  # a device runner copies states, best and best_f back only now
     i = int(np.argmin(best_f))
     rects = cand[best[i]].tolist()
     return {

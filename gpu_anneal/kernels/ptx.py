@@ -175,14 +175,14 @@ def _grid_puzzle_entry(kind: str) -> tuple:
     """Registry entry of the Shikaku or Hashiwokakero kernel: types taken from a real launch."""
     import numba
 
+    from gpu_anneal.kernels.grid import KERNELS
+
     if kind == "shikaku":
         from cpu_reference.shikaku import puzzle as model
         from cpu_reference.shikaku import rules as anneal
-        from gpu_anneal.kernels import shikaku as kernels
     else:
         from cpu_reference.hashi import puzzle as model
         from cpu_reference.hashi import rules as anneal
-        from gpu_anneal.kernels import hashi as kernels
 
     def signature() -> tuple:
         captured: list = []
@@ -190,7 +190,7 @@ def _grid_puzzle_entry(kind: str) -> tuple:
         anneal.anneal(puzzle, chains=2, max_trials=1, runner=lambda *a: captured.append(a))
         return tuple(numba.typeof(a) for a in captured[0])
 
-    return (lambda key: kernels.KERNEL.function(), signature, ("any",))
+    return (lambda key: KERNELS[kind].function(), signature, ("any",))
 
 
 def _signature_of(signature: Callable, key) -> tuple:
