@@ -255,6 +255,7 @@ def _dry_run(files, fmt, move, chains, batch, device, backend, dry_run) -> int:
     (--dry-run, optionally on --device)."""
     from cpu_reference.errors import InputError
     from gpu_anneal import plan
+    from gpu_anneal.backend_choice import describe_plans
     from gpu_anneal.backends import cuda_status
 
     if not dry_run:
@@ -264,7 +265,7 @@ def _dry_run(files, fmt, move, chains, batch, device, backend, dry_run) -> int:
     usable, reason = cuda_status()
     if device is None and not usable:
         raise InputError(f"--dry-run: {reason}; describe a card, e.g. --device 'H100 SXM'")
-    for one in plan.describe(files, fmt, move, chains, batch, device, backend=backend):
+    for one in describe_plans(files, fmt, move, chains, batch, device, backend=backend):
         print(plan.format_plan(one))
     return 0
 

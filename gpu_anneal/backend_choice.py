@@ -680,6 +680,32 @@ def grid_choice(backend: str, kind: str, method: str, items: Iterable) -> tuple[
     return itertools.chain([first], items), choose(w, None, card)
 
 
+def describe_plans(
+    sources: list[str],
+    fmt: str | None = None,
+    move: str | None = None,
+    chains: int | None = None,
+    batch: int | None = None,
+    device: str | None = None,
+    backend: str = "cuda",
+    cores: Cores | None = None,
+    **model,
+) -> list[dict]:
+    """gpu_anneal.plan.describe's plans, each with `backend_choice`: why `backend` ("auto" or
+    "cuda") runs where it does for that order's puzzles (`cores`: this CPU's side, else
+    gathered)."""
+    from gpu_anneal import plan
+
+    card = plan.resolve_card(device)
+    plans = plan.describe(sources, fmt, move, chains, batch, card, **model)
+    for one in plans:
+        chosen = describe_choice(
+            backend, one["order"], move or "sirdey", one["puzzles"], chains, batch, card, cores
+        )
+        one["backend_choice"] = chosen.reason
+    return plans
+
+
 def describe_choice(
     backend: str,
     order: int,

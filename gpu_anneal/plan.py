@@ -478,18 +478,13 @@ def describe(
     chains: int | None = None,
     batch: int | None = None,
     device: str | None = None,
-    backend: str = "cuda",
-    cores=None,
     **model,
 ) -> list[dict]:
-    """The plans of a Sudoku solve on CUDA over these files (what `solve --dry-run` prints):
-    one per order found, for as many puzzles of that order as the files hold, each with
-    `backend_choice`: why `backend` ("auto" or "cuda") runs where it does
-    (gpu_anneal.backend_choice; `cores`: this CPU's side, else gathered). `device` names a
-    described card (None: the current device); `model` goes to make_plan (host_seconds, rate,
-    slice_seconds)."""
+    """The plans of a Sudoku solve on CUDA over these files (what `solve --dry-run` prints, with
+    gpu_anneal.backend_choice.describe_plans adding the backend choice): one per order found,
+    for as many puzzles of that order as the files hold. `device` names a described card (None:
+    the current device); `model` goes to make_plan (host_seconds, rate, slice_seconds)."""
     from cpu_reference.sudoku.formats import iter_puzzles
-    from gpu_anneal.backend_choice import describe_choice
 
     card = resolve_card(device)
     counts: dict[int, int] = {}
@@ -501,12 +496,10 @@ def describe(
     if not counts:
         raise InputError("--dry-run: the input holds no Sudoku puzzle to plan for")
     move = move or "sirdey"
-    plans = []
-    for order, n in sorted(counts.items()):
-        one = make_plan(order, move, n, chains, batch, card, **model)
-        chosen = describe_choice(backend, order, move, n, chains, batch, card, cores)
-        plans.append(one | {"backend_choice": chosen.reason})
-    return plans
+    return [
+        make_plan(order, move, n, chains, batch, card, **model)
+        for order, n in sorted(counts.items())
+    ]
 
 
 def summary(device: Card | str | None = None) -> dict:

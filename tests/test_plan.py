@@ -16,6 +16,7 @@ from simulate import run_simulated
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.formats import read_puzzles
 from gpu_anneal import plan
+from gpu_anneal.backend_choice import describe_plans
 from gpu_anneal.sudoku_solver import SAFETY, Slicer, solve_one
 
 pytest.importorskip("numba.cuda")
@@ -248,14 +249,14 @@ def test_dry_run_says_which_backend_auto_takes_and_why(monkeypatch):
     top95 = str(Path(plan.__file__).parent / "data" / "top95.txt")
     args = dict(device="H100 SXM", move="focused-two", cores=_sixteen_cores(3), **FIXED)
     monkeypatch.setattr(bc, "card_kernel_cached", lambda *a: False)
-    (cold,) = plan.describe([top95], backend="auto", **args)
+    (cold,) = describe_plans([top95], backend="auto", **args)
     assert cold["backend_choice"].startswith("auto: cpu, 95 puzzles of 9x9: cores ")
     assert "kernels to compile" in cold["backend_choice"]
     monkeypatch.setattr(bc, "card_kernel_cached", lambda *a: True)
-    (warm,) = plan.describe([top95], backend="auto", **args)
+    (warm,) = describe_plans([top95], backend="auto", **args)
     assert warm["backend_choice"].startswith("auto: cuda, 95 puzzles of 9x9: cores ")
     assert f"  backend: {warm['backend_choice']}" in plan.format_plan(warm).splitlines()
-    (asked,) = plan.describe([top95], backend="cuda", **args)
+    (asked,) = describe_plans([top95], backend="cuda", **args)
     assert asked["backend_choice"] == "cuda: asked (--backend cuda)"
 
 
