@@ -26,6 +26,14 @@ from compiled code.
                  focused move), beside the kernels' rates
     latency      one puzzle at a time with a full wave of chains: seconds to solution per puzzle,
                  beside the CPU backend with one chain per core
+    card_vs_cores  the card-versus-cores tables of issues 28 and 29, `gpu-anneal solve` as a user
+                 runs it (a fresh process a measurement, start-up included) on the card and on
+                 the same machine's cores in one run: seed002's first and second start, 6,000 and
+                 60,000 random isomorphs of forum_hardest_1106 and the 375 themselves, one hard
+                 puzzle at a time, 25x25 and 36x36 grids, raw proposals/s; every result checked,
+                 the card's kernel-busy fraction by nvidia-smi and CUDA events. Writes
+                 card_vs_cores.{json,md} (not gpu_PART.json) and merges into the file there;
+                 benchmarks/card_vs_cores.py says what each workload is
 
     python -m benchmarks.bench_gpu --part env,equality,throughput --out-dir DIR
     python -m benchmarks.bench_gpu --part solve,latency --data DIR --out-dir DIR
@@ -34,6 +42,34 @@ from compiled code.
 `--data DIR` holds the sets that do not ship with the package: forum_hardest_1106.txt and
 general_25x25.tsv from ../shared/data/sudoku (the 25x25 file may be cut to the levels used);
 the 36x36 instances are benchmarks/data/general_36x36.tsv.
+
+card_vs_cores on a lent card. The device machine gets the working tree but not ../shared, and
+its image's numpy is too new for numba (numpy < 2.5), so, here, once:
+
+    mkdir -p .gpudata && cp ../shared/data/sudoku/{forum_hardest_1106,general_25x25}.* .gpudata/
+    echo /.gpudata/ >> .git/info/exclude   # (/.whl/ is in .gitignore already)
+    python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
+        --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 \
+        -d .whl numpy==2.4.6
+
+then one device command (carry [".gpudata", ".whl"]; about 10 minutes of the 10-minute limit
+at today's speeds, so --budget 540 keeps it inside: a step that would not fit is recorded as
+skipped, and a running one is stopped with its finished puzzles kept):
+
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl \
+      && export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 && python3 -m benchmarks.bench_gpu \
+      --part card_vs_cores --data .gpudata --fresh --budget 540 --commit HASH; \
+      cp benchmarks/results/gpu/card_vs_cores.* $OUT/
+
+(HASH: this checkout's `git rev-parse --short HEAD`, written into the command.) Copy the two
+files it returns into benchmarks/results/gpu/. If the plan printed first, or the table, shows
+skipped rows, a second command the same but with `--workloads missing` in place of `--fresh`
+measures only those and merges them into the copied file (it travels with the tree): the two
+commands and the machine's start take about 25 of the 30 minutes of card time. Commit
+benchmarks/results/gpu/card_vs_cores.{json,md}, then `git add` them and run `python -m
+benchmarks.summary` so that SUMMARY.md shows the figures (it reads only tracked files).
+`--smoke` runs the same code path on a few 4x4 and 9x9 puzzles (here, on the CPU alone or under
+NUMBA_ENABLE_CUDASIM=1), writing to --out-dir.
 """
 
 from __future__ import annotations
@@ -51,8 +87,9 @@ from pathlib import Path
 import numpy as np
 from numba import cuda
 
-from benchmarks.machine import machine
-from benchmarks.paths import DATA, SHARED, SHIPPED, results
+from benchmarks import card_vs_cores
+from benchmarks.machine import git, machine
+from benchmarks.paths import DATA, SHARED, SHIPPED, SUDOKU_DATA, results
 from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.batch import make_batch
 from cpu_reference.sudoku.formats import iter_puzzles
@@ -61,7 +98,8 @@ from gpu_anneal import api, plan
 from gpu_anneal.measure import measure_throughput, never_solving_puzzle
 from gpu_anneal.runners import same_chains_after
 
-PARTS = ("env", "equality", "throughput", "solve", "latency", "pool", "cpu_orders")
+PARTS = ("env", "equality", "throughput", "solve", "latency", "pool", "cpu_orders", "card_vs_cores")
+SELF_WRITING = ("card_vs_cores",)  # parts that write their own results files
 MOVES = ("sirdey", "candidate", "box-swap", "focused", "focused-two")
 
 
@@ -141,7 +179,7 @@ def equality_part(args) -> dict:
     """Kernel against CPU runner for every order and move."""
     rows = []
     for order in args.orders:
-        for move in MOVES:
+        for move in args.moves:
             schedule = "sirdey-course" if move in ("sirdey", "box-swap") else "auto"
             many = 2048 if order <= 4 else 512
             cases = [("never-solving", never_solving(order), 4 if args.smoke else many)]
@@ -186,9 +224,12 @@ def native_rate(tool: Path, seconds: float) -> dict | None:
 
 def throughput_part(args) -> dict:
     """Proposals per second of each kernel, the CPU runner and the native loop."""
-    cases = [(3, m, None) for m in MOVES]
-    cases += [(3, m, "auto") for m in ("focused", "focused-two")]
-    cases += [(o, m, None) for o in args.orders if o >= 4 for m in ("sirdey", "focused")]
+    cases = []
+    if 3 in args.orders:
+        cases += [(3, m, None) for m in args.moves]
+        cases += [(3, m, "auto") for m in ("focused", "focused-two") if m in args.moves]
+    cases += [(o, m, None) for o in args.orders if o >= 4 for m in ("sirdey", "focused")
+              if m in args.moves]  # fmt: skip
     rows = []
     for order, move, schedule in cases:
         w = 128 if args.smoke else wave(order, move)
@@ -203,14 +244,16 @@ def throughput_part(args) -> dict:
             rows.append(r)
             rate = r.get("proposals_per_second", 0) / 1e9
             log(f"throughput cuda order {order} {move} {schedule} x{waves}: {rate:.2f} G/s")
+    cpu_cases = [(3, "sirdey", None), (3, "focused-two", None), (3, "focused-two", "auto")]
+    cpu_cases = [c for c in cpu_cases if 3 in args.orders]
+    cpu_cases += [(o, m, s) for o, m, s in cases if o >= 4]
     cpu_rows = []
-    for order, move, schedule in [(3, "sirdey", None), (3, "focused-two", None),
-                                  (3, "focused-two", "auto")]:  # fmt: skip
+    for order, move, schedule in cpu_cases:
         r = measure_throughput(order, args.seconds, "cpu", move=move, schedule=schedule)
-        r.update(schedule=schedule or "native regime")
+        r.update(order=order, move=move, schedule=schedule or "native regime")
         cpu_rows.append(r)
         log(f"throughput cpu order {order} {move}: {r['proposals_per_second'] / 1e6:.1f} M/s")
-    native = native_rate(args.native_tool, args.seconds)
+    native = native_rate(args.native_tool, args.seconds) if 3 in args.orders else None
     return {"cuda": rows, "cpu": cpu_rows, "native": native, "seconds": args.seconds}
 
 
@@ -368,9 +411,28 @@ def machine_record() -> dict:
     return facts
 
 
+def card_vs_cores_part(args) -> dict:
+    """The card against the same machine's cores (benchmarks/card_vs_cores.py); writes
+    card_vs_cores.{json,md} into --out-dir itself."""
+    data = args.data or SUDOKU_DATA
+    if args.file is None:
+        args.file = SHIPPED / "seed002.txt" if args.smoke else data / "forum_hardest_1106.txt"
+    if not Path(args.file).exists():
+        raise SystemExit(f"--file {args.file}: not found (forum_hardest_1106.txt; see --data)")
+    args.data = data
+    if args.smoke:
+        args.seconds = min(args.seconds, 0.3)
+    if args.commit is None:
+        head = git("rev-parse", "--short", "HEAD")
+        args.commit = head + ("+" if head and git("status", "--porcelain", "-uno") else "")
+    command = "python -m benchmarks.bench_gpu " + " ".join(sys.argv[1:])
+    path = card_vs_cores.main(args, machine_record(), command)
+    return {"written": str(path)}
+
+
 RUNNERS = {"env": env_part, "equality": equality_part, "throughput": throughput_part,
            "solve": solve_part, "pool": pool_part, "latency": latency_part,
-           "cpu_orders": cpu_orders_part}  # fmt: skip
+           "cpu_orders": cpu_orders_part, "card_vs_cores": card_vs_cores_part}  # fmt: skip
 
 
 def main() -> None:
@@ -381,6 +443,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--orders", default="2,3,4,5,6")
     parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--moves", default=",".join(MOVES), help="equality and throughput moves")
     parser.add_argument("--latency-puzzles", type=int, default=20)
     parser.add_argument("--native-tool", type=Path,
                         default=SHARED / "tools/sirdey_limit.c")  # fmt: skip
@@ -390,8 +453,22 @@ def main() -> None:
         action="store_true",
         help="tiny sizes, to try the script's paths in the CUDA simulator",
     )
+    cvc = parser.add_argument_group("card_vs_cores")
+    cvc.add_argument("--workloads", default="all", help="all, missing, sets, large or names")
+    cvc.add_argument("--file", type=Path, default=None,
+                     help="base 9x9 set (default: DATA/forum_hardest_1106.txt, DATA = --data "
+                     "or ../shared/data/sudoku; smoke: the shipped seed002)")  # fmt: skip
+    cvc.add_argument("--backends", default="cuda,cpu")
+    cvc.add_argument("--budget", type=float, default=540.0, help="seconds for the whole run")
+    cvc.add_argument("--cores-60k", action="store_true", help="60,000 isomorphs on the cores too")
+    cvc.add_argument("--fresh", action="store_true", help="drop the rows of earlier runs")
+    cvc.add_argument("--commit", default=None, help="the commit measured (default: git's)")
+    cvc.add_argument("--cache-dir", default=None, help="cache root of the measured runs")
+    cvc.add_argument("--no-events", action="store_true", help="card runs without CUDA events")
+    cvc.add_argument("--plan-only", action="store_true", help="print the plan; run nothing")
     args = parser.parse_args()
     args.orders = [int(x) for x in args.orders.split(",")]
+    args.moves = [m for m in args.moves.split(",") if m]
     args.out_dir.mkdir(parents=True, exist_ok=True)
     for part in args.part.split(","):
         if part not in RUNNERS:
@@ -402,6 +479,8 @@ def main() -> None:
         except Exception as exc:  # noqa: BLE001 - recorded, the next part goes on
             result = {"error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()}
             log(result["trace"])
+        if part in SELF_WRITING and "error" not in result:
+            continue
         result["part"] = part
         result["machine"] = machine_record()
         result["seconds"] = round(time.perf_counter() - start, 1)
