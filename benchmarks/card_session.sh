@@ -9,6 +9,8 @@
 #              when that file is there (the sets phase's results, copied back), then bench_gpu's
 #              throughput of the order 5 and 6 kernels beside the cores and the equality of the
 #              order 4 and 5 kernels with the CPU runner, each under a time limit.
+# PHASE check: Ctrl-C on 60,000 isomorphs on the card (benchmarks/card_interrupt.py), then the
+#              equality of the kernels with the CPU runner, one order at a time (orders 3-6).
 #
 # Needs, in the checkout (carried as ignored paths): .whl/ with numpy < 2.5 (numba-cuda needs it;
 # the image's numpy is newer) and .gpudata/ with forum_hardest_1106.txt and general_25x25.tsv
@@ -39,8 +41,18 @@ case $phase in
     timeout "${EQUALITY_SECONDS:-90}" $bench --part equality --orders 4,5 --moves focused \
       --tag _coop 2>&1 | tail -n 20
     ;;
+  check)
+    timeout "${INTERRUPT_SECONDS:-150}" python3 -m benchmarks.card_interrupt \
+      --file .gpudata/forum_hardest_1106.txt --backend cuda --puzzles 60000 --after 22,12 \
+      --out-dir "$out" 2>&1 | tee "$out/check.log"
+    for order in 4 3 5 6; do
+      timeout "${EQUALITY_SECONDS:-50}" $bench --part equality --orders $order \
+        --moves focused,sirdey,focused-two --tag "_o$order" 2>&1 | grep -E "^equality|wrote" \
+        | tee -a "$out/check.log"
+    done
+    ;;
   *)
-    echo "card_session.sh: phase must be sets or large, not '$phase'" >&2
+    echo "card_session.sh: phase must be sets, large or check, not '$phase'" >&2
     exit 2
     ;;
 esac

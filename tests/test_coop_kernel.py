@@ -62,6 +62,19 @@ def test_simulated_one_thread_kernel_with_philox_equals_the_cpu_runner():
 
 
 @pytest.mark.cudasim
+@pytest.mark.parametrize("kernel, case", [("coop", "4:focused:1"), ("thread", "3:sirdey:1")])
+def test_chains_past_the_trial_cap_keep_their_arrays(kernel, case):
+    """Three chains a puzzle and a cap of two trials: the third chain of each puzzle never
+    starts one, and the kernel leaves its grid and bitboards as the CPU runner does (they were
+    written back from a grid never drawn)."""
+    rows = run_simulated(
+        "coop_equality.py", case, "--chains", "3", "--trial-cap", "2", "--kernel", kernel
+    )
+    assert rows[0]["equal"], rows[0]
+    assert rows[0]["trials"] == 4  # two a puzzle: the cap, so one chain each never ran
+
+
+@pytest.mark.cudasim
 def test_simulated_pool_on_the_cooperative_kernel_replays_on_the_cpu():
     """Three 16x16 puzzles through one slot, three chains each: all solved on the simulated
     card; each solving chain re-run alone on the CPU (replay_chain) solves after the same

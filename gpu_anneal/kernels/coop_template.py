@@ -72,6 +72,7 @@ def sudoku_coop_slice(
         plain(init_cells), plain(ninit), plain(move_cells), plain(nmove), plain(cand),
         plain(ncand), plain(box_cells), plain(nbox), plain(box_missing), settings,
     )  # fmt: skip
-    coop_store(sv, sb, lane, grids[g], plain(boards)[g])
+    if counters[g, C_TRIALS] > 0:  # a chain past its puzzle's trial cap never had a grid
+        coop_store(sv, sb, lane, grids[g], plain(boards)[g])
     lane_write_back(plain(ctr), counters, g, lane)
     lane_write_back(plain(rng), states, g, lane)

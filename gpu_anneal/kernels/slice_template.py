@@ -33,10 +33,11 @@ def run_chain(g, lane, sv, sb, st, vals, boards, best_vals, ctr, rng, solved, cp
         plain(init_cells), plain(ninit), plain(move_cells), plain(nmove), plain(cand),
         plain(ncand), plain(box_cells), plain(nbox), plain(box_missing), settings,
     )  # fmt: skip
-    for c in range(CELLS):
-        vals[g, c] = get_value(sv, lane, uint32(c)) + uint32(1)
-    for i in range(NW):
-        boards[g, i] = sb[(BOFF + i) * LANES + lane]
+    if ctr[g, C_TRIALS] > 0:  # a chain past its puzzle's trial cap never had a grid
+        for c in range(CELLS):
+            vals[g, c] = get_value(sv, lane, uint32(c)) + uint32(1)
+        for i in range(NW):
+            boards[g, i] = sb[(BOFF + i) * LANES + lane]
 
 
 if not config.ENABLE_CUDASIM:  # the simulator runs it as Python on its host arrays

@@ -191,6 +191,7 @@ def _constants(order: int, move: int, bounds: tuple[int, int] | None) -> str:
         "SHARED_WORDS": (pk.VW + pk.NW + m.focus_words + m.thr_rows) * T,
         "BOFF": pk.VW if shared else 0,  # first bitboard word of a chain's column (rules.BOFF)
         "C_STATUS": sa.C_STATUS,
+        "C_TRIALS": sa.C_TRIALS,
         "RUNNING": sa.RUNNING,
         "LAUNCH_BOUNDS": bounds,  # names the module only (see kernel_function)
     }

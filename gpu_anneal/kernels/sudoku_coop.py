@@ -196,6 +196,7 @@ def _constants(rules, order: int, move: int, bounds: tuple[int, int] | None) -> 
         "BOARD_WORDS": board,
         "THRESHOLD_WORDS": thresholds,
         "C_STATUS": sa.C_STATUS,
+        "C_TRIALS": sa.C_TRIALS,
         "RUNNING": sa.RUNNING,
         "LAUNCH_BOUNDS": bounds,  # names the module only (see kernel_function)
     }

@@ -9,7 +9,9 @@ cover restarts or reheats. Options: `--plateau L` (moves a plateau, default 40),
 a,b,c` (plateaus a slice, default 2,3,2), `--schedule TEXT` (default: REHEATING, a warm
 geometric law of 4 plateaus whose unsolved trials are reheated twice in a row before a fresh
 grid, as the default technique's are), `--chains C` (chains a puzzle, default 1), `--kernel
-coop|thread` (default coop; thread: the one-thread kernel the runner falls back to). The CPU
+coop|thread` (default coop; thread: the one-thread kernel the runner falls back to),
+`--trial-cap T` (trials a puzzle over its chains, default 3: with fewer than its chains, chains
+past the cap never start a trial). The CPU
 runner takes one thread, so that its chains run one after another as the simulator runs its
 blocks: with several chains a puzzle, where a chain stops after another solved depends on when
 it saw the bound.
@@ -49,13 +51,13 @@ def mostly_given(order: int, seed: int) -> np.ndarray:
 
 def compare(
     order: int, move: str, seed: int, plateau: int, slices, schedule: str, chains: int = 1,
-    kernel: str = "coop",
+    kernel: str = "coop", trial_cap: int = 3,
 ) -> dict:  # fmt: skip
     puzzles = np.stack([mostly_given(order, seed), never_solving_puzzle(order)])
     sched = by_name(schedule, order, plateau=plateau)
     code = sa.move_code(move, order)
     batches = [
-        make_batch(puzzles, order, sched, cpp=chains, seed=seed, trial_cap=3, move=code)
+        make_batch(puzzles, order, sched, cpp=chains, seed=seed, trial_cap=trial_cap, move=code)
         for _ in range(2)
     ]
     cpu, gpu = batches
@@ -78,7 +80,7 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     numba.set_num_threads(1)
     options = {"--plateau": "40", "--slices": "2,3,2", "--schedule": REHEATING, "--chains": "1",
-               "--kernel": "coop"}  # fmt: skip
+               "--kernel": "coop", "--trial-cap": "3"}  # fmt: skip
     for flag in options:
         if flag in args:
             at = args.index(flag)
@@ -90,5 +92,5 @@ if __name__ == "__main__":
         order, move, seed = case.split(":")
         out.append(compare(int(order), move, int(seed), int(options["--plateau"]), slices,
                            options["--schedule"], int(options["--chains"]),
-                           options["--kernel"]))  # fmt: skip
+                           options["--kernel"], int(options["--trial-cap"])))  # fmt: skip
     print(json.dumps(out))
