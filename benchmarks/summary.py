@@ -914,6 +914,71 @@ def gpu_measured(res: Results) -> list[Row]:
     return rows
 
 
+def card_vs_cores(res: Results) -> list[Row]:
+    """The card against the same machine's cores, `gpu-anneal solve` as a user runs it
+    (benchmarks/card_vs_cores.py; the tables in full: gpu/card_vs_cores.md)."""
+    from benchmarks import card_vs_cores_report as report
+
+    name = "gpu/card_vs_cores.json"
+    d = res.load(name)
+    cmd = "python -m benchmarks.bench_gpu --part card_vs_cores"
+    rows = []
+    for label, card, cores, ratio, pps, solved, busy in report.main_table(d["rows"]):
+        extra = "" if pps == "-" else f"; {pps}"
+        extra += "" if busy == "-" else f"; kernel busy (nvidia-smi / events) {busy}"
+        rows.append(Row(
+            f"{label}: card / 16 cores (wall, start-up included)",
+            f"{card} / {cores}, **{ratio}**{extra}; checked solved {solved}", "", cmd, name,
+        ))  # fmt: skip
+    for label, card, cores, busy in report.large_table(d["rows"]):
+        rows.append(Row(label, f"card: {card} (busy {busy}); 16 cores: {cores}", "", cmd, name))
+    for what, target, figure, verdict in report.targets(d["rows"]):
+        rows.append(Row(f"Target: {what}", f"{figure} ({verdict})", target, cmd, name))
+    return rows
+
+
+def card_checks(res: Results) -> list[Row]:
+    """Equality of the kernels with the CPU runner and Ctrl-C on a long run, on a card."""
+    rows = []
+    name = "gpu/gpu_equality_coop_ff6696e.json"
+    d = res.load(name)
+    bad = [r for r in d["rows"] if not r["equal"]]
+    differing = "; ".join(
+        f"order {r['order']} {r['batch']} ({', '.join(k for k, v in r['fields'].items() if not v)})"
+        for r in bad
+    )
+    rows.append(Row(
+        f"Kernels against the CPU runner on {d['machine']['gpu']}, orders 4-5, focused move, at "
+        "commit ff6696e",
+        f"{len(d['rows']) - len(bad)} of {len(d['rows'])} equal; differing: "
+        + differing,
+        "", "python -m benchmarks.bench_gpu --part equality --orders 4,5 --moves focused", name,
+    ))  # fmt: skip
+    name = "gpu/gpu_equality_o3_cc165ce.json"
+    d = res.load(name)
+    rows.append(Row(
+        f"The same after the fix (cc165ce), 9x9, {len(d['rows'])} cases "
+        "(orders 4-6: gpu/card_check_cc165ce.log)",
+        f"{sum(r['equal'] for r in d['rows'])} of {len(d['rows'])} equal "
+        f"({num(sum(r.get('proposals', 0) for r in d['rows']))} proposals compared)",
+        "", "bash benchmarks/card_session.sh check", name,
+    ))  # fmt: skip
+    name = "gpu/card_interrupt.json"
+    d = res.load(name)
+    for r in d["rows"]:
+        first, final = r["interrupted_file"], r["resumed_file"]
+        rows.append(Row(
+            f"Ctrl-C after {r['after_seconds']:g} s on {num(d['puzzles'])} isomorphs of "
+            f"{d['base']}, {d['backend']} backend",
+            f"exit {r['exit_code']}; {num(first['solved'])} solved records written, "
+            f"{first['wrong_grids']} wrong, {first['records'] - first['solved']} `interrupted`; "
+            f"`--resume` (exit {r['resume_exit_code']}): {num(final['indices'])} puzzles, "
+            f"{num(final['solved'])} solved, {final['wrong_grids']} wrong",
+            "exit 130, nothing lost", "python -m benchmarks.card_interrupt", name,
+        ))  # fmt: skip
+    return rows
+
+
 SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
     (
         "Sudoku: proposals per second and the exact solver (CPU)",
@@ -931,6 +996,12 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
         "Every figure in this section ran on the card named in each row; the kernel model's "
         "figure beside a rate is the committed model (sm_90), not a measurement.",
         [gpu_measured],
+    ),
+    (
+        "The card against its machine's cores, as a user runs it",
+        "`gpu-anneal solve` in a fresh process a measurement, start-up included, on the card and "
+        "on the same machine's 16 cores in one run (tables in full: `gpu/card_vs_cores.md`).",
+        [card_vs_cores, card_checks],
     ),
     (
         "CUDA kernels: ptxas (compiled, no device)",
