@@ -8,9 +8,17 @@ Glossary:
     finished a puzzle whose chains have all stopped, or whose time is up
 
 By default the chains of one launch cover at least one full wave, spread over as many puzzles as
-the input holds, each keeping at least MIN_CHAINS_PER_PUZZLE chains (a puzzle never gets fewer
-chains than one launch used to give it), chains per puzzle rounded up to whole warps so that a
-warp's chains finish together. The pool must fit MEMORY_SHARE of the card's memory.
+the input holds, each keeping at least MIN_CHAINS_PER_PUZZLE chains, chains per puzzle rounded up
+to whole warps so that a warp's chains finish together: a long queue runs many puzzles with few
+chains each, a short one gives each of its puzzles more. The pool must fit MEMORY_SHARE of the
+card's memory. Why few chains pay: a puzzle's chains run until the one that solves first (the
+deterministic winner), so k chains cost about k times the winner's proposals; measured on hard
+9x9 puzzles (benchmarks/results/host/chains.md), that total stays flat from 1 to 64 chains while
+the time to the first solve falls as 1/k, so up to 64 chains a puzzle cost the card no
+throughput and cut each puzzle's latency, and more than 64 only while the card would otherwise
+sit idle (fewer puzzles than slots). On a card, 6,000 hard 9x9 puzzles at 64 chains each ran
+faster than at the former floor of 1,024 (benchmarks/results/gpu/card_vs_cores.md, the
+iso6000c64 row against iso6000).
 
 The cooperative kernel (orders 4-6, one-cell moves: gpu_anneal.kernels.sudoku_coop) runs one
 chain a warp and a block: its wave is SMs x resident blocks chains, a puzzle keeps at least
@@ -57,7 +65,7 @@ from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.presets import DEFAULT_TECHNIQUE
 from gpu_anneal.pool_status import STATUS_BYTES
 
-MIN_CHAINS_PER_PUZZLE = 1024
+MIN_CHAINS_PER_PUZZLE = 64  # one-thread kernels: two warps (host/chains.md)
 MIN_COOP_CHAINS_PER_PUZZLE = 64  # a choice, not measured on a card yet
 WARP = 32
 MEMORY_SHARE = 0.5  # of the card's memory (free memory on a live device)

@@ -410,11 +410,12 @@ def test_results_record_the_choice(described_card):
 
 
 def test_where_the_card_never_wins_nothing_is_read_ahead(described_card, monkeypatch):
-    """A card whose shared memory holds no cooperative block runs 25x25 on the one-thread
-    kernel: the cores win at every count, so auto decides before reading the stream."""
+    """A small card (8 SMs) whose shared memory holds no cooperative block runs 25x25 on the
+    one-thread kernel: the cores win at every count, so auto decides before reading the
+    stream."""
     from gpu_anneal import plan
 
-    small = plan.with_card(plan.card_named("H100 SXM"), shared_per_sm=8 * 1024)
+    small = plan.with_card(plan.card_named("H100 SXM"), shared_per_sm=8 * 1024, sms=8)
     monkeypatch.setattr(plan, "current_card", lambda: small)
     taken = []
 
