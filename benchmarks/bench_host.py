@@ -11,7 +11,7 @@ status handling, verification, result records and JSON. Compilation is done by a
 first and is not timed.
 
     python -m benchmarks.bench_host [--puzzles 6000] [--slices 2] [--label NAME] [--json]
-        [--file ../shared/data/sudoku/forum_hardest_1106.txt] [--profile]
+        [--file ../shared/data/sudoku/forum_hardest_1106.txt] [--profile [--sort tottime]]
 
 The last line printed is a JSON object with `puzzles_per_second` and `host_us_per_puzzle`;
 --label NAME also merges the row into benchmarks/results/host/host.{json,md} (other labels
@@ -103,7 +103,7 @@ def measure(args) -> dict:
         count, solved, seconds = run(timed, Path(tmp) / "results.jsonl")
         if profiler:
             profiler.disable()
-            pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
+            pstats.Stats(profiler, stream=sys.stderr).sort_stats(args.sort).print_stats(40)
     if count != args.puzzles or solved != count:
         raise SystemExit(f"{count} results, {solved} solved: expected {args.puzzles} solved")
     return {
@@ -146,6 +146,7 @@ def main() -> None:
     ap.add_argument("--label", default=None, help="merge the row into the results file")
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
     ap.add_argument("--profile", action="store_true", help="cProfile of the timed run")
+    ap.add_argument("--sort", default="cumulative", help="--profile's order (pstats key)")
     add_out_arguments(ap, RESULTS / "host")
     args = ap.parse_args()
     row = measure(args)
