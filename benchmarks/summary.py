@@ -1,8 +1,9 @@
-"""Build benchmarks/results/SUMMARY.md and README's Benchmarks list from the results JSON files.
+"""Build benchmarks/results/SUMMARY.md, the headline list of docs/performance.md and README's
+few headline figures from the results JSON files.
 
-    python -m benchmarks.summary            rewrite both files
+    python -m benchmarks.summary            rewrite the three files
     python -m benchmarks.summary --check    exit 1 naming each file that differs from its output
-    --results DIR  --summary FILE  --readme FILE   (other places, e.g. for tests)
+    --results DIR  --summary FILE  --page FILE  --readme FILE   (other places, e.g. for tests)
 
 Every figure is read from a JSON file in a topic folder of benchmarks/results/ (TOPIC/NAME.json,
 the topics of benchmarks/paths.py); nothing here holds a measured number. Targets come from the
@@ -32,11 +33,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 SUMMARY = RESULTS / "SUMMARY.md"
+PAGE = ROOT / "docs" / "performance.md"
 README = ROOT / "README.md"
+# docs/performance.md's block: every headline bullet (BULLETS); README's: a few (HEADLINES)
 BEGIN = "<!-- benchmarks:begin (python -m benchmarks.summary) -->"
 END = "<!-- benchmarks:end -->"
+README_BEGIN = "<!-- headline:begin (python -m benchmarks.summary) -->"
+README_END = "<!-- headline:end -->"
 MODEL = "model, not measured"
-WIDTH = 100  # README lines
+WIDTH = 100  # lines of the two markdown blocks
 OPTIONAL = {
     "exact/exact_peers.json",
     "anneal/anneal_peers.json",
@@ -703,6 +708,28 @@ def first_call(res: Results) -> list[Row]:
             cmd,
             name,
         )
+    ] + start_example(res)
+
+
+def start_example(res: Results) -> list[Row]:
+    """`solve --example seed002 --backend cpu` in fresh processes on this machine (the start
+    workload of benchmarks/card_vs_cores.py, run without a card)."""
+    from benchmarks import card_vs_cores_report as report
+
+    name = "host/start_cpu.json"
+    d = res.load(name)
+    first = report.find(d["rows"], "start", "cpu", "first")
+    second = report.find(d["rows"], "start", "cpu", "second")
+    return [
+        Row(
+            "`gpu-anneal solve --example seed002 --backend cpu`: first run (empty cache) / "
+            "second run",
+            f"{secs(first['wall_seconds'])} / **{secs(second['wall_seconds'])}**",
+            "second run <= 1.5 s",
+            "python -m benchmarks.bench_gpu --part card_vs_cores --workloads start --backends "
+            "cpu --fresh --out-dir DIR",
+            name,
+        )
     ]
 
 
@@ -1011,7 +1038,7 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
     (
         "Performance model (a model, not a measurement)",
         "Proposals/s computed from the SASS of each kernel's move loop on the card(s) of the "
-        "file's architecture (README, Performance model); never run on a GPU.",
+        "file's architecture (docs/performance-model.md); never run on a GPU.",
         [kernel_model],
     ),
     ("Generation", "Grids checked by the verifier; puzzles unique and minimal.", [generation]),
@@ -1163,21 +1190,15 @@ def summary_text(folder: Path = RESULTS, only: set[str] | None = None) -> str:
     return "\n".join(head + body + tail) + "\n"
 
 
-# ---------------------------------------------------------------- README
+# ---------------------------------------------------------------- headline lists
+
+BULLETS = ("gpu", "throughput", "anneal", "tts", "exact", "peers", "generation")
+HEADLINES = ("gpu", "tts")  # README's few; the rest in docs/performance.md
 
 
-def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
-    """README's list of headline figures, each naming its results file."""
-    res = Results(folder, only)
-    out: list[str] = []
-
-    def add(builder: Callable[[], str]) -> None:
-        try:
-            out.append(builder())
-        except Missing:
-            pass
-        except (KeyError, IndexError, TypeError, ValueError, StopIteration) as e:
-            print(f"summary: README bullet skipped: {type(e).__name__} {e}", file=sys.stderr)
+def _sentences(res: Results) -> dict[str, Callable[[], str]]:
+    """Each headline figure's sentence builder by name; a builder raises Missing without its
+    results file."""
 
     def throughput_line() -> str:
         rows = {r["threads"]: r for r in res.load("throughput/throughput.json")["rows"]}
@@ -1273,11 +1294,48 @@ def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
             "rest of the card's figures, the slow ones too, in SUMMARY.md);"
         )
 
-    for b in (gpu_line, throughput_line, anneal_line, tts_line, exact_line, peers_line,
-              generation_line):  # fmt: skip
-        add(b)
-    if out:
-        out[-1] = out[-1].rstrip(";") + ("" if out[-1].endswith(".") else ".")
+    return {
+        "gpu": gpu_line,
+        "throughput": throughput_line,
+        "anneal": anneal_line,
+        "tts": tts_line,
+        "exact": exact_line,
+        "peers": peers_line,
+        "generation": generation_line,
+    }
+
+
+def _wrapped(sentences: list[str]) -> list[str]:
+    """Sentences as a markdown list WIDTH wide; the last one ends the list with a full stop."""
+    lines: list[str] = []
+    for i, sentence in enumerate(sentences):
+        if i == len(sentences) - 1:
+            sentence = sentence.rstrip(";") + ("" if sentence.endswith(".") else ".")
+        glued = re.sub(r"(\d) (?=[kMG]?/s|s\b|%)", "\\1\0", f"- {sentence}")  # keep 2 s together
+        wrapped = textwrap.wrap(glued, WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+        lines += [w.replace("\0", " ") for w in wrapped]
+    return lines
+
+
+def _figures(res: Results, names: tuple[str, ...]) -> list[str]:
+    """The named headline sentences whose results files are there, in `names` order."""
+    builders = _sentences(res)
+    out: list[str] = []
+    for name in names:
+        try:
+            out.append(builders[name]())
+        except Missing:
+            pass
+        except (KeyError, IndexError, TypeError, ValueError, StopIteration) as e:
+            print(f"summary: headline {name} skipped: {type(e).__name__} {e}", file=sys.stderr)
+    return out
+
+
+def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
+    """docs/performance.md's list of headline figures, each naming its results file, under a
+    line naming the cards and machines they ran on."""
+    res = Results(folder, only)
+    out = _figures(res, BULLETS)
     machines = sorted(
         {describe(m)[0].split(";")[0] for m in map(machine_of, res.used.values()) if m}
     )
@@ -1288,28 +1346,40 @@ def bullets(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
         + "; ".join(machines)
         + " (dates and load averages per file in SUMMARY.md):"
     )
-    lines = textwrap.wrap(intro, WIDTH) + [""]
-    for line in out:
-        glued = re.sub(r"(\d) (?=[kMG]?/s|s\b|%)", "\\1\0", f"- {line}")  # keep 2 s together
-        wrapped = textwrap.wrap(glued, WIDTH, subsequent_indent="  ", break_on_hyphens=False)
-        lines += [w.replace("\0", " ") for w in wrapped]
-    return lines
+    return textwrap.wrap(intro, WIDTH) + [""] + _wrapped(out)
+
+
+def headlines(folder: Path = RESULTS, only: set[str] | None = None) -> list[str]:
+    """README's few headline figures (HEADLINES), each naming its results file."""
+    return _wrapped(_figures(Results(folder, only), HEADLINES))
+
+
+def _with_block(text: str, where: str, begin: str, end: str, lines: list[str]) -> str:
+    """`text` with the block between its `begin` and `end` markers replaced by `lines`."""
+    if begin not in text or end not in text:
+        raise SystemExit(f"{where}: markers {begin!r} and {end!r} not found")
+    start, stop = text.index(begin) + len(begin), text.index(end)
+    return text[:start] + "\n" + "\n".join(lines) + "\n" + text[stop:]
+
+
+def page_text(page: str, folder: Path = RESULTS, only: set[str] | None = None) -> str:
+    """docs/performance.md's text with the block between BEGIN and END regenerated."""
+    return _with_block(page, "docs/performance.md", BEGIN, END, bullets(folder, only))
 
 
 def readme_text(readme: str, folder: Path = RESULTS, only: set[str] | None = None) -> str:
-    """README text with the block between the benchmark markers regenerated."""
-    if BEGIN not in readme or END not in readme:
-        raise SystemExit(f"README: markers {BEGIN!r} and {END!r} not found")
-    start, end = readme.index(BEGIN) + len(BEGIN), readme.index(END)
-    return readme[:start] + "\n" + "\n".join(bullets(folder, only)) + "\n" + readme[end:]
+    """README text with the block between README_BEGIN and README_END regenerated."""
+    return _with_block(readme, "README", README_BEGIN, README_END, headlines(folder, only))
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Rewrite SUMMARY.md and README's block, or with --check report which differ."""
+    """Rewrite SUMMARY.md, docs/performance.md's and README's blocks, or with --check report
+    which differ."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if a file differs")
     ap.add_argument("--results", type=Path, default=RESULTS, help="folder of results JSON")
     ap.add_argument("--summary", type=Path, default=None, help="default: RESULTS/SUMMARY.md")
+    ap.add_argument("--page", type=Path, default=PAGE, help="default: docs/performance.md")
     ap.add_argument("--readme", type=Path, default=README)
     args = ap.parse_args(argv)
     summary = args.summary or args.results / "SUMMARY.md"
@@ -1325,6 +1395,7 @@ def main(argv: list[str] | None = None) -> int:
               f"left out: {', '.join(loose)}", file=sys.stderr)  # fmt: skip
     wanted = {
         summary: summary_text(args.results, only),
+        args.page: page_text(args.page.read_text(encoding="utf-8"), args.results, only),
         args.readme: readme_text(args.readme.read_text(encoding="utf-8"), args.results, only),
     }
     if args.check:
