@@ -5,11 +5,12 @@
     docs/NAME.schema.json     JSON Schema of each record type of check, generate and minimize
                               (gpu_anneal.records.RECORDS)
     docs/records.md           those records as tables of keys
-    README.md                 the layout tree between the `layout` markers
-    README.md, benchmarks/results/SUMMARY.md   the Benchmarks figures (benchmarks/summary.py)
+    docs/architecture.md      the layers picture and module tree between the `layout` markers
+    benchmarks/results/SUMMARY.md, docs/performance.md, README.md
+                              the benchmark figures (benchmarks/summary.py)
 
-tests/test_schema.py and tests/test_readme.py fail when a committed copy differs from what this
-script writes.
+tests/test_schema.py, tests/test_readme.py and tests/test_summary.py fail when a committed copy
+differs from what this script writes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
 PACKAGES = ("cli", "gpu_anneal", "cpu_reference")
 BEGIN, END = "<!-- layout:begin (docs/generate.py) -->", "<!-- layout:end -->"
 
@@ -191,11 +193,12 @@ def layers_picture() -> str:
     return "\n".join(lines)
 
 
-def readme_with_layout(readme: str) -> str:
-    """README text with the layout block replaced by the current tree."""
-    start, end = readme.index(BEGIN), readme.index(END)
+def with_layout(text: str) -> str:
+    """docs/architecture.md's text with the layout block replaced by the current picture and
+    tree."""
+    start, end = text.index(BEGIN), text.index(END)
     block = f"{BEGIN}\n```text\n{layers_picture()}\n```\n\n```text\n{layout_tree()}\n```\n"
-    return readme[:start] + block + readme[end:]
+    return text[:start] + block + text[end:]
 
 
 def main() -> None:
@@ -205,8 +208,7 @@ def main() -> None:
     for name, text in record_schema_texts().items():
         (ROOT / "docs" / f"{name}.schema.json").write_text(text, encoding="utf-8")
     (ROOT / "docs" / "records.md").write_text(records_table(), encoding="utf-8")
-    readme = ROOT / "README.md"
-    readme.write_text(readme_with_layout(readme.read_text(encoding="utf-8")), encoding="utf-8")
+    ARCHITECTURE.write_text(with_layout(ARCHITECTURE.read_text(encoding="utf-8")), encoding="utf-8")
     sys.path.insert(0, str(ROOT))
     from benchmarks.summary import main as write_benchmark_figures
 

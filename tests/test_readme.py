@@ -1,9 +1,12 @@
-"""README.md runs as written: every command of its ```bash blocks and every ```python block, from
-a wheel of the package installed outside the checkout, in an empty directory.
+"""README.md runs as written: every command of its ```bash blocks and every ```python block, and
+every command of docs/commands.md, from a wheel of the package installed outside the checkout, in
+an empty directory.
 
 Lines left out, each covered otherwise: `pip install ...` (the wheel install below is what it
 does), `python -m pytest ...` (the suite itself) and `docker ...` (needs a Docker daemon).
-The layout block (picture and tree) must equal what `python docs/generate.py` prints.
+README stays at most MAX_CHARS characters, and every `docs/NAME.md` it or a docs page names
+exists. docs/architecture.md's layout block (picture and tree) must equal what
+`python docs/generate.py` prints.
 """
 
 from __future__ import annotations
@@ -21,24 +24,52 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+COMMANDS_PAGE = DOCS / "commands.md"  # its bash blocks run after README's, in the same folder
+MAX_CHARS = 12_000
 SKIPPED = ("pip install", "python -m pytest", "docker ")
 SHIPPED = ("cli", "gpu_anneal", "cpu_reference", "pyproject.toml", "README.md", "LICENSE")
 
 
-def blocks(language: str) -> list[str]:
-    """The bodies of README's fenced blocks in `language`."""
-    return re.findall(rf"^```{language}\n(.*?)^```", README.read_text(), re.S | re.M)
+def blocks(language: str, page: Path = README) -> list[str]:
+    """The bodies of a markdown page's fenced blocks in `language` (README's by default)."""
+    return re.findall(rf"^```{language}\n(.*?)^```", page.read_text(), re.S | re.M)
 
 
-def commands() -> list[str]:
-    """Every command line of the bash blocks (continuations joined), minus the skipped ones."""
+def commands(page: Path = README) -> list[str]:
+    """Every command line of a page's bash blocks (continuations joined), minus the skipped
+    ones."""
     found = []
-    for body in blocks("bash"):
+    for body in blocks("bash", page):
         for line in body.replace("\\\n", " ").splitlines():
             line = line.strip()
             if line and not line.startswith("#") and not line.startswith(SKIPPED):
                 found.append(line)
     return found
+
+
+def all_commands() -> list[str]:
+    """README's commands, then docs/commands.md's not already among them, in order."""
+    return list(dict.fromkeys([*commands(), *commands(COMMANDS_PAGE)]))
+
+
+def test_readme_is_short():
+    """README is the front page: its detail lives in docs/."""
+    size = len(README.read_text(encoding="utf-8"))
+    assert size <= MAX_CHARS, f"README.md has {size} characters, at most {MAX_CHARS}"
+
+
+def test_every_docs_page_named_exists():
+    """Each `docs/NAME.md` that README or a docs page names is a file of the checkout."""
+    pages = [README, *sorted(DOCS.glob("*.md"))]
+    named = {
+        (page.name, name)
+        for page in pages
+        for name in re.findall(r"docs/[\w./-]*?\.md\b", page.read_text(encoding="utf-8"))
+    }
+    assert any(page == "README.md" for page, _ in named)
+    missing = sorted((page, name) for page, name in named if not (ROOT / name).is_file())
+    assert not missing, missing
 
 
 def test_readme_starts_with_install_and_a_shipped_example():
@@ -49,12 +80,12 @@ def test_readme_starts_with_install_and_a_shipped_example():
 
 
 def test_layout_block_is_current():
-    """README's layers picture and module tree equal docs/generate.py's output."""
-    spec = importlib.util.spec_from_file_location("docs_generate", ROOT / "docs" / "generate.py")
+    """docs/architecture.md's layers picture and module tree equal docs/generate.py's output."""
+    spec = importlib.util.spec_from_file_location("docs_generate", DOCS / "generate.py")
     generate = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(generate)
-    text = README.read_text()
-    assert generate.readme_with_layout(text) == text, "run: python docs/generate.py"
+    text = generate.ARCHITECTURE.read_text()
+    assert generate.with_layout(text) == text, "run: python docs/generate.py"
 
 
 @pytest.fixture(scope="session")
@@ -106,8 +137,8 @@ def test_wheel_ships_data_and_runs_from_outside_the_checkout(installed):
 
 
 # Cheap lines (no fresh compilation) that the default run executes beside the quick start; the
-# whole README runs in the slow test (about 12 minutes on 2 busy cores, most of it numba compiling
-# each solver once in the fresh install).
+# whole of README and docs/commands.md runs in the slow test (about 12 minutes on 2 busy cores,
+# most of it numba compiling each solver once in the fresh install).
 QUICK = ("gpu-anneal --version", "gpu-anneal examples", "gpu-anneal info", "grep ")
 
 
@@ -126,9 +157,10 @@ def test_quick_start_and_cheap_commands_run_as_written(installed):
 
 @pytest.mark.slow
 def test_every_readme_command_runs_as_written(installed):
-    """Each bash line exits 0 without a traceback; then each python block does."""
+    """Each bash line of README and docs/commands.md exits 0 without a traceback; then each
+    python block of README does."""
     timings = []
-    for line in commands():
+    for line in all_commands():
         start = time.perf_counter()
         proc = _run(["bash", "-c", f"set -o pipefail; {line}"], installed)
         timings.append((round(time.perf_counter() - start, 1), line))

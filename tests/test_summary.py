@@ -1,5 +1,6 @@
-"""benchmarks/summary.py: the committed SUMMARY.md and README block are its output, and its output
-follows the results files (a typed edit of either document, or a changed figure, shows)."""
+"""benchmarks/summary.py: the committed SUMMARY.md, docs/performance.md's block and README's block
+are its output, and its output follows the results files (a typed edit of any of them, or a
+changed figure, shows)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from benchmarks import summary as sm
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACKED = sm.tracked(sm.RESULTS)
+
+
+PAGE_BLOCK = f"{sm.BEGIN}\n{sm.END}\n"
+README_BLOCK = f"{sm.README_BEGIN}\n{sm.README_END}\n"
 
 
 def copy_results(tmp_path: Path) -> Path:
@@ -39,44 +44,77 @@ def test_committed_summary_is_the_generators_output():
     assert sm.SUMMARY.read_text(encoding="utf-8") == want, "run python -m benchmarks.summary"
 
 
+def test_committed_page_block_is_the_generators_output():
+    page = sm.PAGE.read_text(encoding="utf-8")
+    assert sm.BEGIN in page and sm.END in page
+    assert sm.page_text(page, sm.RESULTS, TRACKED) == page, "run python -m benchmarks.summary"
+
+
 def test_committed_readme_block_is_the_generators_output():
     readme = sm.README.read_text(encoding="utf-8")
-    assert sm.BEGIN in readme and sm.END in readme
+    assert sm.README_BEGIN in readme and sm.README_END in readme
     assert sm.readme_text(readme, sm.RESULTS, TRACKED) == readme, "run python -m benchmarks.summary"
 
 
-def test_a_typed_edit_is_caught_by_check(tmp_path, capsys):
+def test_readme_holds_a_few_of_the_pages_headlines():
+    """README's block is HEADLINES' bullets of the page's list, word for word, and fewer."""
+    page, readme = sm.bullets(sm.RESULTS, TRACKED), sm.headlines(sm.RESULTS, TRACKED)
+    assert 0 < len(sm.HEADLINES) < len(sm.BULLETS)
+    assert readme and len(readme) < len(page)
+
+    def items(lines: list[str]) -> list[str]:
+        text = " ".join(line for line in lines if line.startswith(("- ", "  ")))
+        return [" ".join(item.split()).rstrip(";.") for item in text.split("- ")[1:]]
+
+    assert set(items(readme)) < set(items(page))
+
+
+def outputs(tmp_path: Path, folder: Path) -> tuple[list[str], dict[str, Path]]:
+    """Arguments of main writing into tmp_path, and the three files they name."""
+    files = {"summary": tmp_path / "SUMMARY.md", "page": tmp_path / "performance.md",
+             "readme": tmp_path / "README.md"}  # fmt: skip
+    files["page"].write_text(f"# p\n\n{PAGE_BLOCK}")
+    files["readme"].write_text(f"# x\n\n{README_BLOCK}")
+    args = ["--results", str(folder)]
+    for name, path in files.items():
+        args += [f"--{name}", str(path)]
+    return args, files
+
+
+@pytest.mark.parametrize("typed_in", ["summary", "page", "readme"])
+def test_a_typed_edit_is_caught_by_check(tmp_path, capsys, typed_in):
     folder = copy_results(tmp_path)
-    readme = tmp_path / "README.md"
-    readme.write_text(f"# x\n\n{sm.BEGIN}\n{sm.END}\n")
-    summary = tmp_path / "SUMMARY.md"
-    args = ["--results", str(folder), "--summary", str(summary), "--readme", str(readme)]
+    args, files = outputs(tmp_path, folder)
     assert sm.main(args) == 0
     assert sm.main([*args, "--check"]) == 0
-    text = summary.read_text()
-    figure = re.search(r"\*\*([0-9.]+)\*\*", text).group(0)  # the first bold figure
-    typed = "**123.456**"
-    summary.write_text(text.replace(figure, typed, 1))
+    path = files[typed_in]
+    text = path.read_text()
+    if typed_in == "summary":
+        figure = re.search(r"\*\*([0-9.]+)\*\*", text).group(0)  # the first bold figure
+        typed = "**123.456**"
+    else:
+        figure = re.search(r"[0-9]+\.[0-9]+ s\b", text).group(0)  # the first figure in seconds
+        typed = "123.456 s"
+    path.write_text(text.replace(figure, typed, 1))
     assert sm.main([*args, "--check"]) == 1
-    assert str(summary) in capsys.readouterr().err
+    assert str(path) in capsys.readouterr().err
     assert typed not in sm.summary_text(folder)
+    assert typed not in sm.page_text(PAGE_BLOCK, folder) + sm.readme_text(README_BLOCK, folder)
 
 
 def test_a_file_outside_the_topic_folders_is_named_and_left_out(tmp_path, capsys):
     folder = copy_results(tmp_path)
     (folder / "throughput" / "throughput.json").rename(folder / "throughput.json")
-    readme = tmp_path / "README.md"
-    readme.write_text(f"{sm.BEGIN}\n{sm.END}\n")
-    args = ["--results", str(folder), "--summary", str(tmp_path / "S.md"), "--readme", str(readme)]
+    args, _ = outputs(tmp_path, folder)
     assert sm.main(args) == 0
     assert "not in a topic folder" in capsys.readouterr().err
-    assert "| throughput/throughput.json | no results file |" in (tmp_path / "S.md").read_text()
+    summary = (tmp_path / "SUMMARY.md").read_text()
+    assert "| throughput/throughput.json | no results file |" in summary
 
 
 def test_changing_a_figure_in_a_results_file_changes_both_outputs(tmp_path):
     folder = copy_results(tmp_path)
-    readme = f"{sm.BEGIN}\n{sm.END}\n"
-    before = sm.summary_text(folder), sm.readme_text(readme, folder)
+    before = sm.summary_text(folder), sm.page_text(PAGE_BLOCK, folder)
 
     def slower(data):
         row = next(r for r in data["rows"] if r["threads"] == 1)
@@ -84,10 +122,24 @@ def test_changing_a_figure_in_a_results_file_changes_both_outputs(tmp_path):
         row["ratio"] = 0.45
 
     edit(folder / "throughput" / "throughput.json", slower)
-    text, block = sm.summary_text(folder), sm.readme_text(readme, folder)
+    text, block = sm.summary_text(folder), sm.page_text(PAGE_BLOCK, folder)
     assert (text, block) != before
     assert "45.7 M/s" in text and "**0.45**" in text
     assert "0.45x the tuned native loop on one thread" in block
+
+
+def test_changing_a_headline_figure_changes_readme_and_page(tmp_path):
+    folder = copy_results(tmp_path)
+    before = sm.readme_text(README_BLOCK, folder), sm.page_text(PAGE_BLOCK, folder)
+
+    def faster(data):
+        data["summary"]["tts99_median"] = 0.00123
+
+    edit(folder / "tts" / "tts_top95_default.json", faster)
+    after = sm.readme_text(README_BLOCK, folder), sm.page_text(PAGE_BLOCK, folder)
+    for old, new in zip(before, after, strict=True):
+        assert "median TTS99 1.23 ms of one core on top95" in " ".join(new.split()), new
+        assert new != old
 
 
 def test_missing_files_give_a_row_or_nothing(tmp_path):
@@ -97,7 +149,7 @@ def test_missing_files_give_a_row_or_nothing(tmp_path):
     text = sm.summary_text(folder)
     assert "| throughput/throughput.json | no results file |" in text
     assert "exact beside tdoku" not in text
-    assert "native loop" not in sm.readme_text(f"{sm.BEGIN}\n{sm.END}\n", folder)
+    assert "native loop" not in sm.page_text(PAGE_BLOCK, folder)
 
 
 def test_untracked_files_are_left_out_of_the_default_folder():
