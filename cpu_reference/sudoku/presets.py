@@ -6,64 +6,20 @@ Glossary:
     K        plateaus per trial (max_plateaus); the chain then restarts from a fresh random grid
     L        moves per plateau (the number of cells, as in every schedule)
 
-"band": every trial stays inside the low band of temperatures where annealing finds
-solutions, instead of cooling from T0 = e_P (or 1) for most of the time limit, and a chain
-restarts after K plateaus rather than after a stall of hundreds of thousands:
+PRESETS maps a preset name and an order n to the schedule string it stands for; MOVE_PRESETS
+does the same for moves. "band" holds every trial of K plateaus inside the low band of
+temperatures where annealing finds solutions (meant with --move candidate --propagate); "auto"
+is the best technique measured per order, run with propagation first and the move preset "auto"
+(focused-two on 9x9 and 4x4, focused from 16x16 up) when none of --schedule, --move, --t0 and
+--propagate is given (DEFAULT_TECHNIQUE); "candidate-auto" is the candidate move's own best.
+Once any of those four is given, the parts not given are Sirdey's published ones (PUBLISHED),
+which no preset changes. A preset name takes the same key=value tail as the schedule it expands
+to; keys given there win over the preset's ("band:t0=0.3").
 
-    9x9 (and 4x4)     Sirdey's linear law (course cooling rate) from T0 = 0.34 for K = 20,000
-                      plateaus, no stall rule: T ends at 0.19 (4x4, e_P = 56: at 0.03)
-    16x16 and above   geometric from T = 0.34 down to 0.2 over K = 30,000 plateaus, no stall rule
-
-    T  0.34 |\\        |\\        |\\
-            |  \\      |  \\      |  \\          one trial = K plateaus, then a restart
-       0.2  |    \\    |    \\    |    \\
-            +---------+---------+---------> plateaus
-
-The values come from measured sweeps (benchmarks/results/anneal_peers_tune_*.md: 9x9 on
-magictour_top1465, 25x25 on Lloyd & Amos instances at 35-50 % fill that the benchmark does not
-use). On 25x25 the best held temperature moves with the fill (about 0.22-0.24 at 35 %, 0.3 at
-50 %); the band covers them all at some cost on each. 4x4 and 16x16 take their neighbours'
-values unmeasured; 36x36 takes the 25x25 band. Meant with `--move candidate --propagate`; the
-published algorithm (`sirdey-course`, sirdey move) is no preset and stays as it is.
-
-"auto": the best technique measured per order, which `gpu-anneal solve` runs when none of
---schedule, --move, --t0 and --propagate is given, always with propagation first
-(DEFAULT_TECHNIQUE) and the move preset "auto" (MOVE_PRESETS): the focused move (the candidate
-move on a cell drawn among those in conflict) from 16x16 up, and on 9x9 and 4x4 its two-choice
-form "focused-two" (the new digit the better of two candidate draws):
-
-    9x9 (and 4x4)     short held trials for focused-two: geometric from T = 0.5 down to 0.48
-                      over about 2,000 plateaus, no stall rule. On training puzzles in the same run
-                      (2 runs at once, 10 runs a puzzle) its median TTS99 of one core was
-                      0.087 s on forum_hardest_1106 puzzles 101-200 and 0.081 s on the first 60
-                      of magictour_top1465, against 0.149 s and 0.091 s for the focused move
-                      with the former preset (Sirdey's linear law from T0 = 0.4 over 2,000
-                      plateaus), and 0.100 s and 0.116 s for the focused move held at 0.44 to
-                      0.42 (benchmarks/results/sweep_tts_9x9_forum_moves.md,
-                      sweep_tts_9x9_moves.md; earlier sweeps: sweep_tts_9x9_focused*.md;
-                      timed before bench tts ran each run alone on its core, so each
-                      figure counts the seconds a core waited for the other run; timed
-                      alone, the forum sweep keeps its order: 0.051-0.059 s for focused-two,
-                      0.069 and 0.087 s for the focused move,
-                      sweep_tts_9x9_forum_moves_alone.md)
-    16x16 and above   a warmer band than the candidate move's: geometric from T = 0.36 down to
-                      0.26 (about 16,000 plateaus), no stall rule; a trial that ends unsolved is
-                      reheated (the chain keeps its grid and cools on from T = 0.3) three times
-                      in a row, then starts a fresh grid. On 36x36 training instances at 50 %
-                      filled it solved 2 of 2 (median 4.7 s, 2 chains) where the candidate
-                      move's band (T 0.32 to 0.2) solved none in 60 s with either move; on 25x25
-                      training instances (4 a level at 40 / 45 / 50 %) its medians were
-                      0.14 / 0.033 / 0.021 s against 0.025 / 0.070 / 0.196 s for that band
-                      (benchmarks/results/anneal_peers_tune_*focused*.md); focused-two is not
-                      measured there
-
-The candidate move's schedules stay available as the preset "candidate-auto" (its measured
-best: 9x9 T0 = 0.34 over 2,000 plateaus; 16x16 and above geometric from 0.32 to 0.2 over
-20,000 plateaus, reheated to 0.28 up to 3 times: benchmarks/results/sweep_tts_9x9*.md,
-anneal_peers_tune_band_start.md, anneal_peers_tune_reheats.md).
-
-A preset name takes the same key=value tail as the schedule it expands to; keys given there win
-over the preset's ("band:t0=0.3").
+The values were chosen from measured sweeps: benchmarks/results/tuning/sweep_tts_9x9*.md (9x9,
+by TTS99 on training puzzles) and benchmarks/results/tuning/anneal_peers_tune_*.md (16x16 and
+above, by wall seconds on Lloyd & Amos training instances); docs/algorithm.md says which file
+gave each value.
 """
 
 from __future__ import annotations
