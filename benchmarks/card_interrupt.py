@@ -47,8 +47,10 @@ def records(path: Path) -> list[dict]:
 
 def check(rows: list[dict], givens: np.ndarray) -> dict:
     """Counts of a results file's records against the puzzles: written, torn, solved, indices
-    written more than once, solved grids that break a given or a rule."""
+    written more than once (an `interrupted` line then the resumed one's), indices solved more
+    than once, `interrupted` lines, solved grids that break a given or a rule."""
     seen: dict[int, int] = {}
+    solved_at: dict[int, int] = {}
     wrong = 0
     solved = 0
     for r in rows:
@@ -57,6 +59,7 @@ def check(rows: list[dict], givens: np.ndarray) -> dict:
         seen[r["index"]] = seen.get(r["index"], 0) + 1
         if r.get("solved"):
             solved += 1
+            solved_at[r["index"]] = solved_at.get(r["index"], 0) + 1
             grid = np.array(r["solution_rows"], np.uint8).reshape(-1)
             g = givens[r["index"]]
             ok = np.all((g == 0) | (g == grid)) and valid(grid.reshape(9, 9))
@@ -66,6 +69,8 @@ def check(rows: list[dict], givens: np.ndarray) -> dict:
         "torn": sum(1 for r in rows if r.get("torn")),
         "solved": solved,
         "twice": sum(1 for n in seen.values() if n > 1),
+        "solved_twice": sum(1 for n in solved_at.values() if n > 1),
+        "interrupted": sum(1 for r in rows if r.get("status") == "interrupted"),
         "wrong_grids": wrong,
         "indices": len(seen),
     }
