@@ -159,7 +159,8 @@ def _walk(folder: Path, depth: int, entries: list, tracked: set[str] | None) -> 
     for path in sorted(folder.iterdir()):
         rel = path.relative_to(ROOT).as_posix()
         if path.is_dir() and (path / "__init__.py").exists():
-            _walk(path, depth + 1, entries, tracked)
+            if tracked is None or f"{rel}/__init__.py" in tracked:
+                _walk(path, depth + 1, entries, tracked)
         elif path.suffix == ".py" and path.name != "__init__.py":
             if tracked is None or rel in tracked:
                 entries.append((f"{indent}    {path.name}", path))
