@@ -427,10 +427,12 @@ class _Pool:
             self._measure(slicer, *launch)
 
     def _post(self, slots: np.ndarray, grids: np.ndarray, now: float, error=None) -> None:
-        """Put the results of the slots' puzzles in the outbox, then mark the slots empty."""
+        """Put the results of the slots' puzzles in the outbox, then mark the slots empty;
+        `error` (a stop: Ctrl-C, a device fault) is set on those not solved: a puzzle whose
+        verified solution was in when the run stopped is reported solved, with no error."""
         results = self.results(slots, grids, now)
         for result in results:
-            if error is not None:
+            if error is not None and not result.solved:
                 result.error = error
         self.outbox.extend(results)
         self.slot_q[slots] = -1

@@ -168,3 +168,40 @@ def test_ctrl_c_after_a_bad_line_exits_130(tmp_path):
     stderr = proc.stderr.read()
     assert "line 2" in stderr  # the bad line was reported
     assert proc.returncode == EXIT_INTERRUPTED, stderr[-2000:]
+
+
+def test_a_puzzle_solved_when_ctrl_c_lands_is_reported_solved_without_an_error(monkeypatch):
+    """Ctrl-C right after the slice in which the loaded puzzle solved (a stand-in runner, so no
+    kernel's timing decides it): the pool stops, and the puzzle is reported solved, its
+    verified grid in, with no error (it said 'interrupted'); the run still ends with
+    KeyboardInterrupt."""
+    import numpy as np
+
+    import gpu_anneal
+    from cpu_reference.sudoku.formats import read_puzzles
+    from gpu_anneal import backends, datasets, plan, sudoku_solver
+    from gpu_anneal.standin import StandInRunner
+
+    puzzles = [read_puzzles(datasets.path("top95"))[0].cells]
+    (exact,) = gpu_anneal.solve(puzzles, method="exact")
+    table = {puzzles[0].tobytes(): np.array(exact.solution_rows, np.uint8).reshape(-1)}
+
+    class InterruptedAfterItsSlice(StandInRunner):
+        def run(self, budget: int) -> None:
+            super().run(budget)
+            if budget > 0:  # the first real slice (a compile warm-up runs budget 0)
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(backends, "cuda_status", lambda: (True, "stand-in"))
+    monkeypatch.setattr(plan, "current_card", lambda: plan.card_named("H100 SXM"))
+    monkeypatch.setattr(
+        sudoku_solver,
+        "make_runner",
+        lambda batch, used, seed: InterruptedAfterItsSlice(batch, seed, table, 1),
+    )
+    got = []
+    with pytest.raises(KeyboardInterrupt):
+        for result in gpu_anneal.solve_stream(puzzles, backend="cuda", move="sirdey"):
+            got.append(result)
+    assert [(r.index, r.status, r.error) for r in got] == [(0, "solved", None)]
+    assert got[0].solved and got[0].counts.solving_chain is not None
