@@ -7,7 +7,7 @@ finished: the cores' wall over the card's (for rates, the card's rate over the c
 
 from __future__ import annotations
 
-from benchmarks.tables import table_block
+from benchmarks.tables import secs, table_block
 
 # Targets of issues 28 and 29 (requirements, not measurements): key -> text.
 TARGETS = {
@@ -20,17 +20,6 @@ TARGETS = {
     "grids25": "all solved, median <= 0.05 s, card wall <= 0.5x the cores'",
     "grids36": ">= 15 of 16 within 30 s, never fewer than the cores",
 }
-
-
-def secs(x) -> str:
-    """Seconds to three significant digits ('-' for None)."""
-    if x is None:
-        return "-"
-    if x >= 100:
-        return f"{x:,.0f} s"
-    if x < 0.01:
-        return f"{x * 1e3:.3g} ms"
-    return f"{x:.3g} s"
 
 
 def pct(x) -> str:

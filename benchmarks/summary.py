@@ -30,6 +30,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks import card_vs_cores_report as report
+from benchmarks.tables import secs
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 SUMMARY = RESULTS / "SUMMARY.md"
@@ -119,17 +122,6 @@ def rate(x: float, unit: str = "/s") -> str:
     if x >= 1e3:
         return f"{x / 1e3:.2f}k{unit}"
     return f"{x:,.0f}{unit}"
-
-
-def secs(x: float | None) -> str:
-    """Seconds to three significant digits ('-' for None)."""
-    if x is None:
-        return "-"
-    if x >= 100:
-        return f"{x:,.0f} s"
-    if x < 0.01:
-        return f"{x * 1e3:.3g} ms"
-    return f"{x:.3g} s"
 
 
 def num(x: float) -> str:
@@ -714,8 +706,6 @@ def first_call(res: Results) -> list[Row]:
 def start_example(res: Results) -> list[Row]:
     """`solve --example seed002 --backend cpu` in fresh processes on this machine (the start
     workload of benchmarks/card_vs_cores.py, run without a card)."""
-    from benchmarks import card_vs_cores_report as report
-
     name = "host/start_cpu.json"
     d = res.load(name)
     first = report.find(d["rows"], "start", "cpu", "first")
@@ -944,8 +934,6 @@ def gpu_measured(res: Results) -> list[Row]:
 def card_vs_cores(res: Results) -> list[Row]:
     """The card against the same machine's cores, `gpu-anneal solve` as a user runs it
     (benchmarks/card_vs_cores.py; the tables in full: gpu/card_vs_cores.md)."""
-    from benchmarks import card_vs_cores_report as report
-
     name = "gpu/card_vs_cores.json"
     d = res.load(name)
     cmd = "python -m benchmarks.bench_gpu --part card_vs_cores"
@@ -1272,8 +1260,6 @@ def _sentences(res: Results) -> dict[str, Callable[[], str]]:
         )
 
     def gpu_line() -> str:
-        from benchmarks import card_vs_cores_report as report
-
         cvc = res.load("gpu/card_vs_cores.json")
         rows = cvc["rows"]
         gpu = cvc["runs"][-1]["machine"].get("gpu") or "a CUDA card"

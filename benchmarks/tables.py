@@ -6,6 +6,17 @@ import json
 from pathlib import Path
 
 
+def secs(x: float | None) -> str:
+    """Seconds to three significant digits ('-' for None)."""
+    if x is None:
+        return "-"
+    if x >= 100:
+        return f"{x:,.0f} s"
+    if x < 0.01:
+        return f"{x * 1e3:.3g} ms"
+    return f"{x:.3g} s"
+
+
 def table_block(title: str, header: tuple, cells: list[tuple], tail: str) -> list[str]:
     """Markdown lines: a title, a table (first column left-aligned, the rest right), a tail."""
     align = "| --- |" + " ---: |" * (len(header) - 1)
