@@ -6,7 +6,7 @@ intrinsics so that no float or Python object ever appears.
 
 from __future__ import annotations
 
-from llvmlite import ir
+from llvmlite import binding, ir
 from numba import njit, types, uint64
 from numba.extending import intrinsic
 
@@ -68,8 +68,6 @@ def deposit64(typingctx, x, mask):
 
 def host_has_deposit() -> bool:
     """Whether this CPU runs pdep (x86-64 with BMI2)."""
-    from llvmlite import binding
-
     try:
         features = binding.get_host_cpu_features()
     except RuntimeError:  # no feature query on this host

@@ -26,13 +26,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-import numba as nb
+import numba
 import numpy as np
 
 from cpu_reference.anneal.fixed_point import exp_table
 from cpu_reference.anneal.philox import counter_states
 from cpu_reference.anneal.rng import init_states
 from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku.exact import CONTRADICTION, propagate_many
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import cell_word_bit, packing
 from cpu_reference.sudoku.schedules import Schedule
@@ -108,7 +109,7 @@ def _board_bits(order: int) -> tuple[np.ndarray, np.ndarray]:
     return words, bits
 
 
-@nb.njit(cache=True)
+@numba.njit(cache=True)
 def _fill_puzzle(
     grid, units, cell_units, N, WR, words, bits, move, mask_row, has_mask,
     board, init_cells, move_cells, cand, ncand, box_cells, nbox, box_missing,
@@ -227,7 +228,7 @@ def puzzle_tables(
     return t
 
 
-@nb.njit(cache=True)
+@numba.njit(cache=True)
 def _fill_puzzles(
     puzzles, units, cell_units, N, WR, words, bits, move, masks, has_mask,
     board, init_cells, ninit, move_cells, nmove, cand, ncand, box_cells, nbox, box_missing,
@@ -404,8 +405,6 @@ def logic_fill_many(cells: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarr
     """logic_fill of every row of cells (uint8[k, cells]) at once: (filled, masks, ok), ok[j]
     False where row j meets a contradiction (its filled row is the puzzle unchanged and its
     masks row is not to be used)."""
-    from cpu_reference.sudoku.exact import CONTRADICTION, propagate_many
-
     lay = layout(order)
     cells = np.asarray(cells, np.uint8).reshape(-1, lay.cells)
     full = np.int64((1 << lay.N) - 1)
