@@ -23,6 +23,7 @@ from cli.guard import guarded
 from cli.options import Backend, GridMethod, Kind, Output, PermuteMoves, value
 from cli.output import json_line
 from cpu_reference.errors import InputError
+from gpu_anneal.kinds import game_id_kinds
 
 SIZE_DEFAULT = "10x10"
 SEED_HELP = "Seed: the same seed gives the same output, another seed other puzzles"
@@ -79,7 +80,7 @@ def generate(
         max_givens=max_givens, ti=ti, tf=tf, step=step, moves=value(moves),
         max_restarts=max_restarts, time_limit=time_limit, max_rounds=max_rounds, tries=tries,
     )  # fmt: skip
-    if kind is not Kind.sudoku:
+    if value(kind) in game_id_kinds():
         grid_args = (value(kind), size or SIZE_DEFAULT, count, seed, unique, sudoku_only)
         raise typer.Exit(guarded(_generate_grid_puzzles, *grid_args, value(output), stats))
     args = {k: SUDOKU_DEFAULTS.get(k) if v is None else v for k, v in sudoku_only.items()}

@@ -16,6 +16,7 @@ import os
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.formats import Puzzle, iter_puzzles
+from gpu_anneal.kinds import kind_of
 
 GRID_FORMATS = ("grid", "rows")  # one puzzle over N lines
 HEAD_ITEMS = 16  # faults looked past for the first good puzzle
@@ -50,7 +51,7 @@ def _count_file(path: str, kind: str, fmt: str | None) -> int | None:
 
 def _lines_per_puzzle(path: str, kind: str, fmt: str | None) -> int | None:
     """Lines one puzzle of the file takes (0: the whole file), None when no puzzle shows it."""
-    if kind != "sudoku":
+    if kind_of(kind).game_ids:  # a game ID a line, or one text grid
         with open(path, "rb") as stream:
             for line in stream:
                 text = line.strip()

@@ -10,7 +10,7 @@ apply, the first of this order wins: 130 interrupted (a second Ctrl-C too), 3 in
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Literal
+from typing import Annotated
 
 import typer
 from typer.core import TyperGroup
@@ -22,6 +22,7 @@ from cli.options import (
     Backend,
     Example,
     Format,
+    GridKind,
     Kind,
     Method,
     Move,
@@ -306,7 +307,7 @@ def render(
     output_path: Annotated[
         str, typer.Argument(help="Picture to write: .png or .svg (several puzzles: NAME-I.png)")
     ],
-    kind: Annotated[Literal["shikaku", "hashi"], typer.Option(help="Puzzle kind")] = "shikaku",
+    kind: Annotated[GridKind, typer.Option(help="Puzzle kind")] = GridKind.shikaku,
     solve: Annotated[bool, typer.Option(help="Solve first and draw the solution")] = False,
 ) -> None:
     """Draw every Shikaku or Hashiwokakero puzzle of a file, with its solution when --solve, to
@@ -314,7 +315,7 @@ def render(
     followed by -I, the puzzle's 0-based index (picture.png: picture-0.png, picture-1.png...)."""
     from cli.grid_puzzles import cli_render
 
-    raise typer.Exit(guarded(cli_render, kind, input, output_path, solve))
+    raise typer.Exit(guarded(cli_render, value(kind), input, output_path, solve))
 
 
 @app.command()

@@ -6,22 +6,30 @@ from enum import Enum
 
 from cpu_reference.sudoku.formats import FORMATS
 from gpu_anneal.datasets import DATASETS
+from gpu_anneal.kinds import KINDS, game_id_kinds
 
 
-class Kind(str, Enum):
-    """Puzzle kind."""
+def _choices(name: str, values, doc: str) -> type[Enum]:
+    """A str Enum of the values (a member per value, in order, repeats dropped)."""
+    choices = Enum(name, {v: v for v in dict.fromkeys(values)}, type=str)
+    choices.__doc__ = doc
+    return choices
 
-    sudoku = "sudoku"
-    shikaku = "shikaku"
-    hashi = "hashi"
 
-
-class Method(str, Enum):
-    """Solving method: anneal (every kind), exact (Sudoku), ilp (Shikaku, Hashi)."""
-
-    anneal = "anneal"
-    exact = "exact"
-    ilp = "ilp"
+Kind = _choices("Kind", KINDS, "Puzzle kind (gpu_anneal.kinds).")
+GridKind = _choices("GridKind", game_id_kinds(), "A puzzle kind of Tatham game IDs.")
+Method = _choices(
+    "Method",
+    [m for spec in KINDS.values() for m in (*spec.methods, *spec.method_aliases)],
+    "Solving method: anneal (every kind), exact (Sudoku), ilp (Shikaku, Hashi).",
+)
+Move = _choices(
+    "Move",
+    [m for spec in KINDS.values() for m in spec.moves],
+    "Neighbourhood: each kind's moves (MOVES_HELP).",
+)
+# the --move choices of each kind, for the help text
+MOVES_HELP = {name: spec.moves_help for name, spec in KINDS.items() if spec.moves}
 
 
 class Backend(str, Enum):
@@ -30,27 +38,6 @@ class Backend(str, Enum):
     auto = "auto"
     cpu = "cpu"
     cuda = "cuda"
-
-
-class Move(str, Enum):
-    """Neighbourhood: Sudoku sirdey | candidate | box-swap | focused | focused-two | auto (the
-    measured best per order); Shikaku all | pruned | propagated (MOVES_HELP, per kind)."""
-
-    sirdey = "sirdey"
-    candidate = "candidate"
-    box_swap = "box-swap"
-    focused = "focused"
-    focused_two = "focused-two"
-    auto = "auto"
-    all = "all"
-    pruned = "pruned"
-    propagated = "propagated"
-
-
-MOVES_HELP = {
-    "sudoku": "sirdey, candidate, box-swap, focused, focused-two, auto (the measured best)",
-    "shikaku": "all, pruned, propagated",
-}  # the --move choices of each kind, for the help text
 
 
 class Rules(str, Enum):

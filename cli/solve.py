@@ -20,6 +20,7 @@ from cli.tally import Tally
 from cpu_reference.errors import InputError
 from gpu_anneal import api, datasets, validate
 from gpu_anneal.inputs import file_names
+from gpu_anneal.kinds import kind_of
 from gpu_anneal.resume import open_results
 
 
@@ -86,7 +87,7 @@ def run_solve(req: SolveRequest) -> int:
         max_trials=req.max_trials, fmt=req.fmt, on_input_error=fault,
     )  # fmt: skip
     if req.replay_chain is not None:
-        validate.replay_request(kind, req.method, out=req.out, resume=req.resume)
+        validate.replay_request(kind_of(kind), req.method, out=req.out, resume=req.resume)
         if req.rules is not None:
             raise InputError("--rules does not apply to --method anneal")
         settings.pop("kind"), settings.pop("method"), settings.pop("backend")

@@ -34,18 +34,17 @@ from collections.abc import Callable, Iterator
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.exact_rules import RULES as EXACT_RULES
 from cpu_reference.sudoku.formats import FORMATS, iter_puzzles, parse_line
-from cpu_reference.sudoku.presets import technique
 from gpu_anneal import solvers, validate
 from gpu_anneal.backends import BACKENDS
-from gpu_anneal.inputs import KINDS, Item, game_id, parse_grid_puzzle, read
+from gpu_anneal.inputs import Item, as_sources, game_id, parse_grid_puzzle, read
+from gpu_anneal.kinds import KINDS, kind_of
+from gpu_anneal.kinds.base import PARAMETERS
 from gpu_anneal.results import Result
+from gpu_anneal.resume import ResumeFile
 
-METHODS = {"sudoku": ("anneal", "exact"), "shikaku": ("anneal", "ilp"), "hashi": ("anneal", "ilp")}
-MOVES = {
-    "sudoku": ("sirdey", "candidate", "box-swap", "focused", "focused-two", "auto"),
-    "shikaku": ("all", "pruned", "propagated"),
-}
-DEFAULT_TIME_LIMIT = 60.0
+METHODS = {name: spec.methods for name, spec in KINDS.items()}
+MOVES = {name: spec.moves for name, spec in KINDS.items() if spec.moves}
+FLAGS = {"fmt": "format"}  # parameters the command line names otherwise
 
 __all__ = [
     "Result",
@@ -178,11 +177,7 @@ def solve_stream(
         propagate, batch, fmt, order, scheduler, workers, rules,
     )  # fmt: skip
     items = _items(puzzles, s.kind, fmt, order, resume, on_input_error)
-    if s.kind != "sudoku":
-        return solvers.grid_puzzles(items, s)
-    if s.method == "exact":
-        return solvers.sudoku_exact(items, s)
-    return solvers.sudoku_anneal(items, s)
+    return kind_of(s.kind).solve(items, s)
 
 
 def solve_on_dask(
@@ -266,35 +261,24 @@ def _settings(
     """Check choices and applicability; fill defaults."""
     propagate, schedule = validate.flag("--propagate", propagate), validate.schedule_text(schedule)
     _choice("kind", kind, KINDS)
-    if kind != "sudoku" and method == "exact":
-        method = "ilp"
-    _choice("method", method, METHODS[kind], f" for {kind}")
+    spec = kind_of(kind)
+    method = spec.method(method)
+    _choice("method", method, spec.methods, f" for {kind}")
     _choice("backend", backend, BACKENDS)
     anneal = method == "anneal"
     given = {
         "chains": chains, "seed": seed, "schedule": schedule, "t0": t0,
-        "max_trials": max_trials, "move": move,
+        "max_trials": max_trials, "move": move, "propagate": propagate or None, "batch": batch,
+        "scheduler": scheduler, "workers": workers, "fmt": fmt, "order": order,
+        "time_limit": time_limit, "rules": rules,
     }  # fmt: skip
-    if not anneal:
-        _refuse(given, f"--method {method}")
-        if backend == "cuda":
-            raise InputError(f"--backend cuda: --method {method} runs on the CPU only")
-    if kind != "sudoku" or not anneal:
-        where = f"--kind {kind}" if kind != "sudoku" else f"--method {method}"
-        _refuse({"propagate": propagate or None, "batch": batch, "scheduler": scheduler,
-                 "workers": workers}, where)  # fmt: skip
-    if kind != "sudoku":
-        _refuse({"format": fmt, "order": order}, f"--kind {kind}")
-        if kind == "hashi":
-            _refuse({"move": move}, "--kind hashi")
-    if kind == "sudoku" and method == "exact":
-        _refuse({"time-limit": time_limit}, "--method exact (it stops at a node cap)")
-        if rules is not None:
-            _choice("rules", rules, EXACT_RULES)
-    else:
-        _refuse({"rules": rules}, f"--method {method}" if kind == "sudoku" else f"--kind {kind}")
-    if move is not None and kind in MOVES:
-        _choice("move", move, MOVES[kind], f" for {kind}")
+    _refuse(spec, method, given)
+    if backend == "cuda" and method not in spec.cuda_methods:
+        raise InputError(f"--backend cuda: --method {method} runs on the CPU only")
+    if rules is not None:
+        _choice("rules", rules, EXACT_RULES)
+    if move is not None:
+        _choice("move", move, spec.moves, f" for {kind}")
     if fmt is not None:
         _choice("format", fmt, FORMATS)
     if scheduler is not None and workers is not None:
@@ -303,28 +287,18 @@ def _settings(
     max_trials, order = validate.max_trials(max_trials), validate.order(order)
     chains = validate.chains(chains, (order or 3) ** 4, batch or 1)
     seed, t0, time_limit = validate.seed(seed), validate.t0(t0), validate.time_limit(time_limit)
-    sudoku_anneal = kind == "sudoku" and anneal
-    if sudoku_anneal:  # the best measured technique, or Sirdey's once a part is named
-        schedule, move, propagate = technique(schedule, move, t0, propagate)
-    validate.schedule(kind if anneal else None, schedule, order, t0)
+    schedule, move, propagate = spec.technique(method, schedule, move, t0, propagate)
+    if anneal and schedule is not None:
+        spec.check_schedule(schedule, order, t0)
     return solvers.Settings(
         kind=kind, method=method, backend=backend, chains=chains,
         seed=(0 if seed is None else int(seed)) if anneal else None,
         schedule=schedule if anneal else None,
         move=move, t0=t0,
-        time_limit=_time_limit(time_limit, kind, method),
+        time_limit=spec.time_limit(method, time_limit),
         max_trials=max_trials, propagate=bool(propagate), batch=batch, scheduler=scheduler,
-        workers=workers, rules=(rules or "fast") if kind == "sudoku" and not anneal else None,
+        workers=workers, rules=(rules or "fast") if spec.takes("rules", method) else None,
     )  # fmt: skip
-
-
-def _time_limit(value: float | None, kind: str, method: str) -> float | None:
-    """Seconds per puzzle: None gives the default (none for Sudoku exact), 0 gives no limit."""
-    if kind == "sudoku" and method == "exact":
-        return None
-    if value is None:
-        return DEFAULT_TIME_LIMIT
-    return float(value) or None
 
 
 def _choice(name: str, value, allowed, where: str = "") -> None:
@@ -332,18 +306,24 @@ def _choice(name: str, value, allowed, where: str = "") -> None:
         raise InputError(f"--{name} {value!r}: expected one of {', '.join(allowed)}{where}")
 
 
-def _refuse(given: dict, where: str) -> None:
-    for name, value in given.items():
-        if value is not None:
-            raise InputError(f"--{name.replace('_', '-')} does not apply to {where}")
+def _refuse(spec, method: str, given: dict) -> None:
+    """InputError naming the first parameter given that the method does not take: first those
+    another method of the kind takes ("does not apply to --method exact"), then those the kind
+    never takes ("does not apply to --kind hashi")."""
+    wrong = [p for p in PARAMETERS if given.get(p) is not None and not spec.takes(p, method)]
+    for name in sorted(wrong, key=lambda p: not spec.takes(p)):
+        flag = "--" + FLAGS.get(name, name).replace("_", "-")
+        if spec.takes(name):
+            note = spec.refusal_notes.get((method, name))
+            where = f"--method {method}" + (f" ({note})" if note else "")
+        else:
+            where = f"--kind {spec.name}"
+        raise InputError(f"{flag} does not apply to {where}")
 
 
 def _items(puzzles, kind, fmt, order, resume, on_input_error) -> Iterator[Item]:
     """The good Items of the input, faults passed to on_input_error (or raised); puzzles that a
     trusted record of the resume file holds are skipped (gpu_anneal.resume)."""
-    from gpu_anneal.inputs import as_sources
-    from gpu_anneal.resume import ResumeFile
-
     sources = as_sources(puzzles)
     done = ResumeFile.load(resume, sources) if resume is not None else None
     for item in read(sources, kind, fmt=fmt, order=order):

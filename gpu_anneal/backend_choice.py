@@ -151,6 +151,7 @@ CARD_COMPILE = 11.0
 
 # Grid puzzles: the largest cells whose median time a puzzle on the cores (2 cores, 16 chains) is
 # under CARD_RUN: Shikaku 25x25 (0.021 s; 50x50: 10 s), Hashi 18x18 (0.014 s; 26x26: 0.18 s).
+# The kinds named here are solved one puzzle at a time (this rule); the others in a pool.
 GRID_CORES_UP_TO = {"shikaku": 25 * 25, "hashi": 18 * 18}
 
 # A stream is read ahead at most this far to decide (the break-even count when the card wins).
@@ -271,7 +272,7 @@ def choose(
         return Choice("cpu", f"cpu: --method {w.method} runs on the CPU only")
     if card is None:
         return Choice("cpu", f"auto: cpu, no usable CUDA device: {why_no_card or 'none found'}")
-    if w.kind != "sudoku":
+    if w.kind in GRID_CORES_UP_TO:  # one puzzle at a time
         return _grid(w, card)
     if card.rate <= 0:
         return Choice("cpu", f"auto: cpu, no rate model for the card {card.name}")
@@ -287,7 +288,7 @@ def choose(
 def break_even(w: Workload, cores: Cores, card: CardSide, most: int = LOOKAHEAD) -> int | None:
     """The fewest puzzles (up to `most`) at which `choose` takes the card; None: not up to that
     many (the search assumes one crossing, as the model's seconds grow with n on both sides)."""
-    if card.rate <= 0 or w.kind != "sudoku" or w.method != "anneal":
+    if card.rate <= 0 or w.kind in GRID_CORES_UP_TO or w.method != "anneal":
         return None
 
     def card_wins(n: int) -> bool:

@@ -17,62 +17,40 @@ Every reported solution is checked by the kind's verifier: `verified` is its ver
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.hashi import puzzle as hashi
-from cpu_reference.shikaku import puzzle as shikaku
+from gpu_anneal.kinds import KINDS as ALL_KINDS
+from gpu_anneal.kinds.grid import GRID_BACKENDS, GRID_METHODS, GridKind, check, cuda_available
 
-KINDS = ("shikaku", "hashi")
-METHODS = ("anneal", "ilp")
-BACKENDS = ("cpu", "cuda", "auto")
+KINDS = tuple(name for name, spec in ALL_KINDS.items() if isinstance(spec, GridKind))
+METHODS = GRID_METHODS
+BACKENDS = GRID_BACKENDS
+
+__all__ = [
+    "cuda_available",
+    "game_id",
+    "generate_grid_puzzles",
+    "parse_grid_puzzle",
+    "render_grid_puzzle",
+    "solve_grid_puzzle",
+]
 
 
-def _check(name, value, allowed):
-    if value not in allowed:
-        raise InputError(f"{name}: {value!r} is not one of {', '.join(allowed)}")
+def grid_kind(kind: str) -> GridKind:
+    """The registry's object of a grid puzzle kind; InputError naming the grid kinds otherwise."""
+    check("kind", kind, KINDS)
+    return ALL_KINDS[kind]
 
 
 def parse_grid_puzzle(kind: str, text: str, where: str = "input"):
     """Parse a game ID or a plain text grid into a Shikaku or Hashi object."""
-    _check("kind", kind, KINDS)
-    return shikaku.parse(text, where) if kind == "shikaku" else hashi.parse(text, where)
-
-
-def cuda_available() -> bool:
-    """True when numba.cuda imports and sees a device."""
-    try:
-        from numba import cuda
-
-        return bool(cuda.is_available())
-    except Exception:
-        return False
-
-
-def _backend(backend: str) -> str:
-    _check("backend", backend, BACKENDS)
-    if backend == "auto":
-        return "cuda" if cuda_available() else "cpu"
-    if backend == "cuda" and not cuda_available():
-        raise InputError("backend: cuda was asked for but no CUDA device is available")
-    return backend
-
-
-def _runner(kind: str, backend: str):
-    """None (anneal's CPU runner) or a fresh CUDA runner that keeps this run's arrays on the
-    device (gpu_anneal.grid_runners)."""
-    if backend == "cpu":
-        return None
-    from gpu_anneal.grid_runners import cuda_trials  # imports numba.cuda: for CUDA runs only
-
-    return cuda_trials(kind)
+    return grid_kind(kind).parse(text, where)
 
 
 def game_id(kind: str, puzzle) -> str:
     """The Tatham game ID of a parsed puzzle."""
-    return shikaku.to_game_id(puzzle) if kind == "shikaku" else hashi.to_game_id(puzzle)
+    return grid_kind(kind).game_id(puzzle)
 
 
 def solve_grid_puzzle(
@@ -88,103 +66,8 @@ def solve_grid_puzzle(
     """Solve one puzzle (text or parsed). Returns a dict with kind, game_id, solved, verified,
     method, backend, energy (anneal) or status (ilp), seconds, solution (JSON), text, move,
     and method details (anneal: trials, chains, schedule, reason when no answer can exist)."""
-    _check("kind", kind, KINDS)
-    _check("method", method, METHODS)
-    p = parse_grid_puzzle(kind, puzzle) if isinstance(puzzle, str) else puzzle
-    t0 = time.perf_counter()
-    out = {"kind": kind, "game_id": game_id(kind, p), "method": method}
-    keys = ("t0", "t_final", "n_plateaus", "plateau", "max_trials")
-    sched = {k: options.pop(k) for k in keys if k in options}
-    if method == "ilp":
-        out["backend"] = "cpu"
-        if kind == "shikaku":
-            from cpu_reference.shikaku.ilp import solve_ilp
-
-            _no_options(options, ("pruned",))
-            res = solve_ilp(p, time_limit=time_limit, pruned=options.get("pruned", True))
-            solution = res["rects"]
-        else:
-            from cpu_reference.hashi.ilp import solve_ilp
-
-            _no_options(options, ("ilp_mode",))
-            mode = options.get("ilp_mode", "connected")
-            _check("ilp_mode", mode, ("connected", "objective"))
-            res = solve_ilp(p, time_limit=time_limit, mode=mode)
-            solution = res["bridges"]
-            out["connected"] = res["connected"]
-            out["rounds"] = res["rounds"]
-            out["cuts"] = res["cuts"]
-            out["ilp_mode"] = mode
-        out["status"] = res["status"]
-        out["energy"] = None
-    else:
-        be = _backend(backend)
-        out["backend"] = be
-        runner = _runner(kind, be)
-        if chains is None:
-            chains = 4096 if be == "cuda" else 16
-        if kind == "shikaku":
-            from cpu_reference.shikaku.rules import anneal
-
-            _no_options(options, ("candidates",))
-            res = anneal(
-                p,
-                chains=chains,
-                seed=seed,
-                time_limit=time_limit,
-                candidate_set=options.get("candidates", "all"),
-                runner=runner,
-                **sched,
-            )
-            solution = res["rects"]
-            out["candidates"] = options.get("candidates", "all")
-        else:
-            from cpu_reference.hashi.rules import anneal
-
-            _no_options(options, ("energy",))
-            res = anneal(
-                p,
-                chains=chains,
-                seed=seed,
-                time_limit=time_limit,
-                energy=options.get("energy", "seed"),
-                runner=runner,
-                **sched,
-            )
-            solution = (hashi.bridges_from_mult(p, res["graph"], res["mult"])
-                        if res.get("graph") is not None else None)  # fmt: skip
-            out["energy_kind"] = options.get("energy", "seed")
-        out["energy"] = res["energy"]
-        out["trials"] = res["trials"]
-        out["chains"] = chains
-        out["schedule"] = res["schedule"]  # t0, t_final, n_plateaus, plateau that ran
-        out["reason"] = res.get("reason")  # why no answer exists, when anneal ruled it out
-        out["status"] = "no_solution" if res.get("no_solution") else (
-            "solved" if res["solved"] else "unsolved")  # fmt: skip
-    verified = False
-    reason = "no answer"
-    if solution is not None:
-        verified, reason = (shikaku.verify(p, solution) if kind == "shikaku"
-                            else hashi.verify(p, solution))  # fmt: skip
-    out["verified"] = bool(verified)
-    out["verdict"] = reason
-    out["solved"] = bool(verified)
-    out["seconds"] = time.perf_counter() - t0
-    if kind == "shikaku":
-        out["solution"] = {"rectangles": shikaku.solution_json(solution)} if solution else None
-        out["text"] = shikaku.solution_text(p, solution) if verified else None
-        out["move"] = shikaku.solve_move(p, solution) if verified else None
-    else:
-        out["solution"] = {"bridges": solution} if solution is not None else None
-        out["text"] = hashi.solution_text(p, solution) if verified else None
-        out["move"] = hashi.solve_move(solution) if verified else None
-    return out
-
-
-def _no_options(options, allowed):
-    for key in options:
-        if key not in allowed:
-            raise InputError(f"option: {key!r} is not known here (allowed: {', '.join(allowed)})")
+    spec = grid_kind(kind)
+    return spec.solve_one(puzzle, method, backend, chains, seed, time_limit, **options)
 
 
 def generate_grid_puzzles(
@@ -194,7 +77,7 @@ def generate_grid_puzzles(
 
     shikaku params: depth, merge_iters, merge_prob, max_area; hashi params: n, maxb, edge_prob.
     """
-    _check("kind", kind, KINDS)
+    spec = grid_kind(kind)
     if count < 0:
         raise InputError(f"count: {count} is negative")
     rng = np.random.default_rng(seed)
@@ -204,33 +87,18 @@ def generate_grid_puzzles(
         attempts += 1
         if attempts > 200 * max(1, count):
             raise InputError(f"unique: found {len(out)} of {count} unique instances, giving up")
-        if kind == "shikaku":
-            from cpu_reference.shikaku import generate as shikaku_generate
-            from cpu_reference.shikaku import ilp as shikaku_ilp
-
-            p, _ = shikaku_generate.generate(height, width, rng, **params)
-            if unique and shikaku_ilp.is_unique(p) is not True:
-                continue
-        else:
-            from cpu_reference.hashi import generate as hashi_generate
-            from cpu_reference.hashi import ilp as hashi_ilp
-
-            p, _ = hashi_generate.generate(height, width, rng, **params)
-            if unique and hashi_ilp.is_unique(p) is not True:
-                continue
-        out.append(game_id(kind, p))
+        p, _ = spec.generate(height, width, rng, **params)
+        if unique and spec.is_unique(p) is not True:
+            continue
+        out.append(spec.game_id(p))
     return out
 
 
 def render_grid_puzzle(kind: str, puzzle, path, solution=None) -> None:
     """Write a PNG or SVG of the puzzle, with the solution when given (rectangles or bridges,
     as in the solution JSON, or the dict `solution` of solve_grid_puzzle's result)."""
-    from cpu_reference import render
-
-    p = parse_grid_puzzle(kind, puzzle) if isinstance(puzzle, str) else puzzle
+    spec = grid_kind(kind)
+    p = spec.parse(puzzle) if isinstance(puzzle, str) else puzzle
     if isinstance(solution, dict):
         solution = solution.get("rectangles", solution.get("bridges"))
-    if kind == "shikaku":
-        render.render_shikaku(p, path, solution)
-    else:
-        render.render_hashi(p, path, solution)
+    spec.render(p, path, solution)

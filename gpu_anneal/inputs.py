@@ -6,136 +6,52 @@ Glossary:
     fault    an InputError naming the source, the line and what is wrong; a fault costs only its
              own puzzle, the rest of the source is still read
 
-Every source is opened by cpu_reference.sources (missing paths, folders, FIFOs, gzip data, binary
-data and "\r" line ends are handled there, the same for every kind). Sudoku sources are read by
-cpu_reference.sudoku.formats (line, grid, rows, tdoku, tsv, solo). A Shikaku or Hashiwokakero
-source holds one Tatham game ID per line, or one plain text grid for the whole source (see
-cpu_reference.shikaku.puzzle and cpu_reference.hashi.puzzle): its first puzzle line decides
-which. In a file of game IDs a line that is no game ID is a fault of that line; a text grid with
-a faulty line (a stray byte, an unknown cell) is refused whole, never read without that line.
-
-Paths and text: the API reads a str as puzzle text when it holds a newline, or names no existing
-file and looks like no path (no `/`, no .txt / .tsv / .sdk / .ids / .jsonl ending). The command
-line passes its file arguments as FileName (file_names()): always paths, so that a name that
-does not exist is "no such file", never read as puzzles; only "-" reads stdin.
+`read` hands each source to its kind's reader (gpu_anneal.kinds); the readers and the Item live
+in gpu_anneal.items, which says how each kind's sources are read and how the API tells paths
+from puzzle text.
 """
 
 from __future__ import annotations
 
-import io
-import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.hashi import puzzle as hashi
-from cpu_reference.shikaku import puzzle as shikaku
-from cpu_reference.sources import Unreadable, open_source
-from cpu_reference.sources import lines as read_lines
-from cpu_reference.sudoku.formats import FORMAT_ORDERS, Puzzle, format_grid, iter_puzzles
-from cpu_reference.sudoku.layout import layout
-from gpu_anneal.results import givens_hash
+from gpu_anneal.items import (
+    FileName,
+    Item,
+    as_sources,
+    file_names,
+    read_grids,
+    writable_format,
+)
+from gpu_anneal.kinds import KINDS, kind_of
+from gpu_anneal.kinds.grid import GridKind
 
-KINDS = ("sudoku", "shikaku", "hashi")
-KIND_NAMES = {"sudoku": "Sudoku", "shikaku": "Shikaku", "hashi": "Hashiwokakero"}
-PATH_ENDINGS = (".txt", ".tsv", ".sdk", ".ids", ".jsonl", ".gz")
-MAX_GRID_LINE = 1 << 24  # characters on one line of a Shikaku / Hashi source (a game ID's)
-ARRAY_FORMAT = "line"  # the notation of Sudoku solutions given as arrays ("rows" past 25x25)
-
-
-class FileName(str):
-    """A file argument of the command line: read as a path whatever it looks like ("-" is
-    stdin), never as puzzle text."""
-
-
-def file_names(names: Iterable[str]) -> list[FileName]:
-    """The command line's file arguments, marked as paths (see FileName)."""
-    return [FileName(name) for name in names]
-
-
-def writable_format(fmt: str, order: int) -> str:
-    """fmt when it can write an order-n grid back (FORMAT_ORDERS), else "rows"."""
-    return fmt if order in FORMAT_ORDERS.get(fmt, ()) else "rows"
-
-
-@dataclass
-class Item:
-    """One puzzle read from a source."""
-
-    kind: str
-    index: int  # 0-based position among the good puzzles of the whole input
-    source: str  # file name, "<stdin>" or "<api>"
-    line: int | None  # 1-based line where the puzzle starts
-    name: str
-    puzzle: Any  # Sudoku: uint8[cells]; Shikaku / Hashi: the parsed puzzle object
-    order: int | None = None  # Sudoku order n
-    fmt: str = "line"  # Sudoku: the format the puzzle was read in (solutions are written in it)
-
-    @property
-    def size(self) -> str:
-        """WIDTHxHEIGHT in cells."""
-        if self.kind == "sudoku":
-            side = self.order * self.order
-            return f"{side}x{side}"
-        return f"{self.puzzle.width}x{self.puzzle.height}"
-
-    @property
-    def givens_hash(self) -> str:
-        """The puzzle's identity (results.givens_hash over its canonical givens)."""
-        if self.kind == "sudoku":
-            givens = np.asarray(self.puzzle, np.uint8).tobytes()
-        else:
-            givens = game_id(self.kind, self.puzzle)
-        return givens_hash(self.kind, self.size, givens)
-
-    @property
-    def givens_text(self) -> str:
-        """The givens as text: Sudoku in the puzzle's format, the others as a game ID."""
-        if self.kind == "sudoku":
-            return self.text(self.puzzle)
-        return game_id(self.kind, self.puzzle)
-
-    @property
-    def where(self) -> str:
-        """Where the puzzle came from, as messages name it: "FILE line L" (or "puzzle I")."""
-        at = f"line {self.line}" if self.line is not None else f"puzzle {self.index}"
-        return f"{self.source} {at}"
-
-    def text(self, state) -> str | None:
-        """A state of this puzzle as text in the puzzle's notation (None for no state).
-
-        Sudoku is written in the format it was read in; the readers give no puzzle a format
-        that cannot write it back (a 36x36 comes in rows, tsv or solo), and a hand-made Item
-        that asks for one is an InputError naming the puzzle and the formats that can."""
-        if state is None:
-            return None
-        if self.kind == "sudoku":
-            cells = np.asarray(state, dtype=np.uint8)
-            name = self.name if self.fmt == "tsv" else ""
-            try:
-                return format_grid(cells, self.order, self.fmt, name)
-            except InputError as exc:
-                raise InputError(f"{self.where}: {exc}") from None
-        if self.kind == "shikaku":
-            return shikaku.solution_text(self.puzzle, state)
-        return hashi.solution_text(self.puzzle, state)
+__all__ = [
+    "KINDS",
+    "FileName",
+    "Item",
+    "as_sources",
+    "file_names",
+    "game_id",
+    "parse_grid_puzzle",
+    "read",
+    "read_grids",
+    "writable_format",
+]
 
 
 def game_id(kind: str, puzzle) -> str:
     """Tatham's game ID of a parsed Shikaku or Hashiwokakero puzzle."""
-    return shikaku.to_game_id(puzzle) if kind == "shikaku" else hashi.to_game_id(puzzle)
+    return kind_of(kind).game_id(puzzle)
 
 
 def parse_grid_puzzle(kind: str, text: str, where: str = "input"):
     """A Shikaku or Hashiwokakero puzzle from a game ID or a text grid; InputError if malformed."""
-    if kind == "shikaku":
-        return shikaku.parse(text, where)
-    if kind == "hashi":
-        return hashi.parse(text, where)
-    raise InputError(f"kind {kind!r}: expected shikaku or hashi")
+    spec = kind_of(kind)
+    if not isinstance(spec, GridKind):
+        raise InputError(f"kind {kind!r}: expected shikaku or hashi")
+    return spec.parse(text, where)
 
 
 def read(
@@ -152,228 +68,11 @@ def read(
     (uint8[cells] or uint8[P, cells]), a parsed puzzle, or an Item. Unreadable sources give one
     InputError each.
     """
-    if kind not in KINDS:
-        raise InputError(f"kind {kind!r}: expected one of {', '.join(KINDS)}")
+    spec = kind_of(kind)
     index = 0
     for source in sources:
-        for item in _read_one(source, kind, fmt, order):
+        for item in spec.read(source, fmt, order):
             if isinstance(item, Item):
                 item.index = index
                 index += 1
             yield item
-
-
-def as_sources(puzzles) -> list:
-    """The list of sources in an API call's `puzzles` argument."""
-    single = (str, bytes, os.PathLike, np.ndarray, Item, io.IOBase, shikaku.Shikaku, hashi.Hashi)
-    if isinstance(puzzles, (*single, Puzzle)) or hasattr(puzzles, "read"):
-        return [puzzles]
-    if isinstance(puzzles, Iterator):
-        return [puzzles]
-    try:
-        return list(puzzles)
-    except TypeError:  # no iterable: one source, refused by its reader
-        return [puzzles]
-
-
-def _read_one(source, kind: str, fmt: str | None, order: int | None) -> Iterator[Item | InputError]:
-    if isinstance(source, Item):
-        yield source
-    elif isinstance(source, Iterator):
-        for sub in source:
-            yield from _read_one(sub, kind, fmt, order)
-    elif kind == "sudoku":
-        yield from _read_sudoku(source, fmt, order)
-    else:
-        yield from _read_grid(source, kind)
-
-
-def _is_path(source) -> bool:
-    if isinstance(source, (FileName, os.PathLike)):
-        return True
-    if not isinstance(source, str) or "\n" in source:
-        return False
-    if source == "-" or os.path.exists(source):
-        return True
-    return "/" in source or os.sep in source or source.lower().endswith(PATH_ENDINGS)
-
-
-def _name(source) -> str:
-    if isinstance(source, str) and source == "-":
-        return "<stdin>"
-    if _is_path(source):
-        return os.fspath(source)
-    name = getattr(source, "name", None)
-    return name if isinstance(name, str) and name else "<api>"
-
-
-def _opened(source):
-    """What cpu_reference.sources.open_source takes for a source: puzzle text as a stream."""
-    if isinstance(source, str) and not _is_path(source):
-        return io.StringIO(source)
-    if isinstance(source, bytes):
-        return io.BytesIO(source)
-    if isinstance(source, os.PathLike):
-        return os.fspath(source)
-    return source
-
-
-def _read_sudoku(source, fmt, order) -> Iterator[Item | InputError]:
-    if isinstance(source, Puzzle):
-        out = writable_format(source.fmt, source.order)
-        yield Item("sudoku", 0, "<api>", source.line, source.name, source.cells, source.order, out)
-        return
-    if isinstance(source, np.ndarray):
-        yield from _sudoku_arrays(source, order)
-        return
-    if isinstance(source, (shikaku.Shikaku, hashi.Hashi)):
-        yield InputError(f"puzzles: a parsed {type(source).__name__} puzzle is no Sudoku input; "
-                         "pass kind='shikaku' or kind='hashi'")  # fmt: skip
-        return
-    name = _name(source)
-    try:
-        for got in iter_puzzles(_opened(source), fmt=fmt, order=order, name=name):
-            if isinstance(got, InputError):
-                yield got
-            else:
-                yield Item("sudoku", 0, name, got.line, got.name, got.cells, got.order, got.fmt)
-    except InputError as exc:
-        yield exc
-
-
-def _sudoku_arrays(array: np.ndarray, order: int | None) -> Iterator[Item | InputError]:
-    a = np.asarray(array)
-    if a.ndim == 1:
-        a = a[None]
-    if a.ndim != 2:
-        yield InputError(f"puzzles: array of shape {array.shape}; expected (cells,) or (P, cells)")
-        return
-    n = order
-    if n is None:
-        n = next((k for k in range(2, 8) if k**4 == a.shape[1]), None)
-        if n is None:
-            yield InputError(f"puzzles: {a.shape[1]} cells is no Sudoku size (16, 81, 256, 625)")
-            return
-    cells = layout(n).cells
-    if a.shape[1] != cells:
-        yield InputError(f"puzzles: {a.shape[1]} cells per puzzle; order {n} has {cells}")
-        return
-    N = n * n
-    fmt = writable_format(ARRAY_FORMAT, n)
-    for q, row in enumerate(a):
-        if not np.issubdtype(row.dtype, np.integer) or row.min() < 0 or row.max() > N:
-            yield InputError(f"<api> puzzle {q}: cells must be integers in 0..{N} (0 blank)")
-            continue
-        yield Item("sudoku", 0, "<api>", None, "", row.astype(np.uint8), n, fmt)
-
-
-def _read_grid(source, kind: str) -> Iterator[Item | InputError]:
-    if isinstance(source, (shikaku.Shikaku, hashi.Hashi)):
-        yield Item(kind, 0, "<api>", None, "", source)
-        return
-    if isinstance(source, (np.ndarray, Puzzle)):
-        yield InputError(f"puzzles: a NumPy array is Sudoku input; {KIND_NAMES[kind]} takes "
-                         "game IDs, text grids, files or parsed puzzles")  # fmt: skip
-        return
-    name = _name(source)
-    try:
-        with open_source(_opened(source), name) as opened:
-            numbered = read_lines(opened.stream, opened.shown, MAX_GRID_LINE)
-            yield from _grid_items(numbered, opened.shown, kind)
-    except InputError as exc:
-        yield exc
-
-
-def _grid_items(numbered, name: str, kind: str) -> Iterator[Item | InputError]:
-    """The puzzles of one Shikaku or Hashi source: a game ID per line, or one text grid (the
-    first puzzle line decides: a ':' means game IDs)."""
-    mode = None  # "ids" or "grid", once the first puzzle line is read
-    start = 0  # its line number
-    held: list[InputError] = []  # unreadable lines before it
-    grid: list[tuple[int, str]] = []  # the lines of a text grid
-    bad: InputError | None = None  # a text grid's first faulty line
-    for L, text in numbered:
-        if isinstance(text, Unreadable):
-            fault = InputError(f"{name} line {L}: {text.msg}")
-            if mode == "ids":
-                yield fault
-            elif mode == "grid":
-                bad = bad or fault
-            else:
-                held.append(fault)
-            continue
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
-        if mode is None:
-            mode, start = ("ids" if ":" in text else "grid"), L
-            if mode == "ids":
-                yield from held
-            else:
-                bad = held[0] if held else None
-            held = []
-        if mode == "ids":
-            yield _game_id_item(kind, name, L, text, start)
-        else:
-            grid.append((L, text))
-    if mode is None:
-        yield from held
-        yield InputError(f"{name}: empty input, no puzzle found")
-    elif mode == "grid":
-        yield _text_grid_item(kind, name, grid, bad)
-
-
-def _game_id_item(kind: str, name: str, L: int, text: str, start: int) -> Item | InputError:
-    """Line L of a file of game IDs, parsed (or its fault)."""
-    where = f"{name} line {L}"
-    if ":" not in text:
-        return InputError(f"{where}: not a game ID (WxH:description); this file holds game IDs "
-                          f"from line {start}, one per line (a text grid must be a file of its "
-                          "own)")  # fmt: skip
-    module = shikaku if kind == "shikaku" else hashi
-    try:
-        return Item(kind, 0, name, L, "", module.parse_game_id(text.strip(), where))
-    except InputError as exc:
-        return exc
-
-
-def _text_grid_item(kind: str, name: str, grid: list[tuple[int, str]], bad) -> Item | InputError:
-    """The one text grid of a source (its lines with their numbers), or its one fault."""
-    if bad is not None:
-        return InputError(f"{bad}; a text grid with a faulty line is refused whole")
-    lines = [""] * grid[-1][0]
-    for L, text in grid:
-        lines[L - 1] = text
-    module = shikaku if kind == "shikaku" else hashi
-    try:
-        return Item(kind, 0, name, grid[0][0], "", module.parse_grid("\n".join(lines), name))
-    except InputError as exc:
-        return exc
-
-
-def read_grids(source, order: int | None, full: bool) -> tuple[np.ndarray, int]:
-    """uint8[P, cells] of every Sudoku in source, all of one order, and that order; InputError
-    on the first fault. With `full`, each must be a complete valid grid (checked by the
-    verifier), and repeated digits are read rather than refused so that the verifier names them.
-    """
-    from cpu_reference.sudoku.verify import verify_solution
-
-    rows = []
-    name = "<stdin>" if source == "-" else str(source)
-    for item in iter_puzzles(source, name=name, check=not full):
-        if isinstance(item, InputError):
-            raise item
-        if order is None:
-            order = item.order
-        if item.order != order:
-            N = order * order
-            raise InputError(
-                f"{name}, line {item.line}: a {item.N}x{item.N} grid, order {order} is {N}x{N}"
-            )
-        if full:
-            fault = verify_solution(item.cells, item.order)
-            if fault is not None:
-                raise InputError(f"{name}, line {item.line}: not a valid full grid: {fault}")
-        rows.append(item.cells)
-    if not rows:
-        raise InputError(f"{name}: no grid found")
-    return np.stack(rows), order

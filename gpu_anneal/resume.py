@@ -36,15 +36,9 @@ import warnings
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
 
 from cpu_reference.errors import InputError, OutputError, ResumeWarning
-from cpu_reference.hashi import puzzle as hashi
-from cpu_reference.shikaku import puzzle as shikaku
-from cpu_reference.sudoku.verify import verify_solution
-from cpu_reference.tatham import split_game_id
+from gpu_anneal.kinds import kind_of
 from gpu_anneal.results import givens_hash
 from gpu_anneal.validate import input_file, not_an_input, output_path
 
@@ -68,24 +62,16 @@ def identity(kind: str, order: int | None, line: int | None, cells_or_text) -> d
     ID as gpu_anneal.inputs.game_id writes it (or the parsed puzzle). Equal to the fields a
     Result of that puzzle carries.
     """
-    if kind == "sudoku":
-        cells = np.asarray(cells_or_text, dtype=np.uint8).ravel()
-        side = int(order) * int(order)
-        digest = givens_hash(kind, f"{side}x{side}", cells.tobytes())
-        return {"kind": kind, "order": int(order), "line": line, "givens_hash": digest}
-    text = cells_or_text
-    if not isinstance(text, str):
-        text = (shikaku.to_game_id if kind == "shikaku" else hashi.to_game_id)(text)
-    w, h, _, _ = split_game_id(text, "game ID")
-    digest = givens_hash(kind, f"{w}x{h}", text)
-    return {"kind": kind, "order": None, "line": line, "givens_hash": digest}
+    size, givens = kind_of(kind).identity_size(order, cells_or_text)
+    digest = givens_hash(kind, size, givens)
+    order = int(order) if order is not None else None
+    return {"kind": kind, "order": order, "line": line, "givens_hash": digest}
 
 
 def item_identity(item) -> dict:
     """identity() of a gpu_anneal.inputs.Item."""
-    if item.kind == "sudoku":
-        return identity("sudoku", item.order, item.line, item.puzzle)
-    return identity(item.kind, None, item.line, item.givens_text)
+    return {"kind": item.kind, "order": item.order, "line": item.line,
+            "givens_hash": item.givens_hash}  # fmt: skip
 
 
 @dataclass
@@ -187,19 +173,8 @@ def solution_holds(item, record: dict) -> bool:
     if not isinstance(text, str):
         return False
     try:
-        if item.kind == "sudoku":
-            side = item.order * item.order
-            state = _int_array(rows, (side, side), 1, side).astype(np.uint8).ravel()
-            ok = verify_solution(state, item.order, item.puzzle) is None
-        else:
-            p = item.puzzle
-            top = max(p.height, p.width)
-            if item.kind == "shikaku":
-                state = _int_array(rows, (p.n_clues, 4), 0, top)
-                ok = bool(shikaku.verify(p, state)[0])
-            else:
-                state = _int_array(rows, (-1, 5), 0, top).tolist()
-                ok = bool(hashi.verify(p, state)[0])
+        state = item.spec.state_from_rows(item, rows)
+        ok = item.spec.verify(item, state) is None
         return ok and item.text(state) == text
     except (InputError, TypeError, ValueError, OverflowError, IndexError):
         return False
@@ -266,20 +241,6 @@ def _records(path: str, option: str = "--resume") -> Iterator[tuple[int, dict | 
                       "mid-write?), ignored; its puzzle is solved again")  # fmt: skip
                 return
             yield number, record, why
-
-
-def _int_array(rows: Any, shape: tuple[int, int], lo: int, hi: int) -> np.ndarray:
-    """rows as int64[shape] (-1: any length) of whole numbers in lo..hi; ValueError otherwise."""
-    if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
-        raise ValueError("not a list of lists")
-    flat = [x for r in rows for x in r]
-    if not all(isinstance(x, int) and not isinstance(x, bool) and lo <= x <= hi for x in flat):
-        raise ValueError("not whole numbers in range")
-    a = np.array(flat, dtype=np.int64)
-    width = shape[1]
-    if any(len(r) != width for r in rows) or (shape[0] >= 0 and len(rows) != shape[0]):
-        raise ValueError("wrong shape")
-    return a.reshape(-1, width)
 
 
 def _json_object(chunk: bytes) -> dict | None:

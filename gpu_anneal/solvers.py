@@ -27,22 +27,17 @@ from functools import lru_cache
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.hashi import puzzle as hashi
-from cpu_reference.shikaku import puzzle as shikaku
 from cpu_reference.sudoku import rules as sa
 from cpu_reference.sudoku.presets import expand, move_of
 from cpu_reference.sudoku.schedules import with_start
-from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import backend_choice, interrupts, phases, validate
 from gpu_anneal.backends import resolve_backend
-from gpu_anneal.inputs import Item
+from gpu_anneal.items import Item
 from gpu_anneal.results import Counts, Params, Result, Timing
 from gpu_anneal.validate import grid_schedule
 
 # Branch nodes the exact method spends before it switches to randomised restarts.
 EXACT_NODES = 2_000_000
-# Tiny puzzles the grid annealers' warm-up solves (compiling their chain loops).
-WARM_UP_IDS = {"shikaku": "2x1:2a", "hashi": "3x1:1a1"}
 
 _warm: set[tuple] = set()
 
@@ -84,13 +79,9 @@ def timed_verify(item: Item, state) -> tuple[bool, str | None, float]:
     start = time.perf_counter()
     if state is None:
         ok, fault = False, "no answer"
-    elif item.kind == "sudoku":
-        fault = verify_solution(np.asarray(state), item.order, item.puzzle)
-        ok = fault is None
     else:
-        module = shikaku if item.kind == "shikaku" else hashi
-        ok, reason = module.verify(item.puzzle, state)
-        fault = None if ok else reason
+        fault = item.spec.verify(item, state)
+        ok = fault is None
     return ok, fault, time.perf_counter() - start
 
 
@@ -157,15 +148,8 @@ def fill_solution(result: Result, item: Item, state, ok: bool) -> None:
         result.solved = result.verified = True
         result.status = "solved"
         result.solution = item.text(state)
-        if item.kind == "sudoku":
-            side = item.order * item.order
-            result.solution_rows = np.asarray(state).reshape(side, side).tolist()
-        elif item.kind == "shikaku":
-            result.solution_rows = shikaku.solution_json(state)
-            result.game_move = shikaku.solve_move(item.puzzle, state)
-        else:
-            result.solution_rows = [[int(x) for x in b] for b in state]
-            result.game_move = hashi.solve_move(state)
+        result.solution_rows = item.spec.solution_rows(item, state)
+        result.game_move = item.spec.game_move(item, state)
     else:
         result.best = item.text(state)
     result.state = state
@@ -431,32 +415,30 @@ def _exact_result(item, s, count, solution, nodes, compile_s, search_s) -> Resul
 # ---- Shikaku and Hashiwokakero -----------------------------------------------------------
 
 
-def grid_puzzles(items: Iterable[Item], s: Settings) -> Iterator[Result]:
-    """Shikaku or Hashiwokakero items by annealing or by integer programming."""
-    from gpu_anneal.grid_puzzles import solve_grid_puzzle
-
+def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
+    """Shikaku or Hashiwokakero items (their kind: spec, gpu_anneal.kinds.grid) by annealing or
+    by integer programming, one puzzle at a time."""
     method = s.method
     sched = grid_schedule(s.schedule, s.t0) if method == "anneal" else {}
-    items, choice = backend_choice.grid_choice(s.backend, s.kind, method, items)
+    items, choice = backend_choice.grid_choice(s.backend, spec.name, method, items)
     used = choice.backend
     for item in items:
         chains = s.chains if s.chains is not None else (4096 if used == "cuda" else 16)
         options = dict(sched)
         if method == "anneal":
             options["max_trials"] = s.max_trials  # over all chains (anneal deals them out)
-            if s.kind == "shikaku":
-                options["candidates"] = s.move or "all"
+            options.update(spec.anneal_options(s))
         limit = math.inf if s.time_limit is None else s.time_limit
 
         def solve(puzzle, time_limit=limit, chains=chains, options=options):
-            return solve_grid_puzzle(
-                s.kind, puzzle, method=method, backend=used, chains=chains, seed=s.seed,
+            return spec.solve_one(
+                puzzle, method=method, backend=used, chains=chains, seed=s.seed,
                 time_limit=time_limit, **options,
             )  # fmt: skip
 
         compile_s = 0.0
         if method == "anneal":
-            compile_s = warm_up_seconds((s.kind, used), lambda: solve(WARM_UP_IDS[s.kind], 1.0, 1))
+            compile_s = warm_up_seconds((spec.name, used), lambda: solve(spec.warm_up_id, 1.0, 1))
         try:
             start = time.perf_counter()
             raw = solve(item.puzzle)
@@ -470,22 +452,15 @@ def grid_puzzles(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         yield guarded(item, method, used, build)
 
 
-def _grid_state(item: Item, raw: dict):
-    """The solver's answer (best state) as rectangles or bridges, or None."""
-    sol = raw.get("solution")
-    if not sol:
-        return None
-    return sol.get("rectangles") if item.kind == "shikaku" else sol.get("bridges")
-
-
 def _from_grid(
     item, raw: dict, s: Settings, chains: int, compile_s: float, search_s: float, chosen: str
 ):
+    spec = item.spec
     result = base_result(item, raw["method"], raw["backend"])
-    state = _grid_state(item, raw)
+    state = spec.state_of(raw)
     ok, fault, verify_s = timed_verify(item, state) if state is not None else (False, None, 0.0)
     fill_solution(result, item, state, ok)
-    result.cost = 0 if ok else _grid_cost(item, state)
+    result.cost = 0 if ok else spec.cost(item, state)
     status = raw.get("status")
     if ok:
         pass
@@ -502,43 +477,10 @@ def _from_grid(
         ran = raw["schedule"]  # the annealer's defaults for this puzzle with the settings given
         result.params = Params(
             seed=s.seed, chains=chains, schedule=grid_schedule_text(ran),
-            move=(s.move or "all") if item.kind == "shikaku" else None, t0=float(ran["t0"]),
+            move=spec.ran_move(s), t0=float(ran["t0"]),
             time_limit=s.time_limit, max_trials=s.max_trials, backend_choice=chosen,
         )  # fmt: skip
     else:
         result.params = Params(time_limit=s.time_limit, backend_choice=chosen)
     result.timing = Timing(compile=compile_s, search=search_s, verify=verify_s)
     return result
-
-
-def _grid_cost(item: Item, state) -> int | None:
-    """Rules a Shikaku or Hashi state breaks (see gpu_anneal.results), None without a state."""
-    if state is None:
-        return None
-    p = item.puzzle
-    if item.kind == "shikaku":
-        cover = np.zeros((p.height, p.width), np.int64)
-        for t, left, hh, ww in state:
-            cover[t : t + hh, left : left + ww] += 1
-        return int((cover * cover).sum() - p.height * p.width)
-    isl = p.islands
-    index = {(int(r), int(c)): i for i, (r, c, _) in enumerate(isl)}
-    degree = np.zeros(len(isl), np.int64)
-    used = np.zeros((p.height, p.width), np.int8)
-    crossings = 0
-    pairs = []
-    for r1, c1, r2, c2, m in state:
-        a, b = index[(r1, c1)], index[(r2, c2)]
-        degree[a] += m
-        degree[b] += m
-        pairs.append((a, b))
-        flag = 1 if r1 == r2 else 2
-        for r in range(min(r1, r2), max(r1, r2) + 1):
-            for c in range(min(c1, c2), max(c1, c2) + 1):
-                if (r, c) in index:
-                    continue
-                crossings += used[r, c] not in (0, flag)
-                used[r, c] |= flag
-    groups = hashi.components(len(isl), pairs)
-    loops = len(pairs) - len(isl) + groups if not p.allow_loops else 0
-    return int(np.abs(degree - isl[:, 2]).sum() + crossings + groups - 1 + loops)

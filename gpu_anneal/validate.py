@@ -23,7 +23,7 @@ import numpy as np
 
 from cpu_reference.errors import OptionError, OutputError
 from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
-from cpu_reference.sudoku.schedules import Range, parse_overrides, with_start
+from cpu_reference.sudoku.schedules import Range, parse_overrides
 
 SEED_LIMIT = 2**64  # seeds are 0 <= seed < 2**64 (the RNG's 64-bit seed, never wrapped)
 MAX_TRIALS = 2**62  # trials per puzzle; the counters are int64
@@ -137,19 +137,6 @@ def order(value, lo: int = MIN_ORDER, hi: int = MAX_ORDER) -> int | None:
     return integer("--order", value, lo, hi)
 
 
-def schedule(kind: str | None, text, order: int | None = None, t0: float | None = None) -> None:
-    """Parse an annealing schedule string now, so that a bad key or value (nan, inf, 1e30, a
-    plateau of 0...) is an OptionError naming its range before anything runs. kind None (a
-    method without a schedule) or text None (the default) checks nothing."""
-    if kind is None or text is None:
-        return
-    schedule_text(text)
-    if kind == "sudoku":
-        with_start(text, order or 3, t0)
-    else:
-        grid_schedule(text, t0)
-
-
 def schedule_text(text) -> str | None:
     """A schedule string as given: None stays None (the default); an empty or blank string, or
     anything but a string, is an OptionError (an empty --schedule is no schedule name)."""
@@ -218,12 +205,13 @@ def replay_chain(value) -> int:
     return integer("--replay-chain", value, 0, 2**63 - 1)
 
 
-def replay_request(kind: str, method: str, **given) -> None:
+def replay_request(spec, method: str, **given) -> None:
     """--replay-chain re-runs one chain of a Sudoku annealing run: OptionError for another kind
-    or method (they have no chains to replay) and for options it would not honour (given:
-    option name -> value, None when not given)."""
-    if kind != "sudoku" or method != "anneal":
-        what = f"--kind {kind}" if kind != "sudoku" else f"--method {method}"
+    (spec: its gpu_anneal.kinds object, whose `replays` says whether it can) or method (they have
+    no chains to replay) and for options it would not honour (given: option name -> value, None
+    when not given)."""
+    if not spec.replays or method != "anneal":
+        what = f"--kind {spec.name}" if not spec.replays else f"--method {method}"
         raise OptionError(f"--replay-chain replays a Sudoku annealing run; {what} has no chains")
     for name, value in given.items():
         if value is not None:

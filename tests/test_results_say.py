@@ -22,6 +22,7 @@ from cpu_reference.sudoku.schedules import by_name, with_start
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import api, datasets, solvers
 from gpu_anneal.inputs import Item
+from gpu_anneal.kinds import kind_of
 from gpu_anneal.results import Params
 from gpu_anneal.sudoku_solver import SolveResult, solve_batch
 from gpu_anneal.validate import grid_schedule
@@ -211,7 +212,7 @@ def test_an_answer_that_cannot_be_written_is_that_puzzles_error_and_the_run_goes
     assert verify_solution(grid, 6) is None
     puzzle = grid.copy()
     puzzle[[0, 37, 100, 555, 1200]] = 0
-    big = Item("sudoku", 0, "big.txt", 1, "", puzzle, 6, "line")
+    big = Item(kind_of("sudoku"), 0, "big.txt", 1, "", puzzle, 6, "line")
     (nine,) = api.parse_puzzles(SEED002)[:1]
     nine.index = 1
     s = api._settings("sudoku", "exact", "auto", None, None, None, None, None, None, None,

@@ -1,0 +1,330 @@
+"""Items and the readers of every kind's sources, faults kept apart (gpu_anneal.inputs.read
+dispatches here through the kinds registry).
+
+Glossary:
+    source   a path, "-" (stdin), a file object, or puzzle text held in memory
+    item     one puzzle read: its kind, where it came from, and its parsed givens
+    spec     the item's puzzle kind (a gpu_anneal.kinds object): the readers are handed it and
+             every per-kind property of an Item asks it
+    fault    an InputError naming the source, the line and what is wrong; a fault costs only its
+             own puzzle, the rest of the source is still read
+
+Every source is opened by cpu_reference.sources (missing paths, folders, FIFOs, gzip data, binary
+data and "\r" line ends are handled there, the same for every kind). Sudoku sources are read by
+cpu_reference.sudoku.formats (line, grid, rows, tdoku, tsv, solo). A Shikaku or Hashiwokakero
+source holds one Tatham game ID per line, or one plain text grid for the whole source (see
+cpu_reference.shikaku.puzzle and cpu_reference.hashi.puzzle): its first puzzle line decides
+which. In a file of game IDs a line that is no game ID is a fault of that line; a text grid with
+a faulty line (a stray byte, an unknown cell) is refused whole, never read without that line.
+
+Paths and text: the API reads a str as puzzle text when it holds a newline, or names no existing
+file and looks like no path (no `/`, no .txt / .tsv / .sdk / .ids / .jsonl ending). The command
+line passes its file arguments as FileName (file_names()): always paths, so that a name that
+does not exist is "no such file", never read as puzzles; only "-" reads stdin.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cpu_reference.errors import InputError
+from cpu_reference.hashi import puzzle as hashi
+from cpu_reference.shikaku import puzzle as shikaku
+from cpu_reference.sources import Unreadable, open_source
+from cpu_reference.sources import lines as read_lines
+from cpu_reference.sudoku.formats import FORMAT_ORDERS, Puzzle, iter_puzzles
+from cpu_reference.sudoku.layout import layout
+from gpu_anneal.results import givens_hash
+
+PARSED_TYPES = (shikaku.Shikaku, hashi.Hashi, Puzzle)  # parsed puzzles the API takes as sources
+PATH_ENDINGS = (".txt", ".tsv", ".sdk", ".ids", ".jsonl", ".gz")
+MAX_GRID_LINE = 1 << 24  # characters on one line of a Shikaku / Hashi source (a game ID's)
+ARRAY_FORMAT = "line"  # the notation of Sudoku solutions given as arrays ("rows" past 25x25)
+
+
+class FileName(str):
+    """A file argument of the command line: read as a path whatever it looks like ("-" is
+    stdin), never as puzzle text."""
+
+
+def file_names(names: Iterable[str]) -> list[FileName]:
+    """The command line's file arguments, marked as paths (see FileName)."""
+    return [FileName(name) for name in names]
+
+
+def writable_format(fmt: str, order: int) -> str:
+    """fmt when it can write an order-n grid back (FORMAT_ORDERS), else "rows"."""
+    return fmt if order in FORMAT_ORDERS.get(fmt, ()) else "rows"
+
+
+@dataclass
+class Item:
+    """One puzzle read from a source."""
+
+    spec: Any  # its puzzle kind (a gpu_anneal.kinds object)
+    index: int  # 0-based position among the good puzzles of the whole input
+    source: str  # file name, "<stdin>" or "<api>"
+    line: int | None  # 1-based line where the puzzle starts
+    name: str
+    puzzle: Any  # Sudoku: uint8[cells]; Shikaku / Hashi: the parsed puzzle object
+    order: int | None = None  # Sudoku order n
+    fmt: str = "line"  # Sudoku: the format the puzzle was read in (solutions are written in it)
+
+    @property
+    def kind(self) -> str:
+        """The kind's name ("sudoku", "shikaku", "hashi")."""
+        return self.spec.name
+
+    @property
+    def size(self) -> str:
+        """WIDTHxHEIGHT in cells."""
+        return self.spec.size(self)
+
+    @property
+    def givens_hash(self) -> str:
+        """The puzzle's identity (results.givens_hash over its canonical givens)."""
+        return givens_hash(self.kind, self.size, self.spec.givens(self))
+
+    @property
+    def givens_text(self) -> str:
+        """The givens as text: Sudoku in the puzzle's format, the others as a game ID."""
+        return self.spec.givens_text(self)
+
+    @property
+    def where(self) -> str:
+        """Where the puzzle came from, as messages name it: "FILE line L" (or "puzzle I")."""
+        at = f"line {self.line}" if self.line is not None else f"puzzle {self.index}"
+        return f"{self.source} {at}"
+
+    def text(self, state) -> str | None:
+        """A state of this puzzle as text in the puzzle's notation (None for no state).
+
+        Sudoku is written in the format it was read in; the readers give no puzzle a format
+        that cannot write it back (a 36x36 comes in rows, tsv or solo), and a hand-made Item
+        that asks for one is an InputError naming the puzzle and the formats that can."""
+        if state is None:
+            return None
+        return self.spec.text(self, state)
+
+
+def as_sources(puzzles) -> list:
+    """The list of sources in an API call's `puzzles` argument."""
+    single = (str, bytes, os.PathLike, np.ndarray, Item, io.IOBase, *PARSED_TYPES)
+    if isinstance(puzzles, single) or hasattr(puzzles, "read"):
+        return [puzzles]
+    if isinstance(puzzles, Iterator):
+        return [puzzles]
+    try:
+        return list(puzzles)
+    except TypeError:  # no iterable: one source, refused by its reader
+        return [puzzles]
+
+
+def read_source(spec, source, read_one) -> Iterator[Item | InputError]:
+    """The items of one source: an Item as it is, an iterator's sources each in turn, anything
+    else by read_one(source) (the kind's reader)."""
+    if isinstance(source, Item):
+        yield source
+    elif isinstance(source, Iterator):
+        for sub in source:
+            yield from read_source(spec, sub, read_one)
+    else:
+        yield from read_one(source)
+
+
+def _is_path(source) -> bool:
+    if isinstance(source, (FileName, os.PathLike)):
+        return True
+    if not isinstance(source, str) or "\n" in source:
+        return False
+    if source == "-" or os.path.exists(source):
+        return True
+    return "/" in source or os.sep in source or source.lower().endswith(PATH_ENDINGS)
+
+
+def _name(source) -> str:
+    if isinstance(source, str) and source == "-":
+        return "<stdin>"
+    if _is_path(source):
+        return os.fspath(source)
+    name = getattr(source, "name", None)
+    return name if isinstance(name, str) and name else "<api>"
+
+
+def _opened(source):
+    """What cpu_reference.sources.open_source takes for a source: puzzle text as a stream."""
+    if isinstance(source, str) and not _is_path(source):
+        return io.StringIO(source)
+    if isinstance(source, bytes):
+        return io.BytesIO(source)
+    if isinstance(source, os.PathLike):
+        return os.fspath(source)
+    return source
+
+
+def read_sudoku(spec, source, fmt, order) -> Iterator[Item | InputError]:
+    """The Sudoku puzzles of one source (cpu_reference.sudoku.formats reads text)."""
+    if isinstance(source, Puzzle):
+        out = writable_format(source.fmt, source.order)
+        yield Item(spec, 0, "<api>", source.line, source.name, source.cells, source.order, out)
+        return
+    if isinstance(source, np.ndarray):
+        yield from _sudoku_arrays(spec, source, order)
+        return
+    if isinstance(source, (shikaku.Shikaku, hashi.Hashi)):
+        yield InputError(f"puzzles: a parsed {type(source).__name__} puzzle is no Sudoku input; "
+                         "pass kind='shikaku' or kind='hashi'")  # fmt: skip
+        return
+    name = _name(source)
+    try:
+        for got in iter_puzzles(_opened(source), fmt=fmt, order=order, name=name):
+            if isinstance(got, InputError):
+                yield got
+            else:
+                yield Item(spec, 0, name, got.line, got.name, got.cells, got.order, got.fmt)
+    except InputError as exc:
+        yield exc
+
+
+def _sudoku_arrays(spec, array: np.ndarray, order: int | None) -> Iterator[Item | InputError]:
+    a = np.asarray(array)
+    if a.ndim == 1:
+        a = a[None]
+    if a.ndim != 2:
+        yield InputError(f"puzzles: array of shape {array.shape}; expected (cells,) or (P, cells)")
+        return
+    n = order
+    if n is None:
+        n = next((k for k in range(2, 8) if k**4 == a.shape[1]), None)
+        if n is None:
+            yield InputError(f"puzzles: {a.shape[1]} cells is no Sudoku size (16, 81, 256, 625)")
+            return
+    cells = layout(n).cells
+    if a.shape[1] != cells:
+        yield InputError(f"puzzles: {a.shape[1]} cells per puzzle; order {n} has {cells}")
+        return
+    N = n * n
+    fmt = writable_format(ARRAY_FORMAT, n)
+    for q, row in enumerate(a):
+        if not np.issubdtype(row.dtype, np.integer) or row.min() < 0 or row.max() > N:
+            yield InputError(f"<api> puzzle {q}: cells must be integers in 0..{N} (0 blank)")
+            continue
+        yield Item(spec, 0, "<api>", None, "", row.astype(np.uint8), n, fmt)
+
+
+def read_grid(spec, source) -> Iterator[Item | InputError]:
+    """The Shikaku or Hashi puzzles of one source (spec.parse_game_id and spec.parse_grid read
+    them)."""
+    if isinstance(source, (shikaku.Shikaku, hashi.Hashi)):
+        yield Item(spec, 0, "<api>", None, "", source)
+        return
+    if isinstance(source, (np.ndarray, Puzzle)):
+        yield InputError(f"puzzles: a NumPy array is Sudoku input; {spec.title} takes "
+                         "game IDs, text grids, files or parsed puzzles")  # fmt: skip
+        return
+    name = _name(source)
+    try:
+        with open_source(_opened(source), name) as opened:
+            numbered = read_lines(opened.stream, opened.shown, MAX_GRID_LINE)
+            yield from _grid_items(numbered, opened.shown, spec)
+    except InputError as exc:
+        yield exc
+
+
+def _grid_items(numbered, name: str, spec) -> Iterator[Item | InputError]:
+    """The puzzles of one Shikaku or Hashi source: a game ID per line, or one text grid (the
+    first puzzle line decides: a ':' means game IDs)."""
+    mode = None  # "ids" or "grid", once the first puzzle line is read
+    start = 0  # its line number
+    held: list[InputError] = []  # unreadable lines before it
+    grid: list[tuple[int, str]] = []  # the lines of a text grid
+    bad: InputError | None = None  # a text grid's first faulty line
+    for L, text in numbered:
+        if isinstance(text, Unreadable):
+            fault = InputError(f"{name} line {L}: {text.msg}")
+            if mode == "ids":
+                yield fault
+            elif mode == "grid":
+                bad = bad or fault
+            else:
+                held.append(fault)
+            continue
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        if mode is None:
+            mode, start = ("ids" if ":" in text else "grid"), L
+            if mode == "ids":
+                yield from held
+            else:
+                bad = held[0] if held else None
+            held = []
+        if mode == "ids":
+            yield _game_id_item(spec, name, L, text, start)
+        else:
+            grid.append((L, text))
+    if mode is None:
+        yield from held
+        yield InputError(f"{name}: empty input, no puzzle found")
+    elif mode == "grid":
+        yield _text_grid_item(spec, name, grid, bad)
+
+
+def _game_id_item(spec, name: str, L: int, text: str, start: int) -> Item | InputError:
+    """Line L of a file of game IDs, parsed (or its fault)."""
+    where = f"{name} line {L}"
+    if ":" not in text:
+        return InputError(f"{where}: not a game ID (WxH:description); this file holds game IDs "
+                          f"from line {start}, one per line (a text grid must be a file of its "
+                          "own)")  # fmt: skip
+    try:
+        return Item(spec, 0, name, L, "", spec.parse_game_id(text.strip(), where))
+    except InputError as exc:
+        return exc
+
+
+def _text_grid_item(spec, name: str, grid: list[tuple[int, str]], bad) -> Item | InputError:
+    """The one text grid of a source (its lines with their numbers), or its one fault."""
+    if bad is not None:
+        return InputError(f"{bad}; a text grid with a faulty line is refused whole")
+    lines = [""] * grid[-1][0]
+    for L, text in grid:
+        lines[L - 1] = text
+    try:
+        return Item(spec, 0, name, grid[0][0], "", spec.parse_grid("\n".join(lines), name))
+    except InputError as exc:
+        return exc
+
+
+def read_grids(source, order: int | None, full: bool) -> tuple[np.ndarray, int]:
+    """uint8[P, cells] of every Sudoku in source, all of one order, and that order; InputError
+    on the first fault. With `full`, each must be a complete valid grid (checked by the
+    verifier), and repeated digits are read rather than refused so that the verifier names them.
+    """
+    from cpu_reference.sudoku.verify import verify_solution
+
+    rows = []
+    name = "<stdin>" if source == "-" else str(source)
+    for item in iter_puzzles(source, name=name, check=not full):
+        if isinstance(item, InputError):
+            raise item
+        if order is None:
+            order = item.order
+        if item.order != order:
+            N = order * order
+            raise InputError(
+                f"{name}, line {item.line}: a {item.N}x{item.N} grid, order {order} is {N}x{N}"
+            )
+        if full:
+            fault = verify_solution(item.cells, item.order)
+            if fault is not None:
+                raise InputError(f"{name}, line {item.line}: not a valid full grid: {fault}")
+        rows.append(item.cells)
+    if not rows:
+        raise InputError(f"{name}: no grid found")
+    return np.stack(rows), order

@@ -1,0 +1,232 @@
+"""What Shikaku and Hashiwokakero share as puzzle kinds: Tatham game IDs or text grids, one
+puzzle solved at a time by annealing (CPU or CUDA) or by an integer program.
+
+Glossary:
+    p          a parsed puzzle (cpu_reference.shikaku.puzzle.Shikaku or hashi.puzzle.Hashi)
+    game ID    Tatham's "WxH:description" of a puzzle
+    raw        the dict solve_one returns for one puzzle (gpu_anneal.grid_puzzles documents it)
+    options    per-kind solver options (shikaku anneal: candidates; hashi anneal: energy; hashi
+               ilp: ilp_mode; shikaku ilp: pruned) and the schedule keys t0, t_final,
+               n_plateaus, plateau, max_trials
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from cpu_reference.errors import InputError
+from cpu_reference.tatham import split_game_id
+from gpu_anneal import items, solvers
+from gpu_anneal.kinds.base import PuzzleKind
+from gpu_anneal.validate import grid_schedule
+
+GRID_METHODS = ("anneal", "ilp")
+GRID_BACKENDS = ("cpu", "cuda", "auto")
+SCHEDULE_KEYS = ("t0", "t_final", "n_plateaus", "plateau", "max_trials")
+
+
+def check(name: str, value, allowed) -> None:
+    """InputError "name: 'value' is not one of ..." when value is not allowed."""
+    if value not in allowed:
+        raise InputError(f"{name}: {value!r} is not one of {', '.join(allowed)}")
+
+
+def no_options(options, allowed) -> None:
+    """InputError naming the first option that is not allowed."""
+    for key in options:
+        if key not in allowed:
+            raise InputError(f"option: {key!r} is not known here (allowed: {', '.join(allowed)})")
+
+
+def cuda_available() -> bool:
+    """True when numba.cuda imports and sees a device."""
+    try:
+        from numba import cuda  # numba.cuda loads the driver: only when asked
+
+        return bool(cuda.is_available())
+    except Exception:
+        return False
+
+
+def grid_backend(backend: str) -> str:
+    """cpu or cuda for a backend name (auto: cuda when a device is present)."""
+    check("backend", backend, GRID_BACKENDS)
+    if backend == "auto":
+        return "cuda" if cuda_available() else "cpu"
+    if backend == "cuda" and not cuda_available():
+        raise InputError("backend: cuda was asked for but no CUDA device is available")
+    return backend
+
+
+class GridKind(PuzzleKind):
+    """A puzzle of Tatham's collection solved one at a time. Subclasses set `model` (the
+    cpu_reference puzzle module) and implement the solver hooks."""
+
+    methods = GRID_METHODS
+    method_aliases = {"exact": "ilp"}
+    default_time_limit = 60.0
+    cuda_methods = ("anneal",)
+    game_ids = True
+    solution_key = ""  # the key of the answer in raw["solution"]
+    warm_up_id = ""  # a tiny puzzle whose solve compiles the chain loops
+    model = None  # the cpu_reference puzzle module
+
+    # ---- reading and writing ------------------------------------------------------------
+
+    def parse(self, text: str, where: str = "input"):
+        """A puzzle from a game ID or a text grid; InputError if malformed."""
+        return self.model.parse(text, where)
+
+    def parse_game_id(self, text: str, where: str):
+        """A puzzle from a game ID; InputError if malformed."""
+        return self.model.parse_game_id(text, where)
+
+    def parse_grid(self, text: str, where: str):
+        """A puzzle from a text grid; InputError if malformed."""
+        return self.model.parse_grid(text, where)
+
+    def game_id(self, p) -> str:
+        """Tatham's game ID of a parsed puzzle."""
+        return self.model.to_game_id(p)
+
+    def read(self, source, fmt: str | None, order: int | None) -> Iterator:
+        """Every puzzle of one source: a game ID a line or one text grid (items.read_grid)."""
+        return items.read_source(self, source, lambda one: items.read_grid(self, one))
+
+    def size(self, item) -> str:
+        """WIDTHxHEIGHT."""
+        return f"{item.puzzle.width}x{item.puzzle.height}"
+
+    def givens(self, item) -> str:
+        """The game ID."""
+        return self.game_id(item.puzzle)
+
+    def givens_text(self, item) -> str:
+        """The game ID."""
+        return self.game_id(item.puzzle)
+
+    def text(self, item, state) -> str:
+        """The solved grid as text (cpu_reference's solution_text)."""
+        return self.model.solution_text(item.puzzle, state)
+
+    def identity_size(self, order: int | None, givens) -> tuple[str, str]:
+        """(WxH, the game ID) of a game ID or a parsed puzzle."""
+        text = givens if isinstance(givens, str) else self.game_id(givens)
+        w, h, _, _ = split_game_id(text, "game ID")
+        return f"{w}x{h}", text
+
+    def verify(self, item, state) -> str | None:
+        """The kind's verifier (cpu_reference); None when it accepts."""
+        ok, reason = self.model.verify(item.puzzle, state)
+        return None if ok else reason
+
+    def check_schedule(self, text: str, order: int | None, t0: float | None) -> None:
+        """'geometric[:key=value,...]' within validate.GRID_SCHEDULE_RANGES."""
+        grid_schedule(text, t0)
+
+    # ---- solving ------------------------------------------------------------------------
+
+    def solve(self, items, settings) -> Iterator:
+        """One puzzle at a time (gpu_anneal.solvers.grid_puzzles)."""
+        return solvers.grid_puzzles(items, settings, self)
+
+    def anneal_options(self, settings) -> dict:
+        """The kind's options of solve_one for an annealing run of these settings."""
+        return {}
+
+    def ran_move(self, settings) -> str | None:
+        """The move an annealing run of these settings ran (None: the kind has none)."""
+        return None
+
+    def state_of(self, raw: dict):
+        """The answer (or best state) of a solve_one dict, None without one."""
+        solution = raw.get("solution")
+        return solution.get(self.solution_key) if solution else None
+
+    def solve_one(
+        self,
+        puzzle,
+        method: str = "anneal",
+        backend: str = "auto",
+        chains: int | None = None,
+        seed: int = 0,
+        time_limit: float = 10.0,
+        **options,
+    ) -> dict:
+        """Solve one puzzle (text or parsed); the dict gpu_anneal.grid_puzzles.solve_grid_puzzle
+        documents."""
+        check("method", method, GRID_METHODS)
+        p = self.parse(puzzle) if isinstance(puzzle, str) else puzzle
+        t0 = time.perf_counter()
+        out = {"kind": self.name, "game_id": self.game_id(p), "method": method}
+        sched = {k: options.pop(k) for k in SCHEDULE_KEYS if k in options}
+        if method == "ilp":
+            out["backend"] = "cpu"
+            res, solution = self.ilp(p, time_limit, options, out)
+            out["status"] = res["status"]
+            out["energy"] = None
+        else:
+            used = grid_backend(backend)
+            out["backend"] = used
+            runner = None
+            if used != "cpu":  # a fresh CUDA runner keeping this run's arrays on the device
+                from gpu_anneal.grid_runners import cuda_trials  # numba.cuda: CUDA runs only
+
+                runner = cuda_trials(self.name)
+            if chains is None:
+                chains = 4096 if used == "cuda" else 16
+            res, solution = self.anneal(p, chains, seed, time_limit, runner, sched, options, out)
+            out["energy"] = res["energy"]
+            out["trials"] = res["trials"]
+            out["chains"] = chains
+            out["schedule"] = res["schedule"]  # t0, t_final, n_plateaus, plateau that ran
+            out["reason"] = res.get("reason")  # why no answer exists, when anneal ruled it out
+            out["status"] = "no_solution" if res.get("no_solution") else (
+                "solved" if res["solved"] else "unsolved")  # fmt: skip
+        verified = False
+        reason = "no answer"
+        if solution is not None:
+            verified, reason = self.model.verify(p, solution)
+        out["verified"] = bool(verified)
+        out["verdict"] = reason
+        out["solved"] = bool(verified)
+        out["seconds"] = time.perf_counter() - t0
+        out["solution"] = self.solution_dict(solution)
+        out["text"] = self.model.solution_text(p, solution) if verified else None
+        out["move"] = self.move_text(p, solution) if verified else None
+        return out
+
+    # ---- the hooks of each kind ---------------------------------------------------------
+
+    def ilp(self, p, time_limit: float, options: dict, out: dict):
+        """(the ILP's result dict, its answer or None); extra facts go into out."""
+        raise NotImplementedError
+
+    def anneal(self, p, chains, seed, time_limit, runner, sched: dict, options: dict, out: dict):
+        """(the annealer's result dict, its answer or None); extra facts go into out."""
+        raise NotImplementedError
+
+    def solution_dict(self, solution) -> dict | None:
+        """raw["solution"] of an answer (None without one)."""
+        raise NotImplementedError
+
+    def move_text(self, p, solution) -> str:
+        """Tatham's solve move of a verified answer."""
+        raise NotImplementedError
+
+    def generate(self, height: int, width: int, rng, **params):
+        """(a puzzle, its planted answer) from the kind's seeded generator."""
+        raise NotImplementedError
+
+    def is_unique(self, p) -> bool | None:
+        """Whether the puzzle has exactly one solution (None: unknown)."""
+        raise NotImplementedError
+
+    def render(self, p, path, solution=None) -> None:
+        """Write a PNG or SVG picture of the puzzle (and the answer when given)."""
+        raise NotImplementedError
+
+    def game_move(self, item, state) -> str | None:
+        """Tatham's solve move of a solved state."""
+        return self.move_text(item.puzzle, state)

@@ -1,0 +1,118 @@
+"""Hashiwokakero (Tatham's `bridges`) as a puzzle kind: join the islands by bridges, each
+island's count of them its number, none crossing, all connected.
+
+Glossary:
+    p          a parsed puzzle (cpu_reference.hashi.puzzle.Hashi): width, height, islands
+               (row, col, number), maxb (most bridges between two islands), allow_loops
+    bridges    a state: one (r1, c1, r2, c2, count) per pair of joined islands
+    energy     the annealer's cost: seed (the seed's) or connected (with a connectivity term)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cpu_reference import render
+from cpu_reference.hashi import generate, rules
+from cpu_reference.hashi import puzzle as model
+from gpu_anneal.kinds.base import ANNEAL, int_rows
+from gpu_anneal.kinds.grid import GridKind, check, no_options
+
+
+class Hashi(GridKind):
+    """Hashiwokakero: annealing over bridge counts, or an ILP with lazy connectivity cuts."""
+
+    name = "hashi"
+    title = "Hashiwokakero"
+    model = model
+    applies = {"anneal": ANNEAL | {"time_limit"}, "ilp": frozenset({"time_limit"})}
+    parsed_types = (model.Hashi,)
+    solution_key = "bridges"
+    warm_up_id = "3x1:1a1"
+
+    def solution_rows(self, item, state) -> list:
+        """One [r1, c1, r2, c2, count] per bridge."""
+        return [[int(x) for x in b] for b in state]
+
+    def cost(self, item, state) -> int | None:
+        """Island numbers missed, crossings, extra components and (where loops are not allowed)
+        loops."""
+        if state is None:
+            return None
+        p = item.puzzle
+        isl = p.islands
+        index = {(int(r), int(c)): i for i, (r, c, _) in enumerate(isl)}
+        degree = np.zeros(len(isl), np.int64)
+        used = np.zeros((p.height, p.width), np.int8)
+        crossings = 0
+        pairs = []
+        for r1, c1, r2, c2, m in state:
+            a, b = index[(r1, c1)], index[(r2, c2)]
+            degree[a] += m
+            degree[b] += m
+            pairs.append((a, b))
+            flag = 1 if r1 == r2 else 2
+            for r in range(min(r1, r2), max(r1, r2) + 1):
+                for c in range(min(c1, c2), max(c1, c2) + 1):
+                    if (r, c) in index:
+                        continue
+                    crossings += used[r, c] not in (0, flag)
+                    used[r, c] |= flag
+        groups = model.components(len(isl), pairs)
+        loops = len(pairs) - len(isl) + groups if not p.allow_loops else 0
+        return int(np.abs(degree - isl[:, 2]).sum() + crossings + groups - 1 + loops)
+
+    def state_from_rows(self, item, rows) -> list:
+        """Rows of 5 whole numbers inside the grid, any count."""
+        p = item.puzzle
+        return int_rows(rows, (-1, 5), 0, max(p.height, p.width)).tolist()
+
+    def ilp(self, p, time_limit, options, out):
+        """The ILP with lazy connectivity cuts, or the seed's objective (option ilp_mode)."""
+        from cpu_reference.hashi.ilp import solve_ilp  # scipy's milp: loaded when used
+
+        no_options(options, ("ilp_mode",))
+        mode = options.get("ilp_mode", "connected")
+        check("ilp_mode", mode, ("connected", "objective"))
+        res = solve_ilp(p, time_limit=time_limit, mode=mode)
+        out["connected"] = res["connected"]
+        out["rounds"] = res["rounds"]
+        out["cuts"] = res["cuts"]
+        out["ilp_mode"] = mode
+        return res, res["bridges"]
+
+    def anneal(self, p, chains, seed, time_limit, runner, sched, options, out):
+        """cpu_reference.hashi.rules.anneal with the energy asked (option energy)."""
+        no_options(options, ("energy",))
+        energy = options.get("energy", "seed")
+        res = rules.anneal(p, chains=chains, seed=seed, time_limit=time_limit, energy=energy,
+                     runner=runner, **sched)  # fmt: skip
+        solution = (model.bridges_from_mult(p, res["graph"], res["mult"])
+                    if res.get("graph") is not None else None)  # fmt: skip
+        out["energy_kind"] = energy
+        return res, solution
+
+    def solution_dict(self, solution) -> dict | None:
+        """{"bridges": [[r1, c1, r2, c2, count], ...]} (None without an answer)."""
+        return {"bridges": solution} if solution is not None else None
+
+    def move_text(self, p, solution) -> str:
+        """Tatham's solve move."""
+        return model.solve_move(solution)
+
+    def generate(self, height, width, rng, **params):
+        """cpu_reference.hashi.generate (params: n, maxb, edge_prob)."""
+        return generate.generate(height, width, rng, **params)
+
+    def is_unique(self, p) -> bool | None:
+        """The ILP's uniqueness check."""
+        from cpu_reference.hashi.ilp import is_unique  # scipy's milp: loaded when used
+
+        return is_unique(p)
+
+    def render(self, p, path, solution=None) -> None:
+        """cpu_reference.render.render_hashi."""
+        render.render_hashi(p, path, solution)
+
+
+KIND = Hashi()

@@ -1,0 +1,103 @@
+"""Shikaku (Tatham's `rect`) as a puzzle kind: cover the grid with rectangles, one clue each,
+its area the clue.
+
+Glossary:
+    p          a parsed puzzle (cpu_reference.shikaku.puzzle.Shikaku): width, height, clues
+    rects      a state: one (top, left, height, width) per clue, in clue order
+    candidates the rectangles a clue may take: all, pruned (no other clue inside) or propagated
+               (pruned, then forced placements spread); the kind's --move
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cpu_reference import render
+from cpu_reference.shikaku import generate, rules
+from cpu_reference.shikaku import puzzle as model
+from gpu_anneal.kinds.base import ANNEAL, int_rows
+from gpu_anneal.kinds.grid import GridKind, no_options
+
+
+class Shikaku(GridKind):
+    """Shikaku: annealing over each clue's candidate rectangles, or an exact cover ILP."""
+
+    name = "shikaku"
+    title = "Shikaku"
+    model = model
+    moves = rules.CANDIDATE_SETS
+    default_move = "all"
+    moves_help = ", ".join(rules.CANDIDATE_SETS)
+    applies = {"anneal": ANNEAL | {"move", "time_limit"}, "ilp": frozenset({"time_limit"})}
+    parsed_types = (model.Shikaku,)
+    solution_key = "rectangles"
+    warm_up_id = "2x1:2a"
+
+    def solution_rows(self, item, state) -> list:
+        """One [top, left, height, width] per clue."""
+        return model.solution_json(state)
+
+    def cost(self, item, state) -> int | None:
+        """Cells covered more than once or not at all: sum of cover^2 minus the cells."""
+        if state is None:
+            return None
+        p = item.puzzle
+        cover = np.zeros((p.height, p.width), np.int64)
+        for t, left, hh, ww in state:
+            cover[t : t + hh, left : left + ww] += 1
+        return int((cover * cover).sum() - p.height * p.width)
+
+    def state_from_rows(self, item, rows) -> np.ndarray:
+        """One row of 4 whole numbers inside the grid per clue."""
+        p = item.puzzle
+        return int_rows(rows, (p.n_clues, 4), 0, max(p.height, p.width))
+
+    def anneal_options(self, settings) -> dict:
+        """The candidate set (the move; all by default)."""
+        return {"candidates": self.ran_move(settings)}
+
+    def ran_move(self, settings) -> str | None:
+        """The candidate set that ran."""
+        return settings.move or self.default_move
+
+    def ilp(self, p, time_limit, options, out):
+        """The exact cover ILP (cpu_reference.shikaku.ilp)."""
+        from cpu_reference.shikaku.ilp import solve_ilp  # scipy's milp: loaded when used
+
+        no_options(options, ("pruned",))
+        res = solve_ilp(p, time_limit=time_limit, pruned=options.get("pruned", True))
+        return res, res["rects"]
+
+    def anneal(self, p, chains, seed, time_limit, runner, sched, options, out):
+        """cpu_reference.shikaku.rules.anneal over the candidate set."""
+        no_options(options, ("candidates",))
+        candidates = options.get("candidates", "all")
+        res = rules.anneal(p, chains=chains, seed=seed, time_limit=time_limit,
+                     candidate_set=candidates, runner=runner, **sched)  # fmt: skip
+        out["candidates"] = candidates
+        return res, res["rects"]
+
+    def solution_dict(self, solution) -> dict | None:
+        """{"rectangles": [[top, left, height, width], ...]} (None without an answer)."""
+        return {"rectangles": model.solution_json(solution)} if solution else None
+
+    def move_text(self, p, solution) -> str:
+        """Tatham's solve move."""
+        return model.solve_move(p, solution)
+
+    def generate(self, height, width, rng, **params):
+        """cpu_reference.shikaku.generate (params: depth, merge_iters, merge_prob, max_area)."""
+        return generate.generate(height, width, rng, **params)
+
+    def is_unique(self, p) -> bool | None:
+        """The ILP's uniqueness check."""
+        from cpu_reference.shikaku.ilp import is_unique  # scipy's milp: loaded when used
+
+        return is_unique(p)
+
+    def render(self, p, path, solution=None) -> None:
+        """cpu_reference.render.render_shikaku."""
+        render.render_shikaku(p, path, solution)
+
+
+KIND = Shikaku()

@@ -1,0 +1,121 @@
+"""Sudoku as a puzzle kind: read in every Sudoku format, anneal (CPU, CUDA, Dask) or search
+exactly.
+
+Glossary:
+    n, order   box side; the grid is N x N with N = n * n, cells = N * N
+    cells      a puzzle or state as uint8[cells], 0 blank, row-major
+    fmt        the format a puzzle was read in (cpu_reference.sudoku.formats); its solution is
+               written in the same one
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku import rules
+from cpu_reference.sudoku.formats import format_grid
+from cpu_reference.sudoku.presets import MOVE_PRESETS, technique
+from cpu_reference.sudoku.schedules import with_start
+from cpu_reference.sudoku.verify import conflict_cost, verify_solution
+from gpu_anneal import items, solvers
+from gpu_anneal.kinds.base import ANNEAL, PuzzleKind, int_rows
+
+FORMATS = frozenset({"fmt", "order"})
+
+
+class Sudoku(PuzzleKind):
+    """Sudoku of orders 2..7: annealing (the pool of gpu_anneal.sudoku_solver) or the exact
+    bitmask search."""
+
+    name = "sudoku"
+    title = "Sudoku"
+    methods = ("anneal", "exact")
+    moves = (*rules.MOVE_NAMES, *MOVE_PRESETS)
+    default_move = "auto"
+    moves_help = ", ".join([*rules.MOVE_NAMES, *(f"{m} (the measured best)" for m in MOVE_PRESETS)])
+    applies = {
+        "anneal": ANNEAL
+        | FORMATS
+        | {"move", "time_limit", "propagate", "batch", "scheduler", "workers"},
+        "exact": FORMATS | {"rules"},
+    }
+    refusal_notes = {("exact", "time_limit"): "it stops at a node cap"}
+    cuda_methods = ("anneal",)
+    replays = True  # one chain of an annealing run can be re-run alone (api.replay)
+
+    def technique(self, method: str, schedule, move, t0, propagate) -> tuple:
+        """Annealing with none of schedule, move, t0 and propagate given runs the best measured
+        technique, else Sirdey's published one fills the parts not given
+        (cpu_reference.sudoku.presets.technique)."""
+        if method != "anneal":
+            return schedule, move, propagate
+        return technique(schedule, move, t0, propagate)
+
+    def read(self, source, fmt: str | None, order: int | None) -> Iterator:
+        """Every Sudoku of one source (gpu_anneal.items.read_sudoku)."""
+        return items.read_source(self, source, lambda one: items.read_sudoku(self, one, fmt, order))
+
+    def size(self, item) -> str:
+        """NxN."""
+        side = item.order * item.order
+        return f"{side}x{side}"
+
+    def givens(self, item) -> bytes:
+        """The givens' cells as bytes."""
+        return np.asarray(item.puzzle, np.uint8).tobytes()
+
+    def givens_text(self, item) -> str:
+        """The givens in the puzzle's format."""
+        return self.text(item, item.puzzle)
+
+    def text(self, item, state) -> str:
+        """The cells in the puzzle's format (a tsv puzzle keeps its name); InputError naming the
+        puzzle when that format cannot write this order."""
+        cells = np.asarray(state, dtype=np.uint8)
+        name = item.name if item.fmt == "tsv" else ""
+        try:
+            return format_grid(cells, item.order, item.fmt, name)
+        except InputError as exc:
+            raise InputError(f"{item.where}: {exc}") from None
+
+    def identity_size(self, order: int | None, givens) -> tuple[str, bytes]:
+        """(NxN, the cells' bytes)."""
+        cells = np.asarray(givens, dtype=np.uint8).ravel()
+        side = int(order) * int(order)
+        return f"{side}x{side}", cells.tobytes()
+
+    def verify(self, item, state) -> str | None:
+        """cpu_reference.sudoku.verify against the item's givens."""
+        return verify_solution(np.asarray(state), item.order, item.puzzle)
+
+    def solution_rows(self, item, state) -> list:
+        """N rows of N digits."""
+        side = item.order * item.order
+        return np.asarray(state).reshape(side, side).tolist()
+
+    def cost(self, item, state) -> int | None:
+        """Pairs of peers holding the same digit (Sirdey's cost)."""
+        if state is None:
+            return None
+        return conflict_cost(np.asarray(state, np.uint8), item.order)
+
+    def state_from_rows(self, item, rows) -> np.ndarray:
+        """N rows of N digits 1..N as uint8[cells]."""
+        side = item.order * item.order
+        return int_rows(rows, (side, side), 1, side).astype(np.uint8).ravel()
+
+    def check_schedule(self, text: str, order: int | None, t0: float | None) -> None:
+        """The schedule parsed at the order (3 when not known yet)."""
+        with_start(text, order or 3, t0)
+
+    def solve(self, items, settings) -> Iterator:
+        """The pool's annealing, or the exact search."""
+        if settings.method == "exact":
+            return solvers.sudoku_exact(items, settings)
+        return solvers.sudoku_anneal(items, settings)
+
+
+KIND = Sudoku()
