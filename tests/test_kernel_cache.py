@@ -202,12 +202,12 @@ def test_fingerprint_follows_constants_read_through_another_module():
     trial = kernel_cache.fingerprint(GRID["shikaku"].function())
     assert trial == kernel_cache.fingerprint(GRID["shikaku"].function())
     status = kernel_cache.fingerprint(pool.puzzle_status)
-    saved = pool.ps.S_PROPOSALS
+    saved = pool.pool_status.S_PROPOSALS
     try:
-        pool.ps.S_PROPOSALS = saved + 1  # read by puzzle_status as ps.S_PROPOSALS
+        pool.pool_status.S_PROPOSALS = saved + 1  # read by puzzle_status as pool_status.S_PROPOSALS
         assert kernel_cache.fingerprint(pool.puzzle_status) != status
     finally:
-        pool.ps.S_PROPOSALS = saved
+        pool.pool_status.S_PROPOSALS = saved
     assert kernel_cache.fingerprint(pool.puzzle_status) == status
     digest = hashlib.sha256(b"").hexdigest()
     assert trial != digest and status != digest

@@ -29,6 +29,8 @@ from __future__ import annotations
 import inspect
 import textwrap
 
+from numba import config
+
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module
 
@@ -61,8 +63,6 @@ def kernel(
 
 def simulating() -> bool:
     """True when numba runs CUDA code in its simulator (NUMBA_ENABLE_CUDASIM=1)."""
-    from numba import config
-
     return bool(getattr(config, "ENABLE_CUDASIM", False))
 
 

@@ -92,8 +92,11 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
+from cpu_reference.sudoku.rules import MOVE_NAMES
 from gpu_anneal.kernels import sass
 from gpu_anneal.kernels.cards import CARDS, Card
+from gpu_anneal.kernels.launch import GRID_THREADS_PER_BLOCK
+from gpu_anneal.kernels.ptx import find_ptxas
 
 LANES = 32
 LINE_BYTES = 128
@@ -130,8 +133,6 @@ def expected_max_load(balls: int = LANES, bins: int = LANES) -> float:
     """Expected count in the fullest of `bins` bins after `balls` uniform random throws (exact:
     sum over m of P(max >= m), each P(max < m) by counting the placements with every bin below
     m)."""
-    from math import comb
-
     total = bins**balls
     expected = 0.0
     for m in range(1, balls + 1):
@@ -139,7 +140,7 @@ def expected_max_load(balls: int = LANES, bins: int = LANES) -> float:
         ways = [1] + [0] * balls  # ways[t]: t balls placed in the bins so far
         for _ in range(bins):
             ways = [
-                sum(ways[t - j] * comb(t, j) for j in range(min(m - 1, t) + 1))
+                sum(ways[t - j] * math.comb(t, j) for j in range(min(m - 1, t) + 1))
                 for t in range(balls + 1)
             ]
         expected += 1.0 - ways[balls] / total
@@ -276,8 +277,6 @@ def default_threads_per_block(launch_bounds) -> int:
     """Threads per block: the launch bounds', else the grid-puzzle runner's default."""
     if launch_bounds:
         return int(launch_bounds[0])
-    from gpu_anneal.kernels.launch import GRID_THREADS_PER_BLOCK
-
     return GRID_THREADS_PER_BLOCK
 
 
@@ -327,8 +326,7 @@ def coop_acceptance(kernel: str, size) -> float | None:
     kernel, or no measurement)."""
     if not kernel.startswith("sudoku-coop"):
         return None
-    from cpu_reference.sudoku.rules import MOVE_NAMES
-    from gpu_anneal.kernels.sudoku_coop import ACCEPTANCE
+    from gpu_anneal.kernels.sudoku_coop import ACCEPTANCE  # late: numba.cuda, ~0.19 s
 
     move = kernel.removeprefix("sudoku-coop").removeprefix("-") or "sirdey"
     return ACCEPTANCE.get((int(size), MOVE_NAMES[move]))
@@ -371,8 +369,6 @@ def record_reader(arch: str, keep: Path | None = None, a: Assumptions = DEFAULT)
     InputError at once when nvdisasm is missing. With `keep`, writes keep/KERNEL-SIZE.ptx,
     .cubin and .sass. A failure reading one kernel's SASS is recorded in its `sass` object.
     """
-    from gpu_anneal.kernels.ptx import find_ptxas
-
     nvdisasm = sass.require_nvdisasm()
     ptxas = find_ptxas()
 

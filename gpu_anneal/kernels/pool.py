@@ -25,17 +25,17 @@ from functools import cache
 import numpy as np
 from numba import cuda, int64, uint32, uint64
 
-from cpu_reference.sudoku import rules as sa
-from gpu_anneal import pool_status as ps
+from cpu_reference.sudoku import rules
+from gpu_anneal import pool_status
 from gpu_anneal.kernels.kernel_cache import cached_jit, module_copy
 
 REDUCE_THREADS = 32  # a power of two: one warp a puzzle
 THREADS = 128  # gather_grids and fresh_chains
 INT64_MAX = np.iinfo(np.int64).max
 T = REDUCE_THREADS
-C_STATUS, C_PROPOSALS, C_TRIALS = sa.C_STATUS, sa.C_PROPOSALS, sa.C_TRIALS
-C_ACCEPTED, C_BEST_VALS_COST, C_PLATEAU = sa.C_ACCEPTED, sa.C_BEST_VALS_COST, sa.C_PLATEAU
-RUNNING, SOLVED = sa.RUNNING, sa.SOLVED
+C_STATUS, C_PROPOSALS, C_TRIALS = rules.C_STATUS, rules.C_PROPOSALS, rules.C_TRIALS
+C_ACCEPTED, C_BEST_VALS_COST, C_PLATEAU = rules.C_ACCEPTED, rules.C_BEST_VALS_COST, rules.C_PLATEAU
+RUNNING, SOLVED = rules.RUNNING, rules.SOLVED
 
 
 @cuda.jit(device=True)
@@ -124,15 +124,15 @@ def puzzle_status(ctr, cpp, status):
         if pick >= cpp:  # every best cost unset (no trial yet): the first chain
             pick = 0
         g = base + pick
-        status[p, ps.S_RUNNING] = run[0]
-        status[p, ps.S_SOLVED] = nsol[0]
-        status[p, ps.S_PICK] = pick
-        status[p, ps.S_PICK_COST] = ctr[g, C_BEST_VALS_COST]
-        status[p, ps.S_PICK_TRIALS] = ctr[g, C_TRIALS]
-        status[p, ps.S_PICK_PROPOSALS] = ctr[g, C_PROPOSALS]
-        status[p, ps.S_TRIALS] = trials[0]
-        status[p, ps.S_PROPOSALS] = props[0]
-        status[p, ps.S_ACCEPTED] = acc[0]
+        status[p, pool_status.S_RUNNING] = run[0]
+        status[p, pool_status.S_SOLVED] = nsol[0]
+        status[p, pool_status.S_PICK] = pick
+        status[p, pool_status.S_PICK_COST] = ctr[g, C_BEST_VALS_COST]
+        status[p, pool_status.S_PICK_TRIALS] = ctr[g, C_TRIALS]
+        status[p, pool_status.S_PICK_PROPOSALS] = ctr[g, C_PROPOSALS]
+        status[p, pool_status.S_TRIALS] = trials[0]
+        status[p, pool_status.S_PROPOSALS] = props[0]
+        status[p, pool_status.S_ACCEPTED] = acc[0]
 
 
 def gather_grids(best_vals, status, slots, count, cpp, out):
@@ -144,7 +144,7 @@ def gather_grids(best_vals, status, slots, count, cpp, out):
     k = x // width
     c = x - k * width
     p = slots[k]
-    out[k, c] = best_vals[p * cpp + status[p, ps.S_PICK], c]
+    out[k, c] = best_vals[p * cpp + status[p, pool_status.S_PICK], c]
 
 
 def fresh_chains(ctr, rng, best_vals, slots, first, count, cpp, powers):

@@ -19,6 +19,7 @@ PATH) and returns registers, stack frame, spill stores and loads, and shared/con
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import re
 import shutil
@@ -28,7 +29,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numba
+
+from cpu_reference.hashi import puzzle as hashi_puzzle
+from cpu_reference.hashi import rules as hashi_rules
+from cpu_reference.shikaku import puzzle as shikaku_puzzle
+from cpu_reference.shikaku import rules as shikaku_rules
+from cpu_reference.sudoku.rules import COUNTER_ORDERS, MOVE_BOX_SWAP, MOVE_NAMES
 from gpu_anneal.kernels.cards import parse_arch
+from gpu_anneal.kernels.grid import KERNELS
+
+try:
+    import nvidia.cuda_nvcc as nvcc_pkg  # the ptx extra
+except ImportError:
+    nvcc_pkg = None
 
 ARCHES = ("sm_80", "sm_90")
 
@@ -41,7 +55,7 @@ class _FakeDevice:
 @contextlib.contextmanager
 def _device_lookup_answers(cc: tuple[int, int]) -> Iterator[None]:
     """While inside, numba-cuda's current-device lookup returns a device of capability cc."""
-    from numba.cuda import dispatcher
+    from numba.cuda import dispatcher  # late: numba.cuda costs ~0.19 s
 
     saved = dispatcher.get_current_device
     dispatcher.get_current_device = lambda: _FakeDevice(cc)
@@ -58,7 +72,7 @@ def compile_ptx(
 
     launch_bounds = (threads per block, minimum blocks per SM) as the kernel is launched.
     """
-    from numba import cuda
+    from numba import cuda  # late: numba.cuda costs ~0.19 s
 
     cc = parse_arch(arch)
     with _device_lookup_answers(cc):
@@ -69,13 +83,9 @@ def compile_ptx(
 def find_ptxas() -> str | None:
     """Path of ptxas: the nvidia-cuda-nvcc wheel's, else CUDA_HOME's, else PATH's."""
     candidates = []
-    try:
-        import nvidia.cuda_nvcc as nvcc_pkg
-
+    if nvcc_pkg is not None:
         for root in nvcc_pkg.__path__:
             candidates.append(Path(root) / "bin" / "ptxas")
-    except ImportError:
-        pass
     if os.environ.get("CUDA_HOME"):
         candidates.append(Path(os.environ["CUDA_HOME"]) / "bin" / "ptxas")
     for path in candidates:
@@ -140,7 +150,7 @@ def kernel_registry() -> dict[str, tuple]:
     The optional fourth item maps a size key and an architecture to the launch bounds the kernel
     is compiled with there.
     """
-    from cpu_reference.sudoku.rules import COUNTER_ORDERS, MOVE_BOX_SWAP, MOVE_NAMES
+    # late: the Sudoku kernels bring numba.cuda (~0.19 s), which find_ptxas's callers do not need
     from gpu_anneal.kernels import sudoku as cuda_sudoku
     from gpu_anneal.kernels import sudoku_coop as coop
 
@@ -167,22 +177,15 @@ def kernel_registry() -> dict[str, tuple]:
     return registry
 
 
+# Each grid puzzle's (reading, annealing) modules
+_GRID_MODULES = {"shikaku": (shikaku_puzzle, shikaku_rules), "hashi": (hashi_puzzle, hashi_rules)}
 # Small instances whose argument types stand for every instance (arrays of the same ranks)
 _EXAMPLES = {"shikaku": "3...2\n..9..\n....6\n.....", "hashi": "2.2\n...\n2.2"}
 
 
 def _grid_puzzle_entry(kind: str) -> tuple:
     """Registry entry of the Shikaku or Hashiwokakero kernel: types taken from a real launch."""
-    import numba
-
-    from gpu_anneal.kernels.grid import KERNELS
-
-    if kind == "shikaku":
-        from cpu_reference.shikaku import puzzle as model
-        from cpu_reference.shikaku import rules as anneal
-    else:
-        from cpu_reference.hashi import puzzle as model
-        from cpu_reference.hashi import rules as anneal
+    model, anneal = _GRID_MODULES[kind]
 
     def signature() -> tuple:
         captured: list = []
@@ -195,8 +198,6 @@ def _grid_puzzle_entry(kind: str) -> tuple:
 
 def _signature_of(signature: Callable, key) -> tuple:
     """A registry entry's argument types for a size key (grid puzzles' take no key)."""
-    import inspect
-
     return signature(key) if inspect.signature(signature).parameters else signature()
 
 

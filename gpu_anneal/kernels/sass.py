@@ -98,6 +98,11 @@ from pathlib import Path
 
 from cpu_reference.errors import InputError
 
+try:
+    import nvidia  # the wheels of the ptx extra (nvidia-cuda-nvcc, nvidia-cuda-nvdisasm)
+except ImportError:
+    nvidia = None
+
 NVDISASM_ENV = "GPU_ANNEAL_NVDISASM"
 NVDISASM_HINT = "pip install nvidia-cuda-nvdisasm (the 'ptx' extra: pip install '.[ptx]')"
 
@@ -110,13 +115,9 @@ def find_nvdisasm() -> str | None:
         path = Path(os.environ[NVDISASM_ENV])
         return str(path) if path.is_file() and os.access(path, os.X_OK) else None
     candidates = []
-    try:
-        import nvidia
-
+    if nvidia is not None:
         for root in nvidia.__path__:
             candidates.extend(sorted(Path(root).glob("*/bin/nvdisasm")))
-    except ImportError:
-        pass
     if os.environ.get("CUDA_HOME"):
         candidates.append(Path(os.environ["CUDA_HOME"]) / "bin" / "nvdisasm")
     for path in candidates:

@@ -51,7 +51,7 @@ import numpy as np
 from numba import config, cuda, types
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import SudokuBatch, flat_rows
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import packing
@@ -71,7 +71,7 @@ THREADS_PER_SM = 2048
 THRESHOLD_CAP = 16  # thresholds a chain keeps in shared memory (deltas 1..16; larger: exact, rare)
 
 
-def threshold_cap(order: int, move: int = sa.MOVE_SIRDEY) -> int:
+def threshold_cap(order: int, move: int = rules.MOVE_SIRDEY) -> int:
     """Thresholds the order's kernel keeps a chain (rules.model's thr_cap; 0: all, local state).
 
     A 9x9 chain keeps 16 of its 20 (Sirdey) or 38 (box swap) thresholds: 64 bytes instead of
@@ -81,7 +81,7 @@ def threshold_cap(order: int, move: int = sa.MOVE_SIRDEY) -> int:
     """
     if not STATE_IN_SHARED[order]:
         return 0
-    return min(THRESHOLD_CAP, sa.max_delta(order, move))
+    return min(THRESHOLD_CAP, rules.max_delta(order, move))
 
 
 def threads_per_block(order: int) -> int:
@@ -89,13 +89,13 @@ def threads_per_block(order: int) -> int:
     return THREADS_16X16 if order == 4 else THREADS_PER_BLOCK
 
 
-def shared_bytes_per_block(order: int, move: int = sa.MOVE_SIRDEY) -> int:
+def shared_bytes_per_block(order: int, move: int = rules.MOVE_SIRDEY) -> int:
     """Static shared memory of one block of the kernel (0 when the state is in local memory)."""
     if not STATE_IN_SHARED[order]:
         return 0
     pk = packing(order)
     word_bytes = pk.word_bits // 8
-    board_words = pk.NW + sa.focus_words(order, move)
+    board_words = pk.NW + rules.focus_words(order, move)
     per_chain = 4 * pk.VW + word_bytes * board_words + 4 * threshold_cap(order, move)
     return per_chain * threads_per_block(order)
 
@@ -103,7 +103,7 @@ def shared_bytes_per_block(order: int, move: int = sa.MOVE_SIRDEY) -> int:
 REGISTER_BUDGET = 64  # registers a thread may take at least (8 blocks of 128 threads an SM)
 
 
-def min_blocks_per_sm(order: int, move: int = sa.MOVE_SIRDEY, arch: str = "sm_90") -> int:
+def min_blocks_per_sm(order: int, move: int = rules.MOVE_SIRDEY, arch: str = "sm_90") -> int:
     """Resident blocks an SM of `arch` can hold by shared memory and threads: the launch bound's
     minimum.
 
@@ -115,16 +115,18 @@ def min_blocks_per_sm(order: int, move: int = sa.MOVE_SIRDEY, arch: str = "sm_90
     by_threads = THREADS_PER_SM // threads
     shared = shared_bytes_per_block(order, move)
     if shared == 0:  # local state: 128 registers, 255 for the box swap (36x36 spills at 128)
-        if move == sa.MOVE_BOX_SWAP:
+        if move == rules.MOVE_BOX_SWAP:
             return 2
-        return 2 if order == 6 and move in sa.CANDIDATE_MOVES else 4  # 36x36 candidates: 255
+        return 2 if order == 6 and move in rules.CANDIDATE_MOVES else 4  # 36x36 candidates: 255
     by_shared = shared_kib_per_sm(arch) * 1024 // (shared + SHARED_RESERVED)
     blocks = min(by_threads, by_shared, 32)
     # registers: at least REGISTER_BUDGET a thread, whatever the block count allows
     return max(1, min(blocks, REGISTERS_PER_SM // (REGISTER_BUDGET * threads)))
 
 
-def launch_bounds(order: int, move: int = sa.MOVE_SIRDEY, arch: str = "sm_90") -> tuple[int, int]:
+def launch_bounds(
+    order: int, move: int = rules.MOVE_SIRDEY, arch: str = "sm_90"
+) -> tuple[int, int]:
     """(threads per block, minimum resident blocks per SM) the order's kernel is built for on
     architecture `arch`."""
     return threads_per_block(order), min_blocks_per_sm(order, move, arch)
@@ -140,7 +142,9 @@ def check_order(order: int) -> None:
 
 
 @cache
-def kernel_function(order: int, move: int = sa.MOVE_SIRDEY, bounds: tuple[int, int] | None = None):
+def kernel_function(
+    order: int, move: int = rules.MOVE_SIRDEY, bounds: tuple[int, int] | None = None
+):
     """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx).
 
     It is the `sudoku_slice` of slice_template.py written out with this specialisation's
@@ -164,9 +168,9 @@ def _model(order: int, move: int):
     """The rules the order's kernel calls (rules.model: lanes, packed values, capped table)."""
     T = threads_per_block(order)
     shared = STATE_IN_SHARED[order]
-    return sa.model(order, move, T if shared else 1, table=False, packed=shared,
+    return rules.model(order, move, T if shared else 1, table=False, packed=shared,
                     thr_cap=threshold_cap(order, move),
-                    counter=sa.counter_based(order, move))  # fmt: skip
+                    counter=rules.counter_based(order, move))  # fmt: skip
 
 
 def _constants(order: int, move: int, bounds: tuple[int, int] | None) -> str:
@@ -177,7 +181,7 @@ def _constants(order: int, move: int, bounds: tuple[int, int] | None) -> str:
     pk = m.packing
     if shared and pk.word_bits != 32:
         raise AssertionError("shared-memory state holds 32-bit bitboard words only")
-    rules = m.drive_chain.py_func.__module__
+    rules_module = m.drive_chain.py_func.__module__  # the specialisation's generated rules
     constants = {
         "SHARED": shared,
         "LANES": T if shared else 1,
@@ -190,18 +194,18 @@ def _constants(order: int, move: int, bounds: tuple[int, int] | None) -> str:
         "TH": m.thr_rows,
         "SHARED_WORDS": (pk.VW + pk.NW + m.focus_words + m.thr_rows) * T,
         "BOFF": pk.VW if shared else 0,  # first bitboard word of a chain's column (rules.BOFF)
-        "C_STATUS": sa.C_STATUS,
-        "C_TRIALS": sa.C_TRIALS,
-        "RUNNING": sa.RUNNING,
+        "C_STATUS": rules.C_STATUS,
+        "C_TRIALS": rules.C_TRIALS,
+        "RUNNING": rules.RUNNING,
         "LAUNCH_BOUNDS": bounds,  # names the module only (see kernel_function)
     }
-    lines = [f"from {rules} import drive_chain as drive, get_value, set_value"]
+    lines = [f"from {rules_module} import drive_chain as drive, get_value, set_value"]
     lines += [f"{name} = {value!r}" for name, value in constants.items()]
     lines.append(f"WT = {'uint32' if pk.word_bits == 32 else 'uint64'}")
     return "\n".join(lines)
 
 
-def kernel_signature(order: int = 3, move: int = sa.MOVE_SIRDEY) -> tuple:
+def kernel_signature(order: int = 3, move: int = rules.MOVE_SIRDEY) -> tuple:
     """Argument types of the order's kernel (bitboard words are uint64 for 36x36)."""
     a1 = lambda t: types.Array(t, 1, "C")  # noqa: E731
     a2 = lambda t: types.Array(t, 2, "C")  # noqa: E731
@@ -219,7 +223,7 @@ def kernel_signature(order: int = 3, move: int = sa.MOVE_SIRDEY) -> tuple:
 
 
 @cache
-def compiled_kernel(order: int, move: int = sa.MOVE_SIRDEY):
+def compiled_kernel(order: int, move: int = rules.MOVE_SIRDEY):
     """The kernel of an order and move for the current device: loaded from the disk cache when
     an earlier process compiled it (kernel_cache), else compiled on first use and kept there."""
     if config.ENABLE_CUDASIM:  # the simulator takes no launch bounds and keeps no cache
@@ -230,7 +234,7 @@ def compiled_kernel(order: int, move: int = sa.MOVE_SIRDEY):
 
 
 CHAIN_KEYS = ("vals", "boards", "best_vals", "ctr", "rng", "solved", "exp_table")  # per batch
-DEVICE_KEYS = CHAIN_KEYS + sa.PUZZLE_ARRAYS
+DEVICE_KEYS = CHAIN_KEYS + rules.PUZZLE_ARRAYS
 
 
 def host_array(batch: SudokuBatch, key: str) -> np.ndarray:
@@ -261,8 +265,8 @@ def launch_slice(kernel, blocks, d: dict, batch: SudokuBatch, budget: int, strea
     kernel[blocks, threads_per_block(batch.order), stream](
         d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], d["solved"], batch.cpp,
         d["exp_table"],
-        *(flat_list(d[key]) if key in FLAT_KEYS else d[key] for key in sa.PUZZLE_ARRAYS),
-        *sa.schedule_args(batch.schedule), batch.trial_cap, int(budget), True,
+        *(flat_list(d[key]) if key in FLAT_KEYS else d[key] for key in rules.PUZZLE_ARRAYS),
+        *rules.schedule_args(batch.schedule), batch.trial_cap, int(budget), True,
     )  # fmt: skip
 
 

@@ -48,12 +48,14 @@ import numpy as np
 from numba import config, cuda, uint64
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import SudokuBatch
 from cpu_reference.sudoku.packing import packing
 from gpu_anneal.kernels.cards import shared_kib_per_sm
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module, module_copy
+from gpu_anneal.kernels.sudoku import FLAT_KEYS, flat_list
+from gpu_anneal.kernels.sudoku import kernel_signature as thread_signature
 
 RULES = Path(__file__).with_name("coop_rules.py")
 THREADS = 32  # one warp a block, one chain a block
@@ -72,31 +74,31 @@ DEFAULT_REGISTER_FLOOR = 64
 # 16x16 at 30-35 % filled, 25x25 at 40-50 %, 36x36 at 45-60 %). The performance model takes a
 # warp round's proposals from it (gpu_anneal.kernels.perf_model: proposals_per_round).
 ACCEPTANCE = {
-    (4, sa.MOVE_SIRDEY): 0.089, (4, sa.MOVE_CANDIDATE): 0.069,
-    (4, sa.MOVE_FOCUSED): 0.196, (4, sa.MOVE_FOCUSED_TWO): 0.265,
-    (5, sa.MOVE_SIRDEY): 0.091, (5, sa.MOVE_CANDIDATE): 0.073,
-    (5, sa.MOVE_FOCUSED): 0.176, (5, sa.MOVE_FOCUSED_TWO): 0.200,
-    (6, sa.MOVE_SIRDEY): 0.099, (6, sa.MOVE_CANDIDATE): 0.083,
-    (6, sa.MOVE_FOCUSED): 0.184, (6, sa.MOVE_FOCUSED_TWO): 0.233,
+    (4, rules.MOVE_SIRDEY): 0.089, (4, rules.MOVE_CANDIDATE): 0.069,
+    (4, rules.MOVE_FOCUSED): 0.196, (4, rules.MOVE_FOCUSED_TWO): 0.265,
+    (5, rules.MOVE_SIRDEY): 0.091, (5, rules.MOVE_CANDIDATE): 0.073,
+    (5, rules.MOVE_FOCUSED): 0.176, (5, rules.MOVE_FOCUSED_TWO): 0.200,
+    (6, rules.MOVE_SIRDEY): 0.099, (6, rules.MOVE_CANDIDATE): 0.083,
+    (6, rules.MOVE_FOCUSED): 0.184, (6, rules.MOVE_FOCUSED_TWO): 0.233,
 }  # fmt: skip
 
 
 def kernel_name(move: int) -> str:
     """The registry's name of the cooperative kernel of a move (gpu_anneal.kernels.ptx)."""
-    return "sudoku-coop" if move == sa.MOVE_SIRDEY else f"sudoku-coop-{sa.move_name(move)}"
+    return "sudoku-coop" if move == rules.MOVE_SIRDEY else f"sudoku-coop-{rules.move_name(move)}"
 
 
 def serves(order: int, move: int) -> bool:
     """Whether the cooperative kernel runs chains of this order and move."""
-    return sa.counter_based(order, move)
+    return rules.counter_based(order, move)
 
 
 def check_served(order: int, move: int) -> None:
     """InputError, one line, for an order or move the cooperative kernel does not run."""
     if not serves(order, move):
         raise InputError(
-            f"order {order}, move {sa.move_name(move)}: the cooperative kernel runs orders "
-            f"{', '.join(map(str, sa.COUNTER_ORDERS))} with one-cell moves (sirdey, candidate, "
+            f"order {order}, move {rules.move_name(move)}: the cooperative kernel runs orders "
+            f"{', '.join(map(str, rules.COUNTER_ORDERS))} with one-cell moves (sirdey, candidate, "
             "focused, focused-two); this one runs one chain a thread"
         )
 
@@ -108,14 +110,14 @@ def coop_model(order: int, move: int, any_order: bool = False):
     performance model's 9x9 comparison); nothing runs them."""
     if not any_order:
         check_served(order, move)
-    return sa.model(order, move, 1, table=False, packed=True, counter=True, tail=str(RULES))
+    return rules.model(order, move, 1, table=False, packed=True, counter=True, tail=str(RULES))
 
 
 def chain_words(order: int, move: int) -> tuple[int, int, int]:
     """(value words, board words, threshold words) of one chain's shared state."""
     pk = packing(order)
     board = 3 * pk.N * pk.N + 3 * pk.N + 1 + 34  # rows, cols, boxes, CONF, MOVS, PRE, SCR
-    return pk.VW, board, sa.max_delta(order, move) + 1
+    return pk.VW, board, rules.max_delta(order, move) + 1
 
 
 def shared_bytes_per_block(order: int, move: int) -> int:
@@ -172,12 +174,12 @@ def kernel_function(order: int, move: int, any_order: bool = False,
     for every one.
     """
     m = coop_model(order, move, any_order)
-    rules = m.module
-    constants = _constants(rules, order, move, bounds)
+    coop_rules = m.module
+    constants = _constants(coop_rules, order, move, bounds)
     text = TEMPLATE.read_text().replace("# <constants>", constants, 1)
     module = generated_module(
         f"coop_o{order}_m{move}", text,
-        depends=(m.drive_chain, rules.coop_load, rules.coop_store, plain),
+        depends=(m.drive_chain, coop_rules.coop_load, coop_rules.coop_store, plain),
     )  # fmt: skip
     return module.sudoku_coop_slice
 
@@ -185,22 +187,22 @@ def kernel_function(order: int, move: int, any_order: bool = False,
 TEMPLATE = Path(__file__).with_name("coop_template.py")
 
 
-def _constants(rules, order: int, move: int, bounds: tuple[int, int] | None) -> str:
+def _constants(coop_rules, order: int, move: int, bounds: tuple[int, int] | None) -> str:
     """The template's constants (and the names it imports from the cooperative rules module
-    `rules`) for one order and move, as code."""
+    `coop_rules`) for one order and move, as code."""
     values, board, thresholds = chain_words(order, move)
-    if board != rules.BOARD_WORDS:
+    if board != coop_rules.BOARD_WORDS:
         raise AssertionError("chain_words and the rules disagree on the board's size")
     constants = {
         "VALUE_WORDS": values,
         "BOARD_WORDS": board,
         "THRESHOLD_WORDS": thresholds,
-        "C_STATUS": sa.C_STATUS,
-        "C_TRIALS": sa.C_TRIALS,
-        "RUNNING": sa.RUNNING,
+        "C_STATUS": rules.C_STATUS,
+        "C_TRIALS": rules.C_TRIALS,
+        "RUNNING": rules.RUNNING,
         "LAUNCH_BOUNDS": bounds,  # names the module only (see kernel_function)
     }
-    lines = [f"from {rules.__name__} import coop_load, coop_store, drive_chain"]
+    lines = [f"from {coop_rules.__name__} import coop_load, coop_store, drive_chain"]
     lines += [f"{name} = {value!r}" for name, value in constants.items()]
     lines.append(f"WT = {'uint32' if packing(order).word_bits == 32 else 'uint64'}")
     return "\n".join(lines)
@@ -208,8 +210,6 @@ def _constants(rules, order: int, move: int, bounds: tuple[int, int] | None) -> 
 
 def kernel_signature(order: int, move: int) -> tuple:
     """Argument types of the kernel: those of the one-thread kernel."""
-    from gpu_anneal.kernels.sudoku import kernel_signature as thread_signature
-
     return thread_signature(order, move)
 
 
@@ -227,19 +227,17 @@ def compiled_kernel(order: int, move: int):
 def launch_slice(kernel, blocks, d: dict, batch: SudokuBatch, budget: int, stream=0) -> None:
     """Launch one slice of `budget` plateaus on every chain: one block a chain (`blocks` None:
     every chain of the batch). `d` maps every DEVICE_KEYS name to its device array."""
-    from gpu_anneal.kernels.sudoku import FLAT_KEYS, flat_list
-
     blocks = batch.chains if blocks is None else blocks
     kernel[blocks, THREADS, stream](
         d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], d["solved"], batch.cpp,
         d["exp_table"],
-        *(flat_list(d[key]) if key in FLAT_KEYS else d[key] for key in sa.PUZZLE_ARRAYS),
-        *sa.schedule_args(batch.schedule), batch.trial_cap, int(budget), True,
+        *(flat_list(d[key]) if key in FLAT_KEYS else d[key] for key in rules.PUZZLE_ARRAYS),
+        *rules.schedule_args(batch.schedule), batch.trial_cap, int(budget), True,
     )  # fmt: skip
 
 
 FRESH_THREADS = 128
-C_PLATEAU, C_BEST_VALS_COST = sa.C_PLATEAU, sa.C_BEST_VALS_COST
+C_PLATEAU, C_BEST_VALS_COST = rules.C_PLATEAU, rules.C_BEST_VALS_COST
 INT64_MAX = int(np.iinfo(np.int64).max)
 
 
