@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cpu_reference.sudoku.exact import solve_exact
 from cpu_reference.sudoku.formats import Puzzle, check_givens
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.records import CheckRecord
@@ -33,8 +34,6 @@ def check_puzzle(puzzle: Puzzle, index: int, source: str = "<stdin>") -> dict:
 
 def _findings(puzzle: Puzzle) -> dict:
     """The record's fields from line to error, as check_puzzle describes them."""
-    from cpu_reference.sudoku.exact import solve_exact
-
     record: dict = {"line": puzzle.line, "name": puzzle.name}
     full = bool(np.all(puzzle.cells))
     clash = check_givens(puzzle.cells, puzzle.order)

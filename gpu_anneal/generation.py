@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import time
 
-import numba as nb
+import numba
 import numpy as np
 
 from cpu_reference.errors import InputError
@@ -43,6 +43,8 @@ from cpu_reference.sudoku.exact import tables
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name, geometric
 from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal.backends import resolve_backend
+from gpu_anneal.sudoku_solver import solve_batch
 
 METHODS = ("anneal", "permute", "backtrack")
 MIN_ORDER = 2
@@ -165,16 +167,13 @@ def generate_grids(
         failed=failed,
         seconds=round(seconds, 6),
         grids_per_second=round((count - len(failed)) / seconds, 3) if seconds > 0 else None,
-        threads=nb.get_num_threads(),
+        threads=numba.get_num_threads(),
         cells=lay.cells,
     )
     return grids, stats
 
 
 def _anneal(rows, order, seed, backend, time_limit, batch, first_index, schedule):
-    from gpu_anneal.backends import resolve_backend
-    from gpu_anneal.sudoku_solver import solve_batch
-
     used = resolve_backend(backend)
     size = batch or (65536 if used == "cuda" else 4096)
     if size < 1:
@@ -308,15 +307,15 @@ def minimize_grids(
     stats = np.zeros((count, sm.STATS), dtype=np.int64)
     steps = sm.step_count(ti, tf, step)
     start = time.perf_counter()
-    old = nb.get_parallel_chunksize()
-    nb.set_parallel_chunksize(1)
+    old = numba.get_parallel_chunksize()
+    numba.set_parallel_chunksize(1)
     try:
         sm.minimize_batch(
             a, seeds, units, cell_units, peer_list, lay.N, lay.peer_count, float(ti),
             float(step), steps, int(max_nodes), int(tries), out, stats,
         )  # fmt: skip
     finally:
-        nb.set_parallel_chunksize(old)
+        numba.set_parallel_chunksize(old)
     per = (time.perf_counter() - start) / count
     return [
         {
@@ -382,7 +381,7 @@ def generate_puzzles(
     rounds = 0
     start = time.perf_counter()
     while len(kept) < count and rounds < max_rounds:
-        size = batch or max(4 * nb.get_num_threads(), count - len(kept))
+        size = batch or max(4 * numba.get_num_threads(), count - len(kept))
         grids, gstats = generate_grids(order, size, method, seed, backend, first_index=tried)
         good = np.setdiff1d(np.arange(size), gstats["failed"])
         results = minimize_grids(

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import time
 
+import numba
 import numpy as np
 
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.errors import InputError
 from cpu_reference.sudoku.batch import make_batch
+from cpu_reference.sudoku.exact import solve_many
 from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.rules import C_PROPOSALS, move_code
 from cpu_reference.sudoku.schedules import by_name
 from gpu_anneal import validate
 from gpu_anneal.backends import cpu_threads, resolve_backend
@@ -51,12 +54,12 @@ def measure_throughput(
     threads = cpu_threads()
     count = chains or (8 * threads if used == "cpu" else 65536)
     sched = by_name(schedule or NATIVE_REGIME, order)
-    code = sa.move_code(move, order)
+    code = move_code(move, order)
     batch = make_batch(never_solving_puzzle(order)[None], order, sched, count, seed=1, move=code)
     runner = make_runner(batch, used)
     runner.run(1)  # compile and warm up
     runner.sync()
-    before = int(batch.ctr[:, sa.C_PROPOSALS].sum())
+    before = int(batch.ctr[:, C_PROPOSALS].sum())
     budget = 64
     start = time.perf_counter()
     elapsed = 0.0
@@ -66,7 +69,7 @@ def measure_throughput(
         elapsed = time.perf_counter() - start
         if elapsed < seconds / 20:
             budget *= 2
-    done = int(batch.ctr[:, sa.C_PROPOSALS].sum()) - before
+    done = int(batch.ctr[:, C_PROPOSALS].sum()) - before
     return {
         "proposals_per_second": done / elapsed,
         "proposals": done,
@@ -92,11 +95,6 @@ def measure_exact(
     Compilation is excluded (a warm-up solve first); the rate is the best of `repeats` passes over
     all the puzzles. `counts` is how many puzzles got each solution count ("-1" for none here).
     """
-    import numba
-
-    from cpu_reference.errors import InputError
-    from cpu_reference.sudoku.exact import solve_many
-
     if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise InputError(
             f"threads: {threads} is outside 1..{numba.config.NUMBA_NUM_THREADS} (numba's threads)"

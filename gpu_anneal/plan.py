@@ -60,10 +60,16 @@ from functools import cache
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
+from cpu_reference.sudoku.batch import make_batch, puzzle_tables
+from cpu_reference.sudoku.formats import iter_puzzles
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.presets import DEFAULT_TECHNIQUE
+from cpu_reference.sudoku.schedules import by_name
+from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal.kernels import cards, perf_model, ptx, sass
 from gpu_anneal.pool_status import STATUS_BYTES
+from gpu_anneal.stream_jump import JumpCursor
 
 MIN_CHAINS_PER_PUZZLE = 64  # one-thread kernels: two warps (host/chains.md)
 MIN_COOP_CHAINS_PER_PUZZLE = 64  # a choice, not measured on a card yet
@@ -113,8 +119,6 @@ SIMULATOR = Card(
 
 def _described() -> dict[str, Card]:
     """The described cards: SM figures from gpu_anneal.kernels.cards, memory and link here."""
-    from gpu_anneal.kernels import cards
-
     out = {}
     for name, (memory, pcie, where) in HOST_SIDE.items():
         c = cards.card(name)
@@ -141,7 +145,7 @@ def current_card() -> Card:
     """The current CUDA device as a Card (its attributes); the 'simulator' card in the simulator."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
         return SIMULATOR
-    from numba import cuda
+    from numba import cuda  # late: numba.cuda costs ~0.19 s
 
     dev = cuda.get_current_device()
     name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
@@ -175,11 +179,13 @@ def kernel_shape(order: int, move: str = "sirdey", card: Card | None = None) -> 
     """The Sudoku kernel's block: which kernel ("coop" or "thread", as the runner picks it on
     `card`: gpu_anneal.kernels.sudoku_coop.choose), threads, chains, blocks its registers allow
     an SM, shared bytes."""
+    # late: the kernels modules bring numba.cuda (~0.19 s), which a plan read from a card's name
+    # does not need
     from gpu_anneal.kernels import sudoku as ks
     from gpu_anneal.kernels import sudoku_coop as coop
 
     ks.check_order(order)
-    code = sa.move_code(move, order)
+    code = rules.move_code(move, order)
     shared_sm = card.shared_per_sm if card is not None else coop.STATIC_SHARED_LIMIT * 4
     kind, _ = coop.choose(order, code, "auto", shared_sm, shared_sm)
     if kind == "coop":
@@ -226,31 +232,24 @@ def wave_chains(card: Card, shape: dict) -> int:
 
 def puzzle_bytes(order: int, move: str = "sirdey") -> int:
     """Bytes of one puzzle's tables and solved bound, as a refill uploads them."""
-    from cpu_reference.sudoku.batch import make_batch
-    from cpu_reference.sudoku.schedules import by_name
-
     lay = layout(order)
     batch = make_batch(
         np.zeros((1, lay.cells), np.uint8), order, by_name("sirdey-course", order), 1, 0,
-        move=sa.move_code(move, order),
+        move=rules.move_code(move, order),
     )  # fmt: skip
-    return sum(getattr(batch, k)[0:1].nbytes for k in sa.PUZZLE_ARRAYS + ("solved",))
+    return sum(getattr(batch, k)[0:1].nbytes for k in rules.PUZZLE_ARRAYS + ("solved",))
 
 
 def measure_host_seconds(order: int, move: str = "sirdey", repeats: int = 30) -> dict:
     """Host seconds a finished puzzle costs on this CPU, the least of `repeats` (the cost on an
     idle core): {"verify": the verifier on a solution, "refill": the next puzzle's tables and
     first RNG state}."""
-    from cpu_reference.sudoku.batch import puzzle_tables
-    from cpu_reference.sudoku.verify import verify_solution
-    from gpu_anneal.stream_jump import JumpCursor
-
     lay = layout(order)
     n, N = order, lay.N
     r, k = np.divmod(np.arange(lay.cells), N)
     solution = ((r * n + r // n + k) % N + 1).astype(np.uint8)  # a valid grid
     puzzle = np.where(np.arange(lay.cells) % 2 == 0, solution, 0).astype(np.uint8)
-    code = sa.move_code(move, order)
+    code = rules.move_code(move, order)
     cursor = JumpCursor(0)
     verify, refill = [], []
     for i in range(repeats + 1):  # the first round loads compiled code
@@ -278,12 +277,11 @@ def _modeled_rates(order: int, move: str, kernel: str = "thread") -> dict:
     compiled to PTX for sm_90, assembled and read from its SASS (some seconds); {} where ptxas
     or nvdisasm is missing or the kernel does not build."""
     try:
-        from gpu_anneal.kernels import perf_model, ptx, sass
-        from gpu_anneal.kernels.sudoku_coop import kernel_name
+        from gpu_anneal.kernels.sudoku_coop import kernel_name  # late: numba.cuda, ~0.19 s
 
         name = "sudoku" if move == "sirdey" else f"sudoku-{move}"
         if kernel == "coop":
-            name = kernel_name(sa.MOVE_NAMES[move])
+            name = kernel_name(rules.MOVE_NAMES[move])
         factory, signature, _sizes, bounds = ptx.kernel_registry()[name]
         tool = ptx.find_ptxas()
         nvdisasm = sass.require_nvdisasm()
@@ -315,9 +313,9 @@ def make_plan(
     unknown length) on a card. chains (per puzzle) and batch (slots) are taken as given when
     set. host_seconds: host seconds a finished puzzle costs (None: measured now); rate: the
     kernel's proposals per second (None: the card's rate model, if any)."""
-    move = sa.move_of(move, order)  # a move preset ("auto") names this order's move
-    if move not in sa.MOVE_NAMES:
-        raise InputError(f"move {move!r}: expected one of {', '.join(sa.MOVE_NAMES)}")
+    move = rules.move_of(move, order)  # a move preset ("auto") names this order's move
+    if move not in rules.MOVE_NAMES:
+        raise InputError(f"move {move!r}: expected one of {', '.join(rules.MOVE_NAMES)}")
     for name, value in (("--chains", chains), ("--batch", batch)):
         if value is not None and value < 1:
             raise InputError(f"{name} {value}: must be at least 1")
@@ -492,8 +490,6 @@ def describe(
     gpu_anneal.backend_choice.describe_plans adding the backend choice): one per order found,
     for as many puzzles of that order as the files hold. `device` names a described card (None:
     the current device); `model` goes to make_plan (host_seconds, rate, slice_seconds)."""
-    from cpu_reference.sudoku.formats import iter_puzzles
-
     card = resolve_card(device)
     counts: dict[int, int] = {}
     for source in sources or ["-"]:
@@ -514,12 +510,12 @@ def summary(device: Card | str | None = None) -> dict:
     """The card and, for every order the kernels take, its wave and the default launch for a
     stream of puzzles with the default technique's move (what `info` prints for the current
     device)."""
-    from gpu_anneal.kernels.sudoku import CUDA_ORDERS
+    from gpu_anneal.kernels.sudoku import CUDA_ORDERS  # late: numba.cuda, ~0.19 s
 
     card = resolve_card(device)
     orders = {}
     for order in CUDA_ORDERS:
-        move = sa.move_of(DEFAULT_TECHNIQUE["move"], order)
+        move = rules.move_of(DEFAULT_TECHNIQUE["move"], order)
         try:
             p = make_plan(order, move, None, None, None, card, host_seconds=0.0, rate=0.0)
         except InputError as exc:

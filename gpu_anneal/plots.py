@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def _pyplot():
-    import matplotlib
+    import matplotlib  # late: matplotlib.pyplot costs ~0.25 s
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 
 S_RUNNING = 0
 S_SOLVED = 1
@@ -44,24 +44,24 @@ def puzzle_status(ctr: np.ndarray, cpp: int) -> np.ndarray:
     chains = ctr.shape[0]
     puzzles = chains // cpp
     c = ctr[: puzzles * cpp].reshape(puzzles, cpp, ctr.shape[1])
-    status = c[:, :, sa.C_STATUS]
-    solved = status == sa.SOLVED
+    status = c[:, :, rules.C_STATUS]
+    solved = status == rules.SOLVED
     out = np.zeros((puzzles, N_STATS), dtype=np.int64)
-    out[:, S_RUNNING] = (status == sa.RUNNING).sum(axis=1)
+    out[:, S_RUNNING] = (status == rules.RUNNING).sum(axis=1)
     out[:, S_SOLVED] = solved.sum(axis=1)
     big = np.iinfo(np.int64).max
-    solved_props = np.where(solved, c[:, :, sa.C_PROPOSALS], big)
+    solved_props = np.where(solved, c[:, :, rules.C_PROPOSALS], big)
     by_solve = np.argmin(solved_props, axis=1)  # first minimum: ties to the lowest i
-    by_cost = np.argmin(c[:, :, sa.C_BEST_VALS_COST], axis=1)
+    by_cost = np.argmin(c[:, :, rules.C_BEST_VALS_COST], axis=1)
     pick = np.where(out[:, S_SOLVED] > 0, by_solve, by_cost)
     rows = c[np.arange(puzzles), pick]
     out[:, S_PICK] = pick
-    out[:, S_PICK_COST] = rows[:, sa.C_BEST_VALS_COST]
-    out[:, S_PICK_TRIALS] = rows[:, sa.C_TRIALS]
-    out[:, S_PICK_PROPOSALS] = rows[:, sa.C_PROPOSALS]
-    out[:, S_TRIALS] = c[:, :, sa.C_TRIALS].sum(axis=1)
-    out[:, S_PROPOSALS] = c[:, :, sa.C_PROPOSALS].sum(axis=1)
-    out[:, S_ACCEPTED] = c[:, :, sa.C_ACCEPTED].sum(axis=1)
+    out[:, S_PICK_COST] = rows[:, rules.C_BEST_VALS_COST]
+    out[:, S_PICK_TRIALS] = rows[:, rules.C_TRIALS]
+    out[:, S_PICK_PROPOSALS] = rows[:, rules.C_PROPOSALS]
+    out[:, S_TRIALS] = c[:, :, rules.C_TRIALS].sum(axis=1)
+    out[:, S_PROPOSALS] = c[:, :, rules.C_PROPOSALS].sum(axis=1)
+    out[:, S_ACCEPTED] = c[:, :, rules.C_ACCEPTED].sum(axis=1)
     return out
 
 

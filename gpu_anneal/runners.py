@@ -46,7 +46,7 @@ import numpy as np
 from cpu_reference.anneal.philox import CounterCursor, seed_key
 from cpu_reference.anneal.rng import StreamCursor
 from cpu_reference.errors import KernelWarning
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import (
     SudokuBatch,
     empty_puzzles,
@@ -54,7 +54,8 @@ from cpu_reference.sudoku.batch import (
     puzzle_tables,
     run_slice_cpu,
 )
-from gpu_anneal import pool_status as ps
+from gpu_anneal import pool_status, stream_jump
+from gpu_anneal.kernels.launch import simulating
 
 
 class CpuRunner:
@@ -65,7 +66,7 @@ class CpuRunner:
 
     def __init__(self, batch: SudokuBatch, seed: int = 0):
         self.batch = batch
-        counter = sa.counter_based(batch.order, batch.move)
+        counter = rules.counter_based(batch.order, batch.move)
         self.cursor = (CounterCursor if counter else StreamCursor)(seed)
         self._grids = np.zeros((0, batch.given_vals.shape[1]), np.uint8)
 
@@ -75,13 +76,13 @@ class CpuRunner:
 
     def status(self) -> np.ndarray:
         """Per-puzzle status rows, computed from the host counters."""
-        return ps.puzzle_status(self.batch.ctr, self.batch.cpp)
+        return pool_status.puzzle_status(self.batch.ctr, self.batch.cpp)
 
     def fetch(self, slots: list[int], status: np.ndarray) -> None:
         """Take the reported chains' best grids of `slots`."""
         b, cells = self.batch, self.batch.given_vals.shape[1]
         slots = np.asarray(slots, np.int64)
-        rows = slots * b.cpp + status[slots, ps.S_PICK]
+        rows = slots * b.cpp + status[slots, pool_status.S_PICK]
         self._grids = b.best_vals[rows, :cells]
 
     def fetched(self) -> np.ndarray:
@@ -101,7 +102,7 @@ class CpuRunner:
 
     def stop(self, slots: np.ndarray) -> None:
         """Ask the chains of slots to stop at their next plateau."""
-        self.batch.solved[slots] = ps.stop_value(self.batch.solved)
+        self.batch.solved[slots] = pool_status.stop_value(self.batch.solved)
 
     def sync(self) -> None:
         """Host arrays are the working arrays: nothing to copy."""
@@ -123,13 +124,12 @@ class CudaRunner:
     overlaps = True
 
     def __init__(self, batch: SudokuBatch, seed: int = 0, kernel: str = "auto"):
+        # late: numba.cuda and the kernels it compiles cost ~0.2 s of a CPU run's start
         from numba import cuda
 
-        from gpu_anneal import stream_jump
         from gpu_anneal.kernels import pool
         from gpu_anneal.kernels import sudoku as ks
         from gpu_anneal.kernels import sudoku_coop as coop
-        from gpu_anneal.kernels.launch import simulating
 
         self.ks, self.pool, self.cuda = ks, pool, cuda
         ks.check_order(batch.order)
@@ -140,14 +140,14 @@ class CudaRunner:
             warnings.warn(why, KernelWarning, stacklevel=2)
         self.launcher = coop if self.kernel_name == "coop" else ks
         self.kernel = self.launcher.compiled_kernel(batch.order, batch.move)
-        self.counter = sa.counter_based(batch.order, batch.move)
+        self.counter = rules.counter_based(batch.order, batch.move)
         self.fresh = coop.fresh_kernel() if self.counter else None
         self.pk = pool.kernels()
         s = self.stream
         self.d = {key: cuda.to_device(self.host(key), stream=s) for key in ks.DEVICE_KEYS}
         P, cells = batch.puzzles, batch.given_vals.shape[1]
-        self.h_status = cuda.pinned_array((P, ps.N_STATS), np.int64)
-        self.d_status = cuda.device_array((P, ps.N_STATS), np.int64, stream=s)
+        self.h_status = cuda.pinned_array((P, pool_status.N_STATS), np.int64)
+        self.d_status = cuda.device_array((P, pool_status.N_STATS), np.int64, stream=s)
         self.h_grids = cuda.pinned_array((P, cells), np.uint8)
         self.d_grids = cuda.device_array((P, cells), np.uint8, stream=s)
         self.h_slots = cuda.pinned_array(P, np.int32)
@@ -228,7 +228,7 @@ class CudaRunner:
     def load(self, slots: np.ndarray, tables: dict, firsts: np.ndarray) -> None:
         """Slots take new puzzles (rows of `tables`); their chains are reseeded on the device."""
         slots = np.asarray(slots, np.int64)
-        rows = dict(tables, solved=np.full(len(slots), sa.NOT_SOLVED, np.int64))
+        rows = dict(tables, solved=np.full(len(slots), rules.NOT_SOLVED, np.int64))
         self._scatter(slots, rows)
         if self.counter:  # the key of stream first + i is base ^ (first + i)
             states = [np.array([self.base_key, f], np.uint64) for f in firsts]
@@ -241,14 +241,14 @@ class CudaRunner:
         slots = np.asarray(slots, np.int64)
         b, k = self.batch, len(slots)
         rows = {name: np.repeat(row, k, axis=0) for name, row in blank_tables(b).items()}
-        rows["solved"] = np.full(k, sa.NOT_SOLVED, np.int64)
+        rows["solved"] = np.full(k, rules.NOT_SOLVED, np.int64)
         rows["ctr"] = np.repeat(exhausted_counters(b)[None], k, axis=0)
         self._scatter(slots, rows)
 
     def stop(self, slots: np.ndarray) -> None:
         """Ask the chains of slots to stop at their next plateau."""
         slots = np.asarray(slots, np.int64)
-        value = ps.stop_value(self.batch.solved)
+        value = pool_status.stop_value(self.batch.solved)
         self._scatter(slots, {"solved": np.full(len(slots), value, self.batch.solved.dtype)})
 
     def _scatter(self, slots: np.ndarray, rows: dict) -> None:
@@ -328,13 +328,11 @@ class CudaRunner:
 def _shared_limits() -> tuple[int, int]:
     """(shared memory a block may declare, shared memory of an SM) of the current device, in
     bytes (the simulator's stand-in card under NUMBA_ENABLE_CUDASIM)."""
-    from gpu_anneal.kernels.launch import simulating
-
     if simulating():
-        from gpu_anneal.plan import SIMULATOR
+        from gpu_anneal.plan import SIMULATOR  # late: gpu_anneal.plan costs ~0.06 s of a CPU run
 
         return SIMULATOR.shared_per_sm, SIMULATOR.shared_per_sm
-    from numba import cuda
+    from numba import cuda  # late: numba.cuda costs ~0.19 s of a CPU run's start
 
     dev = cuda.get_current_device()
     return dev.MAX_SHARED_MEMORY_PER_BLOCK, dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
@@ -349,9 +347,9 @@ def blank_tables(batch: SudokuBatch) -> dict:
 def exhausted_counters(batch: SudokuBatch) -> np.ndarray:
     """The counter rows of an empty slot's cpp chains (as empty_puzzles writes them)."""
     ctr = np.zeros((batch.cpp, batch.ctr.shape[1]), np.int64)
-    ctr[:, sa.C_PLATEAU] = -1
-    ctr[:, sa.C_BEST_VALS_COST] = np.iinfo(np.int64).max
-    ctr[:, sa.C_STATUS] = sa.EXHAUSTED
+    ctr[:, rules.C_PLATEAU] = -1
+    ctr[:, rules.C_BEST_VALS_COST] = np.iinfo(np.int64).max
+    ctr[:, rules.C_STATUS] = rules.EXHAUSTED
     return ctr
 
 

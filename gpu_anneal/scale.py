@@ -17,12 +17,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+import numba
 import numpy as np
 
 from cpu_reference.errors import InputError
 from gpu_anneal import validate
-from gpu_anneal.backends import BackendError, missing_extra
-from gpu_anneal.sudoku_solver import SolveResult
+from gpu_anneal.backends import BackendError, missing_extra, resolve_backend
+from gpu_anneal.sudoku_solver import SolveResult, default_chains, solve_batch
 
 RESERVED = ("first_index", "first_chain", "on_result")
 CONNECT_SECONDS = 10  # how long a scheduler address may take to answer
@@ -30,7 +31,7 @@ CONNECT_SECONDS = 10  # how long a scheduler address may take to answer
 
 def import_distributed():
     """The `distributed` module, or a MissingExtra (an ImportError) naming the dask extra."""
-    try:
+    try:  # late: an optional extra, and dask with distributed costs ~0.2 s
         import dask  # noqa: F401
         import distributed
     except ImportError as exc:
@@ -43,7 +44,7 @@ def require_dask(scheduler: str | None = None):
     well-formed address; MissingExtra or InputError (one line) otherwise."""
     distributed = import_distributed()
     if scheduler is not None:
-        from distributed.comm import get_address_host_port
+        from distributed.comm import get_address_host_port  # late: the optional dask extra
 
         try:
             get_address_host_port(scheduler)
@@ -79,12 +80,7 @@ def solve_chunk(
     (`numba.set_num_threads`; setting NUMBA_NUM_THREADS in a worker's environment instead clashes
     with a numba that the spawned process imported before the environment was applied).
     """
-    from gpu_anneal.backends import resolve_backend
-    from gpu_anneal.sudoku_solver import default_chains, solve_batch
-
     if numba_threads is not None:
-        import numba
-
         numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
     kwargs = dict(solve_kwargs)
     backend = resolve_backend(kwargs.pop("backend", "auto"))

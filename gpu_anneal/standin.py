@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpu_anneal import pool_status as ps
+from gpu_anneal import pool_status
 
 PROPOSALS_PER_SLICE = 1000  # what a stand-in chain "proposes" a slice (the pool's rate)
 
@@ -34,22 +34,22 @@ class StandInRunner:
         P, cells = batch.puzzles, batch.given_vals.shape[1]
         self.left = np.zeros(P, np.int64)  # slices until the slot's puzzle reports solved
         self.grids = np.zeros((P, cells), np.uint8)
-        self.stats = np.zeros((P, ps.N_STATS), np.int64)
+        self.stats = np.zeros((P, pool_status.N_STATS), np.int64)
         self._fetched = np.zeros((0, cells), np.uint8)
 
     def run(self, budget: int) -> None:
         """One slice: every running slot moves one slice closer to solved."""
-        running = self.stats[:, ps.S_RUNNING] > 0
+        running = self.stats[:, pool_status.S_RUNNING] > 0
         self.left[running] -= 1
-        self.stats[running, ps.S_PROPOSALS] += PROPOSALS_PER_SLICE * self.batch.cpp
+        self.stats[running, pool_status.S_PROPOSALS] += PROPOSALS_PER_SLICE * self.batch.cpp
         done = running & (self.left <= 0)
-        self.stats[done, ps.S_RUNNING] = 0
-        self.stats[done, ps.S_SOLVED] = 1
-        self.stats[done, ps.S_PICK] = 0
-        self.stats[done, ps.S_PICK_COST] = 0
-        self.stats[done, ps.S_PICK_TRIALS] = 1
-        self.stats[done, ps.S_PICK_PROPOSALS] = PROPOSALS_PER_SLICE
-        self.stats[done, ps.S_TRIALS] = self.batch.cpp
+        self.stats[done, pool_status.S_RUNNING] = 0
+        self.stats[done, pool_status.S_SOLVED] = 1
+        self.stats[done, pool_status.S_PICK] = 0
+        self.stats[done, pool_status.S_PICK_COST] = 0
+        self.stats[done, pool_status.S_PICK_TRIALS] = 1
+        self.stats[done, pool_status.S_PICK_PROPOSALS] = PROPOSALS_PER_SLICE
+        self.stats[done, pool_status.S_TRIALS] = self.batch.cpp
 
     def status(self) -> np.ndarray:
         """The status rows after the slices so far."""
@@ -69,7 +69,7 @@ class StandInRunner:
         for j, p in enumerate(slots):
             self.grids[p] = self.solutions[givens[j].tobytes()]
         self.stats[slots] = 0
-        self.stats[slots, ps.S_RUNNING] = self.batch.cpp
+        self.stats[slots, pool_status.S_RUNNING] = self.batch.cpp
         self.left[slots] = self.slices
 
     def empty(self, slots: np.ndarray) -> None:
@@ -79,4 +79,4 @@ class StandInRunner:
 
     def stop(self, slots: np.ndarray) -> None:
         """Stop the slots' puzzles at once."""
-        self.stats[slots, ps.S_RUNNING] = 0
+        self.stats[slots, pool_status.S_RUNNING] = 0

@@ -27,19 +27,23 @@ runs, so an interval never has zero width because all resamples agree.
 
 from __future__ import annotations
 
+import inspect
 import math
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 
 import numba
 import numpy as np
+from numba.np.ufunc.parallel import _launch_threads
 
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import make_batch, run_slice_cpu
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule
 from gpu_anneal.backends import cpu_threads, resolve_backend
+from gpu_anneal.measure import measure_throughput
 from gpu_anneal.sudoku_solver import solve_batch
 
 
@@ -85,7 +89,7 @@ def tts99(t_trial: float, p: float) -> float:
 
 def clopper_pearson(successes: int, trials: int, level: float = 0.95) -> tuple[float, float]:
     """Exact binomial interval for a success probability (scipy's binomtest, method exact)."""
-    from scipy.stats import binomtest
+    from scipy.stats import binomtest  # late: scipy.stats costs ~0.5 s
 
     if trials == 0:
         return 0.0, 1.0
@@ -104,10 +108,7 @@ def tts99_interval(
 ) -> tuple[float, float]:
     """(low, high) of TTS99 from runs' (solved, trials): BCa bootstrap of p over runs mapped
     through TTS99, or Clopper-Pearson's interval on p where the bootstrap has no spread."""
-    import inspect
-    import warnings
-
-    from scipy.stats import bootstrap
+    from scipy.stats import bootstrap  # late: scipy.stats costs ~0.5 s
 
     solved = np.asarray(solved, dtype=np.int64)
     trials = np.asarray(trials, dtype=np.int64)
@@ -158,8 +159,6 @@ def threadsafe_layer() -> bool:
     try:
         layer = numba.threading_layer()
     except ValueError:  # not started yet
-        from numba.np.ufunc.parallel import _launch_threads
-
         _launch_threads()
         layer = numba.threading_layer()
     return layer in ("omp", "tbb")
@@ -269,32 +268,30 @@ def trace_run(
 ) -> dict:
     """Cost and acceptance rate against temperature along one trial of one chain (CPU)."""
     batch = make_batch(
-        np.asarray(puzzle)[None], order, schedule, 1, seed, 1, 0, sa.move_code(move, order)
+        np.asarray(puzzle)[None], order, schedule, 1, seed, 1, 0, rules.move_code(move, order)
     )
     limit = max_plateaus or schedule.max_plateaus
     temps, costs, rates = [], [], []
     k = 0
-    while k < limit and batch.ctr[0, sa.C_STATUS] == sa.RUNNING:
-        before_p = batch.ctr[0, sa.C_PROPOSALS]
-        before_a = batch.ctr[0, sa.C_ACCEPTED]
+    while k < limit and batch.ctr[0, rules.C_STATUS] == rules.RUNNING:
+        before_p = batch.ctr[0, rules.C_PROPOSALS]
+        before_a = batch.ctr[0, rules.C_ACCEPTED]
         run_slice_cpu(batch, every, stop_on_solved=False)
-        proposed = batch.ctr[0, sa.C_PROPOSALS] - before_p
+        proposed = batch.ctr[0, rules.C_PROPOSALS] - before_p
         if proposed == 0:
             break
         temps.append(1.0 / schedule.beta(k))
-        costs.append(int(batch.ctr[0, sa.C_COST]))
-        rates.append(float((batch.ctr[0, sa.C_ACCEPTED] - before_a) / proposed))
+        costs.append(int(batch.ctr[0, rules.C_COST]))
+        rates.append(float((batch.ctr[0, rules.C_ACCEPTED] - before_a) / proposed))
         k += every
-        if batch.ctr[0, sa.C_PLATEAU] < 0:  # the trial ended (stall or T_f)
+        if batch.ctr[0, rules.C_PLATEAU] < 0:  # the trial ended (stall or T_f)
             break
     return {"temperature": temps, "cost": costs, "acceptance": rates,
-            "solved": bool(batch.ctr[0, sa.C_STATUS] == sa.SOLVED)}  # fmt: skip
+            "solved": bool(batch.ctr[0, rules.C_STATUS] == rules.SOLVED)}  # fmt: skip
 
 
 def core_rate_of(order: int, move: str = "sirdey", backend: str = "cpu", seconds: float = 1.5):
     """Proposals per second of one core (CPU: all-core rate / threads; GPU: whole card)."""
-    from gpu_anneal.measure import measure_throughput
-
     result = measure_throughput(order, seconds, backend, move=move)
     threads = result["threads"] or 1
     return result["proposals_per_second"] / threads
