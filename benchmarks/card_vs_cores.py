@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,11 +48,13 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import card_runs
+from benchmarks.bench_anneal_peers import by_level
 from benchmarks.card_vs_cores_report import render
 from benchmarks.isomorphs import isomorphs, line
 from benchmarks.paths import DATA, SHIPPED
 from cpu_reference.cache import cache_root
 from cpu_reference.sudoku.formats import read_puzzles
+from gpu_anneal.backends import cuda_status
 
 GROUPS = {
     "sets": ("iso6000", "forum375", "iso60000"),
@@ -197,8 +200,6 @@ def write_tsv(path: Path, items: list[tuple[str, np.ndarray]], order: int) -> Pa
 
 def grids_by_level(source: Path, levels, per_level: int) -> list[tuple[str, np.ndarray]]:
     """(name, cells) of `per_level` instances of each level, as bench_anneal_peers picks them."""
-    from benchmarks.bench_anneal_peers import by_level
-
     chosen = by_level(source, tuple(levels), per_level)
     return [item for fill in levels for item in chosen[fill]]
 
@@ -409,8 +410,6 @@ def plan(
 
 def throughput_record(step: Step, timeout: float) -> dict:
     """`bench throughput`'s JSON (its last stdout line) with the process's wall seconds."""
-    import subprocess
-
     c = step.command
     start = time.perf_counter()
     proc = subprocess.run(
@@ -561,8 +560,6 @@ BUSY_METHOD = (
 
 def main(args, machine: dict, command: str) -> Path:
     """Plan, print the estimate, run, and write OUT.json and OUT.md after every step."""
-    from gpu_anneal.backends import cuda_status
-
     out = Path(args.out_dir) / "card_vs_cores"
     json_path = out.with_suffix(".json")
     existing = None if args.fresh or not json_path.exists() else json.loads(json_path.read_text())

@@ -30,6 +30,9 @@ import os
 import sys
 import time
 
+from cli.main import run as run_command_line
+from gpu_anneal import runners
+
 ENV = "BENCH_KERNEL_EVENTS"
 
 
@@ -68,10 +71,8 @@ class Tally:
 
 def install(tally: Tally) -> None:
     """Wrap CudaRunner's __init__, run and status so that `tally` sees every slice."""
-    try:
+    try:  # late: numba.cuda fails to import where numba-cuda or its libraries are missing
         from numba import cuda
-
-        from gpu_anneal import runners
 
         cls = runners.CudaRunner
         init, run, status = cls.__init__, cls.run, cls.status
@@ -111,10 +112,8 @@ def main() -> None:
     """Run the command line with the tally installed; write the tally to $BENCH_KERNEL_EVENTS."""
     tally = Tally()
     install(tally)
-    from cli.main import run
-
     try:
-        run()
+        run_command_line()
     finally:
         path = os.environ.get(ENV)
         if path:
