@@ -27,7 +27,7 @@ import numpy as np
 
 from benchmarks.machine import git, machine
 from benchmarks.paths import DATA, ROOT, SHIPPED, results
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch, run_slice_cpu
 from cpu_reference.sudoku.formats import parse_line, read_puzzles
 from cpu_reference.sudoku.schedules import by_name
@@ -81,18 +81,18 @@ def run_one(cells: np.ndarray, order: int, move: str) -> dict:
     """One puzzle with the default technique until solved or the cap: proposals, accepted."""
     filled, masks = logic_fill(cells, order)
     sched = by_name("auto", order)
-    code = sa.move_code(move, order)
+    code = rules.move_code(move, order)
     batch = make_batch(filled[None], order, sched, CHAINS, seed=SEED, move=code)
     load_puzzle(batch, 0, filled, batch.rng[:CHAINS, :2].copy(), masks)
     start = time.perf_counter()
-    while (batch.ctr[:, sa.C_STATUS] == sa.RUNNING).any():
+    while (batch.ctr[:, rules.C_STATUS] == rules.RUNNING).any():
         run_slice_cpu(batch, 16)
-        if batch.ctr[:, sa.C_PROPOSALS].sum() >= PROPOSALS_CAP[order]:
+        if batch.ctr[:, rules.C_PROPOSALS].sum() >= PROPOSALS_CAP[order]:
             break
     return {
-        "proposals": int(batch.ctr[:, sa.C_PROPOSALS].sum()),
-        "accepted": int(batch.ctr[:, sa.C_ACCEPTED].sum()),
-        "solved": bool((batch.ctr[:, sa.C_STATUS] == sa.SOLVED).any()),
+        "proposals": int(batch.ctr[:, rules.C_PROPOSALS].sum()),
+        "accepted": int(batch.ctr[:, rules.C_ACCEPTED].sum()),
+        "solved": bool((batch.ctr[:, rules.C_STATUS] == rules.SOLVED).any()),
         "seconds": time.perf_counter() - start,
     }
 

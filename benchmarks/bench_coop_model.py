@@ -22,7 +22,7 @@ from pathlib import Path
 
 from benchmarks.machine import git, machine
 from benchmarks.paths import results
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from gpu_anneal.kernels import perf_model, ptx, sass
 from gpu_anneal.kernels import sudoku as ks
 from gpu_anneal.kernels import sudoku_coop as coop
@@ -40,7 +40,7 @@ LANE_CHOICES = (4, 8, 16, 32)
 
 def build(kind: str, order: int, move: str, acceptance: float | None) -> dict:
     """Compile and model one kernel: kind "coop" or "thread"."""
-    code = sa.MOVE_NAMES[move]
+    code = rules.MOVE_NAMES[move]
     if kind == "coop":
         fn = coop.kernel_function(order, code, any_order=not coop.serves(order, code))
         sig, bounds = coop.kernel_signature(order, code), coop.launch_bounds(order, code)
@@ -62,7 +62,7 @@ def build(kind: str, order: int, move: str, acceptance: float | None) -> dict:
         listing, record["registers"], record["stack_frame"], record["shared_bytes"],
         built.constant_bank_bytes(3), bounds[0], acceptance=acceptance,
     )  # fmt: skip
-    record["generator"] = sa.generator_name(order, code) if kind == "thread" else sa.PHILOX
+    record["generator"] = rules.generator_name(order, code) if kind == "thread" else rules.PHILOX
     return record
 
 

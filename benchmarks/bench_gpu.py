@@ -90,7 +90,7 @@ from numba import cuda
 from benchmarks import card_vs_cores
 from benchmarks.machine import git, machine
 from benchmarks.paths import DATA, SHARED, SHIPPED, SUDOKU_DATA, results
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import make_batch
 from cpu_reference.sudoku.formats import iter_puzzles
 from cpu_reference.sudoku.schedules import by_name
@@ -159,7 +159,7 @@ def equal_after(puzzles, order, move, cpp, seed, slices, schedule) -> dict:
     # schedules as shipped (their reheats must fall within a trial)
     short = {"max_plateaus": 6} if schedule == "sirdey-course" else {}
     sched = by_name(schedule, order, **short)
-    code = sa.move_code(move, order)
+    code = rules.move_code(move, order)
     cpu = make_batch(puzzles, order, sched, cpp=cpp, seed=seed, trial_cap=1000, move=code)
     gpu = make_batch(puzzles, order, sched, cpp=cpp, seed=seed, trial_cap=1000, move=code)
     fields = same_chains_after(cpu, gpu, slices)
@@ -169,9 +169,9 @@ def equal_after(puzzles, order, move, cpp, seed, slices, schedule) -> dict:
         "fields": fields,
         "chains": int(cpu.ctr.shape[0]),
         "chains_with_other_counters": differing,
-        "proposals": int(cpu.ctr[:, sa.C_PROPOSALS].sum()),
-        "trials": int(cpu.ctr[:, sa.C_TRIALS].sum()),
-        "solved_chains": int((cpu.ctr[:, sa.C_STATUS] == sa.SOLVED).sum()),
+        "proposals": int(cpu.ctr[:, rules.C_PROPOSALS].sum()),
+        "trials": int(cpu.ctr[:, rules.C_TRIALS].sum()),
+        "solved_chains": int((cpu.ctr[:, rules.C_STATUS] == rules.SOLVED).sum()),
     }
 
 

@@ -34,8 +34,7 @@ import numpy as np
 from benchmarks.machine import git, machine
 from benchmarks.paths import results
 from benchmarks.tables import table_block, write_results
-from cpu_reference.sudoku import presets
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import presets, rules
 from cpu_reference.sudoku.batch import (
     load_puzzle,
     logic_fill,
@@ -57,7 +56,7 @@ def measure(puzzles: list, move: str, chains: int, plateaus: int, repeats: int) 
     schedule = presets.expand(SCHEDULE_OF.get(move, "auto"), order)
     batch = make_batch(
         np.array([cells for cells, _ in filled]), order, by_name(schedule, order), chains,
-        seed=7, move=sa.move_code(move, order),
+        seed=7, move=rules.move_code(move, order),
     )  # fmt: skip
     for p, (cells, masks) in enumerate(filled):
         load_puzzle(batch, p, cells, batch.rng[batch.chain_slice(p), :2].copy(), masks)
@@ -70,14 +69,14 @@ def measure(puzzles: list, move: str, chains: int, plateaus: int, repeats: int) 
         start = time.perf_counter()
         run_slice_cpu(batch, plateaus, stop_on_solved=False)
         seconds.append(time.perf_counter() - start)
-    proposals = int(batch.ctr[:, sa.C_PROPOSALS].sum())
+    proposals = int(batch.ctr[:, rules.C_PROPOSALS].sum())
     digest = hashlib.sha256(b"".join(getattr(batch, n).tobytes() for n in STATE[:4]))
     return {
         "move": move,
         "schedule": schedule,
         "proposals": proposals,
-        "accepted": int(batch.ctr[:, sa.C_ACCEPTED].sum()),
-        "solved_chains": int((batch.ctr[:, sa.C_STATUS] == sa.SOLVED).sum()),
+        "accepted": int(batch.ctr[:, rules.C_ACCEPTED].sum()),
+        "solved_chains": int((batch.ctr[:, rules.C_STATUS] == rules.SOLVED).sum()),
         "chains": int(batch.chains),
         "best_seconds": min(seconds),
         "all_seconds": seconds,

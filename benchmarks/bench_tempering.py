@@ -41,7 +41,7 @@ from benchmarks.paths import results
 from benchmarks.tables import table_block
 from cpu_reference.anneal.fixed_point import beta_fixed
 from cpu_reference.anneal.rng import init_states
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import (
     load_puzzle,
     logic_fill,
@@ -60,7 +60,7 @@ def tempering(cells, replicas, t_low, t_high, every, limit, seed) -> dict:
     """One puzzle by replica exchange: {"solved", "seconds", "swaps", "offers"}."""
     filled, masks = logic_fill(cells, ORDER)
     held = replace(by_name("sirdey-course:stall=0", ORDER), step=0.0, max_plateaus=10**11)
-    batch = make_batch(filled[None], ORDER, held, replicas, seed, move=sa.MOVE_CANDIDATE)
+    batch = make_batch(filled[None], ORDER, held, replicas, seed, move=rules.MOVE_CANDIDATE)
     load_puzzle(batch, 0, filled, init_states(replicas, seed), masks)
     betas = np.geomspace(1.0 / t_high, 1.0 / t_low, replicas)  # rung 0 hottest
     ladder = np.array([beta_fixed(b) for b in betas], np.int64)
@@ -69,13 +69,13 @@ def tempering(cells, replicas, t_low, t_high, every, limit, seed) -> dict:
     swaps = offers = 0
     start = time.perf_counter()
     run_slice_cpu(batch, 1)  # every chain starts its trial (at t_high)
-    batch.ctr[at_rung, sa.C_BETA] = ladder
+    batch.ctr[at_rung, rules.C_BETA] = ladder
     parity = 0
-    while not (batch.ctr[:, sa.C_STATUS] == sa.SOLVED).any():
+    while not (batch.ctr[:, rules.C_STATUS] == rules.SOLVED).any():
         if time.perf_counter() - start >= limit:
             break
         run_slice_cpu(batch, every)
-        energy = batch.ctr[at_rung, sa.C_COST].astype(float)
+        energy = batch.ctr[at_rung, rules.C_COST].astype(float)
         for r in range(parity, replicas - 1, 2):
             offers += 1
             x = (betas[r + 1] - betas[r]) * (energy[r + 1] - energy[r])
@@ -83,9 +83,9 @@ def tempering(cells, replicas, t_low, t_high, every, limit, seed) -> dict:
                 at_rung[[r, r + 1]] = at_rung[[r + 1, r]]
                 energy[[r, r + 1]] = energy[[r + 1, r]]
                 swaps += 1
-        batch.ctr[at_rung, sa.C_BETA] = ladder
+        batch.ctr[at_rung, rules.C_BETA] = ladder
         parity ^= 1
-    solved = bool((batch.ctr[:, sa.C_STATUS] == sa.SOLVED).any())
+    solved = bool((batch.ctr[:, rules.C_STATUS] == rules.SOLVED).any())
     return {"solved": solved, "seconds": time.perf_counter() - start, "swaps": swaps,
             "offers": offers}  # fmt: skip
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import puzzle_tables
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import cell_word_bit, packing
@@ -34,9 +34,9 @@ def reference_tables(puzzle: np.ndarray, order: int, move: int, mask=None) -> di
         t["nbox"][b] = empty.size
         t["box_cells"][b, : empty.size] = empty
         t["box_missing"][b, : missing.size] = missing
-    if move == sa.MOVE_BOX_SWAP:
+    if move == rules.MOVE_BOX_SWAP:
         movable = np.flatnonzero(t["nbox"] >= 2)
-    elif move == sa.MOVE_CANDIDATE:
+    elif move == rules.MOVE_CANDIDATE:
         for c in free:
             if mask is not None:
                 digits = np.array([d + 1 for d in range(N) if int(mask[c]) >> d & 1], np.uint8)
@@ -70,7 +70,7 @@ def random_puzzles(order: int, count: int, rng) -> np.ndarray:
 
 
 @pytest.mark.parametrize("order", [2, 3, 4])
-@pytest.mark.parametrize("move", [sa.MOVE_SIRDEY, sa.MOVE_CANDIDATE, sa.MOVE_BOX_SWAP])
+@pytest.mark.parametrize("move", [rules.MOVE_SIRDEY, rules.MOVE_CANDIDATE, rules.MOVE_BOX_SWAP])
 @pytest.mark.parametrize("with_masks", [False, True])
 def test_tables_equal_the_plain_statement(order, move, with_masks):
     """Every table of 12 random puzzles, with and without candidate masks, equals the reference

@@ -10,7 +10,7 @@ import pytest
 from simulate import run_simulated
 
 from cpu_reference.errors import InputError, KernelWarning
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 
 pytest.importorskip("numba.cuda")
 
@@ -35,7 +35,12 @@ def test_simulated_cooperative_kernel_equals_the_cpu_runner():
         (4, "focused-two"), (5, "focused"), (6, "sirdey"), (4, "candidate")
     ]  # fmt: skip
     _check_rows(rows, "coop")
-    assert [r["status"][0] for r in rows] == [sa.SOLVED, sa.SOLVED, sa.RUNNING, sa.SOLVED]
+    assert [r["status"][0] for r in rows] == [
+        rules.SOLVED,
+        rules.SOLVED,
+        rules.RUNNING,
+        rules.SOLVED,
+    ]
 
 
 @pytest.mark.cudasim
@@ -99,16 +104,21 @@ def test_which_kernel_runs_where():
     from gpu_anneal.kernels import sudoku_coop as coop
 
     for order in (4, 5, 6):
-        for move in (sa.MOVE_SIRDEY, sa.MOVE_CANDIDATE, sa.MOVE_FOCUSED, sa.MOVE_FOCUSED_TWO):
+        for move in (
+            rules.MOVE_SIRDEY,
+            rules.MOVE_CANDIDATE,
+            rules.MOVE_FOCUSED,
+            rules.MOVE_FOCUSED_TWO,
+        ):
             assert coop.choose(order, move, "auto", 48 * 1024, BIG) == ("coop", None)
-        assert coop.choose(order, sa.MOVE_BOX_SWAP, "auto", 48 * 1024, BIG) == ("thread", None)
-    assert coop.choose(3, sa.MOVE_FOCUSED_TWO, "auto", 48 * 1024, BIG) == ("thread", None)
-    kind, why = coop.choose(6, sa.MOVE_FOCUSED, "auto", 32 * 1024, BIG)
-    need = coop.shared_bytes_per_block(6, sa.MOVE_FOCUSED)
+        assert coop.choose(order, rules.MOVE_BOX_SWAP, "auto", 48 * 1024, BIG) == ("thread", None)
+    assert coop.choose(3, rules.MOVE_FOCUSED_TWO, "auto", 48 * 1024, BIG) == ("thread", None)
+    kind, why = coop.choose(6, rules.MOVE_FOCUSED, "auto", 32 * 1024, BIG)
+    need = coop.shared_bytes_per_block(6, rules.MOVE_FOCUSED)
     assert kind == "thread" and f"{need:,} B" in why and "32,768" in why and "\n" not in why
-    kind, why = coop.choose(5, sa.MOVE_FOCUSED, "auto", 48 * 1024, 8 * 1024)
+    kind, why = coop.choose(5, rules.MOVE_FOCUSED, "auto", 48 * 1024, 8 * 1024)
     assert kind == "thread" and "8,192" in why
-    assert coop.choose(4, sa.MOVE_FOCUSED, "thread", 48 * 1024, BIG) == ("thread", None)
+    assert coop.choose(4, rules.MOVE_FOCUSED, "thread", 48 * 1024, BIG) == ("thread", None)
 
 
 def test_asking_for_the_cooperative_kernel_where_it_cannot_run_is_one_line():
@@ -117,10 +127,10 @@ def test_asking_for_the_cooperative_kernel_where_it_cannot_run_is_one_line():
     from gpu_anneal.kernels import sudoku_coop as coop
 
     cases = [
-        ((3, sa.MOVE_FOCUSED_TWO, "coop", 48 * 1024, BIG), "order 3, move focused-two"),
-        ((5, sa.MOVE_BOX_SWAP, "coop", 48 * 1024, BIG), "move box-swap"),
-        ((6, sa.MOVE_SIRDEY, "coop", 16 * 1024, BIG), "shared memory"),
-        ((4, sa.MOVE_SIRDEY, "warp", 48 * 1024, BIG), "kernel 'warp'"),
+        ((3, rules.MOVE_FOCUSED_TWO, "coop", 48 * 1024, BIG), "order 3, move focused-two"),
+        ((5, rules.MOVE_BOX_SWAP, "coop", 48 * 1024, BIG), "move box-swap"),
+        ((6, rules.MOVE_SIRDEY, "coop", 16 * 1024, BIG), "shared memory"),
+        ((4, rules.MOVE_SIRDEY, "warp", 48 * 1024, BIG), "kernel 'warp'"),
     ]
     for args, text in cases:
         with pytest.raises(InputError, match=text) as caught:
@@ -171,7 +181,7 @@ def test_model_acceptance_table_is_the_measured_one():
     pooled = json.loads(path.read_text())["pooled"]
     assert {key for key in ACCEPTANCE if serves(*key)} == set(ACCEPTANCE)
     for (order, move), p in ACCEPTANCE.items():
-        assert p == round(pooled[f"{order}:{sa.move_name(move)}"]["acceptance"], 3)
+        assert p == round(pooled[f"{order}:{rules.move_name(move)}"]["acceptance"], 3)
 
 
 @pytest.mark.ptx
@@ -184,7 +194,7 @@ def test_cooperative_kernel_ptx_shared_memory_and_round_loop(order):
     from gpu_anneal.kernels import ptx, sass
     from gpu_anneal.kernels import sudoku_coop as coop
 
-    move = sa.MOVE_FOCUSED
+    move = rules.MOVE_FOCUSED
     text = ptx.compile_ptx(
         coop.kernel_function(order, move), coop.kernel_signature(order, move), "sm_90",
         coop.launch_bounds(order, move),

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch, run_slice_cpu
 from cpu_reference.sudoku.formats import read_puzzles
 from cpu_reference.sudoku.presets import expand
@@ -24,20 +24,20 @@ def _puzzles(order: int) -> np.ndarray:
     return np.stack([p.cells for p in read_puzzles(DATA / HEADS[order])[:2]]).astype(np.uint8)
 
 
-def _run(batch, rules, budgets):
+def _run(batch, model, budgets):
     """Slices of the given plateau budgets with one model's rules, in place."""
     for budget in budgets:
-        run_slice_cpu(batch, budget, stop_on_solved=False, rules=rules)
+        run_slice_cpu(batch, budget, stop_on_solved=False, model=model)
 
 
 @pytest.mark.parametrize(
     ("order", "move", "schedule"),
     [
-        (2, sa.MOVE_SIRDEY, "sirdey-course"),
-        (3, sa.MOVE_CANDIDATE, "sirdey-course:t0=0.34,stall=0,max_plateaus=40"),
-        (4, sa.MOVE_SIRDEY, "geometric:t0=0.5,t_final=0.3,ratio=0.99,stall=0"),
-        (5, sa.MOVE_CANDIDATE, "candidate-auto"),
-        (5, sa.MOVE_CANDIDATE, "geometric:t0=0.4,t_final=0.3,ratio=0.99,stall=0,reheat=0.35"),
+        (2, rules.MOVE_SIRDEY, "sirdey-course"),
+        (3, rules.MOVE_CANDIDATE, "sirdey-course:t0=0.34,stall=0,max_plateaus=40"),
+        (4, rules.MOVE_SIRDEY, "geometric:t0=0.5,t_final=0.3,ratio=0.99,stall=0"),
+        (5, rules.MOVE_CANDIDATE, "candidate-auto"),
+        (5, rules.MOVE_CANDIDATE, "geometric:t0=0.4,t_final=0.3,ratio=0.99,stall=0,reheat=0.35"),
     ],
 )
 def test_counts_and_linear_bitboards_run_the_same_chains(order, move, schedule):
@@ -49,14 +49,14 @@ def test_counts_and_linear_bitboards_run_the_same_chains(order, move, schedule):
     batches = []
     for _ in range(2):
         batch = make_batch(puzzles, order, sched, cpp=2, seed=11, move=move)
-        if move == sa.MOVE_CANDIDATE and order >= 4:  # 9x9's first puzzle falls to deduction
+        if move == rules.MOVE_CANDIDATE and order >= 4:  # 9x9's first puzzle falls to deduction
             for p, cells in enumerate(puzzles):
                 filled, masks = logic_fill(cells, order)
                 load_puzzle(batch, p, filled, batch.rng[2 * p : 2 * p + 2, :2].copy(), masks)
         batches.append(batch)
-    _run(batches[0], sa.model(order, move, linear=True), (1, 3, 7, 20))
-    _run(batches[1], sa.model(order, move, counts=True), (1, 3, 7, 20))
+    _run(batches[0], rules.model(order, move, linear=True), (1, 3, 7, 20))
+    _run(batches[1], rules.model(order, move, counts=True), (1, 3, 7, 20))
     a, b = batches
-    assert a.ctr[:, sa.C_PROPOSALS].min() > 0
+    assert a.ctr[:, rules.C_PROPOSALS].min() > 0
     for name in ("vals", "best_vals", "ctr", "rng", "thr", "boards", "solved"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)

@@ -17,7 +17,7 @@ from cpu_reference.anneal.fixed_point import (
     growth_fixed,
     next_beta,
 )
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 
 TABLE = exp_table()
 
@@ -87,7 +87,7 @@ def test_linear_beta_is_exact_and_geometric_tracks_the_float_law():
 @pytest.mark.parametrize("beta", [0.001, 0.05, 0.7, 3.0, 30.0])
 def test_plateau_thresholds_follow_exp_minus_beta_delta(beta):
     """thr[d] = thr[1]**d: thr[1]'s relative error (< 2**-28) grows d-fold, plus d truncations."""
-    model = sa.model(3, sa.MOVE_SIRDEY)
+    model = rules.model(3, rules.MOVE_SIRDEY)
     thr = np.zeros((model.tmax + 1, 1), dtype=np.uint32)
 
     fill_thresholds = model.fill_thresholds

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cpu_reference.anneal.fixed_point import beta_fixed
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import logic_fill, make_batch, run_slice_cpu
 from cpu_reference.sudoku.formats import iter_puzzles
 from cpu_reference.sudoku.packing import packing
@@ -17,8 +17,8 @@ from cpu_reference.sudoku.schedules import by_name
 from cpu_reference.sudoku.verify import conflicted_cells
 
 DATA = Path(__file__).parent / "data"
-FOCUSED = sa.MOVE_FOCUSED
-TWO = sa.MOVE_FOCUSED_TWO
+FOCUSED = rules.MOVE_FOCUSED
+TWO = rules.MOVE_FOCUSED_TWO
 
 
 def _puzzles(name: str, order: int, count: int) -> list[np.ndarray]:
@@ -56,7 +56,7 @@ CASES = [
 
 @pytest.mark.parametrize(("kind", "order", "name", "move"), CASES)
 def test_conflict_set_kept_by_each_move_equals_a_recount(kind, order, name, move):
-    m = sa.model(order, move, **MODELS[kind])
+    m = rules.model(order, move, **MODELS[kind])
     linear = MODELS[kind].get("linear", False)
     pk = packing(order)
     wr = pk.cells // 64 + (pk.cells % 64 > 0) if linear else pk.WR
@@ -88,7 +88,7 @@ def test_conflict_set_kept_by_each_move_equals_a_recount(kind, order, name, move
         assert np.array_equal(_cells_of(board[nw + wr :], cell_bits, pk.cells), movable)
         thr = np.zeros(m.thr_rows, np.uint32)
         m.fill_thresholds(thr, 0, np.uint64(beta_fixed(1 / 0.45)), batch.exp_table)
-        cost = int(batch.ctr[0, sa.C_COST])
+        cost = int(batch.ctr[0, rules.C_COST])
         s0, s1 = batch.rng[0, 0], batch.rng[0, 1]
         accepted = 0
         for _ in range(30):
@@ -126,14 +126,14 @@ def test_focused_cells_come_from_the_conflict_set_and_givens_stay(move):
     for g in range(4):
         grid = batch.grid(g)
         assert np.array_equal(grid[filled > 0], filled[filled > 0])
-        assert batch.ctr[g, sa.C_PROPOSALS] > 0
+        assert batch.ctr[g, rules.C_PROPOSALS] > 0
 
 
 def test_the_cpu_runner_uses_bitboards_for_the_focused_move_at_every_order():
     with pytest.raises(ValueError, match="focused"):
-        sa.model(5, FOCUSED, counts=True)
-    assert sa.cpu_model(5, FOCUSED).focus_words == 2 * 10
-    assert sa.cpu_model(5, sa.MOVE_CANDIDATE).focus_words == 0
+        rules.model(5, FOCUSED, counts=True)
+    assert rules.cpu_model(5, FOCUSED).focus_words == 2 * 10
+    assert rules.cpu_model(5, rules.MOVE_CANDIDATE).focus_words == 0
 
 
 def _drawn_digit(field: int, cands: np.ndarray, old: int) -> int:
@@ -147,8 +147,8 @@ def test_two_choice_takes_the_digit_with_fewer_conflicts_and_clears_its_bits():
     """On a trial's grid, for every free cell with three candidates or more: the second digit is
     the one the high word's low 12 bits draw; it replaces the first only when fewer peers hold
     it; the acceptance word loses those 12 bits. The focused move keeps its draw unchanged."""
-    two, one = sa.model(3, TWO), sa.model(3, FOCUSED)
-    lay = sa.layout(3)
+    two, one = rules.model(3, TWO), rules.model(3, FOCUSED)
+    lay = rules.layout(3)
     puzzle = _puzzles("top95_head.txt", 3, 1)[0]
     sched = by_name("sirdey-course", 3, t0=0.45, stall=0, max_plateaus=10)
     batch = make_batch(puzzle[None], 3, sched, cpp=1, seed=5, move=TWO)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from cpu_reference.errors import OptionError
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch, run_slice_cpu
 from cpu_reference.sudoku.presets import PRESETS, expand
 from cpu_reference.sudoku.schedules import KIND_GEOMETRIC, by_name, sirdey
@@ -75,13 +75,13 @@ def test_running_cost_equals_a_full_recount_after_preset_slices():
     puzzle = cells(HARD)
     filled, masks = logic_fill(puzzle, 3)
     sched = by_name("band:max_plateaus=5", 3)  # restarts every 5 plateaus
-    batch = make_batch(filled[None], 3, sched, cpp=4, seed=11, move=sa.MOVE_CANDIDATE)
+    batch = make_batch(filled[None], 3, sched, cpp=4, seed=11, move=rules.MOVE_CANDIDATE)
     load_puzzle(batch, 0, filled, batch.rng[:4, :2].copy(), masks)
     for budget in (1, 3, 7):
         run_slice_cpu(batch, budget, stop_on_solved=False)
         for g in range(4):
-            assert batch.ctr[g, sa.C_COST] == recount(batch.grid(g), 3)
-    assert batch.ctr[:, sa.C_TRIALS].min() >= 2  # at least one restart happened
+            assert batch.ctr[g, rules.C_COST] == recount(batch.grid(g), 3)
+    assert batch.ctr[:, rules.C_TRIALS].min() >= 2  # at least one restart happened
 
 
 @pytest.mark.parametrize(("schedule", "move"), [("band", "candidate"), ("auto", "auto")])
@@ -113,10 +113,10 @@ def test_band_recount_on_36x36():
     puzzle = grid.copy()
     puzzle[rng.permutation(puzzle.size)[: math.floor(0.5 * puzzle.size)]] = 0
     sched = by_name("band:max_plateaus=2", 6, plateau=200)
-    batch = make_batch(puzzle[None], 6, sched, cpp=2, seed=1, move=sa.MOVE_CANDIDATE)
+    batch = make_batch(puzzle[None], 6, sched, cpp=2, seed=1, move=rules.MOVE_CANDIDATE)
     run_slice_cpu(batch, 3, stop_on_solved=False)
     for g in range(2):
-        assert batch.ctr[g, sa.C_COST] == recount(batch.grid(g), 6)
+        assert batch.ctr[g, rules.C_COST] == recount(batch.grid(g), 6)
 
 
 @pytest.mark.slow  # 80 s in the simulator; the CPU replay and recount tests above stay fast

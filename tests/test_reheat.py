@@ -11,7 +11,7 @@ import pytest
 from test_presets import HARD, cells, recount
 
 from cpu_reference.errors import OptionError
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import make_batch, run_slice_cpu
 from cpu_reference.sudoku.schedules import by_name
 from gpu_anneal.sudoku_solver import replay_chain, solve_one
@@ -56,7 +56,7 @@ def run_one_trial_then_one_plateau(schedule: str):
     sched = by_name(schedule, 3, plateau=1)
     batch = make_batch(np.zeros((1, 81), np.uint8), 3, sched, cpp=1, seed=4)
     run_slice_cpu(batch, sched.max_plateaus, stop_on_solved=False)
-    assert batch.ctr[0, sa.C_PLATEAU] == -1 and batch.ctr[0, sa.C_TRIALS] == 1
+    assert batch.ctr[0, rules.C_PLATEAU] == -1 and batch.ctr[0, rules.C_TRIALS] == 1
     before = batch.grid(0).copy()
     run_slice_cpu(batch, 1, stop_on_solved=False)
     return sched, before, batch
@@ -66,13 +66,13 @@ def test_reheated_trial_keeps_the_grid_and_starts_at_its_plateau():
     """With reheat, trial two starts from trial one's grid (one move apart after one plateau)
     at plateau k_r; without, from a fresh random grid at plateau 0."""
     sched, before, batch = run_one_trial_then_one_plateau(SHORT + ",reheat=1.5")
-    assert batch.ctr[0, sa.C_TRIALS] == 2
-    assert batch.ctr[0, sa.C_PLATEAU] == sched.reheat_plateau() + 1
+    assert batch.ctr[0, rules.C_TRIALS] == 2
+    assert batch.ctr[0, rules.C_PLATEAU] == sched.reheat_plateau() + 1
     assert np.count_nonzero(batch.grid(0) != before) <= 1
-    assert batch.ctr[0, sa.C_COST] == recount(batch.grid(0), 3)
+    assert batch.ctr[0, rules.C_COST] == recount(batch.grid(0), 3)
 
     _, before, fresh = run_one_trial_then_one_plateau(SHORT)
-    assert fresh.ctr[0, sa.C_TRIALS] == 2 and fresh.ctr[0, sa.C_PLATEAU] == 1
+    assert fresh.ctr[0, rules.C_TRIALS] == 2 and fresh.ctr[0, rules.C_PLATEAU] == 1
     assert np.count_nonzero(fresh.grid(0) != before) > 40  # a new random grid
 
 
@@ -81,10 +81,10 @@ def test_reheats_bounds_the_reheated_trials_in_a_row():
     sched, before, batch = run_one_trial_then_one_plateau(SHORT + ",reheat=1.5,reheats=1")
     assert np.count_nonzero(batch.grid(0) != before) <= 1
     run_slice_cpu(batch, sched.max_plateaus - sched.reheat_plateau() - 1, stop_on_solved=False)
-    assert batch.ctr[0, sa.C_PLATEAU] == -1 and batch.ctr[0, sa.C_TRIALS] == 2
+    assert batch.ctr[0, rules.C_PLATEAU] == -1 and batch.ctr[0, rules.C_TRIALS] == 2
     before = batch.grid(0).copy()
     run_slice_cpu(batch, 1, stop_on_solved=False)
-    assert batch.ctr[0, sa.C_TRIALS] == 3 and batch.ctr[0, sa.C_PLATEAU] == 1
+    assert batch.ctr[0, rules.C_TRIALS] == 3 and batch.ctr[0, rules.C_PLATEAU] == 1
     assert np.count_nonzero(batch.grid(0) != before) > 40
 
 
@@ -95,9 +95,9 @@ def test_reheated_runs_keep_the_cost_a_full_recount_and_respect_the_trial_cap():
     for budget in (3, 11, 40):
         run_slice_cpu(batch, budget, stop_on_solved=False)
         for g in range(2):
-            assert batch.ctr[g, sa.C_COST] == recount(batch.grid(g), 4)
-    assert list(batch.ctr[:, sa.C_TRIALS]) == [5, 5]
-    assert list(batch.ctr[:, sa.C_STATUS]) == [sa.EXHAUSTED, sa.EXHAUSTED]
+            assert batch.ctr[g, rules.C_COST] == recount(batch.grid(g), 4)
+    assert list(batch.ctr[:, rules.C_TRIALS]) == [5, 5]
+    assert list(batch.ctr[:, rules.C_STATUS]) == [rules.EXHAUSTED, rules.EXHAUSTED]
 
 
 @pytest.mark.cudasim

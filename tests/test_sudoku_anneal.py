@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from cpu_reference.anneal.rng import init_states, stream
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import make_batch, run_slice_cpu
 from cpu_reference.sudoku.exact import solve_exact
 from cpu_reference.sudoku.formats import read_puzzles
@@ -44,10 +44,10 @@ def test_incremental_cost_equals_full_recount(order, seed):
         run_slice_cpu(batch, 3, stop_on_solved=False)
         for g in range(batch.chains):
             vals = batch.grid(g)
-            assert batch.ctr[g, sa.C_COST] == conflict_cost(vals, order)
+            assert batch.ctr[g, rules.C_COST] == conflict_cost(vals, order)
             rows = unpack_board(batch.boards[g], order)
             np.testing.assert_array_equal(rows, board_of(vals, order))
-    assert batch.ctr[:, sa.C_ACCEPTED].min() > 100
+    assert batch.ctr[:, rules.C_ACCEPTED].min() > 100
 
 
 def test_givens_never_move_and_cost_counts_them():
@@ -59,7 +59,7 @@ def test_givens_never_move_and_cost_counts_them():
     for g in range(batch.chains):
         vals = batch.grid(g)
         np.testing.assert_array_equal(vals[given], puzzle[given])
-        assert batch.ctr[g, sa.C_COST] == conflict_cost(vals, 3)
+        assert batch.ctr[g, rules.C_COST] == conflict_cost(vals, 3)
 
 
 def test_schedule_constants_match_the_sources():

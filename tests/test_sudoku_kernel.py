@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from simulate import run_simulated
 
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import EXP_TABLE, make_batch, run_slice_cpu
 from cpu_reference.sudoku.schedules import by_name
 
@@ -59,12 +59,12 @@ def run_as_kernel(batch, budget: int, thr_cap: int, lane: int = 5) -> None:
     from gpu_anneal.kernels import sudoku as ks
 
     order, T = batch.order, ks.threads_per_block(batch.order)
-    m = sa.model(order, batch.move, T, table=False, packed=True, thr_cap=thr_cap)
+    m = rules.model(order, batch.move, T, table=False, packed=True, thr_cap=thr_cap)
     pk = m.packing
-    puzzle = {key: ks.host_array(batch, key) for key in sa.PUZZLE_ARRAYS}
+    puzzle = {key: ks.host_array(batch, key) for key in rules.PUZZLE_ARRAYS}
     for key in ks.FLAT_KEYS:
         puzzle[key] = puzzle[key].reshape(-1)
-    settings = (*sa.schedule_args(batch.schedule), batch.trial_cap, budget, True)
+    settings = (*rules.schedule_args(batch.schedule), batch.trial_cap, budget, True)
     board_rows = flat_rows(batch.boards)
     for g in range(batch.chains):
         state = np.zeros((pk.VW + pk.NW + m.focus_words + m.thr_rows) * T, np.uint32)
@@ -76,7 +76,7 @@ def run_as_kernel(batch, budget: int, thr_cap: int, lane: int = 5) -> None:
         m.drive_chain(
             np.uint64(g), np.uint64(g // batch.cpp), lane, state, state, state,
             batch.best_vals, batch.ctr, batch.rng, batch.solved, batch.exp_table,
-            *(puzzle[key] for key in sa.PUZZLE_ARRAYS), settings,
+            *(puzzle[key] for key in rules.PUZZLE_ARRAYS), settings,
         )  # fmt: skip
         for c in range(pk.cells):
             batch.vals[g, c] = m.get_value(state, lane, np.uint32(c)) + 1
@@ -99,7 +99,7 @@ def test_kernel_rules_with_a_short_threshold_table_equal_the_cpu(move):
          ["1...........4...", "..3.4.........2.", "................"]], dtype=np.uint8,
     )  # fmt: skip
     sched = by_name("sirdey-course", 2, plateau=20, stall=3, max_plateaus=8)
-    code = sa.MOVE_NAMES[move]
+    code = rules.MOVE_NAMES[move]
     cpu = make_batch(puzzles, 2, sched, cpp=4, seed=11, trial_cap=12, move=code)
     kern = make_batch(puzzles, 2, sched, cpp=4, seed=11, trial_cap=12, move=code)
     threads = numba.get_num_threads()
@@ -112,18 +112,18 @@ def test_kernel_rules_with_a_short_threshold_table_equal_the_cpu(move):
         numba.set_num_threads(threads)
     for key in ("ctr", "vals", "boards", "best_vals", "rng", "solved"):
         np.testing.assert_array_equal(getattr(kern, key), getattr(cpu, key), err_msg=key)
-    accepted, proposals = cpu.ctr[:, sa.C_ACCEPTED].sum(), cpu.ctr[:, sa.C_PROPOSALS].sum()
+    accepted, proposals = cpu.ctr[:, rules.C_ACCEPTED].sum(), cpu.ctr[:, rules.C_PROPOSALS].sum()
     assert 0 < accepted < proposals  # moves were taken and refused, past the table too
 
 
-@pytest.mark.parametrize("move", [sa.MOVE_SIRDEY, sa.MOVE_BOX_SWAP])
+@pytest.mark.parametrize("move", [rules.MOVE_SIRDEY, rules.MOVE_BOX_SWAP])
 def test_thresholds_past_the_cap_equal_the_whole_table(move):
     """exact_threshold(d) of a table cut at 16 (9x9 kernels) equals thr[d] of the CPU's whole
     table for every d = 17..TMAX, at temperatures from beta = 0 to beyond the last threshold."""
     from cpu_reference.anneal.fixed_point import beta_fixed
 
-    whole = sa.model(3, move)
-    cut = sa.model(3, move, thr_cap=16)
+    whole = rules.model(3, move)
+    cut = rules.model(3, move, thr_cap=16)
     full = np.zeros(whole.tmax + 1, np.uint32)
     short = np.zeros(16, np.uint32)
     for beta in (0.0, 1e-6, 0.01, 0.1, 0.37, 1.0, 2.5, 7.0, 30.0):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import (
     cell_word_bit,
@@ -25,8 +25,8 @@ from cpu_reference.sudoku.packing import (
 def test_computed_masks_equal_table_and_peer_lists(order):
     """For every cell: the kernels' computed masks, the CPU's table and layout.peer_list agree."""
     pk = packing(order)
-    computed = sa.model(order, table=False).peer_words
-    tabled = sa.model(order, table=True).peer_words
+    computed = rules.model(order, table=False).peer_words
+    tabled = rules.model(order, table=True).peer_words
     table, words, bits = peer_tables(order)
     lay = layout(order)
     a = np.zeros(pk.WR, dtype=pk.word_dtype)
@@ -65,8 +65,8 @@ def test_linear_bitboards_round_trip_and_count_the_same_conflicts(order):
     pk = packing(order)
     lwr = linear_words(order)
     lay = layout(order)
-    rows_model = sa.model(order)
-    lin = sa.model(order, linear=True)
+    rows_model = rules.model(order)
+    lin = rules.model(order, linear=True)
     peers, words, bits = linear_peer_tables(order)
     for c in (0, pk.cells // 2, pk.cells - 1):
         mask = peers[c * lwr : (c + 1) * lwr]
@@ -108,8 +108,8 @@ def test_unit_counts_count_the_same_conflicts(order):
     once, as the move loop takes it away), and the bitboards rebuilt from the grid are the
     packed ones."""
     pk = packing(order)
-    rows_model = sa.model(order)
-    counting = sa.model(order, sa.MOVE_CANDIDATE, counts=True)
+    rows_model = rules.model(order)
+    counting = rules.model(order, rules.MOVE_CANDIDATE, counts=True)
     rng = np.random.default_rng(order + 10)
     grid = rng.integers(1, pk.N + 1, pk.cells).astype(np.uint8)
     rows = pack_board(grid, order)
@@ -130,7 +130,7 @@ def test_counts_model_is_for_the_cpu_runners_one_cell_moves():
     """COUNTS refuses the box swap and the kernels' variants (lanes, computed masks)."""
     for kwargs in ({"linear": True}, {"table": False}, {"lanes": 32}):
         with pytest.raises(ValueError, match="counts"):
-            sa.model(5, sa.MOVE_CANDIDATE, counts=True, **kwargs)
+            rules.model(5, rules.MOVE_CANDIDATE, counts=True, **kwargs)
     with pytest.raises(ValueError, match="counts"):
-        sa.model(5, sa.MOVE_BOX_SWAP, counts=True)
-    assert sa.cpu_model(5, sa.MOVE_CANDIDATE).counts_from_values is not None
+        rules.model(5, rules.MOVE_BOX_SWAP, counts=True)
+    assert rules.cpu_model(5, rules.MOVE_CANDIDATE).counts_from_values is not None

@@ -17,7 +17,7 @@ from cpu_reference.hashi import puzzle as H
 from cpu_reference.hashi import rules as HA
 from cpu_reference.shikaku import puzzle as S
 from cpu_reference.shikaku import rules as SA
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import make_batch, run_slice_cpu
 from cpu_reference.sudoku.schedules import by_name
 from gpu_anneal import api
@@ -82,9 +82,9 @@ def test_sudoku_chains_take_their_round_robin_share():
         for _ in range(20):
             run_slice_cpu(batch, 5, stop_on_solved=False)
         share = [chain_trials(cap, 4, i) for i in range(4)]
-        assert batch.ctr[:, sa.C_TRIALS].tolist() == share * 2
+        assert batch.ctr[:, rules.C_TRIALS].tolist() == share * 2
         assert sum(share) == cap
-        assert (batch.ctr[:, sa.C_STATUS] == sa.EXHAUSTED).all()
+        assert (batch.ctr[:, rules.C_STATUS] == rules.EXHAUSTED).all()
     assert trials_left(4, 6).tolist() == [chain_trials(6, 4, i) for i in range(4)] == [2, 2, 1, 1]
 
 

@@ -32,14 +32,14 @@ import numpy as np
 from cpu_reference.anneal.fixed_point import exp_table
 from cpu_reference.anneal.philox import counter_states
 from cpu_reference.anneal.rng import init_states
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.exact import CONTRADICTION, propagate_many
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import cell_word_bit, packing
 from cpu_reference.sudoku.schedules import Schedule
 
-CANDIDATE_MOVES = sa.CANDIDATE_MOVES  # module constants: numba reads them at compile time
-MOVE_BOX_SWAP = sa.MOVE_BOX_SWAP
+CANDIDATE_MOVES = rules.CANDIDATE_MOVES  # module constants: numba reads them at compile time
+MOVE_BOX_SWAP = rules.MOVE_BOX_SWAP
 EXP_TABLE = exp_table()  # the fixed-point exp factors every runner hands to the chains
 
 
@@ -88,8 +88,8 @@ class SudokuBatch:
         return slice(p * self.cpp, (p + 1) * self.cpp)
 
     def puzzle_arrays(self) -> tuple:
-        """The per-puzzle arrays in the order the runners take them (sa.PUZZLE_ARRAYS)."""
-        return tuple(getattr(self, name) for name in sa.PUZZLE_ARRAYS)
+        """The per-puzzle arrays in the order the runners take them (rules.PUZZLE_ARRAYS)."""
+        return tuple(getattr(self, name) for name in rules.PUZZLE_ARRAYS)
 
     def grid(self, g: int) -> np.ndarray:
         """uint8[cells]: chain g's current grid (1-based digits)."""
@@ -223,7 +223,7 @@ def puzzle_tables(
     words, bits = _board_bits(order)
     _fill_puzzles(
         puzzles, lay.units, lay.cell_units, N, pk.WR, words, bits, move, masks, has_mask,
-        *(t[name] for name in sa.PUZZLE_ARRAYS[1:]),
+        *(t[name] for name in rules.PUZZLE_ARRAYS[1:]),
     )  # fmt: skip
     return t
 
@@ -250,7 +250,7 @@ def make_batch(
     seed: int,
     trial_cap: int = 2**62,
     first_chain: int = 0,
-    move: int = sa.MOVE_SIRDEY,
+    move: int = rules.MOVE_SIRDEY,
 ) -> SudokuBatch:
     """Arrays for `puzzles` (uint8[P, cells], 0 blank) with cpp chains each, seeded like the GPU.
 
@@ -267,11 +267,11 @@ def make_batch(
     tables = puzzle_tables(puzzles, order, move)
     chains = puzzles.shape[0] * cpp
     word_bytes = np.dtype(pk.word_dtype).itemsize
-    ctr = _zeros_aligned((chains, _pad(sa.N_COUNTERS, 8)), np.int64)
-    ctr[:, sa.C_PLATEAU] = -1
-    ctr[:, sa.C_BEST_VALS_COST] = np.iinfo(np.int64).max
+    ctr = _zeros_aligned((chains, _pad(rules.N_COUNTERS, 8)), np.int64)
+    ctr[:, rules.C_PLATEAU] = -1
+    ctr[:, rules.C_BEST_VALS_COST] = np.iinfo(np.int64).max
     rng = _zeros_aligned((chains, 8), np.uint64)
-    if sa.counter_based(order, move):
+    if rules.counter_based(order, move):
         rng[:, :2] = counter_states(seed, first_chain, chains)
     else:
         rng[:, :2] = init_states(first_chain + chains, seed)[first_chain:]
@@ -282,11 +282,11 @@ def make_batch(
         schedule=schedule,
         move=move,
         **tables,
-        solved=np.full(puzzles.shape[0], sa.NOT_SOLVED, dtype=np.int64),
+        solved=np.full(puzzles.shape[0], rules.NOT_SOLVED, dtype=np.int64),
         vals=_zeros_aligned((chains, _pad(lay.cells, 64)), np.uint8),
         boards=_zeros_aligned((chains, _pad(pk.NW, 64 // word_bytes)), pk.word_dtype),
         best_vals=_zeros_aligned((chains, _pad(lay.cells, 64)), np.uint8),
-        thr=_zeros_aligned((chains, _pad(sa.max_delta(order, move) + 1, 16)), np.uint32),
+        thr=_zeros_aligned((chains, _pad(rules.max_delta(order, move) + 1, 16)), np.uint32),
         ctr=ctr,
         rng=rng,
         trial_cap=int(trial_cap),
@@ -294,10 +294,10 @@ def make_batch(
     )
 
 
-def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True, rules=None) -> None:
+def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True, model=None) -> None:
     """Advance every chain of the batch by up to `budget` plateaus on all CPU cores, in place,
-    with `rules` (a rules.model(); default: the CPU runner's, rules.cpu_model)."""
-    m = rules or sa.cpu_model(batch.order, batch.move)
+    with `model` (a rules.model(); default: the CPU runner's, rules.cpu_model)."""
+    m = model or rules.cpu_model(batch.order, batch.move)
     m.run_slice_cpu(
         batch.vals,
         batch.boards,
@@ -309,7 +309,7 @@ def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True, 
         batch.cpp,
         batch.exp_table,
         *batch.puzzle_arrays(),
-        *sa.schedule_args(batch.schedule),
+        *rules.schedule_args(batch.schedule),
         batch.trial_cap,
         int(budget),
         bool(stop_on_solved),
@@ -358,9 +358,9 @@ def chains_of(batch: SudokuBatch, slots: np.ndarray) -> np.ndarray:
 def load_puzzles(batch: SudokuBatch, slots: np.ndarray, tables: dict, states: np.ndarray) -> None:
     """Slots take new puzzles with fresh chains: row j of every table (puzzle_tables) goes to
     slot slots[j], whose chains start from states[j * cpp : (j + 1) * cpp] (uint64[k*cpp, 2])."""
-    for name in sa.PUZZLE_ARRAYS:
+    for name in rules.PUZZLE_ARRAYS:
         getattr(batch, name)[slots] = tables[name]
-    batch.solved[slots] = sa.NOT_SOLVED
+    batch.solved[slots] = rules.NOT_SOLVED
     chains = chains_of(batch, slots)
     _fresh_counters(batch, chains)
     batch.rng[chains, :2] = states
@@ -370,17 +370,17 @@ def empty_puzzles(batch: SudokuBatch, slots: np.ndarray) -> None:
     """Slots left empty: blank tables, and their chains marked exhausted so runners skip them."""
     for name, table in _blank_tables(batch.order, batch.move).items():
         getattr(batch, name)[slots] = table
-    batch.solved[slots] = sa.NOT_SOLVED
+    batch.solved[slots] = rules.NOT_SOLVED
     chains = chains_of(batch, slots)
     _fresh_counters(batch, chains)
-    batch.ctr[chains, sa.C_STATUS] = sa.EXHAUSTED
+    batch.ctr[chains, rules.C_STATUS] = rules.EXHAUSTED
 
 
 def _fresh_counters(batch: SudokuBatch, chains: np.ndarray) -> None:
     """Counters and best grids of chains as a new puzzle starts them."""
     batch.ctr[chains] = 0
-    batch.ctr[chains, sa.C_PLATEAU] = -1
-    batch.ctr[chains, sa.C_BEST_VALS_COST] = np.iinfo(np.int64).max
+    batch.ctr[chains, rules.C_PLATEAU] = -1
+    batch.ctr[chains, rules.C_BEST_VALS_COST] = np.iinfo(np.int64).max
     batch.best_vals[chains] = 0
 
 

@@ -29,7 +29,7 @@ import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
 
-from cpu_reference.sudoku import rules as sa  # noqa: E402
+from cpu_reference.sudoku import rules  # noqa: E402
 from cpu_reference.sudoku.batch import make_batch  # noqa: E402
 from cpu_reference.sudoku.layout import layout  # noqa: E402
 from cpu_reference.sudoku.schedules import by_name  # noqa: E402
@@ -55,7 +55,7 @@ def compare(
 ) -> dict:  # fmt: skip
     puzzles = np.stack([mostly_given(order, seed), never_solving_puzzle(order)])
     sched = by_name(schedule, order, plateau=plateau)
-    code = sa.move_code(move, order)
+    code = rules.move_code(move, order)
     batches = [
         make_batch(puzzles, order, sched, cpp=chains, seed=seed, trial_cap=trial_cap, move=code)
         for _ in range(2)
@@ -66,10 +66,10 @@ def compare(
     return {
         "order": order, "move": move, "seed": seed, "kernel": kernel, "chains": chains,
         "equal": all(same.values()),
-        "fields": same, "proposals": int(cpu.ctr[:, sa.C_PROPOSALS].sum()),
-        "accepted": int(cpu.ctr[:, sa.C_ACCEPTED].sum()),
-        "trials": int(cpu.ctr[:, sa.C_TRIALS].sum()),
-        "status": cpu.ctr[:, sa.C_STATUS].tolist(), "seconds": time.perf_counter() - start,
+        "fields": same, "proposals": int(cpu.ctr[:, rules.C_PROPOSALS].sum()),
+        "accepted": int(cpu.ctr[:, rules.C_ACCEPTED].sum()),
+        "trials": int(cpu.ctr[:, rules.C_TRIALS].sum()),
+        "status": cpu.ctr[:, rules.C_STATUS].tolist(), "seconds": time.perf_counter() - start,
     }  # fmt: skip
 
 

@@ -22,7 +22,7 @@ assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUD
 from numba import cuda  # noqa: E402
 
 from cpu_reference.anneal.rng import StreamCursor  # noqa: E402
-from cpu_reference.sudoku import rules as sa  # noqa: E402
+from cpu_reference.sudoku import rules  # noqa: E402
 from cpu_reference.sudoku.batch import load_puzzle, make_batch, puzzle_tables  # noqa: E402
 from cpu_reference.sudoku.schedules import by_name  # noqa: E402
 from gpu_anneal import pool_status as ps  # noqa: E402
@@ -35,17 +35,19 @@ P, CPP = 4, 70  # 70 chains: threads of a 32-thread block fold two or three chai
 
 def random_counters(rng: np.random.Generator) -> np.ndarray:
     ctr = np.zeros((P * CPP, 16), np.int64)
-    ctr[:, sa.C_STATUS] = rng.choice([sa.RUNNING, sa.SOLVED, sa.EXHAUSTED, sa.STOPPED], P * CPP)
-    ctr[:, sa.C_PROPOSALS] = rng.integers(0, 5, P * CPP) * 1000  # many ties
-    ctr[:, sa.C_BEST_VALS_COST] = rng.integers(0, 4, P * CPP)
-    ctr[:, sa.C_TRIALS] = rng.integers(1, 9, P * CPP)
-    ctr[:, sa.C_ACCEPTED] = rng.integers(0, 10**6, P * CPP)
+    ctr[:, rules.C_STATUS] = rng.choice(
+        [rules.RUNNING, rules.SOLVED, rules.EXHAUSTED, rules.STOPPED], P * CPP
+    )
+    ctr[:, rules.C_PROPOSALS] = rng.integers(0, 5, P * CPP) * 1000  # many ties
+    ctr[:, rules.C_BEST_VALS_COST] = rng.integers(0, 4, P * CPP)
+    ctr[:, rules.C_TRIALS] = rng.integers(1, 9, P * CPP)
+    ctr[:, rules.C_ACCEPTED] = rng.integers(0, 10**6, P * CPP)
     rows = slice(CPP, 2 * CPP)  # puzzle 1: no chain solved
-    solved = ctr[rows, sa.C_STATUS] == sa.SOLVED
-    ctr[rows, sa.C_STATUS] = np.where(solved, sa.EXHAUSTED, ctr[rows, sa.C_STATUS])
+    solved = ctr[rows, rules.C_STATUS] == rules.SOLVED
+    ctr[rows, rules.C_STATUS] = np.where(solved, rules.EXHAUSTED, ctr[rows, rules.C_STATUS])
     rows = slice(2 * CPP, 3 * CPP)  # puzzle 2: no trial yet
     ctr[rows] = 0
-    ctr[rows, sa.C_BEST_VALS_COST] = np.iinfo(np.int64).max
+    ctr[rows, rules.C_BEST_VALS_COST] = np.iinfo(np.int64).max
     return ctr
 
 
@@ -104,7 +106,7 @@ def check_runner(order: int, move: str) -> dict:
     rng = np.random.default_rng(order)
     N, cells = order * order, order**4
     sched = by_name("sirdey-course", order)
-    code = sa.MOVE_NAMES[move]
+    code = rules.MOVE_NAMES[move]
     cpu, gpu = (make_batch(np.zeros((P, cells), np.uint8), order, sched, 3, 7, move=code)
                 for _ in range(2))  # fmt: skip
     runners = CpuRunner(cpu, 7), CudaRunner(gpu, 7)
@@ -118,8 +120,8 @@ def check_runner(order: int, move: str) -> dict:
     runners[1].sync()
     runners[1].fetch_grids()
     same = {}
-    for name in (*sa.PUZZLE_ARRAYS, "solved", "ctr", "rng", "best_vals"):
-        if name in sa.PUZZLE_ARRAYS:
+    for name in (*rules.PUZZLE_ARRAYS, "solved", "ctr", "rng", "best_vals"):
+        if name in rules.PUZZLE_ARRAYS:
             device = runners[1].d[name].copy_to_host().reshape(getattr(cpu, name).shape)
         else:
             device = getattr(gpu, name)
