@@ -234,19 +234,22 @@ def solve(
 ) -> None:
     """Solve puzzles by annealing or exactly; one result per puzzle, as each finishes."""
     from cli.solve import SolveRequest, run_solve
+    from gpu_anneal.settings import SolveOptions
 
     if dry_run or device is not None:
         planned = technique(schedule, value(move), t0, propagate)[1]  # the kernel's move
         args = (files, value(format), planned, chains, batch, device, value(backend))
         raise typer.Exit(guarded(_dry_run, *args, dry_run))
 
+    options = SolveOptions(
+        method=value(method), backend=value(backend), chains=chains, seed=seed,
+        schedule=schedule, move=value(move), t0=t0, time_limit=time_limit,
+        max_trials=max_trials, propagate=propagate, rules=value(rules), batch=batch,
+        fmt=value(format), resume=resume, scheduler=scheduler, workers=workers,
+    )  # fmt: skip
     request = SolveRequest(
-        files=files or [], example=value(example), kind=value(kind), method=value(method),
-        backend=value(backend), chains=chains, seed=seed, time_limit=time_limit,
-        max_trials=max_trials, schedule=schedule, fmt=value(format), output=value(output),
-        batch=batch, move=value(move), t0=t0, propagate=propagate, rules=value(rules),
-        scheduler=scheduler, workers=workers, out=out, resume=resume, replay_chain=replay_chain,
-        quiet=quiet,
+        options, files=files or [], example=value(example), kind=value(kind),
+        output=value(output), out=out, replay_chain=replay_chain, quiet=quiet,
     )  # fmt: skip
     raise typer.Exit(guarded(run_solve, request))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from cli.input_count import count_puzzles
 from cli.output import error_line, write_result
@@ -21,34 +21,23 @@ from cpu_reference.errors import InputError
 from gpu_anneal import api, datasets, validate
 from gpu_anneal.inputs import file_names
 from gpu_anneal.kinds import kind_of
+from gpu_anneal.resolve import resolve
 from gpu_anneal.resume import open_results
+from gpu_anneal.settings import CLI, SolveOptions
 
 
 @dataclass
 class SolveRequest:
-    """The solve command's options, as parsed (None: not given)."""
+    """The solve command's options, as parsed: the solve options (the API's declaration,
+    gpu_anneal.settings.SolveOptions; its kind is set from --kind or the example) and the
+    command line's own (None: not given)."""
 
+    options: SolveOptions = field(default_factory=SolveOptions)
     files: list[str] = field(default_factory=list)
     example: str | None = None
     kind: str | None = None
-    method: str = "anneal"
-    backend: str = "auto"
-    chains: int | None = None
-    seed: int | None = None
-    time_limit: float | None = None
-    max_trials: int | None = None
-    schedule: str | None = None
-    fmt: str | None = None
     output: str = "text"
-    batch: int | None = None
-    move: str | None = None
-    t0: float | None = None
-    propagate: bool = False
-    rules: str | None = None
-    scheduler: str | None = None
-    workers: int | None = None
     out: str | None = None
-    resume: str | None = None
     replay_chain: int | None = None
     quiet: bool = False
 
@@ -68,49 +57,42 @@ class SolveRequest:
 def run_solve(req: SolveRequest) -> int:
     """Solve every puzzle of the request's input; returns the exit code."""
     sources, kind = req.sources_and_kind()
-    if req.out is not None and req.resume is not None and req.out != req.resume:
+    resume = req.options.resume
+    if req.out is not None and resume is not None and req.out != resume:
         raise InputError("--out and --resume: --resume appends to its own file; give one")
     validate.not_an_input("--out", req.out, sources)
-    validate.not_an_input("--resume", req.resume, sources)
+    validate.not_an_input("--resume", resume, sources)
     tally = Tally()
     from_terminal = "-" in sources and sys.stdin.isatty()
-    work = "annealing" if req.method == "anneal" else "solving"
+    work = "annealing" if req.options.method == "anneal" else "solving"
     progress = RunProgress(enabled=False if req.quiet or from_terminal else None, work=work)
 
     def fault(error: InputError) -> None:
         tally.fault(error)
         progress.advance(False)
 
-    settings = dict(
-        kind=kind, method=req.method, backend=req.backend, chains=req.chains, seed=req.seed,
-        schedule=req.schedule, move=req.move, t0=req.t0, time_limit=req.time_limit,
-        max_trials=req.max_trials, fmt=req.fmt, on_input_error=fault,
-    )  # fmt: skip
+    options = replace(req.options, kind=kind, on_input_error=fault)
     if req.replay_chain is not None:
-        validate.replay_request(kind_of(kind), req.method, out=req.out, resume=req.resume)
-        if req.rules is not None:
-            raise InputError("--rules does not apply to --method anneal")
-        settings.pop("kind"), settings.pop("method"), settings.pop("backend")
-        result = api.replay(sources, req.replay_chain, propagate=req.propagate, **settings)
+        validate.replay_request(kind_of(kind), options.method, out=req.out, resume=resume)
+        # the replayed chain runs alone on the CPU, one puzzle: no pool, cluster or backend
+        options = replace(options, backend="cpu", batch=None, scheduler=None, workers=None)
+        result = api.replay_run(sources, req.replay_chain, options, CLI)
         _emit(result, req, tally, None)
         return tally.exit_code()
-    stream = api.solve_stream(
-        sources, propagate=req.propagate, rules=req.rules, batch=req.batch, resume=req.resume,
-        scheduler=req.scheduler, workers=req.workers, **settings,
-    )  # fmt: skip
-    if req.scheduler is not None or req.workers is not None:
+    stream = api.run(sources, resolve(options, CLI))
+    if options.scheduler is not None or options.workers is not None:
         from gpu_anneal.scale import require_dask
 
-        require_dask(req.scheduler)  # a missing extra or a malformed address: one line, exit 2
+        require_dask(options.scheduler)  # a missing extra or a malformed address: one line
     if from_terminal and not req.quiet:
         error_line("reading puzzles from the terminal; end with Ctrl-D")
-    path = req.resume if req.resume is not None else req.out
-    option = "--resume" if req.resume is not None else "--out"
+    path = resume if resume is not None else req.out
+    option = "--resume" if resume is not None else "--out"
     sink = open_results(path, option) if path is not None else None
     try:
         with progress, messages_above(progress):
-            if progress.enabled and req.resume is None:
-                count_in_background(progress, sources, kind, req.fmt)
+            if progress.enabled and resume is None:
+                count_in_background(progress, sources, kind, options.fmt)
             for result in stream:
                 _emit(result, req, tally, sink)
                 progress.advance(result.solved)

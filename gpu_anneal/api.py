@@ -5,9 +5,11 @@
     solve_on_dask(puzzles, ...)  -> the same stream, computed on a Dask cluster
     replay(puzzles, chain, ...)  -> one chain of an annealing run, re-run alone on the CPU
 
-The three solve functions share one signature. A parameter that does not apply to the chosen kind
-and method must be left at None (or False): setting it raises InputError naming it, it is never
-ignored silently. Which parameter applies where:
+The three solve functions share one signature, declared once (gpu_anneal.settings.SolveOptions,
+which the command line builds too) and resolved once into a frozen Settings
+(gpu_anneal.resolve); nothing below re-checks it. A parameter that does not apply to the chosen
+kind and method must be left at None (or False): setting it raises InputError naming it (as the
+API spells it: `time_limit`), it is never ignored silently. Which parameter applies where:
 
     parameter                 sudoku anneal   sudoku exact   shikaku/hashi anneal   ilp
     chains seed schedule t0   yes             -              yes                    -
@@ -32,19 +34,17 @@ import os
 from collections.abc import Callable, Iterator
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku.exact_rules import RULES as EXACT_RULES
-from cpu_reference.sudoku.formats import FORMATS, iter_puzzles, parse_line
+from cpu_reference.sudoku.formats import iter_puzzles, parse_line
 from gpu_anneal import solvers, validate
-from gpu_anneal.backends import BACKENDS
 from gpu_anneal.inputs import Item, as_sources, game_id, parse_grid_puzzle, read
 from gpu_anneal.kinds import KINDS, kind_of
-from gpu_anneal.kinds.base import PARAMETERS
+from gpu_anneal.resolve import resolve
 from gpu_anneal.results import Result
 from gpu_anneal.resume import ResumeFile
+from gpu_anneal.settings import API, Naming, Settings, SolveOptions
 
 METHODS = {name: spec.methods for name, spec in KINDS.items()}
 MOVES = {name: spec.moves for name, spec in KINDS.items() if spec.moves}
-FLAGS = {"fmt": "format"}  # parameters the command line names otherwise
 
 __all__ = [
     "Result",
@@ -85,30 +85,7 @@ def solve(
     workers: int | None = None,
 ) -> list[Result]:
     """Solve every puzzle; results in input order (see solve_stream for the parameters)."""
-    results = list(
-        solve_stream(
-            puzzles,
-            kind=kind,
-            method=method,
-            backend=backend,
-            chains=chains,
-            seed=seed,
-            schedule=schedule,
-            move=move,
-            t0=t0,
-            time_limit=time_limit,
-            max_trials=max_trials,
-            propagate=propagate,
-            rules=rules,
-            batch=batch,
-            fmt=fmt,
-            order=order,
-            resume=resume,
-            on_input_error=on_input_error,
-            scheduler=scheduler,
-            workers=workers,
-        )  # fmt: skip
-    )
+    results = list(run(puzzles, resolve(SolveOptions.of(locals()))))
     return sorted(results, key=lambda r: r.index)
 
 
@@ -172,12 +149,7 @@ def solve_stream(
     Ctrl-C: results of puzzles still running are yielded with status "interrupted", then
     KeyboardInterrupt is raised.
     """
-    s = _settings(
-        kind, method, backend, chains, seed, schedule, move, t0, time_limit, max_trials,
-        propagate, batch, fmt, order, scheduler, workers, rules,
-    )  # fmt: skip
-    items = _items(puzzles, s.kind, fmt, order, resume, on_input_error)
-    return kind_of(s.kind).solve(items, s)
+    return run(puzzles, resolve(SolveOptions.of(locals())))
 
 
 def solve_on_dask(
@@ -212,12 +184,13 @@ def solve_on_dask(
     """
     if scheduler is None and workers is None:
         workers = os.cpu_count() or 1
-    return solve_stream(
-        puzzles, kind=kind, method=method, backend=backend, chains=chains, seed=seed,
-        schedule=schedule, move=move, t0=t0, time_limit=time_limit, max_trials=max_trials,
-        propagate=propagate, rules=rules, batch=batch, fmt=fmt, order=order, resume=resume,
-        on_input_error=on_input_error, scheduler=scheduler, workers=workers,
-    )  # fmt: skip
+    return run(puzzles, resolve(SolveOptions.of(locals())))
+
+
+def run(puzzles, settings: Settings) -> Iterator[Result]:
+    """Solve the puzzles with settings resolved already (gpu_anneal.resolve.resolve: the API's
+    functions resolve theirs, the command line its own, naming flags); completion order."""
+    return kind_of(settings.kind).solve(_items(puzzles, settings), settings)
 
 
 def replay(
@@ -240,97 +213,40 @@ def replay(
     the CPU: a chain that solved in the run solves here after the same trials and proposals, at
     the same grid. The chain belongs to puzzle chain // chains of the input. Give the run's
     settings (propagate included: the chain annealed the propagated puzzle)."""
-    if chains is None:
-        raise InputError("--replay-chain needs --chains: the run's chains per puzzle")
-    chain = validate.replay_chain(chain)
-    s = _settings(
-        "sudoku", "anneal", "cpu", chains, seed, schedule, move, t0, time_limit, max_trials,
-        propagate, None, fmt, order, None, None,
+    options = SolveOptions(
+        kind="sudoku", method="anneal", backend="cpu", chains=chains, seed=seed,
+        schedule=schedule, move=move, t0=t0, time_limit=time_limit, max_trials=max_trials,
+        propagate=propagate, fmt=fmt, order=order, on_input_error=on_input_error,
     )  # fmt: skip
-    wanted = chain // chains
-    for item in _items(puzzles, "sudoku", fmt, order, None, on_input_error):
+    return replay_run(puzzles, chain, options)
+
+
+def replay_run(puzzles, chain: int, options: SolveOptions, naming: Naming = API) -> Result:
+    """replay with its options given as SolveOptions, messages naming parameters by `naming`."""
+    if options.chains is None:
+        raise InputError(f"{naming('chain')} needs {naming('chains')}: the run's chains per "
+                         "puzzle")  # fmt: skip
+    chain = validate.replay_chain(chain, naming("chain"))
+    s = resolve(options, naming)
+    wanted = chain // s.chains
+    for item in _items(puzzles, s):
         if item.index == wanted:
             return solvers.replay(item, chain, s)
-    raise InputError(f"--replay-chain {chain}: the input has no puzzle {wanted}")
+    raise InputError(f"{naming.value('chain', chain)}: the input has no puzzle {wanted}")
 
 
-def _settings(
-    kind, method, backend, chains, seed, schedule, move, t0, time_limit, max_trials,
-    propagate, batch, fmt, order, scheduler, workers, rules=None,
-) -> solvers.Settings:  # fmt: skip
-    """Check choices and applicability; fill defaults."""
-    propagate, schedule = validate.flag("--propagate", propagate), validate.schedule_text(schedule)
-    _choice("kind", kind, KINDS)
-    spec = kind_of(kind)
-    method = spec.method(method)
-    _choice("method", method, spec.methods, f" for {kind}")
-    _choice("backend", backend, BACKENDS)
-    anneal = method == "anneal"
-    given = {
-        "chains": chains, "seed": seed, "schedule": schedule, "t0": t0,
-        "max_trials": max_trials, "move": move, "propagate": propagate or None, "batch": batch,
-        "scheduler": scheduler, "workers": workers, "fmt": fmt, "order": order,
-        "time_limit": time_limit, "rules": rules,
-    }  # fmt: skip
-    _refuse(spec, method, given)
-    if backend == "cuda" and method not in spec.cuda_methods:
-        raise InputError(f"--backend cuda: --method {method} runs on the CPU only")
-    if rules is not None:
-        _choice("rules", rules, EXACT_RULES)
-    if move is not None:
-        _choice("move", move, spec.moves, f" for {kind}")
-    if fmt is not None:
-        _choice("format", fmt, FORMATS)
-    if scheduler is not None and workers is not None:
-        raise InputError("--scheduler and --workers: give one, not both")
-    batch, workers = validate.batch(batch), validate.workers(workers)
-    max_trials, order = validate.max_trials(max_trials), validate.order(order)
-    chains = validate.chains(chains, (order or 3) ** 4, batch or 1)
-    seed, t0, time_limit = validate.seed(seed), validate.t0(t0), validate.time_limit(time_limit)
-    schedule, move, propagate = spec.technique(method, schedule, move, t0, propagate)
-    if anneal and schedule is not None:
-        spec.check_schedule(schedule, order, t0)
-    return solvers.Settings(
-        kind=kind, method=method, backend=backend, chains=chains,
-        seed=(0 if seed is None else int(seed)) if anneal else None,
-        schedule=schedule if anneal else None,
-        move=move, t0=t0,
-        time_limit=spec.time_limit(method, time_limit),
-        max_trials=max_trials, propagate=bool(propagate), batch=batch, scheduler=scheduler,
-        workers=workers, rules=(rules or "fast") if spec.takes("rules", method) else None,
-    )  # fmt: skip
-
-
-def _choice(name: str, value, allowed, where: str = "") -> None:
-    if value not in allowed:
-        raise InputError(f"--{name} {value!r}: expected one of {', '.join(allowed)}{where}")
-
-
-def _refuse(spec, method: str, given: dict) -> None:
-    """InputError naming the first parameter given that the method does not take: first those
-    another method of the kind takes ("does not apply to --method exact"), then those the kind
-    never takes ("does not apply to --kind hashi")."""
-    wrong = [p for p in PARAMETERS if given.get(p) is not None and not spec.takes(p, method)]
-    for name in sorted(wrong, key=lambda p: not spec.takes(p)):
-        flag = "--" + FLAGS.get(name, name).replace("_", "-")
-        if spec.takes(name):
-            note = spec.refusal_notes.get((method, name))
-            where = f"--method {method}" + (f" ({note})" if note else "")
-        else:
-            where = f"--kind {spec.name}"
-        raise InputError(f"{flag} does not apply to {where}")
-
-
-def _items(puzzles, kind, fmt, order, resume, on_input_error) -> Iterator[Item]:
-    """The good Items of the input, faults passed to on_input_error (or raised); puzzles that a
-    trusted record of the resume file holds are skipped (gpu_anneal.resume)."""
+def _items(puzzles, s: Settings) -> Iterator[Item]:
+    """The good Items of the input, faults passed to s.on_input_error (or raised); puzzles that
+    a trusted record of the resume file holds are skipped (gpu_anneal.resume)."""
     sources = as_sources(puzzles)
-    done = ResumeFile.load(resume, sources) if resume is not None else None
-    for item in read(sources, kind, fmt=fmt, order=order):
+    done = None
+    if s.resume is not None:
+        done = ResumeFile.load(s.resume, sources, s.naming("resume"))
+    for item in read(sources, s.kind, fmt=s.fmt, order=s.order):
         if isinstance(item, InputError):
-            if on_input_error is None:
+            if s.on_input_error is None:
                 raise item
-            on_input_error(item)
+            s.on_input_error(item)
         elif done is None or not done.holds(item):
             yield item
     if done is not None:
@@ -339,4 +255,4 @@ def _items(puzzles, kind, fmt, order, resume, on_input_error) -> Iterator[Item]:
 
 def parse_puzzles(text_or_path, kind: str = "sudoku") -> list[Item]:
     """Every puzzle of a path or of puzzle text, parsed (InputError on the first fault)."""
-    return list(_items(text_or_path, kind, None, None, None, None))
+    return list(_items(text_or_path, resolve(SolveOptions(kind=kind))))

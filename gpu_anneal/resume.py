@@ -83,20 +83,23 @@ class ResumeFile:
     skipped: int = 0  # puzzles skipped: a trusted record holds them
     untrusted: Counter = field(default_factory=Counter)  # reason -> records
     claimed: set[int] = field(default_factory=set)  # indices the input held
+    option: str = "--resume"  # how messages name the file: the flag, or the API's "resume"
 
     @classmethod
-    def load(cls, path: str | os.PathLike | None, inputs=()) -> ResumeFile:
+    def load(
+        cls, path: str | os.PathLike | None, inputs=(), option: str = "--resume"
+    ) -> ResumeFile:
         """Read a results file (a missing file is an empty one). Warns of a torn last line;
         InputError when the file is a folder, no regular file, one of `inputs` (the run's
-        sources), or its first line is no JSON object."""
-        resume = cls(os.fspath(path) if path is not None else "")
+        sources), or its first line is no JSON object. Messages name it as `option`."""
+        resume = cls(os.fspath(path) if path is not None else "", option=option)
         if path is None:
             return resume
-        resume.path = input_file(path, "--resume")
-        not_an_input("--resume", resume.path, inputs)
+        resume.path = input_file(path, option)
+        not_an_input(option, resume.path, inputs)
         if not os.path.exists(resume.path):
             return resume
-        for number, record, why in _records(resume.path):
+        for number, record, why in _records(resume.path, option):
             if record is not None:
                 resume._add(number, record)
             else:
@@ -148,7 +151,7 @@ class ResumeFile:
             untrusted[NO_PUZZLE] += unclaimed
         if not self.skipped and not untrusted:
             return None
-        text = f"--resume {self.path}: {self.skipped} solved puzzle(s) skipped"
+        text = f"{self.option} {self.path}: {self.skipped} solved puzzle(s) skipped"
         if untrusted:
             reasons = "; ".join(f"{n} {why}" for why, n in untrusted.most_common())
             text += f"; records not trusted, their puzzles solved again: {reasons}"

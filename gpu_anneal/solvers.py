@@ -21,46 +21,26 @@ import itertools
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules as sa
-from cpu_reference.sudoku.presets import expand, move_of
+from cpu_reference.sudoku.presets import expand
 from cpu_reference.sudoku.schedules import with_start
 from gpu_anneal import backend_choice, interrupts, phases, validate
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.items import Item
 from gpu_anneal.results import Counts, Params, Result, Timing
+from gpu_anneal.settings import Settings
 from gpu_anneal.validate import grid_schedule
 
 # Branch nodes the exact method spends before it switches to randomised restarts.
 EXACT_NODES = 2_000_000
 
 _warm: set[tuple] = set()
-
-
-@dataclass
-class Settings:
-    """The parameters of one solve call, defaults filled in (see gpu_anneal.api.solve)."""
-
-    kind: str
-    method: str
-    backend: str  # requested: auto | cpu | cuda
-    chains: int | None
-    seed: int
-    schedule: str | None
-    move: str | None
-    t0: float | None
-    time_limit: float | None
-    max_trials: int | None
-    propagate: bool
-    batch: int | None
-    scheduler: str | None = None
-    workers: int | None = None
-    rules: str | None = None  # Sudoku exact: fast | seed (cpu_reference.sudoku.exact_rules)
 
 
 def warm_up_seconds(key: tuple, warm) -> float:
@@ -206,19 +186,20 @@ def default_chains(backend: str, batch: int | None) -> int:
 def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Result]:
     from gpu_anneal.sudoku_solver import InterruptedBatch, solve_stream, stop_stream
 
-    on_dask = s.scheduler is not None or s.workers is not None
+    move = s.move_at(order)  # the move that runs at this order ("auto" resolved)
     items, choice = backend_choice.sudoku_choice(
-        s.backend, order, s.move, items, s.chains, s.batch, on_dask
+        s.backend, order, move, items, s.chains, s.batch, s.on_dask
     )
     used = choice.backend
     # on CUDA, chains and batch left unset follow the pool's plan (a full wave of the card)
-    cuda_plan = used == "cuda" and s.scheduler is None and s.workers is None
+    cuda_plan = used == "cuda" and not s.on_dask
     cpp = s.chains if s.chains is not None or cuda_plan else default_chains(used, s.batch)
-    validate.chains(s.chains, order**4, s.batch or 1)  # the memory bound for this order
+    # the memory bound depends on the order's cells, known only now (resolve assumed 9x9)
+    validate.chains(s.chains, order**4, s.batch or 1, s.naming("chains"))
     schedule = with_start(s.schedule, order, s.t0)
     settings = dict(
         schedule=schedule, chains=cpp, seed=s.seed, time_limit=s.time_limit,
-        max_trials=s.max_trials, backend=used, move=s.move, propagate=s.propagate,
+        max_trials=s.max_trials, backend=used, move=move, propagate=s.propagate,
     )  # fmt: skip
     params = replace(sudoku_params(s, order, schedule.t0), backend_choice=choice.reason)
 
@@ -226,8 +207,8 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
         for _ in solve_stream([], order, **dict(settings, chains=1)):
             pass
 
-    dask = s.scheduler is not None or s.workers is not None
-    compile_s = 0.0 if dask else warm_up_seconds(("sudoku", used, order, s.move), warm)
+    dask = s.on_dask
+    compile_s = 0.0 if dask else warm_up_seconds(("sudoku", used, order, move), warm)
     by_index: dict[int, Item] = {}
 
     def cells():
@@ -256,12 +237,14 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
 
 def sudoku_params(s: Settings, order: int, t0: float) -> Params:
     """The Params of a Sudoku annealing run at this order: the move and schedule presets
-    resolved (move "auto" -> focused-two on 9x9, schedule "auto" -> its string), the start
-    temperature that ran; `chains` is filled per result (the pool may plan it)."""
+    resolved (move "auto" -> focused-two on 9x9: Settings.move_at, schedule "auto" -> its
+    string), the start temperature that ran; `chains` is filled per result (the pool may plan
+    it)."""
+    move = s.move_at(order)
     return Params(
         seed=s.seed, schedule=schedule_text(s.schedule, order, s.t0),
-        move=move_of(s.move, order), t0=t0, time_limit=s.time_limit, max_trials=s.max_trials,
-        propagate=s.propagate, generator=sa.generator_name(order, sa.move_code(s.move, order)),
+        move=move, t0=t0, time_limit=s.time_limit, max_trials=s.max_trials,
+        propagate=s.propagate, generator=sa.generator_name(order, sa.MOVE_NAMES[move]),
     )  # fmt: skip
 
 
@@ -334,7 +317,8 @@ def replay(item: Item, chain: int, s: Settings) -> Result:
     schedule = with_start(s.schedule, item.order, s.t0)
     raw = replay_chain(
         item.puzzle, item.order, chain, chains=s.chains, seed=s.seed, schedule=schedule,
-        max_trials=s.max_trials, time_limit=s.time_limit, move=s.move, propagate=s.propagate,
+        max_trials=s.max_trials, time_limit=s.time_limit, move=s.move_at(item.order),
+        propagate=s.propagate,
     )  # fmt: skip
     raw.index = item.index
     result = _from_pool(item, raw, sudoku_params(s, item.order, schedule.t0), 0.0)

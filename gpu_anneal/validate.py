@@ -5,8 +5,8 @@ InputError: exit code 2 in the CLI) whose one-line message names the option, the
 allowed range, e.g. "--chains 0: must be an integer in 1..41,943,040".
 
 Glossary:
-    option    a parameter as the CLI spells it ("--time-limit"); the API takes the same names
-              with underscores and reports them the CLI way
+    option    a parameter as messages name it: the CLI's flag ("--time-limit", the default) or
+              the API's name ("time_limit"), passed by gpu_anneal.resolve
     cells     cells of one puzzle (81 for 9x9); a chain's host memory grows with it
     puzzles   puzzles held at once (the pool's batch), each with `chains` chains
 """
@@ -78,11 +78,11 @@ def flag(option: str, value) -> bool:
     return bool(value)
 
 
-def seed(value) -> int | None:
+def seed(value, option: str = "--seed") -> int | None:
     """A seed in 0 <= seed < 2**64 (None stays None: the default)."""
     if value is None:
         return None
-    return integer("--seed", value, 0, SEED_LIMIT - 1)
+    return integer(option, value, 0, SEED_LIMIT - 1)
 
 
 def time_limit(value, option: str = "--time-limit") -> float | None:
@@ -97,25 +97,25 @@ def seconds(option: str, value) -> float:
     return number(option, value, 0.0, MAX_SECONDS, lo_open=True)
 
 
-def max_trials(value) -> int | None:
+def max_trials(value, option: str = "--max-trials") -> int | None:
     """Trials per puzzle over all its chains, 1..2**62; None stays None (no cap)."""
     if value is None:
         return None
-    return integer("--max-trials", value, 1, MAX_TRIALS)
+    return integer(option, value, 1, MAX_TRIALS)
 
 
-def batch(value) -> int | None:
+def batch(value, option: str = "--batch") -> int | None:
     """Puzzles annealed at once, 1..1,000,000; None stays None."""
     if value is None:
         return None
-    return integer("--batch", value, 1, MAX_BATCH)
+    return integer(option, value, 1, MAX_BATCH)
 
 
-def workers(value) -> int | None:
+def workers(value, option: str = "--workers") -> int | None:
     """Workers of a local Dask cluster, 1..1024; None stays None."""
     if value is None:
         return None
-    return integer("--workers", value, 1, MAX_WORKERS)
+    return integer(option, value, 1, MAX_WORKERS)
 
 
 def slice_seconds(value) -> float:
@@ -123,29 +123,29 @@ def slice_seconds(value) -> float:
     return number("--slice", value, 0.0, MAX_SLICE_SECONDS, lo_open=True)
 
 
-def t0(value) -> float | None:
+def t0(value, option: str = "--t0") -> float | None:
     """A start temperature: finite, > 0, at most 1e9; None stays None."""
     if value is None:
         return None
-    return number("--t0", value, 0.0, MAX_TEMPERATURE, lo_open=True)
+    return number(option, value, 0.0, MAX_TEMPERATURE, lo_open=True)
 
 
-def order(value, lo: int = MIN_ORDER, hi: int = MAX_ORDER) -> int | None:
+def order(value, lo: int = MIN_ORDER, hi: int = MAX_ORDER, option: str = "--order") -> int | None:
     """A Sudoku order n (the grid is n^2 x n^2) in lo..hi; None stays None."""
     if value is None:
         return None
-    return integer("--order", value, lo, hi)
+    return integer(option, value, lo, hi)
 
 
-def schedule_text(text) -> str | None:
+def schedule_text(text, option: str = "--schedule") -> str | None:
     """A schedule string as given: None stays None (the default); an empty or blank string, or
     anything but a string, is an OptionError (an empty --schedule is no schedule name)."""
     if text is None:
         return None
     if not isinstance(text, str):
-        raise OptionError(f"--schedule {_show(text)}: expected a string such as 'geometric:t0=2'")
+        raise OptionError(f"{option} {_show(text)}: expected a string such as 'geometric:t0=2'")
     if not text.strip():
-        raise OptionError(f"--schedule {text!r}: empty; name a schedule such as 'geometric' or "
+        raise OptionError(f"{option} {text!r}: empty; name a schedule such as 'geometric' or "
                           "leave the option out")  # fmt: skip
     return text
 
@@ -193,16 +193,16 @@ def max_chains(cells: int = 81, puzzles: int = 1, memory: int | None = None) -> 
     return max(1, min(fit, MAX_TOTAL_CHAINS // max(1, puzzles)))
 
 
-def chains(value, cells: int = 81, puzzles: int = 1) -> int | None:
+def chains(value, cells: int = 81, puzzles: int = 1, option: str = "--chains") -> int | None:
     """Chains per puzzle, 1..max_chains(cells, puzzles); None stays None (the default)."""
     if value is None:
         return None
-    return integer("--chains", value, 1, max_chains(cells, puzzles))
+    return integer(option, value, 1, max_chains(cells, puzzles))
 
 
-def replay_chain(value) -> int:
+def replay_chain(value, option: str = "--replay-chain") -> int:
     """A chain's RNG stream index (--replay-chain), 0..2**63 - 1."""
-    return integer("--replay-chain", value, 0, 2**63 - 1)
+    return integer(option, value, 0, 2**63 - 1)
 
 
 def replay_request(spec, method: str, **given) -> None:

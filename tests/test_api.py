@@ -15,6 +15,8 @@ from cpu_reference.sudoku.exact import count_solutions, solve_exact
 from cpu_reference.sudoku.formats import read_puzzles
 from gpu_anneal import api, datasets, solvers
 from gpu_anneal.grid_puzzles import solve_grid_puzzle
+from gpu_anneal.resolve import resolve
+from gpu_anneal.settings import SolveOptions
 from gpu_anneal.sudoku_solver import default_chains, solve_batch
 
 SEED002 = str(datasets.path("seed002"))
@@ -39,26 +41,27 @@ def test_solve_stream_and_dask_share_one_explicit_signature():
 @pytest.mark.parametrize(
     "kwargs, fragment",
     [
-        (dict(kind="shikaku", batch=4), "--batch"),
-        (dict(kind="hashi", move="all"), "--move"),
-        (dict(kind="shikaku", propagate=True), "--propagate"),
-        (dict(kind="hashi", fmt="line"), "--format"),
-        (dict(method="exact", seed=3), "--seed"),
-        (dict(method="exact", chains=2), "--chains"),
-        (dict(method="exact", time_limit=5), "--time-limit"),
-        (dict(method="exact", backend="cuda"), "--backend cuda"),
-        (dict(method="exact", rules="tdoku"), "rules"),
-        (dict(rules="seed"), "--rules does not apply to --method anneal"),
-        (dict(kind="hashi", method="ilp", rules="seed"), "--rules does not apply to --kind hashi"),
-        (dict(kind="shikaku", method="ilp", schedule="geometric"), "--schedule"),
-        (dict(method="ilp"), "--method"),
-        (dict(kind="hashi", workers=2), "--workers"),
-        (dict(move="pruned"), "--move"),
-        (dict(kind="go"), "--kind"),
+        (dict(kind="shikaku", batch=4), "^batch does not apply to kind 'shikaku'$"),
+        (dict(kind="hashi", move="all"), "^move does not apply to kind 'hashi'$"),
+        (dict(kind="shikaku", propagate=True), "^propagate does not apply to kind 'shikaku'$"),
+        (dict(kind="hashi", fmt="line"), "^fmt does not apply to kind 'hashi'$"),
+        (dict(method="exact", seed=3), "^seed does not apply to method 'exact'$"),
+        (dict(method="exact", chains=2), "^chains does not apply to method 'exact'$"),
+        (dict(method="exact", time_limit=5), r"^time_limit does not apply to method 'exact' \("),
+        (dict(method="exact", backend="cuda"), "^backend 'cuda': method 'exact' runs on the CPU"),
+        (dict(method="exact", rules="tdoku"), "^rules 'tdoku': expected one of"),
+        (dict(rules="seed"), "^rules does not apply to method 'anneal'$"),
+        (dict(kind="hashi", method="ilp", rules="seed"), "^rules does not apply to kind 'hashi'$"),
+        (dict(kind="shikaku", method="ilp", schedule="geometric"), "^schedule does not apply"),
+        (dict(method="ilp"), "^method 'ilp': expected one of anneal, exact"),
+        (dict(kind="hashi", workers=2), "^workers does not apply to kind 'hashi'$"),
+        (dict(move="pruned"), "^move 'pruned': expected one of"),
+        (dict(kind="go"), "^kind 'go': expected one of sudoku, shikaku, hashi$"),
     ],
 )  # fmt: skip
 def test_an_option_that_does_not_apply_is_refused(kwargs, fragment):
-    """InputError naming the option, before anything is read or solved."""
+    """InputError naming the parameter as the API spells it, before anything is read or
+    solved."""
     with pytest.raises(InputError, match=fragment):
         api.solve_stream("no such file.txt", **kwargs)
 
@@ -98,10 +101,7 @@ def test_the_default_technique_is_the_measured_best_and_naming_a_part_gives_sird
 ):
     """No part named: schedule auto, move auto (focused-two on 9x9, focused from 16x16 up),
     propagation; else Sirdey's defaults."""
-    s = api._settings(
-        "sudoku", "anneal", "cpu", None, None, named.get("schedule"), named.get("move"),
-        named.get("t0"), None, None, named.get("propagate", False), None, None, None, None, None,
-    )  # fmt: skip
+    s = resolve(SolveOptions(backend="cpu", **named))
     assert (s.schedule, s.move, s.propagate) == technique
 
 

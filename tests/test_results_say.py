@@ -23,7 +23,9 @@ from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import api, datasets, solvers
 from gpu_anneal.inputs import Item
 from gpu_anneal.kinds import kind_of
+from gpu_anneal.resolve import resolve
 from gpu_anneal.results import Params
+from gpu_anneal.settings import SolveOptions
 from gpu_anneal.sudoku_solver import SolveResult, solve_batch
 from gpu_anneal.validate import grid_schedule
 
@@ -215,8 +217,7 @@ def test_an_answer_that_cannot_be_written_is_that_puzzles_error_and_the_run_goes
     big = Item(kind_of("sudoku"), 0, "big.txt", 1, "", puzzle, 6, "line")
     (nine,) = api.parse_puzzles(SEED002)[:1]
     nine.index = 1
-    s = api._settings("sudoku", "exact", "auto", None, None, None, None, None, None, None,
-                      False, None, None, None, None, None)  # fmt: skip
+    s = resolve(SolveOptions(method="exact"))
     first, second = solvers.sudoku_exact([big, nine], s)
     assert first.status == "error" and not first.solved and first.solution is None
     assert "cannot write" in first.error and "36" in first.error and "big.txt" in first.error

@@ -1,0 +1,93 @@
+"""The one place where solve options become Settings: choices and applicability checked, every
+value validated, the kind's presets and defaults filled in.
+
+Glossary:
+    options    gpu_anneal.settings.SolveOptions, as the API or the command line got them
+    spec       the kind's object from the registry (gpu_anneal.kinds)
+    naming     how messages name a parameter (settings.API: "time_limit"; settings.CLI:
+               "--time-limit")
+
+Rules: a parameter the chosen kind and method do not take must be left at None (or False);
+setting it is an InputError naming it, never ignored. The checks run in a fixed order, so one
+bad call always gets the same message.
+"""
+
+from __future__ import annotations
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku.exact_rules import RULES as EXACT_RULES
+from cpu_reference.sudoku.formats import FORMATS
+from gpu_anneal import validate
+from gpu_anneal.backends import BACKENDS
+from gpu_anneal.kinds import KINDS, kind_of
+from gpu_anneal.kinds.base import PARAMETERS
+from gpu_anneal.settings import API, Naming, Settings, SolveOptions
+
+
+def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
+    """The Settings of these options; InputError (OptionError) naming the first fault the way
+    `naming` names parameters."""
+    o, name = options, naming
+    propagate = validate.flag(name("propagate"), o.propagate)
+    schedule = validate.schedule_text(o.schedule, name("schedule"))
+    _choice(name, "kind", o.kind, KINDS)
+    spec = kind_of(o.kind)
+    method = spec.method(o.method)
+    _choice(name, "method", method, spec.methods, f" for {o.kind}")
+    _choice(name, "backend", o.backend, BACKENDS)
+    given = {p: getattr(o, p) for p in PARAMETERS}
+    given["propagate"] = propagate or None
+    given["schedule"] = schedule
+    _refuse(name, spec, method, given)
+    if o.backend == "cuda" and method not in spec.cuda_methods:
+        raise InputError(f"{name.value('backend', 'cuda')}: {name.value('method', method)} "
+                         "runs on the CPU only")  # fmt: skip
+    if o.rules is not None:
+        _choice(name, "rules", o.rules, EXACT_RULES)
+    if o.move is not None:
+        _choice(name, "move", o.move, spec.moves, f" for {o.kind}")
+    if o.fmt is not None:
+        _choice(name, "fmt", o.fmt, FORMATS)
+    if o.scheduler is not None and o.workers is not None:
+        raise InputError(f"{name('scheduler')} and {name('workers')}: give one, not both")
+    batch = validate.batch(o.batch, name("batch"))
+    workers = validate.workers(o.workers, name("workers"))
+    max_trials = validate.max_trials(o.max_trials, name("max_trials"))
+    order = validate.order(o.order, option=name("order"))
+    chains = validate.chains(o.chains, (order or 3) ** 4, batch or 1, name("chains"))
+    seed = validate.seed(o.seed, name("seed"))
+    t0 = validate.t0(o.t0, name("t0"))
+    time_limit = validate.time_limit(o.time_limit, name("time_limit"))
+    anneal = method == "anneal"
+    schedule, move, propagate = spec.technique(method, schedule, o.move, t0, propagate)
+    if anneal and schedule is not None:
+        spec.check_schedule(schedule, order, t0)
+    return Settings(
+        kind=spec.name, method=method, backend=o.backend, chains=chains,
+        seed=(0 if seed is None else int(seed)) if anneal else None,
+        schedule=schedule if anneal else None, move=move, t0=t0,
+        time_limit=spec.time_limit(method, time_limit), max_trials=max_trials,
+        propagate=bool(propagate), batch=batch, scheduler=o.scheduler, workers=workers,
+        rules=(o.rules or "fast") if spec.takes("rules", method) else None, fmt=o.fmt,
+        order=order, resume=o.resume, on_input_error=o.on_input_error, naming=naming,
+    )  # fmt: skip
+
+
+def _choice(name: Naming, parameter: str, value, allowed, where: str = "") -> None:
+    if value not in allowed:
+        raise InputError(f"{name(parameter)} {value!r}: expected one of {', '.join(allowed)}"
+                         f"{where}")  # fmt: skip
+
+
+def _refuse(name: Naming, spec, method: str, given: dict) -> None:
+    """InputError naming the first parameter given that the method does not take: first those
+    another method of the kind takes ("does not apply to --method exact"), then those the kind
+    never takes ("does not apply to --kind hashi")."""
+    wrong = [p for p in PARAMETERS if given.get(p) is not None and not spec.takes(p, method)]
+    for parameter in sorted(wrong, key=lambda p: not spec.takes(p)):
+        if spec.takes(parameter):
+            note = spec.refusal_notes.get((method, parameter))
+            where = name.value("method", method) + (f" ({note})" if note else "")
+        else:
+            where = name.value("kind", spec.name)
+        raise InputError(f"{name(parameter)} does not apply to {where}")

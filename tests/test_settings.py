@@ -1,0 +1,108 @@
+"""Solve options declared once (gpu_anneal.settings.SolveOptions), resolved once
+(gpu_anneal.resolve.resolve) into a frozen Settings; the API's messages name parameters, the
+command line's name flags."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+from typer.main import get_command
+
+from cli.main import app
+from cpu_reference.errors import InputError
+from gpu_anneal import api, solvers
+from gpu_anneal.resolve import resolve
+from gpu_anneal.settings import API, CLI, FLAGS, Settings, SolveOptions
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("function", [api.solve, api.solve_stream, api.solve_on_dask])
+def test_the_api_signatures_are_the_one_declaration(function):
+    """puzzles, then SolveOptions' fields as keyword-only parameters: the same names, order and
+    defaults."""
+    params = list(inspect.signature(function).parameters.values())
+    assert params[0].name == "puzzles"
+    keywords = [(p.name, p.default) for p in params[1:]]
+    declared = [(f.name, f.default) for f in dataclasses.fields(SolveOptions)]
+    assert keywords == declared
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params[1:])
+
+
+def test_the_solve_command_has_a_flag_for_every_option():
+    """Every option but the API's own (the fault callback, and the order of arrays given
+    without a format) is a flag of `gpu-anneal solve` (fmt is --format)."""
+    command = get_command(app).commands["solve"]
+    flags = {opt for param in command.params for opt in getattr(param, "opts", [])}
+    for name in SolveOptions.names():
+        if name not in ("on_input_error", "order"):
+            assert CLI(name) in flags, name
+    assert CLI("fmt") == "--" + FLAGS["fmt"]
+
+
+def test_settings_are_frozen_and_built_in_one_place():
+    """Settings cannot be changed once resolved, and only resolve() builds one in the package."""
+    s = resolve(SolveOptions())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.move = "sirdey"  # type: ignore[misc]
+    builders = []
+    for path in sorted((ROOT / "gpu_anneal").rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"\bSettings\(", line) and "class Settings" not in line:
+                builders.append(f"{path.relative_to(ROOT)}:{number}")
+    assert builders == ["gpu_anneal/resolve.py:" + builders[0].split(":")[1]], builders
+
+
+def test_resolve_fills_the_kinds_defaults():
+    """The default technique, the kind's time limit, one "no limit" (None), seed 0."""
+    s = resolve(SolveOptions())
+    assert (s.schedule, s.move, s.propagate, s.seed) == ("auto", "auto", True, 0)
+    assert s.time_limit == 60.0 and resolve(SolveOptions(time_limit=0)).time_limit is None
+    assert resolve(SolveOptions(method="exact")).time_limit is None
+    assert resolve(SolveOptions(kind="hashi", method="exact")).method == "ilp"
+    assert resolve(SolveOptions(kind="shikaku")).move is None
+
+
+@pytest.mark.parametrize("order, move", [(2, "focused-two"), (3, "focused-two"), (4, "focused")])
+def test_params_record_the_move_that_runs_never_a_preset(order, move):
+    """The default technique's params.move is the order's move (auto resolved), as is the
+    generator the chains draw from."""
+    s = resolve(SolveOptions())
+    assert s.move == "auto" and s.move_at(order) == move
+    params = solvers.sudoku_params(s, order, 1.0)
+    assert params.move == move
+
+
+@pytest.mark.parametrize(
+    "kwargs, api_text, cli_text",
+    [
+        (dict(time_limit=-1), "time_limit -1: must be", "--time-limit -1: must be"),
+        (dict(chains=0), "chains 0: must be", "--chains 0: must be"),
+        (dict(seed=-1), "seed -1: must be", "--seed -1: must be"),
+        (dict(method="exact", chains=2), "chains does not apply to method 'exact'",
+         "--chains does not apply to --method exact"),
+        (dict(kind="hashi", fmt="line"), "fmt does not apply to kind 'hashi'",
+         "--format does not apply to --kind hashi"),
+        (dict(kind="go"), "kind 'go': expected one of", "--kind 'go': expected one of"),
+        (dict(scheduler="tcp://x:1", workers=2), "scheduler and workers: give one",
+         "--scheduler and --workers: give one"),
+    ],
+)  # fmt: skip
+def test_api_errors_name_parameters_and_cli_errors_name_flags(kwargs, api_text, cli_text):
+    """The same fault, named the API's way through the API and the command line's way there."""
+    with pytest.raises(InputError) as caught:
+        api.solve_stream("no such file.txt", **kwargs)
+    assert str(caught.value).startswith(api_text) and "--" not in str(caught.value)
+    with pytest.raises(InputError) as caught:
+        resolve(SolveOptions(**kwargs), CLI)
+    assert str(caught.value).startswith(cli_text)
+    assert API("time_limit") == "time_limit" and CLI("time_limit") == "--time-limit"
+
+
+def test_settings_type_is_the_one_the_solvers_take():
+    """solvers.Settings is gpu_anneal.settings.Settings (one type, not a copy)."""
+    assert solvers.Settings is Settings
