@@ -55,7 +55,7 @@ def run_tts(
     machine = machine_now()
     if card_rate is not None and not (math.isfinite(card_rate) and card_rate > 0):
         raise InputError(f"--card-rate {card_rate}: must be a positive number of proposals/s")
-    backend = resolve_backend(backend)
+    backend = resolve_backend(backend, flags=True)
     if card_rate is not None and backend != "cuda":
         raise InputError("--card-rate: only for --backend cuda (CPU runs are timed)")
     rows = []

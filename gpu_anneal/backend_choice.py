@@ -455,10 +455,10 @@ def keep_cpu_rate(order: int, move: str, threads: int, rate: float) -> None:
 
 def cpu_rules_cached(order: int, move: str) -> bool:
     """Whether numba's disk cache holds the CPU runner's rules of this order and move."""
-    from cpu_reference.sudoku import rules as sa
+    from cpu_reference.sudoku import rules
 
     try:
-        dispatcher = sa.cpu_model(order, sa.move_code(move, order)).run_slice_cpu
+        dispatcher = rules.cpu_model(order, rules.move_code(move, order)).run_slice_cpu
         return os.path.exists(dispatcher._cache._cache_file._index_path)
     except Exception:  # noqa: BLE001 - no cache (or another numba): count it as compiling
         return False
@@ -472,7 +472,7 @@ def measure_cpu_rate(
     chains a thread, a one-plateau slice that loads the code, then one slice as long as the
     reference's rate for these threads would make about `seconds` (a slice's fixed cost then
     weighs little)."""
-    from cpu_reference.sudoku import rules as sa
+    from cpu_reference.sudoku import rules
     from cpu_reference.sudoku.batch import make_batch, run_slice_cpu
     from cpu_reference.sudoku.schedules import by_name
     from gpu_anneal.measure import NATIVE_REGIME, never_solving_puzzle
@@ -481,16 +481,16 @@ def measure_cpu_rate(
     chains = MEASURE_CHAINS * threads
     batch = make_batch(
         never_solving_puzzle(order)[None], order, sched, chains, seed=1,
-        move=sa.move_code(move, order),
+        move=rules.move_code(move, order),
     )  # fmt: skip
     run_slice_cpu(batch, 1, stop_on_solved=False)  # loads the compiled rules
     expected = reference_cpu_rate(order, move, threads) * seconds
     budget = int(min(4096, max(1, expected / (chains * sched.plateau))))
-    before = int(batch.ctr[:, sa.C_PROPOSALS].sum())
+    before = int(batch.ctr[:, rules.C_PROPOSALS].sum())
     start = time.perf_counter()
     run_slice_cpu(batch, budget, stop_on_solved=False)
     elapsed = time.perf_counter() - start
-    return (int(batch.ctr[:, sa.C_PROPOSALS].sum()) - before) / elapsed
+    return (int(batch.ctr[:, rules.C_PROPOSALS].sum()) - before) / elapsed
 
 
 def _idle(threads: int) -> bool:
@@ -527,11 +527,11 @@ def cores_side(order: int, move: str, measure: bool = True) -> Cores:
 def card_kernel_cached(order: int, move: str, kernel: str, cc: tuple[int, int]) -> bool:
     """Whether the kernel cache holds the slice kernel of this order and move ("thread" or
     "coop") compiled for compute capability `cc` (a kernel not kept in it compiles every time)."""
-    from cpu_reference.sudoku import rules as sa
+    from cpu_reference.sudoku import rules
     from gpu_anneal.kernels import kernel_cache
 
     try:
-        code = sa.move_code(move, order)
+        code = rules.move_code(move, order)
         if kernel == "coop":
             from gpu_anneal.kernels import sudoku_coop
 
@@ -604,14 +604,14 @@ def _card_facts(card, cc, clock_mhz):
 # ---- what the solvers call -----------------------------------------------------------------
 
 
-def asked(backend: str) -> Choice | None:
-    """The Choice of a backend named outright ("cpu", "cuda": BackendError without a device);
-    None for "auto"."""
+def asked(backend: str, flags: bool = False) -> Choice | None:
+    """The Choice of a backend named outright ("cpu", "cuda": BackendError without a device,
+    naming the parameter as the command line does with `flags`); None for "auto"."""
     from gpu_anneal.backends import resolve_backend
 
     if backend == "auto":
         return None
-    used = resolve_backend(backend)
+    used = resolve_backend(backend, flags)
     return Choice(used, f"{used}: asked (--backend {backend})")
 
 
@@ -623,14 +623,16 @@ def sudoku_choice(
     chains: int | None = None,
     batch: int | None = None,
     dask: bool = False,
+    flags: bool = False,
 ) -> tuple[Iterator, Choice]:
-    """(the items, the Choice) of Sudoku annealing at one order: auto reads a stream ahead up to
+    """(the items, the Choice) of Sudoku annealing at one order (`flags`: a fault names
+    --backend, as the command line does): auto reads a stream ahead up to
     the break-even count (at most LOOKAHEAD items, none when the card cannot win) and decides on
     what it read; the items come back whole, those read ahead first."""
     from gpu_anneal import backends
 
     items = iter(items)
-    fixed = asked(backend)
+    fixed = asked(backend, flags)
     if fixed is not None:
         return items, fixed
     usable, why = backends.cuda_status()
@@ -658,14 +660,16 @@ def sudoku_choice(
     return itertools.chain(ahead, items), choose(w, cores, card)
 
 
-def grid_choice(backend: str, kind: str, method: str, items: Iterable) -> tuple[Iterator, Choice]:
+def grid_choice(
+    backend: str, kind: str, method: str, items: Iterable, flags: bool = False
+) -> tuple[Iterator, Choice]:
     """(the items, the Choice) of Shikaku or Hashi: by the size of the first puzzle (read ahead)."""
     from gpu_anneal import backends
 
     items = iter(items)
     if method != "anneal":
         return items, choose(Workload(kind=kind, method=method), None, None)
-    fixed = asked(backend)
+    fixed = asked(backend, flags)
     if fixed is not None:
         return items, fixed
     usable, why = backends.cuda_status()

@@ -83,16 +83,20 @@ def cuda_status() -> tuple[bool, str]:
         return False, f"CUDA device unusable ({type(exc).__name__}: {exc})"
 
 
-def resolve_backend(backend: str) -> str:
+def resolve_backend(backend: str, flags: bool = False) -> str:
     """'cpu' or 'cuda' for a requested backend name ("auto": CUDA when a device is usable);
-    BackendError if CUDA is asked but missing."""
+    BackendError if CUDA is asked but missing, naming the parameter as the API does (backend
+    'cuda') or, with `flags`, as the command line does (--backend cuda)."""
     if backend not in BACKENDS:
-        raise InputError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+        asked = f"--backend {backend}" if flags else f"backend {backend!r}"
+        raise InputError(f"{asked}: expected one of {', '.join(BACKENDS)}")
     if backend == "cpu":
         return "cpu"
     usable, reason = cuda_status()
     if backend == "cuda" and not usable:
-        raise BackendError(f"--backend cuda: {reason}; use --backend cpu or auto")
+        if flags:
+            raise BackendError(f"--backend cuda: {reason}; use --backend cpu or auto")
+        raise BackendError(f"backend 'cuda': {reason}; use backend 'cpu' or 'auto'")
     return "cuda" if usable else "cpu"
 
 

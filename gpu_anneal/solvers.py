@@ -27,7 +27,7 @@ from functools import lru_cache
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.presets import expand
 from cpu_reference.sudoku.schedules import with_start
 from gpu_anneal import backend_choice, interrupts, phases, validate
@@ -149,7 +149,7 @@ def sudoku_anneal(items: Iterable[Item], s: Settings) -> Iterator[Result]:
 
 def _interrupted(item: Item, s: Settings) -> Result:
     """An item read but never annealed, stopped by Ctrl-C."""
-    result = base_result(item, "anneal", resolve_backend(s.backend))
+    result = base_result(item, "anneal", resolve_backend(s.backend, s.naming.flags))
     result.status = result.error = "interrupted"
     return result
 
@@ -188,7 +188,7 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
 
     move = s.move_at(order)  # the move that runs at this order ("auto" resolved)
     items, choice = backend_choice.sudoku_choice(
-        s.backend, order, move, items, s.chains, s.batch, s.on_dask
+        s.backend, order, move, items, s.chains, s.batch, s.on_dask, s.naming.flags
     )
     used = choice.backend
     # on CUDA, chains and batch left unset follow the pool's plan (a full wave of the card)
@@ -244,7 +244,7 @@ def sudoku_params(s: Settings, order: int, t0: float) -> Params:
     return Params(
         seed=s.seed, schedule=schedule_text(s.schedule, order, s.t0),
         move=move, t0=t0, time_limit=s.time_limit, max_trials=s.max_trials,
-        propagate=s.propagate, generator=sa.generator_name(order, sa.MOVE_NAMES[move]),
+        propagate=s.propagate, generator=rules.generator_name(order, rules.MOVE_NAMES[move]),
     )  # fmt: skip
 
 
@@ -404,7 +404,7 @@ def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
     by integer programming, one puzzle at a time."""
     method = s.method
     sched = grid_schedule(s.schedule, s.t0) if method == "anneal" else {}
-    items, choice = backend_choice.grid_choice(s.backend, spec.name, method, items)
+    items, choice = backend_choice.grid_choice(s.backend, spec.name, method, items, s.naming.flags)
     used = choice.backend
     for item in items:
         chains = s.chains if s.chains is not None else (4096 if used == "cuda" else 16)

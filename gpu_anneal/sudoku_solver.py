@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku import rules as sa
+from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import (
     SudokuBatch,
     logic_fill,
@@ -44,8 +44,7 @@ from cpu_reference.sudoku.batch import (
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name
 from cpu_reference.sudoku.verify import verify_many
-from gpu_anneal import interrupts, validate
-from gpu_anneal import pool_status as ps
+from gpu_anneal import interrupts, pool_status, validate
 from gpu_anneal.backends import cpu_threads, resolve_backend
 from gpu_anneal.runners import make_runner
 
@@ -145,7 +144,7 @@ def solve_stream(
     """
     used = resolve_backend(backend)
     lay = layout(order)
-    move = sa.move_of(move, order)  # a move preset ("auto") names this order's move
+    move = rules.move_of(move, order)  # a move preset ("auto") names this order's move
     sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
     if chains is not None and chains < 1:
         raise InputError(f"chains = {chains}: must be at least 1")
@@ -153,8 +152,8 @@ def solve_stream(
         raise InputError(f"batch = {slots}: must be at least 1")
     if max_trials is not None and max_trials < 1:
         raise InputError(f"max trials = {max_trials}: must be at least 1")
-    if move not in sa.MOVE_NAMES:
-        raise InputError(f"move {move!r}: expected one of {', '.join(sa.MOVE_NAMES)}")
+    if move not in rules.MOVE_NAMES:
+        raise InputError(f"move {move!r}: expected one of {', '.join(rules.MOVE_NAMES)}")
     if time_limit is not None and not time_limit > 0:
         raise InputError(f"time limit = {time_limit}: must be positive (None: no limit)")
     seed, slice_seconds = validate.seed(seed), validate.slice_seconds(slice_seconds)
@@ -182,7 +181,7 @@ def solve_stream(
     trial_cap = NO_TRIAL_CAP if max_trials is None else max_trials  # over a puzzle's chains
     batch = make_batch(
         np.zeros((slots, lay.cells), np.uint8), order, sched, cpp, seed, trial_cap,
-        move=sa.MOVE_NAMES[move],
+        move=rules.MOVE_NAMES[move],
     )  # fmt: skip
     runner = make_runner(batch, used, seed)
     report = dict(backend=used, seed=seed, move=move)
@@ -297,7 +296,7 @@ def calibrate(slicer: Slicer, batch: SudokuBatch, time_limit: float | None) -> N
     start = time.perf_counter()
     run_slice_cpu(trial, 1, stop_on_solved=False)
     seconds = time.perf_counter() - start
-    slicer.measure(int(trial.ctr[:, sa.C_PROPOSALS].sum()), seconds, chains, seconds)
+    slicer.measure(int(trial.ctr[:, rules.C_PROPOSALS].sum()), seconds, chains, seconds)
     one = slicer.predict(1, batch.chains)
     if time_limit is not None and one is not None and one > time_limit:
         raise InputError(
@@ -339,8 +338,8 @@ class _Pool:
         self.slot_cells = np.zeros((P, cells), np.uint8)  # each slot's puzzle as read
         self.slot_loaded = np.zeros((P, cells), np.uint8)  # ... as loaded (after deduction)
         self.outbox: list[SolveResult] = []  # results made and not yet handed out
-        self.bounds = ps.bound_semantics(batch.solved)
-        self.stats = np.zeros((P, ps.N_STATS), np.int64)
+        self.bounds = pool_status.bound_semantics(batch.solved)
+        self.stats = np.zeros((P, pool_status.N_STATS), np.int64)
         self.seen = np.zeros(P, np.int64)  # proposals of each slot's puzzle at the last status
         self.N = layout(batch.order).N
 
@@ -450,10 +449,10 @@ class _Pool:
     def _finished(self, now: float, time_limit: float | None, slicer: Slicer) -> np.ndarray:
         """Slots whose puzzle is over, or out of time (those are stopped), ascending."""
         started = self.active() & ~np.isnan(self.slot_start)
-        running = self.stats[:, ps.S_RUNNING]
+        running = self.stats[:, pool_status.S_RUNNING]
         over = started & (running == 0)
         if not self.bounds:
-            over |= started & (self.stats[:, ps.S_SOLVED] > 0)
+            over |= started & (self.stats[:, pool_status.S_SOLVED] > 0)
         if time_limit is not None:
             one = slicer.predict(1, int(running.sum()))
             left = time_limit - (now - self.slot_start)
@@ -473,7 +472,8 @@ class _Pool:
         active = self.active()
         fresh = active & np.isnan(self.slot_start)
         started = active & ~fresh
-        running = int(self.stats[started, ps.S_RUNNING].sum()) + self.batch.cpp * int(fresh.sum())
+        running = int(self.stats[started, pool_status.S_RUNNING].sum())
+        running += self.batch.cpp * int(fresh.sum())
         least = None
         if time_limit is not None and active.any():
             elapsed = np.where(fresh, 0.0, now - self.slot_start)
@@ -488,7 +488,7 @@ class _Pool:
         self.stats = self.runner.status()
         now = time.perf_counter()
         kernel = getattr(self.runner, "last_slice_seconds", lambda: None)()
-        proposals = self.stats[:, ps.S_PROPOSALS]
+        proposals = self.stats[:, pool_status.S_PROPOSALS]
         done = int((proposals - self.seen).clip(min=0).sum())
         slicer.measure(done, run_seconds if kernel is None else kernel, running, now - self.round)
         self.seen = proposals.copy()
@@ -601,7 +601,7 @@ def _results(
     grids = np.array(grids[:, :cells], dtype=np.uint8)
     no_chain = loaded.all(axis=1)
     grids[no_chain] = loaded[no_chain]
-    solved_any = no_chain | (rows[:, ps.S_SOLVED] > 0)
+    solved_any = no_chain | (rows[:, pool_status.S_SOLVED] > 0)
     faults = [None] * len(rows)
     check = np.flatnonzero(solved_any)
     start = time.perf_counter()
@@ -616,24 +616,26 @@ def _results(
         none = bool(no_chain[j])
         verified = bool(solved_any[j]) and faults[j] is None
         grid = grids[j]
-        cost = row[ps.S_PICK_COST] if row[ps.S_PICK_TRIALS] > 0 else -1
+        cost = row[pool_status.S_PICK_COST] if row[pool_status.S_PICK_TRIALS] > 0 else -1
         out.append(SolveResult(
             index=int(indices[j]), order=batch.order, solved=verified, verified=verified,
             solution=grid if verified else None, best=grid,
             cost=0 if none and verified else cost,
             # chains that found the grid complete (deduction first solved it) made no proposal
             # and ran no annealing trial: 0, not one trial a chain (39,424 on a card)
-            trials=row[ps.S_TRIALS] if row[ps.S_PROPOSALS] > 0 and not none else 0,
-            proposals=0 if none else row[ps.S_PROPOSALS],
-            accepted=0 if none else row[ps.S_ACCEPTED],
+            trials=(
+                row[pool_status.S_TRIALS] if row[pool_status.S_PROPOSALS] > 0 and not none else 0
+            ),
+            proposals=0 if none else row[pool_status.S_PROPOSALS],
+            accepted=0 if none else row[pool_status.S_ACCEPTED],
             seconds=float(seconds[j]), backend=backend, chains=batch.cpp,
             schedule=batch.schedule.name,
-            solving_chain=int(first_chains[j]) + row[ps.S_PICK]
+            solving_chain=int(first_chains[j]) + row[pool_status.S_PICK]
             if solved_any[j] and not none else None,
             seed=seed, error=faults[j], verify_seconds=verify_seconds if solved_any[j] else 0.0,
             extra={
-                "chain_trials": None if none else row[ps.S_PICK_TRIALS],
-                "chain_proposals": None if none else row[ps.S_PICK_PROPOSALS],
+                "chain_trials": None if none else row[pool_status.S_PICK_TRIALS],
+                "chain_proposals": None if none else row[pool_status.S_PICK_PROPOSALS],
                 "no_chain": none,
             },
         ))  # fmt: skip
@@ -645,8 +647,8 @@ def _host_result(
     first: int,
 ) -> SolveResult:  # fmt: skip
     """A SolveResult of slot p from the host arrays (CPU batches); `givens` as read."""
-    row = ps.puzzle_status(batch.ctr[batch.chain_slice(p)], batch.cpp)
-    grid = batch.best_vals[p * batch.cpp + int(row[0, ps.S_PICK])][None]
+    row = pool_status.puzzle_status(batch.ctr[batch.chain_slice(p)], batch.cpp)
+    grid = batch.best_vals[p * batch.cpp + int(row[0, pool_status.S_PICK])][None]
     return _results(
         batch, row, grid, batch.given_vals[p : p + 1], np.asarray(givens, np.uint8)[None],
         np.array([seconds]), "cpu", np.array([index]), seed, np.array([first]),
@@ -689,13 +691,13 @@ def replay_chain(
     if propagate:
         cells, masks = logic_fill(cells, order)
     batch = make_batch(
-        cells[None], order, sched, 1, seed, trial_cap, chain, sa.move_code(move, order)
+        cells[None], order, sched, 1, seed, trial_cap, chain, rules.move_code(move, order)
     )
     if masks is not None:  # the candidate masks the pool loads with a propagated puzzle
         load_puzzle(batch, 0, cells, batch.rng[:1, :2].copy(), masks)
     start = time.perf_counter()
     budget = 64
-    while batch.ctr[0, sa.C_STATUS] == sa.RUNNING:
+    while batch.ctr[0, rules.C_STATUS] == rules.RUNNING:
         run_slice_cpu(batch, budget, stop_on_solved=False)
         if time_limit is not None and time.perf_counter() - start >= time_limit:
             break

@@ -208,12 +208,12 @@ def test_replay_reruns_the_solving_chain():
 def test_the_auto_move_names_each_orders_measured_best():
     """The move preset "auto" stands for focused-two on 4x4 and 9x9 and focused from 16x16 up;
     any other name stands for itself."""
-    from cpu_reference.sudoku import rules as sa
+    from cpu_reference.sudoku import rules
     from cpu_reference.sudoku.presets import move_of
 
     assert [move_of("auto", n) for n in (2, 3, 4, 5, 6, 7)] == [
         "focused-two", "focused-two", "focused", "focused", "focused", "focused",
     ]  # fmt: skip
     assert move_of("candidate", 3) == "candidate"
-    assert sa.move_code("auto", 3) == sa.MOVE_FOCUSED_TWO
-    assert sa.move_code("auto", 5) == sa.MOVE_FOCUSED
+    assert rules.move_code("auto", 3) == rules.MOVE_FOCUSED_TWO
+    assert rules.move_code("auto", 5) == rules.MOVE_FOCUSED

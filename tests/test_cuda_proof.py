@@ -300,5 +300,7 @@ def test_no_driver_library_answers_without_importing_numba_cuda(monkeypatch):
     monkeypatch.setattr(backends.ctypes, "CDLL", refuse)
     assert backends.cuda_status() == (False, "no CUDA driver found (libcuda.so.1 does not load)")
     assert backends.resolve_backend("auto") == "cpu"
-    with pytest.raises(backends.BackendError, match="--backend cuda: no CUDA driver"):
+    with pytest.raises(backends.BackendError, match="^backend 'cuda': no CUDA driver"):
         backends.resolve_backend("cuda")
+    with pytest.raises(backends.BackendError, match="^--backend cuda: no CUDA driver"):
+        backends.resolve_backend("cuda", flags=True)
