@@ -22,6 +22,10 @@ from cpu_reference.sudoku.formats import (
     MAX_LINE,
     SYMBOLS,
     Puzzle,
+    _checked,
+    _fast_line,
+    _Fault,
+    _parse_symbol_line,
     check_givens,
     format_grid,
     iter_puzzles,
@@ -459,3 +463,43 @@ def test_streaming_is_lazy(tmp_path):
     assert all(isinstance(p, Puzzle) for p in first) and first[-1].line == 100
     assert peak < 2_000_000, peak
     assert elapsed < 2.0
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_the_fast_line_reader_reads_what_the_checked_path_reads(n):
+    """One-line puzzles of every symbol order, sound and faulty (a symbol outside the grid's,
+    a digit given twice in a row, a column or a box): the fast path (_fast_line) gives the
+    digits the checked path gives, and None wherever the checked path names a fault, so that
+    path reads it and names it."""
+    rng = np.random.default_rng(n)
+    N = n * n
+    lines = []
+    for _ in range(20):
+        puzzle, solution = random_puzzle(n, rng)
+        lines.append(format_grid(puzzle, n, "line"))
+        twice = puzzle.copy()
+        r, c = divmod(int(rng.integers(N * N)), N)
+        d = solution[r * N + (c + 1) % N]
+        twice[r * N + c] = twice[r * N + (c + 1) % N] = d  # one digit twice in a row
+        lines.append(format_grid(twice, n, "line"))
+        box = puzzle.copy()
+        box[0], box[N + 1] = solution[0], solution[0]  # one digit twice in the first box
+        lines.append(format_grid(box, n, "line"))
+        column = puzzle.copy()
+        column[0], column[(N - 1) * N] = solution[0], solution[0]  # twice in the first column
+        lines.append(format_grid(column, n, "line"))
+    text = format_grid(random_puzzle(n, rng)[0], n, "line")
+    lines += [text[:-1] + "?", text[:-1] + SYMBOLS[N], text[:-1] + "é"]
+    faults = 0
+    for line in lines:
+        try:
+            cells, order = _parse_symbol_line(line, None)
+            _checked(cells, order)
+        except _Fault:
+            assert _fast_line(line, None) is None, line
+            faults += 1
+            continue
+        fast = _fast_line(line, None)
+        assert fast is not None, line
+        assert fast[1] == order and np.array_equal(fast[0], cells), line
+    assert faults == 3 * 20 + 3  # every faulty line, and no sound one

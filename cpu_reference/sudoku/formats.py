@@ -62,6 +62,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+from numba import njit
 
 from cpu_reference.errors import InputError
 from cpu_reference.sources import Source, Unreadable, open_source
@@ -77,6 +78,7 @@ SIDES = tuple(n * n for n in ORDERS)  # 4, 9, 16, 25, 36
 CELL_COUNTS = tuple(n**4 for n in ORDERS)  # 16, 81, 256, 625, 1296
 SYMBOL_FORMATS = ("line", "grid", "tdoku")  # one symbol per cell: digits up to len(SYMBOLS)
 MAX_SYMBOL_ORDER = max(n for n in ORDERS if n * n <= len(SYMBOLS))  # 5: 25x25
+_SYMBOL_COUNTS = {n**4: n for n in ORDERS if n <= MAX_SYMBOL_ORDER}  # cells -> order
 # The orders each format serves (reads, and writes solutions in).
 FORMAT_ORDERS = {
     fmt: tuple(n for n in ORDERS if fmt not in SYMBOL_FORMATS or n <= MAX_SYMBOL_ORDER)
@@ -240,6 +242,49 @@ def _checked(cells: np.ndarray, n: int) -> np.ndarray:
     if fault is not None:
         raise _Fault(fault)
     return cells
+
+
+@njit(cache=True, nogil=True)
+def _decode_checked(raw, lut, n, out):
+    """Symbols `raw` (bytes of a one-line puzzle of order n) into digits `out`; 0 when every
+    symbol is a digit of the grid and no digit is given twice in a unit, else 1 (the slow path
+    then names the fault). One pass: a bit a digit in each row's, column's and box's word."""
+    N = n * n
+    rows = np.zeros(N, np.uint64)
+    cols = np.zeros(N, np.uint64)
+    boxes = np.zeros(N, np.uint64)
+    for i in range(N * N):
+        v = lut[raw[i]]
+        if v > N:
+            return 1
+        out[i] = v
+        if v == 0:
+            continue
+        bit = np.uint64(1) << np.uint64(v - 1)
+        r = i // N
+        c = i - r * N
+        b = (r // n) * n + c // n
+        if (rows[r] | cols[c] | boxes[b]) & bit:
+            return 1
+        rows[r] |= bit
+        cols[c] |= bit
+        boxes[b] |= bit
+    return 0
+
+
+def _fast_line(token: str, order: int | None) -> tuple[np.ndarray, int] | None:
+    """(digits, order) of a one-line puzzle whose symbols and givens are sound, or None: the
+    slow path (_parse_symbol_line and _checked) then reads it and names its fault."""
+    count = len(token)
+    if count not in _SYMBOL_COUNTS or (order is not None and count != order**4):
+        return None
+    try:
+        raw = np.frombuffer(token.encode("ascii"), np.uint8)
+    except UnicodeEncodeError:
+        return None
+    n = _SYMBOL_COUNTS[count]
+    out = np.empty(count, np.uint8)
+    return (out, n) if _decode_checked(raw, _LUT, n, out) == 0 else None
 
 
 def _parse_symbol_line(token: str, order: int | None, fmt: str = "line") -> tuple[np.ndarray, int]:
@@ -443,7 +488,7 @@ def _one_line_puzzles(lines, name: str, fmt: str, order: int | None, check: bool
         if not text.strip() or text.lstrip().startswith("#"):
             continue
         try:
-            count = solution = None
+            count = solution = fast = None
             if fmt == "tsv":
                 cells, n, label = _parse_tsv(text, order)
             else:
@@ -453,8 +498,9 @@ def _one_line_puzzles(lines, name: str, fmt: str, order: int | None, check: bool
                 elif fmt == "solo":
                     cells, n = _parsesolo_description(token, order)
                 else:
-                    cells, n = _parse_symbol_line(token, order, fmt)
-            if check:
+                    fast = _fast_line(token, order) if check else None
+                    cells, n = _parse_symbol_line(token, order, fmt) if fast is None else fast
+            if check and fast is None:  # the fast path checked its givens as it read them
                 _checked(cells, n)
         except _Fault as f:
             yield _error(name, L, f)
@@ -656,6 +702,15 @@ def _symbols(cells: np.ndarray, N: int) -> str:
 _SYMBOL_BYTES = np.frombuffer(("." + SYMBOLS).encode("ascii"), np.uint8)  # digit -> its symbol
 
 
+@cache
+def _line_symbols(N: int) -> np.ndarray:
+    """uint8[256]: digit d <= N -> its symbol's byte, any other value -> 0xFF (no ASCII)."""
+    table = np.full(256, 0xFF, np.uint8)
+    table[: N + 1] = _SYMBOL_BYTES[: N + 1]
+    table.setflags(write=False)
+    return table
+
+
 def format_grid(
     cells: np.ndarray,
     order: int,
@@ -679,8 +734,10 @@ def format_grid(
     a = np.asarray(cells).ravel()
     comment = f"  # {name}" if name else ""
     if fmt == "line" and a.dtype == np.uint8 and a.size == N * N and N <= len(SYMBOLS):
-        if a.max() <= N:  # the common case, in one pass: uint8 holds no negative
-            return _SYMBOL_BYTES[a].tobytes().decode("ascii") + comment
+        try:  # the common case, in one gather: a digit above N maps to a byte that is no ASCII
+            return _line_symbols(N)[a].tobytes().decode("ascii") + comment
+        except UnicodeDecodeError:
+            pass
     if a.size != N * N or a.dtype.kind not in "iub" or a.min() < 0 or a.max() > N:
         raise InputError(f"cannot write {a.size} cells of type {a.dtype} as a {N}x{N} grid")
     a = a.astype(np.int64)
