@@ -224,12 +224,13 @@ class Result:
         json refuses that dict (a NumPy value somewhere) is it built by plain()."""
         record = {name: getattr(self, name) for name in _TOP_KEYS}
         record["counts"] = self.counts.__dict__.copy()
-        try:
-            record["params"] = _params_record(self.params)
-            record["timing"] = _rounded(self.timing)
-            return dumps(record)
+        try:  # params, shared by a run's results, encoded once (_params_json)
+            head = dumps(record)
+            params = _params_json(self.params)
+            timing = dumps(_rounded(self.timing))
         except TypeError:
             return dumps(self.to_dict())
+        return f'{head[:-1]}, "params": {params}, "timing": {timing}}}'
 
 
 def _rounded(obj) -> dict:
@@ -246,9 +247,9 @@ def _rounded(obj) -> dict:
 
 
 @lru_cache(maxsize=256)
-def _params_record(params: Params) -> dict:
-    """_rounded(params), once per distinct Params (the results of a run share one)."""
-    return _rounded(params)
+def _params_json(params: Params) -> str:
+    """dumps(_rounded(params)), once per distinct Params (the results of a run share one)."""
+    return dumps(_rounded(params))
 
 
 _NESTED = ("counts", "params", "timing")

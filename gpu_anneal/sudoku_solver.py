@@ -23,10 +23,13 @@ pool as they stand, a puzzle read but not started with no counts.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import math
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -192,7 +195,8 @@ def solve_stream(
         if used == "cpu":
             calibrate(slicer, batch, time_limit)
         try:
-            yield from pool.drive(time_limit, slicer)
+            with fewer_collections():
+                yield from pool.drive(time_limit, slicer)
         except KeyboardInterrupt:
             raise
         except Exception as exc:
@@ -206,6 +210,33 @@ def solve_stream(
         interrupts.answered()
         pool.stop_all("interrupted")
         raise InterruptedBatch(list(pool.outbox)) from None
+
+
+POOL_GC_THRESHOLD = 50_000  # allocations between collections of the youngest generation
+_gc_lock = threading.Lock()
+_gc_users = [0, None]  # pools running, the thresholds before the first
+
+
+@contextmanager
+def fewer_collections():
+    """While a pool runs, the garbage collector's youngest generation is collected every
+    POOL_GC_THRESHOLD allocations (Python's default: 700): a pool makes many short-lived objects
+    (results, records) and no reference cycles of its own, and each collection of the older
+    generations walks every object the imports made. The thresholds before the first pool are
+    put back when the last one ends (pools may run in threads at once)."""
+    with _gc_lock:
+        if _gc_users[0] == 0:
+            _gc_users[1] = gc.get_threshold()
+            first, *older = _gc_users[1]
+            gc.set_threshold(max(first, POOL_GC_THRESHOLD), *older)
+        _gc_users[0] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_users[0] -= 1
+            if _gc_users[0] == 0:
+                gc.set_threshold(*_gc_users[1])
 
 
 def stop_stream(stream: Iterator[SolveResult]) -> list[SolveResult]:

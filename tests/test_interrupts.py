@@ -8,20 +8,27 @@ consumer), on the CPU runner here and on the CUDA runner under the simulator.
 
 from __future__ import annotations
 
+import gc
 import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from cuda_sim.interrupt_points import faults, item_run, pool_run
 from simulate import run_simulated
 
+import gpu_anneal
 from cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVED
 from cli.tally import Tally
-from gpu_anneal import interrupts
+from cpu_reference.sudoku.formats import read_puzzles
+from gpu_anneal import backends, datasets, interrupts, plan, sudoku_solver
+from gpu_anneal.standin import StandInRunner
+from gpu_anneal.sudoku_solver import POOL_GC_THRESHOLD, fewer_collections
 
 HERE = Path(__file__).parent
 POOL_EVENTS = {"run", "status", "fetch", "fetched", "load", "refill", "next", "results", "consumer"}
@@ -175,13 +182,6 @@ def test_a_puzzle_solved_when_ctrl_c_lands_is_reported_solved_without_an_error(m
     kernel's timing decides it): the pool stops, and the puzzle is reported solved, its
     verified grid in, with no error (it said 'interrupted'); the run still ends with
     KeyboardInterrupt."""
-    import numpy as np
-
-    import gpu_anneal
-    from cpu_reference.sudoku.formats import read_puzzles
-    from gpu_anneal import backends, datasets, plan, sudoku_solver
-    from gpu_anneal.standin import StandInRunner
-
     puzzles = [read_puzzles(datasets.path("top95"))[0].cells]
     (exact,) = gpu_anneal.solve(puzzles, method="exact")
     table = {puzzles[0].tobytes(): np.array(exact.solution_rows, np.uint8).reshape(-1)}
@@ -205,3 +205,37 @@ def test_a_puzzle_solved_when_ctrl_c_lands_is_reported_solved_without_an_error(m
             got.append(result)
     assert [(r.index, r.status, r.error) for r in got] == [(0, "solved", None)]
     assert got[0].solved and got[0].counts.solving_chain is not None
+
+
+def test_pools_defer_collections_and_put_the_thresholds_back():
+    """While pools run (nested, or in threads at once) the youngest generation's threshold is
+    POOL_GC_THRESHOLD; when the last pool ends, the thresholds are what they were, also after
+    a pool stopped by an exception."""
+    before = gc.get_threshold()
+    inside = []
+    with fewer_collections():
+        inside.append(gc.get_threshold()[0])
+        with fewer_collections():
+            inside.append(gc.get_threshold()[0])
+        inside.append(gc.get_threshold()[0])
+    assert inside == [max(before[0], POOL_GC_THRESHOLD)] * 3
+    assert gc.get_threshold() == before
+    with pytest.raises(KeyboardInterrupt), fewer_collections():
+        raise KeyboardInterrupt
+    assert gc.get_threshold() == before
+    started, release = threading.Barrier(3), threading.Event()
+
+    def pool():
+        with fewer_collections():
+            started.wait()
+            release.wait()
+
+    threads = [threading.Thread(target=pool) for _ in range(2)]
+    for t in threads:
+        t.start()
+    started.wait()
+    assert gc.get_threshold()[0] == max(before[0], POOL_GC_THRESHOLD)
+    release.set()
+    for t in threads:
+        t.join()
+    assert gc.get_threshold() == before
