@@ -1122,9 +1122,10 @@ def machine_of(data) -> dict | None:
     for key in ("machine", "machine_large"):
         if isinstance(data.get(key), dict):
             return data[key]
-    measurements = data.get("measurements")
-    if measurements and isinstance(measurements[-1], dict):
-        return measurements[-1].get("machine")
+    for key in ("measurements", "runs"):  # bench_paper's measurements, card_vs_cores' runs
+        entries = data.get(key)
+        if entries and isinstance(entries[-1], dict):
+            return entries[-1].get("machine")
     return None
 
 
