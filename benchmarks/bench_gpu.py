@@ -52,22 +52,19 @@ its image's numpy is too new for numba (numpy < 2.5), so, here, once:
         --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 \
         -d .whl numpy==2.4.6
 
-then one device command (carry [".gpudata", ".whl"]; about 10 minutes of the 10-minute limit
-at today's speeds, so --budget 540 keeps it inside: a step that would not fit is recorded as
-skipped, and a running one is stopped with its finished puzzles kept):
+then one device command a phase (carry [".gpudata", ".whl"]), each writing to $OUT:
 
-    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl \
-      && export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1 && python3 -m benchmarks.bench_gpu \
-      --part card_vs_cores --data .gpudata --fresh --budget 540 --commit HASH; \
-      cp benchmarks/results/gpu/card_vs_cores.* $OUT/
+    bash benchmarks/card_session.sh sets HASH    # 9x9 sets, start, single, throughput
+    bash benchmarks/card_session.sh large HASH   # 25x25 and 36x36, their kernels' rates
+    bash benchmarks/card_session.sh check HASH   # Ctrl-C on 60,000, kernel equality
 
-(HASH: this checkout's `git rev-parse --short HEAD`, written into the command.) Copy the two
-files it returns into benchmarks/results/gpu/. If the plan printed first, or the table, shows
-skipped rows, a second command the same but with `--workloads missing` in place of `--fresh`
-measures only those and merges them into the copied file (it travels with the tree): the two
-commands and the machine's start take about 25 of the 30 minutes of card time. Commit
-benchmarks/results/gpu/card_vs_cores.{json,md}, then `git add` them and run `python -m
-benchmarks.summary` so that SUMMARY.md shows the figures (it reads only tracked files).
+(HASH: this checkout's `git rev-parse --short HEAD`, written into the command; CVC_BUDGET and the
+other variables the script names bound each part's seconds, and a step that would not fit is
+recorded as skipped.) On an H100 the sets and large phases took about 2.5 and 4 minutes and the
+check phase about 5.5. Before the large phase, copy the sets phase's card_vs_cores.json into
+.gpudata/ so that the large phase merges into it. Copy what comes back into
+benchmarks/results/gpu/, `git add` it and run `python -m benchmarks.summary` so that SUMMARY.md
+shows the figures (it reads only tracked files).
 `--smoke` runs the same code path on a few 4x4 and 9x9 puzzles (here, on the CPU alone or under
 NUMBA_ENABLE_CUDASIM=1), writing to --out-dir.
 """
