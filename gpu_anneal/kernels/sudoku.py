@@ -194,14 +194,23 @@ def _constants(order: int, move: int, bounds: tuple[int, int] | None) -> str:
         "TH": m.thr_rows,
         "SHARED_WORDS": (pk.VW + pk.NW + m.focus_words + m.thr_rows) * T,
         "BOFF": pk.VW if shared else 0,  # first bitboard word of a chain's column (rules.BOFF)
-        "C_STATUS": rules.C_STATUS,
-        "C_TRIALS": rules.C_TRIALS,
-        "RUNNING": rules.RUNNING,
+        **COUNTER_CONSTANTS,
         "LAUNCH_BOUNDS": bounds,  # names the module only (see kernel_function)
     }
-    lines = [f"from {rules_module} import drive_chain as drive, get_value, set_value"]
-    lines += [f"{name} = {value!r}" for name, value in constants.items()]
-    lines.append(f"WT = {'uint32' if pk.word_bits == 32 else 'uint64'}")
+    imports = f"from {rules_module} import drive_chain as drive, get_value, set_value"
+    return constants_code(imports, constants, pk.word_bits)
+
+
+# the counter columns and status a slice kernel reads around drive_chain (both templates)
+COUNTER_CONSTANTS = {"C_STATUS": rules.C_STATUS, "C_TRIALS": rules.C_TRIALS,
+                     "RUNNING": rules.RUNNING}  # fmt: skip
+
+
+def constants_code(imports: str, constants: dict, word_bits: int) -> str:
+    """A slice template's constants block: its import line, one `NAME = value` line a constant,
+    and WT, the bitboard word type of `word_bits`."""
+    lines = [imports, *(f"{name} = {value!r}" for name, value in constants.items())]
+    lines.append(f"WT = {'uint32' if word_bits == 32 else 'uint64'}")
     return "\n".join(lines)
 
 

@@ -54,7 +54,7 @@ from cpu_reference.sudoku.packing import packing
 from gpu_anneal.kernels.cards import shared_kib_per_sm
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module, module_copy
-from gpu_anneal.kernels.sudoku import FLAT_KEYS, flat_list
+from gpu_anneal.kernels.sudoku import COUNTER_CONSTANTS, FLAT_KEYS, constants_code, flat_list
 from gpu_anneal.kernels.sudoku import kernel_signature as thread_signature
 
 RULES = Path(__file__).with_name("coop_rules.py")
@@ -197,15 +197,11 @@ def _constants(coop_rules, order: int, move: int, bounds: tuple[int, int] | None
         "VALUE_WORDS": values,
         "BOARD_WORDS": board,
         "THRESHOLD_WORDS": thresholds,
-        "C_STATUS": rules.C_STATUS,
-        "C_TRIALS": rules.C_TRIALS,
-        "RUNNING": rules.RUNNING,
+        **COUNTER_CONSTANTS,
         "LAUNCH_BOUNDS": bounds,  # names the module only (see kernel_function)
     }
-    lines = [f"from {coop_rules.__name__} import coop_load, coop_store, drive_chain"]
-    lines += [f"{name} = {value!r}" for name, value in constants.items()]
-    lines.append(f"WT = {'uint32' if packing(order).word_bits == 32 else 'uint64'}")
-    return "\n".join(lines)
+    imports = f"from {coop_rules.__name__} import coop_load, coop_store, drive_chain"
+    return constants_code(imports, constants, packing(order).word_bits)
 
 
 def kernel_signature(order: int, move: int) -> tuple:
