@@ -7,6 +7,7 @@ One root for both, in the user's cache folder and never inside the installed pac
     ~/.cache/gpu-anneal              else
 
     ROOT/rules    generated Sudoku rule modules (cpu_reference.sudoku.rules)
+    ROOT/kernels  generated CUDA kernel modules (gpu_anneal.kernels.kernel_cache)
     ROOT/numba    numba's on-disk cache of every @njit(cache=True) and cuda.jit(cache=True)
                   function, unless NUMBA_CACHE_DIR is set (the user's choice wins)
 
@@ -17,10 +18,14 @@ folder that holds them shadows a later editable install of the same packages.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 ROOT_VARIABLE = "GPU_ANNEAL_CACHE_DIR"
 NUMBA_VARIABLE = "NUMBA_CACHE_DIR"
@@ -54,6 +59,34 @@ def writable_folder(name: str) -> Path:
     except OSError:
         path = Path(tempfile.mkdtemp(prefix=f"gpu-anneal-{name}-"))
     return path
+
+
+_LOADING = threading.Lock()  # threads of one process load a module once, never half of it
+
+
+def import_generated(module_name: str, text: str, folder: Callable[[], Path]) -> ModuleType:
+    """The module `module_name` whose source is `text`, kept as folder() / <module_name>.py
+    (folder is asked only when the module is not imported yet): the file written when missing
+    or different (atomically: processes at once never read half a file), the module imported
+    once a process (threads at once never see half of it); one that fails to import is not
+    kept."""
+    with _LOADING:
+        if module_name in sys.modules:
+            return sys.modules[module_name]
+        path = folder() / f"{module_name}.py"
+        if not path.exists() or path.read_text() != text:
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text(text)
+            os.replace(partial, path)
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[module_name]
+            raise
+        return module
 
 
 def use_for_numba() -> None:

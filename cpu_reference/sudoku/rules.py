@@ -72,11 +72,6 @@ calls it in a prange loop and the CUDA kernel in gpu_anneal.kernels.sudoku calls
 from __future__ import annotations
 
 import hashlib
-import importlib.util
-import os
-import sys
-import tempfile
-import threading
 from functools import cache
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -84,7 +79,7 @@ from types import ModuleType, SimpleNamespace
 import numpy as np
 
 from cpu_reference.anneal.fixed_point import beta_fixed, growth_fixed
-from cpu_reference.cache import cache_root
+from cpu_reference.cache import import_generated, writable_folder
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import count_units, linear_words, packing
 from cpu_reference.sudoku.presets import move_of
@@ -347,20 +342,10 @@ _SOURCES = (
 
 
 def cache_dir() -> Path:
-    """Where generated rule modules and numba's compiled code for them are kept.
-
-    GPU_ANNEAL_CACHE_DIR if set, else $XDG_CACHE_HOME/gpu-anneal (~/.cache/gpu-anneal); a
-    private temporary folder when neither can be written (compiled code then lasts one process).
-    """
-    path = cache_root() / "rules"
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".probe-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
-    except OSError:
-        path = Path(tempfile.mkdtemp(prefix="gpu-anneal-rules-"))
-    return path
+    """Where generated rule modules and numba's compiled code for them are kept:
+    cpu_reference.cache's root / "rules" (a private temporary folder when it cannot be written;
+    compiled code then lasts one process)."""
+    return writable_folder("rules")
 
 
 @cache
@@ -372,9 +357,6 @@ def _source_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-_LOADING = threading.Lock()  # threads of one process load a module once, never half of it
-
-
 def _load_generated(key: str, constants: dict[str, str], tail: str = "") -> ModuleType:
     """Write (once) and import the template with these constants (and `tail` appended) as a
     module of its own."""
@@ -382,23 +364,7 @@ def _load_generated(key: str, constants: dict[str, str], tail: str = "") -> Modu
     template = (Path(__file__).with_name("rules_template.py")).read_text() + tail
     text = template.replace("# <constants>", lines, 1)
     name = f"gpu_anneal_sudoku_rules_{key}_{_source_digest()}"
-    with _LOADING:
-        if name in sys.modules:
-            return sys.modules[name]
-        path = cache_dir() / f"{name}.py"
-        if not path.exists() or path.read_text() != text:
-            partial = path.with_suffix(f".{os.getpid()}.tmp")
-            partial.write_text(text)
-            os.replace(partial, path)  # atomic: concurrent processes never see half a file
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
-        return module
+    return import_generated(name, text, cache_dir)
 
 
 def schedule_args(sched: Schedule) -> tuple:

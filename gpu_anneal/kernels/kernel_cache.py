@@ -42,11 +42,8 @@ compiles nothing and has no cache. gpu_anneal.kernels.ptx compiles the same func
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import inspect
-import os
 import sys
-import threading
 import types
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
@@ -57,7 +54,7 @@ import numpy as np
 from numba import config
 from numba.core import types as numba_types
 
-from cpu_reference.cache import writable_folder
+from cpu_reference.cache import import_generated, writable_folder
 
 try:
     import numba_cuda
@@ -177,9 +174,6 @@ def compiler_versions() -> str:
     return f"numba {numba.__version__}, numba-cuda {cuda_version}"
 
 
-_LOADING = threading.Lock()  # threads of one process load a module once, never half of it
-
-
 def generated_module(name: str, text: str, depends: Iterable = ()) -> types.ModuleType:
     """Import `text` as module gpu_anneal_kernel_<name>_<digest>, written once to kernel_dir().
 
@@ -191,24 +185,7 @@ def generated_module(name: str, text: str, depends: Iterable = ()) -> types.Modu
     for part in (text, fingerprint(*depends), compiler_versions()):
         digest.update(part.encode())
         digest.update(b"\0")
-    module_name = f"{PREFIX}{name}_{digest.hexdigest()[:16]}"
-    with _LOADING:
-        if module_name in sys.modules:
-            return sys.modules[module_name]
-        path = kernel_dir() / f"{module_name}.py"
-        if not path.exists() or path.read_text() != text:
-            partial = path.with_suffix(f".{os.getpid()}.tmp")
-            partial.write_text(text)
-            os.replace(partial, path)  # atomic: concurrent processes never see half a file
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[module_name]
-            raise
-        return module
+    return import_generated(f"{PREFIX}{name}_{digest.hexdigest()[:16]}", text, kernel_dir)
 
 
 def module_copy(name: str, functions: Iterable[Callable]) -> types.ModuleType:
