@@ -78,7 +78,7 @@ def _buffered(key, first, count):
 
 
 def test_the_cpus_batched_draws_are_the_draws_one_at_a_time():
-    """fill_draws into draw_buffer() (32 draws, vectorised) gives draws 64..223 as philox_u64
+    """fill_draws into draw_buffer() (DRAWS draws a fill) gives draws 64..223 as philox_u64
     gives them one by one."""
     key = np.uint64(seed_key(3) ^ 11)
     assert np.array_equal(_buffered(key, 64, 160), _draws(key, 64, 160))

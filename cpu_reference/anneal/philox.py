@@ -119,7 +119,7 @@ def philox_u64_unhoisted(key, i):
     return philox_u64(opaque_u64(uint64(key)), i)
 
 
-DRAWS = 32  # draws the CPU computes at once (16 blocks): a power of two
+DRAWS = 64  # draws the CPU computes at once (32 blocks): a power of two
 
 
 @intrinsic
@@ -140,9 +140,12 @@ def draw_buffer(typingctx):
     return array(), codegen
 
 
-@njit(inline="always")
+@njit
 def fill_draws(key, first, buf):
-    """buf[t] = draw first + t for t < DRAWS (first a multiple of DRAWS)."""
+    """buf[t] = draw first + t for t < DRAWS (first a multiple of DRAWS).
+
+    A call of its own, not inlined: inlined, its vector code shared the move loop's registers
+    and slowed every proposal (benchmarks/results/throughput/generator.md)."""
     b = uint64(uint64(first) >> uint64(1))
     for t in range(DRAWS // 2):
         even, odd = philox_pair(key, uint64(b + uint64(t)))
