@@ -42,8 +42,9 @@ already. Time limits are not part of the model (it predicts the time to solve).
 Rates: the cores' is measured on this machine once per CPU model, thread count, order and move
 (measure_cpu_rate: about MEASURE_SECONDS, only when the rules are cached) and kept in
 rates_file(); until then it is the reference CPU's per thread. The card's is the H100 SXM's for
-the kernel the plan runs (its model as built now times the measured / model ratio of the nearest
-one-thread kernel measured), scaled by the card's SMs and clock.
+the kernel the plan runs: measured where that kernel, order and move were measured, else its
+model as built now times the measured / model ratio of the nearest measured kernel of the same
+kind (`reference_card_rate`), scaled by the card's SMs and clock.
 
 Grid puzzles (Shikaku, Hashi) are solved one at a time, with no pool: each pays a card run's
 overhead (CARD_RUN, measured on the Sudoku pool), which the cores' median time a puzzle stays
@@ -64,27 +65,38 @@ from dataclasses import dataclass, field, replace
 
 # ---- constants (measurements and the figures fitted to them) ------------------------------
 
-# Proposals a second of the CPU engine on 16 Xeon threads, native regime
-# (gpu_throughput.json "cpu" rows; gpu_cpu_orders.json for orders 4-6).
+# Proposals a second of the CPU engine on 16 Xeon threads, native regime: 9x9 focused-two
+# gpu_throughput.json "cpu" (2026-11-24); 9x9 Sirdey the card_vs_cores.json "throughput" cpu row
+# (`bench throughput --backend cpu`, the same measurement, 2026-11-26); 16x16 gpu_cpu_orders.json
+# (2026-11-24, before the CPU runner drew from Philox there); 25x25 and 36x36
+# gpu_throughput_large.json "cpu" (Philox draws, 2026-11-26).
 REFERENCE_CPU = "Intel(R) Xeon(R) Processor"
 REFERENCE_THREADS = 16
 CPU_RATES = {
-    (3, "sirdey"): 800.5e6, (3, "focused-two"): 245.4e6,
+    (3, "sirdey"): 955.0e6, (3, "focused-two"): 245.4e6,
     (4, "sirdey"): 545.7e6, (4, "focused"): 132.8e6,
-    (5, "sirdey"): 395.8e6, (5, "focused"): 70.86e6,
-    (6, "sirdey"): 364.9e6, (6, "focused"): 40.80e6,
+    (5, "sirdey"): 320.2e6, (5, "focused"): 69.74e6,
+    (6, "sirdey"): 301.9e6, (6, "focused"): 40.31e6,
 }  # fmt: skip
 
 # The card's kernels on an H100 SXM (132 SMs, 1980 MHz), proposals a second.
 REFERENCE_CARD = "H100 SXM"
 REFERENCE_SMS, REFERENCE_MHZ = 132, 1980
-# Measured on an H100 80GB HBM3, native regime, one wave (gpu_throughput.json "cuda" rows).
+# Measured on an H100 80GB HBM3, native regime, one wave: the one-thread kernels
+# (gpu_throughput.json "cuda" rows, 2026-11-24: 16x16 to 36x36 before they drew from Philox) and
+# the cooperative kernels that run at 25x25 and 36x36 (gpu_throughput_large.json "cuda" rows).
 CARD_MEASURED = {
-    (3, "sirdey"): 177.2e9, (3, "candidate"): 146.9e9, (3, "box-swap"): 108.1e9,
-    (3, "focused"): 34.35e9, (3, "focused-two"): 37.27e9,
-    (4, "sirdey"): 82.95e9, (4, "focused"): 6.728e9,
-    (5, "sirdey"): 1.119e9, (5, "focused"): 0.3693e9,
-    (6, "sirdey"): 0.3597e9, (6, "focused"): 0.1132e9,
+    "thread": {
+        (3, "sirdey"): 177.2e9, (3, "candidate"): 146.9e9, (3, "box-swap"): 108.1e9,
+        (3, "focused"): 34.35e9, (3, "focused-two"): 37.27e9,
+        (4, "sirdey"): 82.95e9, (4, "focused"): 6.728e9,
+        (5, "sirdey"): 1.119e9, (5, "focused"): 0.3693e9,
+        (6, "sirdey"): 0.3597e9, (6, "focused"): 0.1132e9,
+    },
+    "coop": {
+        (5, "sirdey"): 2.320e9, (5, "focused"): 1.279e9,
+        (6, "sirdey"): 1.180e9, (6, "focused"): 0.4119e9,
+    },
 }  # fmt: skip
 # The model of the kernels measured then (kernel_model_sm_90_after.json, commit 1fe47c7).
 CARD_MODEL_THEN = {
@@ -380,16 +392,22 @@ def rate_key(order: int, move: str, table: dict) -> tuple[int, str] | None:
 def reference_card_rate(order: int, move: str, kernel: str) -> tuple[float, bool]:
     """(proposals a second on an H100 SXM, measured) of the kernel ("thread" or "coop"): the
     model of the kernel as built now times the measured / model ratio of the nearest measured
-    one-thread kernel (itself where it was measured: the same order and move, else its family's);
-    (0.0, False) where there is no model."""
+    kernel of the same kind (itself where it was measured: its measured rate; else its move
+    family's at the same order, else the nearest order's), or of the nearest measured one-thread
+    kernel where no kernel of its kind was measured; (0.0, False) where there is no model."""
     model = CARD_MODEL.get(kernel, {}).get((order, move))
     if not model:
         return 0.0, False
-    near = rate_key(order, move, CARD_MEASURED)
-    if near is None:
-        return model, False
-    ratio = CARD_MEASURED[near] / CARD_MODEL_THEN[near]
-    return model * ratio, kernel == "thread" and near == (order, move)
+    for kind in (kernel, "thread"):
+        own = CARD_MEASURED.get(kind, {})
+        # the model of the kernels as they were measured: the one-thread kernels changed since
+        then = CARD_MODEL_THEN if kind == "thread" else CARD_MODEL[kind]
+        for other in sorted({o for o, _ in own}, key=lambda o: (abs(o - order), o)):
+            near = rate_key(other, move, own)
+            if near is not None:
+                measured = kind == kernel and near == (order, move)
+                return model * own[near] / then[near], measured
+    return model, False
 
 
 def reference_cpu_rate(order: int, move: str, threads: int) -> float:

@@ -21,7 +21,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 
 # Full waves of the H100 SXM (132 SMs) per kernel, from the plan (checked in the glue's test):
 # one-thread 9x9 focused-two 7 blocks x 128; 25x25 focused 4 x 128; 36x36 focused 2 x 128;
-# cooperative 25x25 23 blocks of one chain; 36x36 6.
+# cooperative 16x16 32 blocks of one chain; 25x25 23; 36x36 6.
 WAVE = {
     ("thread", 3): 132 * 7 * 128,
     ("thread", 5): 132 * 4 * 128,
@@ -73,20 +73,29 @@ def workload(order: int, n: int, **more) -> bc.Workload:
 
 
 def test_the_rate_tables_are_the_committed_measurements_and_models():
-    throughput = result("gpu_throughput.json")
-    for row in throughput["cpu"]:
-        if row["schedule"] == "native regime":
-            assert bc.CPU_RATES[(3, row["move"])] == pytest.approx(
-                row["proposals_per_second"], 1e-3
-            )
-    for row in result("gpu_cpu_orders.json")["cpu"]:
-        key = (row["order"], row["move"])
-        assert bc.CPU_RATES[key] == pytest.approx(row["proposals_per_second"], 1e-3)
-    native = [r for r in throughput["cuda"] if r["waves"] == 1 and r["schedule"] == "native regime"]
-    assert {(r["order"], r["move"]) for r in native} == set(bc.CARD_MEASURED)
-    for row in native:
-        key = (row["order"], row["move"])
-        assert bc.CARD_MEASURED[key] == pytest.approx(row["proposals_per_second"], 2e-3)
+    """The cores' rates are each order and move's latest native-regime measurement on the 16
+    Xeon cores; the card's measured rates are the one-wave native-regime rows of each kernel."""
+    latest = {}
+    for name in ("gpu_throughput.json", "gpu_cpu_orders.json", "gpu_throughput_large.json"):
+        for row in result(name)["cpu"]:  # files in the order they were measured
+            if row.get("schedule", "native regime") == "native regime":
+                latest[(row["order"], row["move"])] = row["proposals_per_second"]
+    cores = next(r for r in result("card_vs_cores.json")["rows"]
+                 if r["workload"] == "throughput" and r["backend"] == "cpu")  # fmt: skip
+    cores = cores["throughput"]  # card_vs_cores.json, measured last
+    latest[(cores["order"], cores["move"])] = cores["proposals_per_second"]
+    assert set(latest) == set(bc.CPU_RATES)
+    for key, rate in latest.items():
+        assert bc.CPU_RATES[key] == pytest.approx(rate, 1e-3), key
+    for kernel, name in (("thread", "gpu_throughput.json"), ("coop", "gpu_throughput_large.json")):
+        rows = [r for r in result(name)["cuda"]
+                if r["waves"] == 1 and r["schedule"] == "native regime"]  # fmt: skip
+        assert {(r["order"], r["move"]) for r in rows} == set(bc.CARD_MEASURED[kernel])
+        for row in rows:
+            key = (row["order"], row["move"])
+            assert bc.CARD_MEASURED[kernel][key] == pytest.approx(row["proposals_per_second"], 2e-3)
+            if kernel == "coop":  # the wave that was measured is the cooperative kernel's
+                assert row["wave_chains"] == WAVE[("coop", row["order"])]
     coop = result("coop_model.json")
     kernel_name = {"sirdey": "sudoku"} | {m: f"sudoku-{m}" for m in bc.FAMILY}
     then = coop["before"]["records"]
@@ -102,6 +111,21 @@ def test_the_rate_tables_are_the_committed_measurements_and_models():
         for move in ("sirdey", *bc.FAMILY):
             modeled = then[f"{kernel_name[move]}:{order}"]["proposals_per_second"]
             assert bc.CARD_MODEL["thread"][(order, move)] == pytest.approx(modeled, 1e-3)
+
+
+def test_the_card_rate_is_measured_where_its_kernel_was():
+    """The cooperative kernel's rate at 25x25 and 36x36 is its measurement (not the one-thread
+    kernel's ratio); a move or order it was not measured at takes its own kind's nearest ratio."""
+    for (order, move), rate in bc.CARD_MEASURED["coop"].items():
+        assert bc.reference_card_rate(order, move, "coop") == (pytest.approx(rate), True)
+    two, measured = bc.reference_card_rate(5, "focused-two", "coop")
+    ratio = bc.CARD_MEASURED["coop"][(5, "focused")] / bc.CARD_MODEL["coop"][(5, "focused")]
+    assert not measured and two == pytest.approx(bc.CARD_MODEL["coop"][(5, "focused-two")] * ratio)
+    sixteen, measured = bc.reference_card_rate(4, "focused", "coop")  # nearest order measured: 5
+    assert not measured and sixteen == pytest.approx(bc.CARD_MODEL["coop"][(4, "focused")] * ratio)
+    nine, measured = bc.reference_card_rate(3, "focused-two", "thread")
+    ratio = bc.CARD_MEASURED["thread"][(3, "focused-two")] / bc.CARD_MODEL_THEN[(3, "focused-two")]
+    assert measured and nine == pytest.approx(bc.CARD_MODEL["thread"][(3, "focused-two")] * ratio)
 
 
 def test_the_work_constants_are_the_committed_runs():
@@ -125,7 +149,7 @@ def test_the_work_constants_are_the_committed_runs():
     l25 = next(r for r in result("gpu_solve.json")["rows"] if r["file"] == "l25.tsv"
                and r["backend"] == "cuda")  # fmt: skip
     c = l25["chains_per_puzzle"]
-    per_chain = bc.CARD_MEASURED[(5, "focused")] / (l25["puzzles"] * c)
+    per_chain = bc.CARD_MEASURED["thread"][(5, "focused")] / (l25["puzzles"] * c)
     solving = l25["median_search_seconds"] * per_chain
     s0 = (solving - mean25 / c) / (1 - bc.MEAN_CHAINS / c)
     assert bc.S0_PER_CELL == pytest.approx(s0 / 625, 1e-2)
@@ -141,7 +165,7 @@ def test_run_and_host_seconds_are_fitted_to_the_committed_runs():
                 and r["batch"] is None and r["chains_asked"] is None)  # fmt: skip
     cpu = next(r for r in pool if r["set"] == "forum_hardest_1106" and r["backend"] == "cpu")
     s0, m = bc.restart_work(3)
-    rate, wave = bc.CARD_MEASURED[(3, "focused-two")], WAVE[("thread", 3)]
+    rate, wave = bc.CARD_MEASURED["thread"][(3, "focused-two")], WAVE[("thread", 3)]
     one = bc.solve_seconds(1, 1, latency["chains_per_puzzle"], rate, wave, s0, m)
     run = latency["median_seconds"] - one
     assert bc.CARD_RUN == pytest.approx(run, 0.01)
@@ -185,7 +209,7 @@ def _measured_sides(order: int) -> tuple[bc.Cores, bc.CardSide]:
     """The sides as those runs had them: warm processes (no start-up), the one-thread kernels
     at their measured rates."""
     move = DEFAULT_MOVE[order]
-    card = bc.CardSide("H100", bc.CARD_MEASURED[(order, move)], WAVE[("thread", order)],
+    card = bc.CardSide("H100", bc.CARD_MEASURED["thread"][(order, move)], WAVE[("thread", order)],
                        False, 0.0, True)  # fmt: skip
     return bc.Cores(bc.CPU_RATES[(order, move)], 16, 0.0, True), card
 
