@@ -5,7 +5,7 @@ the smaller (the cores on a tie); without one it takes the cores. `choose` is th
 function of the workload and each side's rates; the functions below it gather those from this
 machine (`sudoku_choice`, `grid_choice`). Every figure is a model built on measurements; each
 constant says where it comes from (files under benchmarks/results, H100 80GB HBM3 with 16 Xeon
-cores unless said otherwise).
+cores unless said otherwise; benchmarks/fit_backend_choice.py derives the fitted ones).
 
 Glossary:
     n        puzzles of the workload: a file's count, or those read ahead from a stream (at least n)
@@ -16,28 +16,37 @@ Glossary:
     K        chains at once, S x c; the rate is R x min(1, K / full) where `full` is the chains
              that fill the hardware (the card's wave, the cores' threads)
     s0       proposals the solving chain needs at least (its solving trial's course)
-    m        proposals a puzzle's restarts cost over all its chains beyond that
-    H_k      the k-th harmonic number, 1 + 1/2 + ... + 1/k
+    m        mean proposals a puzzle's restarts cost over all its chains beyond that
+    G_k      the hardest of k puzzles' work over the mean work (`hardest`)
+    T        seconds of a slice at most (SLICE)
 
 Work of a puzzle (a restart model): a chain reaches a solution after s0 proposals plus an
-exponential part of mean m, so the first of c chains solves after s0 + m / c of its own; all c
-run until then, so a puzzle costs c x s0 + m proposals and lasts
+exponential part, so the first of c chains solves after s0 + w / c of its own, w the puzzle's
+work (mean m); all c run until then, so a puzzle lasts
 
-    L(m) = (s0 + m / c) x K / R
+    L(w) = (s0 + w / c) x K / R
 
-Seconds of n puzzles on a backend:
+Puzzles differ: w over puzzles is taken as lognormal of spread WORK_SPREAD (fitted to the cores'
+search seconds of hardest-class puzzles, whose 90th percentile lies farther above their median
+than an exponential's can), so the hardest of k has mean m x G_k. The pool refills a
+slot only between slices, and a slice ends when its last puzzle is solved or after T: a round of
+S puzzles lasts its hardest puzzle when that fits a slice, else a slot turns over once a slice
+or once a puzzle, whichever is longer:
 
-    solve = max(max(1, n / S) x L(m), L(m x H_min(n, S)))     rounds of S puzzles, or the
-                                                              hardest of those run together
-    cores = start + solve + n x HOST_CPU                      (the host's work between slices)
-    card  = start + CARD_RUN + max(solve, n x HOST_CARD)      (the host loop beside the kernel)
+    round = L(m x G_S)                      if that is at most T, else max(L(m), T)
+    solve = L(m x G_n)                      n <= S: all at once, the hardest last
+          = max(n / S x round, L(m x G_S))  n > S: rounds of S puzzles
+    cores = start + solve + n x HOST_CPU    (the host's work between slices)
+    card  = start + CARD_RUN + solve + n x HOST_CARD  (the host's work the kernel waits for)
 
-with puzzles of the reference class (hardest-class: what the card is for), whose difficulty is
-taken as exponential over puzzles (the largest of k has mean m x H_k). start is what the backend
-loads before its first slice: compiled code from the disk caches (numba's for the CPU rules of the
-order and move, gpu_anneal.kernels.kernel_cache for the card's slice kernel), or compiling it when
-the cache lacks it, as in a fresh process. The card's context is not counted: cuda_status made it
-already. Time limits are not part of the model (it predicts the time to solve).
+with puzzles of the reference class (hardest-class: what the card is for). start is what a fresh
+`gpu-anneal solve` process spends on the backend beyond its puzzles: the interpreter and imports,
+compiled code loaded from the disk caches (numba's for the CPU rules of the order and move,
+gpu_anneal.kernels.kernel_cache for the card's slice kernel), or compiled when the cache lacks it,
+the card's context, writing the results and exiting; measured as whole processes on 3 easy
+puzzles. Under auto the card's context is made before the choice (cuda_status), so a cores' run
+chosen there costs that much more than `--backend cpu` does. Time limits are not part of the model
+(it predicts the time to solve).
 
 Rates: the cores' is measured on this machine once per CPU model, thread count, order and move
 (measure_cpu_rate: about MEASURE_SECONDS, only when the rules are cached) and kept in
@@ -54,6 +63,7 @@ was measured and auto keeps the card.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -142,24 +152,31 @@ FAMILY = {"focused-two": "focused", "focused": "focused-two", "candidate": "sird
 MEAN_PROPOSALS = {3: 931_887.0, 4: 48_990.0, 5: 2_518_998.0, 6: 127_232_065.0}
 MEAN_CHAINS = 2
 S0_PER_CELL = 45.5
+# The spread of a puzzle's work (the sigma of its logarithm): ln(p90 / median) / 1.2816 of the
+# 16 cores' search seconds on 6,000 hardest-class 9x9 puzzles (card_vs_cores.json iso6000 cpu:
+# median 1.708 ms, p90 8.719 ms).
+WORK_SPREAD = 1.272
+# The pool's slice: gpu_anneal.sudoku_solver.solve_stream's default slice_seconds.
+SLICE = 0.2
 
-# Seconds of a card run beyond the kernel: the one-puzzle run's 0.0957 s (gpu_latency_after.json)
-# less its modeled kernel time; the host loop's seconds a puzzle: forum_hardest_1106's 375 in
-# 0.572 s (gpu_pool_after.json, the default plan) less that run overhead; the cores' seconds a
-# puzzle beyond the model's search: the same run's 2.19 s on 16 cores less 375 x L(m).
+# Fixed seconds of a fresh `gpu-anneal solve` process (card_vs_cores.json, "start": 3 easy 9x9
+# puzzles, whose search is under 0.02 s; "first" with an empty cache root, "second" with the same
+# root again). The cores: the whole wall, 1.541 s second and 14.448 s first. The card: its wall,
+# 2.287 s second (1.483 s of it to the first slice) and 15.097 s first, less CARD_RUN.
+CPU_LOAD = 1.541
+CPU_COMPILE = 14.448
+CARD_LOAD = 2.203
+CARD_COMPILE = 15.013
+
+# Seconds of a card run beyond the kernel: the one-puzzle run's 0.0957 s in a warm process
+# (gpu_latency_after.json) less its modeled kernel time. The host's seconds a puzzle that the
+# kernel waits for: 60,000 hardest-class 9x9 (card_vs_cores.json iso60000, kernel-bound: busy 93 %
+# of its solve) whose 25.066 s from first slice to last status read held 23.189 s of slices.
+# The cores' seconds a puzzle beyond the model's search: iso6000 on the cores, 27.579 s, less
+# CPU_LOAD and 6,000 x L(m).
 CARD_RUN = 0.084
-HOST_CARD = 1.30e-3
-HOST_CPU = 1.84e-3
-
-# Start-up (a model). Loading: numba's cached CPU rules (the first slice of a cached 9x9 rule set
-# takes about a quarter of a second on 2 cores); the card's cached slice and pool kernels, read
-# from disk and loaded through the driver (not measured on a card). Compiling: the first call
-# with an empty cache (first_call.json: 13.4 s against 1.34 s with a filled one, 2 cores); the
-# card's four kernels (8-14 s a process measured on an H100 before kernels were cached).
-CPU_LOAD = 0.25
-CPU_COMPILE = 12.0
-CARD_LOAD = 0.3
-CARD_COMPILE = 11.0
+HOST_CARD = 31.3e-6
+HOST_CPU = 0.332e-3
 
 # Grid puzzles: the largest cells whose median time a puzzle on the cores (2 cores, 16 chains) is
 # under CARD_RUN: Shikaku 25x25 (0.021 s; 50x50: 10 s), Hashi 18x18 (0.014 s; 26x26: 0.18 s).
@@ -224,9 +241,21 @@ class Choice:
     seconds: dict = field(default_factory=dict)
 
 
-def harmonic(k: int) -> float:
-    """H_k = 1 + 1/2 + ... + 1/k (0 for k < 1)."""
-    return sum(1.0 / i for i in range(1, k + 1))
+@functools.cache
+def hardest(k: int, spread: float = WORK_SPREAD) -> float:
+    """G_k: the mean of the largest of k puzzles' work over their mean work, the work lognormal
+    with log-sigma `spread` (1 for k <= 1)."""
+    if k <= 1:
+        return 1.0
+    # E[exp(spread x Z)] over the largest Z of k standard normals, times exp(-spread^2 / 2)
+    step, total = 0.005, 0.0
+    for i in range(3601):  # z from -8 to 10
+        z = -8.0 + i * step
+        tail = 0.5 * math.erfc(abs(z) / math.sqrt(2))
+        log_cdf = math.log1p(-tail) if z >= 0 else math.log(tail)
+        log_f = spread * z - z * z / 2 + (k - 1) * log_cdf
+        total += math.exp(log_f) * (0.5 if i in (0, 3600) else 1.0)
+    return k * total * step / math.sqrt(2 * math.pi) * math.exp(-spread * spread / 2)
 
 
 def restart_work(order: int) -> tuple[float, float]:
@@ -249,8 +278,13 @@ def solve_seconds(
     def latency(work: float) -> float:
         return (s0 + work / cpp) / per_chain
 
-    together = min(n, slots)
-    return max(max(1.0, n / slots) * latency(m), latency(m * harmonic(together)))
+    last = latency(m * hardest(min(n, slots)))
+    if n <= slots:
+        return last
+    one_round = latency(m * hardest(slots))
+    if one_round > SLICE:
+        one_round = max(latency(m), SLICE)
+    return max(n / slots * one_round, last)
 
 
 def cpu_seconds(w: Workload, cores: Cores) -> float:
@@ -271,14 +305,14 @@ def card_seconds(w: Workload, card: CardSide) -> float:
     slots, cpp = launch(card.wave, n, w.chains, w.batch, card.coop)
     s0, m = restart_work(w.order)
     solve = solve_seconds(n, slots, cpp, card.rate, card.wave, s0, m)
-    return card.start + CARD_RUN + max(solve, n * HOST_CARD)
+    return card.start + CARD_RUN + solve + n * HOST_CARD
 
 
 def choose(
     w: Workload, cores: Cores | None, card: CardSide | None, why_no_card: str = ""
 ) -> Choice:
     """The backend that finishes `w` first by the model, with the reason as one line
-    ("auto: cpu, 3 puzzles of 9x9: cores 0.27 s vs card 0.4 s (model: ...)"). `card` None: no
+    ("auto: cpu, 3 puzzles of 9x9: cores 1.6 s vs card 2.3 s (model: ...)"). `card` None: no
     usable card (`why_no_card` says why); the cores then, as for every method but annealing."""
     if w.method != "anneal":
         return Choice("cpu", f"cpu: --method {w.method} runs on the CPU only")

@@ -1,12 +1,14 @@
 """`--backend auto` chooses by the model of gpu_anneal.backend_choice: its constants are the
-committed measurements, it reproduces the committed card-versus-cores runs, and on the issue's
-table of workloads (an H100 SXM beside 16 cores, or beside this machine's 2) it takes the backend
-that finishes first. The glue that gathers the features is driven with a described card standing
-in for a device (as benchmarks/bench_host.py's stand_in does); nothing here needs a card.
+committed measurements, it comes within a stated factor of every committed card-versus-cores run
+(benchmarks/results/gpu/card_vs_cores.json: fresh processes on an H100 and its machine's 16
+cores), and on those workloads it takes a backend that finished within 1.2x of the better. The
+glue that gathers the features is driven with a described card standing in for a device (as
+benchmarks/bench_host.py's stand_in does); nothing here needs a card.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import statistics
 import types
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import fit_backend_choice as fit
 from gpu_anneal import backend_choice as bc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,9 +83,7 @@ def test_the_rate_tables_are_the_committed_measurements_and_models():
         for row in result(name)["cpu"]:  # files in the order they were measured
             if row.get("schedule", "native regime") == "native regime":
                 latest[(row["order"], row["move"])] = row["proposals_per_second"]
-    cores = next(r for r in result("card_vs_cores.json")["rows"]
-                 if r["workload"] == "throughput" and r["backend"] == "cpu")  # fmt: skip
-    cores = cores["throughput"]  # card_vs_cores.json, measured last
+    cores = fit.find("throughput", "cpu")["throughput"]  # card_vs_cores.json, measured last
     latest[(cores["order"], cores["move"])] = cores["proposals_per_second"]
     assert set(latest) == set(bc.CPU_RATES)
     for key, rate in latest.items():
@@ -153,101 +154,98 @@ def test_the_work_constants_are_the_committed_runs():
     solving = l25["median_search_seconds"] * per_chain
     s0 = (solving - mean25 / c) / (1 - bc.MEAN_CHAINS / c)
     assert bc.S0_PER_CELL == pytest.approx(s0 / 625, 1e-2)
+    assert bc.WORK_SPREAD == pytest.approx(fit.derive()["WORK_SPREAD"], 1e-3)
 
 
-def test_run_and_host_seconds_are_fitted_to_the_committed_runs():
-    """CARD_RUN: a one-puzzle card run less its modeled kernel time; HOST_CARD: the default
-    plan's 375 forum_hardest puzzles less that; HOST_CPU: the 16 cores' same run less the
-    modeled search."""
+def test_the_hardest_of_k_is_a_lognormals_largest():
+    """G_1 = 1; G_k grows with k; for a spread of 0 (every puzzle alike) it stays 1; against a
+    direct draw of lognormal work (spread WORK_SPREAD) within 3 %."""
+    import numpy as np
+
+    assert bc.hardest(1) == 1.0
+    assert bc.hardest(2, 0.0) == pytest.approx(1.0, 1e-6)
+    values = [bc.hardest(k) for k in (2, 10, 100, 1000)]
+    assert values == sorted(values) and values[0] > 1.0
+    draws = np.random.default_rng(1).lognormal(0.0, bc.WORK_SPREAD, (20_000, 100))
+    largest = draws.max(axis=1).mean() / np.exp(bc.WORK_SPREAD**2 / 2)
+    assert bc.hardest(100) == pytest.approx(largest, 0.03)
+
+
+def test_run_start_and_host_seconds_are_fitted_to_the_committed_runs():
+    """CARD_RUN: a one-puzzle card run less its modeled kernel time; the fresh processes' fixed
+    seconds and the host's seconds a puzzle as benchmarks/fit_backend_choice.py derives them
+    from card_vs_cores.json; the slice is the pool's default."""
+    from gpu_anneal.sudoku_solver import solve_stream
+
     latency = next(r for r in result("gpu_latency_after.json")["rows"] if r["backend"] == "cuda")
-    pool = result("gpu_pool_after.json")["rows"]
-    card = next(r for r in pool if r["set"] == "forum_hardest_1106" and r["backend"] == "cuda"
-                and r["batch"] is None and r["chains_asked"] is None)  # fmt: skip
-    cpu = next(r for r in pool if r["set"] == "forum_hardest_1106" and r["backend"] == "cpu")
     s0, m = bc.restart_work(3)
     rate, wave = bc.CARD_MEASURED["thread"][(3, "focused-two")], WAVE[("thread", 3)]
     one = bc.solve_seconds(1, 1, latency["chains_per_puzzle"], rate, wave, s0, m)
-    run = latency["median_seconds"] - one
-    assert bc.CARD_RUN == pytest.approx(run, 0.01)
-    assert bc.HOST_CARD == pytest.approx((card["wall_seconds"] - run) / card["puzzles"], 0.01)
-    search = bc.solve_seconds(1, 1, 16, bc.CPU_RATES[(3, "focused-two")], 16, s0, m)
-    assert bc.HOST_CPU == pytest.approx(cpu["wall_seconds"] / cpu["puzzles"] - search, 0.01)
+    assert bc.CARD_RUN == pytest.approx(latency["median_seconds"] - one, 0.01)
+    derived = fit.derive()
+    for name in ("CPU_LOAD", "CPU_COMPILE", "CARD_LOAD", "CARD_COMPILE", "HOST_CARD", "HOST_CPU"):
+        assert getattr(bc, name) == pytest.approx(derived[name], 0.01), name
+    assert bc.SLICE == inspect.signature(solve_stream).parameters["slice_seconds"].default
 
 
 # ---- the model against the committed card-versus-cores runs --------------------------------
 
 
-def _committed_runs() -> list[dict]:
-    """The runs measured on the H100 and its 16 cores in one session (warm processes): what,
-    order, puzzles, and per backend (wall seconds, every puzzle solved)."""
-    pool = result("gpu_pool_after.json")["rows"]
-    solve = result("gpu_solve.json")["rows"]
-    latency = result("gpu_latency_after.json")["rows"]
-
-    def run(rows, backend, **match):
-        row = next(
-            (r for r in rows if r["backend"] == backend
-             and all(r.get(k) == v for k, v in match.items())), None,
-        )  # fmt: skip
-        return None if row is None else (row["wall_seconds"], row["solved"] == row["puzzles"])
-
-    default = dict(batch=None, chains_asked=None)
-    runs = [
-        {"what": name, "order": 3, "n": n, "cuda": run(pool, "cuda", set=name, **default),
-         "cpu": run(pool, "cpu", set=name)}
-        for name, n in (("top95", 95), ("forum_hardest_1106", 375))
-    ]  # fmt: skip
-    one = {r["backend"]: (r["median_seconds"], r["solved"] == r["puzzles"]) for r in latency}
-    runs.append({"what": "one puzzle at a time", "order": 3, "n": 1} | one)
-    for what, order, n, name in (("25x25", 5, 30, "l25.tsv"), ("36x36", 6, 16, "l36.tsv")):
-        runs.append({"what": what, "order": order, "n": n, "cuda": run(solve, "cuda", file=name),
-                     "cpu": run(solve, "cpu", file=name)})  # fmt: skip
-    return runs
+def test_the_model_comes_within_2x_of_every_measured_wall():
+    """Every solving run of card_vs_cores.json, modeled as it ran (its pool, its caches), within
+    a factor 2 of its wall; a run that stopped at its time limit with puzzles unsolved (its wall
+    short of solving them all) within that factor from below only. Why 2: the work constants are
+    means over a few dozen heavy-tailed puzzles (at WORK_SPREAD one standard error of a 24-puzzle
+    mean is about 40 %), taken from other runs than these, and a fresh process's fixed seconds
+    vary by about 0.3 s between runs of the same workload (the card's start-up from 1.34 s to
+    1.61 s on 9x9)."""
+    checked = []
+    for row in fit.rows():
+        ratio = fit.modeled(row) / row["wall_seconds"]
+        what = (row["workload"], row["backend"], row["role"], ratio)
+        assert ratio >= 1 / 2, what
+        assert ratio <= 2 or row["solved"] < row["puzzles"], what
+        checked.append(row["workload"])
+    assert len(checked) == 16 and "iso60000" in checked and "iso6000c64" in checked
 
 
-def _measured_sides(order: int) -> tuple[bc.Cores, bc.CardSide]:
-    """The sides as those runs had them: warm processes (no start-up), the one-thread kernels
-    at their measured rates."""
-    move = DEFAULT_MOVE[order]
-    card = bc.CardSide("H100", bc.CARD_MEASURED["thread"][(order, move)], WAVE[("thread", order)],
-                       False, 0.0, True)  # fmt: skip
-    return bc.Cores(bc.CPU_RATES[(order, move)], 16, 0.0, True), card
+def _same_command_pairs() -> list[tuple[str, str]]:
+    """(workload, role) of every card_vs_cores workload both backends ran with the same options."""
+    return [(r["workload"], r["role"]) for r in fit.rows()
+            if r["backend"] == "cpu" and fit.find(r["workload"], "cuda", r["role"])]  # fmt: skip
 
 
-def test_the_model_reproduces_the_committed_card_and_cores_runs():
-    """Every committed run's wall within a factor 2.5 of the model's seconds; a run that left
-    puzzles unsolved at its time limit (its wall short of solving them all) within that factor
-    from below."""
-    for run in _committed_runs():
-        cores, card = _measured_sides(run["order"])
-        w = workload(run["order"], run["n"])
-        predicted = {"cuda": bc.card_seconds(w, card), "cpu": bc.cpu_seconds(w, cores)}
-        for backend, measured in ((b, run[b]) for b in ("cuda", "cpu")):
-            if measured is None:
-                continue
-            wall, complete = measured
-            ratio = predicted[backend] / wall
-            assert ratio >= 1 / 2.5, (run["what"], backend, predicted[backend], wall)
-            assert ratio <= 2.5 or not complete, (run["what"], backend, predicted[backend], wall)
-
-
-def test_on_the_committed_runs_the_choice_is_never_more_than_1_2x_slower_than_the_better():
-    """Where both backends ran the same set, the model's pick took at most 1.2x the better's
-    wall (and solved every puzzle where the other did)."""
-    checked = 0
-    for run in _committed_runs():
-        if run["cpu"] is None or run["cuda"] is None:
+def test_the_issues_table_on_an_h100():
+    """For every card_vs_cores workload both backends ran, auto as it decides today (the 16
+    cores, the H100 SXM, today's plan, the caches as the run had them) takes a backend whose
+    measured wall is at most 1.2x the better one's, having solved every puzzle the other did.
+    Left out: 36x36 grids, where the card's run stopped at its 30 s limit with 15 of 16 solved,
+    so the card's time to solve them all was not measured and which backend finishes first is
+    not known (its 32.7 s is a lower bound, the cores' 68.8 s solved all)."""
+    checked = []
+    for name, role in _same_command_pairs():
+        runs = {b: fit.find(name, b, role) for b in ("cpu", "cuda")}
+        if any(r["solved"] < r["puzzles"] for r in runs.values()):
+            assert name == "grids36", name  # the one run known to stop short
             continue
-        cores, card = _measured_sides(run["order"])
-        chosen = bc.choose(workload(run["order"], run["n"]), cores, card).backend
-        walls = {b: run[b][0] for b in ("cuda", "cpu")}
-        assert walls[chosen] <= 1.2 * min(walls.values()), (run["what"], chosen, walls)
-        assert run[chosen][1] or not any(run[b][1] for b in ("cuda", "cpu")), run["what"]
-        checked += 1
-    assert checked == 4  # top95, forum_hardest, one puzzle at a time, 25x25
+        chosen = fit.auto_now(name, role)
+        walls = {b: r["wall_seconds"] for b, r in runs.items()}
+        assert walls[chosen.backend] <= 1.2 * min(walls.values()), (name, role, chosen, walls)
+        checked.append((name, role))
+    assert len(checked) == 6  # start first and second, iso6000, forum375, single, grids25
 
 
-# ---- the issue's table -------------------------------------------------------------------
+def test_fewer_cores_take_the_card_wherever_sixteen_did():
+    """With this machine's 2 cores instead of 16, auto takes the card on every card_vs_cores
+    workload where it took it beside the 16, and on the 6,000 and 60,000 isomorphs."""
+    for name, role in _same_command_pairs():
+        row = fit.find(name, "cpu", role)
+        order, n = row["order"], row["puzzles"]
+        w = workload(order, n, batch=fit.asked(row, "--batch"))
+        if bc.choose(w, cores16(order), h100(order)).backend == "cuda":
+            assert bc.choose(w, cores2(order), h100(order)).backend == "cuda", name
+    for n in (6_000, 60_000):
+        assert bc.choose(workload(3, n), cores2(3), h100(3)).backend == "cuda"
 
 
 def _table_choice(order: int, n: int, cores: bc.Cores, card: bc.CardSide) -> bc.Choice:
@@ -258,41 +256,19 @@ def _table_choice(order: int, n: int, cores: bc.Cores, card: bc.CardSide) -> bc.
     return choice
 
 
-def _committed_faster_on_375() -> str:
-    """Which backend the committed measurements say finished forum_hardest's 375 first."""
-    run = next(r for r in _committed_runs() if r["what"] == "forum_hardest_1106")
-    return "cuda" if run["cuda"][0] < run["cpu"][0] else "cpu"
-
-
-@pytest.mark.parametrize("cores_of", [cores16, cores2], ids=["16 cores", "this machine's 2 cores"])
-def test_the_issues_table_on_an_h100(cores_of):
-    """One 9x9 puzzle and three easy ones go to the cores; forum_hardest's 375 where the
-    committed runs were faster (the card); 6,000 and 60,000 to the card; sets of 25x25 and
-    36x36 to the card's cooperative kernel, cached (its model says so)."""
-    expected = [
-        (3, 1, "cpu"), (3, 3, "cpu"), (3, 375, _committed_faster_on_375()),
-        (3, 6_000, "cuda"), (3, 60_000, "cuda"), (5, 24, "cuda"), (5, 30, "cuda"),
-        (6, 16, "cuda"),
-    ]  # fmt: skip
-    for order, n, backend in expected:
-        choice = _table_choice(order, n, cores_of(order), h100(order))
-        assert choice.backend == backend, choice.reason
-
-
 def test_large_grids_on_the_one_thread_kernel_stay_on_the_cores():
     """Where the cooperative kernel cannot run (a card without the shared memory), 25x25 and
-    36x36 sets go to the 16 cores, as the committed runs measured (10.2 s against 2.45 s; 8 of
-    16 solved in 30 s against 14 of 16)."""
+    36x36 sets go to the 16 cores, as the committed runs measured (gpu_solve.json: 10.2 s
+    against 2.45 s; 8 of 16 solved in 30 s against 14 of 16)."""
     for order, n in ((5, 24), (5, 30), (6, 16)):
         choice = _table_choice(order, n, cores16(order), h100(order, "thread"))
         assert choice.backend == "cpu", choice.reason
 
 
 def test_what_must_compile_counts():
-    """Kernels not in the cache: forum_hardest's 375 stay on the cores (compiling the card's
-    kernels costs more than the cores' whole run, as measured before kernels were cached: 12.9 s
-    on the card against 4.3 s on the cores); the CPU rules not cached but the kernels are: even
-    one puzzle goes to the card."""
+    """Kernels not in the cache: forum_hardest's 375 stay on the cores (compiling costs more
+    than the cores' whole run: card_vs_cores.json's first start, an empty cache); the CPU rules
+    not cached but the kernels are: even one puzzle goes to the card."""
     assert _table_choice(3, 375, cores16(3), h100(3, cached=False)).backend == "cpu"
     one = _table_choice(3, 1, cores16(3, cached=False), h100(3))
     assert one.backend == "cuda" and "rules to compile" in one.reason

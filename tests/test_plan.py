@@ -241,20 +241,23 @@ def _sixteen_cores(order: int):
     return bc.Cores(bc.reference_cpu_rate(order, move, 16), 16, bc.CPU_LOAD, True, True)
 
 
-def test_dry_run_says_which_backend_auto_takes_and_why(monkeypatch):
-    """95 puzzles on a described H100 beside 16 cores: with the card's kernels to compile, the
-    cores finish first; with them cached, the card. --backend cuda says it was asked."""
+def test_dry_run_says_which_backend_auto_takes_and_why(monkeypatch, tmp_path):
+    """380 puzzles (top95 four times) on a described H100 beside 16 cores: with the card's
+    kernels to compile, the cores finish first; with them cached, the card. --backend cuda says
+    it was asked."""
     from gpu_anneal import backend_choice as bc
 
-    top95 = str(Path(plan.__file__).parent / "data" / "top95.txt")
+    top95 = (Path(plan.__file__).parent / "data" / "top95.txt").read_text()
+    (tmp_path / "top95x4.txt").write_text(top95 * 4)
+    top95 = str(tmp_path / "top95x4.txt")
     args = dict(device="H100 SXM", move="focused-two", cores=_sixteen_cores(3), **FIXED)
     monkeypatch.setattr(bc, "card_kernel_cached", lambda *a: False)
     (cold,) = describe_plans([top95], backend="auto", **args)
-    assert cold["backend_choice"].startswith("auto: cpu, 95 puzzles of 9x9: cores ")
+    assert cold["backend_choice"].startswith("auto: cpu, 380 puzzles of 9x9: cores ")
     assert "kernels to compile" in cold["backend_choice"]
     monkeypatch.setattr(bc, "card_kernel_cached", lambda *a: True)
     (warm,) = describe_plans([top95], backend="auto", **args)
-    assert warm["backend_choice"].startswith("auto: cuda, 95 puzzles of 9x9: cores ")
+    assert warm["backend_choice"].startswith("auto: cuda, 380 puzzles of 9x9: cores ")
     assert f"  backend: {warm['backend_choice']}" in plan.format_plan(warm).splitlines()
     (asked,) = describe_plans([top95], backend="cuda", **args)
     assert asked["backend_choice"] == "cuda: asked (--backend cuda)"
