@@ -179,6 +179,14 @@ def solve(
     propagate: Annotated[
         bool, typer.Option("--propagate", help="Sudoku: deduction rules first (hybrid)")
     ] = False,
+    fixed_chains: Annotated[
+        bool,
+        typer.Option(
+            "--fixed-chains",
+            help="Sudoku on CUDA: each puzzle keeps --chains to the end (no spare chains once "
+            "the input is exhausted), so the reported chain repeats for the seed",
+        ),
+    ] = False,
     rules: Annotated[
         Rules | None,
         typer.Option(help="--method exact: seed runs seed 003's three rules  [default: fast]"),
@@ -246,6 +254,7 @@ def solve(
         schedule=schedule, move=value(move), t0=t0, time_limit=time_limit,
         max_trials=max_trials, propagate=propagate, rules=value(rules), batch=batch,
         fmt=value(format), resume=resume, scheduler=scheduler, workers=workers,
+        fixed_chains=fixed_chains,
     )  # fmt: skip
     request = SolveRequest(
         options, files=files or [], example=value(example), kind=value(kind),

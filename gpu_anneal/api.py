@@ -17,6 +17,7 @@ API spells it: `time_limit`), it is never ignored silently. Which parameter appl
     move                      yes             -              shikaku only           -
     time_limit                yes             -              yes                    yes
     propagate batch           yes             -              -                      -
+    fixed_chains              yes             -              -                      -
     scheduler workers         yes (Dask)      -              -                      -
     fmt order                 yes             yes            -                      -
     backend                   yes             cpu only       yes                    cpu only
@@ -25,7 +26,10 @@ Reproducibility: chain i of the q-th puzzle draws RNG stream q * chains + i what
 backend or Dask chunking, and the reported chain is chosen from the seed alone, so the solving
 chain, its trials, proposals and grid repeat for the same seed and chains. With several chains per
 puzzle the totals (counts.trials, counts.proposals) also count the other chains' work up to the
-moment the puzzle was stopped, which depends on thread timing.
+moment the puzzle was stopped, which depends on thread timing. On CUDA, once the input is
+exhausted, the slots that fall empty give the puzzles still running spare chains
+(counts.spare_chains), and a spare chain may solve first, which depends on timing: it replays
+like any other, but the reported chain repeats only with fixed_chains=True.
 """
 
 from __future__ import annotations
@@ -83,6 +87,7 @@ def solve(
     on_input_error: Callable[[InputError], None] | None = None,
     scheduler: str | None = None,
     workers: int | None = None,
+    fixed_chains: bool = False,
 ) -> list[Result]:
     """Solve every puzzle; results in input order (see solve_stream for the parameters)."""
     results = list(run(puzzles, resolve(SolveOptions.of(locals()))))
@@ -111,6 +116,7 @@ def solve_stream(
     on_input_error: Callable[[InputError], None] | None = None,
     scheduler: str | None = None,
     workers: int | None = None,
+    fixed_chains: bool = False,
 ) -> Iterator[Result]:
     """Solve every puzzle, yielding each Result as it finishes (completion order).
 
@@ -145,6 +151,10 @@ def solve_stream(
         solved); None raises the first one.
     scheduler, workers: run Sudoku annealing on Dask (a scheduler address, or a local cluster
         of that many workers); see solve_on_dask.
+    fixed_chains: Sudoku annealing keeps each puzzle to its `chains` to the end. By default, on
+        CUDA, once the input is exhausted the slots that fall empty take spare chains of the
+        puzzles still running (counts.spare_chains), which finishes the last hard puzzles
+        sooner; which chain then solves first depends on timing.
 
     Ctrl-C: results of puzzles still running are yielded with status "interrupted", then
     KeyboardInterrupt is raised.
@@ -174,6 +184,7 @@ def solve_on_dask(
     on_input_error: Callable[[InputError], None] | None = None,
     scheduler: str | None = None,
     workers: int | None = None,
+    fixed_chains: bool = False,
 ) -> Iterator[Result]:
     """solve_stream on a Dask cluster (Sudoku annealing; `pip install .[dask]`).
 
@@ -228,7 +239,9 @@ def replay_run(puzzles, chain: int, options: SolveOptions, naming: Naming = API)
                          "puzzle")  # fmt: skip
     chain = validate.replay_chain(chain, naming("chain"))
     s = resolve(options, naming)
-    wanted = chain // s.chains
+    from gpu_anneal.sudoku_solver import puzzle_of_stream
+
+    wanted = puzzle_of_stream(chain, s.chains)
     for item in _items(puzzles, s):
         if item.index == wanted:
             return solvers.replay(item, chain, s)

@@ -37,6 +37,8 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     _choice(name, "backend", o.backend, BACKENDS)
     given = {p: getattr(o, p) for p in PARAMETERS}
     given["propagate"] = propagate or None
+    fixed_chains = validate.flag(name("fixed_chains"), o.fixed_chains)
+    given["fixed_chains"] = fixed_chains or None
     given["schedule"] = schedule
     _refuse(name, spec, method, given)
     if o.backend == "cuda" and method not in spec.cuda_methods:
@@ -69,7 +71,8 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
         time_limit=spec.time_limit(method, time_limit), max_trials=max_trials,
         propagate=bool(propagate), batch=batch, scheduler=o.scheduler, workers=workers,
         rules=(o.rules or "fast") if spec.takes("rules", method) else None, fmt=o.fmt,
-        order=order, resume=o.resume, on_input_error=o.on_input_error, naming=naming,
+        order=order, resume=o.resume, fixed_chains=bool(fixed_chains),
+        on_input_error=o.on_input_error, naming=naming,
     )  # fmt: skip
 
 

@@ -100,6 +100,13 @@ class Counts:
     chain_proposals: int | None = _doc(
         "Proposals of the reported chain (Sudoku annealing)" + NO_CHAIN, None
     )
+    spare_chains: int | None = _doc(
+        "Chains the puzzle got beyond params.chains once the input was exhausted (Sudoku "
+        "annealing on CUDA: slots that fell empty take more chains of the puzzles still "
+        "running; 0 otherwise). The m-th such slot's chain i draws stream m * 2**40 + q * "
+        "chains + i, which --replay-chain re-runs like any other" + NO_CHAIN,
+        None,
+    )
 
 
 @dataclass(frozen=True)

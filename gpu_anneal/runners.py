@@ -57,6 +57,8 @@ from cpu_reference.sudoku.batch import (
 from gpu_anneal import pool_status, stream_jump
 from gpu_anneal.kernels.launch import simulating
 
+WALK_AT_MOST = 1 << 16  # streams the CPU runner walks one jump at a time; beyond: jump-ahead
+
 
 class CpuRunner:
     """Runs a batch's slices on every CPU core (numba prange over chains)."""
@@ -66,8 +68,9 @@ class CpuRunner:
 
     def __init__(self, batch: SudokuBatch, seed: int = 0):
         self.batch = batch
-        counter = rules.counter_based(batch.order, batch.move)
-        self.cursor = (CounterCursor if counter else StreamCursor)(seed)
+        self.counter = rules.counter_based(batch.order, batch.move)
+        self.cursor = (CounterCursor if self.counter else StreamCursor)(seed)
+        self.jump = None if self.counter else stream_jump.JumpCursor(seed)
         self._grids = np.zeros((0, batch.given_vals.shape[1]), np.uint8)
 
     def run(self, budget: int) -> None:
@@ -93,8 +96,16 @@ class CpuRunner:
         """Slots take the puzzles of `tables` (puzzle_tables rows, row j for slots[j]) with
         fresh chains, slot slots[j]'s chain i drawing stream firsts[j] + i."""
         cpp = self.batch.cpp
-        states = np.concatenate([self.cursor.states(int(f), cpp) for f in firsts])
+        states = np.concatenate([self._states(int(f), cpp) for f in firsts])
         load_puzzles(self.batch, slots, tables, states)
+
+    def _states(self, first: int, count: int) -> np.ndarray:
+        """The fresh states of streams first.. first + count - 1: walked from the last stream
+        made, or reached by jump-ahead when that is behind or far (a spare slot's streams)."""
+        cursor = self.cursor
+        if not self.counter and not 0 <= first - cursor.chain <= WALK_AT_MOST:
+            cursor.chain, cursor.state = first, self.jump.state_of(first)
+        return cursor.states(first, count)
 
     def empty(self, slots: np.ndarray) -> None:
         """Slots left empty: their chains never run."""

@@ -47,6 +47,7 @@ class SolveOptions:
     on_input_error: Callable[[InputError], None] | None = None
     scheduler: str | None = None
     workers: int | None = None
+    fixed_chains: bool = False
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -108,6 +109,7 @@ class Settings:
     fmt: str | None = None
     order: int | None = None
     resume: str | None = None
+    fixed_chains: bool = False  # Sudoku annealing: no spare chains (sudoku_solver)
     on_input_error: Any = field(default=None, compare=False)
     naming: Naming = API  # how this call's messages name parameters
 

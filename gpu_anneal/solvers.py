@@ -200,6 +200,7 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
     settings = dict(
         schedule=schedule, chains=cpp, seed=s.seed, time_limit=s.time_limit,
         max_trials=s.max_trials, backend=used, move=move, propagate=s.propagate,
+        spare_chains=False if s.fixed_chains else None,
     )  # fmt: skip
     params = replace(sudoku_params(s, order, schedule.t0), backend_choice=choice.reason)
 
@@ -288,6 +289,7 @@ def _pool_result(item: Item, raw, params: Params, compile_s: float) -> Result:
             trials=raw.trials, proposals=raw.proposals, accepted=raw.accepted,
             solving_chain=raw.solving_chain, chain_trials=extra.get("chain_trials"),
             chain_proposals=extra.get("chain_proposals"),
+            spare_chains=extra.get("spare_chains", 0),
         )  # fmt: skip
     result.params = with_chains(params, raw.chains)
     result.timing = Timing(compile=compile_s, search=raw.seconds, verify=raw.verify_seconds)

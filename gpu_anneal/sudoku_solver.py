@@ -16,9 +16,22 @@ and a puzzle with less time left than one more round is stopped.
 
 Chain i of the q-th puzzle of a run draws RNG stream first_chain + q * cpp + i whatever the slot,
 batch size or backend, so any chain can be replayed alone and the same seed gives the same
-trajectories. Ctrl-C (KeyboardInterrupt) reports every puzzle taken from the stream and not yet
-handed out, once, and then raises InterruptedBatch: finished results as they are, puzzles in the
-pool as they stand, a puzzle read but not started with no counts.
+trajectories.
+
+Spare chains (on CUDA, without a trial cap): once the stream is exhausted, slots that fall empty
+are given to the puzzles still running, the longest-running first, each such slot cpp more
+chains of that puzzle, so the card's chains stay on the last hard puzzles instead of idling.
+The m-th slot added to the q-th puzzle draws streams m * SPARE_STRIDE + first_chain + q * cpp + i
+(SPARE_STRIDE = 2**40: the slot's chains, like every other, replay from the puzzle and the
+stream alone, and stream mod SPARE_STRIDE still names the puzzle). A puzzle with spare slots is
+over when one of its slots has solved and is over, or when all are; the others are stopped.
+Its result sums the counts of all its slots, reports the solved chain with the fewest
+proposals among them (else the best grid), and says how many chains were added
+(extra["spare_chains"]; absent: none).
+
+Ctrl-C (KeyboardInterrupt) reports every puzzle taken from the stream and not yet handed out,
+once, and then raises InterruptedBatch: finished results as they are, puzzles in the pool as
+they stand, a puzzle read but not started with no counts.
 """
 
 from __future__ import annotations
@@ -123,6 +136,7 @@ def solve_stream(
     move: str = "sirdey",
     propagate: bool = False,
     device=None,
+    spare_chains: bool | None = None,
 ) -> Iterator[SolveResult]:
     """Anneal a stream of puzzles (uint8[cells] each), `slots` at a time; yield as they finish.
 
@@ -144,6 +158,10 @@ def solve_stream(
     covers at least a full wave of the card, spread over as many puzzles as the stream holds;
     `device` names a described card to plan for (the current device by default). On the CPU,
     slots defaults to 1 and chains to one per core.
+
+    `spare_chains` (None: on for CUDA, off on the CPU, where more chains only add work; never
+    with max_trials, whose trials are dealt over a puzzle's chains): once the stream is
+    exhausted, empty slots take more chains of the puzzles still running (module docstring).
     """
     used = resolve_backend(backend)
     lay = layout(order)
@@ -188,7 +206,9 @@ def solve_stream(
     )  # fmt: skip
     runner = make_runner(batch, used, seed)
     report = dict(backend=used, seed=seed, move=move)
-    pool = _Pool(batch, runner, source, first_chain, first_index, report, propagate)
+    spare = (used == "cuda") if spare_chains is None else bool(spare_chains)
+    spare = spare and max_trials is None
+    pool = _Pool(batch, runner, source, first_chain, first_index, report, propagate, spare)
     slicer = Slicer(sched.plateau, slice_seconds)
     try:
         pool.warm()  # compiles: time limits count annealing, not compilation
@@ -250,6 +270,15 @@ def stop_stream(stream: Iterator[SolveResult]) -> list[SolveResult]:
         return []
     stream.close()  # it yielded instead (it cannot: a thrown Ctrl-C ends every run)
     return []
+
+
+SPARE_STRIDE = 1 << 40  # streams of the m-th slot added to a puzzle: m * SPARE_STRIDE + ...
+
+
+def puzzle_of_stream(stream: int, cpp: int) -> int:
+    """The position in its run (first_chain 0) of the puzzle whose chain draws `stream`, a spare
+    chain's included."""
+    return (int(stream) % SPARE_STRIDE) // cpp
 
 
 SAFETY = 0.5  # a slice takes at most this share of the smallest time a puzzle has left
@@ -347,14 +376,18 @@ class _Pool:
     slots (deduction, tables and upload for all the new puzzles at once; a refilled slot joins
     the slice after), otherwise the refill comes first.
 
-    Every puzzle taken from the stream is, at any moment, in exactly one place: a slot
-    (slot_q), or the outbox (its result made and not yet handed out), or handed out. A slot is
-    marked taken before its puzzle is loaded and empty once its result is in the outbox; a
-    result leaves the outbox only when the consumer has it. So a Ctrl-C, wherever it lands,
-    finds each puzzle once: stop_all reports the slots the outbox does not already hold.
+    Every puzzle taken from the stream is, at any moment, in exactly one place: its slots
+    (slot_q; its lead slot, and spare slots that name the lead in slot_lead), or the outbox (its
+    result made and not yet handed out), or handed out. A slot is marked taken before its
+    puzzle is loaded and empty once its result is in the outbox; a result leaves the outbox only
+    when the consumer has it. So a Ctrl-C, wherever it lands, finds each puzzle once: stop_all
+    reports the puzzles the outbox does not already hold, one result for all their slots.
     """
 
-    def __init__(self, batch, runner, source, first_chain, first_index, report, propagate=False):
+    def __init__(
+        self, batch, runner, source, first_chain, first_index, report, propagate=False,
+        spare=False,
+    ):  # fmt: skip
         self.batch = batch
         self.runner = runner
         self.propagate = propagate
@@ -363,8 +396,14 @@ class _Pool:
         self.first_index = first_index
         self.report = report  # backend, seed, move: what every result names
         self.next_q = 0
+        self.spare = spare  # give empty slots to running puzzles once the stream is exhausted
+        self.exhausted = False
+        self.spares_of: dict[int, int] = {}  # q -> spare slots it has had (m of the next)
         P, cells = batch.puzzles, batch.given_vals.shape[1]
         self.slot_q = np.full(P, -1, np.int64)  # -1: empty
+        self.slot_lead = np.full(P, -1, np.int64)  # the puzzle's lead slot (itself for a lead)
+        self.slot_first = np.zeros(P, np.int64)  # stream of the slot's chain 0
+        self.slot_masks = self.slot_deduced = None  # (spare chains) each lead's deduction
         self.slot_start = np.full(P, np.nan)  # nan: its chains have not run yet
         self.slot_cells = np.zeros((P, cells), np.uint8)  # each slot's puzzle as read
         self.slot_loaded = np.zeros((P, cells), np.uint8)  # ... as loaded (after deduction)
@@ -394,6 +433,7 @@ class _Pool:
         for p in slots:
             item = next(self.source, None)
             if item is None:
+                self.exhausted = True
                 break
             if isinstance(item, tuple):
                 q, cells = item
@@ -404,10 +444,41 @@ class _Pool:
             self.slot_cells[p] = self._cells(cells)
             self.slot_q[p] = q
             taken += 1
+        new = slots[:taken]  # (a slot read and not led yet has slot_lead -1: stop_all)
+        self.slot_lead[new] = new
+        self.slot_first[new] = self.first_chain + self.slot_q[new] * self.batch.cpp
         if taken < len(slots):
-            self.runner.empty(slots[taken:])
+            rest = self._spare(slots[taken:])
+            if rest.size:
+                self.runner.empty(rest)
         if taken:
             self._load(slots[:taken])
+
+    def _spare(self, free: np.ndarray) -> np.ndarray:
+        """Give the empty slots `free` to the puzzles still running, when spare chains are on
+        and the stream is exhausted: round-robin, the longest-running puzzle first, each slot
+        its puzzle's next spare streams. Returns the slots left empty (already emptied or to be
+        emptied by the caller)."""
+        leads = np.flatnonzero((self.slot_lead == np.arange(len(self.slot_lead)))
+                               & ~np.isnan(self.slot_start))  # fmt: skip
+        if not (self.spare and self.exhausted and free.size and leads.size):
+            return free
+        leads = leads[np.argsort(self.slot_start[leads], kind="stable")]
+        cpp = self.batch.cpp
+        lead_of = np.empty_like(free)
+        for j, p in enumerate(free):
+            lead = lead_of[j] = leads[j % leads.size]
+            q = int(self.slot_q[lead])
+            m = self.spares_of.get(q, 0) + 1
+            self.spares_of[q] = m
+            self.slot_start[p] = np.nan  # its chains start with the next slice
+            self.seen[p] = 0
+            self.slot_cells[p] = self.slot_cells[lead]
+            self.slot_q[p] = q
+            self.slot_lead[p] = lead
+            self.slot_first[p] = m * SPARE_STRIDE + self.first_chain + q * cpp
+        self._load(free, lead_of)
+        return free[:0]
 
     def _cells(self, cells) -> np.ndarray:
         """A puzzle's cells as the pool keeps them: uint8[cells], every value in 0..N (262
@@ -419,16 +490,24 @@ class _Pool:
             return cells
         return validate.sudoku_array(cells, self.batch.order)[0][0]
 
-    def _load(self, slots: np.ndarray) -> None:
+    def _load(self, slots: np.ndarray, leads: np.ndarray | None = None) -> None:
         """The puzzles named by `slots` into the runner: deduction (when asked), tables and
-        the upload, for all of them at once."""
+        the upload, for all of them at once; spare slots take their `leads`' deduction."""
         b = self.batch
         cells, masks, has_mask = self.slot_cells[slots], None, None
-        if self.propagate:
+        if self.propagate and leads is not None:
+            cells, masks, has_mask = (self.slot_loaded[leads], self.slot_masks[leads],
+                                      self.slot_deduced[leads])  # fmt: skip
+        elif self.propagate:
             cells, masks, has_mask = logic_fill_many(cells, b.order)
+            if self.spare:  # kept for the spare slots a puzzle may get
+                if self.slot_masks is None:
+                    self.slot_masks = np.zeros((b.puzzles, cells.shape[1]), masks.dtype)
+                    self.slot_deduced = np.zeros(b.puzzles, bool)
+                self.slot_masks[slots], self.slot_deduced[slots] = masks, has_mask
         self.slot_loaded[slots] = cells
         tables = puzzle_tables(cells, b.order, b.move, masks, has_mask)
-        self.runner.load(slots, tables, self.first_chain + self.slot_q[slots] * b.cpp)
+        self.runner.load(slots, tables, self.slot_first[slots])
 
     def active(self) -> np.ndarray:
         """bool[slots]: slots holding a puzzle."""
@@ -442,7 +521,7 @@ class _Pool:
             now = time.perf_counter()
             done = self._finished(now, time_limit, slicer)
             if done.size:
-                runner.fetch(done, self.stats)
+                runner.fetch(self.reporting(done), self.stats)
             launch = None
             if runner.overlaps and self.active().sum() > done.size:
                 launch = self._launch(slicer, time_limit)
@@ -450,6 +529,10 @@ class _Pool:
                 self._post(done, runner.fetched(), now)
                 yield from self.hand_out()
                 self.refill(done)
+            if self.spare and self.exhausted:  # slots emptied before any puzzle had started
+                idle = np.flatnonzero(~self.active())
+                if idle.size:
+                    self._spare(idle)
             if launch is None:
                 if not self.active().any():
                     return
@@ -457,15 +540,17 @@ class _Pool:
             self._measure(slicer, *launch)
 
     def _post(self, slots: np.ndarray, grids: np.ndarray, now: float, error=None) -> None:
-        """Put the results of the slots' puzzles in the outbox, then mark the slots empty;
-        `error` (a stop: Ctrl-C, a device fault) is set on those not solved: a puzzle whose
-        verified solution was in when the run stopped is reported solved, with no error."""
+        """Put the results of the slots' puzzles in the outbox (one a puzzle, whose slots are
+        all among `slots`), then mark the slots empty; `error` (a stop: Ctrl-C, a device fault)
+        is set on those not solved: a puzzle whose verified solution was in when the run stopped
+        is reported solved, with no error."""
         results = self.results(slots, grids, now)
         for result in results:
             if error is not None and not result.solved:
                 result.error = error
         self.outbox.extend(results)
         self.slot_q[slots] = -1
+        self.slot_lead[slots] = -1
 
     def hand_out(self) -> Iterator[SolveResult]:
         """Yield the outbox's results, each leaving it once the consumer has it (a Ctrl-C at
@@ -478,8 +563,11 @@ class _Pool:
                 del self.outbox[0]
 
     def _finished(self, now: float, time_limit: float | None, slicer: Slicer) -> np.ndarray:
-        """Slots whose puzzle is over, or out of time (those are stopped), ascending."""
-        started = self.active() & ~np.isnan(self.slot_start)
+        """Slots whose puzzle is over, or out of time (those are stopped), ascending. A puzzle
+        with spare slots is over when one of its slots solved and is over, or all its started
+        slots are over; all its slots are returned then, those still running stopped."""
+        active = self.active()
+        started = active & ~np.isnan(self.slot_start)
         running = self.stats[:, pool_status.S_RUNNING]
         over = started & (running == 0)
         if not self.bounds:
@@ -492,7 +580,18 @@ class _Pool:
             if late.any():
                 self.runner.stop(np.flatnonzero(late))
                 over |= late
-        return np.flatnonzero(over)
+        P = len(self.slot_q)
+        lead = np.where(active, self.slot_lead, 0)
+        slots_started = np.bincount(lead[started], minlength=P)
+        slots_over = np.bincount(lead[over], minlength=P)
+        solved_over = np.bincount(lead[over & (self.stats[:, pool_status.S_SOLVED] > 0)],
+                                  minlength=P)  # fmt: skip
+        puzzle_over = (slots_started > 0) & ((slots_over == slots_started) | (solved_over > 0))
+        done = active & puzzle_over[lead]
+        still = done & started & ~over
+        if still.any():  # spare slots of a puzzle another of its slots solved
+            self.runner.stop(np.flatnonzero(still))
+        return np.flatnonzero(done)
 
     def _launch(self, slicer: Slicer, time_limit: float | None):
         """Start a slice sized to the least time a puzzle has left.
@@ -511,6 +610,8 @@ class _Pool:
             least = float(time_limit - elapsed[active].max())
         budget = slicer.budget(running, least)
         self.slot_start[fresh] = now
+        spare = fresh & (self.slot_lead != np.arange(len(self.slot_lead)))
+        self.slot_start[spare] = self.slot_start[self.slot_lead[spare]]  # the puzzle's start
         self.runner.run(budget)
         return running, time.perf_counter() - now
 
@@ -525,18 +626,39 @@ class _Pool:
         self.seen = proposals.copy()
         self.round = now
 
+    def reporting(self, slots: np.ndarray) -> np.ndarray:
+        """The slot whose chain reports each puzzle of `slots` (all its slots among them): the
+        slot itself, or for a puzzle with spare slots the one merged_rows picks; in the order
+        of results(slots). Only these grids are fetched."""
+        lead = self.slot_lead[slots]
+        if (lead == slots).all():
+            return slots
+        started = ~np.isnan(self.slot_start[slots])
+        return slots[merged_rows(self.stats[slots], lead, started)[1]]
+
     def results(self, slots: np.ndarray, grids: np.ndarray, now: float) -> list[SolveResult]:
-        """The results of the slots' puzzles (their status rows and reported grids)."""
+        """The results of the slots' puzzles (their status rows, and the grids of the
+        reporting slots, self.reporting(slots)), one a puzzle: a puzzle's spare slots are
+        merged into its lead's (merged_rows)."""
         b, report = self.batch, self.report
+        rows, spares = self.stats[slots], np.zeros(len(slots), np.int64)
+        firsts = self.slot_first[slots]
+        lead = self.slot_lead[slots]
+        if (lead != slots).any():
+            rows, pick, spares = merged_rows(rows, lead, ~np.isnan(self.slot_start[slots]))
+            slots, firsts = slots[pick], firsts[pick]
+            lead = self.slot_lead[slots]
         q = self.slot_q[slots]
-        seconds = np.nan_to_num(now - self.slot_start[slots], nan=0.0)
+        seconds = np.nan_to_num(now - self.slot_start[lead], nan=0.0)
         results = _results(
-            b, self.stats[slots], grids, self.slot_loaded[slots], self.slot_cells[slots], seconds,
-            report["backend"], self.first_index + q, report["seed"],
-            self.first_chain + q * b.cpp,
+            b, rows, grids, self.slot_loaded[slots], self.slot_cells[slots], seconds,
+            report["backend"], self.first_index + q, report["seed"], firsts,
         )  # fmt: skip
         for result in results:
             result.move = report["move"]
+        if spares.any():  # (extra["spare_chains"] absent: none)
+            for result, spare in zip(results, spares.tolist(), strict=True):
+                result.extra["spare_chains"] = spare * b.cpp
         return results
 
     def _not_started(self, p: int, error: str) -> SolveResult:
@@ -560,21 +682,58 @@ class _Pool:
             if self.first_index + int(self.slot_q[p]) not in posted
         ], np.int64)  # fmt: skip
         started = active[~np.isnan(self.slot_start[active])]
-        grids = np.zeros((len(started), self.batch.given_vals.shape[1]), np.uint8)
+        grids = np.zeros((len(self.reporting(started)), self.batch.given_vals.shape[1]), np.uint8)
         if started.size:
             try:
                 stats = self.runner.status()
-                self.runner.fetch(started, stats)
-                grids = self.runner.fetched()
                 self.stats = stats
+                self.runner.fetch(self.reporting(started), stats)
+                grids = self.runner.fetched()
             except Exception:  # the device may be gone: the last rows known stand
                 pass
         for p in active:
-            if np.isnan(self.slot_start[p]):
-                self.outbox.append(self._not_started(p, error))
+            if np.isnan(self.slot_start[p]):  # a spare slot not started: its lead reports
+                if self.slot_lead[p] in (p, -1):
+                    self.outbox.append(self._not_started(p, error))
                 self.slot_q[p] = -1
+                self.slot_lead[p] = -1
         if started.size:
             self._post(started, grids, time.perf_counter(), error)
+
+
+def merged_rows(
+    rows: np.ndarray, lead: np.ndarray, started: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One status row a puzzle from the rows of its slots (`lead`: each slot's lead slot;
+    slots not `started` ran no chain and count nothing): counts summed, the reported chain
+    that of the slot holding the solved chain with the fewest proposals among the slots over
+    (none running; else among all), ties to the first slot; with none solved, the lowest
+    cost. Returns (rows, the index of each puzzle's reporting slot, each puzzle's spare slots
+    that ran), puzzles in the order of their first slot."""
+    S = pool_status
+    leads, first, group = np.unique(lead, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")  # puzzles in the order of their first slot
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    group = rank[group.reshape(-1)]
+    solved = rows[:, S.S_SOLVED] > 0
+    over = rows[:, S.S_RUNNING] == 0
+    # the pick: the least (kind, value, position) of each puzzle's slots
+    kind = np.where(solved, np.where(over, 0, 1), 2)
+    kind = np.where(started, kind, 3)
+    value = np.where(solved, rows[:, S.S_PICK_PROPOSALS], rows[:, S.S_PICK_COST])
+    position = np.arange(len(rows))
+    by = np.lexsort((position, value, kind, group))
+    heads = np.flatnonzero(np.r_[True, group[by][1:] != group[by][:-1]])
+    pick = by[heads]
+    out = rows[pick].copy()
+    counted = np.where(started[:, None], rows, 0)
+    for k in (S.S_RUNNING, S.S_SOLVED, S.S_TRIALS, S.S_PROPOSALS, S.S_ACCEPTED):
+        total = np.zeros(order.size, np.int64)
+        np.add.at(total, group, counted[:, k])
+        out[:, k] = total
+    ran = np.bincount(group[started], minlength=order.size)
+    return out, pick.astype(np.int64), np.maximum(ran - 1, 0).astype(np.int64)
 
 
 def solve_batch(
@@ -721,9 +880,13 @@ def replay_chain(
     masks = None
     if propagate:
         cells, masks = logic_fill(cells, order)
-    batch = make_batch(
-        cells[None], order, sched, 1, seed, trial_cap, chain, rules.move_code(move, order)
-    )
+    code = rules.move_code(move, order)
+    counter = rules.counter_based(order, code)
+    batch = make_batch(cells[None], order, sched, 1, seed, trial_cap, chain if counter else 0, code)
+    if not counter:  # stream `chain` by jump-ahead (a spare chain's is past 2**40)
+        from gpu_anneal.stream_jump import JumpCursor
+
+        batch.rng[0, :2] = JumpCursor(seed).state_of(chain)
     if masks is not None:  # the candidate masks the pool loads with a propagated puzzle
         load_puzzle(batch, 0, cells, batch.rng[:1, :2].copy(), masks)
     start = time.perf_counter()

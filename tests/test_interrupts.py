@@ -76,6 +76,32 @@ def test_ctrl_c_at_many_points_of_a_cuda_pool_run_in_the_simulator():
     assert result["runs"] >= 25 and set(result["where"]) >= {"run", "status", "load", "refill"}
 
 
+def test_ctrl_c_with_spare_chains_in_the_pool_reports_each_puzzle_once():
+    """Spare chains on (the slots the others leave take the unsolvable puzzle's chains once the
+    input is exhausted), Ctrl-C at every third event of a CPU pool run: no fault; the run
+    without Ctrl-C reports the unsolvable puzzle once, with its spare chains."""
+    whole = pool_run(10**9, "cpu", spare=0.3)
+    assert faults(whole) == []
+    spare = {r["index"]: r["spare_chains"] for r in whole["handed"]}
+    assert spare[2] > 0 and sorted(spare) == list(range(len(spare)))
+    found, where = [], set()
+    for k in range(1, whole["events"] + 1, 3):
+        one = pool_run(k, "cpu", spare=0.3)
+        found += [f"Ctrl-C {k} at {one['where']}: {f}" for f in faults(one)]
+        where.add((one["where"] or "none").split(":")[0])
+    assert found == []
+    assert where >= {"run", "status", "load", "refill", "fetch", "results"}
+
+
+@pytest.mark.cudasim
+def test_ctrl_c_with_spare_chains_in_a_cuda_pool_run_in_the_simulator():
+    """The same on the CUDA runner under the simulator (three puzzles, a 3 s limit, Ctrl-C at
+    every eighth event): no fault, and the unsolvable puzzle got spare chains."""
+    result = run_simulated("sudoku_interrupts.py", "spare", "3", "8", "3")
+    assert result["faults"] == []
+    assert result["spare_chains"]["2"] > 0 and result["runs"] >= 8
+
+
 def test_reported_once_drops_repeats_and_reports_what_was_read_on_ctrl_c():
     """A result for an item reported already is dropped; on Ctrl-C each item read and not
     reported is reported by `unreported`, in reading order, then KeyboardInterrupt."""

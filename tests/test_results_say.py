@@ -181,9 +181,10 @@ def test_a_deduced_puzzle_has_null_chain_counts_and_an_annealed_one_keeps_them()
 
 @pytest.mark.cudasim
 def test_deduced_counts_are_the_same_on_the_cpu_and_the_simulated_card():
-    """Through the API on both backends: the deduced puzzle's counts all null on each; the
-    annealed puzzle's reported chain, its counts and grid equal (the totals of two chains
-    depend on timing, README's "What repeats for the same seed")."""
+    """Through the API on both backends: the deduced puzzle's counts all null on each; with
+    fixed chains the annealed puzzle's reported chain, its counts and grid equal (the totals
+    of two chains depend on timing, docs/runs.md's "What repeats for the same seed"); with
+    spare chains (the card's default) the reported chain, spare or not, replays on the CPU."""
     from simulate import run_simulated
 
     out = run_simulated("deduced_counts.py")
@@ -196,6 +197,9 @@ def test_deduced_counts_are_the_same_on_the_cpu_and_the_simulated_card():
     assert [cpu[1]["counts"][key] for key in repeat] == [cuda[1]["counts"][key] for key in repeat]
     assert cpu[1]["solution"] == cuda[1]["solution"] and cpu[1]["status"] == "solved"
     assert all(cuda[1]["counts"][key] is not None for key in CHAIN_COUNTS)
+    spare, again = out["cuda_spare"][1], out["replayed"]
+    assert spare["status"] == "solved" and again["solution"] == spare["solution"]
+    assert [again[key] for key in repeat[1:]] == [spare["counts"][key] for key in repeat[1:]]
 
 
 # ---- a fault in writing one puzzle's answer ----------------------------------------------------

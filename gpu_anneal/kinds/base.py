@@ -26,7 +26,7 @@ ANNEAL = frozenset({"chains", "seed", "schedule", "t0", "max_trials"})
 # The solve parameters a kind can refuse, in the order they are checked.
 PARAMETERS = (
     "chains", "seed", "schedule", "t0", "max_trials", "move", "propagate", "batch", "scheduler",
-    "workers", "fmt", "order", "time_limit", "rules",
+    "workers", "fmt", "order", "time_limit", "rules", "fixed_chains",
 )  # fmt: skip
 
 

@@ -39,7 +39,7 @@ class Sudoku(PuzzleKind):
     applies = {
         "anneal": ANNEAL
         | FORMATS
-        | {"move", "time_limit", "propagate", "batch", "scheduler", "workers"},
+        | {"move", "time_limit", "propagate", "batch", "scheduler", "workers", "fixed_chains"},
         "exact": FORMATS | {"rules"},
     }
     refusal_notes = {("exact", "time_limit"): "it stops at a node cap"}

@@ -94,9 +94,15 @@ def watched(points: Points):
             setattr(owner, name, fn)
 
 
-def pool_run(stop_at: int, backend: str, count: int = len(PUZZLES)) -> dict:
+SPARE_SETTINGS = dict(SETTINGS, max_trials=None, spare_chains=True)
+
+
+def pool_run(stop_at: int, backend: str, count: int = len(PUZZLES), spare: float = 0.0) -> dict:
     """solve_stream (the pool) on the first `count` PUZZLES with a Ctrl-C at event `stop_at`;
-    a consumer that, interrupted itself, asks the pool for what it holds (stop_stream)."""
+    a consumer that, interrupted itself, asks the pool for what it holds (stop_stream).
+    `spare` > 0: spare chains on, no trial cap and a time limit of `spare` seconds instead
+    (SPARE_SETTINGS), so that the slots the others leave once the stream is exhausted take
+    the unsolvable puzzle's chains."""
     from gpu_anneal import sudoku_solver as solver
 
     points = Points(stop_at)
@@ -113,8 +119,9 @@ def pool_run(stop_at: int, backend: str, count: int = len(PUZZLES)) -> dict:
     got, stopped, interrupted = [], [], False
     with watched(points):
         stream = solver.solve_stream(
-            source(), 2, slots=2, backend=backend, schedule=SCHEDULE, **SETTINGS
-        )
+            source(), 2, slots=2, backend=backend, schedule=SCHEDULE,
+            **(dict(SPARE_SETTINGS, time_limit=spare) if spare else SETTINGS),
+        )  # fmt: skip
         try:
             for result in stream:
                 got.append(result)
@@ -162,7 +169,8 @@ def outcome(points: Points, count: int, read, got, stopped, interrupted: bool) -
 
     def row(r) -> dict:
         return {"index": int(r.index), "solved": bool(r.solved), "verified": bool(r.verified),
-                "error": r.error, "status": getattr(r, "status", None)}  # fmt: skip
+                "error": r.error, "status": getattr(r, "status", None),
+                "spare_chains": (getattr(r, "extra", None) or {}).get("spare_chains")}  # fmt: skip
 
     return {
         "stop_at": points.stop_at, "events": points.count, "where": points.where, "count": count,

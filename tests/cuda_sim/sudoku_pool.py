@@ -89,7 +89,7 @@ if __name__ == "__main__":
     sched = by_name("sirdey-course", 2, plateau=4, stall=4, max_plateaus=12)
     stream = solver.solve_stream(
         [cells(p) for p in PUZZLES], 2, chains=CHAINS, seed=5, backend="cuda", schedule=sched,
-        time_limit=None,
+        time_limit=None, spare_chains=False,  # the plain pool (tests/test_spare_chains.py)
     )  # fmt: skip
     results = list(stream)
     wave = plan.make_plan(2, puzzles=len(PUZZLES), chains=CHAINS, host_seconds=0, rate=0)["wave"]
