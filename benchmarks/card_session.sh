@@ -3,8 +3,9 @@
 #
 #   bash benchmarks/card_session.sh PHASE COMMIT
 #
-# PHASE sets:  card_vs_cores on the 9x9 workloads (start, iso6000, forum375, single, iso60000,
-#              throughput), CVC_BUDGET seconds (default 300).
+# PHASE sets:  card_vs_cores on the 9x9 workloads (start, iso6000 and its card-only variants:
+#              64 chains, fixed chains, Sirdey's move; forum375, single, iso60000, throughput),
+#              CVC_BUDGET seconds (default 300).
 # PHASE large: card_vs_cores on the 25x25 and 36x36 grids merged into .gpudata/card_vs_cores.json
 #              when that file is there (the sets phase's results, copied back), then bench_gpu's
 #              throughput of the order 5 and 6 kernels beside the cores and the equality of the
@@ -30,7 +31,8 @@ bench="python3 -m benchmarks.bench_gpu --data .gpudata --commit $commit --out-di
 case $phase in
   sets)
     $bench --part card_vs_cores --fresh --budget "${CVC_BUDGET:-300}" \
-      --workloads start,iso6000,iso6000c64,forum375,single,iso60000,throughput 2>&1 | tee "$out/sets.log"
+      --workloads start,iso6000,iso6000c64,iso6000fixed,iso6000sirdey,forum375,single,iso60000,throughput \
+      2>&1 | tee "$out/sets.log"
     ;;
   large)
     [ -f .gpudata/card_vs_cores.json ] && cp .gpudata/card_vs_cores.json "$out/"

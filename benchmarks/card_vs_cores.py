@@ -9,6 +9,11 @@ absent, skipped, stopped or failed in the results file already there):
     iso6000     6,000 random isomorphs of the base set (--file, forum_hardest_1106; fixed seed)
     iso6000c64  the same 6,000 with `--chains 64` (64 chains a puzzle, so many more puzzles at
                 once than the default plan's); card only
+    iso6000fixed  the same 6,000 with `--fixed-chains` (no spare chains on the last puzzles:
+                what the spare chains of the default save); card only
+    iso6000sirdey the same 6,000 with `--move sirdey` (Sirdey's move, whose kernel is several
+                times the default focused-two's in proposals/s: which solves the set first);
+                card only
     forum375    the base set itself (375 puzzles)
     iso60000    60,000 isomorphs (the same seed, so the 6,000 are its first rows); card only
                 unless --cores-60k
@@ -64,6 +69,8 @@ WORKLOADS = (
     "start",
     "iso6000",
     "iso6000c64",
+    "iso6000fixed",
+    "iso6000sirdey",
     "forum375",
     "iso60000",
     "single",
@@ -71,6 +78,7 @@ WORKLOADS = (
     "grids36",
     "throughput",
 )
+CARD_ONLY = ("iso6000c64", "iso6000fixed", "iso6000sirdey")  # variants measured on the card alone
 SEED = 0  # of the isomorphs (benchmarks/bench_host.py's default: the same 6,000)
 SINGLE = 20  # puzzles of the single workload
 LEVELS_25, PER_25, LIMIT_25 = (40, 45, 50), 8, 20.0
@@ -89,6 +97,8 @@ ESTIMATES = {
     ("iso6000", "cuda", "measure"): 22,
     ("iso6000", "cpu", "measure"): 42,
     ("iso6000c64", "cuda", "measure"): 22,
+    ("iso6000fixed", "cuda", "measure"): 22,
+    ("iso6000sirdey", "cuda", "measure"): 30,
     ("forum375", "cuda", "measure"): 15,
     ("forum375", "cpu", "measure"): 7,
     ("iso60000", "cuda", "measure"): 70,
@@ -230,6 +240,22 @@ def workloads(args, tmp: Path) -> dict[str, Workload]:
             3,
             args=["--chains", "64"],
         ),
+        "iso6000fixed": Workload(
+            "iso6000fixed",
+            f"{n6:,} random isomorphs of {stem}, fixed chains (no spare chains)",
+            write_lines(tmp / "iso6000.txt", iso[:n6]),
+            list(iso[:n6]),
+            3,
+            args=["--fixed-chains"],
+        ),
+        "iso6000sirdey": Workload(
+            "iso6000sirdey",
+            f"{n6:,} random isomorphs of {stem}, Sirdey's move",
+            write_lines(tmp / "iso6000.txt", iso[:n6]),
+            list(iso[:n6]),
+            3,
+            args=["--move", "sirdey"],
+        ),
         "iso60000": Workload(
             "iso60000",
             f"{n60:,} random isomorphs of {stem}",
@@ -341,7 +367,7 @@ def plan(
         for backend in backends:
             if key == "iso60000" and backend == "cpu" and not args.cores_60k:
                 continue
-            if key == "iso6000c64" and backend == "cpu":
+            if key in CARD_ONLY and backend == "cpu":
                 continue
             if backend == "cuda" and card_why:
                 roles = ("first", "second") if key == "start" else ("measure",)

@@ -112,7 +112,7 @@ def main_table(rows: list[dict]) -> list[tuple]:
         r = card_tp["proposals_per_second"] / cpu_tp["proposals_per_second"] if both else None
         label = (card_tp or cpu_tp)["label"]
         out.append((label, rate(card_tp), rate(cpu_tp), ratio(r), "-", "-", "-"))
-    for key in ("iso6000", "iso6000c64", "iso60000", "forum375"):
+    for key in ("iso6000", "iso6000c64", "iso6000fixed", "iso6000sirdey", "iso60000", "forum375"):
         card, cpu = find(rows, key, "cuda"), find(rows, key, "cpu")
         if card is None and cpu is None:
             continue
