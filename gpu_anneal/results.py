@@ -157,7 +157,7 @@ class Params:
     backend_choice: str | None = _doc(
         "How the backend was chosen, and why: 'cpu: asked (--backend cpu)', 'cpu: --method exact "
         "runs on the CPU only', or under --backend auto the model's comparison, e.g. 'auto: cpu, "
-        "3 puzzles of 9x9: cores 0.27 s vs card 0.4 s (model: ...)' (predicted seconds of each "
+        "3 puzzles of 9x9: cores 1.55 s vs card 2.3 s (model: ...)' (predicted seconds of each "
         "backend for the workload: gpu_anneal/backend_choice.py); null where no search ran",
         None,
     )
