@@ -146,12 +146,13 @@ FAMILY = {"focused-two": "focused", "focused": "focused-two", "candidate": "sird
 
 # Work of a reference puzzle: mean proposals a puzzle over 2 chains on the CPU, default
 # technique (anneal_peers_9x9.json "default" on forum_hardest_1106; coop_acceptance.json
-# 16x16 "focused"; anneal_peers_25x25_focused.json levels 40-50; anneal_peers_36x36_focused.json
+# 16x16 "focused"; anneal_peers_25x25_work.json, 40 puzzles a level at 40-50 %, whose heavy
+# tail 10 a level had missed; anneal_peers_36x36_focused.json
 # levels 45-60), and s0 = S0_PER_CELL x cells, fitted to the one-thread card's 25x25 run
 # (gpu_solve.json l25.tsv: median 5.45 s at 2,272 chains a puzzle, 30 at once, 0.369 G/s).
-MEAN_PROPOSALS = {3: 931_887.0, 4: 48_990.0, 5: 2_518_998.0, 6: 127_232_065.0}
+MEAN_PROPOSALS = {3: 931_887.0, 4: 48_990.0, 5: 3_974_484.0, 6: 127_232_065.0}
 MEAN_CHAINS = 2
-S0_PER_CELL = 45.5
+S0_PER_CELL = 44.5
 # The spread of a puzzle's work (the sigma of its logarithm): ln(p90 / median) / 1.2816 of the
 # 16 cores' search seconds on 6,000 hardest-class 9x9 puzzles (card_vs_cores.json iso6000 cpu:
 # median 1.708 ms, p90 8.719 ms).
@@ -176,7 +177,7 @@ CARD_COMPILE = 15.013
 # CPU_LOAD and 6,000 x L(m).
 CARD_RUN = 0.084
 HOST_CARD = 31.3e-6
-HOST_CPU = 0.332e-3
+HOST_CPU = 0.337e-3
 
 # Grid puzzles: the largest cells whose median time a puzzle on the cores (2 cores, 16 chains) is
 # under CARD_RUN: Shikaku 25x25 (0.021 s; 50x50: 10 s), Hashi 18x18 (0.014 s; 26x26: 0.18 s).

@@ -135,7 +135,7 @@ def test_the_work_constants_are_the_committed_runs():
         r["proposals"] for r in peers9
         if r["method"] == "default" and r["set"] == "forum_hardest_1106"
     )  # fmt: skip
-    peers25 = result("anneal_peers_25x25_focused.json")["rows"]
+    peers25 = result("anneal_peers_25x25_work.json")["rows"]
     mean25 = statistics.mean(
         r["proposals"] for r in peers25 if r["method"] == "focused" and r["level"] in (40, 45, 50)
     )
