@@ -146,3 +146,12 @@ def test_fixed_chains_turns_spare_chains_off_and_applies_to_sudoku_annealing(mon
     assert seen[-1] is None and False in seen
     with pytest.raises(InputError, match="fixed_chains"):
         api.solve(EASY_4X4 + "\n", method="exact", fixed_chains=True)
+
+
+@pytest.mark.cudasim
+def test_the_cuda_runner_seeds_spare_streams_as_the_cpu_runner():
+    """A slot loaded with streams past 2**40: the CUDA runner (simulator) reseeds its chains to
+    the CPU runner's RNG rows, by jump-ahead (9x9, xoroshiro128+) and by Philox key (16x16)."""
+    from simulate import run_simulated
+
+    assert run_simulated("spare_streams.py") == {"3": True, "4": True}
