@@ -25,7 +25,6 @@ PUZZLES = [
     "1...........4...", "..3.4.........2.", "..12....3...4...", "4.....3..1....2.",
     ".2......3.......", "..1.............",
 ]  # fmt: skip
-UNSOLVABLE = 2  # the position of the puzzle that cannot be solved
 SCHEDULE = "geometric:t0=1,ratio=0.8,t_final=0.1"  # 11 plateaus of 16 moves a trial
 SETTINGS = dict(chains=2, seed=5, time_limit=None, max_trials=8, move="sirdey")
 RUNNER_CALLS = ("run", "status", "fetch", "fetched", "load", "empty", "stop")
@@ -102,20 +101,17 @@ def pool_run(stop_at: int, backend: str, count: int = len(PUZZLES), spare: float
     """solve_stream (the pool) on the first `count` PUZZLES with a Ctrl-C at event `stop_at`;
     a consumer that, interrupted itself, asks the pool for what it holds (stop_stream).
     `spare` > 0: spare chains on, no trial cap and a time limit of `spare` seconds instead
-    (SPARE_SETTINGS), and the unsolvable puzzle read first (its position kept), so that it has
-    started when the stream is exhausted and the slot the others leave takes its chains."""
+    (SPARE_SETTINGS), so that the slot the last solvable puzzle leaves once the stream is
+    exhausted takes the chains of the puzzle still running (the unsolvable one)."""
     from gpu_anneal import sudoku_solver as solver
 
     points = Points(stop_at)
     read: list[int] = []
 
-    first = [UNSOLVABLE] if spare and count > UNSOLVABLE else []
-    order = first + [q for q in range(count) if q not in first]
-
     def source():
-        for q in order:
+        for q, text in enumerate(PUZZLES[:count]):
             points.tick("next:enter")
-            item = (q, cells(PUZZLES[q]))
+            item = (q, cells(text))
             points.tick("next:return")
             read.append(q)
             yield item
