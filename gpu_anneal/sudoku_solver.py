@@ -646,10 +646,9 @@ class _Pool:
         lead = self.slot_lead[slots]
         if (lead != slots).any():
             rows, pick, spares = merged_rows(rows, lead, ~np.isnan(self.slot_start[slots]))
-            slots, firsts = slots[pick], firsts[pick]
-            lead = self.slot_lead[slots]
+            slots, firsts = slots[pick], firsts[pick]  # a started slot: the puzzle's start
         q = self.slot_q[slots]
-        seconds = np.nan_to_num(now - self.slot_start[lead], nan=0.0)
+        seconds = np.nan_to_num(now - self.slot_start[slots], nan=0.0)
         results = _results(
             b, rows, grids, self.slot_loaded[slots], self.slot_cells[slots], seconds,
             report["backend"], self.first_index + q, report["seed"], firsts,
@@ -682,7 +681,8 @@ class _Pool:
             if self.first_index + int(self.slot_q[p]) not in posted
         ], np.int64)  # fmt: skip
         started = active[~np.isnan(self.slot_start[active])]
-        grids = np.zeros((len(self.reporting(started)), self.batch.given_vals.shape[1]), np.uint8)
+        puzzles = np.unique(self.slot_lead[started]).size
+        grids = np.zeros((puzzles, self.batch.given_vals.shape[1]), np.uint8)
         if started.size:
             try:
                 stats = self.runner.status()
