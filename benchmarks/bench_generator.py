@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks.bench_throughput import engine
 from benchmarks.machine import git, machine
-from benchmarks.paths import ROOT, results
+from benchmarks.paths import results
 from benchmarks.tables import add_out_arguments, rerender, table_block
 
 ORDERS = (4, 5, 6)
@@ -34,18 +33,7 @@ GENERATORS = ("philox4x32-10", "xoroshiro128+")
 def rate(order: int, move: str, generator: str, seconds: float) -> float:
     """Proposals a second of one thread of the CPU runner, in a fresh process."""
     older = "rules.COUNTER_ORDERS = (); " if generator == "xoroshiro128+" else ""
-    code = (
-        f"import json; from cpu_reference.sudoku import rules; {older}"
-        "from gpu_anneal.measure import measure_throughput; "
-        f"print(json.dumps(measure_throughput({order}, {seconds}, 'cpu', move={move!r})))"
-    )
-    env = dict(os.environ, NUMBA_NUM_THREADS="1")
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT
-    )
-    if out.returncode != 0:
-        raise RuntimeError(out.stderr[-2000:])
-    return float(json.loads(out.stdout.strip().splitlines()[-1])["proposals_per_second"])
+    return engine(seconds, 1, move, order, setup=older)
 
 
 def render(result: dict) -> str:

@@ -55,13 +55,15 @@ def engine(
     order: int = 3,
     counts_from: int = 0,
     schedule: str | None = None,
+    setup: str = "",
 ) -> float:
-    """Proposals per second of the engine's CPU backend over `threads` numba threads
-    (counts_from > 0: unit counts from that order up, in place of the shipped choice)."""
+    """Proposals per second of the engine's CPU backend over `threads` numba threads, in a
+    fresh process (counts_from > 0: unit counts from that order up, in place of the shipped
+    choice; `setup`: more statements run there on `rules` before measuring)."""
     env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
     code = (
         "import json; from cpu_reference.sudoku import rules; "
-        f"rules.COUNTS_FROM_ORDER = {counts_from} or rules.COUNTS_FROM_ORDER; "
+        f"rules.COUNTS_FROM_ORDER = {counts_from} or rules.COUNTS_FROM_ORDER; {setup}"
         "from gpu_anneal.measure import measure_throughput; "
         f"print(json.dumps(measure_throughput({order}, {seconds}, 'cpu', move={move!r}, "
         f"schedule={schedule!r}), allow_nan=False))"
