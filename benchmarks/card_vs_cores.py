@@ -78,6 +78,13 @@ WORKLOADS = (
     "grids36",
     "throughput",
 )
+# The 6,000 isomorphs as each workload runs them: key, label's end, extra arguments.
+ISO6000_VARIANTS = (
+    ("iso6000", "", []),
+    ("iso6000c64", ", 64 chains a puzzle", ["--chains", "64"]),
+    ("iso6000fixed", ", fixed chains (no spare chains)", ["--fixed-chains"]),
+    ("iso6000sirdey", ", Sirdey's move", ["--move", "sirdey"]),
+)
 CARD_ONLY = ("iso6000c64", "iso6000fixed", "iso6000sirdey")  # variants measured on the card alone
 SEED = 0  # of the isomorphs (benchmarks/bench_host.py's default: the same 6,000)
 SINGLE = 20  # puzzles of the single workload
@@ -224,49 +231,36 @@ def workloads(args, tmp: Path) -> dict[str, Workload]:
     n6, n60 = (3, 6) if smoke else (6000, 60000)
     iso, _ = isomorphs(base, n60, SEED)
     stem = base_path.stem
+    iso_path, iso_givens = write_lines(tmp / "iso6000.txt", iso[:n6]), list(iso[:n6])
     out = {
-        "iso6000": Workload(
-            "iso6000",
-            f"{n6:,} random isomorphs of {stem}",
-            write_lines(tmp / "iso6000.txt", iso[:n6]),
-            list(iso[:n6]),
+        key: Workload(
+            key,
+            f"{n6:,} random isomorphs of {stem}{what}",
+            iso_path,
+            iso_givens,
             3,
-        ),
-        "iso6000c64": Workload(
-            "iso6000c64",
-            f"{n6:,} random isomorphs of {stem}, 64 chains a puzzle",
-            write_lines(tmp / "iso6000.txt", iso[:n6]),
-            list(iso[:n6]),
-            3,
-            args=["--chains", "64"],
-        ),
-        "iso6000fixed": Workload(
-            "iso6000fixed",
-            f"{n6:,} random isomorphs of {stem}, fixed chains (no spare chains)",
-            write_lines(tmp / "iso6000.txt", iso[:n6]),
-            list(iso[:n6]),
-            3,
-            args=["--fixed-chains"],
-        ),
-        "iso6000sirdey": Workload(
-            "iso6000sirdey",
-            f"{n6:,} random isomorphs of {stem}, Sirdey's move",
-            write_lines(tmp / "iso6000.txt", iso[:n6]),
-            list(iso[:n6]),
-            3,
-            args=["--move", "sirdey"],
-        ),
-        "iso60000": Workload(
-            "iso60000",
-            f"{n60:,} random isomorphs of {stem}",
-            write_lines(tmp / "iso60000.txt", iso),
-            list(iso),
-            3,
-        ),
-        "forum375": Workload(
-            "forum375", f"{stem} ({len(base)})", write_lines(tmp / "base.txt", base), list(base), 3
-        ),
+            args=list(extra),
+        )  # fmt: skip
+        for key, what, extra in ISO6000_VARIANTS
     }
+    out.update(
+        {
+            "iso60000": Workload(
+                "iso60000",
+                f"{n60:,} random isomorphs of {stem}",
+                write_lines(tmp / "iso60000.txt", iso),
+                list(iso),
+                3,
+            ),
+            "forum375": Workload(
+                "forum375",
+                f"{stem} ({len(base)})",
+                write_lines(tmp / "base.txt", base),
+                list(base),
+                3,
+            ),
+        }
+    )
     picks = base[spread(2 if smoke else SINGLE, len(base))]
     out["single"] = Workload(
         "single",
