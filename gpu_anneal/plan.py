@@ -59,6 +59,7 @@ from functools import cache
 
 import numpy as np
 
+from cpu_reference.anneal.stream_jump import JumpCursor
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import make_batch, puzzle_tables
@@ -69,7 +70,6 @@ from cpu_reference.sudoku.schedules import by_name
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.kernels import cards, perf_model, ptx, sass
 from gpu_anneal.pool_status import STATUS_BYTES
-from gpu_anneal.stream_jump import JumpCursor
 
 MIN_CHAINS_PER_PUZZLE = 64  # one-thread kernels: two warps (host/chains.md)
 MIN_COOP_CHAINS_PER_PUZZLE = 64  # a choice, not measured on a card yet

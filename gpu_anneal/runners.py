@@ -44,7 +44,7 @@ import warnings
 import numpy as np
 
 from cpu_reference.anneal.philox import CounterCursor, seed_key
-from cpu_reference.anneal.rng import StreamCursor
+from cpu_reference.anneal.stream_jump import JumpCursor, StreamCursor, bits_for, powers
 from cpu_reference.errors import KernelWarning
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import (
@@ -54,10 +54,8 @@ from cpu_reference.sudoku.batch import (
     puzzle_tables,
     run_slice_cpu,
 )
-from gpu_anneal import pool_status, stream_jump
+from gpu_anneal import pool_status
 from gpu_anneal.kernels.launch import simulating
-
-WALK_AT_MOST = 1 << 16  # streams the CPU runner walks one jump at a time; beyond: jump-ahead
 
 
 class CpuRunner:
@@ -70,7 +68,6 @@ class CpuRunner:
         self.batch = batch
         self.counter = rules.counter_based(batch.order, batch.move)
         self.cursor = (CounterCursor if self.counter else StreamCursor)(seed)
-        self.jump = None if self.counter else stream_jump.JumpCursor(seed)
         self._grids = np.zeros((0, batch.given_vals.shape[1]), np.uint8)
 
     def run(self, budget: int) -> None:
@@ -96,16 +93,8 @@ class CpuRunner:
         """Slots take the puzzles of `tables` (puzzle_tables rows, row j for slots[j]) with
         fresh chains, slot slots[j]'s chain i drawing stream firsts[j] + i."""
         cpp = self.batch.cpp
-        states = np.concatenate([self._states(int(f), cpp) for f in firsts])
+        states = np.concatenate([self.cursor.states(int(f), cpp) for f in firsts])
         load_puzzles(self.batch, slots, tables, states)
-
-    def _states(self, first: int, count: int) -> np.ndarray:
-        """The fresh states of streams first.. first + count - 1: walked from the last stream
-        made, or reached by jump-ahead when that is behind or far (a spare slot's streams)."""
-        cursor = self.cursor
-        if not self.counter and not 0 <= first - cursor.chain <= WALK_AT_MOST:
-            cursor.chain, cursor.state = first, self.jump.state_of(first)
-        return cursor.states(first, count)
 
     def empty(self, slots: np.ndarray) -> None:
         """Slots left empty: their chains never run."""
@@ -167,9 +156,8 @@ class CudaRunner:
         self.d_fresh = cuda.device_array(P, np.int32, stream=s)
         self.h_first = cuda.pinned_array((P, 2), np.uint64)
         self.d_first = cuda.device_array((P, 2), np.uint64, stream=s)
-        powers = stream_jump.powers(stream_jump.bits_for(batch.cpp))
-        self.d_powers = cuda.to_device(powers, stream=s)
-        self.jump = stream_jump.JumpCursor(seed)
+        self.d_powers = cuda.to_device(powers(bits_for(batch.cpp)), stream=s)
+        self.jump = JumpCursor(seed)
         self.base_key = np.uint64(seed_key(seed % 2**64))  # Philox chains' keys (counter)
         self.pending: list[tuple[int, np.ndarray]] = []  # (slot, first state) not yet reseeded
         self.fetch_done = cuda.event()

@@ -75,7 +75,8 @@ def _splitmix_seed(seed):
 
 
 @njit(cache=True)
-def _jump(s0, s1):
+def jump(s0, s1):
+    """One jump: (s0, s1) advanced 2**64 steps, chain i's state to chain i + 1's."""
     j0 = uint64(0)
     j1 = uint64(0)
     for word in (uint64(_JUMP[0]), uint64(_JUMP[1])):
@@ -93,10 +94,10 @@ def _fill_states(states, seed, subsequence_start):
     s0 = z
     s1 = z
     for _ in range(subsequence_start):
-        s0, s1 = _jump(s0, s1)
+        s0, s1 = jump(s0, s1)
     for i in range(states.shape[0]):
         if i > 0:
-            s0, s1 = _jump(s0, s1)
+            s0, s1 = jump(s0, s1)
         states[i, 0] = s0
         states[i, 1] = s1
 
@@ -120,41 +121,3 @@ def _stream(s0, s1, count):
         r, s0, s1 = next_u64(s0, s1)
         out[t] = r
     return out
-
-
-class StreamCursor:
-    """States of chains first..first+count-1 of a seed, cheaply for increasing `first`.
-
-    Chain g's state is chain 0's jumped g times; the cursor remembers the last chain it made so
-    that walking through a file's chains in order costs one jump per chain in all.
-    """
-
-    def __init__(self, seed: int):
-        self.seed = np.uint64(seed % 2**64)
-        self.chain = 0
-        self.state = init_states(1, seed)[0].copy()
-
-    def states(self, first: int, count: int) -> np.ndarray:
-        """uint64[count, 2]: the states of chains first, first + 1, ..."""
-        if first < self.chain:
-            self.chain = 0
-            self.state = init_states(1, int(self.seed))[0].copy()
-        out = np.zeros((count, 2), dtype=np.uint64)
-        _walk(self.state, first - self.chain, out)
-        self.chain = first + count - 1 if count else self.chain
-        if count:
-            self.state = out[-1].copy()
-        return out
-
-
-@njit(cache=True)
-def _walk(state, skip, out):
-    s0 = state[0]
-    s1 = state[1]
-    for _ in range(skip):
-        s0, s1 = _jump(s0, s1)
-    for i in range(out.shape[0]):
-        if i > 0:
-            s0, s1 = _jump(s0, s1)
-        out[i, 0] = s0
-        out[i, 1] = s1

@@ -31,7 +31,7 @@ import numpy as np
 
 from cpu_reference.anneal.fixed_point import exp_table
 from cpu_reference.anneal.philox import counter_states
-from cpu_reference.anneal.rng import init_states
+from cpu_reference.anneal.stream_jump import StreamCursor
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.exact import CONTRADICTION, propagate_many
 from cpu_reference.sudoku.layout import layout
@@ -255,9 +255,10 @@ def make_batch(
     """Arrays for `puzzles` (uint8[P, cells], 0 blank) with cpp chains each, seeded like the GPU.
 
     Chain g draws stream first_chain + g of the seed: the state create_xoroshiro128p_states(
-    first_chain + chains, seed) gives thread first_chain + g, or where the chains draw from
-    Philox (rules.counter_based) the key of that stream (anneal/philox.py); so a batch can be
-    cut into pieces without changing any trajectory.
+    first_chain + chains, seed) gives thread first_chain + g (any first_chain, a spare chain's
+    past 2**40 included: anneal/stream_jump.py's StreamCursor), or where the chains draw from Philox
+    (rules.counter_based) the key of that stream (anneal/philox.py); so a batch can be cut into
+    pieces without changing any trajectory.
     trial_cap: the trials each puzzle may start over its cpp chains, dealt round-robin (chain
     i of a puzzle takes trial_cap // cpp, one more when i < trial_cap % cpp).
     """
@@ -274,7 +275,7 @@ def make_batch(
     if rules.counter_based(order, move):
         rng[:, :2] = counter_states(seed, first_chain, chains)
     else:
-        rng[:, :2] = init_states(first_chain + chains, seed)[first_chain:]
+        rng[:, :2] = StreamCursor(seed).states(first_chain, chains)
     return SudokuBatch(
         order=order,
         cpp=cpp,

@@ -13,7 +13,8 @@ scatter_rows     row j of a staging array to slot slots[j] of a per-puzzle array
 fresh_chains     slot slots[k]'s chains start afresh (the counters and best grid that
                  cpu_reference.sudoku.batch.load_puzzle writes), chain i's RNG state being
                  first[k] jumped i times: M_b products over the set bits b of i
-                 (gpu_anneal.stream_jump), so the host sends 16 bytes a slot, not 16 a chain.
+                 (cpu_reference.anneal.stream_jump), so the host sends 16 bytes a slot, not 16 a
+                 chain.
 
 Shared memory of a puzzle_status block: 9 int64 arrays of T (T = 32: 2.3 KB).
 """

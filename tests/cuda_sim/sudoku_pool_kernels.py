@@ -21,12 +21,11 @@ assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUD
 
 from numba import cuda  # noqa: E402
 
-from cpu_reference.anneal.rng import StreamCursor  # noqa: E402
+from cpu_reference.anneal import stream_jump  # noqa: E402
 from cpu_reference.sudoku import rules  # noqa: E402
 from cpu_reference.sudoku.batch import load_puzzle, make_batch, puzzle_tables  # noqa: E402
 from cpu_reference.sudoku.schedules import by_name  # noqa: E402
 from gpu_anneal import pool_status as ps  # noqa: E402
-from gpu_anneal import stream_jump  # noqa: E402
 from gpu_anneal.kernels import pool  # noqa: E402
 from gpu_anneal.runners import CpuRunner, CudaRunner  # noqa: E402
 
@@ -68,7 +67,7 @@ def check_fresh() -> dict:
     host.best_vals[:] = noise.integers(0, 5, host.best_vals.shape)
     d_ctr, d_rng, d_best = (cuda.to_device(a) for a in (host.ctr, host.rng, host.best_vals))
     slots, firsts = [2, 0], [5 * cpp + 3, 1000]
-    cursor = StreamCursor(seed)
+    cursor = stream_jump.StreamCursor(seed)
     for p, first in sorted(zip(slots, firsts, strict=True), key=lambda x: x[1]):
         load_puzzle(host, p, puzzles[p], cursor.states(first, cpp))
     jump = stream_jump.JumpCursor(seed)

@@ -3,15 +3,20 @@
 Glossary:
     s        a xoroshiro128+ state (s0, s1) seen as 128 bits: bit k of s0 is bit k, bit k of s1
              is bit 64 + k
-    J        one jump (2**64 steps, cpu_reference.anneal.rng), a linear map over GF(2)
+    J        one jump (2**64 steps, anneal/rng.py), a linear map over GF(2)
     M_b      J ** (2 ** b), a 128 x 128 bit matrix kept as its columns
     g        chain index; chain g's state is chain 0's jumped g times
 
-StreamCursor walks one jump per chain (about 0.23 us each on a 2-core Xeon), so seeding a slot of
+Walking costs one jump per chain (about 0.23 us each on a 2-core Xeon), so seeding a slot of
 10,000 chains costs the host 2.3 ms. A jump is linear in the state, so J ** g is the product of
 M_b over the set bits b of g: the host reaches the first chain of a puzzle in at most 64
 products, and the device derives the puzzle's other chains from it in parallel
 (gpu_anneal.kernels.pool), at most bit_length(cpp - 1) products a chain.
+
+StreamCursor gives the states of any run of chains: it walks to a first chain a little ahead of
+the last one it made (at most WALK_AT_MOST) and jumps ahead to any other (behind it, or far
+ahead: a spare chain's stream, past 2**40). JumpCursor always jumps ahead, for one chain a
+puzzle.
 
     powers[b, k, w]   uint64   word w of M_b applied to unit state k (column k of M_b)
 
@@ -25,9 +30,10 @@ from functools import cache
 import numpy as np
 from numba import njit, uint32, uint64
 
-from cpu_reference.anneal.rng import StreamCursor, init_states
+from cpu_reference.anneal.rng import init_states, jump
 
 STATE_BITS = 128
+WALK_AT_MOST = 1 << 16  # chains a StreamCursor walks one jump at a time; beyond: jump-ahead
 
 
 @njit(cache=True)
@@ -52,13 +58,11 @@ def _square(columns, out):
 
 
 def _jump_columns(out: np.ndarray) -> None:
-    """Column k of J: unit state k jumped once (a cursor set to that state walks one jump)."""
-    cursor = StreamCursor(0)
+    """Column k of J: unit state k jumped once."""
     for k in range(STATE_BITS):
         unit = np.zeros(2, dtype=np.uint64)
         unit[k // 64] = np.uint64(1) << np.uint64(k % 64)
-        cursor.chain, cursor.state = 0, unit
-        out[k] = cursor.states(1, 1)[0]
+        out[k] = jump(unit[0], unit[1])
 
 
 @cache
@@ -98,18 +102,57 @@ def _jump_ahead(table, state, count):
     state[1] = s1
 
 
-class JumpCursor:
-    """The state of any chain of a seed, by jump-ahead from the last chain asked for."""
+class StreamCursor:
+    """States of chains first..first+count-1 of a seed, for any `first` at the cost of a few jumps.
 
-    def __init__(self, seed: int):
+    Chain g's state is chain 0's jumped g times. The cursor remembers the last chain it made: a
+    first at most `walk_at_most` chains past it is walked to one jump a chain (so walking through
+    a file's chains in order costs one jump per chain in all); a first behind it starts again
+    from chain 0, and one farther ahead is reached by jump_ahead.
+    """
+
+    def __init__(self, seed: int, walk_at_most: int = WALK_AT_MOST):
+        self.walk_at_most = walk_at_most
         self.chain = 0
         self.state = init_states(1, seed)[0].copy()
         self.origin = self.state.copy()
 
+    def states(self, first: int, count: int) -> np.ndarray:
+        """uint64[count, 2]: the states of chains first, first + 1, ..."""
+        if first < self.chain:
+            self.chain, self.state = 0, self.origin.copy()
+        if first - self.chain > self.walk_at_most:
+            self.state = jump_ahead(self.state, first - self.chain)
+            self.chain = first
+        out = np.zeros((count, 2), dtype=np.uint64)
+        _walk(self.state, first - self.chain, out)
+        self.chain = first + count - 1 if count else self.chain
+        if count:
+            self.state = out[-1].copy()
+        return out
+
+
+@njit(cache=True)
+def _walk(state, skip, out):
+    s0 = state[0]
+    s1 = state[1]
+    for _ in range(skip):
+        s0, s1 = jump(s0, s1)
+    for i in range(out.shape[0]):
+        if i > 0:
+            s0, s1 = jump(s0, s1)
+        out[i, 0] = s0
+        out[i, 1] = s1
+
+
+class JumpCursor(StreamCursor):
+    """The state of any chain of a seed, by jump-ahead from the last chain asked for (or from
+    chain 0 when that is behind): a StreamCursor that never walks, for callers that want one
+    chain's state a puzzle, far apart."""
+
+    def __init__(self, seed: int):
+        super().__init__(seed, walk_at_most=0)
+
     def state_of(self, chain: int) -> np.ndarray:
         """uint64[2]: the state of chain `chain` (as StreamCursor.states(chain, 1)[0])."""
-        if chain < self.chain:
-            self.chain, self.state = 0, self.origin.copy()
-        self.state = jump_ahead(self.state, chain - self.chain)
-        self.chain = chain
-        return self.state.copy()
+        return self.states(chain, 1)[0]
