@@ -188,7 +188,7 @@ def philox_block(counter, key) -> tuple[int, int, int, int]:
 
 
 class CounterCursor:
-    """States of streams first..first+count-1 of a seed (anneal/rng.py's StreamCursor's
+    """States of streams first..first+count-1 of a seed (anneal/stream_jump.py's StreamCursor's
     interface: a counter-based stream needs no walk, so any range costs the same)."""
 
     def __init__(self, seed: int):

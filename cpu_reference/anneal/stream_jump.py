@@ -33,7 +33,9 @@ from numba import njit, uint32, uint64
 from cpu_reference.anneal.rng import init_states, jump
 
 STATE_BITS = 128
-WALK_AT_MOST = 1 << 16  # chains a StreamCursor walks one jump at a time; beyond: jump-ahead
+# chains a StreamCursor walks one jump at a time; farther, jumping ahead (at most 64 matrix
+# products, whatever the distance) costs less than walking
+WALK_AT_MOST = 32
 
 
 @njit(cache=True)
