@@ -31,7 +31,7 @@ bench="python3 -m benchmarks.bench_gpu --data .gpudata --commit $commit --out-di
 case $phase in
   sets)
     $bench --part card_vs_cores --fresh --budget "${CVC_BUDGET:-300}" \
-      --workloads start,iso6000,iso6000c64,iso6000fixed,iso6000sirdey,forum375,single,iso60000,throughput \
+      --workloads start,iso6000,iso6000c64,iso6000fixed,iso6000focused,iso6000candidate,forum375,single,iso60000,throughput \
       2>&1 | tee "$out/sets.log"
     ;;
   large)

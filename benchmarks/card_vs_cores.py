@@ -11,9 +11,9 @@ absent, skipped, stopped or failed in the results file already there):
                 once than the default plan's); card only
     iso6000fixed  the same 6,000 with `--fixed-chains` (no spare chains on the last puzzles:
                 what the spare chains of the default save); card only
-    iso6000sirdey the same 6,000 with `--move sirdey` (Sirdey's move, whose kernel is several
-                times the default focused-two's in proposals/s: which solves the set first);
-                card only
+    iso6000focused, iso6000candidate  the same 6,000 with the focused or the candidate move,
+                each with its own best 9x9 schedule and deduction first (MOVE_TECHNIQUES: the
+                moves benchmarks/card_move_choice.py models on the card); card only
     forum375    the base set itself (375 puzzles)
     iso60000    60,000 isomorphs (the same seed, so the 6,000 are its first rows); card only
                 unless --cores-60k
@@ -70,7 +70,8 @@ WORKLOADS = (
     "iso6000",
     "iso6000c64",
     "iso6000fixed",
-    "iso6000sirdey",
+    "iso6000focused",
+    "iso6000candidate",
     "forum375",
     "iso60000",
     "single",
@@ -78,14 +79,26 @@ WORKLOADS = (
     "grids36",
     "throughput",
 )
+# Each 9x9 move with the schedule it solves best with (cpu_reference/sudoku/presets.py and the
+# sweeps of benchmarks/results/tuning/), deduction first as in the default technique
+MOVE_TECHNIQUES = (
+    ("focused-two", "auto"),  # the default technique
+    ("focused", "sirdey-course:t0=0.4,stall=0,max_plateaus=2000"),
+    ("candidate", "candidate-auto"),
+    ("sirdey", "candidate-auto"),
+)
 # The 6,000 isomorphs as each workload runs them: key, label's end, extra arguments.
 ISO6000_VARIANTS = (
     ("iso6000", "", []),
     ("iso6000c64", ", 64 chains a puzzle", ["--chains", "64"]),
     ("iso6000fixed", ", fixed chains (no spare chains)", ["--fixed-chains"]),
-    ("iso6000sirdey", ", Sirdey's move", ["--move", "sirdey"]),
-)
-CARD_ONLY = ("iso6000c64", "iso6000fixed", "iso6000sirdey")  # variants measured on the card alone
+    *(
+        (f"iso6000{move}", f", {move} move (its schedule `{schedule}`, deduction first)",
+         ["--move", move, "--schedule", schedule, "--propagate"])
+        for move, schedule in MOVE_TECHNIQUES if move in ("focused", "candidate")
+    ),
+)  # fmt: skip
+CARD_ONLY = ("iso6000c64", "iso6000fixed", "iso6000focused", "iso6000candidate")  # card alone
 SEED = 0  # of the isomorphs (benchmarks/bench_host.py's default: the same 6,000)
 SINGLE = 20  # puzzles of the single workload
 LEVELS_25, PER_25, LIMIT_25 = (40, 45, 50), 8, 20.0
@@ -105,7 +118,8 @@ ESTIMATES = {
     ("iso6000", "cpu", "measure"): 42,
     ("iso6000c64", "cuda", "measure"): 22,
     ("iso6000fixed", "cuda", "measure"): 22,
-    ("iso6000sirdey", "cuda", "measure"): 30,
+    ("iso6000focused", "cuda", "measure"): 25,
+    ("iso6000candidate", "cuda", "measure"): 30,
     ("forum375", "cuda", "measure"): 15,
     ("forum375", "cpu", "measure"): 7,
     ("iso60000", "cuda", "measure"): 70,

@@ -112,7 +112,10 @@ def main_table(rows: list[dict]) -> list[tuple]:
         r = card_tp["proposals_per_second"] / cpu_tp["proposals_per_second"] if both else None
         label = (card_tp or cpu_tp)["label"]
         out.append((label, rate(card_tp), rate(cpu_tp), ratio(r), "-", "-", "-"))
-    for key in ("iso6000", "iso6000c64", "iso6000fixed", "iso6000sirdey", "iso60000", "forum375"):
+    # the 6,000 isomorphs' variants (card_vs_cores.ISO6000_VARIANTS) in the rows' order
+    variants = [k for k in dict.fromkeys(r["workload"] for r in rows)
+                if k.startswith("iso6000") and k not in ("iso6000", "iso60000")]  # fmt: skip
+    for key in ("iso6000", *variants, "iso60000", "forum375"):
         card, cpu = find(rows, key, "cuda"), find(rows, key, "cpu")
         if card is None and cpu is None:
             continue
