@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -366,6 +367,16 @@ def calibrate(slicer: Slicer, batch: SudokuBatch, time_limit: float | None) -> N
         )
 
 
+class Leaving(NamedTuple):
+    """Puzzles leaving the pool, one entry a puzzle in the order of their first slot
+    (_Pool.leaving)."""
+
+    slots: np.ndarray  # every slot of these puzzles
+    rows: np.ndarray  # each puzzle's status row, its slots' rows merged (merged_rows)
+    reporting: np.ndarray  # the slot whose chain reports it: its grid, position and start
+    spares: np.ndarray  # its spare slots that ran
+
+
 class _Pool:
     """Which puzzle sits in which slot, since when, and the loop that keeps the slots busy.
 
@@ -520,13 +531,14 @@ class _Pool:
             interrupts.check()  # a Ctrl-C that a compilation swallowed
             now = time.perf_counter()
             done = self._finished(now, time_limit, slicer)
-            if done.size:
-                runner.fetch(self.reporting(done), self.stats)
+            over = self.leaving(done) if done.size else None
+            if over is not None:
+                runner.fetch(over.reporting, self.stats)
             launch = None
             if runner.overlaps and self.active().sum() > done.size:
                 launch = self._launch(slicer, time_limit)
-            if done.size:
-                self._post(done, runner.fetched(), now)
+            if over is not None:
+                self._post(over, runner.fetched(), now)
                 yield from self.hand_out()
                 self.refill(done)
             if self.spare and self.exhausted:  # slots emptied before any puzzle had started
@@ -539,18 +551,19 @@ class _Pool:
                 launch = self._launch(slicer, time_limit)
             self._measure(slicer, *launch)
 
-    def _post(self, slots: np.ndarray, grids: np.ndarray, now: float, error=None) -> None:
-        """Put the results of the slots' puzzles in the outbox (one a puzzle, whose slots are
-        all among `slots`), then mark the slots empty; `error` (a stop: Ctrl-C, a device fault)
-        is set on those not solved: a puzzle whose verified solution was in when the run stopped
-        is reported solved, with no error."""
-        results = self.results(slots, grids, now)
-        for result in results:
-            if error is not None and not result.solved:
-                result.error = error
+    def _post(self, over: Leaving, grids: np.ndarray, now: float, error=None) -> None:
+        """Put the results of the leaving puzzles in the outbox (grids: their reporting slots'),
+        then mark all their slots empty; `error` (a stop: Ctrl-C, a device fault) is set on
+        those not solved: a puzzle whose verified solution was in when the run stopped is
+        reported solved, with no error."""
+        results = self.results(over, grids, now)
+        if error is not None:
+            for result in results:
+                if not result.solved:
+                    result.error = error
         self.outbox.extend(results)
-        self.slot_q[slots] = -1
-        self.slot_lead[slots] = -1
+        self.slot_q[over.slots] = -1
+        self.slot_lead[over.slots] = -1
 
     def hand_out(self) -> Iterator[SolveResult]:
         """Yield the outbox's results, each leaving it once the consumer has it (a Ctrl-C at
@@ -626,37 +639,33 @@ class _Pool:
         self.seen = proposals.copy()
         self.round = now
 
-    def reporting(self, slots: np.ndarray) -> np.ndarray:
-        """The slot whose chain reports each puzzle of `slots` (all its slots among them): the
-        slot itself, or for a puzzle with spare slots the one merged_rows picks; in the order
-        of results(slots). Only these grids are fetched."""
-        lead = self.slot_lead[slots]
+    def leaving(self, slots: np.ndarray) -> Leaving:
+        """The puzzles of `slots` (all the slots of each among them) as they leave, from the
+        status rows as they stand: one row a puzzle, a puzzle's spare slots merged into it
+        (merged_rows), and the slot whose chain reports it (the slot itself, or for a puzzle
+        with spare slots the one merged_rows picks); only those slots' grids are fetched."""
+        rows, lead = self.stats[slots], self.slot_lead[slots]
         if (lead == slots).all():
-            return slots
-        started = ~np.isnan(self.slot_start[slots])
-        return slots[merged_rows(self.stats[slots], lead, started)[1]]
+            return Leaving(slots, rows, slots, np.zeros(len(slots), np.int64))
+        rows, pick, spares = merged_rows(rows, lead, ~np.isnan(self.slot_start[slots]))
+        return Leaving(slots, rows, slots[pick], spares)
 
-    def results(self, slots: np.ndarray, grids: np.ndarray, now: float) -> list[SolveResult]:
-        """The results of the slots' puzzles (their status rows, and the grids of the
-        reporting slots, self.reporting(slots)), one a puzzle: a puzzle's spare slots are
-        merged into its lead's (merged_rows)."""
+    def results(self, over: Leaving, grids: np.ndarray, now: float) -> list[SolveResult]:
+        """The results of the leaving puzzles, one a puzzle, from their merged rows and the
+        grids of their reporting slots; a puzzle's position, cells and start are its reporting
+        slot's (a started slot carries the puzzle's start)."""
         b, report = self.batch, self.report
-        rows, spares = self.stats[slots], np.zeros(len(slots), np.int64)
-        firsts = self.slot_first[slots]
-        lead = self.slot_lead[slots]
-        if (lead != slots).any():
-            rows, pick, spares = merged_rows(rows, lead, ~np.isnan(self.slot_start[slots]))
-            slots, firsts = slots[pick], firsts[pick]  # a started slot: the puzzle's start
+        slots = over.reporting
         q = self.slot_q[slots]
         seconds = np.nan_to_num(now - self.slot_start[slots], nan=0.0)
         results = _results(
-            b, rows, grids, self.slot_loaded[slots], self.slot_cells[slots], seconds,
-            report["backend"], self.first_index + q, report["seed"], firsts,
+            b, over.rows, grids, self.slot_loaded[slots], self.slot_cells[slots], seconds,
+            report["backend"], self.first_index + q, report["seed"], self.slot_first[slots],
         )  # fmt: skip
         for result in results:
             result.move = report["move"]
-        if spares.any():  # (extra["spare_chains"] absent: none)
-            for result, spare in zip(results, spares.tolist(), strict=True):
+        if over.spares.any():  # (extra["spare_chains"] absent: none)
+            for result, spare in zip(results, over.spares.tolist(), strict=True):
                 result.extra["spare_chains"] = spare * b.cpp
         return results
 
@@ -683,11 +692,13 @@ class _Pool:
         started = active[~np.isnan(self.slot_start[active])]
         puzzles = np.unique(self.slot_lead[started]).size
         grids = np.zeros((puzzles, self.batch.given_vals.shape[1]), np.uint8)
+        over = None
         if started.size:
             try:
                 stats = self.runner.status()
                 self.stats = stats
-                self.runner.fetch(self.reporting(started), stats)
+                over = self.leaving(started)
+                self.runner.fetch(over.reporting, stats)
                 grids = self.runner.fetched()
             except Exception:  # the device may be gone: the last rows known stand
                 pass
@@ -698,7 +709,8 @@ class _Pool:
                 self.slot_q[p] = -1
                 self.slot_lead[p] = -1
         if started.size:
-            self._post(started, grids, time.perf_counter(), error)
+            over = self.leaving(started) if over is None else over
+            self._post(over, grids, time.perf_counter(), error)
 
 
 def merged_rows(
