@@ -14,6 +14,8 @@ box N bottom right).
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 
@@ -108,17 +110,47 @@ def verify_many(
         return [verify_solution(g, n, None if puzzles is None else puzzles[j])
                 for j, g in enumerate(grids)]  # fmt: skip
     k = grids.shape[0]
-    g = grids.reshape(k, N, N)
-    boxes = g.reshape(k, n, n, n, n).transpose(0, 1, 3, 2, 4).reshape(k, N, N)
-    units = np.sort(np.concatenate((g, g.transpose(0, 2, 1), boxes), axis=1), axis=2)
-    ok = (units == np.arange(1, N + 1, dtype=units.dtype)).all(axis=(1, 2))
+    ok = _units_complete(grids, n)
     if puzzles is not None:
-        p = np.asarray(puzzles).reshape(k, N, N)
-        ok &= ~((p != 0) & (p != g)).any(axis=(1, 2))
+        p = np.asarray(puzzles).reshape(k, N * N)
+        ok &= ~((p != 0) & (p != grids)).any(axis=1)
     return [
-        None if ok[j] else verify_solution(grids[j], n, None if puzzles is None else puzzles[j])
-        for j in range(k)
+        None if good else verify_solution(grids[j], n, None if puzzles is None else puzzles[j])
+        for j, good in enumerate(ok.tolist())
     ]
+
+
+def _units_complete(grids: np.ndarray, n: int) -> np.ndarray:
+    """bool[k]: whether each row of grids (int[k, cells]) holds every digit 1..N once in each of
+    its 3N units. Each cell becomes one bit (digit d: bit d - 1; a value outside 1..N: none), and
+    a unit of N cells ORs to all N bits only when its cells hold N different digits."""
+    N = n * n
+    bits, cells = _digit_bits(N), grids[:, _unit_cells(n)]  # [k, N, 3N]: cell j of unit u
+    if grids.dtype != np.uint8:  # the table covers 0..255: other values first to 0 (no bit)
+        cells = np.where((cells >= 1) & (cells <= N), cells, 0)
+    units = np.bitwise_or.reduce(bits[cells], axis=1)
+    return (units == bits[1 : N + 1].sum()).all(axis=1)
+
+
+@cache
+def _digit_bits(N: int) -> np.ndarray:
+    """uint[256]: digit d in 1..N -> 1 << (d - 1), any other byte -> 0 (no digit)."""
+    dtype = np.uint16 if N <= 16 else np.uint64
+    table = np.zeros(256, dtype)
+    table[1 : N + 1] = np.left_shift(dtype(1), np.arange(N, dtype=dtype))
+    table.setflags(write=False)
+    return table
+
+
+@cache
+def _unit_cells(n: int) -> np.ndarray:
+    """intp[N, 3N]: column u lists the cells of unit u (rows, then columns, then boxes)."""
+    N = n * n
+    c = np.arange(N * N).reshape(N, N)
+    units = np.concatenate((c, c.T, _boxes(c, n)))
+    out = np.ascontiguousarray(units.T)
+    out.setflags(write=False)
+    return out
 
 
 def is_valid_solution(solution: np.ndarray, order: int, puzzle: np.ndarray | None = None) -> bool:
