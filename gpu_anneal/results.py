@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import types
 import typing
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
@@ -228,13 +229,14 @@ class Result:
 
         The same text as dumps(to_dict()), written without walking the dataclasses: the fields
         are read straight into a dict (floats rounded as plain() rounds them), and only when
-        json refuses that dict (a NumPy value somewhere) is it built by plain()."""
+        json refuses that dict (a NumPy value somewhere) is it built by plain(). (A record that
+        holds itself raises RecursionError here, where dumps names the circular reference.)"""
         record = {name: getattr(self, name) for name in _TOP_KEYS}
         record["counts"] = self.counts.__dict__.copy()
         try:  # params, shared by a run's results, encoded once (_params_json)
-            head = dumps(record)
+            head = _record_json(record)
             params = _params_json(self.params)
-            timing = dumps(_rounded(self.timing))
+            timing = _floats_json(self.timing)
         except TypeError:
             return dumps(self.to_dict())
         return f'{head[:-1]}, "params": {params}, "timing": {timing}}}'
@@ -253,10 +255,38 @@ def _rounded(obj) -> dict:
     return out
 
 
+def _floats_json(obj) -> str:
+    """dumps(_rounded(obj)) of a record whose fields are floats, each written as json writes
+    it (float.__repr__ of the value rounded) when all are finite Python floats; any other
+    record goes through dumps (TypeError for a NumPy float, as _rounded)."""
+    parts = []
+    for key, value in obj.__dict__.items():
+        if type(value) is not float or not math.isfinite(value):
+            return dumps(_rounded(obj))
+        parts.append(f"{_key_json(key)}: {float.__repr__(round(value, 6))}")
+    return "{" + ", ".join(parts) + "}"
+
+
 @lru_cache(maxsize=256)
+def _key_json(key: str) -> str:
+    """A dict key as json writes it."""
+    return dumps(key)
+
+
+_params_text: dict[int, tuple[Params, str]] = {}  # id -> (the Params, its JSON), 256 at most
+
+
 def _params_json(params: Params) -> str:
-    """dumps(_rounded(params)), once per distinct Params (the results of a run share one)."""
-    return dumps(_rounded(params))
+    """dumps(_rounded(params)), once per Params object (the results of a run share one; a
+    Params is frozen): looked up by identity, without hashing its fields."""
+    held = _params_text.get(id(params))
+    if held is not None and held[0] is params:
+        return held[1]
+    text = dumps(_rounded(params))
+    if len(_params_text) >= 256:
+        _params_text.clear()
+    _params_text[id(params)] = (params, text)
+    return text
 
 
 _NESTED = ("counts", "params", "timing")
@@ -273,6 +303,33 @@ def dumps(obj: Any, **kwargs) -> str:
 
 
 _ENCODER = json.JSONEncoder(allow_nan=False)  # json.dumps's defaults but NaN: made once
+
+
+def _c_encoder():
+    """The C encoder that _ENCODER.encode makes for each call, made once and without its
+    check for circular references (which keeps a dict of every container it is inside), or
+    None where json has no C encoder."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return None
+    e = _ENCODER
+    try:
+        return make(
+            None, e.default, json.encoder.encode_basestring_ascii, None, e.key_separator,
+            e.item_separator, e.sort_keys, e.skipkeys, e.allow_nan,
+        )  # fmt: skip
+    except TypeError:  # another signature
+        return None
+
+
+_C_ENCODER = _c_encoder()
+
+
+def _record_json(record: dict) -> str:
+    """dumps(record) for a result's record (no container in it holds itself)."""
+    if _C_ENCODER is None:
+        return dumps(record)
+    return "".join(_C_ENCODER(record, 0))
 
 
 def plain(obj: Any) -> Any:

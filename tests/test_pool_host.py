@@ -1,8 +1,9 @@
 """The pool's host side with no kernel (the stand-in runner, gpu_anneal.standin): a puzzle's
-spare slots reported once, and the verifier over many grids."""
+spare slots reported once, the verifier over many grids, and the JSON text of results."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,8 @@ from cpu_reference.sudoku.batch import logic_fill, make_batch
 from cpu_reference.sudoku.exact import solve_exact
 from cpu_reference.sudoku.schedules import by_name
 from cpu_reference.sudoku.verify import verify_many, verify_solution
-from gpu_anneal import sudoku_solver
+from gpu_anneal import results, sudoku_solver
+from gpu_anneal.results import Params, Result, Timing, dumps
 from gpu_anneal.standin import StandInRunner
 from gpu_anneal.sudoku_solver import Slicer, _Pool
 
@@ -100,3 +102,55 @@ def test_verify_many_answers_as_verify_solution_row_by_row(order, dtype):
     assert verify_many(grids, order) == [verify_solution(g, order) for g in grids]
     assert sum(w is None for w in want) >= 2 and sum(w is not None for w in want) >= 6
     assert verify_many(grids[:0], order) == []
+
+
+def result_with(timing: Timing, params: Params | None = None) -> Result:
+    """A solved 4x4 Result with the given timing."""
+    return Result(
+        kind="sudoku", method="anneal", backend="cuda", index=3, source="x.txt", line=4,
+        order=2, size="4x4", puzzle="1...........4...", givens_hash="0" * 16, status="solved",
+        solved=True, verified=True, solution="1234341221434321",
+        solution_rows=[[1, 2, 3, 4], [3, 4, 1, 2], [2, 1, 4, 3], [4, 3, 2, 1]], cost=0,
+        params=params or Params(seed=0, chains=8, t0=0.5), timing=timing,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("timing", [
+    Timing(0.0, 0.000272, 2.1e-06),
+    Timing(0.1234567891, 12.0, 1e-09),
+    Timing(1e17, 3.0000005, 0.5),
+    Timing(np.float64(0.25), 1.0, 2.0),  # a NumPy float: through plain()
+    Timing(0, 1, 2.5),  # ints
+])  # fmt: skip
+def test_to_json_is_dumps_of_to_dict(timing):
+    """The fast JSON text equals dumps(to_dict()) for every kind of timing value."""
+    result = result_with(timing)
+    assert result.to_json() == dumps(result.to_dict())
+    assert json.loads(result.to_json())["timing"] == result.to_dict()["timing"]
+
+
+def test_to_json_without_the_c_encoder_or_with_numpy_counts_is_dumps_of_to_dict(monkeypatch):
+    """A NumPy count goes through plain(); without json's C encoder, through dumps."""
+    result = result_with(Timing(0.5, 0.25, 1e-06))
+    result.counts.trials, result.counts.proposals = np.int64(7), np.int32(3)
+    assert result.to_json() == dumps(result.to_dict())
+    assert json.loads(result.to_json())["counts"]["trials"] == 7
+    monkeypatch.setattr(results, "_C_ENCODER", None)
+    plain = result_with(Timing(0.5, 0.25, 1e-06))
+    assert plain.to_json() == dumps(plain.to_dict())
+
+
+def test_to_json_refuses_nan_as_dumps_does():
+    """A NaN anywhere is refused (ValueError), never written."""
+    with pytest.raises(ValueError):
+        result_with(Timing(0.0, float("nan"), 0.0)).to_json()
+
+
+def test_to_json_writes_each_params_object_as_it_holds():
+    """Results sharing one Params write it the same; a changed copy writes its own values."""
+    params = Params(seed=1, chains=8)
+    first, second = result_with(Timing(), params), result_with(Timing(), params)
+    assert first.to_json() == second.to_json() == dumps(first.to_dict())
+    other = result_with(Timing(), Params(seed=2, chains=8))
+    assert json.loads(other.to_json())["params"]["seed"] == 2
+    assert json.loads(first.to_json())["params"]["seed"] == 1
