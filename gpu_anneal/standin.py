@@ -65,9 +65,9 @@ class StandInRunner:
 
     def load(self, slots: np.ndarray, tables: dict, firsts: np.ndarray) -> None:
         """Slots take new puzzles; each one's solution is looked up by its loaded givens."""
-        givens = tables["given_vals"]
-        for j, p in enumerate(slots):
-            self.grids[p] = self.solutions[givens[j].tobytes()]
+        solutions, givens = self.solutions, tables["given_vals"][: len(slots)]
+        if len(givens):
+            self.grids[slots] = [solutions[cells.tobytes()] for cells in givens]
         self.stats[slots] = 0
         self.stats[slots, pool_status.S_RUNNING] = self.batch.cpp
         self.left[slots] = self.slices

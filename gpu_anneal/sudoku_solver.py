@@ -41,6 +41,7 @@ import itertools
 import math
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -418,7 +419,7 @@ class _Pool:
         self.slot_start = np.full(P, np.nan)  # nan: its chains have not run yet
         self.slot_cells = np.zeros((P, cells), np.uint8)  # each slot's puzzle as read
         self.slot_loaded = np.zeros((P, cells), np.uint8)  # ... as loaded (after deduction)
-        self.outbox: list[SolveResult] = []  # results made and not yet handed out
+        self.outbox: deque[SolveResult] = deque()  # results made and not yet handed out
         self.bounds = pool_status.bound_semantics(batch.solved)
         self.stats = np.zeros((P, pool_status.N_STATS), np.int64)
         self.seen = np.zeros(P, np.int64)  # proposals of each slot's puzzle at the last status
@@ -436,25 +437,22 @@ class _Pool:
 
     def refill(self, slots: np.ndarray) -> None:
         """Load the stream's next puzzles into `slots` (empty), in order; the slots left when
-        the stream ends stay empty. Each slot names its puzzle as soon as it is read, before
-        any load starts: a Ctrl-C during the load finds it there, not started."""
+        the stream ends stay empty. Each slot names its puzzle before any load starts: a Ctrl-C
+        while reading or loading finds every puzzle read there, not started."""
         self.slot_start[slots] = np.nan
         self.seen[slots] = 0
-        taken = 0
-        for p in slots:
-            item = next(self.source, None)
-            if item is None:
-                self.exhausted = True
-                break
-            if isinstance(item, tuple):
-                q, cells = item
-                q = validate.integer("puzzle position", q, 0)  # -1 would mark the slot empty
-            else:
-                q, cells = self.next_q, item
-            self.next_q = q + 1
-            self.slot_cells[p] = self._cells(cells)
-            self.slot_q[p] = q
-            taken += 1
+        read = []
+        try:
+            for _ in range(len(slots)):
+                item = next(self.source, None)
+                if item is None:
+                    self.exhausted = True
+                    break
+                read.append(item)
+        except BaseException:  # (a Ctrl-C) the puzzles read so far are named all the same
+            self._take(slots, read)
+            raise
+        taken = self._take(slots, read)
         new = slots[:taken]  # (a slot read and not led yet has slot_lead -1: stop_all)
         self.slot_lead[new] = new
         self.slot_first[new] = self.first_chain + self.slot_q[new] * self.batch.cpp
@@ -464,6 +462,59 @@ class _Pool:
                 self.runner.empty(rest)
         if taken:
             self._load(slots[:taken])
+
+    def _take(self, slots: np.ndarray, read: list) -> int:
+        """Name the stream items `read` in the first of `slots`, in order: each slot's puzzle
+        position (slot_q) and cells as read (slot_cells). Returns len(read); a malformed item
+        raises InputError with the items before it named. Items of plain cells take the
+        positions that follow the last one (next_q)."""
+        fast = self._positions_and_cells(read)
+        if fast is None:  # one item at a time: the first fault raises, in reading order
+            for p, item in zip(slots, read, strict=False):
+                if isinstance(item, tuple):
+                    q, cells = item
+                    q = validate.integer("puzzle position", q, 0)  # -1 marks a slot empty
+                else:
+                    q, cells = self.next_q, item
+                self.next_q = q + 1
+                self.slot_cells[p] = self._cells(cells)
+                self.slot_q[p] = q
+            return len(read)
+        positions, cells = fast
+        new = slots[: len(read)]
+        self.slot_cells[new] = cells
+        self.slot_q[new] = positions
+        self.next_q = positions[-1] + 1
+        return len(read)
+
+    def _positions_and_cells(self, read: list) -> tuple[list[int], np.ndarray] | None:
+        """(positions, uint8[k, cells]) of the items `read` when every one is well formed in
+        the common way: (q, cells) with q an int >= 0, or plain cells, the cells a uint8 array
+        of the pool's shape with every value in 0..N; else None (no item is named)."""
+        if not read:
+            return None
+        shape, q_next = self.slot_cells.shape[1:], self.next_q
+        positions, grids = [], []
+        for item in read:
+            if isinstance(item, tuple):
+                if len(item) != 2:
+                    return None
+                q, cells = item
+                if type(q) is not int or q < 0:
+                    return None
+            else:
+                q, cells = q_next, item
+            if not (
+                type(cells) is np.ndarray and cells.dtype == np.uint8 and cells.shape == shape
+            ):  # fmt: skip
+                return None
+            positions.append(q)
+            grids.append(cells)
+            q_next = q + 1
+        grids = np.stack(grids)
+        if int(grids.max()) > self.N:
+            return None
+        return positions, grids
 
     def _spare(self, free: np.ndarray) -> np.ndarray:
         """Give the empty slots `free` to the puzzles still running, when spare chains are on
@@ -475,21 +526,27 @@ class _Pool:
         if not (self.spare and self.exhausted and free.size and leads.size):
             return free
         leads = leads[np.argsort(self.slot_start[leads], kind="stable")]
-        cpp = self.batch.cpp
-        lead_of = np.empty_like(free)
-        for j, p in enumerate(free):
-            lead = lead_of[j] = leads[j % leads.size]
-            q = int(self.slot_q[lead])
-            m = self.spares_of.get(q, 0) + 1
-            self.spares_of[q] = m
-            self.slot_start[p] = np.nan  # its chains start with the next slice
-            self.seen[p] = 0
-            self.slot_cells[p] = self.slot_cells[lead]
-            self.slot_q[p] = q
-            self.slot_lead[p] = lead
-            self.slot_first[p] = m * SPARE_STRIDE + self.first_chain + q * cpp
+        turn = np.arange(free.size)  # slot j goes to leads[j % L], its (j // L + 1)-th this time
+        lead_of = leads[turn % leads.size]
+        q = self.slot_q[lead_of]
+        m = self._count_spares(q[: leads.size], free.size)[turn % leads.size] + turn // leads.size
+        self.slot_start[free] = np.nan  # their chains start with the next slice
+        self.seen[free] = 0
+        self.slot_cells[free] = self.slot_cells[lead_of]
+        self.slot_lead[free] = lead_of  # (led before named: never an unled slot of a puzzle)
+        self.slot_q[free] = q
+        self.slot_first[free] = m * SPARE_STRIDE + self.first_chain + q * self.batch.cpp
         self._load(free, lead_of)
         return free[:0]
+
+    def _count_spares(self, puzzles: np.ndarray, slots: int) -> np.ndarray:
+        """Deal `slots` spare slots round-robin to `puzzles` (positions q, the first of them
+        first): records each one's new count in spares_of and returns the m of the first slot
+        each gets (its count before, plus one)."""
+        had = np.array([self.spares_of.get(q, 0) for q in puzzles.tolist()], np.int64)
+        gets = (slots - np.arange(puzzles.size) + puzzles.size - 1) // puzzles.size
+        self.spares_of.update(zip(puzzles.tolist(), (had + gets).tolist(), strict=True))
+        return had + 1
 
     def _cells(self, cells) -> np.ndarray:
         """A puzzle's cells as the pool keeps them: uint8[cells], every value in 0..N (262
@@ -503,7 +560,8 @@ class _Pool:
 
     def _load(self, slots: np.ndarray, leads: np.ndarray | None = None) -> None:
         """The puzzles named by `slots` into the runner: deduction (when asked), tables and
-        the upload, for all of them at once; spare slots take their `leads`' deduction."""
+        the upload, for all of them at once; spare slots take their `leads`' deduction, and
+        each lead's tables are made once however many of the slots it leads."""
         b = self.batch
         cells, masks, has_mask = self.slot_cells[slots], None, None
         if self.propagate and leads is not None:
@@ -517,7 +575,13 @@ class _Pool:
                     self.slot_deduced = np.zeros(b.puzzles, bool)
                 self.slot_masks[slots], self.slot_deduced[slots] = masks, has_mask
         self.slot_loaded[slots] = cells
-        tables = puzzle_tables(cells, b.order, b.move, masks, has_mask)
+        if leads is None:
+            tables = puzzle_tables(cells, b.order, b.move, masks, has_mask)
+        else:  # a table's rows depend on their puzzle's row alone
+            _, first, inverse = np.unique(leads, return_index=True, return_inverse=True)
+            rows = [None if a is None else a[first] for a in (cells, masks, has_mask)]
+            made = puzzle_tables(rows[0], b.order, b.move, *rows[1:])
+            tables = {name: table[inverse.reshape(-1)] for name, table in made.items()}
         self.runner.load(slots, tables, self.slot_first[slots])
 
     def active(self) -> np.ndarray:
@@ -573,7 +637,7 @@ class _Pool:
             try:
                 yield result
             finally:
-                del self.outbox[0]
+                self.outbox.popleft()
 
     def _finished(self, now: float, time_limit: float | None, slicer: Slicer) -> np.ndarray:
         """Slots whose puzzle is over, or out of time (those are stopped), ascending. A puzzle
@@ -813,31 +877,30 @@ def _results(
         ):
             faults[j] = fault
     verify_seconds = (time.perf_counter() - start) / max(1, check.size)
+    S = pool_status
+    order, cpp, schedule = batch.order, batch.cpp, batch.schedule.name
     out = []
-    for j, row in enumerate(rows.tolist()):
-        none = bool(no_chain[j])
-        verified = bool(solved_any[j]) and faults[j] is None
-        grid = grids[j]
-        cost = row[pool_status.S_PICK_COST] if row[pool_status.S_PICK_TRIALS] > 0 else -1
+    for row, grid, none, solved, fault, index, secs, first in zip(
+        rows.tolist(), list(grids), no_chain.tolist(), solved_any.tolist(), faults,
+        indices.tolist(), seconds.tolist(), first_chains.tolist(), strict=True,
+    ):  # fmt: skip
+        verified = solved and fault is None
+        cost = row[S.S_PICK_COST] if row[S.S_PICK_TRIALS] > 0 else -1
         out.append(SolveResult(
-            index=int(indices[j]), order=batch.order, solved=verified, verified=verified,
+            index=index, order=order, solved=verified, verified=verified,
             solution=grid if verified else None, best=grid,
             cost=0 if none and verified else cost,
             # chains that found the grid complete (deduction first solved it) made no proposal
             # and ran no annealing trial: 0, not one trial a chain (39,424 on a card)
-            trials=(
-                row[pool_status.S_TRIALS] if row[pool_status.S_PROPOSALS] > 0 and not none else 0
-            ),
-            proposals=0 if none else row[pool_status.S_PROPOSALS],
-            accepted=0 if none else row[pool_status.S_ACCEPTED],
-            seconds=float(seconds[j]), backend=backend, chains=batch.cpp,
-            schedule=batch.schedule.name,
-            solving_chain=int(first_chains[j]) + row[pool_status.S_PICK]
-            if solved_any[j] and not none else None,
-            seed=seed, error=faults[j], verify_seconds=verify_seconds if solved_any[j] else 0.0,
+            trials=row[S.S_TRIALS] if row[S.S_PROPOSALS] > 0 and not none else 0,
+            proposals=0 if none else row[S.S_PROPOSALS],
+            accepted=0 if none else row[S.S_ACCEPTED],
+            seconds=secs, backend=backend, chains=cpp, schedule=schedule,
+            solving_chain=first + row[S.S_PICK] if solved and not none else None,
+            seed=seed, error=fault, verify_seconds=verify_seconds if solved else 0.0,
             extra={
-                "chain_trials": None if none else row[pool_status.S_PICK_TRIALS],
-                "chain_proposals": None if none else row[pool_status.S_PICK_PROPOSALS],
+                "chain_trials": None if none else row[S.S_PICK_TRIALS],
+                "chain_proposals": None if none else row[S.S_PICK_PROPOSALS],
                 "no_chain": none,
             },
         ))  # fmt: skip

@@ -1,5 +1,6 @@
-"""The pool's host side with no kernel (the stand-in runner, gpu_anneal.standin): a puzzle's
-spare slots reported once, the verifier over many grids, and the JSON text of results."""
+"""The pool's host side with no kernel (the stand-in runner, gpu_anneal.standin): reading puzzles
+into slots, a puzzle's spare slots reported once, the verifier over many grids, and the JSON
+text of results."""
 
 from __future__ import annotations
 
@@ -9,14 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cpu_reference.sudoku.batch import logic_fill, make_batch
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku.batch import logic_fill, make_batch, puzzle_tables
 from cpu_reference.sudoku.exact import solve_exact
 from cpu_reference.sudoku.schedules import by_name
 from cpu_reference.sudoku.verify import verify_many, verify_solution
 from gpu_anneal import results, sudoku_solver
 from gpu_anneal.results import Params, Result, Timing, dumps
 from gpu_anneal.standin import StandInRunner
-from gpu_anneal.sudoku_solver import Slicer, _Pool
+from gpu_anneal.sudoku_solver import SPARE_STRIDE, Slicer, _Pool
 
 HARDEST = Path(__file__).parent / "data" / "hardest.txt"
 PUZZLES = HARDEST.read_text().split()[:6]  # 9x9, one line each
@@ -38,6 +40,58 @@ def standin_pool(slots: int, source, slices: int = 2, spare: bool = False, propa
     runner = StandInRunner(batch, 0, table, slices)
     report = dict(backend="cuda", seed=0, move="sirdey")
     return _Pool(batch, runner, iter(source), 0, 0, report, propagate, spare)
+
+
+def test_refill_names_positions_and_cells_as_read():
+    """Items (q, cells) keep their q; plain cells take the positions that follow; cells of
+    another integer type are taken as uint8; the slots past the stream's end stay empty."""
+    grids = [cells(text) for text in PUZZLES[:3]]
+    pool = standin_pool(5, [(4, grids[0]), grids[1], (9, grids[2].astype(np.int64))])
+    pool.refill(np.arange(5))
+    assert pool.slot_q.tolist() == [4, 5, 9, -1, -1]
+    assert pool.slot_lead.tolist() == [0, 1, 2, -1, -1]
+    assert pool.slot_first.tolist()[:3] == [8, 10, 18]
+    assert pool.slot_cells.dtype == np.uint8
+    assert np.array_equal(pool.slot_cells[:3], np.stack(grids))
+    assert pool.exhausted and pool.next_q == 10
+
+
+@pytest.mark.parametrize("bad", [(-1, None), (2.0, None), (3, 10)])
+def test_a_malformed_item_raises_with_the_items_before_it_named(bad):
+    """A position below 0 or not an integer, or a cell outside 0..9, is refused (InputError);
+    the puzzles read before it are named in their slots."""
+    q, value = bad
+    grids = [cells(text) for text in PUZZLES[:3]]
+    broken = grids[2].copy()
+    if value is not None:
+        broken[5] = value
+    pool = standin_pool(4, [(0, grids[0]), (1, grids[1]), (q, broken), (5, grids[2])])
+    with pytest.raises(InputError):
+        pool.refill(np.arange(4))
+    assert pool.slot_q.tolist()[:2] == [0, 1]
+    assert np.array_equal(pool.slot_cells[:2], np.stack(grids[:2]))
+    assert pool.slot_q[3] == -1
+
+
+def test_a_ctrl_c_while_reading_leaves_the_puzzles_read_in_their_slots():
+    """The stream raises KeyboardInterrupt after two puzzles: both are named (not started,
+    no lead), so stop_all reports them, as read."""
+    grids = [cells(text) for text in PUZZLES[:2]]
+
+    def stream():
+        yield 0, grids[0]
+        yield 1, grids[1]
+        raise KeyboardInterrupt
+
+    pool = standin_pool(4, stream())
+    with pytest.raises(KeyboardInterrupt):
+        pool.refill(np.arange(4))
+    assert pool.slot_q.tolist() == [0, 1, -1, -1]
+    assert pool.slot_lead.tolist() == [-1, -1, -1, -1]
+    pool.stop_all("interrupted")
+    assert [r.index for r in pool.outbox] == [0, 1]
+    assert all(np.array_equal(r.best, g) for r, g in zip(pool.outbox, grids, strict=True))
+    assert {r.error for r in pool.outbox} == {"interrupted"}
 
 
 def test_a_puzzle_with_spare_slots_is_merged_once_as_it_leaves(monkeypatch):
@@ -62,6 +116,52 @@ def test_a_puzzle_with_spare_slots_is_merged_once_as_it_leaves(monkeypatch):
     spares = {r.index: r.extra.get("spare_chains", 0) for r in results}
     assert spares == {0: 0, 1: 0, 2: 0, 3: 0, 4: 2, 5: 2}
     assert calls == [4]  # one round had spare slots leaving: its four slots, merged once
+
+
+@pytest.mark.parametrize("propagate", [False, True])
+def test_spare_slots_go_round_robin_with_each_puzzles_next_streams(propagate):
+    """Empty slots go to the running puzzles round-robin, the longest-running first; the m-th
+    slot a puzzle gets (over all calls) draws streams m * 2**40 + q * cpp + i, takes the
+    puzzle's cells as read and as loaded (after its deduction), and is loaded with the tables
+    its lead's puzzle makes on its own."""
+    pool = standin_pool(8, [cells(text) for text in PUZZLES[:3]], spare=True, propagate=propagate)
+    loads, load = [], pool.runner.load
+
+    def logged(slots, tables, firsts):
+        loads.append(tables)
+        load(slots, tables, firsts)
+
+    pool.runner.load = logged
+    pool.warm()  # slots 0..2 hold puzzles 0..2, the stream is exhausted
+    pool.slot_start[:3] = [2.0, 1.0, 3.0]  # started: slot 1 first, then 0, then 2
+    cpp, seen = pool.batch.cpp, {}
+
+    def want(free, leads):
+        out = []
+        for j, _ in enumerate(free):
+            q = int(pool.slot_q[leads[j % len(leads)]])
+            seen[q] = seen.get(q, 0) + 1
+            out.append((leads[j % len(leads)], q, seen[q] * SPARE_STRIDE + q * cpp))
+        return out
+
+    for free in (np.arange(3, 8), np.array([6, 7]), np.array([3, 4, 5, 6, 7])):
+        pool.slot_q[free] = pool.slot_lead[free] = -1
+        expected = want(free, [1, 0, 2])
+        pool._spare(free)
+        lead = pool.slot_lead[free]
+        got = np.stack([lead, pool.slot_q[free], pool.slot_first[free]], 1)
+        assert [tuple(g) for g in got.tolist()] == expected
+        assert np.isnan(pool.slot_start[free]).all()
+        assert np.array_equal(pool.slot_cells[free], pool.slot_cells[lead])
+        assert np.array_equal(pool.slot_loaded[free], pool.slot_loaded[lead])
+        assert np.array_equal(pool.runner.grids[free], pool.runner.grids[lead])
+        masks = None if not propagate else pool.slot_masks[lead]
+        has_mask = None if not propagate else pool.slot_deduced[lead]
+        alone = puzzle_tables(pool.slot_loaded[lead], 3, pool.batch.move, masks, has_mask)
+        assert loads[-1].keys() == alone.keys()
+        assert all(np.array_equal(loads[-1][k], alone[k]) for k in alone)
+    assert pool.spares_of == seen
+    assert propagate == (pool.slot_loaded[:3] != pool.slot_cells[:3]).any()  # it deduced
 
 
 @pytest.mark.parametrize("order", [2, 3, 4, 5, 6])
