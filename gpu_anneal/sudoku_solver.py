@@ -956,12 +956,8 @@ def replay_chain(
     if propagate:
         cells, masks = logic_fill(cells, order)
     code = rules.move_code(move, order)
-    counter = rules.counter_based(order, code)
-    batch = make_batch(cells[None], order, sched, 1, seed, trial_cap, chain if counter else 0, code)
-    if not counter:  # stream `chain` by jump-ahead (a spare chain's is past 2**40)
-        from gpu_anneal.stream_jump import JumpCursor
-
-        batch.rng[0, :2] = JumpCursor(seed).state_of(chain)
+    # stream `chain` (a spare chain's is past 2**40): make_batch reaches any first chain
+    batch = make_batch(cells[None], order, sched, 1, seed, trial_cap, chain, code)
     if masks is not None:  # the candidate masks the pool loads with a propagated puzzle
         load_puzzle(batch, 0, cells, batch.rng[:1, :2].copy(), masks)
     start = time.perf_counter()
