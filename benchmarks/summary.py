@@ -978,6 +978,32 @@ def card_vs_cores(res: Results) -> list[Row]:
     return rows
 
 
+def card_move_choice(res: Results) -> list[Row]:
+    """The 9x9 move that solves fastest on the card: CPU-measured solving-chain proposals over
+    card-measured kernel rates (benchmarks/card_move_choice.py; a model from measurements)."""
+    name = "tuning/card_move_choice.json"
+    d = res.load(name)
+    rows = []
+    for chains in d["chain_counts"]:
+        ranked = sorted(
+            (r for r in d["rows"] if r["chains"] == chains),
+            key=lambda r: (r["unsolved"] > 0, r["kernel_seconds"]),
+        )
+        best = ranked[0]["kernel_seconds"]
+        text = ", ".join(
+            f"{r['move']} {r['kernel_seconds'] * 1e3:.2f} ms ({r['kernel_seconds'] / best:.1f}x)"
+            + (f", {r['unsolved']} unsolved" if r["unsolved"] else "")
+            for r in ranked
+        )
+        rows.append(Row(
+            f"Fastest 9x9 move on the card, {chains} chains a puzzle: modeled kernel time of "
+            f"{d['puzzles']} hard isomorphs (solving-chain proposals measured on the CPU, "
+            f"kernel rates on the {d['rates_machine']}; a model)",
+            text, "the card's default move solves fastest there (issue 28)", d["command"], name,
+        ))  # fmt: skip
+    return rows
+
+
 def card_checks(res: Results) -> list[Row]:
     """Equality of the kernels with the CPU runner and Ctrl-C on a long run, on a card."""
     rows = []
@@ -1042,7 +1068,7 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
         "The card against its machine's cores, as a user runs it",
         "`gpu-anneal solve` in a fresh process a measurement, start-up included, on the card and "
         "on the same machine's 16 cores in one run (tables in full: `gpu/card_vs_cores.md`).",
-        [card_vs_cores, card_checks],
+        [card_vs_cores, card_checks, card_move_choice],
     ),
     (
         "CUDA kernels: ptxas (compiled, no device)",
