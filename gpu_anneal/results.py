@@ -353,8 +353,9 @@ def _plain(obj: Any) -> Any:
 
 def givens_hash(kind: str, size: str, givens: str | bytes) -> str:
     """The identity of a puzzle: SHA-256 over kind, size and its givens, 16 hex digits."""
-    data = givens.encode() if isinstance(givens, str) else bytes(givens)
-    return hashlib.sha256(f"{kind}\n{size}\n".encode() + data).hexdigest()[:16]
+    if type(givens) is not bytes:
+        givens = givens.encode() if isinstance(givens, str) else bytes(givens)
+    return hashlib.sha256(f"{kind}\n{size}\n".encode() + givens).hexdigest()[:16]
 
 
 def json_schema() -> dict:

@@ -28,12 +28,13 @@ import numpy as np
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules
+from cpu_reference.sudoku.formats import line_text
 from cpu_reference.sudoku.presets import expand
 from cpu_reference.sudoku.schedules import with_start
 from gpu_anneal import backend_choice, interrupts, phases, validate
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.items import Item
-from gpu_anneal.results import Counts, Params, Result, Timing
+from gpu_anneal.results import Counts, Params, Result, Timing, givens_hash
 from gpu_anneal.settings import Settings
 from gpu_anneal.validate import grid_schedule
 
@@ -274,26 +275,48 @@ def _from_pool(item: Item, raw, params: Params, compile_s: float) -> Result:
 
 
 def _pool_result(item: Item, raw, params: Params, compile_s: float) -> Result:
-    result = base_result(item, "anneal", raw.backend)
+    """The Result of one pool answer, made in one call: the record base_result and
+    fill_solution would make of it (the item's size worked out once, its givens and the
+    reported state written by _text), counts, the params with the pool's chains, timing."""
     ok = raw.solved  # the pool ran the verifier on it against the item's givens (verify_many)
-    fill_solution(result, item, raw.solution if ok else raw.best, ok)
-    result.cost = int(raw.cost) if raw.cost >= 0 else None
-    result.error = raw.error
-    if not ok:
-        result.status = _status(result.error)
+    state = raw.solution if ok else raw.best
+    kind, size, spec = item.kind, item.size, item.spec
+    puzzle = _text(item, item.puzzle)  # the givens first: their fault is the one named
+    text = _text(item, state)
     extra = raw.extra or {}
     if extra.get("no_chain"):  # deduction completed the puzzle: no chain ran, nothing to count
-        result.counts = Counts()
+        counts = Counts()
     else:
-        result.counts = Counts(
+        counts = Counts(
             trials=raw.trials, proposals=raw.proposals, accepted=raw.accepted,
             solving_chain=raw.solving_chain, chain_trials=extra.get("chain_trials"),
             chain_proposals=extra.get("chain_proposals"),
             spare_chains=extra.get("spare_chains", 0),
         )  # fmt: skip
-    result.params = with_chains(params, raw.chains)
-    result.timing = Timing(compile=compile_s, search=raw.seconds, verify=raw.verify_seconds)
-    return result
+    error = raw.error
+    return Result(
+        kind=kind, method="anneal", backend=raw.backend, index=item.index, source=item.source,
+        line=item.line, name=item.name, order=item.order, size=size, puzzle=puzzle,
+        givens_hash=givens_hash(kind, size, spec.givens(item)),
+        status="solved" if ok else _status(error), solved=bool(ok), verified=bool(ok),
+        solution=text if ok else None,
+        solution_rows=spec.solution_rows(item, state) if ok else None,
+        game_move=spec.game_move(item, state) if ok else None,
+        best=None if ok else text, cost=int(raw.cost) if raw.cost >= 0 else None, error=error,
+        counts=counts, params=with_chains(params, raw.chains),
+        timing=Timing(compile=compile_s, search=raw.seconds, verify=raw.verify_seconds),
+        state=state,
+    )  # fmt: skip
+
+
+def _text(item: Item, state) -> str | None:
+    """item.text(state): uint8 cells of a one-line-format puzzle by formats.line_text, any
+    other state (None included) through the item's kind."""
+    if item.fmt == "line":
+        text = line_text(state, item.order)
+        if text is not None:
+            return text
+    return item.text(state)
 
 
 @lru_cache(maxsize=64)

@@ -711,6 +711,22 @@ def _line_symbols(N: int) -> np.ndarray:
     return table
 
 
+def line_text(cells, order: int) -> str | None:
+    """format_grid(cells, order, "line") for uint8 cells of an order-`order` grid whose every
+    value is a digit 0..N with a one-line symbol, in one gather; None for anything else (a
+    value above N, another dtype or size, an order outside ORDERS or without one-line symbols),
+    which format_grid then writes or refuses."""
+    if not isinstance(cells, np.ndarray) or cells.dtype != np.uint8 or order not in ORDERS:
+        return None
+    N = order * order
+    if cells.size != N * N or N > len(SYMBOLS):
+        return None
+    try:  # a value above N maps to a byte that is no ASCII
+        return _line_symbols(N).take(cells).tobytes().decode("ascii")  # in row-major order
+    except UnicodeDecodeError:
+        return None
+
+
 def format_grid(
     cells: np.ndarray,
     order: int,
@@ -733,11 +749,10 @@ def format_grid(
     N = n * n
     a = np.asarray(cells).ravel()
     comment = f"  # {name}" if name else ""
-    if fmt == "line" and a.dtype == np.uint8 and a.size == N * N and N <= len(SYMBOLS):
-        try:  # the common case, in one gather: a digit above N maps to a byte that is no ASCII
-            return _line_symbols(N)[a].tobytes().decode("ascii") + comment
-        except UnicodeDecodeError:
-            pass
+    if fmt == "line":
+        text = line_text(a, n)
+        if text is not None:  # the common case
+            return text + comment
     if a.size != N * N or a.dtype.kind not in "iub" or a.min() < 0 or a.max() > N:
         raise InputError(f"cannot write {a.size} cells of type {a.dtype} as a {N}x{N} grid")
     a = a.astype(np.int64)
