@@ -231,7 +231,7 @@ class Result:
         are read straight into a dict (floats rounded as plain() rounds them), and only when
         json refuses that dict (a NumPy value somewhere) is it built by plain(). (A record that
         holds itself raises RecursionError here, where dumps names the circular reference.)"""
-        record = {name: getattr(self, name) for name in _TOP_KEYS}
+        record = _top_record(self)
         record["counts"] = self.counts.__dict__.copy()
         try:  # params, shared by a run's results, encoded once (_params_json)
             head = _record_json(record)
@@ -240,6 +240,18 @@ class Result:
         except TypeError:
             return dumps(self.to_dict())
         return f'{head[:-1]}, "params": {params}, "timing": {timing}}}'
+
+
+def _top_record(result: Result) -> dict:
+    """The top-level fields of a result as a dict, in field order: a copy of its __dict__ less
+    params, timing and state when that holds exactly the fields in their order (as __init__
+    sets them), else read field by field (an attribute added, or deleted and set again)."""
+    held = result.__dict__
+    if tuple(held) != _DICT_KEYS:
+        return {name: getattr(result, name) for name in _TOP_KEYS}
+    record = held.copy()
+    del record["params"], record["timing"], record["state"]
+    return record
 
 
 def _rounded(obj) -> dict:
@@ -293,6 +305,8 @@ _NESTED = ("counts", "params", "timing")
 _TOP_KEYS = tuple(
     f.name for f in fields(Result) if f.metadata.get("json", True) and f.name not in _NESTED
 )
+# a Result's __dict__ as __init__ leaves it when its fields end with these (else never matched)
+_DICT_KEYS = (*_TOP_KEYS, "counts", "params", "timing", "state")
 
 
 def dumps(obj: Any, **kwargs) -> str:

@@ -5,6 +5,8 @@ written."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -14,7 +16,7 @@ from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import solvers
 from gpu_anneal.items import Item
 from gpu_anneal.kinds import kind_of
-from gpu_anneal.results import Counts, Params, Timing
+from gpu_anneal.results import Counts, Params, Timing, dumps
 from gpu_anneal.sudoku_solver import SolveResult
 
 SUDOKU = kind_of("sudoku")
@@ -134,3 +136,29 @@ def test_from_pool_makes_the_record_base_result_and_fill_solution_make(order, fm
             assert got.status == "error" and "cannot write" in got.error
         elif solved:
             assert got.status == "solved" and got.solution_rows == want.solution_rows
+
+
+def test_to_json_reads_the_fields_whatever_the_attributes_hold():
+    """An attribute added, or a field deleted and set again (its place in __dict__ moved),
+    changes nothing: to_json is still dumps(to_dict()) with the fields in their order."""
+    rng = np.random.default_rng(5)
+    givens, solution = solved_puzzle(3, rng)
+    item = Item(SUDOKU, 2, "x.txt", 1, "", givens, 3, "line")
+    raw = SolveResult(
+        index=2, order=3, solved=True, verified=True, solution=solution, best=solution, cost=0,
+        trials=1, proposals=10, accepted=2, seconds=0.5, backend="cuda", chains=4,
+        solving_chain=0, extra={},
+    )  # fmt: skip
+    plain = solvers._from_pool(item, raw, Params(seed=0), 0.0)
+    text = plain.to_json()
+    assert text == dumps(plain.to_dict())
+    added = solvers._from_pool(item, raw, Params(seed=0), 0.0)
+    added.note = "not a field"
+    assert added.to_json() == text
+    moved = solvers._from_pool(item, raw, Params(seed=0), 0.0)
+    kind = moved.kind
+    del moved.kind
+    moved.kind = kind
+    assert list(moved.__dict__)[-1] == "kind"
+    assert moved.to_json() == text
+    assert list(json.loads(text)) == list(plain.to_dict())
