@@ -1,6 +1,6 @@
 """The pool's host side with no kernel (the stand-in runner, gpu_anneal.standin): reading puzzles
-into slots, a puzzle's spare slots reported once, the verifier over many grids, and the JSON
-text of results."""
+into slots, a puzzle's spare slots reported once, and the JSON text of results (the verifier
+over many grids: tests/test_sudoku_verify.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from cpu_reference.errors import InputError
 from cpu_reference.sudoku.batch import logic_fill, make_batch, puzzle_tables
 from cpu_reference.sudoku.exact import solve_exact
 from cpu_reference.sudoku.schedules import by_name
-from cpu_reference.sudoku.verify import verify_many, verify_solution
 from gpu_anneal import results, sudoku_solver
 from gpu_anneal.results import Params, Result, Timing, dumps
 from gpu_anneal.standin import StandInRunner
@@ -162,46 +161,6 @@ def test_spare_slots_go_round_robin_with_each_puzzles_next_streams(propagate):
         assert all(np.array_equal(loads[-1][k], alone[k]) for k in alone)
     assert pool.spares_of == seen
     assert propagate == (pool.slot_loaded[:3] != pool.slot_cells[:3]).any()  # it deduced
-
-
-@pytest.mark.parametrize("order", [2, 3, 4, 5, 6])
-@pytest.mark.parametrize("dtype", [np.uint8, np.int64])
-def test_verify_many_answers_as_verify_solution_row_by_row(order, dtype):
-    """Valid grids and grids with a blank, two cells of a row swapped (a repeat in columns), a
-    value past N, and as int64 a negative value and one past 255 (256 + a digit, never taken
-    modulo 256), with givens kept or changed: each row as verify_solution says alone."""
-    rng = np.random.default_rng(order)
-    N = order * order
-    r, c = np.divmod(np.arange(N * N), N)
-    pattern = (order * (r % order) + r // order + c) % N  # a valid grid, digits 0..N-1
-    rows, puzzles = [], []
-    for j in range(14):
-        g = (rng.permutation(N)[pattern] + 1).astype(dtype)
-        puzzle = np.where(rng.random(N * N) < 0.3, g, 0).astype(np.uint8)
-        cell = rng.integers(N * N)
-        kind = j % 7
-        if kind == 1:
-            g[cell] = 0
-        elif kind == 2:
-            g[[cell, cell - cell % N + (cell + 1) % N]] = g[
-                [cell - cell % N + (cell + 1) % N, cell]
-            ]
-        elif kind == 3:
-            g[cell] = N + 1
-        elif kind == 4:
-            puzzle[cell] = g[cell] % N + 1  # a given the grid changes
-        elif kind == 5 and dtype is np.int64:
-            g[cell] = -1
-        elif kind == 6 and dtype is np.int64:
-            g[cell] = 256 + int(g[cell])
-        rows.append(g)
-        puzzles.append(puzzle)
-    grids, givens = np.stack(rows), np.stack(puzzles)
-    want = [verify_solution(g, order, p) for g, p in zip(grids, givens, strict=True)]
-    assert verify_many(grids, order, givens) == want
-    assert verify_many(grids, order) == [verify_solution(g, order) for g in grids]
-    assert sum(w is None for w in want) >= 2 and sum(w is not None for w in want) >= 6
-    assert verify_many(grids[:0], order) == []
 
 
 def result_with(timing: Timing, params: Params | None = None) -> Result:

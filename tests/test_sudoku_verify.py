@@ -177,15 +177,17 @@ def test_conflict_cost_counts_a_row_and_box_pair_once():
         conflict_cost(g[:80], 3)
 
 
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_verify_many_gives_verify_solution_row_by_row(n):
-    """Valid grids, grids with one fault of each kind and wrong givens: verify_many's answer
-    for each row is verify_solution's for that row alone."""
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int64])
+def test_verify_many_gives_verify_solution_row_by_row(n, dtype):
+    """Valid grids, grids with one fault of each kind and wrong givens, as uint8 and as int64
+    (where a value past N may also be negative, or 256 + a digit: never taken modulo 256):
+    verify_many's answer for each row is verify_solution's for that row alone."""
     rng = np.random.default_rng(n)
     N = n * n
     grids, puzzles = [], []
     for j in range(40):
-        g = random_grid(n, rng)
+        g = random_grid(n, rng).astype(dtype)
         puzzle = np.where(rng.random(N * N) < 0.3, g, 0).astype(np.uint8)
         fault = j % 5
         if fault == 1:  # two cells swapped: a repeat in a column or a box
@@ -197,7 +199,11 @@ def test_verify_many_gives_verify_solution_row_by_row(n):
             c = rng.integers(N * N)
             puzzle[c] = g[c] % N + 1
         elif fault == 4:
-            g[rng.integers(N * N)] = N + 1
+            c = rng.integers(N * N)
+            if dtype is np.int64 and j % 10 == 9:  # half the int64 rows: -1 or 256 + a digit
+                g[c] = -1 if j % 20 == 9 else 256 + int(g[c])
+            else:
+                g[c] = N + 1
         grids.append(g)
         puzzles.append(puzzle)
     grids, puzzles = np.stack(grids), np.stack(puzzles)
