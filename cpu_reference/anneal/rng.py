@@ -89,17 +89,21 @@ def jump(s0, s1):
 
 
 @njit(cache=True)
-def _fill_states(states, seed, subsequence_start):
-    z = _splitmix_seed(seed)
-    s0 = z
-    s1 = z
-    for _ in range(subsequence_start):
+def walk(s0, s1, skip, out):
+    """out[i] = the state (s0, s1) jumped skip + i times, for every row i of out (uint64[k, 2])."""
+    for _ in range(skip):
         s0, s1 = jump(s0, s1)
-    for i in range(states.shape[0]):
+    for i in range(out.shape[0]):
         if i > 0:
             s0, s1 = jump(s0, s1)
-        states[i, 0] = s0
-        states[i, 1] = s1
+        out[i, 0] = s0
+        out[i, 1] = s1
+
+
+@njit(cache=True)
+def _fill_states(states, seed, subsequence_start):
+    z = _splitmix_seed(seed)
+    walk(z, z, subsequence_start, states)
 
 
 def init_states(chains: int, seed: int, subsequence_start: int = 0) -> np.ndarray:

@@ -30,7 +30,7 @@ from functools import cache
 import numpy as np
 from numba import njit, uint32, uint64
 
-from cpu_reference.anneal.rng import init_states, jump
+from cpu_reference.anneal.rng import init_states, jump, walk
 
 STATE_BITS = 128
 # chains a StreamCursor walks one jump at a time; farther, jumping ahead (at most 64 matrix
@@ -127,24 +127,11 @@ class StreamCursor:
             self.state = jump_ahead(self.state, first - self.chain)
             self.chain = first
         out = np.zeros((count, 2), dtype=np.uint64)
-        _walk(self.state, first - self.chain, out)
+        walk(self.state[0], self.state[1], first - self.chain, out)
         self.chain = first + count - 1 if count else self.chain
         if count:
             self.state = out[-1].copy()
         return out
-
-
-@njit(cache=True)
-def _walk(state, skip, out):
-    s0 = state[0]
-    s1 = state[1]
-    for _ in range(skip):
-        s0, s1 = jump(s0, s1)
-    for i in range(out.shape[0]):
-        if i > 0:
-            s0, s1 = jump(s0, s1)
-        out[i, 0] = s0
-        out[i, 1] = s1
 
 
 class JumpCursor(StreamCursor):
