@@ -468,53 +468,16 @@ class _Pool:
         position (slot_q) and cells as read (slot_cells). Returns len(read); a malformed item
         raises InputError with the items before it named. Items of plain cells take the
         positions that follow the last one (next_q)."""
-        fast = self._positions_and_cells(read)
-        if fast is None:  # one item at a time: the first fault raises, in reading order
-            for p, item in zip(slots, read, strict=False):
-                if isinstance(item, tuple):
-                    q, cells = item
-                    q = validate.integer("puzzle position", q, 0)  # -1 marks a slot empty
-                else:
-                    q, cells = self.next_q, item
-                self.next_q = q + 1
-                self.slot_cells[p] = self._cells(cells)
-                self.slot_q[p] = q
-            return len(read)
-        positions, cells = fast
-        new = slots[: len(read)]
-        self.slot_cells[new] = cells
-        self.slot_q[new] = positions
-        self.next_q = positions[-1] + 1
-        return len(read)
-
-    def _positions_and_cells(self, read: list) -> tuple[list[int], np.ndarray] | None:
-        """(positions, uint8[k, cells]) of the items `read` when every one is well formed in
-        the common way: (q, cells) with q an int >= 0, or plain cells, the cells a uint8 array
-        of the pool's shape with every value in 0..N; else None (no item is named)."""
-        if not read:
-            return None
-        shape, q_next = self.slot_cells.shape[1:], self.next_q
-        positions, grids = [], []
-        for item in read:
+        for p, item in zip(slots, read, strict=False):
             if isinstance(item, tuple):
-                if len(item) != 2:
-                    return None
                 q, cells = item
-                if type(q) is not int or q < 0:
-                    return None
+                q = validate.integer("puzzle position", q, 0)  # -1 marks a slot empty
             else:
-                q, cells = q_next, item
-            if not (
-                type(cells) is np.ndarray and cells.dtype == np.uint8 and cells.shape == shape
-            ):  # fmt: skip
-                return None
-            positions.append(q)
-            grids.append(cells)
-            q_next = q + 1
-        grids = np.stack(grids)
-        if int(grids.max()) > self.N:
-            return None
-        return positions, grids
+                q, cells = self.next_q, item
+            self.next_q = q + 1
+            self.slot_cells[p] = self._cells(cells)
+            self.slot_q[p] = q
+        return len(read)
 
     def _spare(self, free: np.ndarray) -> np.ndarray:
         """Give the empty slots `free` to the puzzles still running, when spare chains are on
