@@ -28,7 +28,6 @@ import numpy as np
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules
-from cpu_reference.sudoku.formats import line_text
 from cpu_reference.sudoku.presets import expand
 from cpu_reference.sudoku.schedules import with_start
 from gpu_anneal import backend_choice, interrupts, phases, validate
@@ -68,10 +67,17 @@ def timed_verify(item: Item, state) -> tuple[bool, str | None, float]:
 
 def base_result(item: Item, method: str, backend: str) -> Result:
     """A Result carrying the item's identity, nothing solved yet."""
-    return Result(
-        kind=item.kind, method=method, backend=backend, index=item.index, source=item.source,
-        line=item.line, name=item.name, order=item.order, size=item.size,
-        puzzle=item.givens_text, givens_hash=item.givens_hash,
+    return Result(method=method, backend=backend, **identity_fields(item))
+
+
+def identity_fields(item: Item) -> dict:
+    """A Result's fields naming the item: where it came from, its size, its givens as text
+    (an InputError when its format cannot write them) and their hash."""
+    size = item.size
+    return dict(
+        kind=item.kind, index=item.index, source=item.source, line=item.line, name=item.name,
+        order=item.order, size=size, puzzle=item.givens_text,
+        givens_hash=givens_hash(item.kind, size, item.spec.givens(item)),
     )  # fmt: skip
 
 
@@ -125,15 +131,20 @@ def grid_schedule_text(schedule: dict) -> str:
 
 def fill_solution(result: Result, item: Item, state, ok: bool) -> None:
     """Set solution, solution_rows and game_move (when ok) or best (when not) from a state."""
+    for name, value in solution_fields(item, state, ok).items():
+        setattr(result, name, value)
+
+
+def solution_fields(item: Item, state, ok: bool) -> dict:
+    """A Result's fields from a state: solved, verified, status, solution, solution_rows and
+    game_move when ok (a verified solution), else best; and the state itself."""
     if ok:
-        result.solved = result.verified = True
-        result.status = "solved"
-        result.solution = item.text(state)
-        result.solution_rows = item.spec.solution_rows(item, state)
-        result.game_move = item.spec.game_move(item, state)
-    else:
-        result.best = item.text(state)
-    result.state = state
+        return dict(
+            solved=True, verified=True, status="solved", solution=item.text(state),
+            solution_rows=item.spec.solution_rows(item, state),
+            game_move=item.spec.game_move(item, state), state=state,
+        )  # fmt: skip
+    return dict(best=item.text(state), state=state)
 
 
 # ---- Sudoku annealing --------------------------------------------------------------------
@@ -275,14 +286,12 @@ def _from_pool(item: Item, raw, params: Params, compile_s: float) -> Result:
 
 
 def _pool_result(item: Item, raw, params: Params, compile_s: float) -> Result:
-    """The Result of one pool answer, made in one call: the record base_result and
-    fill_solution would make of it (the item's size worked out once, its givens and the
-    reported state written by _text), counts, the params with the pool's chains, timing."""
+    """The Result of one pool answer, made in one call: the item's identity (its givens
+    written first: their fault is the one named), the reported state, counts, the params with
+    the pool's chains, timing."""
     ok = raw.solved  # the pool ran the verifier on it against the item's givens (verify_many)
-    state = raw.solution if ok else raw.best
-    kind, size, spec = item.kind, item.size, item.spec
-    puzzle = _text(item, item.puzzle)  # the givens first: their fault is the one named
-    text = _text(item, state)
+    identity = identity_fields(item)
+    answer = solution_fields(item, raw.solution if ok else raw.best, ok)
     extra = raw.extra or {}
     if extra.get("no_chain"):  # deduction completed the puzzle: no chain ran, nothing to count
         counts = Counts()
@@ -293,30 +302,14 @@ def _pool_result(item: Item, raw, params: Params, compile_s: float) -> Result:
             chain_proposals=extra.get("chain_proposals"),
             spare_chains=extra.get("spare_chains", 0),
         )  # fmt: skip
-    error = raw.error
+    if not ok:
+        answer["status"] = _status(raw.error)
     return Result(
-        kind=kind, method="anneal", backend=raw.backend, index=item.index, source=item.source,
-        line=item.line, name=item.name, order=item.order, size=size, puzzle=puzzle,
-        givens_hash=givens_hash(kind, size, spec.givens(item)),
-        status="solved" if ok else _status(error), solved=bool(ok), verified=bool(ok),
-        solution=text if ok else None,
-        solution_rows=spec.solution_rows(item, state) if ok else None,
-        game_move=spec.game_move(item, state) if ok else None,
-        best=None if ok else text, cost=int(raw.cost) if raw.cost >= 0 else None, error=error,
-        counts=counts, params=with_chains(params, raw.chains),
+        method="anneal", backend=raw.backend, **identity, **answer,
+        cost=int(raw.cost) if raw.cost >= 0 else None, error=raw.error, counts=counts,
+        params=with_chains(params, raw.chains),
         timing=Timing(compile=compile_s, search=raw.seconds, verify=raw.verify_seconds),
-        state=state,
     )  # fmt: skip
-
-
-def _text(item: Item, state) -> str | None:
-    """item.text(state): uint8 cells of a one-line-format puzzle by formats.line_text, any
-    other state (None included) through the item's kind."""
-    if item.fmt == "line":
-        text = line_text(state, item.order)
-        if text is not None:
-            return text
-    return item.text(state)
 
 
 @lru_cache(maxsize=64)
