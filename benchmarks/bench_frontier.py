@@ -1,0 +1,449 @@
+"""Large Sudoku near the phase transition: gpu-anneal beside CP-SAT and CaDiCaL in one run.
+
+    python -m benchmarks.bench_frontier [--orders 6,7,8] [--fills 40,45,50,55] [--count 5]
+        [--limit 20 | --limit 6:60,7:120,8:300] [--seed 1] [--solvers gpu-anneal,cp-sat,cadical]
+        [--backend cpu] [--grace 60] [--instances DIR] [--out PATH] [--append] [--render]
+
+Instances: `--count` per order and fill, made Lewis-style from `--seed`
+(benchmarks/frontier_instances.py: a random solved grid, ceil(f x N^2 / 100) cells kept at
+random), written as Lloyd & Amos instance files to `--instances` (benchmarks/data/frontier by
+default; `inst{N}x{N}_{f}_{k}.txt`). Orders may be given as 6 or as 36x36.
+
+Solvers, each on every instance under the same limit (`--limit` seconds, or ORDER:SECONDS per
+order), one process at a time, each in its own process with a hard timeout of the limit plus
+`--grace` seconds (start-up, compiling or loading code, building a model):
+
+    gpu-anneal   `python -m gpu_anneal solve - --format tsv --backend BACKEND --time-limit LIMIT
+                 --seed SEED --output jsonl -q`: the default technique, the instance on stdin.
+                 Seconds: the record's timing.search (compiling excluded). Before an order's
+                 first instance one probe solve (limit 1 s, not counted) loads its code and finds
+                 whether the engine takes the order: where it refuses, every instance of the
+                 order reads "refused: MESSAGE" with the engine's one-line message.
+    cp-sat       OR-Tools CP-SAT, 1 worker, AllDifferent model (benchmarks/frontier_peers.py)
+    cadical      CaDiCaL 1.9.5 through python-sat, the standard CNF (benchmarks/frontier_peers.py)
+
+A peer whose package is not installed (the `bench` extra: pip install -e '.[bench]') reads
+"missing: PACKAGE". Every reported solution is checked by cpu_reference.sudoku.verify
+(verify_solution against the instance's givens); an instance counts as solved only with a
+solution that passes it within the limit. Statuses: solved, unsolved (the solver stopped at its
+limit), timeout (killed at limit + grace, or by its own timer), over limit, wrong: FAULT
+(a solution the verifier refused), unsat, refused: MESSAGE, missing: PACKAGE, error: MESSAGE.
+
+Per order, fill and solver: solved of instances and the median seconds, an unsolved instance
+counting as infinitely slow (so a median above the limit reads "> LIMIT"), and the solved times.
+Results: benchmarks/results/frontier/frontier.json and .md (`--out`), the machine with its load
+average at the start and at each instance. `--append` adds this run's cells to an existing
+results file (replacing the same order, fill and solver), so one file can hold runs with
+different limits; each run's command and machine are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import paths
+from benchmarks.frontier_instances import Instance, make_instances, write_lloyd_amos
+from benchmarks.frontier_peers import PACKAGES
+from benchmarks.machine import git, machine
+from benchmarks.tables import add_out_arguments, rerender, secs, write_results
+from cpu_reference.sudoku.verify import verify_solution
+
+SOLVERS = ("gpu-anneal", "cp-sat", "cadical")
+LABELS = {
+    "gpu-anneal": "gpu-anneal, default technique",
+    "cp-sat": "CP-SAT, 1 worker",
+    "cadical": "CaDiCaL (python-sat)",
+}
+# the targets set for gpu-anneal on 2 cores, per (order, fill): requirements, not measurements
+TARGETS = {
+    (6, 45): "gpu-anneal: all within 20 s",
+    (6, 50): "gpu-anneal: all within 60 s",
+    (7, 45): "gpu-anneal: >= 80 % within 120 s",
+    (7, 50): "gpu-anneal: more than CP-SAT and CaDiCaL together within 120 s",
+    (8, 45): "gpu-anneal: at least one within 300 s",
+}
+OUT = paths.results("frontier") / "frontier"
+INSTANCES = paths.DATA / "frontier"
+PROBE_LIMIT = 1.0  # seconds of the probe solve before an order's first instance
+PROBE_TIMEOUT = 900.0  # the probe may compile the engine's code for the order
+
+
+def order_of(text: str) -> int:
+    """An order from '6' or '36x36'."""
+    text = text.strip()
+    if "x" in text:
+        side = int(text.split("x")[0])
+        order = math.isqrt(side)
+        if order * order != side or text != f"{side}x{side}":
+            raise ValueError(f"size {text!r} is not NxN with N a square")
+        return order
+    return int(text)
+
+
+def limits_of(text: str, orders: list[int]) -> dict[int, float]:
+    """order -> seconds from '20' (every order) or '6:60,7:120,8:300' (orders left out: error)."""
+    if ":" not in text:
+        return {order: float(text) for order in orders}
+    given = {order_of(k): float(v) for k, v in (part.split(":") for part in text.split(","))}
+    missing = [o for o in orders if o not in given]
+    if missing:
+        raise ValueError(f"--limit names no limit for order {missing[0]}")
+    return {o: given[o] for o in orders}
+
+
+def run_process(cmd: list[str], timeout: float, stdin: str | None = None) -> dict:
+    """Run cmd with a hard timeout: returncode (None when killed at the timeout), stdout, stderr,
+    wall seconds."""
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            cmd, input=stdin, capture_output=True, text=True, timeout=timeout, cwd=paths.ROOT
+        )
+        code, out, err = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as e:
+        code = None
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err = e.stderr.decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
+    return {"code": code, "stdout": out, "stderr": err, "wall": time.perf_counter() - start}
+
+
+def last_json(text: str) -> dict | None:
+    """The last line of text that parses as a JSON object (None when none does)."""
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except json.JSONDecodeError:
+                continue
+    return None
+
+
+def engine_message(stderr: str) -> str:
+    """The engine's one-line error without its 'gpu-anneal: <stdin> line 1: ' prefix."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    if not lines:
+        return "no message"
+    text = lines[-1].strip()
+    text = re.sub(r"^gpu-anneal:\s*", "", text)
+    return re.sub(r"^(<stdin>|\S+) line \d+:\s*", "", text)
+
+
+def gpu_anneal_command(limit: float, args) -> list[str]:
+    """The CLI call that solves one tsv instance from stdin with the default technique."""
+    return [
+        sys.executable, "-m", "gpu_anneal", "solve", "-", "--format", "tsv",
+        "--backend", args.backend, "--time-limit", f"{limit:g}", "--seed", str(args.seed),
+        "--output", "jsonl", "-q",
+    ]  # fmt: skip
+
+
+def gpu_anneal_outcome(proc: dict) -> dict:
+    """An outcome (status, seconds, solution, ...) from a gpu-anneal process's output: its JSON
+    record, or "refused: MESSAGE" when it exited non-zero without one."""
+    record = last_json(proc["stdout"])
+    if record is None:
+        if proc["code"] is None:
+            return {"status": "timeout"}
+        if proc["code"] != 0:
+            return {"status": f"refused: {engine_message(proc['stderr'])}"}
+        return {"status": "error: no result printed"}
+    timing = record.get("timing") or {}
+    rows = record.get("solution_rows")
+    return {
+        "status": "solved" if record.get("solved") else "unsolved",
+        "engine_status": record.get("status"),
+        "seconds": timing.get("search"),
+        "compile_seconds": timing.get("compile"),
+        "solution": [v for row in rows for v in row] if rows else None,
+        "chains": (record.get("params") or {}).get("chains"),
+        "move": (record.get("params") or {}).get("move"),
+    }
+
+
+def run_gpu_anneal(inst: Instance, limit: float, args) -> dict:
+    """One instance by gpu-anneal in its own process."""
+    proc = run_process(gpu_anneal_command(limit, args), limit + args.grace, inst.tsv_line() + "\n")
+    return {**gpu_anneal_outcome(proc), "wall_seconds": proc["wall"]}
+
+
+def probe_gpu_anneal(inst: Instance, args) -> str | None:
+    """None when the engine takes the instance's order (its code is then loaded), else the
+    status every instance of the order gets ("refused: MESSAGE", or an error)."""
+    proc = run_process(gpu_anneal_command(PROBE_LIMIT, args), PROBE_TIMEOUT, inst.tsv_line() + "\n")
+    outcome = gpu_anneal_outcome(proc)
+    if outcome["status"] in ("solved", "unsolved"):
+        return None
+    if outcome["status"] == "timeout":
+        return f"error: the probe solve ran past {PROBE_TIMEOUT:g} s"
+    return outcome["status"]
+
+
+def peer_outcome(proc: dict) -> dict:
+    """An outcome from a peer process (benchmarks.frontier_peers): its JSON line, or timeout
+    when it was killed (by the caller, or by its own SIGALRM timer)."""
+    record = last_json(proc["stdout"])
+    if record is not None:
+        return dict(record)
+    if proc["code"] is None or proc["code"] == -14:  # -14: SIGALRM, cadical's own limit
+        return {"status": "timeout"}
+    return {"status": f"error: {engine_message(proc['stderr'])}"}
+
+
+def run_peer(solver: str, inst: Instance, limit: float, args) -> dict:
+    """One instance by an exact peer in its own process, read from its Lloyd & Amos file."""
+    package = PACKAGES[solver]
+    if importlib.util.find_spec(package) is None:
+        return {"status": f"missing: {package}"}
+    path = Path(args.instances) / f"{inst.name}.txt"
+    cmd = [sys.executable, "-m", "benchmarks.frontier_peers", solver, str(path), f"{limit:g}"]
+    proc = run_process(cmd, limit + args.grace)
+    return {**peer_outcome(proc), "wall_seconds": proc["wall"]}
+
+
+def checked(outcome: dict, inst: Instance, limit: float) -> dict:
+    """The outcome with `verified` and `solved`: a reported solution goes through the verifier,
+    and counts only when it passes and came within the limit."""
+    out = dict(outcome)
+    solution = out.pop("solution", None)
+    out["verified"] = None
+    if solution is not None:
+        fault = verify_solution(np.asarray(solution, dtype=np.int64), inst.order, inst.cells)
+        out["verified"] = fault is None
+        if fault is not None:
+            out["status"] = f"wrong: {fault}"
+        elif out.get("status") == "solved" and (out.get("seconds") or 0.0) > limit:
+            out["status"] = "over limit"
+    elif out.get("status") == "solved":
+        out["status"] = "wrong: solved without a solution"
+    out["solved"] = out.get("status") == "solved" and out["verified"] is True
+    return out
+
+
+def cell_summary(rows: list[dict]) -> dict:
+    """Solved, median seconds (unsolved = infinite; None above the limit), solved times, and the
+    statuses of one (order, fill, solver)."""
+    times = sorted(r["seconds"] if r["solved"] else math.inf for r in rows)
+    median = statistics.median(times) if times else math.inf
+    statuses: dict[str, int] = {}
+    for r in rows:
+        key = r["status"] if not r["status"].startswith("wrong") else "wrong"
+        statuses[key] = statuses.get(key, 0) + 1
+    return {
+        "instances": len(rows),
+        "solved": sum(r["solved"] for r in rows),
+        "median": None if math.isinf(median) else median,
+        "solved_seconds": [t for t in times if not math.isinf(t)],
+        "statuses": statuses,
+    }
+
+
+def table_of(rows: list[dict]) -> list[dict]:
+    """One entry per (order, fill, solver, limit) in run order, with cell_summary's figures."""
+    keys = list(dict.fromkeys((r["order"], r["fill"], r["solver"], r["limit"]) for r in rows))
+    out = []
+    for order, fill, solver, limit in keys:
+        part = [r for r in rows if (r["order"], r["fill"], r["solver"], r["limit"]) ==
+                (order, fill, solver, limit)]  # fmt: skip
+        out.append({"order": order, "size": f"{order**2}x{order**2}", "fill": fill,
+                    "solver": solver, "limit": limit, **cell_summary(part)})  # fmt: skip
+    return out
+
+
+def cell_text(entry: dict) -> str:
+    """'5/5, median 1.8 s', '2/5, median > 20 s (1.3 s, 7.8 s)', or the one status all share
+    when none was solved and every instance reads the same (refused, missing)."""
+    statuses = entry["statuses"]
+    if entry["solved"] == 0 and len(statuses) == 1:
+        (status,) = statuses
+        if status.split(":")[0] in ("refused", "missing", "error"):
+            return status
+    text = f"{entry['solved']}/{entry['instances']}, median "
+    text += secs(entry["median"]) if entry["median"] is not None else f"> {entry['limit']:g} s"
+    if entry["median"] is None and entry["solved_seconds"]:
+        text += " (" + ", ".join(secs(t) for t in entry["solved_seconds"]) + ")"
+    return text
+
+
+def render(result: dict) -> str:
+    """The markdown report: one table per order (solvers by fill), then every instance."""
+    table = result["table"]
+    lines = [
+        "# Large Sudoku near the phase transition: gpu-anneal beside CP-SAT and CaDiCaL",
+        "",
+        "Made by `python -m benchmarks.bench_frontier` (commands below); instances Lewis-style "
+        "(a random solved grid, ceil(f x N^2 / 100) cells kept at random), every solver on "
+        "every instance under the same limit, one process at a time. Solved: a solution the "
+        "verifier passed within the limit. Median over all instances, an unsolved one "
+        "counting as infinitely slow (the solved times in brackets where the median is above "
+        "the limit). Seconds: the solve alone (gpu-anneal: timing.search, compiling excluded; "
+        "the peers: model or formula building excluded).",
+        "",
+    ]
+    if not result.get("complete", True):
+        lines += ["**Incomplete: the run stopped before its last instance.**", ""]
+    for order in dict.fromkeys(e["order"] for e in table):
+        part = [e for e in table if e["order"] == order]
+        columns = list(dict.fromkeys((e["fill"], e["limit"]) for e in part))
+        header = ["solver"]
+        for fill, limit in columns:
+            count = max(e["instances"] for e in part if (e["fill"], e["limit"]) == (fill, limit))
+            header.append(f"{fill} % filled ({count}), {limit:g} s")
+        lines += [f"## {order**2}x{order**2}", "", "| " + " | ".join(header) + " |",
+                  "| --- |" + " ---: |" * len(columns)]  # fmt: skip
+        for solver in dict.fromkeys(e["solver"] for e in part):
+            cells = []
+            for fill, limit in columns:
+                found = [e for e in part if (e["fill"], e["limit"], e["solver"]) ==
+                         (fill, limit, solver)]  # fmt: skip
+                cells.append(cell_text(found[0]) if found else "-")
+            lines.append("| " + " | ".join([LABELS.get(solver, solver), *cells]) + " |")
+        lines.append("")
+    lines += ["## Every instance", "", "Seconds of a solved instance, else its status.", ""]
+    solvers = list(dict.fromkeys(r["solver"] for r in result["rows"]))
+    lines += ["| instance | limit | load | " + " | ".join(solvers) + " |",
+              "| --- | ---: | ---: |" + " --- |" * len(solvers)]  # fmt: skip
+    by_instance: dict[tuple, dict] = {}
+    for r in result["rows"]:
+        by_instance.setdefault((r["instance"], r["limit"]), {})[r["solver"]] = r
+    for (name, limit), found in by_instance.items():
+        load = max((r.get("load") or 0.0) for r in found.values())
+        cells = [(secs(found[s]["seconds"]) if found[s]["solved"] else found[s]["status"])
+                 if s in found else "-" for s in solvers]  # fmt: skip
+        lines.append(f"| {name} | {limit:g} s | {load:.1f} | " + " | ".join(cells) + " |")
+    lines += ["", "## Runs", ""]
+    for run in result["runs"]:
+        m = run["machine"]
+        lines.append(
+            f"- `{run['command']}` at {run['commit'] or '?'}: {m.get('cpu_model')}, "
+            f"{m.get('cores')} cores, {m.get('date')}, load average {m.get('load_average')} at "
+            f"the start; {run.get('seconds', 0):.0f} s."
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
+def parse_args(argv: list[str] | None):
+    """The command line; a bad option value exits with a one-line error."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--orders", default="6,7,8", help="orders or sizes: 6,7,8 or 36x36,49x49")
+    ap.add_argument("--fills", default="40,45,50,55", help="percent of cells given")
+    ap.add_argument("--count", type=int, default=5, help="instances per order and fill")
+    ap.add_argument("--limit", default="20", help="seconds: 20, or per order 6:60,7:120,8:300")
+    ap.add_argument("--seed", type=int, default=1, help="instances' seed (and gpu-anneal's)")
+    ap.add_argument("--solvers", default=",".join(SOLVERS), help=", ".join(SOLVERS))
+    ap.add_argument("--backend", default="cpu", help="gpu-anneal's --backend (cpu, cuda, auto)")
+    ap.add_argument("--grace", type=float, default=60.0,
+                    help="seconds past the limit before a solver process is killed")  # fmt: skip
+    ap.add_argument("--instances", default=str(INSTANCES), help="folder of the instance files")
+    ap.add_argument("--append", action="store_true", help="add to OUT.json's runs")
+    add_out_arguments(ap, OUT)
+    args = ap.parse_args(argv)
+    try:
+        args.order_list = [order_of(x) for x in args.orders.split(",")]
+        args.fill_list = [int(x) for x in args.fills.split(",")]
+        args.limits = limits_of(args.limit, args.order_list)
+        args.solver_list = [s.strip() for s in args.solvers.split(",")]
+    except ValueError as e:
+        ap.error(str(e))
+    bad = [s for s in args.solver_list if s not in SOLVERS]
+    if bad:
+        ap.error(f"--solvers: {bad[0]!r} is not one of {', '.join(SOLVERS)}")
+    if any(o < 2 for o in args.order_list):
+        ap.error("--orders: an order must be 2 or more")
+    if any(not 0 <= f <= 100 for f in args.fill_list):
+        ap.error("--fills: a fill is a percentage 0..100")
+    if args.count < 1 or any(x <= 0 for x in args.limits.values()) or args.grace < 0:
+        ap.error("--count and --limit must be positive, --grace not negative")
+    return args
+
+
+def solve_all(args, result: dict, save) -> None:
+    """Every instance by every solver, one process at a time; rows appended to result["rows"],
+    save(result) after each."""
+    run = len(result["runs"]) - 1
+    for order in args.order_list:
+        instances = make_instances([order], args.fill_list, args.count, args.seed)
+        Path(args.instances).mkdir(parents=True, exist_ok=True)
+        for inst in instances:
+            write_lloyd_amos(Path(args.instances) / f"{inst.name}.txt", inst.order, inst.cells)
+        refused = None
+        if "gpu-anneal" in args.solver_list:
+            refused = probe_gpu_anneal(instances[0], args)
+        limit = args.limits[order]
+        for inst in instances:
+            for solver in args.solver_list:
+                if solver == "gpu-anneal":
+                    outcome = {"status": refused} if refused else run_gpu_anneal(inst, limit, args)
+                else:
+                    outcome = run_peer(solver, inst, limit, args)
+                row = {"instance": inst.name, "order": order, "fill": inst.fill, "k": inst.k,
+                       "solver": solver, "limit": limit, "run": run,
+                       "load": os.getloadavg()[0], **checked(outcome, inst, limit)}  # fmt: skip
+                result["rows"].append(row)
+                print(json.dumps({k: row[k] for k in ("instance", "solver", "status", "solved")}
+                                 | {"seconds": row.get("seconds")}), flush=True)  # fmt: skip
+                save(result)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Make the instances, run every solver on each, write the table."""
+    args = parse_args(argv)
+    if args.render:
+        rerender(args.out, render)
+        return 0
+    out = Path(args.out)
+    result = {"rows": [], "runs": [], "table": [], "complete": False}
+    if args.append and out.with_suffix(".json").exists():
+        result = json.loads(out.with_suffix(".json").read_text())
+    command = "python -m benchmarks.bench_frontier " + shlex.join(
+        argv if argv is not None else sys.argv[1:]
+    )
+    kept = ("orders", "fills", "count", "limit", "seed", "solvers", "backend", "grace")
+    settings = {k: getattr(args, k) for k in kept}
+    run = {"command": command, "commit": git("rev-parse", "--short", "HEAD"), "args": settings,
+           "machine": machine("ortools", "pysat")}  # fmt: skip
+    # cells this run measures replace the same cells of an earlier run
+    measured = {
+        (o, f, s) for o in args.order_list for f in args.fill_list for s in args.solver_list
+    }
+    result["rows"] = [r for r in result["rows"] if (r["order"], r["fill"], r["solver"]) not in
+                      measured]  # fmt: skip
+    used = sorted({r["run"] for r in result["rows"]})  # runs with a row left, renumbered
+    result["runs"] = [result["runs"][i] for i in used]
+    for r in result["rows"]:
+        r["run"] = used.index(r["run"])
+    result["runs"].append(run)
+    result["complete"] = False
+    started = time.perf_counter()
+
+    def save(res: dict) -> None:
+        res["table"] = table_of(res["rows"])
+        run["seconds"] = time.perf_counter() - started
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.with_suffix(".json").write_text(json.dumps(res, indent=1) + "\n")
+
+    solve_all(args, result, save)
+    run["load_average_at_end"] = list(os.getloadavg())
+    result["complete"] = True
+    result["table"] = table_of(result["rows"])
+    run["seconds"] = time.perf_counter() - started
+    write_results(out, result, render)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
