@@ -45,6 +45,7 @@ import json
 import math
 import os
 import re
+import resource
 import shlex
 import statistics
 import subprocess
@@ -106,7 +107,8 @@ def limits_of(text: str, orders: list[int]) -> dict[int, float]:
 
 def run_process(cmd: list[str], timeout: float, stdin: str | None = None) -> dict:
     """Run cmd with a hard timeout: returncode (None when killed at the timeout), stdout, stderr,
-    wall seconds."""
+    wall seconds and the CPU seconds the process used (user + system, its threads together)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     try:
         proc = subprocess.run(
@@ -117,7 +119,10 @@ def run_process(cmd: list[str], timeout: float, stdin: str | None = None) -> dic
         code = None
         out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
         err = e.stderr.decode() if isinstance(e.stderr, bytes) else (e.stderr or "")
-    return {"code": code, "stdout": out, "stderr": err, "wall": time.perf_counter() - start}
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"code": code, "stdout": out, "stderr": err, "wall": wall, "cpu": cpu}
 
 
 def last_json(text: str) -> dict | None:
@@ -177,7 +182,7 @@ def gpu_anneal_outcome(proc: dict) -> dict:
 def run_gpu_anneal(inst: Instance, limit: float, args) -> dict:
     """One instance by gpu-anneal in its own process."""
     proc = run_process(gpu_anneal_command(limit, args), limit + args.grace, inst.tsv_line() + "\n")
-    return {**gpu_anneal_outcome(proc), "wall_seconds": proc["wall"]}
+    return {**gpu_anneal_outcome(proc), "wall_seconds": proc["wall"], "cpu_seconds": proc["cpu"]}
 
 
 def probe_gpu_anneal(inst: Instance, args) -> str | None:
@@ -211,7 +216,7 @@ def run_peer(solver: str, inst: Instance, limit: float, args) -> dict:
     path = Path(args.instances) / f"{inst.name}.txt"
     cmd = [sys.executable, "-m", "benchmarks.frontier_peers", solver, str(path), f"{limit:g}"]
     proc = run_process(cmd, limit + args.grace)
-    return {**peer_outcome(proc), "wall_seconds": proc["wall"]}
+    return {**peer_outcome(proc), "wall_seconds": proc["wall"], "cpu_seconds": proc["cpu"]}
 
 
 def checked(outcome: dict, inst: Instance, limit: float) -> dict:
@@ -278,6 +283,14 @@ def cell_text(entry: dict) -> str:
     return text
 
 
+def instance_text(row: dict) -> str:
+    """'18.5 s, 0.34 cores' (solved), 'timeout, 0.9 cores', or the status alone."""
+    text = secs(row["seconds"]) if row["solved"] else row["status"]
+    if row.get("cpu_seconds") is not None and row.get("wall_seconds"):
+        text += f", {row['cpu_seconds'] / row['wall_seconds']:.2f} cores"
+    return text
+
+
 def render(result: dict) -> str:
     """The markdown report: one table per order (solvers by fill), then every instance."""
     table = result["table"]
@@ -312,7 +325,15 @@ def render(result: dict) -> str:
                 cells.append(cell_text(found[0]) if found else "-")
             lines.append("| " + " | ".join([LABELS.get(solver, solver), *cells]) + " |")
         lines.append("")
-    lines += ["## Every instance", "", "Seconds of a solved instance, else its status.", ""]
+    lines += [
+        "## Every instance",
+        "",
+        "Seconds of a solved instance, else its status; then the cores the solver's process "
+        "used on average over its whole run (CPU seconds over wall seconds, start-up included: "
+        "below its threads where other work shared the machine). Load: the 1-minute load "
+        "average when the instance finished.",
+        "",
+    ]
     solvers = list(dict.fromkeys(r["solver"] for r in result["rows"]))
     lines += ["| instance | limit | load | " + " | ".join(solvers) + " |",
               "| --- | ---: | ---: |" + " --- |" * len(solvers)]  # fmt: skip
@@ -321,8 +342,7 @@ def render(result: dict) -> str:
         by_instance.setdefault((r["instance"], r["limit"]), {})[r["solver"]] = r
     for (name, limit), found in by_instance.items():
         load = max((r.get("load") or 0.0) for r in found.values())
-        cells = [(secs(found[s]["seconds"]) if found[s]["solved"] else found[s]["status"])
-                 if s in found else "-" for s in solvers]  # fmt: skip
+        cells = [instance_text(found[s]) if s in found else "-" for s in solvers]
         lines.append(f"| {name} | {limit:g} s | {load:.1f} | " + " | ".join(cells) + " |")
     lines += ["", "## Runs", ""]
     for run in result["runs"]:
