@@ -256,8 +256,14 @@ def cell_summary(rows: list[dict]) -> dict:
     }
 
 
+def row_key(row: dict) -> tuple:
+    """Rows sort by order, fill, limit, instance number and solver (SOLVERS' order)."""
+    return (row["order"], row["fill"], row["limit"], row["k"], SOLVERS.index(row["solver"]))
+
+
 def table_of(rows: list[dict]) -> list[dict]:
-    """One entry per (order, fill, solver, limit) in run order, with cell_summary's figures."""
+    """One entry per (order, fill, limit, solver), sorted, with cell_summary's figures."""
+    rows = sorted(rows, key=row_key)
     keys = list(dict.fromkeys((r["order"], r["fill"], r["solver"], r["limit"]) for r in rows))
     out = []
     for order, fill, solver, limit in keys:
@@ -334,11 +340,12 @@ def render(result: dict) -> str:
         "average when the instance finished.",
         "",
     ]
-    solvers = list(dict.fromkeys(r["solver"] for r in result["rows"]))
+    rows = sorted(result["rows"], key=row_key)
+    solvers = [s for s in SOLVERS if any(r["solver"] == s for r in rows)]
     lines += ["| instance | limit | load | " + " | ".join(solvers) + " |",
               "| --- | ---: | ---: |" + " --- |" * len(solvers)]  # fmt: skip
     by_instance: dict[tuple, dict] = {}
-    for r in result["rows"]:
+    for r in rows:
         by_instance.setdefault((r["instance"], r["limit"]), {})[r["solver"]] = r
     for (name, limit), found in by_instance.items():
         load = max((r.get("load") or 0.0) for r in found.values())
@@ -349,8 +356,9 @@ def render(result: dict) -> str:
         m = run["machine"]
         lines.append(
             f"- `{run['command']}` at {run['commit'] or '?'}: {m.get('cpu_model')}, "
-            f"{m.get('cores')} cores, {m.get('date')}, load average {m.get('load_average')} at "
-            f"the start; {run.get('seconds', 0):.0f} s."
+            f"{m.get('cores')} cores, {m.get('date')}, load average "
+            f"{', '.join(f'{x:.1f}' for x in m.get('load_average') or [])} (1, 5, 15 minutes) "
+            f"at the start; {run.get('seconds', 0):.0f} s."
         )
     lines.append("")
     return "\n".join(lines)

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks import bench_frontier as frontier_bench
 from benchmarks import card_vs_cores_report as report
 from benchmarks.tables import secs
 
@@ -829,6 +830,35 @@ def anneal_peers(res: Results) -> list[Row]:
     return rows
 
 
+def frontier(res: Results) -> list[Row]:
+    """gpu-anneal beside CP-SAT and CaDiCaL on large grids: one row per order, fill and limit."""
+    name = "frontier/frontier.json"
+    d = res.load(name)
+    cmd = "; ".join(run["command"] for run in d["runs"])
+    rows = []
+    for order, fill, limit in dict.fromkeys(
+        (e["order"], e["fill"], e["limit"]) for e in d["table"]
+    ):
+        part = [
+            e for e in d["table"] if (e["order"], e["fill"], e["limit"]) == (order, fill, limit)
+        ]
+        figure = "; ".join(
+            f"{frontier_bench.LABELS.get(e['solver'], e['solver'])}: {frontier_bench.cell_text(e)}"
+            for e in part
+        )
+        rows.append(
+            Row(
+                f"{part[0]['size']} at {fill} % fill ({max(e['instances'] for e in part)}), "
+                f"{limit:g} s limit",
+                figure,
+                frontier_bench.TARGETS.get((order, fill), ""),
+                cmd,
+                name,
+            )
+        )
+    return rows
+
+
 def span(values: list[float], fmt: Callable[[float], str]) -> str:
     """One value, or 'low to high'."""
     lo, hi = min(values), max(values)
@@ -1098,6 +1128,13 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
         "Success rate against fill ratio",
         "Table per level: `anneal/fill.md`; plot: `anneal/fill.png`.",
         [fill],
+    ),
+    (
+        "Large grids near the phase transition, beside CP-SAT and CaDiCaL",
+        "`benchmarks/bench_frontier.py`: Lewis-style instances, every solver under the same "
+        "limit on the same cores; solved of instances and the median (tables: "
+        "`frontier/frontier.md`).",
+        [frontier],
     ),
     (
         "Scale-out, start-up and the other puzzles",

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from benchmarks import bench_frontier as bf
+from benchmarks import summary
 from benchmarks.frontier_instances import (
     kept_count,
     lloyd_amos_text,
@@ -142,7 +143,7 @@ def test_bad_options_exit_with_one_line(argv, fault, capsys):
 
 def run_bench(tmp_path, *args) -> dict:
     """bench_frontier on tmp_path; its results JSON, after checking the .md was written."""
-    out = tmp_path / "res" / "frontier"
+    out = tmp_path / "res" / "frontier" / "frontier"
     assert bf.main([*args, "--instances", str(tmp_path / "inst"), "--out", str(out)]) == 0
     assert out.with_suffix(".md").read_text().startswith("# Large Sudoku")
     return json.loads(out.with_suffix(".json").read_text())
@@ -199,3 +200,6 @@ def test_an_order_the_engine_refuses_reads_refused(tmp_path):
         assert r["solved"] is False
     (entry,) = result["table"]
     assert bf.cell_text(entry) == result["rows"][0]["status"]
+    (row,) = summary.frontier(summary.Results(tmp_path / "res"))
+    assert row.what.endswith("at 45 % fill (2), 5 s limit")
+    assert row.figure == f"{bf.LABELS['gpu-anneal']}: {result['rows'][0]['status']}"
