@@ -301,7 +301,8 @@ def run_persistent_design(w: Workload, profiles: Profiles, kernel: card_model.Ke
         lambda first: profiles(first, cpp), len(w.puzzles), cpp, kernel, host.per_puzzle, cores
     )
     return {
-        "name": w.name, "label": w.label, "pool": f"persistent, host on {cores} cores",
+        "name": w.name, "label": w.label,
+        "pool": f"persistent, host on {cores} core{'s' if cores > 1 else ''}",
         "puzzles": len(w.puzzles), "chains": cpp, "slots": kernel.wave // cpp, "slices": 0,
         "kernel_seconds": r.device_span, "span_seconds": r.span,
         "wall_seconds": r.span + host.start_and_exit,
@@ -519,13 +520,16 @@ def render(result: dict) -> str:
             ("pool", "slots x chains", "span s", "puzzles/s (span)", "useful fraction",
              "live-slot share", "useful share of a live slot", "slices"),
             rows,
-            "As built: the default plan, slices, the refill queued after the relaunch. Refill "
-            "first: the same pool with the refill before the relaunch (the host's work no longer "
-            "overlaps the slice). Persistent: `benchmarks/persistent_model.py`, a design not "
-            "built (groups take the next puzzle when theirs is solved; the host prepares and "
-            "drains puzzles on its cores, one or the card machine's "
-            f"{result['host_cores']}). Puzzles from 6,000 on take the profiles of the first "
-            "6,000 (same base puzzles).",
+            "Puzzles/s over the solve span (start-up not counted). As built: the default plan, "
+            "slices, the refill queued after the relaunch, spare chains once the input is "
+            "exhausted. Refill first: the same pool with the refill before the relaunch (the "
+            "host's work no longer overlaps the slice). Persistent: "
+            "`benchmarks/persistent_model.py`, a design not built (groups take the next puzzle "
+            "when theirs is solved, at no device cost; the host prepares and drains puzzles on "
+            f"its cores, one or the card machine's {result['host_cores']}). Puzzles from 6,000 "
+            "on take the profiles of the first 6,000 (an isomorph of the same base puzzle), "
+            "spare slots that of another isomorph of their base: as built "
+            f"{p['profiles_exact']:,} slots exact, {p['profiles_substituted']:,} substituted.",
         )  # fmt: skip
     lines.append(
         f"Command: `{result['command']}` (commit {result['commit']}, {m.get('cpu', '?')}, "
