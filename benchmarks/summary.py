@@ -1034,6 +1034,38 @@ def card_move_choice(res: Results) -> list[Row]:
     return rows
 
 
+def virtual_card(res: Results) -> list[Row]:
+    """The virtual card (benchmarks/virtual_card.py, a model): the committed card runs modeled,
+    then 60,000 isomorphs on the pool as built and on the designs beside it."""
+    name = "gpu/virtual_card.json"
+    d = res.load(name)
+    cmd = "python -m benchmarks.virtual_card --calibrate --save"
+    rows = []
+    for r in d["runs"]:
+        m, g = r["measured"], r["modeled"]
+        rows.append(Row(
+            f"Virtual card ({MODEL}): {r['label']}, {g['slots']:,} x {g['chains']:,} chains, "
+            "measured / modeled wall",
+            f"{secs(m['wall_seconds'])} / {secs(g['wall_seconds'])} ({r['error']:+.0%}); "
+            f"slices {m['slices']:,} / {g['slices']:,}; useful {pct(g['useful_fraction'])} = "
+            f"live slots {pct(g['live_slot_share'])} x useful share "
+            f"{pct(g['useful_share_of_live'])}",
+            f"within {d['tolerance']:.0%}", cmd, name,
+        ))  # fmt: skip
+    p = d["predicted"]
+    if p is None:
+        return rows
+    for what, x in [("the pool as built", p)] + [(x["pool"], x) for x in d["designs"]]:
+        rows.append(Row(
+            f"Virtual card ({MODEL}): 60,000 isomorphs, {what}, {x['slots']:,} x "
+            f"{x['chains']:,} chains",
+            f"{rate(x['puzzles_per_second'])} after start-up, useful "
+            f"{pct(x['useful_fraction'])}",
+            ">= 30,000/s, >= 60 % useful", cmd, name,
+        ))  # fmt: skip
+    return rows
+
+
 def card_checks(res: Results) -> list[Row]:
     """Equality of the kernels with the CPU runner and Ctrl-C on a long run, on a card."""
     rows = []
@@ -1098,7 +1130,7 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
         "The card against its machine's cores, as a user runs it",
         "`gpu-anneal solve` in a fresh process a measurement, start-up included, on the card and "
         "on the same machine's 16 cores in one run (tables in full: `gpu/card_vs_cores.md`).",
-        [card_vs_cores, card_checks, card_move_choice],
+        [card_vs_cores, card_checks, card_move_choice, virtual_card],
     ),
     (
         "CUDA kernels: ptxas (compiled, no device)",

@@ -12,7 +12,7 @@ import pytest
 from cpu_reference.anneal.contract import PoolRunner, Runner, TrialRunner
 from cpu_reference.anneal.trials import CpuTrials, run_trials
 from gpu_anneal.runners import CpuRunner, CudaRunner
-from gpu_anneal.standin import StandInRunner
+from gpu_anneal.standin import ModeledRunner, StandInRunner
 
 
 def members(protocol: type) -> set[str]:
@@ -29,7 +29,7 @@ def members(protocol: type) -> set[str]:
 def runner_classes() -> list[tuple[type, type]]:
     from gpu_anneal.grid_runners import CudaTrials
 
-    pool = [(cls, PoolRunner) for cls in (CpuRunner, CudaRunner, StandInRunner)]
+    pool = [(cls, PoolRunner) for cls in (CpuRunner, CudaRunner, StandInRunner, ModeledRunner)]
     return pool + [(CpuTrials, TrialRunner), (CudaTrials, TrialRunner)]
 
 
