@@ -361,7 +361,11 @@ def _parse_numbers(parts: list[str], N: int, first_cell: int, what: str = "numbe
     out = np.zeros(len(parts), dtype=np.uint8)
     for i, p in enumerate(parts):
         p = p.strip()
-        value = whole_number(p, N, plus=True)
+        if len(p) <= 2 and p.isdigit() and p.isascii():  # most cells: int() of two digits at most
+            value = int(p)
+            value = value if value <= N else None
+        else:
+            value = whole_number(p, N, plus=True)
         if value is None:
             raise _Fault(
                 f"cell {_rc(first_cell + i, N)}: {what} {shown(p)} is not a digit 0..{N} of a "

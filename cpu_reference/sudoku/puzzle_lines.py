@@ -74,6 +74,7 @@ class Shape(NamedTuple):
 
 BLANK, COMMENT, BAD = Shape("blank"), Shape("comment"), Shape("bad")
 SOLO, TSV, TDOKU = Shape("solo"), Shape("tsv"), Shape("tdoku")
+FOUR, FOUR_BIG = Shape("four", FOUR_N), Shape("four", FOUR_N, True)
 
 
 class Entry(NamedTuple):
@@ -104,8 +105,10 @@ _entry = tuple.__new__  # Entry(L, text, shape) without NamedTuple's slower cons
 def shape_of(text: str) -> Shape:
     """The shape of a line when no format is given (see the module docstring)."""
     plain = _PLAIN.get(len(text))
-    if plain and " " not in text and ":" not in text and "\t" not in text and "#" not in text:
+    if plain and _plain(text):
         return plain  # most lines: a puzzle of 81 symbols
+    if len(text) == FOUR_N and _plain(text):  # a 4x4 puzzle or a 16x16 row
+        return FOUR_BIG if not _BIG.isdisjoint(text) else FOUR
     s = text.strip()
     if not s:
         return BLANK
@@ -124,10 +127,16 @@ def shape_of(text: str) -> Shape:
         return Shape("rows", len(tokens))
     width = len(first)
     if width == FOUR_N:
-        return Shape("four", width, any(ch in _BIG for ch in first))
+        return FOUR_BIG if not _BIG.isdisjoint(first) else FOUR
     if width in CELL_COUNTS or width > MAX_SIDE:
         return Shape("line", width)
     return Shape("grid", width)
+
+
+def _plain(text: str) -> bool:
+    """No space, tab, ':' or '#' in the text: a token of one-line puzzle length is that puzzle
+    (four substring scans are faster here than one regular expression)."""
+    return " " not in text and ":" not in text and "\t" not in text and "#" not in text
 
 
 def _shaper(fmt: str | None) -> Callable[[str], Shape]:
@@ -255,7 +264,13 @@ def puzzles(
             except InputError as stop:
                 ahead._stop, ahead._end = stop, True
                 continue
-            shape = BAD if isinstance(text, Unreadable) else shaper(text)
+            if text.__class__ is str:
+                if auto and len(text) in _PLAIN and _plain(text):
+                    yield read_one(L, text, "line")  # most lines: a puzzle of 81 symbols
+                    continue
+                shape = shaper(text)
+            else:
+                shape = BAD
             if shape.kind in ONE_LINE_FORMATS:
                 yield read_one(L, text, shape.kind)
                 continue
@@ -271,14 +286,14 @@ def puzzles(
             yield read_one(e.L, e.text, kind)
         elif kind == "four" and fixed != FOUR_N:
             if fixed is None:
-                yield from _sixteen(ahead, name, read)
+                yield from _sixteen(ahead, name, read, read_one)
             else:  # order 2: a 4x4 puzzle (another order: a fault of its size)
                 yield read(Piece("line", ahead.take()))
         elif kind in ("four", "grid", "rows") and (fixed is not None or width in SIDES):
             N = fixed or width
             yield read(_grid(ahead, "grid" if kind == "four" else kind, N, auto))
         elif auto and fixed is None and _next_is_four(ahead):
-            yield from _sixteen(ahead, name, read)
+            yield from _sixteen(ahead, name, read, read_one)
         else:  # a line that is no text, or rows of a width no Sudoku has
             piece = _first_row_of_grid(ahead, fixed)
             yield read(piece if piece is not None else _odd(ahead, auto))
@@ -358,46 +373,59 @@ def _in_sixteen_run(shape: Shape) -> bool:
     return shape.kind == "grid" and shape.width not in SIDES
 
 
-def _sixteen(ahead: _Ahead, name: str, read: Read) -> Iterator:
+def _sixteen(ahead: _Ahead, name: str, read: Read, read_one: ReadOne) -> Iterator:
     """The puzzles of a run of 16-symbol lines from the next line (see the module docstring)."""
-    while True:
-        window = ahead.run(0, _in_sixteen_run, FOUR_N + 1)
-        if not window:
-            return
-        entries = [ahead.peek(i) for i in window]
+    window = ahead.run(0, _in_sixteen_run, FOUR_N + 1)  # where the run's next lines are held
+    entries = [ahead.peek(i) for i in window]
+    while entries:
         big = sum(e.shape.big for e in entries[:FOUR_N])
+        if len(entries) > FOUR_N and big == 0:  # the next line is a 4x4 puzzle
+            if window[-1] > FOUR_N:  # a comment line among them
+                yield read(Piece("line", ahead.take(window[0] + 1)))
+            else:  # a 4x4 file: so is each next line while the 16 after it hold no digit above 4
+                held = ahead._held
+                while True:
+                    e = held.popleft()  # no comment line: the window was contiguous
+                    bad = e.shape is BAD
+                    yield read(Piece("line", [e])) if bad else read_one(e.L, e.text, "line")
+                    if len(held) <= FOUR_N:
+                        ahead.peek(4 * FOUR_N)  # read a few lines ahead at once
+                    after = held[FOUR_N] if len(held) > FOUR_N else None
+                    if held[FOUR_N - 1].shape.big or after is None:
+                        break
+                    if not _in_sixteen_run(after.shape):
+                        break
+            window = ahead.run(0, _in_sixteen_run, FOUR_N + 1)
+            entries = [ahead.peek(i) for i in window]
+            continue
         most = 2 * big > min(len(entries), FOUR_N)
         if len(entries) < FOUR_N:
             if most:
-                lines = ahead.take(window[-1] + 1)
-                yield _needs_sixteen_rows(name, lines)
+                yield _needs_sixteen_rows(name, ahead.take(window[-1] + 1))
             else:
-                for _ in range(len(window)):
-                    yield read(Piece("line", ahead.take(ahead.run(0, _in_sixteen_run, 1)[0] + 1)))
+                for e in entries:
+                    yield read(Piece("line", [e]))
+                ahead.take(window[-1] + 1)
             return
-        if len(entries) > FOUR_N and big == 0:
-            yield read(Piece("line", ahead.take(window[0] + 1)))
-            continue
-        grid = Piece("grid", entries[:FOUR_N], FOUR_N)
-        as_grid = read(grid)
+        as_grid = read(Piece("grid", entries[:FOUR_N], FOUR_N))
         whole = len(entries) == FOUR_N
         if not isinstance(as_grid, InputError) and (big or whole) or most:
             ahead.take(window[FOUR_N - 1] + 1)
             yield as_grid
-            if whole:
-                return
-            continue
-        if not whole:
+        elif not whole:
             yield read(Piece("line", ahead.take(window[0] + 1)))
-            continue
-        as_lines = [read(Piece("line", [e])) for e in entries]
-        ahead.take(window[-1] + 1)
-        fault = next((x for x in as_lines if isinstance(x, InputError)), None)
-        if fault is None:
-            yield from as_lines
         else:
-            yield _read_two_ways(name, entries, as_grid, fault)
-        return
+            as_lines = [read(Piece("line", [e])) for e in entries]
+            ahead.take(window[-1] + 1)
+            fault = next((x for x in as_lines if isinstance(x, InputError)), None)
+            if fault is None:
+                yield from as_lines
+            else:
+                yield _read_two_ways(name, entries, as_grid, fault)
+        if whole:
+            return
+        window = ahead.run(0, _in_sixteen_run, FOUR_N + 1)
+        entries = [ahead.peek(i) for i in window]
 
 
 def _needs_sixteen_rows(name: str, lines: list[Entry]) -> InputError:
