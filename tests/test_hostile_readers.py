@@ -492,6 +492,7 @@ def test_a_number_of_thousands_of_digits_is_a_fault_of_its_line(kind, bad, good,
     code, records, faults = cli("solve", path, "--kind", kind, "--method", method,
                                 "--output", "jsonl")  # fmt: skip
     assert code == 2 and len(faults) == 1 and faults[0].startswith(f"{path} line 1")
+    assert "not square" not in faults[0]
     assert len(faults[0]) < 300, faults[0]
     assert [(r["puzzle"], r["solved"]) for r in records] == [(good, True)]
 

@@ -399,9 +399,11 @@ def _parsesolo_description(token: str, order: int | None) -> tuple[np.ndarray, i
                          "Sudoku of n x n boxes (RxC:description) is supported")  # fmt: skip
         raise _Fault(f"{shown(token[:20])} is not a Solo game ID RxC:description")
     R, C = (whole_number(g, 10**6) for g in m.group(1, 2))
-    if R is None or C is None or R != C:
+    if R is None or C is None:  # more digits than any box side has
         boxes = "x".join(shown(g, quote=False) for g in m.group(1, 2))
-        raise _Fault(f"Solo boxes {boxes} are not square; only n x n boxes are supported")
+        raise _Fault(f"Solo boxes {boxes}: order outside {MIN_ORDER}..{MAX_ORDER}")
+    if R != C:
+        raise _Fault(f"Solo boxes {R}x{C} are not square; only n x n boxes are supported")
     n = R
     if n not in ORDERS:
         raise _Fault(f"Solo order {n} is outside {MIN_ORDER}..{MAX_ORDER}")
