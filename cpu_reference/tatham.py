@@ -13,6 +13,8 @@ from collections.abc import Callable
 import numpy as np
 
 from cpu_reference.errors import InputError
+from cpu_reference.fields import shown
+from cpu_reference.sources import line_fault, split_lines
 
 _SIZE = re.compile(r"^\s*([0-9]{1,7})\s*x\s*([0-9]{1,7})")
 
@@ -25,7 +27,7 @@ def split_game_id(text: str, where: str) -> tuple[int, int, str, str]:
     params, desc = text.split(":", 1)
     m = _SIZE.match(params)
     if not m:
-        raise InputError(f"{where}: parameters {params!r} do not start with WxH")
+        raise InputError(f"{where}: parameters {shown(params)} do not start with WxH")
     w, h = int(m.group(1)), int(m.group(2))
     if w < 1 or h < 1 or w * h > 10**6:
         raise InputError(f"{where}: size {w}x{h} out of range")
@@ -46,12 +48,19 @@ def grid_rows(
     maps a token to its value (None: unknown).
 
     Lines are numbered as the text's lines (1-based, blank lines counted, so that a grid read
-    from a file keeps the file's numbers); blank lines hold no row. A fault names `where` and
-    the line: "FILE line 3: unknown cell 'x'". Cells are single characters, or tokens separated
-    by spaces: on every line as soon as one line has spaces, or (`spaced_per_line`) on each
-    line that has them.
+    from a file keeps the file's numbers; a line ends at "\\n", "\\r\\n" or "\\r" only, never at
+    a form feed or U+2028); blank lines hold no row. A fault names `where` and the line: "FILE
+    line 3: unknown cell 'x'", "FILE line 1: control character U+000C at column 2; not puzzle
+    text". Cells are single characters, or tokens separated by spaces: on every line as soon as
+    one line has spaces, or (`spaced_per_line`) on each line that has them.
     """
-    lines = [(n, ln.strip()) for n, ln in enumerate(text.splitlines(), 1) if ln.strip()]
+    lines = []
+    for n, ln in enumerate(split_lines(text), 1):
+        fault = line_fault(ln)
+        if fault is not None:
+            raise InputError(f"{where} line {n}: {fault}")
+        if ln.strip():
+            lines.append((n, ln.strip()))
     if not lines:
         raise InputError(f"{where}: empty grid")
     rows: list[list[int]] = []
@@ -62,7 +71,7 @@ def grid_rows(
         for t in ln.split() if split else list(ln):
             value = cell(t)
             if value is None:
-                raise InputError(f"{where} line {n}: unknown cell {t!r}")
+                raise InputError(f"{where} line {n}: unknown cell {shown(t)}")
             row.append(value)
         if rows and len(row) != len(rows[0]):
             first = lines[0][0]
@@ -74,12 +83,15 @@ def grid_rows(
 
 def parse_either(text: str, where: str, parse_game_id: Callable, parse_grid: Callable):
     """parse_game_id on the first line when it holds ':' (and nothing but blank lines
-    follows it), else parse_grid on the whole text."""
+    follows it), else parse_grid on the whole text (lines split as split_lines splits them)."""
     stripped = text.strip()
     if not stripped:
         raise InputError(f"{where}: empty input")
-    first, *rest = stripped.splitlines()
+    first, *rest = split_lines(stripped)
     if ":" in first:
+        fault = line_fault(first)
+        if fault is not None:
+            raise InputError(f"{where}: {fault}")
         if any(ln.strip() for ln in rest):
             raise InputError(f"{where}: a game ID is one line; give several one per line in a "
                              "file")  # fmt: skip

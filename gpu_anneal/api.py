@@ -120,8 +120,11 @@ def solve_stream(
 ) -> Iterator[Result]:
     """Solve every puzzle, yielding each Result as it finishes (completion order).
 
-    puzzles: a path or "-" (stdin), a list of paths, puzzle text, a Sudoku array uint8[cells] or
-        uint8[P, cells], parsed puzzles, or Items from `read` (gpu_anneal.inputs.read).
+    puzzles: a path or "-" (stdin), a list of paths, puzzle text, an open file (read as a file),
+        a Sudoku array or nested list ((cells,) or (N, N) one grid, a flat list of ints one grid,
+        (P, cells) or (P, N, N) P grids; a (16, 16) array needs order= to say which), parsed
+        puzzles, or Items from `read` (gpu_anneal.inputs.read); a wrong one is an InputError
+        naming `puzzles`.
     kind: sudoku | shikaku | hashi.  method: anneal | exact (Sudoku) | ilp (Shikaku, Hashi;
         "exact" is taken as ilp there).  backend: auto | cpu | cuda (auto: with a usable device,
         the backend the model predicts finishes first, gpu_anneal.backend_choice, a stream read

@@ -63,10 +63,11 @@ def read(
 ) -> Iterator[Item | InputError]:
     """Every puzzle of the sources in turn: an Item per puzzle, an InputError per fault.
 
-    A source is a path (a FileName always is), "-" (stdin), a file object, puzzle text (a str
-    holding a newline, or one that names no file and looks like no path), a Sudoku array
-    (uint8[cells] or uint8[P, cells]), a parsed puzzle, or an Item. Unreadable sources give one
-    InputError each.
+    A source is a path (a FileName always is), "-" (stdin), a file object (read as a file),
+    puzzle text (a str holding a newline, or one that names no file and looks like no path), a
+    Sudoku array or nested list (validate.sudoku_grids: (cells,) or (N, N) one grid, (P, cells)
+    or (P, N, N) P grids), a parsed puzzle, or an Item. Unreadable sources give one InputError
+    each.
     """
     spec = kind_of(kind)
     index = 0

@@ -21,11 +21,18 @@ Paths and text: the API reads a str as puzzle text when it holds a newline, or n
 file and looks like no path (no `/`, no .txt / .tsv / .sdk / .ids / .jsonl ending). The command
 line passes its file arguments as FileName (file_names()): always paths, so that a name that
 does not exist is "no such file", never read as puzzles; only "-" reads stdin.
+
+What else the API takes, and how: an open file object (text or binary) is one source, read as a
+file (its lines numbered, its name in records); a Sudoku array or list (validate.sudoku_grids:
+(cells,) or (N, N) one grid, (P, cells) or (P, N, N) P grids, a flat list of ints one grid, a
+nested list as the array it makes); a parsed puzzle or an Item of the kind asked for. A closed
+file, or a parsed puzzle or Item of another kind, is an InputError naming `puzzles`.
 """
 
 from __future__ import annotations
 
 import io
+import numbers
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -39,10 +46,11 @@ from cpu_reference.shikaku import puzzle as shikaku
 from cpu_reference.sources import Unreadable, open_source
 from cpu_reference.sources import lines as read_lines
 from cpu_reference.sudoku.formats import FORMAT_ORDERS, Puzzle, iter_puzzles
-from cpu_reference.sudoku.layout import layout
 from gpu_anneal.results import givens_hash
+from gpu_anneal.validate import sudoku_grids
 
 PARSED_TYPES = (shikaku.Shikaku, hashi.Hashi, Puzzle)  # parsed puzzles the API takes as sources
+PARSED_KIND = {shikaku.Shikaku: "shikaku", hashi.Hashi: "hashi", Puzzle: "sudoku"}  # their kinds
 PATH_ENDINGS = (".txt", ".tsv", ".sdk", ".ids", ".jsonl", ".gz")
 MAX_GRID_LINE = 1 << 24  # characters on one line of a Shikaku / Hashi source (a game ID's)
 ARRAY_FORMAT = "line"  # the notation of Sudoku solutions given as arrays ("rows" past 25x25)
@@ -114,9 +122,10 @@ class Item:
 
 
 def as_sources(puzzles) -> list:
-    """The list of sources in an API call's `puzzles` argument."""
+    """The list of sources in an API call's `puzzles` argument: one source, or each of a list's
+    (a list of numbers, or of lists, is one Sudoku array)."""
     single = (str, bytes, os.PathLike, np.ndarray, Item, io.IOBase, *PARSED_TYPES)
-    if isinstance(puzzles, single) or hasattr(puzzles, "read"):
+    if isinstance(puzzles, single) or _is_stream(puzzles) or _is_array_like(puzzles):
         return [puzzles]
     if isinstance(puzzles, Iterator):
         return [puzzles]
@@ -126,16 +135,46 @@ def as_sources(puzzles) -> list:
         return [puzzles]
 
 
+def _is_stream(source) -> bool:
+    """An open (or closed) file object: read as a file, never iterated line by line."""
+    return hasattr(source, "readline") and not isinstance(source, (str, bytes))
+
+
+def _is_number(x) -> bool:
+    """A number (a float too: the array's dtype is then refused), never a bool."""
+    return isinstance(x, (numbers.Number, np.number)) and not isinstance(x, (bool, np.bool_))
+
+
+def _is_array_like(source) -> bool:
+    """A list or tuple of numbers, or of lists and tuples: a Sudoku array given as lists."""
+    if not isinstance(source, (list, tuple)) or not source:
+        return False
+    return all(_is_number(x) for x in source) or all(isinstance(x, (list, tuple)) for x in source)
+
+
 def read_source(spec, source, read_one) -> Iterator[Item | InputError]:
-    """The items of one source: an Item as it is, an iterator's sources each in turn, anything
-    else by read_one(source) (the kind's reader)."""
+    """The items of one source: an Item of this kind as it is, an iterator's sources each in
+    turn (a file object is no such iterator: it is read as a file), anything else by
+    read_one(source) (the kind's reader)."""
     if isinstance(source, Item):
-        yield source
+        yield source if source.kind == spec.name else _other_kind(spec, source.kind, "an Item")
+    elif _is_stream(source):
+        if getattr(source, "closed", False) is True:
+            yield InputError(f"puzzles: the file object {_name(source)} is closed; pass an "
+                             "open file")  # fmt: skip
+        else:
+            yield from read_one(source)
     elif isinstance(source, Iterator):
         for sub in source:
             yield from read_source(spec, sub, read_one)
     else:
         yield from read_one(source)
+
+
+def _other_kind(spec, kind: str, what: str) -> InputError:
+    """A source of another kind (a parsed puzzle, an Item) passed with kind=spec.name."""
+    return InputError(f"puzzles: {what} of kind {kind!r} passed with kind={spec.name!r}; pass "
+                      f"kind={kind!r}")  # fmt: skip
 
 
 def _is_path(source) -> bool:
@@ -174,12 +213,11 @@ def read_sudoku(spec, source, fmt, order) -> Iterator[Item | InputError]:
         out = writable_format(source.fmt, source.order)
         yield Item(spec, 0, "<api>", source.line, source.name, source.cells, source.order, out)
         return
-    if isinstance(source, np.ndarray):
+    if isinstance(source, (np.ndarray, list, tuple)):
         yield from _sudoku_arrays(spec, source, order)
         return
-    if isinstance(source, (shikaku.Shikaku, hashi.Hashi)):
-        yield InputError(f"puzzles: a parsed {type(source).__name__} puzzle is no Sudoku input; "
-                         "pass kind='shikaku' or kind='hashi'")  # fmt: skip
+    if isinstance(source, PARSED_TYPES):
+        yield _other_kind(spec, PARSED_KIND[type(source)], f"a parsed {type(source).__name__}")
         return
     name = _name(source)
     try:
@@ -192,27 +230,18 @@ def read_sudoku(spec, source, fmt, order) -> Iterator[Item | InputError]:
         yield exc
 
 
-def _sudoku_arrays(spec, array: np.ndarray, order: int | None) -> Iterator[Item | InputError]:
-    a = np.asarray(array)
-    if a.ndim == 1:
-        a = a[None]
-    if a.ndim != 2:
-        yield InputError(f"puzzles: array of shape {array.shape}; expected (cells,) or (P, cells)")
-        return
-    n = order
-    if n is None:
-        n = next((k for k in range(2, 8) if k**4 == a.shape[1]), None)
-        if n is None:
-            yield InputError(f"puzzles: {a.shape[1]} cells is no Sudoku size (16, 81, 256, 625)")
-            return
-    cells = layout(n).cells
-    if a.shape[1] != cells:
-        yield InputError(f"puzzles: {a.shape[1]} cells per puzzle; order {n} has {cells}")
+def _sudoku_arrays(spec, array, order: int | None) -> Iterator[Item | InputError]:
+    """The grids of an API array or list (validate.sudoku_grids takes its shape); a grid with a
+    value outside 0..N is a fault of that grid alone."""
+    try:
+        a, n = sudoku_grids(array, order)
+    except InputError as exc:
+        yield exc
         return
     N = n * n
     fmt = writable_format(ARRAY_FORMAT, n)
     for q, row in enumerate(a):
-        if not np.issubdtype(row.dtype, np.integer) or row.min() < 0 or row.max() > N:
+        if row.size and (row.min() < 0 or row.max() > N):
             yield InputError(f"<api> puzzle {q}: cells must be integers in 0..{N} (0 blank)")
             continue
         yield Item(spec, 0, "<api>", None, "", row.astype(np.uint8), n, fmt)
@@ -221,12 +250,16 @@ def _sudoku_arrays(spec, array: np.ndarray, order: int | None) -> Iterator[Item 
 def read_grid(spec, source) -> Iterator[Item | InputError]:
     """The Shikaku or Hashi puzzles of one source (spec.parse_game_id and spec.parse_grid read
     them)."""
-    if isinstance(source, (shikaku.Shikaku, hashi.Hashi)):
+    if isinstance(source, spec.parsed_types):
         yield Item(spec, 0, "<api>", None, "", source)
         return
-    if isinstance(source, (np.ndarray, Puzzle)):
-        yield InputError(f"puzzles: a NumPy array is Sudoku input; {spec.title} takes "
-                         "game IDs, text grids, files or parsed puzzles")  # fmt: skip
+    if isinstance(source, PARSED_TYPES):
+        yield _other_kind(spec, PARSED_KIND[type(source)], f"a parsed {type(source).__name__}")
+        return
+    if isinstance(source, np.ndarray) or _is_array_like(source):
+        what = "a NumPy array" if isinstance(source, np.ndarray) else "a list of numbers"
+        yield InputError(f"puzzles: {what} is Sudoku input; {spec.title} takes game IDs, text "
+                         "grids, files or parsed puzzles")  # fmt: skip
         return
     name = _name(source)
     try:

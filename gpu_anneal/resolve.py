@@ -60,6 +60,7 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     seed = validate.seed(o.seed, name("seed"))
     t0 = validate.t0(o.t0, name("t0"))
     time_limit = validate.time_limit(o.time_limit, name("time_limit"))
+    resume = validate.file_name(o.resume, name("resume"))
     anneal = method == "anneal"
     schedule, move, propagate = spec.technique(method, schedule, o.move, t0, propagate)
     if anneal and schedule is not None:
@@ -71,7 +72,7 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
         time_limit=spec.time_limit(method, time_limit), max_trials=max_trials,
         propagate=bool(propagate), batch=batch, scheduler=o.scheduler, workers=workers,
         rules=(o.rules or "fast") if spec.takes("rules", method) else None, fmt=o.fmt,
-        order=order, resume=o.resume, fixed_chains=bool(fixed_chains),
+        order=order, resume=resume, fixed_chains=bool(fixed_chains),
         on_input_error=o.on_input_error, naming=naming,
     )  # fmt: skip
 

@@ -219,6 +219,17 @@ def replay_request(spec, method: str, **given) -> None:
                               "(the replayed chain's record goes to stdout)")  # fmt: skip
 
 
+def file_name(value, option: str) -> str | None:
+    """A file name given as a str or an os.PathLike (None stays None), as a str; OptionError
+    naming the option for anything else (a number, a list, a bytes path)."""
+    if value is None:
+        return None
+    text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    if not isinstance(text, str):
+        raise OptionError(f"{option} {_show(value)}: expected a file name (a str or a path)")
+    return text
+
+
 def output_path(path, option: str = "--out") -> str:
     """A file that results (or a picture) can be appended to: not a folder, its folder exists and
     is writable; OutputError otherwise. The file itself need not exist."""
@@ -241,7 +252,7 @@ def input_file(path, option: str) -> str:
     """A results file to read and append to (--resume): a regular file, or a name that does not
     exist yet (check that with exists). A folder, an empty name or anything else (a device such
     as /dev/zero, a FIFO) is an OutputError, before anything is read from it."""
-    text = os.fspath(path)
+    text = file_name(path, option)
     if not isinstance(text, str) or not text:
         raise OutputError(f"{option} {text!r}: expected a file name")
     if os.path.isdir(text):
@@ -280,30 +291,54 @@ def not_an_input(option: str, path, sources) -> None:
                               "would be appended to the puzzles; name another file")  # fmt: skip
 
 
+SIDES = tuple(n * n for n in range(MIN_ORDER, MAX_ORDER + 1))  # 4, 9, 16, 25, 36
+ARRAY_SHAPES = (
+    "a Sudoku array is (cells,) or (N, N) for one grid, (P, cells) or (P, N, N) for P grids, "
+    f"with N = {', '.join(str(N) for N in SIDES[:-1])} or {SIDES[-1]} and cells = N * N"
+)
+
+
+def sudoku_grids(array, order: int | None = None) -> tuple[np.ndarray, int]:
+    """(integer array [P, cells], n) of the Sudoku grids an API argument holds, as given (no
+    value checked): a NumPy array or nested lists of integers of shape (cells,) or (N, N) (one
+    grid), (P, cells) or (P, N, N) (P grids), a flat list of ints being one grid. A (16, 16)
+    array is one 16x16 grid with order=4, sixteen 4x4 puzzles with order=2, and refused without
+    an order. OptionError naming `puzzles`, the shape it got and the shapes it takes (or the
+    dtype) otherwise."""
+    try:
+        a = np.asarray(array)
+    except (ValueError, TypeError, OverflowError):
+        raise OptionError(f"puzzles: lists of unequal lengths; {ARRAY_SHAPES}") from None
+    if a.dtype.kind not in "iu":
+        raise OptionError(f"puzzles: array of dtype {a.dtype}; expected integers (0 = blank)")
+    n = integer("order", order, MIN_ORDER, MAX_ORDER) if order is not None else None
+    shape = tuple(a.shape)
+    grid = len(shape) in (2, 3) and shape[-1] == shape[-2] and shape[-1] in SIDES
+    flat = len(shape) in (1, 2) and shape[-1] in (N * N for N in SIDES)
+    if len(shape) == 2 and grid and flat:  # (16, 16): one 16x16, or sixteen 4x4
+        if n not in (2, 4):
+            raise OptionError(f"puzzles: an array of shape {shape} is one 16x16 grid or sixteen "
+                              "4x4 puzzles; pass order=4 (one grid) or order=2")  # fmt: skip
+        grid = n == 4
+    if grid:
+        a = a.reshape(-1, shape[-1] * shape[-1])
+    elif flat:
+        a = a.reshape(-1, shape[-1])
+    else:
+        raise OptionError(f"puzzles: an array of shape {shape}; {ARRAY_SHAPES}")
+    side = math.isqrt(math.isqrt(a.shape[1]))
+    if n is not None and side != n:
+        raise OptionError(f"puzzles: {a.shape[1]} cells per puzzle; order {n} has {n**4}")
+    return a, side
+
+
 def sudoku_array(array, order: int | None = None) -> tuple[np.ndarray, int]:
-    """(uint8[P, cells], n) from an API array of puzzles: integer dtype, shape (cells,) or
-    (P, cells) with cells = n**4 for n in 2..6 (or the given order), every cell in 0..n*n.
+    """(uint8[P, cells], n) from an API array of puzzles: integer dtype, a shape sudoku_grids
+    takes, every cell in 0..n*n.
 
     Nothing is wrapped: a value outside 0..N (a 262 in a 9x9 grid) is refused, never taken
     modulo 256."""
-    a = np.asarray(array)
-    if a.dtype.kind not in "iu":
-        raise OptionError(f"puzzles: array of dtype {a.dtype}; expected integers (0 = blank)")
-    if a.ndim == 1:
-        a = a[None]
-    if a.ndim != 2:
-        raise OptionError(f"puzzles: array of shape {np.shape(array)}; expected (cells,) or "
-                          "(P, cells)")  # fmt: skip
-    sizes = {n: n**4 for n in range(MIN_ORDER, MAX_ORDER + 1)}
-    if order is None:
-        n = next((k for k, cells in sizes.items() if cells == a.shape[1]), None)
-        if n is None:
-            allowed = ", ".join(str(c) for c in sizes.values())
-            raise OptionError(f"puzzles: {a.shape[1]} cells per puzzle; expected {allowed}")
-    else:
-        n = integer("--order", order, MIN_ORDER, MAX_ORDER)
-        if a.shape[1] != n**4:
-            raise OptionError(f"puzzles: {a.shape[1]} cells per puzzle; order {n} has {n**4}")
+    a, n = sudoku_grids(array, order)
     N = n * n
     if a.size:
         bad = np.flatnonzero(((a < 0) | (a > N)).any(axis=1))

@@ -8,9 +8,12 @@ What every test asserts, whatever the input:
       unless the independent verifier accepts it.
 
 Inputs generated per run (max_examples): Sudoku lines among garbage bytes 500, whole random
-inputs 300, Shikaku and Hashi game IDs 300 + 300, schedule strings 400, option values 300,
-API arrays 150, resume records 300, tdoku claims 150, command lines 60: 2,760 in all. Solving is
-kept tiny (4x4 Sudoku, the exact method or a few trials; Shikaku and Hashi are only parsed).
+inputs 300, control characters inside Sudoku lines 300 and inside Shikaku and Hashi text grids
+200 + 200, every format mixed in one file 300, numbers of thousands of digits 200, file objects
+150, Shikaku and Hashi game IDs 300 + 300, schedule strings 400, option values 300, API arrays
+150, array and list shapes 200, resume records 300, tdoku claims 150, command lines 60: 4,310
+in all. Solving is kept tiny (4x4 Sudoku, the exact method or a few trials; Shikaku and Hashi
+are only parsed).
 """
 
 from __future__ import annotations
@@ -33,12 +36,12 @@ from cpu_reference.errors import InputError, OptionError
 from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.shikaku import puzzle as shikaku
 from cpu_reference.sources import BINARY_SHARE, GZIP_MAGIC
-from cpu_reference.sudoku.formats import Puzzle, format_grid, iter_puzzles, parse_line
+from cpu_reference.sudoku.formats import FORMATS, Puzzle, format_grid, iter_puzzles, parse_line
 from cpu_reference.sudoku.schedules import MAX_PLATEAUS, RANGES, by_name
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import validate
 from gpu_anneal.check import check_puzzle
-from gpu_anneal.inputs import read
+from gpu_anneal.inputs import Item, read
 from gpu_anneal.resume import ResumeFile, item_identity
 from gpu_anneal.solvers import base_result, fill_solution
 
@@ -177,6 +180,159 @@ def test_whole_random_inputs_give_puzzles_or_one_line_faults(data, fmt):
             assert isinstance(item, InputError) and "\n" not in str(item)
 
 
+# Characters inside a line that end no line (str.splitlines takes some of them for line ends):
+# every control character but the tab and the line ends, DEL, C1 (NEL) and U+2028 / U+2029.
+control_chars = st.sampled_from(
+    [chr(c) for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]]
+    + ["\u2028", "\u2029"]
+)
+GRID_TEXTS = {"shikaku": ["3.2", "..2", "2.."], "hashi": ["2.2", "...", "2.2"]}
+
+
+def _code_point(char: str) -> str:
+    return "NUL byte" if char == "\x00" else f"U+{ord(char):04X}"
+
+
+@settings(max_examples=300, **FUZZ)
+@given(st.lists(st.tuples(four_puzzles, st.none() | st.tuples(control_chars, st.integers(0, 16))),
+                min_size=1, max_size=8))  # fmt: skip
+def test_control_characters_inside_sudoku_lines_fault_their_line_alone(lines):
+    """4x4 lines (no format given), some with a control or separator character inside: each of
+    those is one fault at its own line naming the character and its column; every other line is
+    read at its own line with its cells (a character never splits a line in two)."""
+    texts = []
+    for cells, bad in lines:
+        text = line_text(cells)
+        if bad is not None:
+            text = text[: bad[1]] + bad[0] + text[bad[1] :]
+        texts.append(text)
+    got = list(iter_puzzles(io.BytesIO("\n".join(texts).encode() + b"\n"), name="f"))
+    assert len(got) == len(lines)
+    for number, ((cells, bad), item) in enumerate(zip(lines, got, strict=True), 1):
+        if bad is None:
+            assert isinstance(item, Puzzle) and item.line == number
+            assert np.array_equal(item.cells, cells)
+        else:
+            assert isinstance(item, InputError) and line_of(item) == number
+            assert f"{_code_point(bad[0])} at column {bad[1] + 1}" in str(item)
+
+
+@pytest.mark.parametrize("kind", ["shikaku", "hashi"])
+@settings(max_examples=200, **FUZZ)
+@given(control_chars, st.integers(0, 2), st.integers(0, 3), st.sampled_from(["\n", "\r\n", "\r"]))
+def test_control_characters_inside_text_grids_are_never_line_ends(kind, char, row, column, end):
+    """A 3x3 Shikaku or Hashi text grid with a control or separator character in one row (any
+    line end): one fault at that row's line naming the character, no puzzle, from a file and
+    from the API's text reader alike."""
+    rows = list(GRID_TEXTS[kind])
+    rows[row] = rows[row][:column] + char + rows[row][column:]
+    text = end.join(rows) + end
+    (fault,) = list(read([text.encode()], kind))
+    assert isinstance(fault, InputError) and line_of(fault) == row + 1, fault
+    assert f"{_code_point(char)} at column {column + 1}" in str(fault)
+    with pytest.raises(InputError, match=f"line {row + 1}: "):
+        (hashi if kind == "hashi" else shikaku).parse(text, "t")
+
+
+order_puzzles = st.one_of(
+    four_puzzles.map(lambda cells: (cells, 2)),
+    st.permutations(range(1, 10)).map(
+        lambda p: (parse_line(GOOD9.translate(str.maketrans("123456789", "".join(map(str, p))))), 3)
+    ),
+)
+GOOD9 = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+
+
+@settings(max_examples=300, **FUZZ)
+@given(st.lists(st.tuples(order_puzzles, st.sampled_from(FORMATS), st.booleans()),
+                min_size=1, max_size=8))  # fmt: skip
+def test_every_format_mixed_in_one_file_is_read_puzzle_by_puzzle(puzzles):
+    """4x4 and 9x9 puzzles, each in a random format (line, grid, rows, tdoku, tsv, solo), with
+    or without a blank line after it: each read in its own format, at its own line, with its
+    cells (never by the first puzzle's format)."""
+    text, want, line = "", [], 1
+    for (cells, n), fmt, blank in puzzles:
+        extra = {"count": 1} if fmt == "tdoku" else {}
+        body = format_grid(cells, n, fmt, name="p" if fmt == "tsv" else "", **extra) + "\n"
+        want.append((line, fmt, cells))
+        line += body.count("\n") + blank
+        text += body + "\n" * blank
+    got = list(iter_puzzles(io.StringIO(text), name="f"))
+    assert [(p.line, p.fmt) for p in got] == [(w[0], w[1]) for w in want], got
+    assert all(np.array_equal(p.cells, w[2]) for p, w in zip(got, want, strict=True))
+
+
+HUGE_FIELDS = {
+    "solo-given": ("sudoku", lambda d: f"2x2:{d}o"),
+    "solo-size": ("sudoku", lambda d: f"{d}x{d}:a"),
+    "tdoku-count": ("sudoku", lambda d: f"{GOOD9}:{d}:"),
+    "rows-cell": ("sudoku", lambda d: f"{d} 0 0 0\n0 0 0 0\n0 0 0 0\n0 0 0 0"),
+    "tsv-cell": ("sudoku", lambda d: "a\t2\t" + d + ",0" * 15),
+    "tsv-order": ("sudoku", lambda d: "a\t" + d + "\t" + ",".join(["0"] * 16)),
+    "shikaku-clue": ("shikaku", lambda d: f"2x1:{d}"),
+    "shikaku-cell": ("shikaku", lambda d: f"{d} 1\n1 1"),
+    "hashi-m": ("hashi", lambda d: f"3x1m{d}:1a1"),
+    "hashi-island": ("hashi", lambda d: f"3x1:1a{d}"),
+    "hashi-cell": ("hashi", lambda d: f"{d} . 1"),
+}
+GOOD_OF = {"sudoku": "1...........4...", "shikaku": "2x1:2a", "hashi": "3x1m2:1a1"}
+
+
+@settings(max_examples=200, **FUZZ)
+@given(st.sampled_from(sorted(HUGE_FIELDS)), st.integers(25, 4900), st.sampled_from("19"),
+       st.booleans())  # fmt: skip
+def test_numbers_of_thousands_of_digits_are_a_fault_of_their_line(field, digits, digit, zeros):
+    """A field of 25 to 4,900 digits (or, for Shikaku and Hashi, a small number written with
+    that many leading zeros), then a good puzzle: one short InputError at line 1 and the good
+    puzzle read at its line; a text grid (a file of its own) is one fault. Never a ValueError
+    from int()."""
+    kind, make = HUGE_FIELDS[field]
+    number = ("0" * (digits - 1) + "2") if zeros and kind != "sudoku" else digit * digits
+    bad = make(number)
+    grid = field.endswith("-cell") and kind != "sudoku"
+    text = bad + "\n" if grid else bad + "\n\n" + GOOD_OF[kind] + "\n"
+    got = list(read([text.encode()], kind))
+    if zeros and kind != "sudoku" and isinstance(got[0], Item):  # a small number: may be read
+        return
+    fault = got[0]
+    assert isinstance(fault, InputError) and line_of(fault) == 1 and len(str(fault)) < 400
+    if grid:
+        assert len(got) == 1
+        return
+    (item,) = got[1:]
+    assert isinstance(item, Item) and item.line == bad.count("\n") + 3
+
+
+@settings(max_examples=150, **FUZZ)
+@given(st.lists(four_puzzles, min_size=1, max_size=5), st.sampled_from(FORMATS),
+       st.sampled_from(["text", "binary", "StringIO", "BytesIO"]),
+       st.sampled_from(["\n", "\r\n", "\r"]))  # fmt: skip
+def test_file_objects_read_as_the_file(tmp_path_factory, puzzles, fmt, mode, end):
+    """Puzzles written to a file, passed as an open file (text or binary) or as StringIO /
+    BytesIO: the same items at the same lines as the path, under the file's name (an in-memory
+    stream: '<api>'); solved through the API with those lines."""
+    sep = "\n\n" if fmt in ("grid", "rows") else "\n"
+    extra = {"count": 0} if fmt == "tdoku" else {}
+    text = sep.join(format_grid(c, 2, fmt, name="p", **extra) for c in puzzles) + "\n"
+    path = tmp_path_factory.mktemp("files") / "p.txt"
+    path.write_bytes(text.replace("\n", end).encode())
+    want = [(x.line, x.givens_text) for x in read([str(path)])]
+    assert len(want) == len(puzzles)
+    if mode in ("text", "binary"):
+        with open(path, "r" if mode == "text" else "rb") as f:
+            got = list(read([f]))
+            f.seek(0)
+            results = gpu_anneal.solve(f, method="exact")
+        assert {x.source for x in got} == {str(path)}
+    else:
+        data = path.read_bytes()
+        got = list(read([io.StringIO(data.decode(), newline="") if mode == "StringIO"
+                         else io.BytesIO(data)]))  # fmt: skip
+        results = gpu_anneal.solve(io.BytesIO(data), method="exact")
+    assert [(x.line, x.givens_text) for x in got] == want
+    assert [r.line for r in results] == [w[0] for w in want] and all(r.solved for r in results)
+
+
 # ---- Shikaku and Hashiwokakero -----------------------------------------------------------
 
 
@@ -273,8 +429,9 @@ arrays = st.one_of(
 @settings(max_examples=150, **FUZZ)
 @given(arrays)
 def test_api_arrays_are_refused_or_solved_and_verified(array):
-    """Random arrays through gpu_anneal.solve (exact method): InputError, or one result per row
-    and every result claiming a solution holds one the verifier accepts for that row."""
+    """Random arrays through gpu_anneal.solve (exact method): InputError, or one result per grid
+    (a row of (P, cells); a (4, 4) array is one grid) and every result claiming a solution holds
+    one the verifier accepts for that grid."""
     if array.shape[-1] == 81:
         array = np.zeros_like(array)  # an empty 9x9 stays quick for the exact method
     try:
@@ -282,13 +439,48 @@ def test_api_arrays_are_refused_or_solved_and_verified(array):
     except InputError as exc:
         assert "\n" not in str(exc)
         return
-    rows = array.reshape(-1, array.shape[-1])
+    one_grid = array.shape == (4, 4)  # (N, N): one 4x4 grid
+    rows = array.reshape(1, 16) if one_grid else array.reshape(-1, array.shape[-1])
     assert len(results) == len(rows)
     for r in results:
         given_ = rows[r.index].astype(np.uint8)
         assert np.array_equal(rows[r.index], given_)  # accepted only when nothing was wrapped
         if r.solved:
             assert verify_solution(np.asarray(r.state), r.order, given_) is None
+
+
+shapes = st.one_of(
+    st.sampled_from([(16,), (81,), (4, 4), (9, 9), (16, 16), (1, 4, 4), (3, 9, 9), (2, 16),
+                     (2, 81), (3, 3), (2401,), (2, 2, 4, 4), (4, 5), (0, 81), (0, 9, 9)]),
+    st.lists(st.integers(0, 20), min_size=1, max_size=4).map(tuple),
+)  # fmt: skip
+
+
+@settings(max_examples=200, **FUZZ)
+@given(shapes, st.sampled_from([None, 2, 3, 4]), st.booleans())
+def test_array_and_list_shapes_are_read_as_grids_or_named(shape, order, as_list):
+    """Blank grids of any shape, as an array or as nested lists, with or without an order: the
+    grids its shape holds ((cells,) and (N, N) one, (P, cells) and (P, N, N) P), or one
+    OptionError naming `puzzles` and the shape (or a fault of the order given)."""
+    grids = np.zeros(shape, np.uint8)
+    source = grids.tolist() if as_list else grids
+    try:
+        got = list(read([source], order=order))
+    except OptionError:  # the list of lists of one shape as_sources takes as several sources
+        raise
+    if any(isinstance(x, InputError) for x in got):
+        assert len(got) == 1 and "\n" not in str(got[0])
+        message = str(got[0])
+        assert message.startswith("puzzles: ") or message.startswith("<api>"), message
+        return
+    sides = {N: N * N for N in (4, 9, 16, 25, 36)}
+    square = len(shape) in (2, 3) and shape[-1] == shape[-2] and shape[-1] in sides
+    flat = len(shape) in (1, 2) and shape[-1] in sides.values()
+    assert square or flat, shape
+    cells = shape[-1] ** 2 if square and not (flat and order == 2) else shape[-1]
+    assert len(got) == grids.size // cells and all(x.puzzle.size == cells for x in got)
+    if order is not None:
+        assert all(x.order == order for x in got)
 
 
 # ---- resume records and claimed solutions ------------------------------------------------

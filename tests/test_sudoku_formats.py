@@ -315,7 +315,7 @@ def test_fault_binary_input(tmp_path):
     kinds = ["Puzzle", "InputError", "InputError", "InputError", "Puzzle"]
     assert [type(x).__name__ for x in got] == kinds
     assert str(got[1]) == f"{f} line 2: not UTF-8 text: byte 0x89 at column 1"
-    assert str(got[2]).startswith(f"{f} line 3: 1 cells")  # b"\x1a" is text, one symbol
+    assert str(got[2]) == f"{f} line 3: control character U+001A at column 1; not puzzle text"
     assert str(got[3]) == f"{f} line 4: NUL byte at column 1; not puzzle text"
     assert got[4].line == 5
     g = tmp_path / "latin1.txt"

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cpu_reference.errors import InputError
+from cpu_reference.fields import shown, whole_number
 from cpu_reference.tatham import desc_grid, grid_rows, parse_either, split_game_id
 
 
@@ -100,9 +101,10 @@ def parse_game_id(text: str, where: str = "game ID") -> Hashi:
     maxb = 2
     mb = re.search(r"m(\d+)", rest)
     if mb:
-        maxb = int(mb.group(1))
-        if not 1 <= maxb <= 4:
-            raise InputError(f"{where}: maximum bridges m{maxb} outside 1..4")
+        maxb = whole_number(mb.group(1), 4)
+        if not maxb:  # None: a number of more digits than 4 has
+            given = shown(mb.group(1), quote=False)
+            raise InputError(f"{where}: maximum bridges m{given} outside 1..4")
     allow_loops = "L" not in rest
     cells: list[int] = []
     for i, ch in enumerate(desc.strip()):
@@ -120,8 +122,9 @@ def parse_game_id(text: str, where: str = "game ID") -> Hashi:
 def _grid_cell(t: str) -> int | None:
     if t in (".", "0"):
         return 0
-    if t.isascii() and t.isdigit() and 1 <= int(t) <= 16:
-        return int(t)
+    value = whole_number(t, 16)
+    if value:
+        return value
     if len(t) == 1 and _value_of(t) > 0:
         return _value_of(t)
     return None

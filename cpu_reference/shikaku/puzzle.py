@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cpu_reference.errors import InputError
+from cpu_reference.fields import shown, whole_number
 from cpu_reference.tatham import desc_grid, grid_rows, parse_either, solo_description, split_game_id
 
 
@@ -79,9 +80,10 @@ def parse_game_id(text: str, where: str = "game ID") -> Shikaku:
             j = i
             while j < len(desc) and "0" <= desc[j] <= "9":
                 j += 1
-            value = int(desc[i:j])
-            if not 1 <= value <= w * h:
-                raise InputError(f"{where}: clue {value} at description offset {i} is not in "
+            value = whole_number(desc[i:j], w * h)
+            if not value:  # None: more than the grid's cells
+                clue = shown(desc[i:j], quote=False)
+                raise InputError(f"{where}: clue {clue} at description offset {i} is not in "
                                  f"1..{w * h}")  # fmt: skip
             cells.append(value)
             i = j

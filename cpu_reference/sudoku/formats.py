@@ -9,8 +9,9 @@ Glossary of index names (as in sudoku_layout):
     d       digit, 1..N; 0 means blank
     L       1-based line number in the input
 
-Formats (FORMATS), detected per input from its first line that is neither blank nor a `#` comment,
-or chosen with `fmt`:
+Formats (FORMATS), detected puzzle by puzzle from each puzzle's own lines (blank lines and `#`
+comments passed over; cpu_reference.sudoku.puzzle_lines says how lines become puzzles), or chosen
+for a whole input with `fmt`:
 
     line    one puzzle per line, one symbol per cell, `.` or `0` blank. Digit d is written as
             SYMBOLS[d - 1] with SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ": 1-9 for 9x9,
@@ -32,23 +33,27 @@ or chosen with `fmt`:
             anywhere as a no-op). Parameters after `nxn` (`3x3dh:`) are ignored; only square
             boxes are supported, and jigsaw or killer descriptions are refused.
 
-In grid and rows the grid side N is taken once per input: from `order` or from the first row of
-the first puzzle; every later puzzle then takes N lines (fewer if a blank line ends it early,
-which is a fault of that puzzle). Auto-detection tells a 16-cell 4x4 line puzzle from the first
-row of a 16x16 grid by its symbols: a symbol above 4 means grid.
+In grid and rows each puzzle's side N is taken from its own first row (or from `order`); it
+takes N lines (fewer if a blank line, or another puzzle's line, ends it early, which is a fault
+of that puzzle). Auto-detection tells 16-symbol 4x4 line puzzles from the rows of a 16x16 grid
+by the run of such lines: its length, its symbols (a digit above 4 is no 4x4 digit) and which
+reading holds; where neither does it says so and asks for a format.
 
 The symbol forms (line, grid, tdoku) have 35 symbols, so they serve orders 2..5 (4x4 to 25x25):
 a 36x36 puzzle in one of them is refused at reading, since its solution could not be written
 back in the same form; rows, tsv and solo serve every order 2..6 (FORMAT_ORDERS).
 
 Input is read by cpu_reference.sources: paths, stdin, FIFOs and file objects, gzip data unpacked,
-lines ended by "\n", "\r\n" or "\r", binary data refused whole. A line may hold at most MAX_LINE
-characters, so files of any length stream. Bytes are decoded line by line: a line that is not
-UTF-8, holds a NUL byte or is too long is a fault of that line (and of the grid or rows puzzle it
-belongs to); the lines after it are still read. A malformed puzzle is yielded as an InputError
-naming the input, the line and the fault; the whole input is refused (InputError raised) only
-when it is missing, empty, binary or unreadable, starts a grid with a row of no Sudoku width, or
-`fmt` or `order` is unknown, or after MAX_BAD_RUN unreadable lines in a row.
+UTF-16 / UTF-32 with a byte-order mark decoded, lines ended by "\n", "\r\n" or "\r" only, binary
+data refused whole. A line may hold at most MAX_LINE characters, so files of any length stream.
+Bytes are decoded line by line: a line that is not UTF-8, holds a NUL byte or another control or
+separator character, or is too long is a fault of that line (and of the grid or rows puzzle it
+belongs to); the lines after it are still read. Numbers are bounded before they are converted
+(cpu_reference.fields): a field of thousands of digits is a fault of its puzzle. A malformed
+puzzle, or a run of lines that make no puzzle, is yielded as an InputError naming the input, the
+line and the fault; the whole input is refused (InputError raised) only when it is missing,
+empty, binary or unreadable, or `fmt` or `order` is unknown, or after MAX_BAD_RUN unreadable
+lines in a row.
 """
 
 from __future__ import annotations
@@ -59,15 +64,18 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 
 import numpy as np
 from numba import njit
 
 from cpu_reference.errors import InputError
-from cpu_reference.sources import Source, Unreadable, open_source
+from cpu_reference.fields import shown, whole_number
+from cpu_reference.sources import Source, Unreadable, line_fault, open_source
 from cpu_reference.sources import lines as read_lines
+from cpu_reference.sudoku import puzzle_lines
 from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER, layout
+from cpu_reference.sudoku.puzzle_lines import Piece, shape_of
 from cpu_reference.tatham import solo_description
 
 FORMATS = ("line", "grid", "rows", "tdoku", "tsv", "solo")
@@ -84,7 +92,7 @@ FORMAT_ORDERS = {
     fmt: tuple(n for n in ORDERS if fmt not in SYMBOL_FORMATS or n <= MAX_SYMBOL_ORDER)
     for fmt in FORMATS
 }
-_NUMBER = re.compile(r"\+?[0-9]+")  # a whole number as the numeric forms write it
+MAX_COUNT = 2**63 - 1  # the largest solution count a tdoku line may claim
 
 _LUT = np.full(256, 255, dtype=np.uint8)
 _LUT[ord(".")] = 0
@@ -94,7 +102,8 @@ for _i, _s in enumerate(SYMBOLS):
     _LUT[ord(_s.lower())] = _i + 1
 _LUT.setflags(write=False)
 
-_SOLO_HEAD = re.compile(r"(\d+)x(\d+)([A-Za-z0-9]*):")
+_SOLO_HEAD = re.compile(r"([0-9]+)x([0-9]+)([A-Za-z0-9]*):")
+_SOLO_JIGSAW = re.compile(r"[0-9]+j")  # Solo's jigsaw game IDs: `3j:...`
 _PATH_END = re.compile(r"\.(txt|tsv|csv|sdk|sudoku)$", re.IGNORECASE)
 _UNIT_KIND = ("row", "column", "box")
 
@@ -306,10 +315,11 @@ def _symbol_order_fault(n: int, fmt: str) -> str:
     )
 
 
-def _width_fault(width: int, fmt: str) -> str:
-    """Why the first row of a grid or rows input has no width that fmt serves."""
+def _width_fault(width: int, fmt: str, rows: int = 1) -> str:
+    """Why rows of `width` symbols (numbers) make no grid that fmt serves: the first row of a
+    grid, or a run of `rows` such rows."""
     what = "numbers" if fmt == "rows" else "symbols"
-    text = f"{width} {what} on the first row"
+    text = f"{width} {what} on the first row" if rows == 1 else f"{rows} rows of {width} {what}"
     served = FORMAT_ORDERS[fmt]
     n = math.isqrt(width)
     if n * n == width and n in ORDERS:  # an order that another format serves
@@ -318,8 +328,8 @@ def _width_fault(width: int, fmt: str) -> str:
     orders = f"orders {served[0]}..{served[-1]} ({sides})"
     if n * n == width and n >= 2:
         return f"{text}: a {width}x{width} Sudoku (order {n}) is not supported; {orders} are"
-    rows = ", ".join(str(m * m) for m in served)
-    return f"{text}; a Sudoku row has {rows} {what}: {orders} (or pass the order)"
+    widths = ", ".join(str(m * m) for m in served)
+    return f"{text}; a Sudoku row has {widths} {what}: {orders} (or pass the order)"
 
 
 def _parse_tdoku(
@@ -331,9 +341,11 @@ def _parse_tdoku(
     cells, n = _parse_symbol_line(parts[0], order, "tdoku")
     count = None
     if len(parts) > 1 and parts[1] != "":
-        if not (parts[1].isascii() and parts[1].isdigit()):
-            raise _Fault(f"count {parts[1]!r} is not a whole number")
-        count = int(parts[1])
+        count = whole_number(parts[1], MAX_COUNT)
+        if count is None:
+            digits = parts[1].isascii() and parts[1].isdigit()
+            why = f"is over {MAX_COUNT}" if digits else "is not a whole number"
+            raise _Fault(f"count {shown(parts[1])} {why}")
     solution = None
     if len(parts) > 2 and parts[2] != "":
         if len(parts[2]) != n**4:
@@ -349,12 +361,17 @@ def _parse_numbers(parts: list[str], N: int, first_cell: int, what: str = "numbe
     out = np.zeros(len(parts), dtype=np.uint8)
     for i, p in enumerate(parts):
         p = p.strip()
-        if not _NUMBER.fullmatch(p) or int(p) > N:
+        if len(p) <= 2 and p.isdigit() and p.isascii():  # most cells: int() of two digits at most
+            value = int(p)
+            value = value if value <= N else None
+        else:
+            value = whole_number(p, N, plus=True)
+        if value is None:
             raise _Fault(
-                f"cell {_rc(first_cell + i, N)}: {what} {p!r} is not a digit 0..{N} of a "
+                f"cell {_rc(first_cell + i, N)}: {what} {shown(p)} is not a digit 0..{N} of a "
                 f"{N}x{N} grid"
             )
-        out[i] = int(p)
+        out[i] = value
     return out
 
 
@@ -363,9 +380,9 @@ def _parse_tsv(raw: str, order: int | None) -> tuple[np.ndarray, int, str]:
     if len(fields) != 3:
         raise _Fault(f"{len(fields)} tab-separated fields, expected name<TAB>n<TAB>cells")
     name, ntext, body = fields[0].strip(), fields[1].strip(), fields[2].strip()
-    if not (ntext.isascii() and ntext.isdigit()) or int(ntext) not in ORDERS:
-        raise _Fault(f"order field {ntext!r} is not an order {MIN_ORDER}..{MAX_ORDER}")
-    n = int(ntext)
+    n = whole_number(ntext, MAX_ORDER)
+    if n not in ORDERS:
+        raise _Fault(f"order field {shown(ntext)} is not an order {MIN_ORDER}..{MAX_ORDER}")
     if order is not None and n != order:
         raise _Fault(f"order {n}, expected {order}")
     parts = body.split(",") if body else []
@@ -377,8 +394,14 @@ def _parse_tsv(raw: str, order: int | None) -> tuple[np.ndarray, int, str]:
 def _parsesolo_description(token: str, order: int | None) -> tuple[np.ndarray, int]:
     m = _SOLO_HEAD.match(token)
     if not m:
-        raise _Fault(f"{token[:20]!r} is not a Solo game ID RxC:description")
-    R, C = int(m.group(1)), int(m.group(2))
+        if _SOLO_JIGSAW.match(token):
+            raise _Fault(f"{shown(token.split(':', 1)[0] + ':')} is a Solo jigsaw game ID; only "
+                         "Sudoku of n x n boxes (RxC:description) is supported")  # fmt: skip
+        raise _Fault(f"{shown(token[:20])} is not a Solo game ID RxC:description")
+    R, C = (whole_number(g, 10**6) for g in m.group(1, 2))
+    if R is None or C is None:  # more digits than any box side has
+        boxes = "x".join(shown(g, quote=False) for g in m.group(1, 2))
+        raise _Fault(f"Solo boxes {boxes}: order outside {MIN_ORDER}..{MAX_ORDER}")
     if R != C:
         raise _Fault(f"Solo boxes {R}x{C} are not square; only n x n boxes are supported")
     n = R
@@ -404,10 +427,11 @@ def _parsesolo_description(token: str, order: int | None) -> tuple[np.ndarray, i
             j = i
             while j < len(desc) and desc[j].isascii() and desc[j].isdigit():
                 j += 1
-            d = int(desc[i:j])
+            d = whole_number(desc[i:j], N)
             if c < N * N:
-                if not 1 <= d <= N:
-                    raise _Fault(f"cell {_rc(c, N)}: given {d} is not a digit 1..{N}")
+                if not d:  # None: more digits than N has
+                    given = shown(desc[i:j], quote=False)
+                    raise _Fault(f"cell {_rc(c, N)}: given {given} is not a digit 1..{N}")
                 cells[c] = d
             c += 1
             i = j
@@ -421,10 +445,13 @@ def _parsesolo_description(token: str, order: int | None) -> tuple[np.ndarray, i
 def parse_line(text: str, order: int | None = None, *, check: bool = True) -> np.ndarray:
     """Cells (uint8[N*N]) of one puzzle in a one-line form: line, tdoku, tsv, solo, or N*N
     comma-separated numbers; InputError with a one-line message on a fault (and, when check,
-    on a digit given twice in a unit)."""
+    on a digit given twice in a unit, or a control character in the text)."""
+    fault = line_fault(text.strip())
+    if fault is not None:
+        raise InputError(fault)
     text = text.strip()
     try:
-        fmt = _detect(text)
+        fmt = shape_of(text).kind if text else "line"
         if fmt == "tsv":
             cells, n, _ = _parse_tsv(text, order)
         elif fmt == "solo":
@@ -444,32 +471,6 @@ def parse_line(text: str, order: int | None = None, *, check: bool = True) -> np
     return cells
 
 
-def _detect(text: str) -> str:
-    """The format of an input whose first puzzle line is `text`."""
-    s = text.strip()
-    if _SOLO_HEAD.match(s):
-        return "solo"
-    fields = text.split("\t")
-    if len(fields) >= 3 and fields[1].strip().isdigit() and "," in fields[2]:
-        return "tsv"
-    tokens = s.split()
-    if not tokens:
-        return "line"
-    if ":" in tokens[0]:
-        return "tdoku"
-    numbers = s.split("#", 1)[0].split()  # a comment after a row of numbers is no cell
-    if len(numbers) >= SIDES[0] and all(_NUMBER.fullmatch(t) for t in numbers):
-        return "rows"
-    L = len(tokens[0])
-    if L in SIDES and L not in CELL_COUNTS:
-        return "grid"
-    if L == 16 and tokens[0].isascii():
-        vals = _LUT[np.frombuffer(tokens[0].encode("ascii"), dtype=np.uint8)]
-        if np.any((vals > 4) & (vals != 255)):
-            return "grid"
-    return "line"
-
-
 def _bad_line(name: str, L: int, line: Unreadable) -> InputError:
     return InputError(f"{name} line {L}: {line.msg}")
 
@@ -481,31 +482,34 @@ def _error(name: str, L: int, fault: _Fault) -> InputError:
 
 
 def _one_line_puzzles(lines, name: str, fmt: str, order: int | None, check: bool = True):
+    """The puzzles of an input in a one-line format given (a puzzle a line)."""
     for L, text in lines:
         if isinstance(text, Unreadable):
             yield _bad_line(name, L, text)
-            continue
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
-        try:
-            count = solution = fast = None
-            if fmt == "tsv":
-                cells, n, label = _parse_tsv(text, order)
+        elif text.strip() and not text.lstrip().startswith("#"):
+            yield _one_line(name, order, check, L, text, fmt)
+
+
+def _one_line(name: str, order: int | None, check: bool, L: int, text: str, fmt: str):
+    """The puzzle of line L in a one-line format (fmt), or its fault."""
+    try:
+        count = solution = fast = None
+        if fmt == "tsv":
+            cells, n, label = _parse_tsv(text, order)
+        else:
+            token, label = _split_comment(text)
+            if fmt == "tdoku":
+                cells, n, count, solution = _parse_tdoku(token, order)
+            elif fmt == "solo":
+                cells, n = _parsesolo_description(token, order)
             else:
-                token, label = _split_comment(text)
-                if fmt == "tdoku":
-                    cells, n, count, solution = _parse_tdoku(token, order)
-                elif fmt == "solo":
-                    cells, n = _parsesolo_description(token, order)
-                else:
-                    fast = _fast_line(token, order) if check else None
-                    cells, n = _parse_symbol_line(token, order, fmt) if fast is None else fast
-            if check and fast is None:  # the fast path checked its givens as it read them
-                _checked(cells, n)
-        except _Fault as f:
-            yield _error(name, L, f)
-            continue
-        yield Puzzle(cells, n, L, label, fmt, count, solution)
+                fast = _fast_line(token, order) if check else None
+                cells, n = _parse_symbol_line(token, order, fmt) if fast is None else fast
+        if check and fast is None:  # the fast path checked its givens as it read them
+            _checked(cells, n)
+    except _Fault as f:
+        return _error(name, L, f)
+    return Puzzle(cells, n, L, label, fmt, count, solution)
 
 
 def _grid_row(text: str, fmt: str, N: int, first_cell: int) -> np.ndarray:
@@ -525,67 +529,44 @@ def _sides(fmt: str) -> tuple[int, ...]:
     return tuple(n * n for n in FORMAT_ORDERS[fmt])
 
 
-def _row_width(text: str, fmt: str) -> int:
-    body = text.split("#", 1)[0].strip()
-    return len(body.split()) if fmt == "rows" else len(body)
-
-
-def _grid_puzzles(lines, name: str, fmt: str, order: int | None, check: bool = True):
-    N = order * order if order is not None else None
-    rows: list[np.ndarray] = []
-    start = 0
-    fault: _Fault | None = None
-
-    def finish():
-        n = int(round(N**0.5))
-        if fault is not None:
-            return _error(name, start, fault)
-        if len(rows) < N:
-            return InputError(
-                f"{name} line {start}: puzzle ends after {len(rows)} rows, expected {N}"
-            )
-        cells = np.concatenate(rows)
+def _grid_puzzle(name: str, piece: Piece, check: bool):
+    """The grid or rows puzzle of a piece (its N rows; fewer: it ended early), or its fault:
+    the first faulty row's, else the short grid's, else its givens'."""
+    fmt, N, lines = piece.fmt, piece.N, piece.lines
+    start = lines[0].L
+    if N not in _sides(fmt):
+        return InputError(f"{name} line {start}: {_width_fault(N, fmt)}")
+    rows = []
+    for i, (L, text, _) in enumerate(lines):
         try:
-            if check:
-                _checked(cells, n)
+            if isinstance(text, Unreadable):
+                raise _Fault(text.msg)
+            rows.append(_grid_row(text, fmt, N, i * N))
+        except _Fault as f:
+            return _error(name, start, _Fault(f.msg, L))
+    if len(rows) < N:
+        return InputError(f"{name} line {start}: puzzle ends after {len(rows)} rows, expected {N}")
+    cells = np.concatenate(rows)
+    n = ORDERS[SIDES.index(N)]
+    if check:
+        try:
+            _checked(cells, n)
         except _Fault as f:
             return _error(name, start, f)
-        return Puzzle(cells, n, start, "", fmt)
+    return Puzzle(cells, n, start, "", fmt)
 
-    for L, text in lines:
-        bad = isinstance(text, Unreadable)
-        if not bad and text.lstrip().startswith("#"):
-            continue
-        if not bad and not text.strip():
-            if rows or fault is not None:
-                yield finish()
-                rows, fault = [], None
-            continue
-        if N is None:
-            if bad:  # before the first row: a fault of this line alone
-                yield _bad_line(name, L, text)
-                continue
-            width = _row_width(text, fmt)
-            if width not in _sides(fmt):
-                raise InputError(f"{name} line {L}: {_width_fault(width, fmt)}")
-            N = width
-        if not rows and fault is None:
-            start = L
-        if fault is None:
-            if bad:
-                fault = _Fault(text.msg, L)
-            else:
-                try:
-                    rows.append(_grid_row(text, fmt, N, len(rows) * N))
-                except _Fault as f:
-                    fault = _Fault(f.msg, L)
-        if fault is not None:
-            rows.append(np.zeros(0, dtype=np.uint8))
-        if len(rows) == N:
-            yield finish()
-            rows, fault = [], None
-    if rows or fault is not None:
-        yield finish()
+
+def _piece_puzzle(name: str, order: int | None, check: bool, piece: Piece):
+    """The puzzle of one piece of an input (cpu_reference.sudoku.puzzle_lines), or its fault."""
+    first = piece.lines[0]
+    if piece.fmt in puzzle_lines.GRID_FORMATS:
+        if piece.N is None:  # rows of a width no Sudoku has
+            fault = _width_fault(first.shape.width, piece.fmt, len(piece.lines))
+            return InputError(f"{name} {puzzle_lines.where(piece)}: {fault}")
+        return _grid_puzzle(name, piece, check)
+    if isinstance(first.text, Unreadable):
+        return _bad_line(name, first.L, first.text)
+    return _one_line(name, order, check, first.L, first.text, piece.fmt)
 
 
 def iter_puzzles(
@@ -601,7 +582,8 @@ def iter_puzzles(
     With check=False a digit repeated in a unit is let through (to verify claimed solutions).
 
     Yields a Puzzle per puzzle, or an InputError (one line: input, line, fault) per malformed
-    puzzle. Raises InputError for an unknown fmt or order, an unreadable, empty or binary input.
+    puzzle or per run of lines that make no puzzle. Raises InputError for an unknown fmt or
+    order, an unreadable, empty or binary input.
     """
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"unknown puzzle format {fmt!r}; formats are {', '.join(FORMATS)}")
@@ -617,38 +599,14 @@ def _iter(opened: Source, fmt: str | None, order: int | None, check: bool):
     name = opened.shown
     try:
         lines = read_lines(opened.stream, name, MAX_LINE)
-        head: list[tuple[int, str | Unreadable]] = []
-        first = None
-        stop = None
-        try:
-            for L, text in lines:  # the format shows on the first readable puzzle line
-                head.append((L, text))
-                if isinstance(text, Unreadable):
-                    continue
-                if text.strip() and not text.lstrip().startswith("#"):
-                    first = text
-                    if fmt is None:
-                        fmt = _detect(text)
-                    break
-        except InputError as exc:  # a binary file: its faults first, then the stop
-            stop = exc
-        if fmt is None:
-            fmt = "line"
-
-        def replay():
-            yield from head
-            if stop is not None:
-                raise stop
-            yield from lines
-
-        if fmt in ("grid", "rows"):
-            if order is None and first is not None and _row_width(first, fmt) in _sides(fmt):
-                order = ORDERS[SIDES.index(_row_width(first, fmt))]  # rows before it may be bad
-            gen = _grid_puzzles(replay(), name, fmt, order, check)
+        if fmt in puzzle_lines.ONE_LINE_FORMATS:
+            items = _one_line_puzzles(lines, name, fmt, order, check)
         else:
-            gen = _one_line_puzzles(replay(), name, fmt, order, check)
+            read = partial(_piece_puzzle, name, order, check)
+            read_one = partial(_one_line, name, order, check)
+            items = puzzle_lines.puzzles(lines, name, fmt, order, read, read_one)
         found = False
-        for item in gen:
+        for item in items:
             found = True
             yield item
         if not found:
