@@ -10,7 +10,9 @@ record's counts are re-derived from the files `--keep` writes.
 from __future__ import annotations
 
 import json
+import math
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -748,3 +750,53 @@ def test_every_timing_figure_names_its_source_or_says_it_is_assumed():
     assert set(t.busy) == set(t.latency)
     assert any("assumption" in text for text in t.source.values())
     assert card("H200 SXM").sms == card("H100 SXM").sms
+
+
+RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+COOP_LATENCY = RESULTS / "kernels" / "coop_latency.json"
+
+
+def test_the_calibration_reproduces_the_committed_card_figures():
+    """From the committed profiles and factor: every committed card figure within 25 % of the
+    model, the cooperative 25x25 ones within 10 %; the factor is the fit of the figures; each
+    figure equals its card results file's (nothing typed in)."""
+    doc = json.loads(COOP_LATENCY.read_text())
+    cal = doc["calibration"]
+    card_ = CARDS[doc["card"]]
+    bare = []
+    for row in cal["rows"]:
+        prof = lm.Profile.from_dict(row["profile"])
+        modeled = lm.rates(prof, card_, row["warps_per_sm"], row["acceptance"], cal["scale"])
+        ratio = row["chain_proposals_per_second"] / modeled["chain_proposals_per_second"]
+        bound = 0.10 if (row["kind"], row["order"]) == ("coop", 5) else 0.25
+        assert abs(math.log(ratio)) <= math.log(1 + bound), (row["order"], row["move"], ratio)
+        source = json.loads((RESULTS / row["file"]).read_text())["cuda"]
+        (measured,) = [r for r in source if r["order"] == row["order"] and r["move"] == row["move"]
+                       and r["waves"] == 1 and r.get("schedule", "") in ("native regime", "")
+                       and r["chains"] == row["chains"]]  # fmt: skip
+        assert row["chain_proposals_per_second"] == measured["proposals_per_second"] / row["chains"]
+        bare.append((row["chain_proposals_per_second"],
+                     lm.rates(prof, card_, row["warps_per_sm"], row["acceptance"])
+                     ["chain_proposals_per_second"]))  # fmt: skip
+    fitted = math.exp(sum(math.log(b / m) for m, b in bare) / len(bare))
+    assert fitted == pytest.approx(cal["scale"], rel=1e-9)
+    coop_rows = [r for r in cal["rows"] if r["kind"] == "coop"]
+    assert coop_rows and all(r["acceptance"] > 0.99 for r in coop_rows)  # the native regime
+
+
+def test_lanes_a_chain_scales_the_row_work_by_the_passes():
+    """16 and 8 lanes a chain at 25 rows: 2 and 4 passes of the focused move's row work on top
+    of Sirdey's update; the eval part gains the ballot's segment."""
+    from benchmarks.bench_coop_latency import BALLOT_SEGMENT, lanes_profile
+
+    ev = lm.Part(200, {"issue": 200.0, "alu": 240.0}, 20.0)
+    sir = lm.Profile("sudoku-coop", True, 1.0, 500.0, 200.0, ev, lm.Part(60, {"issue": 60.0}, 4.0))
+    foc = lm.Profile("sudoku-coop-focused", True, 1.0, 900.0, 700.0, ev,
+                     lm.Part(160, {"issue": 160.0}, 24.0))  # fmt: skip
+    for lanes, passes in ((32, 1), (16, 2), (8, 4)):
+        prof = lanes_profile(foc, sir, lanes, 25)
+        assert prof.lanes == lanes
+        assert prof.update.instructions == 60 + passes * 100
+        assert prof.update.mio == pytest.approx(4 + passes * 20)
+        assert prof.latency_update == pytest.approx(200 + passes * 500)
+        assert prof.eval.instructions == 200 + sum(BALLOT_SEGMENT.values())
