@@ -800,3 +800,27 @@ def test_lanes_a_chain_scales_the_row_work_by_the_passes():
         assert prof.update.mio == pytest.approx(4 + passes * 20)
         assert prof.latency_update == pytest.approx(200 + passes * 500)
         assert prof.eval.instructions == 200 + sum(BALLOT_SEGMENT.values())
+
+
+@pytest.mark.ptx
+def test_the_walk_of_a_compiled_cooperative_round():
+    """The 16x16 focused cooperative kernel built for sm_90: the round skips one side of its
+    warp-uniform draw (the conflict set's or the move list's), splits at its ballot, and a
+    warp alone waits longer than it issues (latency-bound with one warp an SM)."""
+    pytest.importorskip("numba.cuda")
+    from gpu_anneal.kernels import ptx
+
+    if ptx.find_ptxas() is None or sass.find_nvdisasm() is None:
+        pytest.skip("no ptxas or nvdisasm here")
+    from benchmarks.bench_coop_model import compile_kernel
+
+    found, record, _ = compile_kernel("coop", 4, "focused")
+    seq = lm.round_sequence(found)
+    assert 0 < len(seq) < len(found.move_instrs())  # one side of the draw left out
+    assert any(i.base == "LDG" for i in found.move_instrs())
+    prof = lm.profile(found, HOPPER_TIMING, instrs=seq)
+    assert prof.eval.instructions > 0 and prof.update.instructions > 0
+    latency, sched, _ = prof.mixed(1.0)
+    assert latency > sched
+    alone = lm.rates(prof, CARDS["H100 SXM"], 1, p=0.2)
+    assert alone["bound"] == "latency" and record["registers"] > 0
