@@ -38,8 +38,10 @@ ACCEPTANCE = results("kernels") / "coop_acceptance.json"
 LANE_CHOICES = (4, 8, 16, 32)
 
 
-def build(kind: str, order: int, move: str, acceptance: float | None) -> dict:
-    """Compile and model one kernel: kind "coop" or "thread"."""
+def compile_kernel(kind: str, order: int, move: str) -> tuple[sass.Listing, dict, sass.Assembled]:
+    """Compile one kernel for ARCH, kind "coop" or "thread": its SASS read (the listing), a
+    record of ptxas's figures (kernel, size, arch, launch_bounds, registers, ...) and the
+    cubin."""
     code = rules.MOVE_NAMES[move]
     if kind == "coop":
         fn = coop.kernel_function(order, code, any_order=not coop.serves(order, code))
@@ -57,11 +59,19 @@ def build(kind: str, order: int, move: str, acceptance: float | None) -> dict:
     record |= ptx.ptxas_report(text, ARCH, tool).as_dict()
     built = sass.assemble(text, ARCH, tool)
     listing = sass.read_listing(sass.disassemble(built.cubin, nvdisasm), name)
+    return listing, record, built
+
+
+def build(kind: str, order: int, move: str, acceptance: float | None) -> dict:
+    """Compile and model one kernel: kind "coop" or "thread"."""
+    listing, record, built = compile_kernel(kind, order, move)
+    bounds = record["launch_bounds"]
     record["sass"] = listing.summary()
     record["model"] = perf_model.model_listing(
         listing, record["registers"], record["stack_frame"], record["shared_bytes"],
         built.constant_bank_bytes(3), bounds[0], acceptance=acceptance,
     )  # fmt: skip
+    code = rules.MOVE_NAMES[move]
     record["generator"] = rules.generator_name(order, code) if kind == "thread" else rules.PHILOX
     return record
 

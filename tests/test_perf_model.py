@@ -1,21 +1,26 @@
-"""The performance model read from compiled code: SASS counting, loop finding, the model, the CLI.
+"""The performance model read from compiled code: SASS counting, loop finding, the model, the CLI,
+and the latency model (registers read and written, the walk, the sharing of an SM, the
+calibration on the committed card figures).
 
-Hand-written SASS listings (in nvdisasm's format) check the counter and the loop finder with
-counts fixed by construction; one real compile (the 4x4 Sudoku kernel) checks that a record's
-counts are re-derived from the files `--keep` writes.
+Hand-written SASS listings (in nvdisasm's format) check the counter, the loop finder and the walk
+with figures fixed by construction; one real compile (the 4x4 Sudoku kernel) checks that a
+record's counts are re-derived from the files `--keep` writes.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from gpu_anneal.kernels import latency_model as lm
 from gpu_anneal.kernels import perf_model as pm
 from gpu_anneal.kernels import sass
-from gpu_anneal.kernels.cards import CARDS, card
+from gpu_anneal.kernels.cards import CARDS, HOPPER_TIMING, card
 
 
 def listing(body: str) -> str:
@@ -521,3 +526,301 @@ def test_a_divergence_check_before_the_ballot_falls_through():
     found = sass.move_loop(cfg, sass.markers_for("sudoku-coop"))
     assert found.move is not None, found.reason
     assert sass.count_classes(cfg.loop_instrs(found.move))["votes"] == 1
+
+
+# ----------------------------------------------------------------------------- the latency model
+
+
+@pytest.mark.parametrize(
+    "line, reads, writes",
+    [
+        ("IADD3 R42, P3, R45, R30, RZ", ["R45", "R30"], ["R42", "P3"]),
+        ("IADD3.X R43, R25, UR13, RZ, P3, P4", ["R25", "UR13", "P3", "P4"], ["R43"]),
+        ("ISETP.NE.U32.AND.EX P3, PT, RZ, RZ, PT, P3", ["P3"], ["P3"]),
+        ("IMAD.WIDE.U32 R24, R36, UR12, R24", ["R36", "UR12", "R24", "R25"], ["R24", "R25"]),
+        ("SHFL.IDX PT, R44, R27, 0x1f, 0x1f", ["R27"], ["R44"]),
+        ("VOTE.ANY R24, PT, P3", ["P3"], ["R24"]),
+        ("VOTEU.ANY UP0, P3", ["P3"], ["UP0"]),
+        ("LDG.E.U8 R49, desc[UR14][R42.64]", ["UR14", "R42", "R43"], ["R49"]),
+        ("LDS.64 R86, [R86+0x5100]", ["R86"], ["R86", "R87"]),
+        ("STS [R25+UR12], R24", ["R25", "UR12", "R24"], []),
+        ("PLOP3.LUT P0, PT, P1, P2, PT, 0x80, 0x0", ["P1", "P2"], ["P0"]),
+        ("SEL R25, RZ, 0x10, P3", ["P3"], ["R25"]),
+    ],
+)
+def test_registers_an_instruction_reads_and_writes(line, reads, writes):
+    """Destinations and sources by the operand rule of sass.reads_writes."""
+    (ins,) = sass.parse_sass(listing(f"    /*0000*/                   {line} ;\n"))[0]
+    assert sass.reads_writes(ins) == (reads, writes)
+
+
+def test_a_guard_predicate_is_read():
+    """`@!P3 LDS R27, [R27]` reads P3 as well as its address."""
+    (ins,) = sass.parse_sass(listing("    /*0000*/               @!P3 LDS R27, [R27] ;\n"))[0]
+    assert sass.reads_writes(ins) == (["P3", "R27"], ["R27"])
+
+
+def _seq(*lines: str) -> list[sass.Instr]:
+    body = "".join(f"    /*{16 * k:04x}*/                   {x} ;\n" for k, x in enumerate(lines))
+    return sass.parse_sass(listing(body))[0]
+
+
+def test_a_dependent_chain_waits_for_each_latency():
+    """LDS -> IADD3 -> IADD3 -> BRA: the round is the shared load's latency, the first add's,
+    and one issue slot each for the second add and the branch."""
+    t = HOPPER_TIMING
+    chain = _seq("LDS R2, [R1]", "IADD3 R3, R2, 0x1, RZ", "IADD3 R4, R3, 0x1, RZ", "BRA `(.L_x_0)")
+    w = lm.walk(chain, t)
+    assert w.cycles == t.latency["lds"] + t.latency["alu"] + 2
+    assert w.waits == {"lds": t.latency["lds"] - 1, "alu": t.latency["alu"] - 1}
+
+
+def test_independent_integer_ops_wait_for_their_pipe():
+    """Four independent IADD3s share the 16-lane integer pipe (busy 2 cycles each): they issue
+    every other clock, then the branch."""
+    ops = _seq(*(f"IADD3 R{k}, R10, 0x1, RZ" for k in range(4)), "BRA `(.L_x_0)")
+    w = lm.walk(ops, HOPPER_TIMING)
+    assert w.issue == [0.0, 2.0, 4.0, 6.0, 7.0] and w.cycles == 8.0
+
+
+def test_a_global_load_costs_the_l1_l2_mix_of_its_hit_fraction():
+    """LDG then its use: the latency is h x L1 + (1 - h) x L2."""
+    t = HOPPER_TIMING
+    code = _seq("LDG.E R2, desc[UR4][R6.64]", "IADD3 R3, R2, 0x1, RZ", "BRA `(.L_x_0)")
+    for h in (1.0, 0.5, 0.0):
+        ldg = h * t.latency["ldg_l1"] + (1 - h) * t.latency["ldg_l2"]
+        assert lm.walk(code, t, l1_hit=h).cycles == pytest.approx(ldg + 2)
+
+
+def test_round_time_lies_within_its_bounds_and_tends_to_the_throughput_bound():
+    """T(1) = max(L, D_s + D_m); T(N) never below max(L, N D_s / 4, N D_m), never decreasing
+    in N; per warp, T(N) / N tends to the busier of D_s / 4 and D_m."""
+    for latency, sched, mio in ((2000.0, 300.0, 40.0), (300.0, 500.0, 20.0), (900, 100, 120)):
+        assert lm.mva_round_cycles(1, sched, mio, latency) == pytest.approx(
+            max(latency, sched + mio)
+        )
+        previous = 0.0
+        for n in range(1, 65):
+            t = lm.mva_round_cycles(n, sched, mio, latency)
+            assert t >= lm.round_bound(n, sched, mio, latency) - 1e-9
+            assert t >= previous
+            previous = t
+        per_warp = lm.mva_round_cycles(4096, sched, mio, latency) / 4096
+        assert per_warp == pytest.approx(max(sched / 4, mio), rel=0.01)
+
+
+def _profile(latency: float, sched: float, mio: float = 10.0) -> lm.Profile:
+    """A cooperative round of given latency and sub-partition cycles (no update part)."""
+    part = lm.Part(int(sched), {"issue": sched}, mio)
+    empty = lm.Part(0, {"issue": 0.0}, 0.0)
+    return lm.Profile("sudoku-coop-focused", True, 1.0, latency, 0.0, part, empty)
+
+
+def test_the_latency_bound_dominates_when_warps_are_few():
+    """A round of 2,000 cycles' latency and 300 issue cycles: with few warps an SM each chain
+    runs at the lone warp's pace (the bound says latency), with 64 the issue bound (64 x 300
+    / 4 = 4,800 cycles a round) takes over and a chain runs at most 2,000 / 4,800 of it."""
+    card = CARDS["H100 SXM"]
+    prof = _profile(2000.0, 300.0)
+    few = lm.rates(prof, card, 2, p=1.0)
+    assert few["bound"] == "latency"
+    lone = card.boost_mhz * 1e6 / 2000.0
+    assert few["chain_proposals_per_second"] == pytest.approx(lone, rel=0.02)
+    many = lm.rates(prof, card, 64, p=1.0)
+    assert many["bound"] == "issue"
+    assert many["chain_proposals_per_second"] <= lone * 2000.0 / 4800.0
+
+
+def test_card_rate_grows_with_occupancy_until_the_throughput_bound():
+    """The card's proposals/s never fall as warps an SM grow, and never pass the throughput
+    bound SMs x clock x 4 / D_s (one proposal a round)."""
+    card = CARDS["H100 SXM"]
+    prof = _profile(1500.0, 400.0)
+    ceiling = card.sms * card.boost_mhz * 1e6 * 4 / 400.0
+    rates = [lm.rates(prof, card, n, p=1.0)["card_proposals_per_second"] for n in range(1, 65)]
+    assert all(b >= a for a, b in zip(rates, rates[1:], strict=False))
+    assert rates[-1] <= ceiling and rates[-1] > 0.9 * ceiling
+    assert rates[0] < 0.2 * ceiling  # one warp an SM: far from the bound, latency-bound
+
+
+def test_a_round_with_no_acceptance_skips_the_update():
+    """Latency and cycles mix as eval + P x update, P = 1 - (1 - p)^32."""
+    ev = lm.Part(100, {"issue": 100.0, "alu": 120.0}, 10.0)
+    up = lm.Part(80, {"issue": 80.0, "alu": 40.0}, 6.0)
+    prof = lm.Profile("sudoku-coop", True, 1.0, 700.0, 500.0, ev, up)
+    for p in (0.0, 0.01, 0.2, 1.0):
+        share = lm.accept_chance(p)
+        latency, sched, mio = prof.mixed(share)
+        assert latency == pytest.approx(700 + share * 500)
+        assert sched == pytest.approx(max(100 + share * 80, 120 + share * 40))
+        assert mio == pytest.approx(10 + share * 6)
+    assert lm.Profile.from_dict(prof.as_dict()) == prof
+
+
+def test_l1_hit_fraction_from_the_carveout():
+    """23 chains of 8,828 B (+1 KiB each) take the 228 KiB carve-out: 28 KiB of L1 hold a
+    25x25 puzzle's 18,125 B of tables, not a 36x36 one's 51,840 B."""
+    card = CARDS["H100 SXM"]
+    used = 23 * (8828 + 1024)
+    assert lm.carveout_kib(used, card.cc) == 228
+    assert lm.l1_hit_fraction(card, used, 18125) == 1.0
+    assert lm.l1_hit_fraction(card, used, 51840) == pytest.approx(28 * 1024 / 51840)
+    assert lm.carveout_kib(0, card.cc) == 0
+    assert lm.l1_hit_fraction(card, 0, 10**6) == pytest.approx(256 * 1024 / 10**6)
+
+
+# A cooperative round: a broadcast count decides (warp-uniformly) between a conflict-set draw
+# (fall-through, .L_x_3 joins) and a move-list draw (.L_x_2); a lane-dependent test guards a
+# store both sides of which a warp runs.
+UNIFORM_DIAMOND = listing("""\
+    /*0000*/                   S2R R0, SR_TID.X ;
+    /*0010*/                   MOV R44, RZ ;
+.L_x_1:
+    /*0020*/                   IMAD.WIDE.U32 R8, R2, -0x2daee0ad, RZ ;
+    /*0030*/                   ISETP.NE.AND P4, PT, R44, RZ, PT ;
+    /*0040*/               @!P4 BRA `(.L_x_2) ;
+    /*0050*/                   LDS R9, [R8] ;
+    /*0060*/                   BRA `(.L_x_3) ;
+.L_x_2:
+    /*0070*/                   LDG.E.U16 R9, desc[UR4][R6.64] ;
+.L_x_3:
+    /*0080*/                   ISETP.GT.U32.AND P0, PT, R9, R0, PT ;
+    /*0090*/                   VOTE.ANY R11, PT, P0 ;
+    /*00a0*/                   ISETP.GE.U32.AND P5, PT, R0, 0x6, PT ;
+    /*00b0*/               @P5 BRA `(.L_x_4) ;
+    /*00c0*/                   STS [R8], R11 ;
+    /*00d0*/                   BRA `(.L_x_5) ;
+.L_x_4:
+    /*00e0*/                   STS [R8+0x4], R11 ;
+.L_x_5:
+    /*00f0*/                   SHFL.IDX PT, R44, R11, 0x1f, 0x1f ;
+    /*0100*/                   ISETP.NE.AND P1, PT, R11, RZ, PT ;
+    /*0110*/               @P1 BRA `(.L_x_1) ;
+    /*0120*/                   EXIT ;
+""")
+
+
+def test_a_uniform_if_else_is_walked_on_one_side_a_divergent_one_on_both():
+    """The count R44 is a broadcast (SHFL.IDX of lane 31) or zero: the draw's if/else is
+    warp-uniform, so the round walks its fall-through side only; the lane test (R0 from
+    SR_TID.X) diverges, so both stores are walked."""
+    found = sass.read_listing(UNIFORM_DIAMOND, "sudoku-coop-focused")
+    assert found.found.move is not None, found.found.reason
+    seq = lm.round_sequence(found)
+    addresses = [i.address for i in seq]
+    assert 0x70 not in addresses  # the move-list draw's LDG
+    assert 0xC0 in addresses and 0xE0 in addresses  # both sides of the lane test
+    divergent = UNIFORM_DIAMOND.replace("SHFL.IDX PT, R44, R11, 0x1f, 0x1f", "MOV R44, R0")
+    both = [i.address for i in lm.round_sequence(sass.read_listing(divergent, "sudoku-coop"))]
+    assert 0x70 in both
+
+
+def test_a_cooperative_profile_splits_at_the_ballot():
+    """The round above: eval holds the instructions up to the ballot, update the rest; the
+    walked latency of the two parts adds up to the round's."""
+    found = sass.read_listing(UNIFORM_DIAMOND, "sudoku-coop-focused")
+    seq = lm.round_sequence(found)
+    prof = lm.profile(found, HOPPER_TIMING)
+    vote = lm.ballot_index(seq)
+    assert prof.eval.instructions == vote + 1
+    assert prof.update.instructions == len(seq) - vote - 1
+    w = lm.walk(seq, HOPPER_TIMING)
+    assert prof.latency_eval + prof.latency_update == pytest.approx(w.cycles)
+    assert lm.last_rng_step(seq) == 1  # the Philox multiply opens the round
+
+
+def test_edits_change_the_walk_as_named():
+    """Instructions made ahead cost the walk nothing; an opcode's latency can be replaced."""
+    t = HOPPER_TIMING
+    code = _seq("SHFL.UP PT, R2, R1, 0x1, RZ", "IADD3 R3, R2, 0x1, RZ", "BRA `(.L_x_0)")
+    base = lm.walk(code, t).cycles
+    assert base == t.latency["shfl"] + 2
+    assert lm.walk(code, t, edits=lm.Edits(opcode_latency={"SHFL.UP": 10.0})).cycles == 12
+    assert lm.walk(code, t, edits=lm.Edits(ahead=1)).cycles == 2
+
+
+def test_every_timing_figure_names_its_source_or_says_it_is_assumed():
+    """Each latency and busy class of the Hopper figures has a source line, and every
+    latency is positive but the control class's."""
+    t = HOPPER_TIMING
+    for cls in t.latency:
+        key = cls if cls in t.source else cls.split("_")[0]
+        assert t.source.get(key) or t.source.get(cls), cls
+        assert (t.latency[cls] > 0) == (cls != "control")
+    assert set(t.busy) == set(t.latency)
+    assert any("assumption" in text for text in t.source.values())
+    assert card("H200 SXM").sms == card("H100 SXM").sms
+
+
+RESULTS = Path(__file__).resolve().parent.parent / "benchmarks" / "results"
+COOP_LATENCY = RESULTS / "kernels" / "coop_latency.json"
+
+
+def test_the_calibration_reproduces_the_committed_card_figures():
+    """From the committed profiles and factor: every committed card figure within 25 % of the
+    model, the cooperative 25x25 ones within 10 %; the factor is the fit of the figures; each
+    figure equals its card results file's (nothing typed in)."""
+    doc = json.loads(COOP_LATENCY.read_text())
+    cal = doc["calibration"]
+    card_ = CARDS[doc["card"]]
+    bare = []
+    for row in cal["rows"]:
+        prof = lm.Profile.from_dict(row["profile"])
+        modeled = lm.rates(prof, card_, row["warps_per_sm"], row["acceptance"], cal["scale"])
+        ratio = row["chain_proposals_per_second"] / modeled["chain_proposals_per_second"]
+        bound = 0.10 if (row["kind"], row["order"]) == ("coop", 5) else 0.25
+        assert abs(math.log(ratio)) <= math.log(1 + bound), (row["order"], row["move"], ratio)
+        source = json.loads((RESULTS / row["file"]).read_text())["cuda"]
+        (measured,) = [r for r in source if r["order"] == row["order"] and r["move"] == row["move"]
+                       and r["waves"] == 1 and r.get("schedule", "") in ("native regime", "")
+                       and r["chains"] == row["chains"]]  # fmt: skip
+        assert row["chain_proposals_per_second"] == measured["proposals_per_second"] / row["chains"]
+        bare.append((row["chain_proposals_per_second"],
+                     lm.rates(prof, card_, row["warps_per_sm"], row["acceptance"])
+                     ["chain_proposals_per_second"]))  # fmt: skip
+    fitted = math.exp(sum(math.log(b / m) for m, b in bare) / len(bare))
+    assert fitted == pytest.approx(cal["scale"], rel=1e-9)
+    coop_rows = [r for r in cal["rows"] if r["kind"] == "coop"]
+    assert coop_rows and all(r["acceptance"] > 0.99 for r in coop_rows)  # the native regime
+
+
+def test_lanes_a_chain_scales_the_row_work_by_the_passes():
+    """16 and 8 lanes a chain at 25 rows: 2 and 4 passes of the focused move's row work on top
+    of Sirdey's update; the eval part gains the ballot's segment."""
+    from benchmarks.bench_coop_latency import BALLOT_SEGMENT, lanes_profile
+
+    ev = lm.Part(200, {"issue": 200.0, "alu": 240.0}, 20.0)
+    sir = lm.Profile("sudoku-coop", True, 1.0, 500.0, 200.0, ev, lm.Part(60, {"issue": 60.0}, 4.0))
+    foc = lm.Profile("sudoku-coop-focused", True, 1.0, 900.0, 700.0, ev,
+                     lm.Part(160, {"issue": 160.0}, 24.0))  # fmt: skip
+    for lanes, passes in ((32, 1), (16, 2), (8, 4)):
+        prof = lanes_profile(foc, sir, lanes, 25)
+        assert prof.lanes == lanes
+        assert prof.update.instructions == 60 + passes * 100
+        assert prof.update.mio == pytest.approx(4 + passes * 20)
+        assert prof.latency_update == pytest.approx(200 + passes * 500)
+        assert prof.eval.instructions == 200 + sum(BALLOT_SEGMENT.values())
+
+
+@pytest.mark.ptx
+def test_the_walk_of_a_compiled_cooperative_round():
+    """The 16x16 focused cooperative kernel built for sm_90: the round skips one side of its
+    warp-uniform draw (the conflict set's or the move list's), splits at its ballot, and a
+    warp alone waits longer than it issues (latency-bound with one warp an SM)."""
+    pytest.importorskip("numba.cuda")
+    from gpu_anneal.kernels import ptx
+
+    if ptx.find_ptxas() is None or sass.find_nvdisasm() is None:
+        pytest.skip("no ptxas or nvdisasm here")
+    from benchmarks.bench_coop_model import compile_kernel
+
+    found, record, _ = compile_kernel("coop", 4, "focused")
+    seq = lm.round_sequence(found)
+    assert 0 < len(seq) < len(found.move_instrs())  # one side of the draw left out
+    assert any(i.base == "LDG" for i in found.move_instrs())
+    prof = lm.profile(found, HOPPER_TIMING, instrs=seq)
+    assert prof.eval.instructions > 0 and prof.update.instructions > 0
+    latency, sched, _ = prof.mixed(1.0)
+    assert latency > sched
+    alone = lm.rates(prof, CARDS["H100 SXM"], 1, p=0.2)
+    assert alone["bound"] == "latency" and record["registers"] > 0

@@ -724,6 +724,79 @@ def per_lane(ins: Instr, uniform: set[int]) -> bool:
     return reg is not None and reg not in uniform
 
 
+# ----------------------------------------------------------------------------- registers used
+
+_NO_DEST = frozenset(
+    "STS STG ST STL RED BRA BRX JMP JMX CALL RET EXIT BSSY BSYNC BREAK NOP WARPSYNC BAR "
+    "MEMBAR DEPBAR YIELD ERRBAR CCTL".split()
+)
+_TWO_DESTS = frozenset("ISETP FSETP DSETP HSETP2 PSETP PLOP3 SHFL UISETP UPLOP3".split())
+_REG_OPERAND = re.compile(r"(?<![\w.])(U?R\d+|U?P[0-6])((?:\.\w+)*)")
+_PRED_NAME = re.compile(r"^!?(U?P[0-6]|U?PT)$")
+
+
+def _names(operand: str, wide: bool = False) -> list[str]:
+    """Register names an operand reads: R5, UR4, P0, UP1 (R5.64 or `wide`: R5 and R6; RZ, PT
+    and immediates: none)."""
+    out = []
+    for reg, mods in _REG_OPERAND.findall(operand):
+        out.append(reg)
+        if reg.startswith(("R", "UR")) and (".64" in mods or wide):
+            prefix, num = ("UR", reg[2:]) if reg.startswith("UR") else ("R", reg[1:])
+            out.append(f"{prefix}{int(num) + 1}")
+    return out
+
+
+def _width(ins: Instr) -> int:
+    """32-bit registers a destination spans (.64 or .WIDE 2, .128 4, else 1)."""
+    if "128" in ins.mods:
+        return 4
+    if "64" in ins.mods or "WIDE" in ins.mods or ins.base == "CS2R":
+        return 2
+    return 1
+
+
+def reads_writes(ins: Instr) -> tuple[list[str], list[str]]:
+    """(registers read, registers written) of one instruction, by name (R7, UR4, P0, UP1);
+    RZ, URZ, PT and UPT are neither. The guard predicate is read. Destinations: none for
+    stores, branches and barriers; the first two operands of compares and SHFL; every operand
+    of VOTE but its last (the predicate voted); else the first operand and the predicates
+    right after it (a carry out: IADD3 R2, P0, ...). A destination spans the registers of its
+    width (.64, .WIDE: 2; .128: 4); a 64-bit addend of IMAD.WIDE and an address R.64 are read
+    as pairs."""
+    ops = operands_of(ins)
+    reads: list[str] = []
+    if ins.predicate and ins.predicate.strip() not in ("@PT", "@UPT"):
+        reads.extend(_names(ins.predicate.lstrip("@!")))
+    if ins.base in _NO_DEST or not ops:
+        for op in ops:
+            reads.extend(_names(op))
+        return reads, []
+    if ins.base in _TWO_DESTS:
+        ndest = 2
+    elif ins.base in ("VOTE", "VOTEU"):  # VOTE.ANY R0, PT, P1 and VOTEU.ANY UP0, P1
+        ndest = len(ops) - 1
+    else:
+        ndest = 1
+        while ndest < len(ops) and _PRED_NAME.match(ops[ndest]):
+            ndest += 1
+        if ndest == len(ops):  # every operand a predicate: the last ones are sources
+            ndest = 1
+    writes: list[str] = []
+    for k, op in enumerate(ops[:ndest]):
+        for name in _names(op):
+            if name.startswith(("R", "UR")) and k == 0:
+                prefix, num = ("UR", name[2:]) if name.startswith("UR") else ("R", name[1:])
+                writes.extend(f"{prefix}{int(num) + j}" for j in range(_width(ins)))
+            else:
+                writes.append(name)
+    sources = ops[ndest:]
+    for k, op in enumerate(sources):
+        wide = "WIDE" in ins.mods and k == len(sources) - 1
+        reads.extend(_names(op, wide))
+    return reads, writes
+
+
 # ----------------------------------------------------------------------------- one listing
 
 UPPER_BOUND_NOTE = (
