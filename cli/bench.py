@@ -1,11 +1,44 @@
-"""`gpu-anneal bench throughput`: Sirdey proposals per second, on a grid that never solves."""
+"""`gpu-anneal bench`: throughput (Sirdey proposals per second, on a grid that never solves),
+tts, tune and exact.
+
+Every option is checked before any run: `--plot` and `--trace` name a picture file (.png, .svg or
+.pdf) whose folder exists and that is not the puzzle file; the results are printed before the
+pictures are drawn, so a picture that cannot be written (one line, exit code 2) loses none. A
+faulty puzzle of the file is one line on stderr and exit code 2, the others still measured.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from cli.output import json_line
+from cpu_reference.errors import InputError, OutputError
+from gpu_anneal import validate
 from gpu_anneal.measure import measure_throughput
+
+PICTURE_SUFFIXES = (".png", ".svg", ".pdf")
+OVERWRITES = "the picture would overwrite the puzzles"
+
+
+def picture_option(option: str, path: str | None, puzzles: str) -> str | None:
+    """A picture file an option names (None: not given), checked before any work: a file in
+    an existing, writable folder, ending in PICTURE_SUFFIXES, not the puzzle file."""
+    if path is None:
+        return None
+    validate.output_path(path, option)
+    if Path(path).suffix.lower() not in PICTURE_SUFFIXES:
+        raise InputError(f"{option} {path}: must end in {', '.join(PICTURE_SUFFIXES)}")
+    validate.not_an_input(option, path, [puzzles], OVERWRITES)
+    return path
+
+
+def draw(option: str, path: str, plot) -> None:
+    """plot(path); OutputError naming the option when the picture cannot be written."""
+    try:
+        plot(path)
+    except (OSError, ValueError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc).splitlines()[0]
+        raise OutputError(f"{option} {path}: cannot write the picture: {why}") from None
 
 
 def run_throughput(
@@ -42,7 +75,6 @@ def run_tts(
 
     from cli.info import machine_now
     from cli.output import error_line
-    from cpu_reference.errors import InputError
     from cpu_reference.sudoku.formats import iter_puzzles
     from cpu_reference.sudoku.presets import technique
     from cpu_reference.sudoku.schedules import with_start
@@ -52,6 +84,14 @@ def run_tts(
     schedule, move, propagate = technique(schedule, move, t0, propagate)
     if runs < 1:
         raise InputError(f"--runs {runs}: must be at least 1")
+    if limit is not None:
+        limit = validate.integer("--limit", limit, 1)
+    t0 = validate.t0(t0)
+    time_limit = validate.time_limit(time_limit) or None
+    plot = picture_option("--plot", plot, file)
+    trace = picture_option("--trace", trace, file)
+    if plot is not None and trace is not None and Path(plot).resolve() == Path(trace).resolve():
+        raise InputError(f"--plot and --trace both name {plot}: give each its own file")
     machine = machine_now()
     if card_rate is not None and not (math.isfinite(card_rate) and card_rate > 0):
         raise InputError(f"--card-rate {card_rate}: must be a positive number of proposals/s")
@@ -60,9 +100,11 @@ def run_tts(
         raise InputError("--card-rate: only for --backend cuda (CPU runs are timed)")
     rows = []
     puzzles = []
+    faults = 0
     for item in iter_puzzles(file, name=file):
         if isinstance(item, InputError):
             error_line(str(item))
+            faults += 1
             continue
         puzzles.append(item)
         if limit is not None and len(puzzles) >= limit:
@@ -96,21 +138,25 @@ def run_tts(
         "time_limit": time_limit, "card_rate": rate, "summary": summary,
         "puzzles": [r.as_dict() for r in rows],
     }  # fmt: skip
+    if json_out:
+        print(json_line(report), flush=True)
+    else:
+        print(json_line(summary), flush=True)
     if plot and rows:
         from gpu_anneal.plots import plot_tts
 
-        plot_tts(report["puzzles"], plot, f"{Path(file).name}: {label}, move {move}")
+        title = f"{Path(file).name}: {label}, move {move}"
+        draw("--plot", plot, lambda path: plot_tts(report["puzzles"], path, title))
     if trace and puzzles:
         from gpu_anneal.plots import plot_trace
 
         sched = with_start(schedule, puzzles[0].order, t0)
         data = trace_run(puzzles[0].cells, puzzles[0].order, sched, move=move, seed=seed)
-        plot_trace(data, trace, f"{Path(file).name}, puzzle 0: {label}, move {move}")
-    if json_out:
-        print(json_line(report))
-    else:
-        print(json_line(summary))
-    return 0 if rows else 2
+        title = f"{Path(file).name}, puzzle 0: {label}, move {move}"
+        draw("--trace", trace, lambda path: plot_trace(data, path, title))
+    if not rows:
+        raise InputError(f"{file}: no usable puzzle")
+    return 2 if faults else 0
 
 
 def tts_params(puzzles, schedule: str, move: str, t0, propagate: bool) -> dict:
@@ -133,7 +179,6 @@ def tts_params(puzzles, schedule: str, move: str, t0, propagate: bool) -> dict:
 
 def run_tune(file, chains, move, candidates, runs, limit, time_limit) -> int:
     """Print the tuning table and the chosen schedule as JSON."""
-    from cpu_reference.errors import InputError
     from cpu_reference.sudoku.formats import iter_puzzles
     from gpu_anneal.tune import DEFAULT_CANDIDATES, tune
 
@@ -161,16 +206,16 @@ def run_exact(file: str, limit: int, threads: int, repeats: int, rules: str, jso
     import numpy as np
 
     from cli.output import error_line
-    from cpu_reference.errors import InputError
     from cpu_reference.sudoku.formats import iter_puzzles
     from gpu_anneal.measure import measure_exact
 
     if limit not in (1, 2):
         raise InputError(f"--limit {limit}: must be 1 (first solution) or 2 (prove uniqueness)")
-    cells, order = [], None
-    for item in iter_puzzles(file, name=file, check=False):
+    cells, order, faults = [], None, 0
+    for item in iter_puzzles(file, name=file):  # a puzzle breaking a rule is a fault, not 0
         if isinstance(item, InputError):
             error_line(str(item))
+            faults += 1
             continue
         if order is not None and item.order != order:
             raise InputError(f"{file}: puzzles of orders {order} and {item.order} mixed")
@@ -187,4 +232,4 @@ def run_exact(file: str, limit: int, threads: int, repeats: int, rules: str, jso
             f"{result['puzzles_per_second']:.0f} puzzles/s ({result['puzzles']} puzzles, "
             f"limit {limit}, {threads} thread(s), rules {rules}); counts {result['counts']}"
         )
-    return 0
+    return 2 if faults else 0

@@ -9,6 +9,12 @@ present: grids as gpu_anneal.records.GridRecord, puzzles as MinimalPuzzleRecord 
 docs/grid.schema.json, docs/minimal_puzzle.schema.json). Every record carries the seed: the same
 seed (default 0) gives the same output. --stats writes one JSON line of counters to stderr.
 Bad input or parameters: one line on stderr, exit code 2; grids or puzzles not found: exit code 1.
+
+Every option given is honoured or refused (one line, exit code 2), never ignored: an option of
+another kind, of another method (--moves and --max-restarts are permute's, --backend anneal's)
+or of the emptying without --puzzles (--ti, --tf, --step, --tries, --max-rounds, --max-givens).
+--time-limit holds for every method (anneal: per batch of grids). --count is capped by what fits
+in memory (gpu_anneal.validate.max_grids), --seed is 0 <= seed < 2**64.
 """
 
 from __future__ import annotations
@@ -38,8 +44,11 @@ def register(app: typer.Typer) -> None:
 # Defaults of the Sudoku options (None in the signatures, so that a given option is told apart).
 SUDOKU_DEFAULTS = dict(
     method="anneal", ti=1.0, tf=0.15, step=0.0002, moves="any", max_restarts=10_000,
-    time_limit=60.0, max_rounds=100, tries=4,
+    time_limit=60.0, max_rounds=100, tries=4, backend="auto",
 )  # fmt: skip
+# Sudoku options that only some methods take: option -> the methods that take it
+METHOD_OPTIONS = {"moves": ("permute",), "max_restarts": ("permute",), "backend": ("anneal",)}
+EMPTYING_OPTIONS = ("ti", "tf", "step", "tries", "max_rounds", "max_givens")
 
 
 def generate(
@@ -48,7 +57,9 @@ def generate(
     count: Annotated[int, typer.Option(help="Grids (or puzzles); with --from: per puzzle")] = 1,
     method: Annotated[GridMethod | None, typer.Option(help="[default: anneal]")] = None,
     seed: Annotated[int, typer.Option(help=SEED_HELP)] = 0,
-    backend: Annotated[Backend, typer.Option(help="Sudoku, method anneal")] = Backend.auto,
+    backend: Annotated[
+        Backend | None, typer.Option(help="Sudoku, method anneal  [default: auto]")
+    ] = None,
     from_file: Annotated[
         str | None, typer.Option("--from", help="Complete the puzzles of this file ('-': stdin)")
     ] = None,
@@ -62,7 +73,8 @@ def generate(
     moves: Annotated[PermuteMoves | None, typer.Option(help="permute [default: any]")] = None,
     max_restarts: Annotated[int | None, typer.Option(help="permute: restarts [10000]")] = None,
     time_limit: Annotated[
-        float | None, typer.Option(help="anneal: seconds per batch, 0 = none [60]")
+        float | None,
+        typer.Option(help="Seconds for the grids (anneal: per batch), 0 = none [60]"),
     ] = None,
     max_rounds: Annotated[int | None, typer.Option(help="--puzzles: rounds of grids [100]")] = None,
     tries: Annotated[int | None, typer.Option(help="Emptying: anneal each grid N times [4]")] = (
@@ -79,14 +91,15 @@ def generate(
         order=order, method=value(method), from_file=from_file, puzzles=puzzles,
         max_givens=max_givens, ti=ti, tf=tf, step=step, moves=value(moves),
         max_restarts=max_restarts, time_limit=time_limit, max_rounds=max_rounds, tries=tries,
+        backend=value(backend),
     )  # fmt: skip
     if value(kind) in game_id_kinds():
         grid_args = (value(kind), size or SIZE_DEFAULT, count, seed, unique, sudoku_only)
         raise typer.Exit(guarded(_generate_grid_puzzles, *grid_args, value(output), stats))
+    given = {name for name, v in sudoku_only.items() if v not in (None, False)}
     args = {k: SUDOKU_DEFAULTS.get(k) if v is None else v for k, v in sudoku_only.items()}
-    args.update(count=count, seed=seed, stats=stats)
-    args.update(backend=value(backend), output=value(output), size=size, unique=unique)
-    args["time_limit"] = args["time_limit"] or None
+    args.update(count=count, seed=seed, stats=stats, given=given)
+    args.update(output=value(output), size=size, unique=unique)
     raise typer.Exit(guarded(run_generate, args))
 
 
@@ -98,9 +111,27 @@ def _generate_grid_puzzles(kind, size, count, seed, unique, sudoku_only, output,
         sudoku_only = dict(sudoku_only, stats=True)
     for name, given in sudoku_only.items():
         if given not in (None, False):
-            option = "--from" if name == "from_file" else "--" + name.replace("_", "-")
-            raise InputError(f"{option} does not apply to --kind {kind}")
+            raise InputError(f"{_flag(name)} does not apply to --kind {kind}")
     return cli_generate(kind, size, count, seed, unique, output=output)
+
+
+def _flag(name: str) -> str:
+    """The command-line flag of an option name."""
+    return "--from" if name == "from_file" else "--" + name.replace("_", "-")
+
+
+def check_applies(args: dict) -> None:
+    """InputError for a Sudoku option given (args["given"]) that this run would not use: one of
+    another method (METHOD_OPTIONS) or of the emptying without --puzzles."""
+    method, given = args["method"], args["given"]
+    for name, methods in METHOD_OPTIONS.items():
+        if name in given and method not in methods:
+            raise InputError(f"{_flag(name)} applies to --method {' and '.join(methods)}, not "
+                             f"{method}")  # fmt: skip
+    for name in EMPTYING_OPTIONS:
+        if name in given and not args["puzzles"]:
+            raise InputError(f"{_flag(name)} needs --puzzles (it sets the emptying of grids "
+                             "into puzzles)")  # fmt: skip
 
 
 def minimize(
@@ -118,10 +149,13 @@ def minimize(
     tries: Annotated[
         int, typer.Option(help="Anneal each grid this often, keep the best (seed: 1)")
     ] = 4,
-    method: Annotated[GridMethod, typer.Option(help="With --count: how grids are made")] = (
-        GridMethod.backtrack
-    ),
-    backend: Annotated[Backend, typer.Option(help="With --count and anneal")] = Backend.auto,
+    method: Annotated[
+        GridMethod | None,
+        typer.Option(help="With --count: how grids are made  [default: backtrack]"),
+    ] = None,
+    backend: Annotated[
+        Backend | None, typer.Option(help="With --count and anneal  [default: auto]")
+    ] = None,
     output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
     stats: Annotated[bool, typer.Option("--stats", help="Counters as JSON on stderr")] = False,
 ) -> None:
@@ -132,12 +166,6 @@ def minimize(
         tries=tries,
     )  # fmt: skip
     raise typer.Exit(guarded(run_minimize, args))
-
-
-def _check_count(count: int | None) -> None:
-
-    if count is not None and count < 1:
-        raise InputError(f"--count {count}: must be at least 1")
 
 
 def grid_text(cells, order: int, name: str) -> str:
@@ -169,14 +197,16 @@ def _emit_stats(enabled: bool, stats: dict) -> None:
 
 def run_generate(args: dict) -> int:
     """Body of `generate` for Sudoku; returns the exit code."""
+    from gpu_anneal import validate
+
     for option in ("size", "unique"):
         if args[option] not in (None, False):
             raise InputError(f"--{option} does not apply to --kind sudoku (shikaku, hashi)")
-    _check_count(args["count"])
+    check_applies(args)
+    validate.seed(args["seed"])
+    args["time_limit"] = validate.time_limit(args["time_limit"]) or None
     if args["max_givens"] is not None and args["max_givens"] < 0:
         raise InputError(f"--max-givens {args['max_givens']}: must be 0 or more")
-    if args["max_givens"] is not None and not args["puzzles"]:
-        raise InputError("--max-givens needs --puzzles")
     if args["puzzles"]:
         if args["from_file"] is not None:
             raise InputError("--from and --puzzles do not go together (use minimize FILE)")
@@ -188,14 +218,17 @@ def _generate_puzzles(args: dict) -> int:
     """Minimal unique puzzles, printed as they are found."""
     from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line
     from gpu_anneal import generation as gen
+    from gpu_anneal import validate
 
     order = gen.check_order(3 if args["order"] is None else args["order"])
+    validate.count(args["count"], order**4)
     gen.check_temperatures(args["ti"], args["tf"], args["step"])
     found, stats = gen.generate_puzzles(
         order, args["count"], args["seed"], args["max_givens"], method=args["method"],
         backend=args["backend"], ti=args["ti"], tf=args["tf"], step=args["step"],
         max_rounds=args["max_rounds"], tries=args["tries"],
         on_puzzle=lambda rec: print(_puzzle_record(rec, order, args["output"]), flush=True),
+        grid_options=_grid_options(args),
     )  # fmt: skip
     _emit_stats(args["stats"], stats)
     if len(found) < args["count"]:
@@ -211,18 +244,22 @@ def _generate_grids(args: dict) -> int:
     """Full grids (completing --from's puzzles when given), printed in order."""
     from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line
     from gpu_anneal import generation as gen
+    from gpu_anneal import validate
     from gpu_anneal.inputs import read_grids
     from gpu_anneal.records import GridRecord
 
     givens, count, order = None, args["count"], args["order"]
     if args["from_file"] is not None:
         rows, order = read_grids(args["from_file"], order, full=False)
+        most = validate.max_grids(order**4) // rows.shape[0]
+        validate.integer("--count", count, 1, max(1, most))  # per puzzle of the file
         givens = np.repeat(rows, count, axis=0)
         count = givens.shape[0]
     order = gen.check_order(3 if order is None else order)
+    validate.count(count, order**4)
     grids, stats = gen.generate_grids(
         order, count, args["method"], args["seed"], args["backend"], givens,
-        time_limit=args["time_limit"], moves=args["moves"], max_restarts=args["max_restarts"],
+        **_grid_options(args),
     )  # fmt: skip
     failed = set(stats["failed"])
     for i in (i for i in range(count) if i not in failed):
@@ -239,6 +276,12 @@ def _generate_grids(args: dict) -> int:
         error_line(f"{len(failed)} of {count} grids not found (index {which}{more})")
         return EXIT_UNSOLVED
     return EXIT_OK
+
+
+def _grid_options(args: dict) -> dict:
+    """generate_grids' keyword options from the command's."""
+    keys = ("time_limit", "moves", "max_restarts")
+    return {key: args[key] for key in keys}
 
 
 def run_minimize(args: dict) -> int:
@@ -271,9 +314,10 @@ def run_minimize(args: dict) -> int:
 def _grids_to_empty(args: dict) -> tuple[np.ndarray, int]:
     """The full grids `minimize` empties: read from FILE, or generated (--count)."""
     from gpu_anneal import generation as gen
+    from gpu_anneal import validate
     from gpu_anneal.inputs import read_grids
 
-    _check_count(args["count"])
+    validate.seed(args["seed"])
     gen.check_temperatures(args["ti"], args["tf"], args["step"])
     order = args["order"]
     if order is not None:
@@ -283,11 +327,19 @@ def _grids_to_empty(args: dict) -> tuple[np.ndarray, int]:
     if args["file"] is None and args["count"] is None:
         raise InputError("give a FILE of full grids ('-' for stdin) or --count N")
     if args["file"] is not None:
+        for name in ("method", "backend"):
+            if args[name] is not None:
+                raise InputError(f"--{name} applies to --count (the grids minimize makes), not "
+                                 "to a FILE of grids")  # fmt: skip
         grids, order = read_grids(args["file"], order, full=True)
         return grids, gen.check_order(order)
     order = gen.check_order(3 if order is None else order)
+    validate.count(args["count"], order**4)
+    method = args["method"] or "backtrack"
+    if args["backend"] is not None and method != "anneal":
+        raise InputError(f"--backend applies to --method anneal, not {method}")
     grids, gstats = gen.generate_grids(
-        order, args["count"], args["method"], args["seed"], args["backend"]
+        order, args["count"], method, args["seed"], args["backend"] or "auto"
     )
     if gstats["failed"]:
         raise InputError(f"{len(gstats['failed'])} grids could not be generated")

@@ -8,7 +8,8 @@ Glossary:
 `render` draws every puzzle of its input, one picture each: a file of one puzzle gives the
 picture named, a file of several gives NAME-I.SUFFIX for the puzzle of index I (0-based, as the
 `index` of solve's records; zero-padded to one width). A faulty puzzle is reported on its own line
-and the others are still drawn.
+and the others are still drawn. A picture name that is the input file (by any name, a numbered
+one included) is refused before anything is drawn.
 
 Exit codes: 0 every puzzle generated or drawn (and solved with --solve), 1 unsolved, 2 bad input
 (one line each, the other puzzles still drawn; or raised as InputError and turned into one line by
@@ -17,20 +18,27 @@ cli.guard).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from cli.output import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, error_line
 from cpu_reference.errors import InputError
 from gpu_anneal import validate
-from gpu_anneal.grid_puzzles import generate_grid_puzzles, render_grid_puzzle
+from gpu_anneal.grid_puzzles import iter_grid_puzzles, render_grid_puzzle
+
+_SIDE = re.compile(r"[0-9]{1,7}")
+OVERWRITES = "the picture would overwrite the puzzles"
 
 
 def parse_size(size: str) -> tuple[int, int]:
-    """(width, height) of 'WxH' or 'N'; InputError otherwise."""
+    """(width, height) of 'WxH' or 'N' (ASCII digits, at most 7 each: larger sides are beyond
+    every generator's cap); InputError otherwise."""
     text = size.lower().strip()
     parts = text.split("x") if "x" in text else [text, text]
-    if len(parts) != 2 or not all(x.isdigit() for x in parts):
-        raise InputError(f"--size {size!r}: expected WxH, e.g. 10x8")
+    if len(parts) != 2 or not all(_SIDE.fullmatch(x) for x in parts):
+        shown = size if len(size) <= 40 else size[:37] + "..."
+        raise InputError(f"--size {shown!r}: expected WxH, e.g. 10x8 (each side at most 7 "
+                         "digits)")  # fmt: skip
     return int(parts[0]), int(parts[1])
 
 
@@ -45,11 +53,13 @@ def cli_generate(
     **params,
 ) -> int:
     """Print `count` game IDs of size `size` (one a line, or GameIdRecord JSON lines with
-    output "jsonl"); returns the exit code."""
+    output "jsonl"), each as soon as it is made; returns the exit code."""
     from gpu_anneal.records import GameIdRecord
 
     width, height = parse_size(size)
-    ids = generate_grid_puzzles(kind, width, height, count, seed, unique, **params)
+    validate.count(count)  # as the API checks them, named by their flags
+    validate.seed(seed)
+    ids = iter_grid_puzzles(kind, width, height, count, seed, unique, **params)
     for index, gid in enumerate(ids):
         if output == "jsonl":
             size_text = f"{width}x{height}"
@@ -82,6 +92,7 @@ def cli_render(
     validate.output_path(output_path, "render: picture")
     if Path(output_path).suffix.lower() not in (".png", ".svg"):
         raise InputError(f"render: picture {output_path} must end in .png or .svg")
+    validate.not_an_input("render: picture", output_path, [input], OVERWRITES)
     items, faults = [], 0
     for item in read(file_names([input]), kind):
         if isinstance(item, InputError):
@@ -93,9 +104,11 @@ def cli_render(
         if faults:
             return EXIT_BAD_INPUT
         raise InputError(f"{input}: no puzzle found")
+    paths = picture_paths(output_path, [item.index for item in items])
+    for path in paths:  # a numbered name may be the input's too (pic-0.png from pic.png)
+        validate.not_an_input("render: picture", path, [input], OVERWRITES)
     results = api.solve(items, kind=kind) if solve else [None] * len(items)
     code = EXIT_OK
-    paths = picture_paths(output_path, [item.index for item in items])
     for item, result, path in zip(items, results, paths, strict=True):
         rows = None
         if result is not None:

@@ -18,20 +18,21 @@ def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 def guarded(fn, *args) -> int:
     """Run a command body; unusable input or backend gives one line and exit code 2."""
-    from cpu_reference.errors import InputError, KernelWarning, ResumeWarning
+    from cpu_reference.errors import InputError
     from gpu_anneal.backends import BackendError
 
     try:
         with warnings.catch_warnings():
             warnings.showwarning = _one_line_warnings(warnings.showwarning)
-            warnings.simplefilter("always", ResumeWarning)
-            warnings.simplefilter("always", KernelWarning)
+            for category in _project_warnings():
+                warnings.simplefilter("always", category)
             return fn(*args)
     except (InputError, BackendError) as exc:
         error_line(str(exc))
         return EXIT_BAD_INPUT
-    except BrokenPipeError:
-        return 0
+    except BrokenPipeError:  # (a stream outside cli.streams' guard)
+        error_line("output: its reader has gone (broken pipe)")
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # a fault of ours: one line, never a traceback
@@ -39,13 +40,21 @@ def guarded(fn, *args) -> int:
         return EXIT_INTERNAL
 
 
+def _project_warnings() -> tuple[type[Warning], ...]:
+    """The project's warnings, each shown every time as one line."""
+    from cpu_reference.errors import KernelWarning, LimitWarning, ResumeWarning
+
+    return (ResumeWarning, KernelWarning, LimitWarning)
+
+
 def _one_line_warnings(show):
     """A warnings.showwarning that prints the project's warnings (a resume record not
-    trusted, a kernel fallback...) as one 'gpu-anneal:' line and hands the others to `show`."""
-    from cpu_reference.errors import KernelWarning, ResumeWarning
+    trusted, a kernel fallback, a time limit one plateau passes...) as one 'gpu-anneal:' line
+    and hands the others to `show`."""
+    ours = _project_warnings()
 
     def showwarning(message, category, filename, lineno, file=None, line=None) -> None:
-        if issubclass(category, (ResumeWarning, KernelWarning)):
+        if issubclass(category, ours):
             error_line(str(message))
         else:
             show(message, category, filename, lineno, file, line)

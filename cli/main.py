@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperGroup
 
-from cli import generate
+from cli import generate, streams
 from cli.guard import guarded
 from cli.options import (
     MOVES_HELP,
@@ -30,8 +30,16 @@ from cli.options import (
     Rules,
     value,
 )
-from cli.output import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, error_line
+from cli.output import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNSOLVED,
+    error_line,
+)
 from cpu_reference.sudoku.presets import technique
+from gpu_anneal import interrupts
 
 
 class OneLineErrors(TyperGroup):
@@ -460,22 +468,30 @@ generate.register(app)
 def run() -> None:
     """Console entry point: the command's exit code, 130 if Ctrl-C was pressed at all.
 
-    A second Ctrl-C, while the first one's results are written or while the process ends,
-    still exits 130, with what was written flushed: from the end of the command on SIGINT is
-    ignored (Python's exit would otherwise put back the default action, which kills the
-    process by the signal). No statement between the handlers below can take a Ctrl-C (none
-    calls a function), so every press lands in a `try`.
+    Until interrupts.install() runs, a Ctrl-C is cli.startup's (one line, exit 130 at once);
+    from it on every press lands in the `try` below or in the loop after it. The standard
+    streams get cli.streams' stand-ins first: stdout lost (closed, full, its reader gone) is
+    one line and exit code 2, stderr lost drops the messages only. A second Ctrl-C, while the
+    first one's results are written or while the process ends, still exits 130, with what was
+    written flushed: from the end of the command on SIGINT is ignored (Python's exit would
+    otherwise put back the default action, which kills the process by the signal).
     """
-    from gpu_anneal import interrupts
-
-    interrupts.install()
     code = EXIT_INTERRUPTED
     try:
+        interrupts.install()
+        streams.guard()
         app()
     except SystemExit as done:
         code = done.code
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
+    except streams.StdoutLost as lost:  # (click's own output: help, a usage line)
+        error_line(str(lost))
+        code = EXIT_BAD_INPUT
+    except Exception as exc:  # beyond every command's guard: still one line, never a traceback
+        error_line(f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
+        code = EXIT_INTERNAL
+    said = False
     while True:
         try:
             interrupts.ignore()
@@ -483,13 +499,16 @@ def run() -> None:
                 code = EXIT_INTERRUPTED
             elif not isinstance(code, int):
                 code = 0 if code is None else EXIT_INTERNAL
-            sys.stdout.flush()
-            sys.stderr.flush()
+            lost = streams.finish()
+            if lost is not None and code in (EXIT_OK, EXIT_UNSOLVED):
+                error_line(lost)
+                code = EXIT_BAD_INPUT
+            if code == EXIT_INTERRUPTED and not said:
+                said = True
+                error_line("interrupted")
             break
         except KeyboardInterrupt:  # a press before SIGINT was ignored
             code = EXIT_INTERRUPTED
-        except (BrokenPipeError, ValueError):  # stdout closed by the reader, or already closed
-            break
     sys.exit(code)
 
 

@@ -3,8 +3,11 @@
 No solving, verification, Dask or resume logic lives here: `api.solve_stream` does all of it.
 Records go to stdout (text or JSON lines) and, with `--out` (or `--resume`), are also appended
 to that file as JSON lines (`--quiet` leaves stdout empty then), flushed one by one so that a
-crash or Ctrl-C loses nothing already finished. The progress line (cli.progress) is on stderr
-only, on a terminal; reading puzzles from a terminal, a hint says how to end the input.
+crash or Ctrl-C loses nothing already finished. When stdout takes no more (closed, full, a pipe
+whose reader has gone: cli.streams) the run stops with one line saying how many results it
+finished and that the --out file holds every one of them, exit code 2. The progress line
+(cli.progress) is on stderr only, on a terminal; reading puzzles from a terminal, a hint says
+how to end the input.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from dataclasses import dataclass, field, replace
 from cli.input_count import count_puzzles
 from cli.output import error_line, write_result
 from cli.progress import RunProgress, messages_above
+from cli.streams import StdoutLost
 from cli.tally import Tally
-from cpu_reference.errors import InputError
+from cpu_reference.errors import InputError, OutputError
 from gpu_anneal import api, datasets, validate
 from gpu_anneal.inputs import file_names
 from gpu_anneal.kinds import kind_of
@@ -98,12 +102,25 @@ def run_solve(req: SolveRequest) -> int:
                 progress.advance(result.solved)
     except KeyboardInterrupt:
         tally.interrupted = True
+    except StdoutLost as lost:
+        _stop(stream)
+        done = tally.solved + tally.unsolved
+        kept = f", every one in {path}" if sink is not None else ""
+        raise OutputError(f"{lost}; the run stopped after {done} result(s){kept}") from None
     finally:
         if sink is not None:
             sink.close()
     if not req.quiet and sys.stderr.isatty():
         error_line(f"{tally.solved} solved, {tally.unsolved} unsolved, {tally.bad_input} bad")
     return tally.exit_code()
+
+
+def _stop(stream) -> None:
+    """End the solving stream early (its workers and pools stop; a Ctrl-C meanwhile is the
+    caller's)."""
+    close = getattr(stream, "close", None)
+    if close is not None:
+        close()
 
 
 def count_in_background(progress: RunProgress, sources, kind: str, fmt: str | None) -> None:

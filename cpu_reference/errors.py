@@ -7,6 +7,8 @@ InputError      any unusable input; the CLI prints its message and exits with co
 ResumeWarning   a resume file's record that is not trusted, or a torn last line: the puzzle
                 is solved again, nothing is lost
 KernelWarning   a CUDA run takes another kernel than the first choice: the message says why
+LimitWarning    a run that will likely pass its time limit (one plateau of all its chains,
+                measured now, takes longer): it runs all the same, the message says by how much
 """
 
 
@@ -34,3 +36,9 @@ class ResumeWarning(UserWarning):
 class KernelWarning(UserWarning):
     """A CUDA run takes another kernel than the first choice (the cooperative kernel does not fit
     the device); the message names why. The chains are the same."""
+
+
+class LimitWarning(UserWarning):
+    """One plateau of all the run's chains, as measured now, takes longer than its time limit:
+    the run goes on (each puzzle runs at least one plateau, then stops at its limit). A rate
+    measured while the machine is busy can be far too low, so it never refuses the run."""

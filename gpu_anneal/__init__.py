@@ -17,6 +17,11 @@ CUDA and compiles nothing.
 
 from __future__ import annotations
 
+import sys as _sys
+
+if _sys.argv[:1] == ["-m"]:  # `python -m gpu_anneal`: the command line's start-up comes first
+    import cli  # noqa: F401  (cli.startup: Ctrl-C and standard streams before the imports below)
+
 __version__ = "0.2.0"
 
 from cpu_reference.errors import InputError, OptionError, OutputError  # noqa: E402

@@ -22,7 +22,9 @@ Full grids, three ways (``generate_grids``):
     backtrack  the exact solver with branch values in random order, restarted with a growing
                node budget.
 Every grid is checked by ``verify_solution`` (against its givens); a grid that fails or was not
-found stays all zeros and is listed in ``stats["failed"]``.
+found stays all zeros and is listed in ``stats["failed"]``. ``time_limit`` holds for every method:
+anneal's per batch (the pool's limit), permute's and backtrack's for the call (their batches run
+in a worker thread that a stop flag ends at the limit, or at Ctrl-C, which is then raised).
 
 Minimal puzzles (``minimize_grids``): the seed's annealing on the set of givens, then a greedy pass
 that removes every given still removable (cpu_reference.sudoku.minimize), on all cores.
@@ -31,7 +33,9 @@ that removes every given still removable (cpu_reference.sudoku.minimize), on all
 from __future__ import annotations
 
 import math
+import threading
 import time
+from collections.abc import Callable
 
 import numba
 import numpy as np
@@ -43,6 +47,7 @@ from cpu_reference.sudoku.exact import tables
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name, geometric
 from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal import validate
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.sudoku_solver import solve_batch
 
@@ -128,7 +133,8 @@ def generate_grids(
     them. Without givens the grids start empty. Grid i depends only on (seed, method,
     first_index + i) for permute and backtrack, and on the chain stream first_index + i for anneal.
     Failed grids are all zeros, their indices in ``stats["failed"]``. Options: ``time_limit``
-    (anneal, seconds per batch), ``batch`` (anneal grids per solve_batch call), ``moves``,
+    (seconds; anneal: per batch; None or 0: none), ``batch`` (anneal grids per solve_batch call),
+    ``moves``,
     ``patience`` and ``max_restarts`` (permute), ``max_nodes`` (backtrack, 0 = no limit),
     ``schedule`` (anneal; default ``grid_schedule`` for empty grids, "sirdey-course" with givens).
     """
@@ -137,10 +143,10 @@ def generate_grids(
         raise InputError(f"method {method!r}: expected one of {', '.join(METHODS)}")
     if givens is not None and np.asarray(givens).ndim == 2:
         count = np.asarray(givens).shape[0] if count is None else count
-    if int(count) < 1:
-        raise InputError(f"count = {count}: must be at least 1")
-    count = int(count)
     lay = layout(order)
+    count = validate.count(count, lay.cells, "count")
+    seed = validate.seed(seed, "seed")
+    time_limit = validate.time_limit(time_limit, "time limit") or None
     rows = _as_givens(givens, order, count)
     if rows.shape[0] == 1 and count > 1:
         rows = np.repeat(rows, count, axis=0)
@@ -150,9 +156,11 @@ def generate_grids(
     if method == "anneal":
         grids, stats = _anneal(rows, order, seed, backend, time_limit, batch, first_index, schedule)
     elif method == "permute":
-        grids, stats = _permute(rows, order, seed, moves, patience, max_restarts, first_index)
+        grids, stats = _permute(
+            rows, order, seed, moves, patience, max_restarts, first_index, time_limit
+        )
     else:
-        grids, stats = _backtrack(rows, order, seed, max_nodes, first_index)
+        grids, stats = _backtrack(rows, order, seed, max_nodes, first_index, time_limit)
     failed = []
     for i in range(count):
         if not grids[i].any() or verify_solution(grids[i], order, rows[i]) is not None:
@@ -204,7 +212,40 @@ def _anneal(rows, order, seed, backend, time_limit, batch, first_index, schedule
     return grids, stats
 
 
-def _permute(rows, order, seed, moves, patience, max_restarts, first_index):
+def until_stopped(work: Callable[..., None], time_limit: float | None) -> bool:
+    """work(stop, rows) in a worker thread, stop a uint8[1] flag that it reads and rows a slice
+    of its batch; the flag is set when time_limit seconds pass (None: never) or on Ctrl-C,
+    which is raised once the work has stopped. work(stop, slice(0, 0)) runs first, here: it
+    compiles, and compilation is not counted in the limit. Returns whether the limit stopped
+    the work (an exception of the work is raised here)."""
+    stop = np.zeros(1, np.uint8)
+    work(stop, slice(0, 0))
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            work(stop, slice(None))
+        except BaseException as exc:  # handed to the caller's thread
+            failure.append(exc)
+
+    worker = threading.Thread(target=target, name="grids", daemon=True)
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.05)
+            if deadline is not None and time.perf_counter() >= deadline:
+                stop[0] = 1
+    except KeyboardInterrupt:
+        stop[0] = 1
+        worker.join()
+        raise
+    if failure:
+        raise failure[0]
+    return bool(stop[0])
+
+
+def _permute(rows, order, seed, moves, patience, max_restarts, first_index, time_limit=None):
     if moves not in PERMUTE_MOVES:
         raise InputError(f"moves {moves!r}: expected one of {', '.join(PERMUTE_MOVES)}")
     lay = layout(order)
@@ -219,10 +260,15 @@ def _permute(rows, order, seed, moves, patience, max_restarts, first_index):
     restarts = np.zeros(count, dtype=np.int64)
     proposals = np.zeros(count, dtype=np.int64)
     seeds = sg.grid_seeds(seed, _PURPOSE_PERMUTE, first_index, count)
-    sg.permute_batch(
-        rows, seeds, units, cell_units, lay.N, PERMUTE_MOVES[moves], int(patience),
-        int(max_restarts), grids, costs, restarts, proposals,
-    )  # fmt: skip
+
+    def work(stop, part):
+        sg.permute_batch(
+            rows[part], seeds[part], units, cell_units, lay.N, PERMUTE_MOVES[moves],
+            int(patience), int(max_restarts), grids[part], costs[part], restarts[part],
+            proposals[part], stop,
+        )  # fmt: skip
+
+    stopped = until_stopped(work, time_limit)
     grids[costs != 0] = 0
     stats = {
         "moves": moves,
@@ -232,11 +278,12 @@ def _permute(rows, order, seed, moves, patience, max_restarts, first_index):
         "restarts_per_grid": round(float(restarts.mean()), 3),
         "restart_budget_spent": int((costs != 0).sum()),
         "proposals": int(proposals.sum()),
+        "time_limit_reached": stopped,
     }
     return grids, stats
 
 
-def _backtrack(rows, order, seed, max_nodes, first_index):
+def _backtrack(rows, order, seed, max_nodes, first_index, time_limit=None):
     lay = layout(order)
     units, cell_units, peer_list = tables(order)
     count = rows.shape[0]
@@ -245,16 +292,22 @@ def _backtrack(rows, order, seed, max_nodes, first_index):
     restarts = np.zeros(count, dtype=np.int64)
     nodes = np.zeros(count, dtype=np.int64)
     seeds = sg.grid_seeds(seed, _PURPOSE_BACKTRACK, first_index, count)
-    sg.backtrack_batch(
-        rows, seeds, units, cell_units, peer_list, lay.N, lay.peer_count, 4 * lay.cells,
-        int(max_nodes), grids, counts, restarts, nodes,
-    )  # fmt: skip
+
+    def work(stop, part):
+        sg.backtrack_batch(
+            rows[part], seeds[part], units, cell_units, peer_list, lay.N, lay.peer_count,
+            4 * lay.cells, int(max_nodes), grids[part], counts[part], restarts[part],
+            nodes[part], stop,
+        )  # fmt: skip
+
+    stopped = until_stopped(work, time_limit)
     grids[counts != 1] = 0
     stats = {
         "no_completion": int((counts == 0).sum()),
-        "node_budget_spent": int((counts < 0).sum()),
+        "node_budget_spent": int((counts == -1).sum()),
         "restarts": int(restarts.sum()),
         "nodes": int(nodes.sum()),
+        "time_limit_reached": stopped,
     }
     return grids, stats
 
@@ -283,6 +336,7 @@ def minimize_grids(
     of fewest givens (restarts, as for solving; the seed ran once: tries = 1).
     """
     order = check_order(order)
+    seed = validate.seed(seed, "seed")
     check_temperatures(ti, tf, step)
     if int(tries) < 1:
         raise InputError(f"tries = {tries}: must be at least 1")
@@ -360,18 +414,19 @@ def generate_puzzles(
     max_rounds: int = 100,
     tries: int = DEFAULT_TRIES,
     on_puzzle=None,
+    grid_options: dict | None = None,
 ) -> tuple[list[dict], dict]:
     """``count`` minimal puzzles with at most ``max_givens`` givens: full grids, then emptying.
 
     Grids are made and emptied in rounds of ``batch`` (default: 4 per thread, at least the number
     still wanted) until ``count`` puzzles qualify or ``max_rounds`` rounds are spent. Returns
     (puzzles as from ``minimize_grids``, stats with grids tried and rounds). ``on_puzzle`` is
-    called with each kept puzzle as soon as its round ends.
+    called with each kept puzzle as soon as its round ends. ``grid_options`` are
+    ``generate_grids``' keyword options for the grids of each round (time_limit, moves...).
     """
     order = check_order(order)
     check_temperatures(ti, tf, step)
-    if int(count) < 1:
-        raise InputError(f"count = {count}: must be at least 1")
+    count = validate.count(count, layout(order).cells, "count")
     if max_givens is not None and int(max_givens) < 0:
         raise InputError(f"max givens = {max_givens}: must be 0 or more")
     if int(max_rounds) < 1:
@@ -382,7 +437,9 @@ def generate_puzzles(
     start = time.perf_counter()
     while len(kept) < count and rounds < max_rounds:
         size = batch or max(4 * numba.get_num_threads(), count - len(kept))
-        grids, gstats = generate_grids(order, size, method, seed, backend, first_index=tried)
+        grids, gstats = generate_grids(
+            order, size, method, seed, backend, first_index=tried, **(grid_options or {})
+        )
         good = np.setdiff1d(np.arange(size), gstats["failed"])
         results = minimize_grids(
             grids[good], order, seed, ti, tf, step, first_index=tried, tries=tries

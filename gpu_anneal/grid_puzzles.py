@@ -17,9 +17,12 @@ Every reported solution is checked by the kind's verifier: `verified` is its ver
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from cpu_reference.errors import InputError
+from gpu_anneal import validate
 from gpu_anneal.kinds import KINDS as ALL_KINDS
 from gpu_anneal.kinds.grid import GRID_BACKENDS, GRID_METHODS, GridKind, check, cuda_available
 
@@ -31,6 +34,7 @@ __all__ = [
     "cuda_available",
     "game_id",
     "generate_grid_puzzles",
+    "iter_grid_puzzles",
     "parse_grid_puzzle",
     "render_grid_puzzle",
     "solve_grid_puzzle",
@@ -77,21 +81,30 @@ def generate_grid_puzzles(
 
     shikaku params: depth, merge_iters, merge_prob, max_area; hashi params: n, maxb, edge_prob.
     """
+    return list(iter_grid_puzzles(kind, width, height, count, seed, unique, **params))
+
+
+def iter_grid_puzzles(
+    kind: str, width: int, height: int, count: int, seed: int = 0, unique: bool = False, **params
+) -> Iterator[str]:
+    """generate_grid_puzzles' game IDs one at a time, each as soon as it is made. OptionError
+    for a count outside 1..validate.MAX_COUNT, a seed outside 0..2**64 - 1, or a size the
+    kind's generator does not make (its cap named), before the first."""
     spec = grid_kind(kind)
-    if count < 0:
-        raise InputError(f"count: {count} is negative")
+    count = validate.count(count, None, "count")
+    seed = validate.seed(seed, "seed")
     rng = np.random.default_rng(seed)
-    out: list[str] = []
+    made = 0
     attempts = 0
-    while len(out) < count:
+    while made < count:
         attempts += 1
         if attempts > 200 * max(1, count):
-            raise InputError(f"unique: found {len(out)} of {count} unique instances, giving up")
+            raise InputError(f"unique: found {made} of {count} unique instances, giving up")
         p, _ = spec.generate(height, width, rng, **params)
         if unique and spec.is_unique(p) is not True:
             continue
-        out.append(spec.game_id(p))
-    return out
+        made += 1
+        yield spec.game_id(p)
 
 
 def render_grid_puzzle(kind: str, puzzle, path, solution=None) -> None:

@@ -216,8 +216,8 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
     )  # fmt: skip
     params = replace(sudoku_params(s, order, schedule.t0), backend_choice=choice.reason)
 
-    def warm():
-        for _ in solve_stream([], order, **dict(settings, chains=1)):
+    def warm():  # compiles only: no puzzle, no limit to measure against
+        for _ in solve_stream([], order, **dict(settings, chains=1, time_limit=None)):
             pass
 
     dask = s.on_dask

@@ -11,7 +11,8 @@ reports them, and loads the next puzzles of the stream into the freed slots, so 
 stays busy while easy puzzles leave and new ones enter. On CUDA the next slice runs while the
 host verifies and refills. A slice lasts about `slice_seconds`, and never more than half the
 time the closest puzzle has left: its length in plateaus comes from the measured rate
-(Slicer; on the CPU calibrated before the first slice, whose one plateau must fit the limit),
+(Slicer; on the CPU calibrated before the first slice: one plateau longer than the limit is
+a warning, the run goes on),
 and a puzzle with less time left than one more round is stopped.
 
 Chain i of the q-th puzzle of a run draws RNG stream first_chain + q * cpp + i whatever the slot,
@@ -41,6 +42,7 @@ import itertools
 import math
 import threading
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -49,7 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from cpu_reference.errors import InputError
+from cpu_reference.errors import InputError, LimitWarning
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import (
     SudokuBatch,
@@ -349,8 +351,10 @@ def calibrate(slicer: Slicer, batch: SudokuBatch, time_limit: float | None) -> N
     """Give the slicer a CPU rate before the first slice: one plateau of a throwaway batch of
     at most CALIBRATION_CHAINS chains on the first slot's puzzle (a trial start included).
 
-    InputError when one plateau of every chain would take longer than the time limit: no
-    slice could keep it."""
+    LimitWarning when one plateau of every chain would take longer than the time limit (no
+    slice could keep it): the run goes on, each puzzle stopping at its limit after its first
+    plateau. A rate measured while the machine is busy can be far too low; it never refuses a
+    run."""
     chains = min(batch.chains, CALIBRATION_CHAINS)
     trial = make_batch(
         batch.given_vals[:1], batch.order, batch.schedule, chains, 0, move=batch.move
@@ -361,10 +365,13 @@ def calibrate(slicer: Slicer, batch: SudokuBatch, time_limit: float | None) -> N
     slicer.measure(int(trial.ctr[:, rules.C_PROPOSALS].sum()), seconds, chains, seconds)
     one = slicer.predict(1, batch.chains)
     if time_limit is not None and one is not None and one > time_limit:
-        raise InputError(
+        warnings.warn(
             f"chains = {batch.cpp:,} a puzzle: one plateau of all {batch.chains:,} chains takes "
-            f"about {one:.1f} s on this CPU now, more than the time limit of {time_limit:g} s; "
-            "use fewer chains or a longer limit"
+            f"about {one:.3g} s on this CPU now, more than the time limit of {time_limit:.3g} s; "
+            "running anyway (each puzzle stops at its limit after one plateau); fewer chains or "
+            "a longer limit would keep it",
+            LimitWarning,
+            stacklevel=2,
         )
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from cpu_reference.errors import OptionError, OutputError
 from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
-from cpu_reference.sudoku.schedules import Range, parse_overrides
+from cpu_reference.sudoku.schedules import MIN_TEMPERATURE, Range, parse_overrides
 
 SEED_LIMIT = 2**64  # seeds are 0 <= seed < 2**64 (the RNG's 64-bit seed, never wrapped)
 MAX_TRIALS = 2**62  # trials per puzzle; the counters are int64
@@ -31,13 +31,15 @@ MAX_TOTAL_CHAINS = 2**31 - 1  # chains held at once: int32 chain indices on the 
 MAX_BATCH = 1_000_000  # puzzles annealed at once
 MAX_WORKERS = 1024  # workers of a local Dask cluster
 MAX_SECONDS = 1e9  # about 31 years: any longer time is a typo
+MIN_SECONDS = 1e-3  # the shortest time limit: less than one plateau of anything
 MAX_TEMPERATURE = 1e9
 MAX_SLICE_SECONDS = 3600.0
+MAX_COUNT = 10**9  # grids or puzzles one generation run makes
 MEMORY_SHARE = 0.5  # chains may take at most this share of the memory available now
 # What each key of a Shikaku / Hashi schedule string may be ("geometric:t0=2,plateau=50").
 GRID_SCHEDULE_RANGES = {
-    "t0": Range(0.0, 1e9, lo_open=True),
-    "t_final": Range(0.0, 1e9, lo_open=True),
+    "t0": Range(MIN_TEMPERATURE, MAX_TEMPERATURE),
+    "t_final": Range(MIN_TEMPERATURE, MAX_TEMPERATURE),
     "n_plateaus": Range(1, 10**9, integer=True),
     "plateau": Range(1, 10**7, integer=True),
 }
@@ -86,10 +88,15 @@ def seed(value, option: str = "--seed") -> int | None:
 
 
 def time_limit(value, option: str = "--time-limit") -> float | None:
-    """Seconds, finite and >= 0 (0 means no limit where the API says so); None stays None."""
+    """Seconds: 0 (no limit where the API says so) or a finite number in [MIN_SECONDS, 1e9];
+    None stays None."""
     if value is None:
         return None
-    return number(option, value, 0.0, MAX_SECONDS)
+    seconds = number(option, value, 0.0, MAX_SECONDS)
+    if 0.0 < seconds < MIN_SECONDS:
+        raise OptionError(f"{option} {_show(value)}: must be 0 (no limit) or a number of seconds "
+                          f"in [{MIN_SECONDS:g}, {MAX_SECONDS:g}]")  # fmt: skip
+    return seconds
 
 
 def seconds(option: str, value) -> float:
@@ -124,10 +131,11 @@ def slice_seconds(value) -> float:
 
 
 def t0(value, option: str = "--t0") -> float | None:
-    """A start temperature: finite, > 0, at most 1e9; None stays None."""
+    """A start temperature in [1e-6, 1e9] (MIN_TEMPERATURE: its inverse must fit the chains'
+    fixed-point beta); None stays None."""
     if value is None:
         return None
-    return number(option, value, 0.0, MAX_TEMPERATURE, lo_open=True)
+    return number(option, value, MIN_TEMPERATURE, MAX_TEMPERATURE)
 
 
 def order(value, lo: int = MIN_ORDER, hi: int = MAX_ORDER, option: str = "--order") -> int | None:
@@ -152,7 +160,8 @@ def schedule_text(text, option: str = "--schedule") -> str | None:
 
 def grid_schedule(text: str | None, t0: float | None = None) -> dict:
     """Keyword settings of the Shikaku and Hashi annealers from 'geometric[:key=value,...]' and
-    t0, every value inside its GRID_SCHEDULE_RANGES entry (OptionError otherwise)."""
+    t0, every value inside its GRID_SCHEDULE_RANGES entry and t_final below t0 when both are
+    set (OptionError otherwise; the kind's defaults are checked when a run merges them)."""
     out: dict = {}
     if schedule_text(text) is not None:
         name, _, rest = text.partition(":")
@@ -161,7 +170,29 @@ def grid_schedule(text: str | None, t0: float | None = None) -> dict:
         out = parse_overrides(text, rest, GRID_SCHEDULE_RANGES)
     if t0 is not None:
         out["t0"] = t0
+    if "t0" in out and "t_final" in out and out["t_final"] >= out["t0"]:
+        raise OptionError(f"schedule {text!r}: t_final = {out['t_final']:g} must be below t0 = "
+                          f"{out['t0']:g} (the temperature falls from t0 to t_final)")  # fmt: skip
     return out
+
+
+def grid_bytes(cells: int) -> int:
+    """Host bytes one generated grid needs: its givens, the grid, and copies made on the way
+    (verification, output), with per-grid counters."""
+    return 4 * cells + 64
+
+
+def max_grids(cells: int, memory: int | None = None) -> int:
+    """Most grids of `cells` cells one generation run may make: all held at once in half of
+    the available memory, and at most MAX_COUNT."""
+    memory = available_memory() if memory is None else memory
+    return max(1, min(MAX_COUNT, int(memory * MEMORY_SHARE) // grid_bytes(cells)))
+
+
+def count(value, cells: int | None = None, option: str = "--count") -> int:
+    """How many grids or puzzles a run makes: 1..max_grids(cells), or 1..MAX_COUNT when they
+    are made one at a time (cells None)."""
+    return integer(option, value, 1, MAX_COUNT if cells is None else max_grids(cells))
 
 
 def chain_bytes(cells: int) -> int:
@@ -262,10 +293,13 @@ def input_file(path, option: str) -> str:
     return text
 
 
-def not_an_input(option: str, path, sources) -> None:
-    """OptionError when `path` (an --out or --resume file) is one of the input files, by any
-    name (./x, a link, a hard link: os.path.samefile), or is the file stdin reads when "-" is
-    among the sources: results appended to it would spoil the puzzles. None checks nothing."""
+def not_an_input(
+    option: str, path, sources, effect: str = "results would be appended to the puzzles"
+) -> None:
+    """OptionError when `path` (an --out or --resume file, a picture) is one of the input
+    files, by any name (./x, a link, a hard link: os.path.samefile), or is the file stdin reads
+    when "-" is among the sources: writing it would spoil the puzzles (`effect` says how).
+    None checks nothing."""
     if path is None or not isinstance(path, (str, os.PathLike)):
         return
     try:
@@ -287,8 +321,8 @@ def not_an_input(option: str, path, sources) -> None:
             continue
         if same:
             shown = "stdin" if name == "-" else name
-            raise OptionError(f"{option} {os.fspath(path)}: is the input file {shown}; results "
-                              "would be appended to the puzzles; name another file")  # fmt: skip
+            raise OptionError(f"{option} {os.fspath(path)}: is the input file {shown}; "
+                              f"{effect}; name another file")  # fmt: skip
 
 
 SIDES = tuple(n * n for n in range(MIN_ORDER, MAX_ORDER + 1))  # 4, 9, 16, 25, 36

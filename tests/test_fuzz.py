@@ -11,9 +11,9 @@ Inputs generated per run (max_examples): Sudoku lines among garbage bytes 500, w
 inputs 300, control characters inside Sudoku lines 300 and inside Shikaku and Hashi text grids
 200 + 200, every format mixed in one file 300, numbers of thousands of digits 200, file objects
 150, Shikaku and Hashi game IDs 300 + 300, schedule strings 400, option values 300, API arrays
-150, array and list shapes 200, resume records 300, tdoku claims 150, command lines 60: 4,310
-in all. Solving is kept tiny (4x4 Sudoku, the exact method or a few trials; Shikaku and Hashi
-are only parsed).
+150, array and list shapes 200, resume records 300, tdoku claims 150, command lines 60, closed
+and full standard streams over commands 12 (each a process of its own): 4,322 in all. Solving is
+kept tiny (4x4 Sudoku, the exact method or a few trials; Shikaku and Hashi are only parsed).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ import io
 import json
 import math
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -621,3 +623,64 @@ def test_command_line_exit_codes_and_answers(tmp_path_factory, lines, chosen, da
         if r["solved"]:
             grid = np.array(r["solution_rows"], np.uint8).ravel()
             assert verify_solution(grid, r["order"], parse_line(r["puzzle"])) is None
+
+
+# ---- standard streams that close or fill ---------------------------------------------------
+
+# command -> (its arguments, the exit code with every stream open, whether it reads stdin)
+STREAM_COMMANDS = {
+    "solve": ("solve {p} --method exact --output jsonl --out {o}", 0, False),
+    "solve -": ("solve - --method exact < {p}", 0, True),
+    "check": ("check {p}", 1, False),  # the two puzzles have more than one solution
+    "generate": ("generate --order 2 --count 3 --method backtrack", 0, False),
+    "generate shikaku": ("generate --kind shikaku --size 4x4 --count 3 --output jsonl", 0, False),
+}
+STDOUT_FAULTS = {"stdout closed": ">&-", "stdout full": "> /dev/full",
+                 "stdout reader gone": "| head -c 1 > /dev/null"}  # fmt: skip
+OTHER_FAULTS = {"stderr closed": "2>&-", "stderr full": "2> /dev/full", "stdin closed": "<&-"}
+stream_faults = st.one_of(  # (stdout's fault or None, the others): at least one fault
+    st.tuples(st.sampled_from(sorted(STDOUT_FAULTS)),
+              st.sets(st.sampled_from(sorted(OTHER_FAULTS)), max_size=2)),
+    st.tuples(st.none(), st.sets(st.sampled_from(sorted(OTHER_FAULTS)), min_size=1, max_size=2)),
+)  # fmt: skip
+
+
+@settings(max_examples=12, **FUZZ)
+@given(st.sampled_from(sorted(STREAM_COMMANDS)), stream_faults)
+def test_closed_and_full_streams_end_with_one_line_and_lose_nothing(tmp_path_factory, command,
+                                                                    faults):  # fmt: skip
+    """A command with stdout closed, full or read by a reader that leaves at once, and stderr or
+    stdin closed or full: exit 0, 1 or 2 (never 3, never death by a signal); exit 2 when stdout
+    took no result, or when the command reads a closed stdin; otherwise the exit code of a run
+    with every stream open. stderr, where it is left, holds 'gpu-anneal:' lines only; --out
+    holds only verified results, each once, all of them when the run ended well."""
+    tmp = tmp_path_factory.mktemp("streams")
+    path, out = tmp / "p.txt", tmp / "r.jsonl"
+    path.write_text("1...........4...\n..3.4.........2.\n")
+    args, usual, reads_stdin = STREAM_COMMANDS[command]
+    stdout_fault, others = faults
+    program = " ".join(f"'{part}'" for part in (sys.executable, "-m", "cli.main"))
+    redirects = " ".join(OTHER_FAULTS[name] for name in sorted(others))
+    tail = STDOUT_FAULTS[stdout_fault] if stdout_fault else ""
+    line = f"{program} {args.format(p=path, o=out)} {redirects} {tail}; exit ${{PIPESTATUS[0]}}"
+    run = subprocess.run(["bash", "-c", line], cwd=tmp, capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
+    event(f"{command}: exit code {run.returncode}")
+    assert run.returncode in (0, 1, 2), (line, run.returncode, run.stderr[-2000:])
+    for text in (run.stdout, run.stderr):
+        assert "Traceback" not in text and "internal error" not in text, (line, text[-2000:])
+    assert all(x.startswith("gpu-anneal: ") for x in run.stderr.splitlines() if x.strip()), line
+    if reads_stdin and "stdin closed" in others or stdout_fault in ("stdout closed", "stdout full"):
+        assert run.returncode == 2, (line, run.stderr)
+    elif stdout_fault is None:
+        assert run.returncode == usual, (line, run.stderr)
+    else:  # the reader left: all of it fit in the pipe first, or the run stopped there
+        assert run.returncode in (usual, 2), (line, run.stderr)
+    if out.exists():
+        records = [json.loads(x) for x in out.read_text().splitlines()]
+        assert len({r["index"] for r in records}) == len(records)
+        for r in records:
+            grid = np.array(r["solution_rows"], np.uint8).ravel()
+            assert r["solved"] and verify_solution(grid, 2, parse_line(r["puzzle"])) is None
+        if run.returncode == usual:
+            assert len(records) == 2, line

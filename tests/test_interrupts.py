@@ -203,6 +203,7 @@ def test_ctrl_c_after_a_bad_line_exits_130(tmp_path):
     stderr = proc.stderr.read()
     assert "line 2" in stderr  # the bad line was reported
     assert proc.returncode == EXIT_INTERRUPTED, stderr[-2000:]
+    assert stderr.splitlines()[-1] == "gpu-anneal: interrupted"  # one line says why it ended
 
 
 def test_a_puzzle_solved_when_ctrl_c_lands_is_reported_solved_without_an_error(monkeypatch):

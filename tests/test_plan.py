@@ -7,13 +7,14 @@ shape comes from gpu_anneal.kernels.sudoku (numba-cuda imported, nothing compile
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 from simulate import run_simulated
 
-from cpu_reference.errors import InputError
+from cpu_reference.errors import InputError, LimitWarning
 from cpu_reference.sudoku.formats import read_puzzles
 from gpu_anneal import plan
 from gpu_anneal.backend_choice import describe_plans
@@ -188,23 +189,34 @@ def test_pool_kernels_equal_their_host_twins():
         assert all(fields.values()), (case, fields)
 
 
-def test_a_limit_that_not_one_plateau_fits_is_refused_before_the_run():
-    """200,000 chains and 0.02 s: one plateau (16.2 M proposals) would need 810 M proposals/s."""
+def test_a_limit_that_not_one_plateau_fits_is_a_warning_and_the_run_keeps_its_limit():
+    """20,000 chains and 1 ms: one plateau (1.6 M proposals) would need 1.6 G proposals/s. A rate
+    measured while the machine is busy can be far too low, so the run is never refused: a
+    LimitWarning says how long one plateau takes, the puzzle runs its first slice and stops at
+    its limit, unsolved, every proposal of that slice counted."""
     puzzle = read_puzzles(DATA / "top95_head.txt")[0].cells
-    with pytest.raises(InputError, match=r"one plateau of all 200,000 chains takes about"):
-        solve_one(puzzle, 3, chains=200_000, seed=3, time_limit=0.02, backend="cpu")
+    with pytest.warns(
+        LimitWarning,
+        match=r"one plateau of all 20,000 chains takes about .* "
+        r"the time limit of 0\.001 s; running anyway",
+    ):
+        result = solve_one(puzzle, 3, chains=20_000, seed=3, time_limit=0.001, backend="cpu")
+    assert not result.solved and result.error is None
+    assert result.proposals >= 20_000 * 81  # the one plateau ran on every chain
 
 
 @pytest.mark.slow
 def test_a_million_chains_keep_a_5_second_limit():
     """The issue's case: --chains 1000000 and a 5 s limit (one slice used to take 21 s). Either
     the limit holds, or, where one plateau of every chain takes longer than 5 s on this CPU at
-    the time, the run is refused before it starts; never a silent overrun."""
+    the time, a LimitWarning says so and the run stops after that plateau; never a silent
+    overrun."""
     puzzle = read_puzzles(DATA / "top95_head.txt")[0].cells
-    try:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LimitWarning)
         result = solve_one(puzzle, 3, chains=10**6, seed=3, time_limit=5.0, backend="cpu")
-    except InputError as exc:
-        assert "longer limit" in str(exc)
+    if any(issubclass(w.category, LimitWarning) for w in caught):
+        assert not result.solved
         return
     assert result.seconds <= 5.0 + 0.5
     assert np.count_nonzero(result.best) == 81

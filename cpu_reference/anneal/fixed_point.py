@@ -69,7 +69,8 @@ def beta_fixed(beta: float) -> int:
     """beta as Q23.40 (rounded), for the host to hand to the chains."""
     if not (math.isfinite(beta) and beta >= 0):
         raise ValueError(f"beta = {beta}: must be finite and non-negative")
-    return min(BETA_MAX, round(beta * (1 << BETA_BITS)))
+    scaled = beta * (1 << BETA_BITS)
+    return BETA_MAX if scaled >= BETA_MAX else round(scaled)
 
 
 def growth_fixed(step: float) -> int:

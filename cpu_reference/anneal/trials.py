@@ -29,12 +29,17 @@ import numpy as np
 
 from cpu_reference.anneal.contract import TrialRunner
 from cpu_reference.anneal.rng import init_states
+from cpu_reference.errors import OptionError
 
 
 def schedule(defaults: dict, **given) -> tuple[int, int, float, float]:
-    """(plateau, n_plateaus, beta0, growth) from the defaults and the settings given (not None)."""
+    """(plateau, n_plateaus, beta0, growth) from the defaults and the settings given (not None);
+    OptionError when the merged t_final is not below t0 (the temperature would rise)."""
     sched = dict(defaults)
     sched.update({key: val for key, val in given.items() if val is not None})
+    if not sched["t_final"] < sched["t0"]:
+        raise OptionError(f"t_final = {sched['t_final']:g} must be below t0 = {sched['t0']:g} "
+                          "(the temperature falls from t0 to t_final)")  # fmt: skip
     npl = int(sched["n_plateaus"])
     beta0 = 1.0 / sched["t0"]
     growth = math.log(sched["t0"] / sched["t_final"]) / max(1, npl - 1)

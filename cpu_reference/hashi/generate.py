@@ -10,15 +10,21 @@ Steps: draw n island cells, no two side by side; take every pair; put a new isla
 crossing cell (when that cell touches an island side by side, one of the two pairs is dropped
 at random instead); give each remaining pair 1..maxb bridges at random (`edge_prob` < 1 leaves
 some pairs empty); island values are the bridge counts; islands outside the largest connected
-group are removed. The drawn bridges are one solution.
+group are removed. The drawn bridges are one solution. A draw whose largest group is one island
+is drawn again, at most MAX_DRAWS times. Grids are at most MAX_CELLS cells: the crossing pass
+redraws every pair after each crossing, and its time grows with about the fifth power of the side
+(a 50x50 grid takes seconds, 100x100 minutes).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from cpu_reference.errors import InputError
+from cpu_reference.errors import InputError, OptionError
 from cpu_reference.hashi.puzzle import Hashi
+
+MAX_CELLS = 2_500  # 50x50
+MAX_DRAWS = 100  # draws of one instance before the generator gives up
 
 
 def _pairs(occ, dropped):
@@ -54,11 +60,34 @@ def generate(
     maxb: int = 2,
     edge_prob: float = 1.0,
 ) -> tuple[Hashi, list]:
-    """One instance and its drawn solution (bridges [r1, c1, r2, c2, count])."""
-    if height < 2 or width < 2:
-        raise InputError(f"size: {width}x{height} must be at least 2x2")
+    """One instance and its drawn solution (bridges [r1, c1, r2, c2, count]); OptionError for a
+    size outside 2x2..MAX_CELLS cells or one where no two islands can face each other (every
+    row and column shorter than 3 cells)."""
+    check_size(width, height)
     if n is None:
         n = max(2, (height * width) // 6)
+    for _ in range(MAX_DRAWS):
+        drawn = _draw(height, width, rng, n, maxb, edge_prob)
+        if drawn is not None:
+            return drawn
+    raise InputError(f"size {width}x{height}: no instance with two connected islands in "
+                     f"{MAX_DRAWS} draws; try a larger size")  # fmt: skip
+
+
+def check_size(width: int, height: int) -> None:
+    """OptionError unless a width x height grid can hold a Hashi this generator makes."""
+    if height < 2 or width < 2:
+        raise OptionError(f"size {width}x{height}: must be at least 2x2")
+    if max(width, height) < 3:
+        raise OptionError(f"size {width}x{height}: no two islands can face each other (a row "
+                          "or column of 3 cells or more is needed)")  # fmt: skip
+    if width * height > MAX_CELLS:
+        raise OptionError(f"size {width}x{height}: {width * height:,} cells; the Hashi "
+                          f"generator makes at most {MAX_CELLS:,} (50x50)")  # fmt: skip
+
+
+def _draw(height, width, rng, n, maxb, edge_prob) -> tuple[Hashi, list] | None:
+    """One draw of the steps above; None when its largest group is a single island."""
     occ = np.zeros((height, width), dtype=bool)
     cells = rng.permutation(height * width)
     placed = 0
@@ -122,5 +151,5 @@ def generate(
         grid[r1, c1] += m
         grid[r2, c2] += m
     if len(keep) == 1:
-        return generate(height, width, rng, n, maxb, edge_prob)
+        return None
     return Hashi(height, width, grid, maxb, True), bridges

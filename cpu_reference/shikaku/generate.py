@@ -9,6 +9,8 @@ Glossary:
 
 A cut splits a rectangle across its rows with probability height / (height + width), else
 across its columns, at a uniform position; one clue per final rectangle, at a uniform cell.
+Grids are at most MAX_CELLS cells: the merge pass compares pairs of rectangles, and a 200x200
+grid already takes seconds.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import math
 
 import numpy as np
 
-from cpu_reference.errors import InputError
+from cpu_reference.errors import OptionError
 from cpu_reference.shikaku.puzzle import Shikaku
+
+MAX_CELLS = 10_000  # 100x100
 
 
 def default_depth(height: int, width: int) -> int:
@@ -64,10 +68,10 @@ def generate(
 ) -> tuple[Shikaku, list]:
     """One instance and the rectangles it was built from (a solution).
 
-    `max_area` (optional) refuses merges above that area.
+    `max_area` (optional) refuses merges above that area. OptionError for a size outside
+    1x1..MAX_CELLS cells.
     """
-    if height < 1 or width < 1:
-        raise InputError(f"size: {width}x{height} must be at least 1x1")
+    check_size(width, height)
     if depth is None:
         depth = default_depth(height, width)
     rects: list = []
@@ -98,6 +102,15 @@ def generate(
     p = Shikaku(height, width, grid)
     order = sorted(range(len(rects)), key=lambda i: _clue_cell(grid, rects[i]))
     return p, [list(rects[i]) for i in order]
+
+
+def check_size(width: int, height: int) -> None:
+    """OptionError unless a width x height grid is one this generator makes."""
+    if height < 1 or width < 1:
+        raise OptionError(f"size {width}x{height}: must be at least 1x1")
+    if width * height > MAX_CELLS:
+        raise OptionError(f"size {width}x{height}: {width * height:,} cells; the Shikaku "
+                          f"generator makes at most {MAX_CELLS:,} (100x100)")  # fmt: skip
 
 
 def _clue_cell(grid, rect):

@@ -28,6 +28,8 @@ branch values in random order, limit one solution, restarted with a growing node
 bad early branch on a big grid does not run forever.
 
 Every grid is worked on by its own seed, so results do not depend on the number of threads.
+Both batches take ``stop`` (uint8[1]): another thread sets ``stop[0]`` (a time limit, Ctrl-C)
+and the grids not finished then are given up, the others kept.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from cpu_reference.sudoku.exact import search, workspace
 
 MOVES_ANY = 0
 MOVES_ROW = 1
+STOP_EVERY = 1024  # proposals between two reads of the stop flag
 
 
 def grid_seeds(seed: int, purpose: int, first: int, count: int) -> np.ndarray:
@@ -111,11 +114,12 @@ def _counts(grid, units, cnt, N):
 
 
 @nb.njit(cache=True)
-def permute_one(givens, units, cell_units, N, moves, patience, max_restarts, grid):
+def permute_one(givens, units, cell_units, N, moves, patience, max_restarts, grid, stop):
     """Random swaps kept when the surplus drops, restarting when stuck; fills ``grid``.
 
     Returns (surplus left, restarts, proposals): surplus 0 means ``grid`` is a valid full grid;
-    otherwise ``max_restarts`` restarts were spent (the last grid is left in ``grid``).
+    otherwise ``max_restarts`` restarts were spent, or ``stop[0]`` was set (read every
+    STOP_EVERY proposals and at each restart; the last grid is left in ``grid``).
     Uses numba's np.random stream, which the caller seeds.
     """
     cells = N * N
@@ -139,6 +143,8 @@ def permute_one(givens, units, cell_units, N, moves, patience, max_restarts, gri
         while cost > 0 and idle < patience and nfree >= 2:
             proposals += 1
             idle += 1
+            if proposals % STOP_EVERY == 0 and stop[0] != 0:
+                return cost, restarts, proposals
             if moves == MOVES_ROW:
                 r = np.random.randint(0, N)
                 lo = row_start[r]
@@ -184,21 +190,26 @@ def permute_one(givens, units, cell_units, N, moves, patience, max_restarts, gri
                 idle = 0
         if cost == 0:
             return 0, restarts, proposals
-        if restarts >= max_restarts:
+        if restarts >= max_restarts or stop[0] != 0:
             return cost, restarts, proposals
         restarts += 1
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True, parallel=True, nogil=True)
 def permute_batch(
     givens, seeds, units, cell_units, N, moves, patience, max_restarts, grids, costs, restarts,
-    proposals,
+    proposals, stop,
 ):  # fmt: skip
-    """``permute_one`` for every row of ``givens`` (uint8[G, cells]) on all threads."""
+    """``permute_one`` for every row of ``givens`` (uint8[G, cells]) on all threads; a grid
+    not started when ``stop[0]`` is set is left unfilled (cost -1). Releases the GIL, so that
+    another thread can set ``stop``."""
     for i in nb.prange(givens.shape[0]):
+        if stop[0] != 0:
+            costs[i] = -1
+            continue
         np.random.seed(seeds[i])
         cost, rs, props = permute_one(
-            givens[i], units, cell_units, N, moves, patience, max_restarts, grids[i]
+            givens[i], units, cell_units, N, moves, patience, max_restarts, grids[i], stop
         )
         costs[i] = cost
         restarts[i] = rs
@@ -218,16 +229,20 @@ def search_with(
 
 
 @nb.njit(cache=True)
-def backtrack_one(givens, seed, units, cell_units, peer_list, N, P, base_nodes, max_nodes, grid):
+def backtrack_one(
+    givens, seed, units, cell_units, peer_list, N, P, base_nodes, max_nodes, grid, stop
+):  # fmt: skip
     """One random completion of ``givens`` by restarted randomised search; fills ``grid``.
 
     Returns (count, restarts, nodes): count 1 found, 0 no completion exists, -1 ``max_nodes``
-    (> 0) spent first.
+    (> 0) spent first, -2 ``stop[0]`` set (read at each restart).
     """
     ws = workspace(N)
     total = 0
     r = 0
     while True:
+        if stop[0] != 0:
+            return -2, r, total
         cap = base_nodes * (1 + r // 4)
         if max_nodes > 0:
             cap = min(cap, max_nodes - total)
@@ -241,16 +256,17 @@ def backtrack_one(givens, seed, units, cell_units, peer_list, N, P, base_nodes, 
         r += 1
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True, parallel=True, nogil=True)
 def backtrack_batch(
     givens, seeds, units, cell_units, peer_list, N, P, base_nodes, max_nodes, grids, counts,
-    restarts, nodes,
+    restarts, nodes, stop,
 ):  # fmt: skip
-    """``backtrack_one`` for every row of ``givens`` on all threads."""
+    """``backtrack_one`` for every row of ``givens`` on all threads (``stop`` as there);
+    releases the GIL."""
     for i in nb.prange(givens.shape[0]):
         count, rs, nd = backtrack_one(
             givens[i], seeds[i], units, cell_units, peer_list, N, P, base_nodes, max_nodes,
-            grids[i],
+            grids[i], stop,
         )  # fmt: skip
         counts[i] = count
         restarts[i] = rs

@@ -208,6 +208,10 @@ class Range:
         return above and below
 
 
+# The lowest temperature a schedule may name (t0, t_final): its beta = 1 / T held in Q23.40
+# stays below cpu_reference.anneal.fixed_point.BETA_MAX (any T >= 4.8e-7 does). Every uphill move
+# is refused from T = 1/23 down (exp(-23) * 2**32 < 1), so a lower start would add nothing.
+MIN_TEMPERATURE = 1e-6
 MAX_PLATEAUS = 10**11  # plateaus per trial; with plateau <= 10**7 every counter fits in int64
 # What each key of a schedule string may be (every key finite: nan, inf and 1e30 are refused).
 RANGES = {
@@ -216,10 +220,10 @@ RANGES = {
     "alpha": Range(0.0, 1.0, lo_open=True, hi_open=True),
     "plateau": Range(1, 10**7, integer=True),
     "stall": Range(0, 10**9, integer=True),
-    "t0": Range(0.0, 1e9, lo_open=True),
+    "t0": Range(MIN_TEMPERATURE, 1e9),
     "max_plateaus": Range(1, MAX_PLATEAUS, integer=True),
     "ratio": Range(0.0, 1.0, lo_open=True, hi_open=True),
-    "t_final": Range(0.0, 1e9, lo_open=True),
+    "t_final": Range(MIN_TEMPERATURE, 1e9),
     "reheat": Range(0.0, 1e9),
     "reheats": Range(0, 10**9, integer=True),
 }

@@ -1,0 +1,130 @@
+"""The first milliseconds of the gpu-anneal command, before numpy, numba or typer is imported.
+
+`begin()` runs from cli/__init__.py when this process is the command (`is_command`: the console
+script `gpu-anneal`, `python -m gpu_anneal` or `python -m cli.main`), never when the package is
+imported as a library. It imports nothing beyond the standard library's os, signal and sys, and:
+
+- makes Ctrl-C before the command runs (while Python imports the rest, about a second) print
+  one line and exit 130 at once: nothing is done yet, so nothing is lost. cli.main.run then
+  installs the command's own handler (gpu_anneal.interrupts), which reports what was read;
+- puts /dev/null on a standard stream the shell closed (`<&-`, `>&-`, `2>&-`), so that no file
+  opened later (--out's, a picture) takes its number and receives what was meant for that
+  stream; `closed` names those streams (cli.streams puts stand-ins in sys.stdin, sys.stdout,
+  sys.stderr for them);
+- refuses a NUMBA_NUM_THREADS that numba cannot run (not a whole number in 1..max_threads())
+  with one line and exit 2, before numba reads it (numba raises at import on 0, and a huge
+  count crashes the process at the first parallel loop).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+COMMAND = "gpu-anneal"
+MODULES = ("gpu_anneal", "cli.main")  # `python -m MODULE` runs the command
+EXIT_BAD_INPUT = 2  # as cli.output's (not imported here: it would import the engine)
+EXIT_INTERRUPTED = 130
+THREADS_VARIABLE = "NUMBA_NUM_THREADS"
+STREAMS = ("stdin", "stdout", "stderr")  # fds 0, 1, 2
+
+closed: set[str] = set()  # the standard streams that were closed when the process started
+
+
+def is_command() -> bool:
+    """Whether this process is the gpu-anneal command (the console script, or `python -m` of
+    one of MODULES), not a program that imports the package."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    stem = name.removesuffix(".exe").removesuffix("-script.py")
+    return stem == COMMAND or module_run() in MODULES
+
+
+def module_run() -> str | None:
+    """The MODULE of `python [options] -m MODULE`, read from the interpreter's own arguments
+    (sys.orig_argv), else None."""
+    args = list(getattr(sys, "orig_argv", ()))[1:]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "-m":
+            return args[i + 1] if i + 1 < len(args) else None
+        if arg.startswith("-m"):
+            return arg[2:]
+        if arg in ("-", "-c") or not arg.startswith("-"):
+            return None  # a script, a command or stdin: not -m
+        i += 2 if arg in ("-W", "-X", "--check-hash-based-pycs") else 1
+    return None
+
+
+def begin() -> None:
+    """Ctrl-C exits at once, closed standard streams get /dev/null, NUMBA_NUM_THREADS is
+    checked (see the module docstring). Call it once, from the main thread, first."""
+    exit_on_early_ctrl_c()
+    fill_closed_streams()
+    check_threads_variable()
+
+
+def _on_early_sigint(signum, frame) -> None:
+    say("interrupted before the command started")
+    os._exit(EXIT_INTERRUPTED)
+
+
+def exit_on_early_ctrl_c() -> None:
+    """SIGINT prints one line and ends the process with 130, until the command installs its
+    own handler; only where Python's default handler is in place (main thread)."""
+    try:
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            signal.signal(signal.SIGINT, _on_early_sigint)
+    except ValueError:  # not the main thread
+        pass
+
+
+def fill_closed_streams() -> None:
+    """Open /dev/null on each of fds 0, 1, 2 that is closed (the lowest free number is the
+    closed one's), and note its stream in `closed`."""
+    for fd, name in enumerate(STREAMS):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            opened = os.open(os.devnull, os.O_RDWR)
+        except OSError:
+            continue
+        if opened != fd:  # a lower number was free after all: put it where it belongs
+            os.dup2(opened, fd)
+            os.close(opened)
+        closed.add(name)
+
+
+def max_threads() -> int:
+    """The most threads NUMBA_NUM_THREADS may ask for: 1,024, or 4 per core on a bigger machine
+    (numba starts them all at the first parallel loop)."""
+    return max(1024, 4 * (os.cpu_count() or 1))
+
+
+def check_threads_variable() -> None:
+    """SystemExit(2) after one line when NUMBA_NUM_THREADS is set to anything but a whole
+    number in 1..max_threads()."""
+    text = os.environ.get(THREADS_VARIABLE)
+    if text is None:
+        return
+    most = max_threads()
+    digits = text.strip()
+    ok = digits.isascii() and digits.isdigit() and len(digits) <= 7 and 1 <= int(digits) <= most
+    if not ok:
+        shown = text if len(text) <= 20 else text[:17] + "..."
+        say(f"{THREADS_VARIABLE}={shown!r}: must be a whole number of threads in 1..{most:,} "
+            "(or unset: one per core)")  # fmt: skip
+        raise SystemExit(EXIT_BAD_INPUT)
+
+
+def say(message: str) -> None:
+    """One 'gpu-anneal:' line on fd 2, written directly (no Python stream is needed yet);
+    nothing when stderr is closed or full."""
+    try:
+        os.write(2, f"{COMMAND}: {message}\n".encode("utf-8", "replace"))
+    except OSError:
+        pass
