@@ -67,12 +67,14 @@ def test_an_option_that_does_not_apply_is_refused(kwargs, fragment):
 
 
 def test_sudoku_anneal_equals_the_pool_it_wraps():
-    """For one seed and chain count, the API reports the pool's solving chain, counts and grid."""
+    """For one seed and chain count, the API reports the pool's solving chain, counts and grid
+    (the published technique with the candidate move from T0 = 1: no deduction, every puzzle
+    annealed)."""
     puzzles = read_puzzles(SEED002)
     cells = np.stack([p.cells for p in puzzles])
     settings = dict(chains=2, seed=5, move="candidate", time_limit=None, max_trials=4000)
     pool = solve_batch(cells, 3, schedule="sirdey-course:t0=1", slots=1, **settings)
-    results = api.solve(SEED002, t0=1, batch=1, **settings)
+    results = api.solve(SEED002, technique="published", t0=1, batch=1, **settings)
     assert [r.index for r in results] == [0, 1, 2]
     for mine, theirs, puzzle in zip(results, pool, puzzles, strict=True):
         assert mine.solved and theirs.solved
