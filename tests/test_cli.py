@@ -31,10 +31,12 @@ def jsonl(text: str) -> list[dict]:
 
 
 def test_solve_jsonl_fields_and_exit_code_zero():
-    """Both seed grids solve; each record carries the promised fields and a valid solution."""
+    """The seed grids solve by annealing (the published technique: no deduction); each record
+    carries the promised fields and a valid solution."""
     result = invoke(
         "solve", str(DATA / "seed002_grids.txt"), "--output", "jsonl", "--seed", "3",
-        "--time-limit", "120", "--chains", "2", "--move", "candidate", "--t0", "1",
+        "--time-limit", "120", "--chains", "2", "--technique", "published", "--move",
+        "candidate", "--t0", "1",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     records = jsonl(result.stdout)
@@ -176,7 +178,7 @@ def test_console_script_reads_stdin():
 def test_replay_chain_reproduces_the_solving_chain():
     """--replay-chain re-runs the run's solving chain alone: same trials, proposals and grid."""
     args = ["solve", str(DATA / "seed002_grids.txt"), "--output", "jsonl", "--chains", "3"]
-    args += ["--move", "candidate", "--t0", "1"]
+    args += ["--technique", "published", "--move", "candidate", "--t0", "1"]  # every one annealed
     run = jsonl(invoke(*args, "--seed", "21").stdout)
     for record in run[:2]:
         assert record["solved"]
@@ -527,6 +529,7 @@ def test_dask_options_without_the_dask_extra_name_the_extra(monkeypatch, args):
     [("nonsense", "not a scheduler address"), ("xyz://host:1", "not a scheduler address"),
      ("tcp://127.0.0.1:1", "no Dask scheduler answers there")],
 )  # fmt: skip
+@pytest.mark.dask
 def test_scheduler_address_that_is_malformed_or_unreachable_is_one_line(
     monkeypatch, address, fragment
 ):
@@ -534,7 +537,6 @@ def test_scheduler_address_that_is_malformed_or_unreachable_is_one_line(
     to 1 s here): one line naming the address, exit 2, no wait beyond the timeout."""
     import time
 
-    pytest.importorskip("distributed")
     from gpu_anneal import scale
 
     monkeypatch.setattr(scale, "CONNECT_SECONDS", 1)
