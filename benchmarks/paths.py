@@ -27,6 +27,7 @@ TOPICS = (
     "host",  # the host's side: reading and results, the pool's plan, the first call
     "scale",  # Dask workers against one process
     "grid_puzzles",  # Shikaku and Hashiwokakero
+    "install",  # what an install costs: each extra's disk, the test suite's time
 )
 
 
