@@ -204,6 +204,8 @@ def test_a_start_temperature_the_default_schedule_cannot_take_is_one_clear_line(
         api.solve(NINE, t0=0.3)
     with pytest.raises(InputError, match="no_such_key"):  # the schedule's own fault first
         resolve(SolveOptions(t0=0.3, schedule="auto:no_such_key=1"))
+    # a schedule that runs only from the t0 given (its own t0, 2, is below t_final = 3)
+    assert resolve(SolveOptions(t0=5.0, schedule="geometric:t_final=3", order=3)).t0 == 5.0
 
 
 NINE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
