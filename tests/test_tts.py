@@ -127,11 +127,14 @@ def test_generated_rules_load_once_under_threads(tmp_path, monkeypatch):
         sys.modules.pop(modules[0].__name__, None)
 
 
-@pytest.mark.parametrize("given", [[], ["--move", "candidate"], ["--t0", "1"]])
+@pytest.mark.parametrize(
+    "given", [[], ["--move", "candidate"], ["--t0", "1"], ["--technique", "published"]]
+)
 def test_bench_tts_json_reports_the_technique_solve_runs(tmp_path, given):
     """`bench tts FILE --json` measures what `solve FILE` runs with the same options: its params
-    per order name the move, schedule and deduction setting of solve's result for that order,
-    and with no technique option that is solve's default (not Sirdey's published technique)."""
+    per order name the move, schedule and deduction setting of solve's result for that order:
+    the default technique with the option given in place of its part alone, or the published
+    one when named."""
     import json
 
     from typer.testing import CliRunner
@@ -153,7 +156,7 @@ def test_bench_tts_json_reports_the_technique_solve_runs(tmp_path, given):
     for record, order in zip(records, (2, 3), strict=True):
         solve_ran = {key: record["params"][key] for key in ("move", "schedule", "propagate")}
         assert report["params"][str(order)] == solve_ran
-    technique = DEFAULT_TECHNIQUE if not given else PUBLISHED
+    technique = PUBLISHED if "--technique" in given else DEFAULT_TECHNIQUE
     want_move = "candidate" if "--move" in given else move_of(technique["move"], 3)
     assert report["params"]["3"]["move"] == want_move
     assert report["params"]["3"]["propagate"] is technique["propagate"]
