@@ -257,8 +257,8 @@ def test_propagate_many_gives_propagate_row_by_row():
 def _both_paths(cells: np.ndarray, limit: int):
     """(count, nodes, solution) from the 9x9 path and from the general path, same puzzle."""
     out = []
-    for masks9 in (np.empty((83, 81), np.int32), np.empty((1, 1), np.int32)):
-        ws = workspace(9)._replace(masks9=masks9)
+    for stack9 in (np.empty((83, 81), np.int32), np.empty((1, 1), np.int32)):
+        ws = workspace(9)._replace(stack9=stack9)
         solution = np.zeros(81, np.uint8)
         count, nodes = search(cells, tables(3), limit, -1, 0, ws, solution)
         out.append((int(count), int(nodes), solution.tobytes()))

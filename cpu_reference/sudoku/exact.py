@@ -8,7 +8,7 @@ Glossary of index names (as in ``sudoku_layout``):
     u       unit index: rows 0..N-1, columns N..2N-1, boxes 2N..3N-1
     d       digit, 1..N; 0 means blank
     m, v    candidate masks; v has a single bit (a placed value)
-    depth   level in the search stack; masks[depth] is the grid state at that level
+    depth   level in the search stack; stack[depth] is the grid state at that level
 
 Candidates: one mask per cell, bit d-1 set when digit d is still allowed there. N <= 36, so a mask
 fits in the low bits of a signed 64-bit word (int64, so that x & -x and subtraction stay integral).
@@ -26,7 +26,7 @@ Rules, applied until nothing changes (``propagate``):
 An empty mask, or a unit in which some digit has no cell left, is a contradiction. When every mask
 has one bit the grid is solved. Otherwise the search branches on a cell with the fewest
 candidates, breaking ties by the most open peers that share a candidate with it. It tries each
-value on a copy of the state one level deeper (explicit stack ``masks[depth, cells]``), so
+value on a copy of the state one level deeper (explicit stack ``stack[depth, cells]``), so
 returning from a branch restores the state for free. After a branch, rules 2 and 3 look only at
 units that hold a changed cell. Rule 3 looks only where a cell has just become two-valued.
 9x9 grids searched in ascending value order take a specialised path (``_search9``): the same
@@ -80,13 +80,13 @@ class Todo(NamedTuple):
 
 
 class Workspace(NamedTuple):
-    """Scratch of one search (``workspace``): the stack of grid states ``masks[depth, c]``
-    (int64), the 9x9 path's ``masks9`` (int32[83, 81]; 1x1 elsewhere, or to keep a 9x9 search on
-    the general path), the cell branched on at each depth ``choice[depth]`` and the values left
-    to try there ``left[depth]``, and the to-do lists."""
+    """Scratch of one search (``workspace``): the ``stack`` of grid states, candidate masks
+    ``stack[depth, c]`` (int64), the 9x9 path's ``stack9`` (int32[83, 81]; 1x1 elsewhere, or to
+    keep a 9x9 search on the general path), the cell branched on at each depth
+    ``choice[depth]`` and the values left to try there ``left[depth]``, and the to-do lists."""
 
-    masks: np.ndarray
-    masks9: np.ndarray
+    stack: np.ndarray
+    stack9: np.ndarray
     choice: np.ndarray
     left: np.ndarray
     todo: Todo
@@ -451,22 +451,22 @@ def _propagate_rows9(masks, status):
 
 
 @nb.njit(cache=True)
-def _search9(cells_in, limit, max_nodes, masks, queue, choice, left, solution):
-    """``search`` for N = 9 in ascending value order; masks is int32[>= 83, 81]."""
+def _search9(cells_in, limit, max_nodes, stack, queue, choice, left, solution):
+    """``search`` for N = 9 in ascending value order; stack is int32[>= 83, 81]."""
     solution[:] = 0
     qlen = 0
     for c in range(81):
-        masks[0, c] = _FULL9
+        stack[0, c] = _FULL9
     for c in range(81):
         d = np.int64(cells_in[c])
         if d == 0:
             continue
         if d > 9:
             return 0, 0
-        masks[0, c] = np.int64(1) << (d - 1)
+        stack[0, c] = np.int64(1) << (d - 1)
         queue[qlen] = c
         qlen += 1
-    if _propagate9(masks[0], queue, qlen, _ALL_UNITS9, _ALL_UNITS9) == CONTRADICTION:
+    if _propagate9(stack[0], queue, qlen, _ALL_UNITS9, _ALL_UNITS9) == CONTRADICTION:
         return 0, 0
     count = 0
     nodes = 0
@@ -475,7 +475,7 @@ def _search9(cells_in, limit, max_nodes, masks, queue, choice, left, solution):
     while True:
         if descend:
             # Fewest candidates; among those, the first with the most open peers sharing one.
-            row = masks[depth]
+            row = stack[depth]
             best = -1
             best_pc = 99
             for c in range(81):
@@ -522,8 +522,8 @@ def _search9(cells_in, limit, max_nodes, masks, queue, choice, left, solution):
             return -1, nodes
         nodes += 1
         c = choice[depth]
-        nxt = masks[depth + 1]
-        cur = masks[depth]
+        nxt = stack[depth + 1]
+        cur = stack[depth]
         for i in range(81):
             nxt[i] = cur[i]
         nxt[c] = v
@@ -541,16 +541,16 @@ def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution):
     arrays the search overwrites. count is -1 when ``max_nodes`` > 0 branch values were tried
     before the search could finish; ``shuffle_seed`` >= 0 tries branch values in a random order
     drawn from that seed, -1 in ascending order. 9x9 in ascending value order goes to
-    ``_search9`` (int32 stack ``ws.masks9``; a 1x1 ``masks9`` keeps it on the general path,
+    ``_search9`` (int32 stack ``ws.stack9``; a 1x1 ``stack9`` keeps it on the general path,
     which the tests use to compare the two).
     """
     units, cell_units, peer_list = tables
-    masks, masks9, choice, left, todo = ws
+    stack, stack9, choice, left, todo = ws
     queue, flags, hs_list, np_list = todo
     N = units.shape[1]
     P = peer_list.shape[1]
-    if N == 9 and shuffle_seed < 0 and masks9.shape[0] > 1:
-        return _search9(cells_in, limit, max_nodes, masks9, queue, choice, left, solution)
+    if N == 9 and shuffle_seed < 0 and stack9.shape[0] > 1:
+        return _search9(cells_in, limit, max_nodes, stack9, queue, choice, left, solution)
     n_units = 3 * N
     ncells = N * N
     full = (np.int64(1) << N) - 1
@@ -559,21 +559,21 @@ def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution):
         np.random.seed(shuffle_seed)
     qlen = 0
     for c in range(ncells):
-        masks[0, c] = full
+        stack[0, c] = full
     for c in range(ncells):
         d = np.int64(cells_in[c])
         if d == 0:
             continue
         if d > N:
             return 0, 0
-        masks[0, c] = np.int64(1) << (d - 1)
+        stack[0, c] = np.int64(1) << (d - 1)
         queue[qlen] = c
         qlen += 1
     for u in range(n_units):
         flags[u] = 3
         hs_list[u] = n_units - 1 - u
         np_list[u] = n_units - 1 - u
-    status = _propagate(masks[0], tables, True, todo, qlen, n_units, n_units)
+    status = _propagate(stack[0], tables, True, todo, qlen, n_units, n_units)
     if status == CONTRADICTION:
         return 0, 0
     count = 0
@@ -585,7 +585,7 @@ def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution):
             # Pick the open cell of fewest candidates at this depth.
             best = -1
             best_pc = 99
-            row = masks[depth]
+            row = stack[depth]
             best_score = -1
             for c in range(ncells):
                 m = row[c]
@@ -630,11 +630,11 @@ def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution):
         nodes += 1
         c = choice[depth]
         for i in range(ncells):
-            masks[depth + 1, i] = masks[depth, i]
-        masks[depth + 1, c] = v
+            stack[depth + 1, i] = stack[depth, i]
+        stack[depth + 1, c] = v
         queue[0] = c
         hlen, nlen = _mark(c, v, cell_units, todo, 0, 0)
-        status = _propagate(masks[depth + 1], tables, True, todo, 1, hlen, nlen)
+        status = _propagate(stack[depth + 1], tables, True, todo, 1, hlen, nlen)
         if status != CONTRADICTION:
             depth += 1
             descend = True

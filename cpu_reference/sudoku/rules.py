@@ -160,7 +160,7 @@ def model(
     linear: bool = False,
     counts: bool = False,
     counter: bool = False,
-    steps: str | None = None,
+    steps_path: str | None = None,
 ) -> SimpleNamespace:
     """Jitted rules of order n and a move: thresholds, trial start, plateau, chain driver.
 
@@ -184,8 +184,8 @@ def model(
     again, so the same moves.
     `counter` (COUNTER): the chain's draws come from Philox4x32-10 addressed by its proposal
     index (anneal/philox.py) instead of xoroshiro128+'s sequence; one-cell moves only.
-    `steps`: the path of a module of the chain's steps (start_trial, fill_thresholds, plateau,
-    focus_init) that replaces rules_template.py's in drive_chain (gpu_anneal.kernels'
+    `steps_path`: the path of a module of the chain's steps (start_trial, fill_thresholds,
+    plateau, focus_init) that replaces rules_template.py's in drive_chain (gpu_anneal.kernels'
     cooperative rules, a warp's): it imports the specialisation's constants and rules as
     chain_template.py does, and is written out beside them.
 
@@ -208,9 +208,10 @@ def model(
         raise ValueError("counter: one-cell moves only (the box swap keeps xoroshiro128+)")
     spec = Specialisation(n, move, lanes, table, packed, thr_cap, linear, counts, counter)
     key = spec.key()
-    if steps:
-        key += f"_{hashlib.sha256(Path(steps).read_bytes()).hexdigest()[:12]}"
-    modules = _load_generated(key, constants_text(spec), Path(steps) if steps else None)
+    steps_file = Path(steps_path) if steps_path else None
+    if steps_file:
+        key += f"_{hashlib.sha256(steps_file.read_bytes()).hexdigest()[:12]}"
+    modules = _load_generated(key, constants_text(spec), steps_file)
     exported = {name: getattr(modules.rules, name) for name in _EXPORTED}
     exported.update({name: getattr(modules.steps, name) for name in STEPS})
     exported.update({name: getattr(modules.chain, name) for name in _CHAIN_EXPORTED})
@@ -424,10 +425,10 @@ CHAIN_IMPORT = "from cpu_reference.sudoku.chain_template import"
 STEPS_IMPORT = "from cpu_reference.sudoku import rules_template as steps"  # chain_template's
 
 
-def _load_generated(key: str, constants: str, steps: Path | None = None) -> SimpleNamespace:
+def _load_generated(key: str, constants: str, steps_file: Path | None = None) -> SimpleNamespace:
     """Write (once) and import the modules of one specialisation, each a module of its own:
     its constants (the text `constants`), rules_template.py's copy, the steps module's copy
-    (`steps`: a path; else the rules are the steps) and chain_template.py's copy, each copy's
+    (`steps_file`; else the rules are the steps) and chain_template.py's copy, each copy's
     imports naming the modules before it (rewrite_imports)."""
     base = f"gpu_anneal_sudoku_rules_{key}_{_source_digest()}"
     here = Path(__file__).parent
@@ -439,13 +440,11 @@ def _load_generated(key: str, constants: str, steps: Path | None = None) -> Simp
     imports = {CONSTANTS_IMPORT: f"from {const.__name__} import"}
     rules = write("", rewrite_imports(here / "rules_template.py", imports))
     imports[RULES_IMPORT] = f"from {rules.__name__} import"
-    steps_module = write("_steps", rewrite_imports(steps, imports)) if steps else rules
-    heads = {**imports, STEPS_IMPORT: f"import {steps_module.__name__} as steps"}
+    steps = write("_steps", rewrite_imports(steps_file, imports)) if steps_file else rules
+    heads = {**imports, STEPS_IMPORT: f"import {steps.__name__} as steps"}
     chain = write("_chain", rewrite_imports(here / "chain_template.py", heads))
     imports[CHAIN_IMPORT] = f"from {chain.__name__} import"
-    return SimpleNamespace(
-        constants=const, rules=rules, steps=steps_module, chain=chain, imports=imports
-    )
+    return SimpleNamespace(constants=const, rules=rules, steps=steps, chain=chain, imports=imports)
 
 
 def schedule_args(sched: Schedule) -> tuple:

@@ -113,7 +113,9 @@ def coop_model(order: int, move: int, any_order: bool = False):
     (the performance model's 9x9 comparison); nothing runs them."""
     if not any_order:
         check_served(order, move)
-    return rules.model(order, move, 1, table=False, packed=True, counter=True, steps=str(RULES))
+    return rules.model(
+        order, move, 1, table=False, packed=True, counter=True, steps_path=str(RULES)
+    )
 
 
 def chain_words(order: int, move: int) -> tuple[int, int, int]:
