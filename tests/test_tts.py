@@ -114,17 +114,22 @@ def test_generated_rules_load_once_under_threads(tmp_path, monkeypatch):
     from cpu_reference.sudoku import rules
 
     monkeypatch.setattr(rules, "cache_dir", lambda: tmp_path)
-    constants = rules._constants(2, rules.MOVE_SIRDEY, 1, True, False, linear=True)
+    spec = rules.Specialisation(2, rules.MOVE_SIRDEY, 1, True, False, linear=True)
+    constants = rules.constants_text(spec)
     key = "threads_test"
     with ThreadPoolExecutor(8) as pool:
-        modules = list(pool.map(lambda _: rules._load_generated(key, constants), range(16)))
+        loaded = list(pool.map(lambda _: rules._load_generated(key, constants), range(16)))
+    kinds = ("constants", "rules", "chain")
     try:
-        assert len({id(m) for m in modules}) == 1
-        assert all(hasattr(modules[0], name) for name in rules._EXPORTED)
+        for kind in kinds:
+            assert len({id(getattr(m, kind)) for m in loaded}) == 1, kind
+        assert all(hasattr(loaded[0].rules, name) for name in rules._EXPORTED)
+        assert hasattr(loaded[0].chain, "drive_chain") and loaded[0].steps is loaded[0].rules
     finally:
         import sys
 
-        sys.modules.pop(modules[0].__name__, None)
+        for kind in kinds:
+            sys.modules.pop(getattr(loaded[0], kind).__name__, None)
 
 
 @pytest.mark.parametrize(
