@@ -28,14 +28,14 @@ SOLVE_PATH = (
 
 SITES = {
     # the move preset resolved at an order (Settings.move_at for a run; the pool's and the
-    # launch model's own entry points; auto's pricing and --dry-run; `bench`)
+    # launch model's own entry points; --dry-run's plans; `bench`)
     "move": (
         r"\bmove_of\(|not in rules\.MOVE_NAMES",
         {
             "gpu_anneal/settings.py": 1,
             "gpu_anneal/run_plan.py": 2,
             "gpu_anneal/plan.py": 3,
-            "gpu_anneal/backend_choice.py": 3,
+            "gpu_anneal/backend_choice.py": 2,
             "cli/bench.py": 1,
         },
     ),
