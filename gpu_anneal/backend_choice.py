@@ -678,8 +678,9 @@ def sudoku_choice(
     dask: bool = False,
     flags: bool = False,
 ) -> tuple[Iterator, Choice]:
-    """(the items, the Choice) of Sudoku annealing at one order (`flags`: a fault names
-    --backend, as the command line does): auto reads a stream ahead up to
+    """(the items, the Choice) of Sudoku annealing at one order of `move`, the move that runs
+    there (a preset resolved: Settings.move_at; `flags`: a fault names --backend, as the
+    command line does): auto reads a stream ahead up to
     the break-even count (at most LOOKAHEAD items, none when the card cannot win) and decides on
     what it read; the items come back whole, those read ahead first."""
     from gpu_anneal import backends
@@ -694,9 +695,8 @@ def sudoku_choice(
     if dask:
         return items, Choice("cuda", "auto: cuda, Dask workers take a usable device (no model)")
     from cpu_reference.errors import InputError
-    from cpu_reference.sudoku.presets import move_of
 
-    resolved = move_of(move or "sirdey", order)
+    resolved = move or "sirdey"  # the move that runs at this order (Settings.move_at)
     w = Workload(order=order, move=resolved, chains=chains, batch=batch)
     try:
         card = card_side(order, resolved)

@@ -22,13 +22,14 @@ from collections.abc import Iterator
 import numpy as np
 
 from cpu_reference.errors import InputError
-from gpu_anneal import validate
+from gpu_anneal import backends, validate
 from gpu_anneal.kinds import KINDS as ALL_KINDS
-from gpu_anneal.kinds.grid import GRID_BACKENDS, GRID_METHODS, GridKind, check, cuda_available
+from gpu_anneal.kinds.grid import GRID_METHODS, GridKind, check
+from gpu_anneal.run_plan import grid_chains
 
 KINDS = tuple(name for name, spec in ALL_KINDS.items() if isinstance(spec, GridKind))
 METHODS = GRID_METHODS
-BACKENDS = GRID_BACKENDS
+BACKENDS = backends.BACKENDS
 
 __all__ = [
     "cuda_available",
@@ -39,6 +40,11 @@ __all__ = [
     "render_grid_puzzle",
     "solve_grid_puzzle",
 ]
+
+
+def cuda_available() -> bool:
+    """Whether a CUDA device is usable here (gpu_anneal.backends.cuda_status)."""
+    return backends.cuda_status()[0]
 
 
 def grid_kind(kind: str) -> GridKind:
@@ -71,7 +77,11 @@ def solve_grid_puzzle(
     method, backend, energy (anneal) or status (ilp), seconds, solution (JSON), text, move,
     and method details (anneal: trials, chains, schedule, reason when no answer can exist)."""
     spec = grid_kind(kind)
-    return spec.solve_one(puzzle, method, backend, chains, seed, time_limit, **options)
+    check("method", method, GRID_METHODS)
+    used = "cpu" if method == "ilp" else backends.resolve_backend(backend)
+    return spec.solve_one(
+        puzzle, method, used, grid_chains(used, chains), seed, time_limit, **options
+    )
 
 
 def generate_grid_puzzles(

@@ -312,13 +312,34 @@ def make_plan(
     """The pool's plan (a dict, see format_plan) for `puzzles` puzzles (None: a stream of
     unknown length) on a card. chains (per puzzle) and batch (slots) are taken as given when
     set. host_seconds: host seconds a finished puzzle costs (None: measured now); rate: the
-    kernel's proposals per second (None: the card's rate model, if any)."""
+    kernel's proposals per second (None: the card's rate model, if any). Each argument is
+    checked here (callers that skip a run plan: --dry-run, info, benchmarks); a settled plan
+    calls launch_plan."""
     move = rules.move_of(move, order)  # a move preset ("auto") names this order's move
     if move not in rules.MOVE_NAMES:
         raise InputError(f"move {move!r}: expected one of {', '.join(rules.MOVE_NAMES)}")
     for name, value in (("--chains", chains), ("--batch", batch)):
         if value is not None and value < 1:
             raise InputError(f"{name} {value}: must be at least 1")
+    return launch_plan(
+        order, move, puzzles, chains, batch, device, slice_seconds, host_seconds, rate, plateau
+    )
+
+
+def launch_plan(
+    order: int,
+    move: str,
+    puzzles: int | None,
+    chains: int | None,
+    batch: int | None,
+    device: Card | str | None,
+    slice_seconds: float = SLICE_SECONDS,
+    host_seconds: float | None = None,
+    rate: float | None = None,
+    plateau: int | None = None,
+) -> dict:
+    """make_plan of arguments settled already (a run plan's: the move a name of
+    rules.MOVE_NAMES, chains and batch None or at least 1): nothing is checked again."""
     card = resolve_card(device)
     shape = kernel_shape(order, move, card)
     coop = shape["kernel"] == "coop"

@@ -89,7 +89,7 @@ class Settings:
 
     Sudoku's move and schedule may still be presets ("auto"), which stand for a move and a
     schedule string per order: move_at(order) names the move that runs at an order (the one
-    place a preset is resolved), solvers.schedule_text the schedule."""
+    place a preset is resolved), run_plan.schedule_text the schedule."""
 
     kind: str
     method: str

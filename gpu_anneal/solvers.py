@@ -23,19 +23,25 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku import rules
-from cpu_reference.sudoku.presets import expand
-from cpu_reference.sudoku.schedules import with_start
-from gpu_anneal import backend_choice, interrupts, phases, validate
+from gpu_anneal import backend_choice, interrupts, phases
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.items import Item
 from gpu_anneal.results import Counts, Params, Result, Timing, givens_hash
-from gpu_anneal.settings import Settings
-from gpu_anneal.validate import grid_schedule
+from gpu_anneal.run_plan import (  # noqa: F401 - schedule_text: the record's schedule string
+    RunPlan,
+    grid_plan,
+    number_text,
+    schedule_text,
+    sudoku_plan,
+)
+
+if TYPE_CHECKING:  # the front's declaration of the settings: a type here, never imported
+    from gpu_anneal.settings import Settings
 
 # Branch nodes the exact method spends before it switches to randomised restarts.
 EXACT_NODES = 2_000_000
@@ -99,27 +105,6 @@ def guarded(item: Item, method: str, backend: str, build: Callable[[], Result]) 
         result.status = "error"
         result.error = f"cannot write this puzzle's answer: {fault}"
         return result
-
-
-def number_text(x: float) -> str:
-    """A number as a schedule string writes it: 3 for 3.0, repr's shortest form otherwise."""
-    x = float(x)
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
-
-
-@functools.lru_cache(maxsize=256)
-def schedule_text(name: str, order: int, t0: float | None = None) -> str:
-    """The Sudoku schedule string that ran: a preset expanded for this order (presets.expand,
-    "auto" -> its geometric string), with the t0 given set in it (one t0 key, later keys win as
-    in cpu_reference.sudoku.schedules.by_name)."""
-    base, _, tail = expand(name, order).partition(":")
-    keys: dict[str, str] = {}
-    for part in filter(None, (piece.strip() for piece in tail.split(","))):
-        key, _, value = part.partition("=")
-        keys[key.strip()] = value.strip()
-    if t0 is not None:
-        keys["t0"] = number_text(t0)
-    return base.strip() + (":" + ",".join(f"{k}={v}" for k, v in keys.items()) if keys else "")
 
 
 def grid_schedule_text(schedule: dict) -> str:
@@ -188,40 +173,22 @@ def _anneal_orders(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         yield from _anneal_order(order, iter(rest), s)
 
 
-def default_chains(backend: str, batch: int | None) -> int:
-    """Chains per puzzle when none is asked, the same for one process and for Dask."""
-    from gpu_anneal.sudoku_solver import default_chains as pool_default
-
-    return pool_default(backend, batch or 1)
-
-
 def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Result]:
-    from gpu_anneal.sudoku_solver import InterruptedBatch, solve_stream, stop_stream
+    from gpu_anneal.sudoku_solver import InterruptedBatch, run_pool, stop_stream
 
-    move = s.move_at(order)  # the move that runs at this order ("auto" resolved)
     items, choice = backend_choice.sudoku_choice(
-        s.backend, order, move, items, s.chains, s.batch, s.on_dask, s.naming.flags
+        s.backend, order, s.move_at(order), items, s.chains, s.batch, s.on_dask, s.naming.flags
     )
-    used = choice.backend
-    # on CUDA, chains and batch left unset follow the pool's plan (a full wave of the card)
-    cuda_plan = used == "cuda" and not s.on_dask
-    cpp = s.chains if s.chains is not None or cuda_plan else default_chains(used, s.batch)
-    # the memory bound depends on the order's cells, known only now (resolve assumed 9x9)
-    validate.chains(s.chains, order**4, s.batch or 1, s.naming("chains"))
-    schedule = with_start(s.schedule, order, s.t0)
-    settings = dict(
-        schedule=schedule, chains=cpp, seed=s.seed, time_limit=s.time_limit,
-        max_trials=s.max_trials, backend=used, move=move, propagate=s.propagate,
-        spare_chains=False if s.fixed_chains else None,
-    )  # fmt: skip
-    params = replace(sudoku_params(s, order, schedule.t0), backend_choice=choice.reason)
+    plan = sudoku_plan(s, order, choice.backend, choice.reason)
+    used = plan.backend
+    params = sudoku_params(plan)
 
     def warm():  # compiles only: no puzzle, no limit to measure against
-        for _ in solve_stream([], order, **dict(settings, chains=1, time_limit=None)):
+        for _ in run_pool(replace(plan, chains=1, time_limit=None), []):
             pass
 
     dask = s.on_dask
-    compile_s = 0.0 if dask else warm_up_seconds(("sudoku", used, order, move), warm)
+    compile_s = 0.0 if dask else warm_up_seconds(("sudoku", used, order, plan.move), warm)
     by_index: dict[int, Item] = {}
 
     def cells():
@@ -230,9 +197,9 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
             yield item.index, item.puzzle
 
     if dask:
-        stream = _dask_stream(cells(), order, s, settings)
+        stream = _dask_stream(cells(), order, s, plan)
     else:
-        stream = solve_stream(cells(), order, slots=s.batch, **settings)
+        stream = run_pool(plan, cells())
     try:
         for raw in stream:
             item = by_index.pop(raw.index, None)  # None: reported already
@@ -248,20 +215,18 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
         raise KeyboardInterrupt from None
 
 
-def sudoku_params(s: Settings, order: int, t0: float) -> Params:
-    """The Params of a Sudoku annealing run at this order: the move and schedule presets
-    resolved (move "auto" -> focused-two on 9x9: Settings.move_at, schedule "auto" -> its
-    string), the start temperature that ran; `chains` is filled per result (the pool may plan
-    it)."""
-    move = s.move_at(order)
+def sudoku_params(plan: RunPlan) -> Params:
+    """The Params of a Sudoku annealing run at the plan's order: the move and schedule presets
+    resolved (move "auto" -> focused-two on 9x9, schedule "auto" -> its string), the start
+    temperature that ran; `chains` is filled per result (the pool may plan it)."""
     return Params(
-        seed=s.seed, schedule=schedule_text(s.schedule, order, s.t0),
-        move=move, t0=t0, time_limit=s.time_limit, max_trials=s.max_trials,
-        propagate=s.propagate, generator=rules.generator_name(order, rules.MOVE_NAMES[move]),
+        seed=plan.seed, schedule=plan.schedule_text, move=plan.move, t0=plan.schedule.t0,
+        time_limit=plan.time_limit, max_trials=plan.max_trials, propagate=plan.propagate,
+        generator=plan.generator, backend_choice=plan.choice,
     )  # fmt: skip
 
 
-def _dask_stream(pairs, order: int, s: Settings, settings: dict):
+def _dask_stream(pairs, order: int, s: Settings, plan: RunPlan):
     """Results from a Dask cluster in completion order, indices those of the input."""
     from gpu_anneal.scale import solve_on_dask
 
@@ -272,6 +237,11 @@ def _dask_stream(pairs, order: int, s: Settings, settings: dict):
     if indices != list(range(indices[0], indices[0] + len(indices))):
         raise InputError("Dask: mixed orders or resumed gaps in the input are not supported")
     cells = np.stack([c for _, c in pairs])
+    settings = dict(
+        schedule=plan.schedule, chains=plan.chains, seed=plan.seed, time_limit=plan.time_limit,
+        max_trials=plan.max_trials, backend=plan.backend, move=plan.move,
+        propagate=plan.propagate, spare_chains=plan.spare_chains,
+    )  # fmt: skip
     for raw in solve_on_dask(
         cells, order, scheduler=s.scheduler, workers=s.workers, chunk=s.batch or 8, **settings
     ):
@@ -330,20 +300,14 @@ def _status(error: str | None) -> str:
 
 def replay(item: Item, chain: int, s: Settings) -> Result:
     """Chain `chain` of a run with `s.chains` chains per puzzle, re-run alone on the CPU."""
-    from gpu_anneal.sudoku_solver import replay_chain
+    from gpu_anneal.sudoku_solver import replay_planned
 
-    schedule = with_start(s.schedule, item.order, s.t0)
-    raw = replay_chain(
-        item.puzzle, item.order, chain, chains=s.chains, seed=s.seed, schedule=schedule,
-        max_trials=s.max_trials, time_limit=s.time_limit, move=s.move_at(item.order),
-        propagate=s.propagate,
-    )  # fmt: skip
+    plan = sudoku_plan(s, item.order, "cpu", "cpu: --replay-chain runs on the CPU")
+    raw = replay_planned(plan, item.puzzle, chain)
     raw.index = item.index
-    result = _from_pool(item, raw, sudoku_params(s, item.order, schedule.t0), 0.0)
+    result = _from_pool(item, raw, sudoku_params(plan), 0.0)
     result.backend = "cpu"
-    result.params = replace(
-        result.params, replay_chain=chain, backend_choice="cpu: --replay-chain runs on the CPU"
-    )
+    result.params = replace(result.params, replay_chain=chain)
     return result
 
 
@@ -421,21 +385,16 @@ def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
     """Shikaku or Hashiwokakero items (their kind: spec, gpu_anneal.kinds.grid) by annealing or
     by integer programming, one puzzle at a time."""
     method = s.method
-    sched = grid_schedule(s.schedule, s.t0) if method == "anneal" else {}
     items, choice = backend_choice.grid_choice(s.backend, spec.name, method, items, s.naming.flags)
-    used = choice.backend
+    plan = grid_plan(s, spec, choice.backend, choice.reason)
+    used = plan.backend
     for item in items:
-        chains = s.chains if s.chains is not None else (4096 if used == "cuda" else 16)
-        options = dict(sched)
-        if method == "anneal":
-            options["max_trials"] = s.max_trials  # over all chains (anneal deals them out)
-            options.update(spec.anneal_options(s))
-        limit = math.inf if s.time_limit is None else s.time_limit
+        limit = math.inf if plan.time_limit is None else plan.time_limit
 
-        def solve(puzzle, time_limit=limit, chains=chains, options=options):
+        def solve(puzzle, time_limit=limit, chains=plan.chains):
             return spec.solve_one(
-                puzzle, method=method, backend=used, chains=chains, seed=s.seed,
-                time_limit=time_limit, **options,
+                puzzle, method=method, backend=used, chains=chains, seed=plan.seed,
+                time_limit=time_limit, **{**plan.schedule, **dict(plan.options)},
             )  # fmt: skip
 
         compile_s = 0.0
@@ -449,7 +408,7 @@ def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
             yield interrupted(item, method, used)
             raise
         build = functools.partial(
-            _from_grid, item, raw, s, chains, compile_s, search_s, choice.reason
+            _from_grid, item, raw, s, plan.chains, compile_s, search_s, choice.reason
         )
         yield guarded(item, method, used, build)
 

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import gc
 import itertools
-import math
 import threading
 import time
 import warnings
@@ -62,10 +61,10 @@ from cpu_reference.sudoku.batch import (
     run_slice_cpu,
 )
 from cpu_reference.sudoku.layout import layout
-from cpu_reference.sudoku.schedules import Schedule, by_name
+from cpu_reference.sudoku.schedules import Schedule
 from cpu_reference.sudoku.verify import verify_many
 from gpu_anneal import interrupts, pool_status, validate
-from gpu_anneal.backends import cpu_threads, resolve_backend
+from gpu_anneal.run_plan import RunPlan, default_chains, pool_plan  # noqa: F401 - default_chains: re-exported
 from gpu_anneal.runners import make_runner
 
 
@@ -113,16 +112,6 @@ def chain_trials(total: int, chains: int, i: int) -> int:
     return total // chains + (1 if i < total % chains else 0)
 
 
-def default_chains(backend: str, puzzles: int) -> int:
-    """Chains per puzzle when none is asked, for a pool of `puzzles` slots: fill the CPU cores,
-    or on CUDA the plan's share of a full wave (gpu_anneal.plan; 9x9, the current device)."""
-    if backend == "cuda":
-        from gpu_anneal import plan
-
-        return plan.make_plan(3, batch=max(1, puzzles), host_seconds=0.0)["chains_per_puzzle"]
-    return max(1, math.ceil(cpu_threads() / max(1, puzzles)))
-
-
 def solve_stream(
     puzzles: Iterable[np.ndarray | tuple[int, np.ndarray]],
     order: int,
@@ -167,52 +156,60 @@ def solve_stream(
     with max_trials, whose trials are dealt over a puzzle's chains): once the stream is
     exhausted, empty slots take more chains of the puzzles still running (module docstring).
     """
-    used = resolve_backend(backend)
+    plan = pool_plan(
+        order, backend=backend, schedule=schedule, chains=chains, slots=slots, seed=seed,
+        time_limit=time_limit, max_trials=max_trials, move=move, propagate=propagate,
+        spare_chains=spare_chains,
+    )  # fmt: skip
+    slice_seconds = validate.slice_seconds(slice_seconds)
+    yield from run_pool(plan, puzzles, first_index, first_chain, slice_seconds, device)
+
+
+def run_pool(
+    plan: RunPlan,
+    puzzles: Iterable[np.ndarray | tuple[int, np.ndarray]],
+    first_index: int = 0,
+    first_chain: int = 0,
+    slice_seconds: float = 0.2,
+    device=None,
+) -> Iterator[SolveResult]:
+    """solve_stream of a settled plan (gpu_anneal.run_plan): nothing is checked again. On CUDA,
+    chains and slots left None follow the pool's launch plan (gpu_anneal.plan) for the stream
+    read ahead; on the CPU, slots are 1 and chains one per core when None."""
+    used, order, move = plan.backend, plan.order, plan.move
+    slots, chains, max_trials = plan.slots, plan.chains, plan.max_trials
+    sched, seed, time_limit = plan.schedule, plan.seed, plan.time_limit
     lay = layout(order)
-    move = rules.move_of(move, order)  # a move preset ("auto") names this order's move
-    sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
-    if chains is not None and chains < 1:
-        raise InputError(f"chains = {chains}: must be at least 1")
-    if slots is not None and slots < 1:
-        raise InputError(f"batch = {slots}: must be at least 1")
-    if max_trials is not None and max_trials < 1:
-        raise InputError(f"max trials = {max_trials}: must be at least 1")
-    if move not in rules.MOVE_NAMES:
-        raise InputError(f"move {move!r}: expected one of {', '.join(rules.MOVE_NAMES)}")
-    if time_limit is not None and not time_limit > 0:
-        raise InputError(f"time limit = {time_limit}: must be positive (None: no limit)")
-    seed, slice_seconds = validate.seed(seed), validate.slice_seconds(slice_seconds)
     source = iter(puzzles)
     if used == "cuda":
-        from gpu_anneal import plan
+        from gpu_anneal import plan as launch
 
         ahead: list = []
         count = None
         if slots is None:
-            most = plan.max_slots(order, move, chains, device)
+            most = launch.max_slots(order, move, chains, device)
             ahead = list(itertools.islice(source, most + 1))
             count = len(ahead) if len(ahead) <= most else None
             source = itertools.chain(ahead, source)
-        chosen = plan.make_plan(
+        chosen = launch.launch_plan(
             order, move, puzzles=count, chains=chains, batch=slots, device=device,
             host_seconds=0.0, rate=0.0,
         )  # fmt: skip
         slots, cpp = chosen["slots"], chosen["chains_per_puzzle"]
     else:
-        slots = slots or 1
-        cpp = default_chains(used, slots) if chains is None else int(chains)
+        slots, cpp = slots or 1, int(chains)
     if max_trials is not None:  # no chain without a trial: max_trials chains at most
         cpp = min(cpp, max_trials)
     trial_cap = NO_TRIAL_CAP if max_trials is None else max_trials  # over a puzzle's chains
     batch = make_batch(
         np.zeros((slots, lay.cells), np.uint8), order, sched, cpp, seed, trial_cap,
-        move=rules.MOVE_NAMES[move],
+        move=plan.move_code,
     )  # fmt: skip
     runner = make_runner(batch, used, seed)
     report = dict(backend=used, seed=seed, move=move)
-    spare = (used == "cuda") if spare_chains is None else bool(spare_chains)
+    spare = (used == "cuda") if plan.spare_chains is None else bool(plan.spare_chains)
     spare = spare and max_trials is None
-    pool = _Pool(batch, runner, source, first_chain, first_index, report, propagate, spare)
+    pool = _Pool(batch, runner, source, first_chain, first_index, report, plan.propagate, spare)
     slicer = Slicer(sched.plateau, slice_seconds)
     try:
         pool.warm()  # compiles: time limits count annealing, not compilation
@@ -915,19 +912,28 @@ def replay_chain(
     solved in the run solves here after the same trials and proposals, at the same grid.
     `propagate` as in the run: the chain then anneals the propagated puzzle, as the pool did.
     """
+    plan = pool_plan(
+        order, backend="cpu", schedule=schedule, chains=chains, slots=1, seed=seed,
+        time_limit=time_limit, max_trials=max_trials, move=move, propagate=propagate,
+        spare_chains=False,
+    )  # fmt: skip
+    return replay_planned(plan, puzzle, chain)
+
+
+def replay_planned(plan: RunPlan, puzzle: np.ndarray, chain: int) -> SolveResult:
+    """replay_chain of a settled plan (its chains: the run's chains per puzzle)."""
     from cpu_reference.sudoku.batch import load_puzzle
 
-    sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
+    order, chains, seed, time_limit = plan.order, plan.chains, plan.seed, plan.time_limit
     trial_cap = NO_TRIAL_CAP
-    if max_trials is not None:  # the replayed chain's share, the only chain of its batch
-        trial_cap = chain_trials(max_trials, chains, chain % chains)
+    if plan.max_trials is not None:  # the replayed chain's share, the only chain of its batch
+        trial_cap = chain_trials(plan.max_trials, chains, chain % chains)
     givens = cells = np.asarray(puzzle, np.uint8)
     masks = None
-    if propagate:
+    if plan.propagate:
         cells, masks = logic_fill(cells, order)
-    code = rules.move_code(move, order)
     # stream `chain` (a spare chain's is past 2**40): make_batch reaches any first chain
-    batch = make_batch(cells[None], order, sched, 1, seed, trial_cap, chain, code)
+    batch = make_batch(cells[None], order, plan.schedule, 1, seed, trial_cap, chain, plan.move_code)
     if masks is not None:  # the candidate masks the pool loads with a propagated puzzle
         load_puzzle(batch, 0, cells, batch.rng[:1, :2].copy(), masks)
     start = time.perf_counter()
@@ -939,5 +945,5 @@ def replay_chain(
         budget = min(budget * 2, 1 << 20)
     result = _host_result(batch, 0, givens, time.perf_counter() - start, 0, seed, chain)
     result.chains = chains
-    result.move = move
+    result.move = plan.move
     return result

@@ -16,8 +16,9 @@ from cpu_reference.sudoku.formats import read_puzzles
 from gpu_anneal import api, datasets, solvers
 from gpu_anneal.grid_puzzles import solve_grid_puzzle
 from gpu_anneal.resolve import resolve
+from gpu_anneal.run_plan import default_chains
 from gpu_anneal.settings import SolveOptions
-from gpu_anneal.sudoku_solver import default_chains, solve_batch
+from gpu_anneal.sudoku_solver import solve_batch
 
 SEED002 = str(datasets.path("seed002"))
 HARDEST = str(Path(__file__).parent / "data" / "hardest.txt")
@@ -183,7 +184,7 @@ def test_dask_gets_the_chains_one_process_would_use(monkeypatch):
 
     monkeypatch.setattr(scale, "solve_on_dask", fake)
     assert list(api.solve_on_dask(SEED002, batch=2, workers=1)) == []
-    assert seen["chains"] == default_chains("cpu", 2) == solvers.default_chains("cpu", 2)
+    assert seen["chains"] == default_chains("cpu", 2)
     assert seen["workers"] == 1 and seen["chunk"] == 2
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import fit_backend_choice as fit
+from cpu_reference.sudoku.presets import move_of
 from gpu_anneal import backend_choice as bc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -334,11 +335,11 @@ def test_a_stream_is_read_ahead_to_the_break_even_count_and_given_back_whole(des
             taken.append(i)
             yield i
 
-    items, choice = bc.sudoku_choice("auto", 3, "auto", stream(need - 1))
+    items, choice = bc.sudoku_choice("auto", 3, "focused-two", stream(need - 1))
     assert choice.backend == "cpu" and f"{need - 1} puzzles of 9x9" in choice.reason
     assert list(items) == list(range(need - 1))
     taken.clear()
-    items, choice = bc.sudoku_choice("auto", 3, "auto", stream(10 * need))
+    items, choice = bc.sudoku_choice("auto", 3, "focused-two", stream(10 * need))
     assert len(taken) == need  # no further than the break-even count
     assert choice.backend == "cuda" and f"at least {need} puzzles" in choice.reason
     assert list(items) == list(range(10 * need))
@@ -347,12 +348,12 @@ def test_a_stream_is_read_ahead_to_the_break_even_count_and_given_back_whole(des
 def test_asked_backends_and_no_device(monkeypatch):
     from gpu_anneal import backends
 
-    items, choice = bc.sudoku_choice("cpu", 3, "auto", iter([1, 2]))
+    items, choice = bc.sudoku_choice("cpu", 3, "focused-two", iter([1, 2]))
     assert choice == bc.Choice("cpu", "cpu: asked (--backend cpu)") and list(items) == [1, 2]
     monkeypatch.setattr(backends, "cuda_status", lambda: (False, "no CUDA driver found"))
     with pytest.raises(backends.BackendError, match="no CUDA driver found"):
-        bc.sudoku_choice("cuda", 3, "auto", iter([]))
-    _, choice = bc.sudoku_choice("auto", 3, "auto", iter([1]))
+        bc.sudoku_choice("cuda", 3, "focused-two", iter([]))
+    _, choice = bc.sudoku_choice("auto", 3, "focused-two", iter([1]))
     assert choice.reason == "auto: cpu, no usable CUDA device: no CUDA driver found"
 
 
@@ -424,7 +425,7 @@ def test_where_the_card_never_wins_nothing_is_read_ahead(described_card, monkeyp
             taken.append(i)
             yield i
 
-    items, choice = bc.sudoku_choice("auto", 5, "auto", stream())
+    items, choice = bc.sudoku_choice("auto", 5, move_of("auto", 5), stream())
     assert taken == [] and choice.backend == "cpu"
     assert "finish first at every count up to 20,000 puzzles" in choice.reason
     assert "one-thread kernel" in choice.reason

@@ -14,9 +14,9 @@ from typer.main import get_command
 
 from cli.main import app
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku.schedules import with_start
 from gpu_anneal import api, solvers
 from gpu_anneal.resolve import resolve
+from gpu_anneal.run_plan import sudoku_plan
 from gpu_anneal.settings import API, CLI, FLAGS, Settings, SolveOptions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +74,7 @@ def test_params_record_the_move_that_runs_never_a_preset(order, move):
     generator the chains draw from."""
     s = resolve(SolveOptions())
     assert s.move == "auto" and s.move_at(order) == move
-    params = solvers.sudoku_params(s, order, 1.0)
+    params = solvers.sudoku_params(sudoku_plan(s, order, "cpu", "cpu: asked"))
     assert params.move == move
 
 
@@ -105,8 +105,22 @@ def test_api_errors_name_parameters_and_cli_errors_name_flags(kwargs, api_text, 
 
 
 def test_settings_type_is_the_one_the_solvers_take():
-    """solvers.Settings is gpu_anneal.settings.Settings (one type, not a copy)."""
-    assert solvers.Settings is Settings
+    """The solvers type their settings with gpu_anneal.settings.Settings (one type, not a
+    copy), imported for the type checker only (the run sits below the front: pyproject's
+    import-linter layers)."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(solvers))
+    imported = [
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "gpu_anneal.settings"
+        for alias in node.names
+    ]
+    assert imported == ["Settings"]
+    assert not any(isinstance(n, ast.ClassDef) and n.name == "Settings" for n in ast.walk(tree))
+    assert inspect.signature(solvers.sudoku_anneal).parameters["s"].annotation == "Settings"
 
 
 # The default technique as resolve gives it: (schedule, move, t0, propagate)
@@ -166,11 +180,11 @@ def test_the_published_technique_with_each_option_given_alone(given):
     ],
 )  # fmt: skip
 def test_params_record_what_runs(given, want):
-    """A result's params (solvers.sudoku_params at 9x9, with the start temperature the schedule
-    runs from) name the part given as given and every other part as the default technique runs
-    it at that order: the auto schedule's string, the focused-two move, deduction on."""
+    """A result's params (solvers.sudoku_params of the run plan at 9x9) name the part given as
+    given and every other part as the default technique runs it at that order: the auto
+    schedule's string, the focused-two move, deduction on."""
     s = resolve(SolveOptions(**given))
-    params = solvers.sudoku_params(s, 3, with_start(s.schedule, 3, s.t0).t0)
+    params = solvers.sudoku_params(sudoku_plan(s, 3, "cpu", "cpu: asked"))
     ran = {key: getattr(params, key) for key in ("schedule", "move", "t0", "propagate")}
     default = {"schedule": "geometric:t0=0.5,t_final=0.48,ratio=0.99997959,stall=0",
                "move": "focused-two", "t0": 0.5, "propagate": True}  # fmt: skip

@@ -22,7 +22,6 @@ from gpu_anneal.kinds.base import PuzzleKind
 from gpu_anneal.validate import grid_schedule
 
 GRID_METHODS = ("anneal", "ilp")
-GRID_BACKENDS = ("cpu", "cuda", "auto")
 SCHEDULE_KEYS = ("t0", "t_final", "n_plateaus", "plateau", "max_trials")
 
 
@@ -37,26 +36,6 @@ def no_options(options, allowed) -> None:
     for key in options:
         if key not in allowed:
             raise InputError(f"option: {key!r} is not known here (allowed: {', '.join(allowed)})")
-
-
-def cuda_available() -> bool:
-    """True when numba.cuda imports and sees a device."""
-    try:
-        from numba import cuda  # numba.cuda loads the driver: only when asked
-
-        return bool(cuda.is_available())
-    except Exception:
-        return False
-
-
-def grid_backend(backend: str) -> str:
-    """cpu or cuda for a backend name (auto: cuda when a device is present)."""
-    check("backend", backend, GRID_BACKENDS)
-    if backend == "auto":
-        return "cuda" if cuda_available() else "cpu"
-    if backend == "cuda" and not cuda_available():
-        raise InputError("backend: cuda was asked for but no CUDA device is available")
-    return backend
 
 
 class GridKind(PuzzleKind):
@@ -147,16 +126,16 @@ class GridKind(PuzzleKind):
     def solve_one(
         self,
         puzzle,
-        method: str = "anneal",
-        backend: str = "auto",
-        chains: int | None = None,
-        seed: int = 0,
-        time_limit: float = 10.0,
+        method: str,
+        backend: str,
+        chains: int,
+        seed: int,
+        time_limit: float,
         **options,
     ) -> dict:
-        """Solve one puzzle (text or parsed); the dict gpu_anneal.grid_puzzles.solve_grid_puzzle
-        documents."""
-        check("method", method, GRID_METHODS)
+        """Solve one puzzle (text or parsed) by a method of GRID_METHODS on a backend taken
+        already ("cpu" or "cuda": gpu_anneal.run_plan) with `chains` chains; the dict
+        gpu_anneal.grid_puzzles.solve_grid_puzzle documents."""
         p = self.parse(puzzle) if isinstance(puzzle, str) else puzzle
         t0 = time.perf_counter()
         out = {"kind": self.name, "game_id": self.game_id(p), "method": method}
@@ -167,15 +146,13 @@ class GridKind(PuzzleKind):
             out["status"] = res["status"]
             out["energy"] = None
         else:
-            used = grid_backend(backend)
+            used = backend
             out["backend"] = used
             runner = None
             if used != "cpu":  # a fresh CUDA runner keeping this run's arrays on the device
                 from gpu_anneal.grid_runners import cuda_trials  # numba.cuda: CUDA runs only
 
                 runner = cuda_trials(self.name)
-            if chains is None:
-                chains = 4096 if used == "cuda" else 16
             res, solution = self.anneal(p, chains, seed, time_limit, runner, sched, options, out)
             out["energy"] = res["energy"]
             out["trials"] = res["trials"]
