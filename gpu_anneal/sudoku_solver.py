@@ -56,15 +56,13 @@ from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import (
     SudokuBatch,
     logic_fill,
-    logic_fill_many,
     make_batch,
     puzzle_tables,
     run_slice_cpu,
 )
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name
-from cpu_reference.sudoku.verify import verify_many
-from gpu_anneal import interrupts, pool_status, validate
+from gpu_anneal import host_cores, interrupts, pool_status, validate
 from gpu_anneal.backends import cpu_threads, resolve_backend
 from gpu_anneal.runners import make_runner
 
@@ -538,7 +536,7 @@ class _Pool:
             cells, masks, has_mask = (self.slot_loaded[leads], self.slot_masks[leads],
                                       self.slot_deduced[leads])  # fmt: skip
         elif self.propagate:
-            cells, masks, has_mask = logic_fill_many(cells, b.order)
+            cells, masks, has_mask = host_cores.logic_fill_rows(cells, b.order)
             if self.spare:  # kept for the spare slots a puzzle may get
                 if self.slot_masks is None:
                     self.slot_masks = np.zeros((b.puzzles, cells.shape[1]), masks.dtype)
@@ -546,7 +544,7 @@ class _Pool:
                 self.slot_masks[slots], self.slot_deduced[slots] = masks, has_mask
         self.slot_loaded[slots] = cells
         if leads is None:
-            tables = puzzle_tables(cells, b.order, b.move, masks, has_mask)
+            tables = host_cores.tables_rows(cells, b.order, b.move, masks, has_mask)
         else:  # a table's rows depend on their puzzle's row alone
             _, first, inverse = np.unique(leads, return_index=True, return_inverse=True)
             rows = [None if a is None else a[first] for a in (cells, masks, has_mask)]
@@ -843,7 +841,7 @@ def _results(
     start = time.perf_counter()
     if check.size:
         for j, fault in zip(
-            check, verify_many(grids[check], batch.order, givens[check]), strict=True
+            check, host_cores.verify_rows(grids[check], batch.order, givens[check]), strict=True
         ):
             faults[j] = fault
     verify_seconds = (time.perf_counter() - start) / max(1, check.size)
