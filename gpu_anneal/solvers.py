@@ -6,6 +6,8 @@ Glossary:
     cpp        chains per puzzle
     warm-up    a run on no puzzle (or a tiny one) that compiles, or loads from numba's disk cache,
                the code a solver needs; its seconds are the first result's `timing.compile`
+               (Sudoku annealing: the pool's own compile step, sudoku_solver.solve_stream's
+               on_compiled, so that no second runner is built for it)
 
 Every solver verifies each solution with the kind's independent verifier and times it; a
 result is `solved` only when that verifier accepts it. `params` records the values that ran
@@ -30,7 +32,7 @@ from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.presets import expand
 from cpu_reference.sudoku.schedules import with_start
-from gpu_anneal import backend_choice, interrupts, phases, validate
+from gpu_anneal import backend_choice, interrupts, phases, timeline, validate
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.items import Item
 from gpu_anneal.results import Counts, Params, Result, Timing, givens_hash
@@ -153,7 +155,12 @@ def solution_fields(item: Item, state, ok: bool) -> dict:
 def sudoku_anneal(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     """Anneal Sudoku items in one pool per order: the first order streams, others follow.
 
-    Ctrl-C: every item read and not reported yet is reported interrupted, once."""
+    Ctrl-C: every item read and not reported yet is reported interrupted, once. Where the
+    card may run them, its context is made on a thread meanwhile (runners.open_context_early)."""
+    if s.backend != "cpu" and not s.on_dask:
+        from gpu_anneal.runners import open_context_early
+
+        open_context_early()
     return interrupts.reported_once(
         items, lambda read: _anneal_orders(read, s), lambda item: _interrupted(item, s)
     )
@@ -183,6 +190,7 @@ def _anneal_orders(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     head = next(stream, None)
     if head is None:
         return
+    timeline.mark("input")
     yield from _anneal_order(head.order, itertools.chain([head], stream), s)
     for order, rest in held.items():
         yield from _anneal_order(order, iter(rest), s)
@@ -216,12 +224,15 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
     )  # fmt: skip
     params = replace(sudoku_params(s, order, schedule.t0), backend_choice=choice.reason)
 
-    def warm():  # compiles only: no puzzle, no limit to measure against
-        for _ in solve_stream([], order, **dict(settings, chains=1, time_limit=None)):
-            pass
-
     dask = s.on_dask
-    compile_s = 0.0 if dask else warm_up_seconds(("sudoku", used, order, move), warm)
+    key = ("sudoku", used, order, move)
+    compile_s = 0.0  # the pool's own compile step (no second runner for a warm-up), once a key
+
+    def compiled(seconds: float) -> None:
+        nonlocal compile_s
+        compile_s = 0.0 if key in _warm else seconds
+        _warm.add(key)
+
     by_index: dict[int, Item] = {}
 
     def cells():
@@ -232,7 +243,7 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
     if dask:
         stream = _dask_stream(cells(), order, s, settings)
     else:
-        stream = solve_stream(cells(), order, slots=s.batch, **settings)
+        stream = solve_stream(cells(), order, slots=s.batch, on_compiled=compiled, **settings)
     try:
         for raw in stream:
             item = by_index.pop(raw.index, None)  # None: reported already

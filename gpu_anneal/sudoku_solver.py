@@ -62,7 +62,7 @@ from cpu_reference.sudoku.batch import (
 )
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name
-from gpu_anneal import host_cores, interrupts, pool_status, validate
+from gpu_anneal import host_cores, interrupts, phases, pool_status, timeline, validate
 from gpu_anneal.backends import cpu_threads, resolve_backend
 from gpu_anneal.runners import make_runner
 
@@ -139,6 +139,7 @@ def solve_stream(
     propagate: bool = False,
     device=None,
     spare_chains: bool | None = None,
+    on_compiled: Callable[[float], None] | None = None,
 ) -> Iterator[SolveResult]:
     """Anneal a stream of puzzles (uint8[cells] each), `slots` at a time; yield as they finish.
 
@@ -164,6 +165,10 @@ def solve_stream(
     `spare_chains` (None: on for CUDA, off on the CPU, where more chains only add work; never
     with max_trials, whose trials are dealt over a puzzle's chains): once the stream is
     exhausted, empty slots take more chains of the puzzles still running (module docstring).
+
+    `on_compiled(seconds)` is told, before the first puzzle is loaded, how long the pool's own
+    compile step took (every kernel compiled or loaded from the disk cache, and run once on no
+    chain); the phase `compiling` is announced for it (gpu_anneal.phases).
     """
     used = resolve_backend(backend)
     lay = layout(order)
@@ -213,7 +218,9 @@ def solve_stream(
     pool = _Pool(batch, runner, source, first_chain, first_index, report, propagate, spare)
     slicer = Slicer(sched.plateau, slice_seconds)
     try:
-        pool.warm()  # compiles: time limits count annealing, not compilation
+        compiled = pool.warm()  # compiles: time limits count annealing, not compilation
+        if on_compiled is not None:
+            on_compiled(compiled)
         if used == "cpu":
             calibrate(slicer, batch, time_limit)
         try:
@@ -430,15 +437,21 @@ class _Pool:
         self.seen = np.zeros(P, np.int64)  # proposals of each slot's puzzle at the last status
         self.N = layout(batch.order).N
 
-    def warm(self) -> None:
-        """Compile every kernel, then fill every slot (before any clock starts)."""
+    def warm(self) -> float:
+        """Compile every kernel, then fill every slot (before any clock starts); returns the
+        seconds of the compile step."""
         runner = self.runner
-        runner.run(0)
-        runner.fetch(np.zeros(1, np.int64), runner.status())
-        runner.fetched()
+        start = time.perf_counter()
+        with phases.compiling():
+            runner.run(0)
+            runner.fetch(np.zeros(1, np.int64), runner.status())
+            runner.fetched()
+        compiled = time.perf_counter() - start
+        timeline.mark("module loads" if self.report["backend"] == "cuda" else "compile")
         self.refill(np.arange(self.batch.puzzles))
         self.stats = runner.status()
         self.round = time.perf_counter()
+        return compiled
 
     def refill(self, slots: np.ndarray) -> None:
         """Load the stream's next puzzles into `slots` (empty), in order; the slots left when
@@ -602,6 +615,7 @@ class _Pool:
         the yield, thrown in or raised when the consumer asks for the next, comes after)."""
         while self.outbox:
             result = self.outbox[0]
+            timeline.mark("first result")
             try:
                 yield result
             finally:
@@ -658,6 +672,8 @@ class _Pool:
         spare = fresh & (self.slot_lead != np.arange(len(self.slot_lead)))
         self.slot_start[spare] = self.slot_start[self.slot_lead[spare]]  # the puzzle's start
         self.runner.run(budget)
+        if running:
+            timeline.mark("first launch")
         return running, time.perf_counter() - now
 
     def _measure(self, slicer: Slicer, running: int, run_seconds: float) -> None:
