@@ -514,7 +514,7 @@ def render(doc: dict) -> str:
         out.append(
             f"| {row['workload']} ({row.get('puzzles', '?'):,}) | {what} | "
             f"{_f(row.get('chains_per_puzzle'), 'd')} | {row['wall_seconds']:.2f} | "
-            f"{_f(row.get('puzzles_per_second'))} | {row['solved']:,} | "
+            f"{_f(row.get('puzzles_per_second'), ',.1f')} | {row['solved']:,} | "
             f"{row.get('checked_here', 0):,} | {_f(predicted)} |"
         )
     out += ["", "## Per-chain rate against occupancy", "",
