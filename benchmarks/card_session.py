@@ -6,20 +6,23 @@ nothing left of its phase, or of the whole --budget, is recorded as skipped, and
 step is stopped at its allowance, SIGINT, its finished puzzles kept):
 
     env        the card (nvidia-smi), the versions, whether `gpu-anneal solve` knows --pool
-    startup    `gpu-anneal solve --example seed002 --backend cuda --verbose` twice, in a fresh
-               cache root: the first start (compiles) and the second; the start-up timeline of
-               each (gpu_anneal.timeline) and its wall seconds
+    startup    `gpu-anneal solve --example seed002 --backend cuda --verbose` twice, with this
+               environment's cache root (a fresh machine's is empty): the first start (compiles)
+               and the second; the start-up timeline of each (gpu_anneal.timeline), its wall
     pools      6,000 and 60,000 random isomorphs of forum_hardest_1106 (fixed seed, the same as
                benchmarks/card_vs_cores.py's) on the card at the plan's chains, by the persistent
                pool and by the slice pool (`--pool persistent|slices`; where `solve` has no
-               --pool, the one pool it has, named slices); a warm-up of 50 isomorphs a pool first
+               --pool, the one pool it has, named slices); a warm-up of 50 isomorphs a pool
+               first; both pools on the 6,000 before either on the 60,000
     cores      the same 6,000 on the machine's cores: annealing (`--backend cpu`) and
-               `--method exact`
+               `--method exact`, after a warm-up of 4 puzzles
     occupancy  per-chain proposals/s (gpu_anneal.measure.measure_throughput) of the 9x9
                focused-two one-thread kernel and the 25x25 focused cooperative kernel at 1
                chain, 32 chains and a full wave, the 25x25 in the native regime and the solving
                regime (the auto schedule)
-    ncu        Nsight Compute of one launch of each pool's kernel, where `ncu` is on the PATH
+    ncu        Nsight Compute of one launch of each pool's kernel (a kernel named like slice or
+               persist: the slice pool's second launch, the persistent pool's first) on the
+               warm-up's 50 isomorphs, where `ncu` is on the PATH
 
 Each measured figure stands beside the models' prediction made before it (a model, on an H100
 SXM's rates, not this card's): the virtual card's committed runs and designs
@@ -64,9 +67,11 @@ from cpu_reference.cache import cache_root
 
 SEED = 0  # of the isomorphs (benchmarks/card_vs_cores.py's, bench_host's: the same 6,000)
 BASE = "forum_hardest_1106.txt"
-BUDGETS = {"env": 10, "startup": 60, "pools": 230, "cores": 80, "occupancy": 70, "ncu": 50}
+BUDGETS = {"env": 10, "startup": 85, "pools": 185, "cores": 125, "occupancy": 65, "ncu": 40}
 TOTAL = 520  # seconds of the whole session (a device command's limit is 600)
-RUN_CAPS = {"warm-up": 45, 6000: 40, 60000: 60, "cores-anneal": 50, "cores-exact": 25}
+# a step's own cap; a fresh machine's first run of a kind compiles (tens of seconds): warm-ups
+RUN_CAPS = {"first start": 60, "second start": 20, "warm-up": 45, 6000: 40, 60000: 60,
+            "cores-warm-up": 40, "cores-anneal": 50, "cores-exact": 35}  # fmt: skip
 VIRTUAL = results("gpu") / "virtual_card.json"
 COOP = results("kernels") / "coop_latency.json"
 MODEL_CARD = "H100 SXM"
@@ -210,7 +215,7 @@ def phase_startup(session: Session) -> None:
     rows = []
     chains = ["--chains", "2"] if session.dry else []
     for which in ("first", "second") if not session.dry else ("first",):
-        allowance = phase.allowance(40 if which == "first" else 20)
+        allowance = phase.allowance(RUN_CAPS[f"{which} start"])
         if not allowance:
             phase.skip(f"{which} start")
             continue
@@ -283,23 +288,26 @@ def measured_run(
 
 
 def phase_pools(session: Session, files: dict) -> None:
-    """Each pool on the 6,000 and the 60,000, a warm-up of 50 isomorphs first."""
+    """Each pool on the 6,000, then each on the 60,000, after a warm-up of 50 isomorphs a
+    pool (compiles what the startup did not): a short budget leaves out the last 60,000."""
     phase = Phase(session, "pools")
     rows = []
     tiny = ["--chains", "2", "--time-limit", "1"] if session.dry else []
-    for pool in session.doc["pools"]:
-        choose = ["--pool", pool] if session.doc["pool_option"] else []
+    pools = session.doc["pools"]
+    choose = {p: ["--pool", p] if session.doc["pool_option"] else [] for p in pools}
+    if not session.dry:  # (a dry run's steps compile nothing the startup's did not)
         warm_path, warm_givens = files["warm"]
-        if not session.dry:  # (a dry run's steps compile nothing the startup's did not)
+        for pool in pools:
             measured_run(session, phase, f"warm-up, {pool} pool",
-                         ["solve", str(warm_path), "--backend", "cuda", *choose], "cuda",
+                         ["solve", str(warm_path), "--backend", "cuda", *choose[pool]], "cuda",
                          warm_givens, RUN_CAPS["warm-up"])  # fmt: skip
-        for n in ("n6",) if session.dry else ("n6", "n60"):  # (dry: the same code twice)
-            path, givens = files[n]
-            size = 6000 if n == "n6" else 60000
+    for n in ("n6",) if session.dry else ("n6", "n60"):  # (dry: the same code twice)
+        path, givens = files[n]
+        size = 6000 if n == "n6" else 60000
+        for pool in pools:
             rec = measured_run(
                 session, phase, f"{len(givens):,} isomorphs, {pool} pool",
-                ["solve", str(path), "--backend", "cuda", *choose, *tiny], "cuda", givens,
+                ["solve", str(path), "--backend", "cuda", *choose[pool], *tiny], "cuda", givens,
                 RUN_CAPS[size],
             )  # fmt: skip
             if rec is not None:
@@ -315,6 +323,11 @@ def phase_cores(session: Session, files: dict) -> None:
     phase = Phase(session, "cores")
     path, givens = files["n6"]
     rows = []
+    if not session.dry:  # a fresh machine compiles the CPU runner first
+        warm_path, warm_givens = files["warm_cores"]
+        measured_run(session, phase, "warm-up on the cores",
+                     ["solve", str(warm_path), "--backend", "cpu"], "cpu", warm_givens,
+                     RUN_CAPS["cores-warm-up"])  # fmt: skip
     for key, method in (("cores-anneal", []), ("cores-exact", ["--method", "exact"])):
         tiny = ["--time-limit", "1"] if session.dry and not method else []
         rec = measured_run(
@@ -416,8 +429,9 @@ def phase_ncu(session: Session, files: dict) -> None:
                 phase.skip(f"ncu, {pool} pool")
                 continue
             choose = ["--pool", pool] if session.doc["pool_option"] else []
-            args = [ncu, "--target-processes", "all", "-k", "regex:slice|persist",
-                    "--launch-skip", "1", "--launch-count", "1", "--section", "SpeedOfLight",
+            skip = "0" if pool == "persistent" else "1"  # a slice pool's first is the warm-up
+            args = [ncu, "--target-processes", "all", "-k", "regex:slice|persist|queue",
+                    "--launch-skip", skip, "--launch-count", "1", "--section", "SpeedOfLight",
                     "--section", "Occupancy", "--section", "WarpStateStats",
                     sys.executable, "-m", "gpu_anneal", "solve", str(path), "--backend",
                     "cuda", *choose, "-q", "--out", os.devnull]  # fmt: skip
@@ -539,7 +553,8 @@ STEPS_SHOWN = ("imports", "input", "context", "module loads", "first launch", "f
 
 
 def prepare_files(session: Session, tmp: Path) -> dict:
-    """The isomorph files: the 6,000, the 60,000 and a warm-up's 50 (dry: 2, 3 and 1)."""
+    """The isomorph files: the 6,000, the 60,000, a warm-up's 50 on the card and 4 on the cores
+    (dry: 2, 3, 1 and 1)."""
     base = base_set(session)
     n6, n60, warm = (2, 3, 1) if session.dry else (6000, 60000, 50)
     iso, _ = isomorphs(base, n60, SEED)
@@ -548,6 +563,7 @@ def prepare_files(session: Session, tmp: Path) -> dict:
         "n6": (write_lines(tmp / "iso6000.txt", iso[:n6]), list(iso[:n6])),
         "n60": (write_lines(tmp / "iso60000.txt", iso), list(iso)),
         "warm": (write_lines(tmp / "warm.txt", warm_iso), list(warm_iso)),
+        "warm_cores": (write_lines(tmp / "warm_cores.txt", warm_iso[:4]), list(warm_iso[:4])),
     }
 
 
