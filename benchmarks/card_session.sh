@@ -11,7 +11,7 @@
 #              `all --dry` runs the same code here: the CPU and the CUDA simulator, tiny sizes,
 #              the environment as it is (no wheels installed).
 # PHASE prepare (here, not on the card): .gpudata/ with the base sets from ../shared and .whl/
-#              with the numpy numba-cuda needs, both ignored by git; then, on the card,
+#              with the numpy numba-cuda needs (.gitignore names both); then, on the card,
 #              `bash benchmarks/card_session.sh all HASH` with carry [".gpudata", ".whl"].
 # PHASE sets:  card_vs_cores on the 9x9 workloads (start, iso6000 and its card-only variants:
 #              64 chains, fixed chains, Sirdey's move; forum375, single, iso60000, throughput),
@@ -36,7 +36,6 @@ case $phase in
     for f in forum_hardest_1106.txt general_25x25.tsv; do
       cp "../shared/data/sudoku/$f" .gpudata/ || exit 1
     done
-    grep -qx '/.gpudata/' .git/info/exclude 2>/dev/null || echo /.gpudata/ >> .git/info/exclude
     ls .whl/numpy-2.4.*.whl >/dev/null 2>&1 || python3 -m pip download -q --no-deps \
       --only-binary=:all: --python-version 3.12 --implementation cp \
       --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 -d .whl numpy==2.4.6 \
