@@ -33,7 +33,7 @@ Files written to --out-dir (at most 5): card_session.json (everything), card_ses
 tables), card_session.log (each step's command and the tail of its output), ncu.txt (where
 ncu ran).
 
-    python -m benchmarks.card_session --data DIR --out-dir DIR [--commit HASH] [--budget 520]
+    python -m benchmarks.card_session --data DIR --out-dir DIR [--commit HASH] [--budget 510]
     python -m benchmarks.card_session --dry --out-dir DIR   # the CPU and the CUDA simulator,
                                                            # tiny sizes
 
@@ -51,6 +51,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -68,7 +69,8 @@ from cpu_reference.cache import cache_root
 SEED = 0  # of the isomorphs (benchmarks/card_vs_cores.py's, bench_host's: the same 6,000)
 BASE = "forum_hardest_1106.txt"
 BUDGETS = {"env": 10, "startup": 85, "pools": 185, "cores": 125, "occupancy": 65, "ncu": 40}
-TOTAL = 520  # seconds of the whole session (a device command's limit is 600)
+TOTAL = 510  # seconds of the whole session (9 minutes with the wheels' install and a stopped
+# step's grace, benchmarks.card_runs.INTERRUPT_GRACE; a device command's limit is 600)
 # a step's own cap; a fresh machine's first run of a kind compiles (tens of seconds): warm-ups
 RUN_CAPS = {"first start": 60, "second start": 20, "warm-up": 45, 6000: 40, 60000: 60,
             "cores-warm-up": 40, "cores-anneal": 50, "cores-exact": 35}  # fmt: skip
@@ -580,6 +582,7 @@ def main(argv: list[str] | None = None) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     session = Session(out, Path(args.data), args.dry, args.commit, args.budget)
     session.doc.update(dry=args.dry, commit=args.commit, phases={}, files=[])
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # a guard's timeout: files written
     try:
         with tempfile.TemporaryDirectory(prefix="card_session_data_") as tmp:
             files = prepare_files(session, Path(tmp))

@@ -9,7 +9,7 @@
 #              against occupancy, ncu where the image has it, each beside the models'
 #              prediction); at most 5 files in $OUT. COMMIT may be left out (then "unknown").
 #              `all --dry` runs the same code here: the CPU and the CUDA simulator, tiny sizes,
-#              the environment as it is (no wheels installed).
+#              the environment as it is (no wheels installed; $PYTHON, else python3).
 # PHASE prepare (here, not on the card): .gpudata/ with the base sets from ../shared and .whl/
 #              with the numpy numba-cuda needs (.gitignore names both); then, on the card,
 #              `bash benchmarks/card_session.sh all HASH` with carry [".gpudata", ".whl"].
@@ -46,13 +46,14 @@ case $phase in
   all)
     mkdir -p "$out"
     if [ "$commit" = --dry ]; then
-      exec python3 -m benchmarks.card_session --dry --out-dir "$out"
+      exec "${PYTHON:-python3}" -m benchmarks.card_session --dry --out-dir "$out"
     fi
     python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl \
       || exit 1
     export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
-    # the session's own budget (520 s) ends it; this limit only guards against a hang
-    exec timeout 560 python3 -m benchmarks.card_session --data .gpudata --out-dir "$out" \
+    # the session's own budget (510 s, a stopped step's 20 s of grace after it) ends it; this
+    # limit only guards against a hang (SIGTERM: the files are still written)
+    exec timeout 545 python3 -m benchmarks.card_session --data .gpudata --out-dir "$out" \
       --commit "$commit"
     ;;
   sets|large|check) ;;

@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
+from benchmarks import card_runs
 from benchmarks import card_session as cs
 from benchmarks.paths import ROOT
 
@@ -17,7 +19,7 @@ SCRIPT = ROOT / "benchmarks" / "card_session.sh"
 
 
 def test_dry_run_writes_at_most_five_files_with_every_phase(tmp_path):
-    env = dict(os.environ, OUT=str(tmp_path))
+    env = dict(os.environ, OUT=str(tmp_path), PYTHON=sys.executable)
     env.pop("NUMBA_ENABLE_CUDASIM", None)  # the script sets it for the card's steps alone
     proc = subprocess.run(["bash", str(SCRIPT), "all", "--dry"], capture_output=True, text=True,
                           cwd=ROOT, env=env, timeout=900)  # fmt: skip
@@ -83,7 +85,8 @@ def test_a_spent_budget_skips_the_step_and_says_so(tmp_path):
     roomy = cs.Session(tmp_path, tmp_path, dry=False, commit="x", budget=1000.0)
     assert cs.Phase(roomy, "cores").allowance(25) == 25
     assert cs.Phase(roomy, "env").allowance(1000) == pytest.approx(cs.BUDGETS["env"], abs=0.5)
-    assert sum(cs.BUDGETS.values()) <= cs.TOTAL <= 540  # 9 minutes, the wheels' install aside
+    assert sum(cs.BUDGETS.values()) <= cs.TOTAL + 10  # the last phase may find less left
+    assert cs.TOTAL + card_runs.INTERRUPT_GRACE <= 540  # 9 minutes, the wheels' install aside
 
 
 def test_timeline_lines_are_read_back():
