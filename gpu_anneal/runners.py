@@ -117,10 +117,11 @@ _context_thread: list[threading.Thread] = []  # the opener started, at most one 
 
 def open_context_early() -> None:
     """Start making the CUDA context (numba.cuda's import, the driver's initialisation, the
-    device's primary context) on a thread, so that it overlaps the caller's reading of its input
-    and the rest of its start; the first CudaRunner waits for it. Nothing happens where no CUDA
-    driver library loads; a fault on the thread is left for CudaRunner (or the backend's check)
-    to meet and report in the caller's thread."""
+    device's primary context) and importing the kernels' modules on a thread, so that it
+    overlaps the caller's reading of its input and the rest of its start; the first CudaRunner
+    waits for it. Once a process; nothing happens where no CUDA driver library loads; a fault
+    on the thread is left for CudaRunner (or the backend's check) to meet and report in the
+    caller's thread."""
     from gpu_anneal.backends import driver_library_found
 
     if _context_thread or not driver_library_found():
@@ -132,6 +133,8 @@ def open_context_early() -> None:
 
             cuda.current_context()
             timeline.mark("context")
+            # the kernels' modules (their imports, not yet their code): the runner takes them
+            from gpu_anneal.kernels import pool, sudoku, sudoku_coop  # noqa: F401
         except Exception:  # noqa: BLE001,S110 - met again, and reported, in the caller's thread
             pass
 

@@ -67,3 +67,20 @@ def test_verbose_prints_the_start_up_timeline_of_a_cpu_run(tmp_path):
     seconds = [float(at) for _, at in steps]
     assert seconds == sorted(seconds) and seconds[0] > 0.0
     assert "context" not in names and "module loads" not in names  # no card on this path
+
+
+def test_the_context_is_made_once_on_a_thread_where_a_driver_loads():
+    code = (
+        "from gpu_anneal import backends, runners, timeline\n"
+        "backends.driver_library_found = lambda: True\n"
+        "runners.open_context_early()\n"
+        "runners.open_context_early()\n"
+        "(opener,) = runners._context_thread\n"
+        "opener.join(240)\n"
+        "print(opener.name, list(timeline.as_dict()))\n"
+    )
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")  # the simulator's context
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, env=env)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split("\n")[0] == "cuda-context ['context']"
