@@ -47,7 +47,7 @@ card_vs_cores on a lent card. The device machine gets the working tree but not .
 its image's numpy is too new for numba (numpy < 2.5), so, here, once:
 
     mkdir -p .gpudata && cp ../shared/data/sudoku/{forum_hardest_1106,general_25x25}.* .gpudata/
-    echo /.gpudata/ >> .git/info/exclude   # (/.whl/ is in .gitignore already)
+    # (.gitignore names /.gpudata/ and /.whl/; `bash benchmarks/card_session.sh prepare` does this)
     python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
         --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 \
         -d .whl numpy==2.4.6

@@ -3,6 +3,16 @@
 #
 #   bash benchmarks/card_session.sh PHASE COMMIT
 #
+# PHASE all:   every open question in one device command of at most 9 minutes
+#              (benchmarks/card_session.py: each pool on 6,000 and 60,000 isomorphs, the same
+#              6,000 on the cores by annealing and exactly, the start-up timeline, per-chain rate
+#              against occupancy, ncu where the image has it, each beside the models'
+#              prediction); at most 5 files in $OUT. COMMIT may be left out (then "unknown").
+#              `all --dry` runs the same code here: the CPU and the CUDA simulator, tiny sizes,
+#              the environment as it is (no wheels installed; $PYTHON, else python3).
+# PHASE prepare (here, not on the card): .gpudata/ with the base sets from ../shared and .whl/
+#              with the numpy numba-cuda needs (.gitignore names both); then, on the card,
+#              `bash benchmarks/card_session.sh all HASH` with carry [".gpudata", ".whl"].
 # PHASE sets:  card_vs_cores on the 9x9 workloads (start, iso6000 and its card-only variants:
 #              64 chains, fixed chains, Sirdey's move; forum375, single, iso60000, throughput),
 #              CVC_BUDGET seconds (default 300).
@@ -17,9 +27,41 @@
 # the image's numpy is newer) and .gpudata/ with forum_hardest_1106.txt and general_25x25.tsv
 # (benchmarks/bench_gpu.py's docstring says how). Results and logs go to $OUT.
 set -u -o pipefail
-phase=$1
-commit=$2
+phase=${1:-}
+commit=${2:-unknown}
 out=${OUT:-/tmp/card_session}
+case $phase in
+  prepare)
+    mkdir -p .gpudata
+    for f in forum_hardest_1106.txt general_25x25.tsv; do
+      cp "../shared/data/sudoku/$f" .gpudata/ || exit 1
+    done
+    ls .whl/numpy-2.4.*.whl >/dev/null 2>&1 || python3 -m pip download -q --no-deps \
+      --only-binary=:all: --python-version 3.12 --implementation cp \
+      --platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 -d .whl numpy==2.4.6 \
+      || exit 1
+    du -sh .gpudata .whl
+    exit 0
+    ;;
+  all)
+    mkdir -p "$out"
+    if [ "$commit" = --dry ]; then
+      exec "${PYTHON:-python3}" -m benchmarks.card_session --dry --out-dir "$out"
+    fi
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl \
+      || exit 1
+    export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+    # the session's own budget (510 s, a stopped step's 20 s of grace after it) ends it; this
+    # limit only guards against a hang (SIGTERM: the files are still written)
+    exec timeout 545 python3 -m benchmarks.card_session --data .gpudata --out-dir "$out" \
+      --commit "$commit"
+    ;;
+  sets|large|check) ;;
+  *)
+    echo "card_session.sh: phase must be all, prepare, sets, large or check, not '$phase'" >&2
+    exit 2
+    ;;
+esac
 mkdir -p "$out"
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
@@ -52,9 +94,5 @@ case $phase in
         --moves focused,sirdey,focused-two --tag "_o$order" 2>&1 | grep -E "^equality|wrote" \
         | tee -a "$out/check.log"
     done
-    ;;
-  *)
-    echo "card_session.sh: phase must be sets, large or check, not '$phase'" >&2
-    exit 2
     ;;
 esac

@@ -254,6 +254,14 @@ def solve(
             "on stdout either",
         ),
     ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            help="At the end, print on stderr when each start-up step was reached (imports, "
+            "context, module loads, first launch, first result, exit)",
+        ),
+    ] = False,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -285,7 +293,7 @@ def solve(
     )  # fmt: skip
     request = SolveRequest(
         options, files=files or [], example=value(example), kind=value(kind),
-        output=value(output), out=out, replay_chain=replay_chain, quiet=quiet,
+        output=value(output), out=out, replay_chain=replay_chain, quiet=quiet, verbose=verbose,
     )  # fmt: skip
     raise typer.Exit(guarded(run_solve, request))
 

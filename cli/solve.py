@@ -22,7 +22,7 @@ from cli.progress import RunProgress, messages_above
 from cli.streams import StdoutLost
 from cli.tally import Tally
 from cpu_reference.errors import InputError, OutputError
-from gpu_anneal import api, datasets, validate
+from gpu_anneal import api, datasets, timeline, validate
 from gpu_anneal.inputs import file_names
 from gpu_anneal.kinds import kind_of
 from gpu_anneal.resolve import resolve
@@ -44,6 +44,7 @@ class SolveRequest:
     out: str | None = None
     replay_chain: int | None = None
     quiet: bool = False
+    verbose: bool = False  # print the start-up timeline (gpu_anneal.timeline) at the end
 
     def sources_and_kind(self) -> tuple[list[str], str]:
         """The input files and the kind (an example brings its own kind)."""
@@ -59,7 +60,18 @@ class SolveRequest:
 
 
 def run_solve(req: SolveRequest) -> int:
-    """Solve every puzzle of the request's input; returns the exit code."""
+    """Solve every puzzle of the request's input; returns the exit code. With --verbose the
+    start-up timeline follows on stderr, however the run ends."""
+    timeline.mark("imports")
+    try:
+        return _run_solve(req)
+    finally:
+        timeline.mark("exit")
+        if req.verbose:
+            print(timeline.text(), file=sys.stderr, flush=True)
+
+
+def _run_solve(req: SolveRequest) -> int:
     sources, kind = req.sources_and_kind()
     resume = req.options.resume
     if req.out is not None and resume is not None and req.out != resume:

@@ -39,6 +39,7 @@ brings back every chain's result.
 
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -54,7 +55,7 @@ from cpu_reference.sudoku.batch import (
     puzzle_tables,
     run_slice_cpu,
 )
-from gpu_anneal import pool_status
+from gpu_anneal import pool_status, timeline
 from gpu_anneal.kernels.launch import simulating
 
 
@@ -111,6 +112,37 @@ class CpuRunner:
         """Host arrays are the working arrays: nothing to copy."""
 
 
+_context_thread: list[threading.Thread] = []  # the opener started, at most one a process
+
+
+def open_context_early() -> None:
+    """Start making the CUDA context (numba.cuda's import, the driver's initialisation, the
+    device's primary context) and importing the kernels' modules on a thread, so that it
+    overlaps the caller's reading of its input and the rest of its start; the first CudaRunner
+    waits for it. Once a process; nothing happens where no CUDA driver library loads; a fault
+    on the thread is left for CudaRunner (or the backend's check) to meet and report in the
+    caller's thread."""
+    from gpu_anneal.backends import driver_library_found
+
+    if _context_thread or not driver_library_found():
+        return
+
+    def open_context() -> None:
+        try:
+            from numba import cuda
+
+            cuda.current_context()
+            timeline.mark("context")
+            # the kernels' modules (their imports, not yet their code): the runner takes them
+            from gpu_anneal.kernels import pool, sudoku, sudoku_coop  # noqa: F401
+        except Exception:  # noqa: BLE001,S110 - met again, and reported, in the caller's thread
+            pass
+
+    thread = threading.Thread(target=open_context, name="cuda-context", daemon=True)
+    _context_thread.append(thread)
+    thread.start()
+
+
 class CudaRunner:
     """Keeps a batch's arrays on the device and runs its slices there, on one stream.
 
@@ -125,11 +157,16 @@ class CudaRunner:
 
     def __init__(self, batch: SudokuBatch, seed: int = 0, kernel: str = "auto"):
         # late: numba.cuda and the kernels it compiles cost ~0.2 s of a CPU run's start
+        for opener in _context_thread:  # open_context_early's thread: its context serves here
+            opener.join()
         from numba import cuda
 
         from gpu_anneal.kernels import pool
         from gpu_anneal.kernels import sudoku as ks
         from gpu_anneal.kernels import sudoku_coop as coop
+
+        cuda.current_context()
+        timeline.mark("context")
 
         self.ks, self.pool, self.cuda = ks, pool, cuda
         ks.check_order(batch.order)

@@ -6,6 +6,8 @@ Glossary:
     cpp        chains per puzzle
     warm-up    a run on no puzzle (or a tiny one) that compiles, or loads from numba's disk cache,
                the code a solver needs; its seconds are the first result's `timing.compile`
+               (Sudoku annealing: the pool's own compile step, sudoku_solver.solve_stream's
+               on_compiled, so that no second runner is built for it)
 
 Every solver verifies each solution with the kind's independent verifier and times it; a
 result is `solved` only when that verifier accepts it. `params` records the values that ran
@@ -28,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cpu_reference.errors import InputError
-from gpu_anneal import backend_choice, interrupts, phases
+from gpu_anneal import backend_choice, interrupts, phases, timeline
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.items import Item
 from gpu_anneal.results import Counts, Params, Result, Timing, givens_hash
@@ -138,7 +140,12 @@ def solution_fields(item: Item, state, ok: bool) -> dict:
 def sudoku_anneal(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     """Anneal Sudoku items in one pool per order: the first order streams, others follow.
 
-    Ctrl-C: every item read and not reported yet is reported interrupted, once."""
+    Ctrl-C: every item read and not reported yet is reported interrupted, once. Where the
+    card may run them, its context is made on a thread meanwhile (runners.open_context_early)."""
+    if s.backend != "cpu" and not s.on_dask:
+        from gpu_anneal.runners import open_context_early
+
+        open_context_early()
     return interrupts.reported_once(
         items, lambda read: _anneal_orders(read, s), lambda item: _interrupted(item, s)
     )
@@ -168,6 +175,7 @@ def _anneal_orders(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     head = next(stream, None)
     if head is None:
         return
+    timeline.mark("input")
     yield from _anneal_order(head.order, itertools.chain([head], stream), s)
     for order, rest in held.items():
         yield from _anneal_order(order, iter(rest), s)
@@ -183,12 +191,15 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
     used = plan.backend
     params = sudoku_params(plan)
 
-    def warm():  # compiles only: no puzzle, no limit to measure against
-        for _ in run_pool(replace(plan, chains=1, time_limit=None), []):
-            pass
-
     dask = s.on_dask
-    compile_s = 0.0 if dask else warm_up_seconds(("sudoku", used, order, plan.move), warm)
+    key = ("sudoku", used, order, plan.move)
+    compile_s = 0.0  # the pool's own compile step (no second runner for a warm-up), once a key
+
+    def compiled(seconds: float) -> None:
+        nonlocal compile_s
+        compile_s = 0.0 if key in _warm else seconds
+        _warm.add(key)
+
     by_index: dict[int, Item] = {}
 
     def cells():
@@ -199,7 +210,7 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
     if dask:
         stream = _dask_stream(cells(), order, s, plan)
     else:
-        stream = run_pool(plan, cells())
+        stream = run_pool(plan, cells(), on_compiled=compiled)
     try:
         for raw in stream:
             item = by_index.pop(raw.index, None)  # None: reported already

@@ -55,15 +55,13 @@ from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import (
     SudokuBatch,
     logic_fill,
-    logic_fill_many,
     make_batch,
     puzzle_tables,
     run_slice_cpu,
 )
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule
-from cpu_reference.sudoku.verify import verify_many
-from gpu_anneal import interrupts, pool_status, validate
+from gpu_anneal import host_cores, interrupts, phases, pool_status, timeline, validate
 from gpu_anneal.run_plan import RunPlan, default_chains, pool_plan  # noqa: F401 - default_chains: re-exported
 from gpu_anneal.runners import make_runner
 
@@ -130,6 +128,7 @@ def solve_stream(
     propagate: bool = False,
     device=None,
     spare_chains: bool | None = None,
+    on_compiled: Callable[[float], None] | None = None,
 ) -> Iterator[SolveResult]:
     """Anneal a stream of puzzles (uint8[cells] each), `slots` at a time; yield as they finish.
 
@@ -155,6 +154,10 @@ def solve_stream(
     `spare_chains` (None: on for CUDA, off on the CPU, where more chains only add work; never
     with max_trials, whose trials are dealt over a puzzle's chains): once the stream is
     exhausted, empty slots take more chains of the puzzles still running (module docstring).
+
+    `on_compiled(seconds)` is told, before the first puzzle is loaded, how long the pool's own
+    compile step took (every kernel compiled or loaded from the disk cache, and run once on no
+    chain); the phase `compiling` is announced for it (gpu_anneal.phases).
     """
     plan = pool_plan(
         order, backend=backend, schedule=schedule, chains=chains, slots=slots, seed=seed,
@@ -162,7 +165,7 @@ def solve_stream(
         spare_chains=spare_chains,
     )  # fmt: skip
     slice_seconds = validate.slice_seconds(slice_seconds)
-    yield from run_pool(plan, puzzles, first_index, first_chain, slice_seconds, device)
+    yield from run_pool(plan, puzzles, first_index, first_chain, slice_seconds, device, on_compiled)
 
 
 def run_pool(
@@ -172,6 +175,7 @@ def run_pool(
     first_chain: int = 0,
     slice_seconds: float = 0.2,
     device=None,
+    on_compiled=None,
 ) -> Iterator[SolveResult]:
     """solve_stream of a settled plan (gpu_anneal.run_plan): nothing is checked again. On CUDA,
     chains and slots left None follow the pool's launch plan (gpu_anneal.plan) for the stream
@@ -212,7 +216,9 @@ def run_pool(
     pool = _Pool(batch, runner, source, first_chain, first_index, report, plan.propagate, spare)
     slicer = Slicer(sched.plateau, slice_seconds)
     try:
-        pool.warm()  # compiles: time limits count annealing, not compilation
+        compiled = pool.warm()  # compiles: time limits count annealing, not compilation
+        if on_compiled is not None:
+            on_compiled(compiled)
         if used == "cpu":
             calibrate(slicer, batch, time_limit)
         try:
@@ -429,15 +435,21 @@ class _Pool:
         self.seen = np.zeros(P, np.int64)  # proposals of each slot's puzzle at the last status
         self.N = layout(batch.order).N
 
-    def warm(self) -> None:
-        """Compile every kernel, then fill every slot (before any clock starts)."""
+    def warm(self) -> float:
+        """Compile every kernel, then fill every slot (before any clock starts); returns the
+        seconds of the compile step."""
         runner = self.runner
-        runner.run(0)
-        runner.fetch(np.zeros(1, np.int64), runner.status())
-        runner.fetched()
+        start = time.perf_counter()
+        with phases.compiling():
+            runner.run(0)
+            runner.fetch(np.zeros(1, np.int64), runner.status())
+            runner.fetched()
+        compiled = time.perf_counter() - start
+        timeline.mark("module loads" if self.report["backend"] == "cuda" else "compile")
         self.refill(np.arange(self.batch.puzzles))
         self.stats = runner.status()
         self.round = time.perf_counter()
+        return compiled
 
     def refill(self, slots: np.ndarray) -> None:
         """Load the stream's next puzzles into `slots` (empty), in order; the slots left when
@@ -535,7 +547,7 @@ class _Pool:
             cells, masks, has_mask = (self.slot_loaded[leads], self.slot_masks[leads],
                                       self.slot_deduced[leads])  # fmt: skip
         elif self.propagate:
-            cells, masks, has_mask = logic_fill_many(cells, b.order)
+            cells, masks, has_mask = host_cores.logic_fill_rows(cells, b.order)
             if self.spare:  # kept for the spare slots a puzzle may get
                 if self.slot_masks is None:
                     self.slot_masks = np.zeros((b.puzzles, cells.shape[1]), masks.dtype)
@@ -543,7 +555,7 @@ class _Pool:
                 self.slot_masks[slots], self.slot_deduced[slots] = masks, has_mask
         self.slot_loaded[slots] = cells
         if leads is None:
-            tables = puzzle_tables(cells, b.order, b.move, masks, has_mask)
+            tables = host_cores.tables_rows(cells, b.order, b.move, masks, has_mask)
         else:  # a table's rows depend on their puzzle's row alone
             _, first, inverse = np.unique(leads, return_index=True, return_inverse=True)
             rows = [None if a is None else a[first] for a in (cells, masks, has_mask)]
@@ -601,6 +613,7 @@ class _Pool:
         the yield, thrown in or raised when the consumer asks for the next, comes after)."""
         while self.outbox:
             result = self.outbox[0]
+            timeline.mark("first result")
             try:
                 yield result
             finally:
@@ -657,6 +670,8 @@ class _Pool:
         spare = fresh & (self.slot_lead != np.arange(len(self.slot_lead)))
         self.slot_start[spare] = self.slot_start[self.slot_lead[spare]]  # the puzzle's start
         self.runner.run(budget)
+        if running:
+            timeline.mark("first launch")
         return running, time.perf_counter() - now
 
     def _measure(self, slicer: Slicer, running: int, run_seconds: float) -> None:
@@ -840,7 +855,7 @@ def _results(
     start = time.perf_counter()
     if check.size:
         for j, fault in zip(
-            check, verify_many(grids[check], batch.order, givens[check]), strict=True
+            check, host_cores.verify_rows(grids[check], batch.order, givens[check]), strict=True
         ):
             faults[j] = fault
     verify_seconds = (time.perf_counter() - start) / max(1, check.size)

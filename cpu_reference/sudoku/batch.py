@@ -228,7 +228,7 @@ def puzzle_tables(
     return t
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)  # nogil: rows run in threads (gpu_anneal.host_cores)
 def _fill_puzzles(
     puzzles, units, cell_units, N, WR, words, bits, move, masks, has_mask,
     board, init_cells, ninit, move_cells, nmove, cand, ncand, box_cells, nbox, box_missing,

@@ -1,0 +1,110 @@
+"""The card session's script (benchmarks/card_session.sh all, benchmarks/card_session.py) in its
+dry mode (the CPU and the CUDA simulator, tiny sizes), the models' predictions it sets beside
+the figures, and its budget."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from benchmarks import card_runs
+from benchmarks import card_session as cs
+from benchmarks.paths import ROOT
+
+SCRIPT = ROOT / "benchmarks" / "card_session.sh"
+
+
+def test_dry_run_writes_at_most_five_files_with_every_phase(tmp_path):
+    env = dict(os.environ, OUT=str(tmp_path), PYTHON=sys.executable)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)  # the script sets it for the card's steps alone
+    proc = subprocess.run(["bash", str(SCRIPT), "all", "--dry"], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=900)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["card_session.json", "card_session.log", "card_session.md"]
+    doc = json.loads((tmp_path / "card_session.json").read_text())
+    assert doc["dry"] and sorted(doc["files"]) == written
+    assert list(doc["phases"]) == ["env", "startup", "pools", "cores", "occupancy", "ncu"]
+    assert all(not p["skipped"] for p in doc["phases"].values())
+    (start,) = doc["startup"]
+    assert start["exit_code"] == 0
+    steps = list(start["timeline"])  # the simulator's path: a context and module loads
+    assert steps[0] == "imports" and steps[-1] == "exit"
+    assert {"context", "module loads", "first launch", "first result"} <= set(steps)
+    assert list(start["timeline"].values()) == sorted(start["timeline"].values())
+    pools = doc["pools_runs"]
+    assert [r["pool"] for r in pools] == doc["pools"] and doc["pools"][-1] == "slices"
+    for run in pools:  # every puzzle reported once, on the card's backend
+        assert run["results"] == run["puzzles"] == 2 and run["missing"] == 0
+        assert run["backends_reported"] == ["cuda"] and run["chains_per_puzzle"] == 2
+        assert run["checked_here"] == run["solved"]
+    anneal, exact = doc["cores_runs"]
+    assert anneal["method"] == "anneal" and anneal["backends_reported"] == ["cpu"]
+    assert exact["method"] == "exact" and exact["solved"] == exact["checked_here"] == 2
+    assert [r["chains"] for r in doc["occupancy"]] == [1, 2]
+    assert all(r["chain_proposals_per_second"] > 0 for r in doc["occupancy"])
+    assert doc["ncu"] == "dry run: not run"
+    md = (tmp_path / "card_session.md").read_text()
+    for heading in ("## Start-up", "## Pools and cores", "## Per-chain rate", "## Phases"):
+        assert heading in md
+    assert "iso6000 (2)" in md and "9x9 focused-two" in md
+
+
+def test_predictions_are_the_committed_models_figures():
+    virtual = json.loads(cs.VIRTUAL.read_text())
+    slices = cs.pool_prediction(60000, "slices", 64)
+    assert slices["puzzles_per_second"] == virtual["predicted"]["puzzles_per_second"]
+    persistent = cs.pool_prediction(60000, "persistent", 64)
+    design = next(d for d in virtual["designs"]
+                  if d["chains"] == 64 and d["pool"] == "persistent, host on 16 cores")  # fmt: skip
+    assert persistent["puzzles_per_second"] == design["puzzles_per_second"]
+    modeled = next(r["modeled"] for r in virtual["runs"] if r["name"] == "iso6000")
+    assert (
+        cs.pool_prediction(6000, "slices", modeled["chains"])["wall_seconds"]
+        == (modeled["wall_seconds"])
+    )
+    assert cs.pool_prediction(6000, "persistent", 64) is None  # never modeled
+    assert cs.pool_prediction(6000, "slices", None) is None
+    coop = cs.coop_predictions()
+    points = {(k, p, r) for k, _, _, counts, regimes in cs.OCCUPANCY_POINTS
+              for p in ("1 chain", "32 chains", "a full wave") for r in regimes}  # fmt: skip
+    assert points <= set(coop) and all(v > 0 for v in coop.values())
+
+
+def test_a_spent_budget_skips_the_step_and_says_so(tmp_path):
+    session = cs.Session(tmp_path, tmp_path, dry=False, commit="x", budget=0.0)
+    session.doc["phases"] = {}
+    phase = cs.Phase(session, "pools")
+    assert phase.allowance(40) == 0.0
+    assert cs.measured_run(session, phase, "6,000 isomorphs", ["solve"], "cuda", None, 40) is None
+    assert phase.record()["skipped"] == ["6,000 isomorphs"]
+    roomy = cs.Session(tmp_path, tmp_path, dry=False, commit="x", budget=1000.0)
+    assert cs.Phase(roomy, "cores").allowance(25) == 25
+    assert cs.Phase(roomy, "env").allowance(1000) == pytest.approx(cs.BUDGETS["env"], abs=0.5)
+    assert sum(cs.BUDGETS.values()) <= cs.TOTAL + 10  # the last phase may find less left
+    assert cs.TOTAL + card_runs.INTERRUPT_GRACE <= 540  # 9 minutes, the wheels' install aside
+
+
+def test_timeline_lines_are_read_back():
+    text = "x\nstart-up timeline (seconds since the process started):\n" \
+           "  imports          0.812  (+0.812)\n  module loads     1.500  (+0.688)\n"  # fmt: skip
+    assert cs.timeline_of(text) == {"imports": 0.812, "module loads": 1.5}
+
+
+def test_an_unknown_phase_is_one_line_and_exit_two():
+    proc = subprocess.run(["bash", str(SCRIPT), "everything"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        "card_session.sh: phase must be all, prepare, sets, large or check, not 'everything'"
+    )
+
+
+def test_the_base_set_missing_is_named(tmp_path):
+    session = cs.Session(tmp_path, tmp_path / "nowhere", dry=False, commit="x", budget=1.0)
+    with pytest.raises(SystemExit, match="nowhere/forum_hardest_1106.txt not found"):
+        cs.base_set(session)
