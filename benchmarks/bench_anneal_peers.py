@@ -2,11 +2,12 @@
 
 Every method solves the same puzzles in one process on the same cores, one puzzle at a time:
 
-    sirdey       `--schedule sirdey-course --move sirdey`: Sirdey's published algorithm
-                 (sirdey-course schedule from T0 = e_P, sirdey move)
-    candidate    --move candidate --t0 1
-    propagate    --move candidate --t0 1 --propagate (`gpu-anneal solve FILE` runs the same with
-                 shorter, colder trials on 9x9: the "auto" preset, cpu_reference.sudoku.presets)
+    sirdey       `--technique published`: Sirdey's published algorithm (sirdey-course
+                 schedule from T0 = e_P, sirdey move, no deduction)
+    candidate    --technique published --move candidate --t0 1
+    propagate    --technique published --move candidate --t0 1 --propagate (`gpu-anneal solve
+                 FILE` runs the same with shorter, colder trials on 9x9: the "auto" preset,
+                 cpu_reference.sudoku.presets)
     band         --move candidate --propagate --schedule band (cpu_reference.sudoku.presets)
     auto         --move candidate --propagate --schedule candidate-auto (the candidate move's
                  measured best; on 16x16 and above a shorter, cooler band than band's)
@@ -255,8 +256,7 @@ def describe(method) -> str:
     flags = [f"--schedule {method['schedule']}", f"--move {method['move']}"]
     if method["t0"] is not None:
         flags.append(f"--t0 {method['t0']:g}")
-    if method["propagate"]:
-        flags.append("--propagate")
+    flags.append("--propagate" if method["propagate"] else "--no-propagate")
     return "`" + " ".join(flags) + "`"
 
 

@@ -53,17 +53,15 @@ def read_tsv(path: Path, prefixes: tuple[str, ...]) -> list[tuple[str, int, np.n
 
 
 def bench_9x9(puzzles: np.ndarray, limit: int, repeats: int) -> dict:
-    units, cell_units, peer_list = tables(3)
+    grid_tables = tables(3)
     counts = np.zeros(len(puzzles), np.int32)
     solutions = np.zeros_like(puzzles)
-    solve_batch_serial(puzzles[:4], units, cell_units, peer_list, limit, 0, counts[:4],
-                       solutions[:4], 9, 20)  # fmt: skip
+    solve_batch_serial(puzzles[:4], grid_tables, limit, 0, counts[:4], solutions[:4])
     walls, cpus = [], []
     nodes = 0
     for _ in range(repeats):
         w0, c0 = time.perf_counter(), time.thread_time()
-        nodes = solve_batch_serial(puzzles, units, cell_units, peer_list, limit, 0, counts,
-                                   solutions, 9, 20)  # fmt: skip
+        nodes = solve_batch_serial(puzzles, grid_tables, limit, 0, counts, solutions)
         cpus.append(time.thread_time() - c0)
         walls.append(time.perf_counter() - w0)
     return {

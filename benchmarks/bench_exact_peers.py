@@ -126,13 +126,10 @@ def engine_fast_pass(puzzles: np.ndarray, limit: int) -> tuple[float, np.ndarray
 
 def engine_seed_pass(puzzles: np.ndarray, limit: int) -> tuple[float, np.ndarray, int]:
     """Seed 003's rules over all puzzles on the calling thread: (seconds, counts, total nodes)."""
-    units, cell_units, peer_list = tables(3)
     counts = np.zeros(len(puzzles), np.int32)
     solutions = np.zeros_like(puzzles)
     start = time.perf_counter()
-    total = solve_batch_serial(
-        puzzles, units, cell_units, peer_list, limit, 0, counts, solutions, 9, 20
-    )
+    total = solve_batch_serial(puzzles, tables(3), limit, 0, counts, solutions)
     return time.perf_counter() - start, counts, total
 
 

@@ -28,6 +28,7 @@ TOPICS = (
     "scale",  # Dask workers against one process
     "grid_puzzles",  # Shikaku and Hashiwokakero
     "frontier",  # large grids near the phase transition, beside CP-SAT and CaDiCaL
+    "install",  # what an install costs: each extra's disk, the test suite's time
 )
 
 

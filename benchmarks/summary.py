@@ -1372,7 +1372,7 @@ def _sentences(res: Results) -> dict[str, Callable[[], str]]:
         s = next(s for s in d["sets"] if s["set"] == "top95")
         t = [r["seconds"] for r in s["rows"]]
         return (
-            "Sirdey's algorithm exactly as published (`--schedule sirdey-course --move sirdey`): "
+            "Sirdey's algorithm exactly as published (`--technique published`): "
             f"{s['solved']} of top95's {s['puzzles']} "
             f"within {d['time_limit']:g} s each (median {secs(statistics.median(t))}) "
             "(`anneal/anneal_solve_default.json`);"

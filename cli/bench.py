@@ -70,14 +70,15 @@ def run_throughput(
 
 def run_tts(
     file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace,
-    backend="cpu", card_rate=None, propagate=False, *, threads=None, progress=None,
+    backend="cpu", card_rate=None, propagate=None, technique=None, *, threads=None,
+    progress=None,
 ) -> int:  # fmt: skip
     """Measure TTS99 over the puzzles of a file; print per-puzzle rows and the summary.
 
-    The technique is `solve`'s (cpu_reference.sudoku.presets.technique): its default when none
-    of schedule, move, t0 and propagate is given, else the given ones with Sirdey's for the
-    rest; the report's `params` give, per order, the move, schedule and deduction setting that
-    ran, resolved as `solve`'s results record them.
+    The technique is `solve`'s (cpu_reference.sudoku.presets.technique): the named one
+    (`technique`, None: the default), each of schedule, move and propagate given in place of
+    that part alone; the report's `params` give, per order, the move, schedule and deduction
+    setting that ran, resolved as `solve`'s results record them.
     `backend` ("cpu", "cuda" or "auto") is resolved first: "cuda" without a usable device is a
     BackendError before any work. On CUDA, seconds per trial come from the card's proposal
     rate: `card_rate` when given, else measured on the card before the runs.
@@ -87,13 +88,13 @@ def run_tts(
     from cli.info import machine_now
     from cli.output import error_line
     from cpu_reference.sudoku.formats import iter_puzzles
-    from cpu_reference.sudoku.presets import technique
+    from cpu_reference.sudoku.presets import technique as technique_of
     from cpu_reference.sudoku.schedules import with_start
     from gpu_anneal.backends import resolve_backend
     from gpu_anneal.tts import core_rate_of, measure_puzzle, summarize, trace_run
 
     use_threads(threads)
-    schedule, move, propagate = technique(schedule, move, t0, propagate)
+    schedule, move, propagate = technique_of(schedule, move, propagate, technique)
     if runs < 1:
         raise InputError(f"--runs {runs}: must be at least 1")
     if limit is not None:

@@ -30,6 +30,7 @@ from cli.options import (
     Rules,
     ShowProgress,
     SolveOutput,
+    Technique,
     Threads,
     value,
 )
@@ -41,7 +42,6 @@ from cli.output import (
     EXIT_UNSOLVED,
     error_line,
 )
-from cpu_reference.sudoku.presets import technique
 from gpu_anneal import interrupts
 
 
@@ -155,13 +155,21 @@ def solve(
     max_trials: Annotated[
         int | None, typer.Option(help="Trials per puzzle, all chains  [default: no limit]")
     ] = None,
+    technique: Annotated[
+        Technique | None,
+        typer.Option(
+            help="Sudoku annealing: default (schedule auto, move auto, --propagate: the best "
+            "measured) or published (Sirdey's: schedule sirdey-course, move sirdey, "
+            "--no-propagate); --schedule, --move, --t0 and --propagate each change their part "
+            "alone  [default: default]"
+        ),
+    ] = None,
     schedule: Annotated[
         str | None,
         typer.Option(
             metavar="NAME[:KEY=VALUE,...]",
-            help="Sudoku: sirdey-course, sirdey-paper, geometric, band or auto; Shikaku, "
-            "Hashi: geometric  [default: auto (with move auto and --propagate); once any of "
-            "--schedule, --move, --t0, --propagate is given: sirdey-course with move sirdey]",
+            help="Sudoku: sirdey-course, sirdey-paper, geometric, band, auto or candidate-auto; "
+            "Shikaku, Hashi: geometric  [default: the --technique's: auto, or sirdey-course]",
         ),
     ] = None,
     format: Annotated[
@@ -185,17 +193,23 @@ def solve(
         Move | None,
         typer.Option(
             metavar="MOVE",
-            help=f"Neighbourhood. Sudoku: {MOVES_HELP['sudoku']}  [default: auto; sirdey "
-            f"once --schedule, --t0 or --propagate is given]. Shikaku: {MOVES_HELP['shikaku']}"
-            "  [default: all]. Hashi: none to choose",
+            help=f"Neighbourhood. Sudoku: {MOVES_HELP['sudoku']}  [default: the --technique's: "
+            f"auto, or sirdey]. Shikaku: {MOVES_HELP['shikaku']}  [default: all]. Hashi: none "
+            "to choose",
         ),
     ] = None,
     t0: Annotated[
         float | None, typer.Option(help="Start temperature  [default: the schedule's]")
     ] = None,
     propagate: Annotated[
-        bool, typer.Option("--propagate", help="Sudoku: deduction rules first (hybrid)")
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--propagate/--no-propagate",
+            help="Sudoku: deduction rules first (hybrid), or none  [default: the --technique's: "
+            "on, or off]",
+            show_default=False,
+        ),
+    ] = None,
     fixed_chains: Annotated[
         bool,
         typer.Option(
@@ -250,7 +264,12 @@ def solve(
         ),
     ] = False,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Print the CUDA plan (a model); solve nothing")
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print the plan (a model) and the backend taken, with why: on the card, or on "
+            "the cores where no card is found; solve nothing",
+        ),
     ] = False,
     device: Annotated[
         str | None,
@@ -271,13 +290,13 @@ def solve(
     from gpu_anneal.settings import SolveOptions
 
     if dry_run or device is not None:
-        planned = technique(schedule, value(move), t0, propagate)[1]  # the kernel's move
-        args = (files, value(format), planned, chains, batch, device, value(backend))
-        raise typer.Exit(guarded(_dry_run, *args, dry_run))
+        args = (files, value(format), value(technique), value(move), chains, batch, device)
+        raise typer.Exit(guarded(_dry_run, *args, value(backend), dry_run))
 
     options = SolveOptions(
         method=value(method), backend=value(backend), chains=chains, seed=seed,
-        schedule=schedule, move=value(move), t0=t0, time_limit=time_limit,
+        technique=value(technique), schedule=schedule, move=value(move), t0=t0,
+        time_limit=time_limit,
         max_trials=max_trials, propagate=propagate, rules=value(rules), batch=batch,
         fmt=value(format), resume=resume, scheduler=scheduler, workers=workers,
         fixed_chains=fixed_chains, threads=threads, total_time=total_time,
@@ -290,22 +309,34 @@ def solve(
     raise typer.Exit(guarded(run_solve, request))
 
 
-def _dry_run(files, fmt, move, chains, batch, device, backend, dry_run) -> int:
-    """Print the CUDA plan of each order in the files and the backend --backend takes, with why
-    (--dry-run, optionally on --device)."""
+def _dry_run(files, fmt, technique, move, chains, batch, device, backend, dry_run) -> int:
+    """Print the plan of each order in the files and the backend --backend takes, with why
+    (--dry-run): on the card (this one, or the one --device describes), or on the cores where
+    the run takes them without a card to weigh (--backend cpu, or auto where none is usable)."""
     from cpu_reference.errors import InputError
+    from cpu_reference.sudoku.presets import technique as technique_of
     from gpu_anneal import plan
-    from gpu_anneal.backend_choice import describe_plans
+    from gpu_anneal.backend_choice import describe_cores, describe_plans, format_cores_plan
     from gpu_anneal.backends import cuda_status
 
+    planned = technique_of(move=move, name=technique)[1]  # the move the chains run
     if not dry_run:
         raise InputError(f"--device {device!r} describes a card for --dry-run: add --dry-run")
-    if backend == "cpu":
-        raise InputError("--dry-run prints the plan of a CUDA run: use --backend cuda or auto")
-    usable, reason = cuda_status()
-    if device is None and not usable:
-        raise InputError(f"--dry-run: {reason}; describe a card, e.g. --device 'H100 SXM'")
-    for one in describe_plans(files, fmt, move, chains, batch, device, backend=backend):
+    if backend == "cpu" and device is not None:
+        raise InputError(f"--device {device!r} describes a card; --backend cpu runs on the "
+                         "cores: give one of them")  # fmt: skip
+    if device is None:
+        usable, reason = cuda_status()
+        if backend == "cuda" and not usable:
+            raise InputError(f"--dry-run --backend cuda: {reason}; describe a card, e.g. "
+                             "--device 'H100 SXM'")  # fmt: skip
+        if backend == "cpu" or not usable:
+            why = ("cpu: asked (--backend cpu)" if backend == "cpu"
+                   else f"auto: cpu, no usable CUDA device: {reason}")  # fmt: skip
+            for one in describe_cores(files, fmt, planned, chains, batch, why):
+                print(format_cores_plan(one))
+            return 0
+    for one in describe_plans(files, fmt, planned, chains, batch, device, backend=backend):
         print(plan.format_plan(one))
     return 0
 
@@ -430,8 +461,17 @@ def bench_tts(
         str | None, typer.Option(help=f"{MOVES_HELP['sudoku']}  [default: solve's technique]")
     ] = None,
     propagate: Annotated[
-        bool, typer.Option("--propagate", help="Deduction rules first in every run (hybrid)")
-    ] = False,
+        bool | None,
+        typer.Option(
+            "--propagate/--no-propagate",
+            help="Deduction rules first in every run (hybrid), or none  [default: solve's "
+            "technique]",
+            show_default=False,
+        ),
+    ] = None,
+    technique: Annotated[
+        Technique | None, typer.Option(help="default or published  [default: default]")
+    ] = None,
     time_limit: Annotated[float, typer.Option(help="Seconds per run")] = 60.0,
     seed: Annotated[int, typer.Option(help="Seed")] = 0,
     limit: Annotated[
@@ -455,12 +495,12 @@ def bench_tts(
     progress: ShowProgress = None,
 ) -> None:
     """Success probability per trial, mean trials, seconds per trial and TTS99 per puzzle, of
-    the technique `solve` runs (none of --schedule, --move, --t0, --propagate: solve's default;
-    else the given ones with Sirdey's for the rest)."""
+    the technique `solve` runs with the same options (--technique, then each of --schedule,
+    --move, --t0, --propagate in place of its part alone)."""
     from cli.bench import run_tts
 
     args = (file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace,
-            value(backend), card_rate, propagate)  # fmt: skip
+            value(backend), card_rate, propagate, value(technique))  # fmt: skip
     raise typer.Exit(guarded(functools.partial(run_tts, threads=threads, progress=progress), *args))
 
 

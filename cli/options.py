@@ -31,6 +31,11 @@ Move = _choices(
     [m for spec in KINDS.values() for m in spec.moves],
     "Neighbourhood: each kind's moves (MOVES_HELP).",
 )
+Technique = _choices(
+    "Technique",
+    [t for spec in KINDS.values() for t in spec.techniques],
+    "Sudoku annealing's named set of schedule, move and deduction.",
+)
 # the --move choices of each kind, for the help text
 MOVES_HELP = {name: spec.moves_help for name, spec in KINDS.items() if spec.moves}
 

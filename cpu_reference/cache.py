@@ -18,12 +18,13 @@ folder that holds them shadows a later editable install of the same packages.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import ModuleType
 
@@ -87,6 +88,56 @@ def import_generated(module_name: str, text: str, folder: Callable[[], Path]) ->
             del sys.modules[module_name]
             raise
         return module
+
+
+def rewrite_imports(template: Path, heads: Mapping[str, str]) -> str:
+    """The text of `template` with each line that begins with a key of `heads` (the head of an
+    import statement: "from package.module import", "from package import module as name")
+    beginning with its value instead, every other line unchanged: code compiled from the copy
+    keeps the template's line numbers. A head may begin no line (a template imports what it
+    needs); ValueError when one begins two lines, when a value holds a line break, or when the
+    copy still imports a module some head names (an import written another way)."""
+    lines = template.read_text().splitlines(keepends=True)
+    for head, new in heads.items():
+        if "\n" in new:
+            raise ValueError(f"{new!r}: one line only")
+        found = [i for i, line in enumerate(lines) if _begins(line, head)]
+        if len(found) > 1:
+            raise ValueError(f"{template.name}: lines {[i + 1 for i in found]} begin {head!r}")
+        for i in found:
+            lines[i] = new + lines[i][len(head) :]
+    text = "".join(lines)
+    left = _imported(text) & {_module_of(head) for head in heads}
+    if left:
+        raise ValueError(f"{template.name}: the copy still imports {', '.join(sorted(left))}")
+    return text
+
+
+def _begins(line: str, head: str) -> bool:
+    """Whether `line` begins with the import head `head` (a whole name, not a longer one)."""
+    return line.startswith(head) and line[len(head) : len(head) + 1] in (" ", "\n", "")
+
+
+def _module_of(head: str) -> str:
+    """The module an import head names: "from a.b import" -> a.b, "from a import b as c" -> a.b."""
+    node = ast.parse(head if " as " in head else f"{head} _").body[0]
+    if not isinstance(node, ast.ImportFrom) or node.module is None:
+        raise ValueError(f"{head!r}: not the head of a `from ... import` statement")
+    names = [alias.name for alias in node.names if alias.name != "_"]
+    return ".".join([node.module, *names])
+
+
+def _imported(text: str) -> set[str]:
+    """Every module an import statement of `text` may bring in (for `from a import b`: a and
+    a.b)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found
 
 
 def use_for_numba() -> None:

@@ -8,16 +8,17 @@
 The three solve functions share one signature, declared once (gpu_anneal.settings.SolveOptions,
 which the command line builds too) and resolved once into a frozen Settings
 (gpu_anneal.resolve); nothing below re-checks it. A parameter that does not apply to the chosen
-kind and method must be left at None (or False): setting it raises InputError naming it (as the
-API spells it: `time_limit`), it is never ignored silently. Which parameter applies where:
+kind and method must be left at None (fixed_chains at False): setting it raises InputError
+naming it (as the API spells it: `time_limit`), it is never ignored silently. Which parameter
+applies where:
 
     parameter                 sudoku anneal   sudoku exact   shikaku/hashi anneal   ilp
     chains seed schedule t0   yes             -              yes                    -
     max_trials                yes             -              yes                    -
     move                      yes             -              shikaku only           -
     time_limit                yes             -              yes                    yes
-    propagate batch           yes             -              -                      -
-    fixed_chains              yes             -              -                      -
+    technique propagate       yes             -              -                      -
+    batch fixed_chains        yes             -              -                      -
     threads total_time        yes             yes            yes                    yes
     scheduler workers         yes (Dask)      -              -                      -
     fmt order                 yes             yes            -                      -
@@ -74,12 +75,13 @@ def solve(
     backend: str = "auto",
     chains: int | None = None,
     seed: int | None = None,
+    technique: str | None = None,
     schedule: str | None = None,
     move: str | None = None,
     t0: float | None = None,
     time_limit: float | None = None,
     max_trials: int | None = None,
-    propagate: bool = False,
+    propagate: bool | None = None,
     rules: str | None = None,
     batch: int | None = None,
     fmt: str | None = None,
@@ -105,12 +107,13 @@ def solve_stream(
     backend: str = "auto",
     chains: int | None = None,
     seed: int | None = None,
+    technique: str | None = None,
     schedule: str | None = None,
     move: str | None = None,
     t0: float | None = None,
     time_limit: float | None = None,
     max_trials: int | None = None,
-    propagate: bool = False,
+    propagate: bool | None = None,
     rules: str | None = None,
     batch: int | None = None,
     fmt: str | None = None,
@@ -138,10 +141,12 @@ def solve_stream(
     chains: chains per puzzle (default: fill the machine, the same in one process and on Dask:
         Sudoku ceil(threads / batch) on the CPU, on CUDA each puzzle's share of a full wave
         (gpu_anneal.plan); Shikaku/Hashi 16 or 4096).
-    Sudoku annealing with none of schedule, move, t0 and propagate given runs the best
-        measured technique: schedule "auto", move "auto", propagation first
-        (cpu_reference.sudoku.presets.DEFAULT_TECHNIQUE). Give any of them and the others
-        default to Sirdey's published algorithm: schedule="sirdey-course", move="sirdey".
+    technique: Sudoku annealing's set of schedule, move and propagate: "default" (when None),
+        the best measured: schedule "auto", move "auto", propagation first; "published":
+        Sirdey's algorithm, schedule "sirdey-course", move "sirdey", no propagation
+        (cpu_reference.sudoku.presets.TECHNIQUES). Each of schedule, move and propagate given
+        replaces that part alone; t0 restarts whichever schedule runs. Each result's params
+        record the schedule, move, t0 and propagate that ran.
     seed: seed of every chain's stream (default 0).  schedule: Sudoku: sirdey-course |
         sirdey-paper | geometric | band | auto (presets: cpu_reference.sudoku.presets), with
         ":key=value,..." overrides; Shikaku/Hashi:
@@ -149,7 +154,8 @@ def solve_stream(
     move: Sudoku sirdey | candidate | box-swap | focused; Shikaku all (default) | pruned |
         propagated.  time_limit: seconds per puzzle (default 60; 0 = no limit; Sudoku exact
         has none: it stops at a node cap).  max_trials: trials per
-        puzzle over all its chains.  propagate: Sudoku's deduction rules first (hybrid).
+        puzzle over all its chains.  propagate: Sudoku's deduction rules first (hybrid):
+        True, False (none), None (the technique's).
     batch: Sudoku puzzles annealed at once (a pool: solved puzzles leave, the next enter; on
         Dask the chunk size, default 8).  fmt, order: Sudoku input format and order (detected).
     resume: a JSON-lines results file: a puzzle is skipped when a record holds it solved with
@@ -189,12 +195,13 @@ def solve_on_dask(
     backend: str = "auto",
     chains: int | None = None,
     seed: int | None = None,
+    technique: str | None = None,
     schedule: str | None = None,
     move: str | None = None,
     t0: float | None = None,
     time_limit: float | None = None,
     max_trials: int | None = None,
-    propagate: bool = False,
+    propagate: bool | None = None,
     rules: str | None = None,
     batch: int | None = None,
     fmt: str | None = None,
@@ -264,12 +271,13 @@ def replay(
     *,
     chains: int,
     seed: int | None = None,
+    technique: str | None = None,
     schedule: str | None = None,
     move: str | None = None,
     t0: float | None = None,
     time_limit: float | None = None,
     max_trials: int | None = None,
-    propagate: bool = False,
+    propagate: bool | None = None,
     fmt: str | None = None,
     order: int | None = None,
     on_input_error: Callable[[InputError], None] | None = None,
@@ -277,11 +285,12 @@ def replay(
     """Re-run chain `chain` of a Sudoku annealing run with `chains` chains per puzzle, alone on
     the CPU: a chain that solved in the run solves here after the same trials and proposals, at
     the same grid. The chain belongs to puzzle chain // chains of the input. Give the run's
-    settings (propagate included: the chain annealed the propagated puzzle)."""
+    settings (technique and propagate included: the chain annealed the propagated puzzle)."""
     options = SolveOptions(
         kind="sudoku", method="anneal", backend="cpu", chains=chains, seed=seed,
-        schedule=schedule, move=move, t0=t0, time_limit=time_limit, max_trials=max_trials,
-        propagate=propagate, fmt=fmt, order=order, on_input_error=on_input_error,
+        technique=technique, schedule=schedule, move=move, t0=t0, time_limit=time_limit,
+        max_trials=max_trials, propagate=propagate, fmt=fmt, order=order,
+        on_input_error=on_input_error,
     )  # fmt: skip
     return replay_run(puzzles, chain, options)
 

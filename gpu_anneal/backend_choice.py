@@ -764,6 +764,56 @@ def describe_plans(
     return plans
 
 
+def describe_cores(
+    sources: list[str],
+    fmt: str | None = None,
+    move: str | None = None,
+    chains: int | None = None,
+    batch: int | None = None,
+    reason: str = "",
+    cores: Cores | None = None,
+) -> list[dict]:
+    """The plans of a Sudoku solve on this machine's cores over these files, one per order
+    found (what `solve --dry-run` prints where the run takes the cores without a card to weigh:
+    none found, or --backend cpu): puzzles at once, chains each, threads, and the seconds the
+    model predicts for that many puzzles of the reference class (`cpu_seconds`); `reason` says
+    why the cores run it (`cores`: this CPU's side for every order, else gathered)."""
+    from cpu_reference.sudoku.presets import move_of
+    from gpu_anneal import plan
+
+    plans = []
+    for order, n in plan.count_orders(sources, fmt).items():
+        resolved = move_of(move or "sirdey", order)
+        side = cores or cores_side(order, resolved)
+        w = Workload(order=order, move=resolved, puzzles=n, chains=chains, batch=batch)
+        slots = batch or 1
+        plans.append({
+            "model": True, "order": order, "puzzles": n, "move": resolved,
+            "threads": side.threads, "slots": slots,
+            "chains_per_puzzle": chains or max(1, math.ceil(side.threads / slots)),
+            "seconds": cpu_seconds(w, side), "start_seconds": side.start,
+            "cores": _cores_text(side),
+            "backend_choice": reason,
+        })  # fmt: skip
+    return plans
+
+
+def format_cores_plan(one: dict) -> str:
+    """A plan of describe_cores as a few lines of text, every modeled figure labelled."""
+    side = one["order"] * one["order"]
+    n = one["puzzles"]
+    slots, cpp = one["slots"], one["chains_per_puzzle"]
+    return "\n".join([
+        f"plan (model) for {n:,} puzzle{'s' if n != 1 else ''}, {side}x{side}, move "
+        f"{one['move']}, on this machine's CPU cores",
+        f"  backend: {one['backend_choice']}",
+        f"  launch: {slots:,} puzzle{'s' if slots != 1 else ''} at once x {cpp:,} chain"
+        f"{'s' if cpp != 1 else ''} = {slots * cpp:,} chains on {one['threads']} threads",
+        f"  predicted (model, puzzles as hard as the reference class): {_secs(one['seconds'])}"
+        f", {_secs(one['start_seconds'])} of it to start ({one['cores']})",
+    ])  # fmt: skip
+
+
 def describe_choice(
     backend: str,
     order: int,

@@ -491,6 +491,16 @@ def describe(
     for as many puzzles of that order as the files hold. `device` names a described card (None:
     the current device); `model` goes to make_plan (host_seconds, rate, slice_seconds)."""
     card = resolve_card(device)
+    move = move or "sirdey"
+    return [
+        make_plan(order, move, n, chains, batch, card, **model)
+        for order, n in count_orders(sources, fmt).items()
+    ]
+
+
+def count_orders(sources: list[str], fmt: str | None = None) -> dict[int, int]:
+    """Sudoku order -> puzzles of that order in the files ("-" or none: stdin), in order of
+    the orders; malformed puzzles are left out. InputError when none is left to plan for."""
     counts: dict[int, int] = {}
     for source in sources or ["-"]:
         name = "<stdin>" if source == "-" else source
@@ -499,11 +509,7 @@ def describe(
                 counts[item.order] = counts.get(item.order, 0) + 1
     if not counts:
         raise InputError("--dry-run: the input holds no Sudoku puzzle to plan for")
-    move = move or "sirdey"
-    return [
-        make_plan(order, move, n, chains, batch, card, **model)
-        for order, n in sorted(counts.items())
-    ]
+    return dict(sorted(counts.items()))
 
 
 def summary(device: Card | str | None = None) -> dict:

@@ -7,7 +7,8 @@ Glossary:
     naming     how messages name a parameter (settings.API: "time_limit"; settings.CLI:
                "--time-limit")
 
-Rules: a parameter the chosen kind and method do not take must be left at None (or False);
+Rules: a parameter the chosen kind and method do not take must be left at None (fixed_chains
+at False);
 setting it is an InputError naming it, never ignored. The checks run in a fixed order, so one
 bad call always gets the same message.
 """
@@ -28,7 +29,8 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     """The Settings of these options; InputError (OptionError) naming the first fault the way
     `naming` names parameters."""
     o, name = options, naming
-    propagate = validate.flag(name("propagate"), o.propagate)
+    # propagate None: not given (the technique's); False turns deduction off
+    propagate = None if o.propagate is None else validate.flag(name("propagate"), o.propagate)
     schedule = validate.schedule_text(o.schedule, name("schedule"))
     _choice(name, "kind", o.kind, KINDS)
     spec = kind_of(o.kind)
@@ -36,7 +38,7 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     _choice(name, "method", method, spec.methods, f" for {o.kind}")
     _choice(name, "backend", o.backend, BACKENDS)
     given = {p: getattr(o, p) for p in PARAMETERS}
-    given["propagate"] = propagate or None
+    given["propagate"] = propagate
     fixed_chains = validate.flag(name("fixed_chains"), o.fixed_chains)
     given["fixed_chains"] = fixed_chains or None
     given["schedule"] = schedule
@@ -44,6 +46,8 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     if o.backend == "cuda" and method not in spec.cuda_methods:
         raise InputError(f"{name.value('backend', 'cuda')}: {name.value('method', method)} "
                          "runs on the CPU only")  # fmt: skip
+    if o.technique is not None:
+        _choice(name, "technique", o.technique, spec.techniques, f" for {o.kind}")
     if o.rules is not None:
         _choice(name, "rules", o.rules, EXACT_RULES)
     if o.move is not None:
@@ -64,7 +68,7 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     threads = validate.threads(o.threads, name("threads"))
     total_time = validate.total_time(o.total_time, name("total_time"))
     anneal = method == "anneal"
-    schedule, move, propagate = spec.technique(method, schedule, o.move, t0, propagate)
+    schedule, move, propagate = spec.technique(method, o.technique, schedule, o.move, propagate)
     if anneal and schedule is not None:
         spec.check_schedule(schedule, order, t0)
     return Settings(

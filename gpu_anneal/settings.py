@@ -3,7 +3,8 @@
 Glossary:
     options    what a caller gives (SolveOptions): the keyword parameters of api.solve,
                solve_stream and solve_on_dask, and what the command line's solve builds; None
-               (or False) means "not given"
+               (or False for fixed_chains) means "not given"; propagate=False is given (no
+               deduction)
     settings   the options resolved once at the boundary (gpu_anneal.resolve): checked, the
                kind's presets and defaults filled in, one representation of "no limit" (None);
                nothing below re-validates or re-resolves them
@@ -33,12 +34,13 @@ class SolveOptions:
     backend: str = "auto"
     chains: int | None = None
     seed: int | None = None
+    technique: str | None = None
     schedule: str | None = None
     move: str | None = None
     t0: float | None = None
     time_limit: float | None = None
     max_trials: int | None = None
-    propagate: bool = False
+    propagate: bool | None = None
     rules: str | None = None
     batch: int | None = None
     fmt: str | None = None

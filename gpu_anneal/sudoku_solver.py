@@ -133,7 +133,7 @@ def proved_unsolvable(cells: np.ndarray, order: int) -> bool:
 
 def chain_trials(total: int, chains: int, i: int) -> int:
     """Trials chain i of a puzzle's `chains` may start when the puzzle may start `total`:
-    its trials are dealt round-robin (cpu_reference.sudoku.rules_template.drive_chain)."""
+    its trials are dealt round-robin (cpu_reference.sudoku.chain_template.drive_chain)."""
     return total // chains + (1 if i < total % chains else 0)
 
 

@@ -67,12 +67,14 @@ def test_an_option_that_does_not_apply_is_refused(kwargs, fragment):
 
 
 def test_sudoku_anneal_equals_the_pool_it_wraps():
-    """For one seed and chain count, the API reports the pool's solving chain, counts and grid."""
+    """For one seed and chain count, the API reports the pool's solving chain, counts and grid
+    (the published technique with the candidate move from T0 = 1: no deduction, every puzzle
+    annealed)."""
     puzzles = read_puzzles(SEED002)
     cells = np.stack([p.cells for p in puzzles])
     settings = dict(chains=2, seed=5, move="candidate", time_limit=None, max_trials=4000)
     pool = solve_batch(cells, 3, schedule="sirdey-course:t0=1", slots=1, **settings)
-    results = api.solve(SEED002, t0=1, batch=1, **settings)
+    results = api.solve(SEED002, technique="published", t0=1, batch=1, **settings)
     assert [r.index for r in results] == [0, 1, 2]
     for mine, theirs, puzzle in zip(results, pool, puzzles, strict=True):
         assert mine.solved and theirs.solved
@@ -90,27 +92,28 @@ def test_sudoku_anneal_equals_the_pool_it_wraps():
     "named, technique",
     [
         ({}, ("auto", "auto", True)),
-        ({"schedule": "sirdey-course", "move": "sirdey"}, ("sirdey-course", "sirdey", False)),
-        ({"move": "candidate"}, ("sirdey-course", "candidate", False)),
-        ({"propagate": True}, ("sirdey-course", "sirdey", True)),
-        ({"t0": 1.0}, ("sirdey-course", "sirdey", False)),
+        ({"schedule": "sirdey-course", "move": "sirdey"}, ("sirdey-course", "sirdey", True)),
+        ({"technique": "published"}, ("sirdey-course", "sirdey", False)),
+        ({"move": "candidate"}, ("auto", "candidate", True)),
+        ({"propagate": False}, ("auto", "auto", False)),
+        ({"t0": 1.0}, ("auto", "auto", True)),
     ],
 )  # fmt: skip
-def test_the_default_technique_is_the_measured_best_and_naming_a_part_gives_sirdeys(
+def test_the_default_technique_is_the_measured_best_and_naming_a_part_changes_it_alone(
     named, technique
 ):
     """No part named: schedule auto, move auto (focused-two on 9x9, focused from 16x16 up),
-    propagation; else Sirdey's defaults."""
+    propagation; a part named replaces that part alone; technique="published" is Sirdey's."""
     s = resolve(SolveOptions(backend="cpu", **named))
     assert (s.schedule, s.move, s.propagate) == technique
 
 
 def test_the_published_algorithm_named_runs_bit_for_bit_as_the_pool_runs_it():
-    """--schedule sirdey-course --move sirdey: the pool's Sirdey chains, no propagation."""
+    """technique="published": the pool's Sirdey chains, course schedule, no propagation."""
     cells = read_puzzles(SEED002)[0].cells
     settings = dict(chains=2, seed=3, time_limit=None, max_trials=4000)
     (theirs,) = solve_batch(cells[None], 3, schedule="sirdey-course", move="sirdey", **settings)
-    (mine,) = api.solve(cells, schedule="sirdey-course", move="sirdey", **settings)
+    (mine,) = api.solve(cells, technique="published", **settings)
     assert mine.solved and theirs.solved
     assert mine.counts.solving_chain == theirs.solving_chain
     assert mine.counts.chain_trials == theirs.extra["chain_trials"]

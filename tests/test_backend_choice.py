@@ -429,3 +429,53 @@ def test_where_the_card_never_wins_nothing_is_read_ahead(described_card, monkeyp
     assert "finish first at every count up to 20,000 puzzles" in choice.reason
     assert "one-thread kernel" in choice.reason
     assert list(items) == list(range(5))
+
+
+def test_dry_run_without_a_card_plans_the_cores_and_says_why(monkeypatch, tmp_path):
+    """`solve FILE --dry-run` where no card is found: exit 0, a plan per order on this
+    machine's cores (puzzles at once, chains, threads, the model's seconds) and why; the
+    options shape it as they shape the run; --backend cpu plans the cores without looking for a
+    card; --backend cuda without a card is one line naming --device."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from gpu_anneal import backends
+
+    why = "no CUDA driver found (libcuda.so.1 does not load)"
+    monkeypatch.setattr(backends, "cuda_status", lambda: (False, why))
+
+    def two_cores(order, move, measure=True):
+        return bc.Cores(bc.reference_cpu_rate(order, move, 2), 2, bc.CPU_LOAD, False, True)
+
+    monkeypatch.setattr(bc, "cores_side", two_cores)
+    top95 = (ROOT / "gpu_anneal" / "data" / "top95.txt").read_text().splitlines()
+    path = tmp_path / "p.txt"
+    path.write_text("\n".join([*top95[-3:], "1...........4..."]) + "\n")
+    runner = CliRunner()
+    run = runner.invoke(app, ["solve", str(path), "--dry-run"])
+    assert run.exit_code == 0, run.output
+    lines = run.output.splitlines()
+    cores = "on this machine's CPU cores"
+    assert lines[0] == f"plan (model) for 1 puzzle, 4x4, move focused-two, {cores}"
+    assert lines[1] == f"  backend: auto: cpu, no usable CUDA device: {why}"
+    assert lines[2] == "  launch: 1 puzzle at once x 2 chains = 2 chains on 2 threads"
+    assert lines[4] == f"plan (model) for 3 puzzles, 9x9, move focused-two, {cores}"
+    seconds = bc.cpu_seconds(bc.Workload(order=3, move="focused-two", puzzles=3), two_cores(3, ""))
+    predicted = f"{bc._secs(seconds)}, {bc._secs(bc.CPU_LOAD)} of it to start"
+    assert lines[7].startswith(
+        f"  predicted (model, puzzles as hard as the reference class): {predicted}"
+    )
+    shaped = ["--technique", "published", "--batch", "3", "--chains", "4", "--backend", "cpu"]
+    run = runner.invoke(app, ["solve", str(path), "--dry-run", *shaped])
+    assert run.exit_code == 0, run.output
+    lines = run.output.splitlines()
+    assert "move sirdey" in lines[4] and lines[5] == "  backend: cpu: asked (--backend cpu)"
+    assert lines[6] == "  launch: 3 puzzles at once x 4 chains = 12 chains on 2 threads"
+    run = runner.invoke(app, ["solve", str(path), "--dry-run", "--backend", "cuda"])
+    assert run.exit_code == 2 and run.stdout == ""
+    assert run.stderr.strip() == (f"gpu-anneal: --dry-run --backend cuda: {why}; describe a card, "
+                                  "e.g. --device 'H100 SXM'")  # fmt: skip
+    run = runner.invoke(
+        app, ["solve", str(path), "--dry-run", *["--backend", "cpu", "--device", "L4"]]
+    )
+    assert run.exit_code == 2 and "--backend cpu runs on the cores" in run.stderr

@@ -31,10 +31,12 @@ def jsonl(text: str) -> list[dict]:
 
 
 def test_solve_jsonl_fields_and_exit_code_zero():
-    """Both seed grids solve; each record carries the promised fields and a valid solution."""
+    """The seed grids solve by annealing (the published technique: no deduction); each record
+    carries the promised fields and a valid solution."""
     result = invoke(
         "solve", str(DATA / "seed002_grids.txt"), "--output", "jsonl", "--seed", "3",
-        "--time-limit", "120", "--chains", "2", "--move", "candidate", "--t0", "1",
+        "--time-limit", "120", "--chains", "2", "--technique", "published", "--move",
+        "candidate", "--t0", "1",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     records = jsonl(result.stdout)
@@ -176,7 +178,7 @@ def test_console_script_reads_stdin():
 def test_replay_chain_reproduces_the_solving_chain():
     """--replay-chain re-runs the run's solving chain alone: same trials, proposals and grid."""
     args = ["solve", str(DATA / "seed002_grids.txt"), "--output", "jsonl", "--chains", "3"]
-    args += ["--move", "candidate", "--t0", "1"]
+    args += ["--technique", "published", "--move", "candidate", "--t0", "1"]  # every one annealed
     run = jsonl(invoke(*args, "--seed", "21").stdout)
     for record in run[:2]:
         assert record["solved"]
@@ -527,6 +529,7 @@ def test_dask_options_without_the_dask_extra_name_the_extra(monkeypatch, args):
     [("nonsense", "not a scheduler address"), ("xyz://host:1", "not a scheduler address"),
      ("tcp://127.0.0.1:1", "no Dask scheduler answers there")],
 )  # fmt: skip
+@pytest.mark.dask
 def test_scheduler_address_that_is_malformed_or_unreachable_is_one_line(
     monkeypatch, address, fragment
 ):
@@ -534,7 +537,6 @@ def test_scheduler_address_that_is_malformed_or_unreachable_is_one_line(
     to 1 s here): one line naming the address, exit 2, no wait beyond the timeout."""
     import time
 
-    pytest.importorskip("distributed")
     from gpu_anneal import scale
 
     monkeypatch.setattr(scale, "CONNECT_SECONDS", 1)
@@ -612,3 +614,53 @@ def test_puzzle_count_by_lines(tmp_path):
     assert count_puzzles(["-"], "sudoku") is None
     assert count_puzzles([str(tmp_path / "p.txt.gz")], "sudoku") is None
     assert count_puzzles([str(tmp_path / "missing.txt")], "sudoku") is None
+
+
+# ---- the technique: the command line and the API alike ------------------------------------------
+
+TECHNIQUE_CASES = [
+    ([], {}),
+    (["--schedule", "sirdey-course"], {"schedule": "sirdey-course"}),
+    (["--move", "candidate"], {"move": "candidate"}),
+    (["--t0", "1"], {"t0": 1.0}),
+    (["--propagate"], {"propagate": True}),
+    (["--no-propagate"], {"propagate": False}),
+    (["--technique", "default"], {"technique": "default"}),
+    (["--technique", "published"], {"technique": "published"}),
+    (["--technique", "published", "--propagate"], {"technique": "published", "propagate": True}),
+]
+
+
+@pytest.mark.parametrize("flags, kwargs", TECHNIQUE_CASES)
+def test_the_command_line_resolves_technique_options_as_the_api_does(monkeypatch, flags, kwargs):
+    """Each technique flag of `solve` gives the Settings the API's keyword gives (the run itself
+    left out: api.run records what it is handed)."""
+    from dataclasses import replace
+
+    from gpu_anneal import api
+    from gpu_anneal.resolve import resolve
+    from gpu_anneal.settings import API, SolveOptions
+
+    handed = []
+    monkeypatch.setattr(api, "run", lambda puzzles, settings: handed.append(settings) or iter(()))
+    result = invoke("solve", str(DATA / "seed002_grids.txt"), "--backend", "cpu", *flags)
+    assert result.exit_code == 0, result.output
+    (settings,) = handed
+    assert replace(settings, naming=API) == resolve(SolveOptions(backend="cpu", **kwargs))
+
+
+@pytest.mark.parametrize("flags, kwargs", [TECHNIQUE_CASES[2], TECHNIQUE_CASES[7]])
+def test_the_command_lines_params_are_the_apis(flags, kwargs):
+    """A 4x4 puzzle solved through `solve` and through api.solve with the same options: the
+    same params (what ran) in the record."""
+    from gpu_anneal import api
+
+    puzzle = "1...........4...\n"
+    common = {"chains": 2, "seed": 3, "backend": "cpu"}
+    run = invoke("solve", "-", "--output", "jsonl", "--chains", "2", "--seed", "3",
+                 "--backend", "cpu", *flags, input=puzzle)  # fmt: skip
+    assert run.exit_code == 0, run.output
+    (record,) = jsonl(run.stdout)
+    (result,) = api.solve(puzzle, **common, **kwargs)
+    assert record["params"] == json.loads(result.to_json())["params"]
+    assert record["params"]["move"] == ("candidate" if "move" in kwargs else "sirdey")

@@ -377,10 +377,10 @@ def test_minimize_refuses_a_negative_seed_and_options_of_generated_grids(tmp_pat
 @pytest.mark.parametrize("method", ["permute", "backtrack"])
 def test_permute_and_backtrack_keep_their_time_limit(method):
     """generate_grids with a 0.5 s limit on grids that take far longer (order 5 permute, one
-    grid; order 6 backtrack, many): the call returns within the limit plus a second, the grids
-    not finished listed as failed, the limit recorded in the stats. Compilation is not counted
-    (a first call compiles and builds the order's tables)."""
-    order, count = (5, 1) if method == "permute" else (6, 64)
+    grid; order 6 backtrack, 4,096 grids of milliseconds each): the call returns within the limit
+    plus a second, the grids not finished listed as failed, the limit recorded in the stats.
+    Compilation is not counted (a first call compiles and builds the order's tables)."""
+    order, count = (5, 1) if method == "permute" else (6, 4096)
     generation.generate_grids(order, 1, method, seed=1, time_limit=0.1)  # compiles, tables
     start = time.perf_counter()
     grids, stats = generation.generate_grids(order, count, method, seed=1, time_limit=0.5)

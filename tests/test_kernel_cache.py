@@ -145,7 +145,7 @@ def test_a_second_process_loads_kernels_and_a_source_change_compiles_them_again(
     of the RNG (called by the Sudoku, Shikaku and Hashi kernels), two status columns (read by
     the pool kernels through another module), two counter columns (read by every Sudoku kernel
     and, copied into sudoku_coop, by the cooperative refill) and the cooperative rules'
-    acceptance test (appended to the rules template) changed: every kernel compiled again, none
+    acceptance test (the cooperative steps module) changed: every kernel compiled again, none
     of the stale ones loaded, and the changed kernels' code differs."""
     pytest.importorskip("numba.cuda")
     cache = tmp_path / "cache"

@@ -277,11 +277,15 @@ def test_dry_run_says_which_backend_auto_takes_and_why(monkeypatch, tmp_path):
 
 def test_dry_run_command_prints_the_choice(monkeypatch, tmp_path):
     """`solve FILE --dry-run --device 'H100 SXM'` prints the backend line above the plan (the
-    kernel's rate model and this CPU's rate left out: nothing compiles, nothing is measured)."""
+    kernel's rate model and this CPU's rate left out: nothing compiles, nothing is measured),
+    on a machine where no card is found too."""
     from typer.testing import CliRunner
 
     from cli.main import app
     from gpu_anneal import backend_choice as bc
+    from gpu_anneal import backends
+
+    monkeypatch.setattr(backends, "cuda_status", lambda: (False, "no CUDA driver found"))
 
     monkeypatch.setattr(plan, "_modeled_rates", lambda *a: {})
     monkeypatch.setattr(bc, "cores_side", lambda order, move, measure=True: _sixteen_cores(order))

@@ -124,10 +124,6 @@ def api_wraps_cells(tmp: Path) -> None:
     bad[1] = 262  # 262 % 256 = 6 would be a legal digit
     with pytest.raises(InputError, match="0..9"):
         gpu_anneal.solve(bad, method="exact")
-    from gpu_anneal.scale import solve_on_dask
-
-    with pytest.raises(InputError, match="0..9"):
-        solve_on_dask(bad[None], 3)
 
 
 def check_ignores_tdoku_solution(tmp: Path) -> None:
@@ -339,6 +335,20 @@ CASES = [
 def test_mishandled_case_is_handled(description, check, tmp_path):
     """The review's case (description) is handled: see each check."""
     check(tmp_path)
+
+
+@pytest.mark.dask
+def test_dask_refuses_out_of_range_cells_as_the_api_does():
+    """solve_on_dask with a 9x9 cell of 262 (262 % 256 = 6 would be a legal digit): InputError
+    naming the range, as gpu_anneal.solve gives (the regression case above)."""
+    from gpu_anneal.scale import solve_on_dask
+
+    cells = parse_line(
+        "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+    ).astype(np.int64)
+    cells[1] = 262
+    with pytest.raises(InputError, match="0..9"):
+        solve_on_dask(cells[None], 3)
 
 
 def test_replay_chain_replays_what_was_run_with_propagate():

@@ -116,9 +116,15 @@ def test_a_given_t0_is_folded_into_the_schedule_text_once():
     assert text.count("t0=") == 1 and "t0=0.55" in text and result.params.t0 == 0.55
     ran = with_start("auto", 2, 0.55)
     assert by_name(text, 2).as_dict() | {"name": ran.name} == ran.as_dict()
-    (named,) = api.solve(ANNEALED_4X4 + "\n", move="candidate", t0=1, chains=1, seed=2)
+    (named,) = api.solve(
+        ANNEALED_4X4 + "\n", technique="published", move="candidate", t0=1, chains=1, seed=2
+    )
     assert (named.params.schedule, named.params.move, named.params.t0) == (
         "sirdey-course:t0=1", "candidate", 1.0,
+    )  # fmt: skip
+    (alone,) = api.solve(ANNEALED_4X4 + "\n", move="candidate", t0=1, chains=1, seed=2)
+    assert (alone.params.schedule, alone.params.move, alone.params.t0) == (
+        "geometric:t0=1,t_final=0.48,ratio=0.99997959,stall=0", "candidate", 1.0,
     )  # fmt: skip
 
 

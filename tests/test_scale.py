@@ -40,13 +40,15 @@ def same(a, b) -> None:
         assert np.array_equal(a.solution, b.solution)
 
 
+@pytest.mark.dask
 def test_two_workers_equal_one_process():
     """Chunks of one or two puzzles on two workers against one solve_batch over all of them.
 
     The one-process run is a single task on one of the workers, so that numba compiles each
     (order, move) only in the two worker processes.
     """
-    distributed = pytest.importorskip("distributed")
+    import distributed
+
     from gpu_anneal.scale import solve_on_dask
 
     sets = puzzle_sets()
@@ -78,9 +80,9 @@ def test_two_workers_equal_one_process():
             assert solved == ([False, True, True] if order == 2 else [True] * 3)
 
 
+@pytest.mark.dask
 def test_local_cluster_closed_when_the_stream_is_closed():
     """Closing the stream early (as Ctrl-C does) cancels the rest and closes the local cluster."""
-    pytest.importorskip("distributed")
     from gpu_anneal.scale import solve_on_dask
 
     order, grids = puzzle_sets()[0]
@@ -92,8 +94,8 @@ def test_local_cluster_closed_when_the_stream_is_closed():
     assert multiprocessing.active_children() == []
 
 
+@pytest.mark.dask
 def test_bad_arguments():
-    pytest.importorskip("distributed")
     from gpu_anneal.scale import solve_on_dask
 
     grids = puzzle_sets()[0][1]
@@ -117,10 +119,10 @@ def test_missing_dask_names_the_extra(monkeypatch):
     assert isinstance(caught.value, ImportError) and isinstance(caught.value, BackendError)
 
 
+@pytest.mark.dask
 def test_scheduler_address_malformed_or_unanswered(monkeypatch):
     """A malformed address: InputError before anything starts; an address where nothing
     answers: BackendError naming it once the stream starts, after CONNECT_SECONDS at most."""
-    pytest.importorskip("distributed")
     import time
 
     from gpu_anneal import scale

@@ -14,6 +14,7 @@ from typer.main import get_command
 
 from cli.main import app
 from cpu_reference.errors import InputError
+from cpu_reference.sudoku.schedules import with_start
 from gpu_anneal import api, solvers
 from gpu_anneal.resolve import resolve
 from gpu_anneal.settings import API, CLI, FLAGS, Settings, SolveOptions
@@ -106,3 +107,105 @@ def test_api_errors_name_parameters_and_cli_errors_name_flags(kwargs, api_text, 
 def test_settings_type_is_the_one_the_solvers_take():
     """solvers.Settings is gpu_anneal.settings.Settings (one type, not a copy)."""
     assert solvers.Settings is Settings
+
+
+# The default technique as resolve gives it: (schedule, move, t0, propagate)
+DEFAULT = {"schedule": "auto", "move": "auto", "t0": None, "propagate": True}
+PUBLISHED = {"schedule": "sirdey-course", "move": "sirdey", "t0": None, "propagate": False}
+
+
+def technique_of(s: Settings) -> dict:
+    return {"schedule": s.schedule, "move": s.move, "t0": s.t0, "propagate": s.propagate}
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {"schedule": "sirdey-course"},
+        {"schedule": "band"},
+        {"move": "sirdey"},
+        {"move": "candidate"},
+        {"t0": 1.0},
+        {"propagate": False},
+        {"propagate": True},
+    ],
+)
+def test_each_technique_option_given_alone_changes_that_part_alone(given):
+    """One of schedule, move, t0, propagate given: that part as given, every other part the
+    default technique's (not Sirdey's published ones); propagate=False turns deduction off."""
+    s = resolve(SolveOptions(**given))
+    assert technique_of(s) == DEFAULT | given
+
+
+@pytest.mark.parametrize(
+    "given",
+    [{}, {"move": "candidate"}, {"schedule": "band"}, {"t0": 2.0}, {"propagate": True}],
+)
+def test_the_published_technique_with_each_option_given_alone(given):
+    """technique="published": Sirdey's course schedule, his move, no deduction (what
+    `--schedule sirdey-course --move sirdey --no-propagate` names part by part), each option
+    given in place of its part alone."""
+    s = resolve(SolveOptions(technique="published", **given))
+    assert technique_of(s) == PUBLISHED | given
+    by_parts = SolveOptions(schedule="sirdey-course", move="sirdey", propagate=False)
+    assert technique_of(resolve(by_parts)) == PUBLISHED
+    assert technique_of(resolve(SolveOptions(technique="default"))) == DEFAULT
+
+
+@pytest.mark.parametrize(
+    "given, want",
+    [
+        ({}, {}),
+        ({"move": "candidate"}, {"move": "candidate"}),
+        ({"schedule": "sirdey-course"}, {"schedule": "sirdey-course", "t0": 810.0}),
+        ({"t0": 1.0}, {"t0": 1.0, "schedule": "geometric:t0=1,t_final=0.48,ratio=0.99997959,"
+                                             "stall=0"}),
+        ({"propagate": False}, {"propagate": False}),
+        ({"technique": "published"},
+         {"schedule": "sirdey-course", "move": "sirdey", "t0": 810.0, "propagate": False}),
+    ],
+)  # fmt: skip
+def test_params_record_what_runs(given, want):
+    """A result's params (solvers.sudoku_params at 9x9, with the start temperature the schedule
+    runs from) name the part given as given and every other part as the default technique runs
+    it at that order: the auto schedule's string, the focused-two move, deduction on."""
+    s = resolve(SolveOptions(**given))
+    params = solvers.sudoku_params(s, 3, with_start(s.schedule, 3, s.t0).t0)
+    ran = {key: getattr(params, key) for key in ("schedule", "move", "t0", "propagate")}
+    default = {"schedule": "geometric:t0=0.5,t_final=0.48,ratio=0.99997959,stall=0",
+               "move": "focused-two", "t0": 0.5, "propagate": True}  # fmt: skip
+    assert ran == default | want
+
+
+def test_a_technique_name_outside_the_sets_and_on_other_kinds_is_refused():
+    """An unknown technique names the two; Shikaku and Hashi take none (nor propagate, on or
+    off), and the exact method takes none."""
+    with pytest.raises(InputError, match="^technique 'fast': expected one of default, published"):
+        resolve(SolveOptions(technique="fast"))
+    with pytest.raises(InputError, match="^--technique does not apply to --kind shikaku$"):
+        resolve(SolveOptions(kind="shikaku", technique="default"), CLI)
+    with pytest.raises(InputError, match="^--propagate does not apply to --kind hashi$"):
+        resolve(SolveOptions(kind="hashi", propagate=False), CLI)
+    with pytest.raises(InputError, match="^technique does not apply to method 'exact'$"):
+        resolve(SolveOptions(method="exact", technique="published"))
+    assert resolve(SolveOptions(kind="shikaku")).move is None
+
+
+def test_a_start_temperature_the_default_schedule_cannot_take_is_one_clear_line():
+    """t0 at or below the auto schedule's t_final at 9x9 (0.48): refused naming t0, the
+    schedule and the order; with the order not known yet it waits for the puzzles (16x16's
+    auto schedule takes 0.3), and the published technique's schedule takes it."""
+    with pytest.raises(InputError, match=r"^t0 = 0\.3 with schedule 'auto' at 9x9: t_final"):
+        resolve(SolveOptions(t0=0.3, order=3))
+    assert resolve(SolveOptions(t0=0.3)).t0 == 0.3
+    assert resolve(SolveOptions(t0=0.3, order=4)).t0 == 0.3
+    assert resolve(SolveOptions(t0=0.3, order=3, technique="published")).t0 == 0.3
+    with pytest.raises(InputError, match=r"^t0 = 0\.3 with schedule 'auto' at 9x9: t_final"):
+        api.solve(NINE, t0=0.3)
+    with pytest.raises(InputError, match="no_such_key"):  # the schedule's own fault first
+        resolve(SolveOptions(t0=0.3, schedule="auto:no_such_key=1"))
+    # a schedule that runs only from the t0 given (its own t0, 2, is below t_final = 3)
+    assert resolve(SolveOptions(t0=5.0, schedule="geometric:t_final=3", order=3)).t0 == 5.0
+
+
+NINE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"

@@ -25,6 +25,7 @@ from cpu_reference.sudoku.exact import (
     solve_many,
     solve_restarts,
     tables,
+    workspace,
 )
 from cpu_reference.sudoku.formats import read_puzzles
 
@@ -255,17 +256,11 @@ def test_propagate_many_gives_propagate_row_by_row():
 
 def _both_paths(cells: np.ndarray, limit: int):
     """(count, nodes, solution) from the 9x9 path and from the general path, same puzzle."""
-    units, cell_units, peer_list = tables(3)
     out = []
-    for masks9 in (np.empty((83, 81), np.int32), np.empty((1, 1), np.int32)):
-        masks = np.empty((83, 81), np.int64)
+    for stack9 in (np.empty((83, 81), np.int32), np.empty((1, 1), np.int32)):
+        ws = workspace(9)._replace(stack9=stack9)
         solution = np.zeros(81, np.uint8)
-        count, nodes = search(
-            cells, units, cell_units, peer_list, limit, -1, 0, masks, masks9,
-            np.empty(81, np.uint16), np.empty(83, np.uint16), np.empty(83, np.int64),
-            np.zeros(27, np.uint8), np.empty(27, np.uint16), np.empty(27, np.uint16),
-            solution, 9, 20,
-        )  # fmt: skip
+        count, nodes = search(cells, tables(3), limit, -1, 0, ws, solution)
         out.append((int(count), int(nodes), solution.tobytes()))
     return out
 

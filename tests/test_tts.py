@@ -114,24 +114,32 @@ def test_generated_rules_load_once_under_threads(tmp_path, monkeypatch):
     from cpu_reference.sudoku import rules
 
     monkeypatch.setattr(rules, "cache_dir", lambda: tmp_path)
-    constants = rules._constants(2, rules.MOVE_SIRDEY, 1, True, False, linear=True)
+    spec = rules.Specialisation(2, rules.MOVE_SIRDEY, 1, True, False, linear=True)
+    constants = rules.constants_text(spec)
     key = "threads_test"
     with ThreadPoolExecutor(8) as pool:
-        modules = list(pool.map(lambda _: rules._load_generated(key, constants), range(16)))
+        loaded = list(pool.map(lambda _: rules._load_generated(key, constants), range(16)))
+    kinds = ("constants", "rules", "chain")
     try:
-        assert len({id(m) for m in modules}) == 1
-        assert all(hasattr(modules[0], name) for name in rules._EXPORTED)
+        for kind in kinds:
+            assert len({id(getattr(m, kind)) for m in loaded}) == 1, kind
+        assert all(hasattr(loaded[0].rules, name) for name in rules._EXPORTED)
+        assert hasattr(loaded[0].chain, "drive_chain") and loaded[0].steps is loaded[0].rules
     finally:
         import sys
 
-        sys.modules.pop(modules[0].__name__, None)
+        for kind in kinds:
+            sys.modules.pop(getattr(loaded[0], kind).__name__, None)
 
 
-@pytest.mark.parametrize("given", [[], ["--move", "candidate"], ["--t0", "1"]])
+@pytest.mark.parametrize(
+    "given", [[], ["--move", "candidate"], ["--t0", "1"], ["--technique", "published"]]
+)
 def test_bench_tts_json_reports_the_technique_solve_runs(tmp_path, given):
     """`bench tts FILE --json` measures what `solve FILE` runs with the same options: its params
-    per order name the move, schedule and deduction setting of solve's result for that order,
-    and with no technique option that is solve's default (not Sirdey's published technique)."""
+    per order name the move, schedule and deduction setting of solve's result for that order:
+    the default technique with the option given in place of its part alone, or the published
+    one when named."""
     import json
 
     from typer.testing import CliRunner
@@ -153,7 +161,7 @@ def test_bench_tts_json_reports_the_technique_solve_runs(tmp_path, given):
     for record, order in zip(records, (2, 3), strict=True):
         solve_ran = {key: record["params"][key] for key in ("move", "schedule", "propagate")}
         assert report["params"][str(order)] == solve_ran
-    technique = DEFAULT_TECHNIQUE if not given else PUBLISHED
+    technique = PUBLISHED if "--technique" in given else DEFAULT_TECHNIQUE
     want_move = "candidate" if "--move" in given else move_of(technique["move"], 3)
     assert report["params"]["3"]["move"] == want_move
     assert report["params"]["3"]["propagate"] is technique["propagate"]

@@ -70,7 +70,7 @@ class SudokuBatch:
     thr: np.ndarray
     ctr: np.ndarray
     rng: np.ndarray
-    trial_cap: int  # trials of a puzzle over all its chains (rules_template.drive_chain)
+    trial_cap: int  # trials of a puzzle over all its chains (chain_template.drive_chain)
     exp_table: np.ndarray
 
     @property

@@ -8,7 +8,7 @@ Glossary of index names (as in ``sudoku_layout``):
     u       unit index: rows 0..N-1, columns N..2N-1, boxes 2N..3N-1
     d       digit, 1..N; 0 means blank
     m, v    candidate masks; v has a single bit (a placed value)
-    depth   level in the search stack; masks[depth] is the grid state at that level
+    depth   level in the search stack; stack[depth] is the grid state at that level
 
 Candidates: one mask per cell, bit d-1 set when digit d is still allowed there. N <= 36, so a mask
 fits in the low bits of a signed 64-bit word (int64, so that x & -x and subtraction stay integral).
@@ -26,7 +26,7 @@ Rules, applied until nothing changes (``propagate``):
 An empty mask, or a unit in which some digit has no cell left, is a contradiction. When every mask
 has one bit the grid is solved. Otherwise the search branches on a cell with the fewest
 candidates, breaking ties by the most open peers that share a candidate with it. It tries each
-value on a copy of the state one level deeper (explicit stack ``masks[depth, cells]``), so
+value on a copy of the state one level deeper (explicit stack ``stack[depth, cells]``), so
 returning from a branch restores the state for free. After a branch, rules 2 and 3 look only at
 units that hold a changed cell. Rule 3 looks only where a cell has just become two-valued.
 9x9 grids searched in ascending value order take a specialised path (``_search9``): the same
@@ -38,6 +38,7 @@ grids where one fixed order can run into a very long search.
 from __future__ import annotations
 
 from functools import cache
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -56,18 +57,55 @@ SOLVED = 1
 RESTART_BASE = 300  # first node budget of the restarted runs on grids other than 9x9
 
 
+class Tables(NamedTuple):
+    """The index tables of an order (``layout``), uint16: the unit's cells ``units[u, i]``
+    (i < N), the cell's units ``cell_units[c, j]`` (row, column, box), its peers
+    ``peer_list[c, i]`` (i < P). N and P are their widths."""
+
+    units: np.ndarray
+    cell_units: np.ndarray
+    peer_list: np.ndarray
+
+
+class Todo(NamedTuple):
+    """The propagation's to-do lists: ``queue`` (uint16[cells]: new singles to remove from their
+    peers), ``hs_list`` and ``np_list`` (uint16[3N]: units to look at for hidden singles and for
+    naked pairs), each unit flagged in ``flags`` (uint8[3N]: bit 0 on hs_list, bit 1 on np_list)
+    while listed. Their lengths travel beside them (qlen, hlen, nlen)."""
+
+    queue: np.ndarray
+    flags: np.ndarray
+    hs_list: np.ndarray
+    np_list: np.ndarray
+
+
+class Workspace(NamedTuple):
+    """Scratch of one search (``workspace``): the ``stack`` of grid states, candidate masks
+    ``stack[depth, c]`` (int64), the 9x9 path's ``stack9`` (int32[83, 81]; 1x1 elsewhere, or to
+    keep a 9x9 search on the general path), the cell branched on at each depth
+    ``choice[depth]`` and the values left to try there ``left[depth]``, and the to-do lists."""
+
+    stack: np.ndarray
+    stack9: np.ndarray
+    choice: np.ndarray
+    left: np.ndarray
+    todo: Todo
+
+
 @nb.njit(cache=True, inline="always")
 def _digit(v):
     return _ctz(v) + 1
 
 
 @nb.njit(cache=True, inline="always")
-def _mark(c, m, cell_units, flags, hs_list, hlen, np_list, nlen):
-    """Cell c now has mask m: put its units on the to-do lists that m concerns.
+def _mark(c, m, cell_units, todo, hlen, nlen):
+    """Cell c now has mask m: put its units on the to-do lists that m concerns; returns the
+    lists' new lengths (hlen, nlen).
 
-    Any change may create a hidden single (list 1, flag bit 0); only a new two-candidate mask may
-    create a naked pair (list 2, flag bit 1).
+    Any change may create a hidden single (hs_list, flag bit 0); only a new two-candidate mask
+    may create a naked pair (np_list, flag bit 1).
     """
+    flags, hs_list, np_list = todo.flags, todo.hs_list, todo.np_list
     r = m & (m - 1)
     want = 3 if r != 0 and r & (r - 1) == 0 else 1
     for j in range(3):
@@ -86,29 +124,19 @@ def _mark(c, m, cell_units, flags, hs_list, hlen, np_list, nlen):
 
 
 @nb.njit(cache=True)
-def _propagate(
-    masks,
-    queue,
-    qlen,
-    units,
-    cell_units,
-    peer_list,
-    pairs,
-    flags,
-    hs_list,
-    hlen,
-    np_list,
-    nlen,
-    N,
-    P,
-):
-    """Rules 1-3 to a fixed point, looking only at the units on the to-do lists.
+def _propagate(masks, tables, pairs, todo, qlen, hlen, nlen):
+    """Rules 1-3 to a fixed point on the grid ``masks``, looking only at the units on the to-do
+    lists (``pairs``: with the naked-pair rule).
 
-    ``queue[:qlen]``: cells that became single-valued and whose value has not yet left their
-    peers. ``hs_list[:hlen]`` and ``np_list[:nlen]``: units to check for hidden singles and naked
-    pairs, flagged in ``flags`` (uint8[3N], all zero again on return). Returns CONTRADICTION or
-    OPEN; whether the grid is solved is left to the caller.
+    ``todo.queue[:qlen]``: cells that became single-valued and whose value has not yet left
+    their peers. ``todo.hs_list[:hlen]`` and ``todo.np_list[:nlen]``: units to check for hidden
+    singles and naked pairs, flagged in ``todo.flags`` (all zero again on return). Returns
+    CONTRADICTION or OPEN; whether the grid is solved is left to the caller.
     """
+    units, cell_units, peer_list = tables
+    queue, flags, hs_list, np_list = todo
+    N = units.shape[1]
+    P = peer_list.shape[1]
     full = (np.int64(1) << N) - 1
     status = OPEN
     while True:
@@ -129,7 +157,7 @@ def _propagate(
                     if m & (m - 1) == 0:
                         queue[qlen] = p
                         qlen += 1
-                    hlen, nlen = _mark(p, m, cell_units, flags, hs_list, hlen, np_list, nlen)
+                    hlen, nlen = _mark(p, m, cell_units, todo, hlen, nlen)
             if status == CONTRADICTION:
                 break
         if status == CONTRADICTION:
@@ -165,7 +193,7 @@ def _propagate(
                     masks[found] = v
                     queue[qlen] = found
                     qlen += 1
-                    hlen, nlen = _mark(found, v, cell_units, flags, hs_list, hlen, np_list, nlen)
+                    hlen, nlen = _mark(found, v, cell_units, todo, hlen, nlen)
             if status == CONTRADICTION:
                 break
             continue
@@ -198,7 +226,7 @@ def _propagate(
                         if m & (m - 1) == 0:
                             queue[qlen] = c
                             qlen += 1
-                        hlen, nlen = _mark(c, m, cell_units, flags, hs_list, hlen, np_list, nlen)
+                        hlen, nlen = _mark(c, m, cell_units, todo, hlen, nlen)
                 break
             if status == CONTRADICTION:
                 break
@@ -212,9 +240,9 @@ def _propagate(
 
 
 @nb.njit(cache=True)
-def _propagate_fresh(masks, units, cell_units, peer_list, pairs):
+def _propagate_fresh(masks, tables, pairs):
     """Rules 1-3 on a whole grid: every single-valued cell queued, every unit on the lists."""
-    n_units = units.shape[0]
+    n_units = tables.units.shape[0]
     ncells = masks.shape[0]
     queue = np.empty(ncells, dtype=np.uint16)
     qlen = 0
@@ -225,25 +253,9 @@ def _propagate_fresh(masks, units, cell_units, peer_list, pairs):
         if m & (m - 1) == 0:
             queue[qlen] = c
             qlen += 1
-    flags = np.full(n_units, 3, dtype=np.uint8)
     hs_list = np.arange(n_units - 1, -1, -1).astype(np.uint16)
-    np_list = hs_list.copy()
-    status = _propagate(
-        masks,
-        queue,
-        qlen,
-        units,
-        cell_units,
-        peer_list,
-        pairs,
-        flags,
-        hs_list,
-        n_units,
-        np_list,
-        n_units,
-        units.shape[1],
-        peer_list.shape[1],
-    )
+    todo = Todo(queue, np.full(n_units, 3, dtype=np.uint8), hs_list, hs_list.copy())
+    status = _propagate(masks, tables, pairs, todo, qlen, n_units, n_units)
     if status == CONTRADICTION:
         return status
     for c in range(ncells):
@@ -259,16 +271,16 @@ def propagate(masks: np.ndarray, order: int, pairs: bool = True) -> int:
     Returns CONTRADICTION (-1), OPEN (0: some cell keeps two or more candidates) or SOLVED (1).
     ``pairs=False`` leaves out the naked-pair rule.
     """
-    lay, units, cell_units, peer_list = _tables(order)
+    lay, grid_tables = _tables(order)
     if masks.dtype != np.int64 or masks.shape != (lay.cells,):
         raise InputError(f"masks: need int64[{lay.cells}], got {masks.dtype}{list(masks.shape)}")
-    return int(_propagate_fresh(masks, units, cell_units, peer_list, bool(pairs)))
+    return int(_propagate_fresh(masks, grid_tables, bool(pairs)))
 
 
 @nb.njit(cache=True, nogil=True)
-def _propagate_rows(masks, units, cell_units, peer_list, pairs, status):
+def _propagate_rows(masks, tables, pairs, status):
     for j in range(masks.shape[0]):
-        status[j] = _propagate_fresh(masks[j], units, cell_units, peer_list, pairs)
+        status[j] = _propagate_fresh(masks[j], tables, pairs)
 
 
 def propagate_many(masks: np.ndarray, order: int, pairs: bool = True) -> np.ndarray:
@@ -277,14 +289,14 @@ def propagate_many(masks: np.ndarray, order: int, pairs: bool = True) -> np.ndar
     where a row does not contradict (a contradicted row's masks are left as the search stopped).
     9x9 rows with every rule take the 9x9 path (the same fixed point: the rules reach it in any
     order)."""
-    lay, units, cell_units, peer_list = _tables(order)
+    lay, grid_tables = _tables(order)
     if masks.dtype != np.int64 or masks.ndim != 2 or masks.shape[1] != lay.cells:
         raise InputError(f"masks: need int64[k, {lay.cells}], got {masks.dtype}{list(masks.shape)}")
     status = np.zeros(masks.shape[0], np.int8)
     if order == 3 and pairs:
         _propagate_rows9(masks, status)
     else:
-        _propagate_rows(masks, units, cell_units, peer_list, bool(pairs), status)
+        _propagate_rows(masks, grid_tables, bool(pairs), status)
     return status
 
 
@@ -439,22 +451,22 @@ def _propagate_rows9(masks, status):
 
 
 @nb.njit(cache=True)
-def _search9(cells_in, limit, max_nodes, masks, queue, choice, left, solution):
-    """``search`` for N = 9 in ascending value order; masks is int32[>= 83, 81]."""
+def _search9(cells_in, limit, max_nodes, stack, queue, choice, left, solution):
+    """``search`` for N = 9 in ascending value order; stack is int32[>= 83, 81]."""
     solution[:] = 0
     qlen = 0
     for c in range(81):
-        masks[0, c] = _FULL9
+        stack[0, c] = _FULL9
     for c in range(81):
         d = np.int64(cells_in[c])
         if d == 0:
             continue
         if d > 9:
             return 0, 0
-        masks[0, c] = np.int64(1) << (d - 1)
+        stack[0, c] = np.int64(1) << (d - 1)
         queue[qlen] = c
         qlen += 1
-    if _propagate9(masks[0], queue, qlen, _ALL_UNITS9, _ALL_UNITS9) == CONTRADICTION:
+    if _propagate9(stack[0], queue, qlen, _ALL_UNITS9, _ALL_UNITS9) == CONTRADICTION:
         return 0, 0
     count = 0
     nodes = 0
@@ -463,7 +475,7 @@ def _search9(cells_in, limit, max_nodes, masks, queue, choice, left, solution):
     while True:
         if descend:
             # Fewest candidates; among those, the first with the most open peers sharing one.
-            row = masks[depth]
+            row = stack[depth]
             best = -1
             best_pc = 99
             for c in range(81):
@@ -510,8 +522,8 @@ def _search9(cells_in, limit, max_nodes, masks, queue, choice, left, solution):
             return -1, nodes
         nodes += 1
         c = choice[depth]
-        nxt = masks[depth + 1]
-        cur = masks[depth]
+        nxt = stack[depth + 1]
+        cur = stack[depth]
         for i in range(81):
             nxt[i] = cur[i]
         nxt[c] = v
@@ -522,34 +534,23 @@ def _search9(cells_in, limit, max_nodes, masks, queue, choice, left, solution):
 
 
 @nb.njit(cache=True)
-def search(
-    cells_in,
-    units,
-    cell_units,
-    peer_list,
-    limit,
-    shuffle_seed,
-    max_nodes,
-    masks,
-    masks9,
-    queue,
-    choice,
-    left,
-    flags,
-    hs_list,
-    np_list,
-    solution,
-    N,
-    P,
-):
+def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution):
     """Depth-first search on the explicit stack; returns (count, nodes); fills ``solution``.
 
-    count is -1 when ``max_nodes`` > 0 branch values were tried before the search could finish.
-    9x9 in ascending value order goes to ``_search9`` (int32 stack ``masks9``; a 1x1 ``masks9``
-    keeps it on the general path, which the tests use to compare the two).
+    ``tables``: the order's Tables; ``ws``: a Workspace of the order (``workspace``), whose
+    arrays the search overwrites. count is -1 when ``max_nodes`` > 0 branch values were tried
+    before the search could finish; ``shuffle_seed`` >= 0 tries branch values in a random order
+    drawn from that seed, -1 in ascending order. 9x9 in ascending value order goes to
+    ``_search9`` (int32 stack ``ws.stack9``; a 1x1 ``stack9`` keeps it on the general path,
+    which the tests use to compare the two).
     """
-    if N == 9 and shuffle_seed < 0 and masks9.shape[0] > 1:
-        return _search9(cells_in, limit, max_nodes, masks9, queue, choice, left, solution)
+    units, cell_units, peer_list = tables
+    stack, stack9, choice, left, todo = ws
+    queue, flags, hs_list, np_list = todo
+    N = units.shape[1]
+    P = peer_list.shape[1]
+    if N == 9 and shuffle_seed < 0 and stack9.shape[0] > 1:
+        return _search9(cells_in, limit, max_nodes, stack9, queue, choice, left, solution)
     n_units = 3 * N
     ncells = N * N
     full = (np.int64(1) << N) - 1
@@ -558,36 +559,21 @@ def search(
         np.random.seed(shuffle_seed)
     qlen = 0
     for c in range(ncells):
-        masks[0, c] = full
+        stack[0, c] = full
     for c in range(ncells):
         d = np.int64(cells_in[c])
         if d == 0:
             continue
         if d > N:
             return 0, 0
-        masks[0, c] = np.int64(1) << (d - 1)
+        stack[0, c] = np.int64(1) << (d - 1)
         queue[qlen] = c
         qlen += 1
     for u in range(n_units):
         flags[u] = 3
         hs_list[u] = n_units - 1 - u
         np_list[u] = n_units - 1 - u
-    status = _propagate(
-        masks[0],
-        queue,
-        qlen,
-        units,
-        cell_units,
-        peer_list,
-        True,
-        flags,
-        hs_list,
-        n_units,
-        np_list,
-        n_units,
-        N,
-        P,
-    )
+    status = _propagate(stack[0], tables, True, todo, qlen, n_units, n_units)
     if status == CONTRADICTION:
         return 0, 0
     count = 0
@@ -599,7 +585,7 @@ def search(
             # Pick the open cell of fewest candidates at this depth.
             best = -1
             best_pc = 99
-            row = masks[depth]
+            row = stack[depth]
             best_score = -1
             for c in range(ncells):
                 m = row[c]
@@ -644,26 +630,11 @@ def search(
         nodes += 1
         c = choice[depth]
         for i in range(ncells):
-            masks[depth + 1, i] = masks[depth, i]
-        masks[depth + 1, c] = v
+            stack[depth + 1, i] = stack[depth, i]
+        stack[depth + 1, c] = v
         queue[0] = c
-        hlen, nlen = _mark(c, v, cell_units, flags, hs_list, 0, np_list, 0)
-        status = _propagate(
-            masks[depth + 1],
-            queue,
-            1,
-            units,
-            cell_units,
-            peer_list,
-            True,
-            flags,
-            hs_list,
-            hlen,
-            np_list,
-            nlen,
-            N,
-            P,
-        )
+        hlen, nlen = _mark(c, v, cell_units, todo, 0, 0)
+        status = _propagate(stack[depth + 1], tables, True, todo, 1, hlen, nlen)
         if status != CONTRADICTION:
             depth += 1
             descend = True
@@ -671,49 +642,35 @@ def search(
 
 @nb.njit(cache=True)
 def workspace(N):
-    """Scratch arrays of one search on an N x N grid (masks, queues, unit flags, lists)."""
+    """The Workspace of one search on an N x N grid."""
     ncells = N * N
-    masks = np.empty((ncells + 2, ncells), dtype=np.int64)
-    masks9 = np.empty((83, 81) if N == 9 else (1, 1), dtype=np.int32)
-    queue = np.empty(ncells, dtype=np.uint16)
-    choice = np.empty(ncells + 2, dtype=np.uint16)
-    left = np.empty(ncells + 2, dtype=np.int64)
-    flags = np.zeros(3 * N, dtype=np.uint8)
-    hs_list = np.empty(3 * N, dtype=np.uint16)
-    np_list = np.empty(3 * N, dtype=np.uint16)
-    return masks, masks9, queue, choice, left, flags, hs_list, np_list
+    todo = Todo(
+        np.empty(ncells, dtype=np.uint16),
+        np.zeros(3 * N, dtype=np.uint8),
+        np.empty(3 * N, dtype=np.uint16),
+        np.empty(3 * N, dtype=np.uint16),
+    )
+    return Workspace(
+        np.empty((ncells + 2, ncells), dtype=np.int64),
+        np.empty((83, 81) if N == 9 else (1, 1), dtype=np.int32),
+        np.empty(ncells + 2, dtype=np.uint16),
+        np.empty(ncells + 2, dtype=np.int64),
+        todo,
+    )
 
 
 @nb.njit(cache=True)
-def _solve_one(cells_in, units, cell_units, peer_list, limit, shuffle_seed, max_nodes, N, P):
-    masks, masks9, queue, choice, left, flags, hs_list, np_list = workspace(N)
+def _solve_one(cells_in, tables, limit, shuffle_seed, max_nodes):
+    N = tables.units.shape[1]
     solution = np.zeros(N * N, dtype=np.uint8)
-    count, nodes = search(
-        cells_in,
-        units,
-        cell_units,
-        peer_list,
-        limit,
-        shuffle_seed,
-        max_nodes,
-        masks,
-        masks9,
-        queue,
-        choice,
-        left,
-        flags,
-        hs_list,
-        np_list,
-        solution,
-        N,
-        P,
-    )
+    count, nodes = search(cells_in, tables, limit, shuffle_seed, max_nodes, workspace(N), solution)
     return count, solution, nodes
 
 
 @nb.njit(cache=True)
-def _solve_restarts(cells_in, units, cell_units, peer_list, base_nodes, max_nodes, N, P):
-    masks, masks9, queue, choice, left, flags, hs_list, np_list = workspace(N)
+def _solve_restarts(cells_in, tables, base_nodes, max_nodes):
+    N = tables.units.shape[1]
+    ws = workspace(N)
     solution = np.zeros(N * N, dtype=np.uint8)
     total = 0
     r = 0
@@ -723,10 +680,7 @@ def _solve_restarts(cells_in, units, cell_units, peer_list, base_nodes, max_node
             cap = min(cap, max_nodes - total)
             if cap <= 0:
                 return -1, solution, total
-        count, nodes = search(
-            cells_in, units, cell_units, peer_list, 1, r, cap, masks, masks9, queue, choice, left,
-            flags, hs_list, np_list, solution, N, P,
-        )  # fmt: skip
+        count, nodes = search(cells_in, tables, 1, r, cap, ws, solution)
         total += nodes
         if count >= 0:
             return count, solution, total
@@ -734,81 +688,44 @@ def _solve_restarts(cells_in, units, cell_units, peer_list, base_nodes, max_node
 
 
 @nb.njit(cache=True)
-def solve_batch_serial(
-    puzzles, units, cell_units, peer_list, limit, max_nodes, counts, solutions, N, P
-):
+def solve_batch_serial(puzzles, tables, limit, max_nodes, counts, solutions):
     """Solve every row of ``puzzles`` on the calling thread; fills counts and solutions.
 
     Returns the total number of branch nodes. Used by the benchmark to time one thread.
     """
-    masks, masks9, queue, choice, left, flags, hs_list, np_list = workspace(N)
+    ws = workspace(tables.units.shape[1])
     total = 0
     for i in range(puzzles.shape[0]):
-        count, nodes = search(
-            puzzles[i],
-            units,
-            cell_units,
-            peer_list,
-            limit,
-            -1,
-            max_nodes,
-            masks,
-            masks9,
-            queue,
-            choice,
-            left,
-            flags,
-            hs_list,
-            np_list,
-            solutions[i],
-            N,
-            P,
-        )
+        count, nodes = search(puzzles[i], tables, limit, -1, max_nodes, ws, solutions[i])
         counts[i] = count
         total += nodes
     return total
 
 
 @nb.njit(cache=True, parallel=True)
-def _solve_batch_parallel(puzzles, units, cell_units, peer_list, limit, counts, solutions, N, P):
+def _solve_batch_parallel(puzzles, tables, limit, counts, solutions):
     n_puzzles = puzzles.shape[0]
     chunk = 64
     n_chunks = (n_puzzles + chunk - 1) // chunk
     for b in nb.prange(n_chunks):
-        masks, masks9, queue, choice, left, flags, hs_list, np_list = workspace(N)
+        ws = workspace(tables.units.shape[1])
         for i in range(b * chunk, min(n_puzzles, (b + 1) * chunk)):
-            count, _ = search(
-                puzzles[i],
-                units,
-                cell_units,
-                peer_list,
-                limit,
-                -1,
-                0,
-                masks,
-                masks9,
-                queue,
-                choice,
-                left,
-                flags,
-                hs_list,
-                np_list,
-                solutions[i],
-                N,
-                P,
-            )
+            count, _ = search(puzzles[i], tables, limit, -1, 0, ws, solutions[i])
             counts[i] = count
 
 
 @cache
-def tables(order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(units, cell_units, peer_list) of ``layout(order)`` as uint16, the solver's index tables.
+def tables(order: int) -> Tables:
+    """The Tables of ``layout(order)`` as uint16, the solver's index tables.
 
     Unsigned indices spare the compiled code its negative-index checks.
     """
     lay = layout(order)
-    out = tuple(
-        np.ascontiguousarray(a, dtype=np.uint16) for a in (lay.units, lay.cell_units, lay.peer_list)
+    out = Tables(
+        *(
+            np.ascontiguousarray(a, dtype=np.uint16)
+            for a in (lay.units, lay.cell_units, lay.peer_list)
+        )
     )
     for a in out:
         a.setflags(write=False)
@@ -818,7 +735,7 @@ def tables(order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _tables(order: int):
     if not isinstance(order, (int, np.integer)) or not 2 <= int(order) <= 6:
         raise InputError(f"order: {order!r} is not an integer in 2..6")
-    return (layout(int(order)), *tables(int(order)))
+    return layout(int(order)), tables(int(order))
 
 
 def _check_limit(limit: int) -> int:
@@ -864,7 +781,7 @@ def solve_exact(
     ``shuffle_seed >= 0`` tries branch values in a random order drawn from that seed (for random
     full grids); it always takes the seed rules' search. -1 tries them in ascending order.
     """
-    lay, units, cell_units, peer_list = _tables(order)
+    lay, grid_tables = _tables(order)
     grid = _as_grid(cells, lay.cells)
     limit = _check_limit(limit)
     if _check_rules(rules) == "fast" and int(shuffle_seed) < 0:
@@ -885,17 +802,7 @@ def solve_exact(
                 solution,
             )
         return int(count), solution, int(nodes)
-    count, solution, nodes = _solve_one(
-        grid,
-        units,
-        cell_units,
-        peer_list,
-        limit,
-        int(shuffle_seed),
-        int(max_nodes),
-        lay.N,
-        lay.peer_count,
-    )
+    count, solution, nodes = _solve_one(grid, grid_tables, limit, int(shuffle_seed), int(max_nodes))
     return int(count), solution, int(nodes)
 
 
@@ -909,13 +816,11 @@ def solve_restarts(
     finishes. Returns (count, solution, nodes) with count 1 (solved), 0 (no solution: a run
     finished without one) or -1 (``max_nodes`` > 0 spent first); nodes counts all runs.
     """
-    lay, units, cell_units, peer_list = _tables(order)
+    lay, grid_tables = _tables(order)
     grid = _as_grid(cells, lay.cells)
     if int(base_nodes) < 1:
         raise InputError(f"base_nodes: {base_nodes} must be at least 1")
-    count, solution, nodes = _solve_restarts(
-        grid, units, cell_units, peer_list, int(base_nodes), int(max_nodes), lay.N, lay.peer_count
-    )
+    count, solution, nodes = _solve_restarts(grid, grid_tables, int(base_nodes), int(max_nodes))
     return int(count), solution, int(nodes)
 
 
@@ -936,7 +841,7 @@ def solve_many(
 
     Returns (counts int32[P], solutions uint8[P, cells]), each row as from ``solve_exact``.
     """
-    lay, units, cell_units, peer_list = _tables(order)
+    lay, grid_tables = _tables(order)
     a = np.asarray(puzzles)
     if a.ndim != 2 or a.shape[1] != lay.cells:
         raise InputError(f"puzzles: shape {a.shape} is not (P, {lay.cells})")
@@ -958,15 +863,5 @@ def solve_many(
                 a, int(order), limit, 0, True, RESTART_BASE, large.DEFAULT_RULES, counts, solutions
             )
         return counts, solutions
-    _solve_batch_parallel(
-        a,
-        units,
-        cell_units,
-        peer_list,
-        limit,
-        counts,
-        solutions,
-        lay.N,
-        lay.peer_count,
-    )
+    _solve_batch_parallel(a, grid_tables, limit, counts, solutions)
     return counts, solutions

@@ -23,7 +23,7 @@ drop the grid is counted as stuck and restarted from a fresh random fill, up to 
 restarts. ``moves`` = MOVES_ANY draws the two cells anywhere (the seed's move), MOVES_ROW draws
 both in one row (rows stay permutations, so only columns and boxes carry surplus).
 
-Randomised backtracking (method "backtrack"): the exact solver (``sudoku_exact.search``) with
+Randomised backtracking (method "backtrack"): the exact solver (``exact.search``) with
 branch values in random order, limit one solution, restarted with a growing node budget so that a
 bad early branch on a big grid does not run forever.
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from cpu_reference.sudoku.exact import search, workspace
+from cpu_reference.sudoku.exact import Tables, search, workspace
 
 MOVES_ANY = 0
 MOVES_ROW = 1
@@ -217,18 +217,6 @@ def permute_batch(
 
 
 @nb.njit(cache=True)
-def search_with(
-    cells_in, units, cell_units, peer_list, limit, shuffle_seed, max_nodes, ws, solution
-):
-    """The exact solver's search with the scratch arrays ``ws = workspace(N)``: (count, nodes)."""
-    N = units.shape[1]
-    return search(
-        cells_in, units, cell_units, peer_list, limit, shuffle_seed, max_nodes, *ws, solution, N,
-        peer_list.shape[1],
-    )  # fmt: skip
-
-
-@nb.njit(cache=True)
 def backtrack_one(
     givens, seed, units, cell_units, peer_list, N, P, base_nodes, max_nodes, grid, stop
 ):  # fmt: skip
@@ -238,6 +226,7 @@ def backtrack_one(
     (> 0) spent first, -2 ``stop[0]`` set (read at each restart).
     """
     ws = workspace(N)
+    grid_tables = Tables(units, cell_units, peer_list)
     total = 0
     r = 0
     while True:
@@ -249,7 +238,7 @@ def backtrack_one(
             if cap <= 0:
                 return -1, r, total
         shuffle = (seed + r * 1000003) % 2147483647
-        count, nodes = search_with(givens, units, cell_units, peer_list, 1, shuffle, cap, ws, grid)
+        count, nodes = search(givens, grid_tables, 1, shuffle, cap, ws, grid)
         total += nodes
         if count >= 0:
             return count, r, total

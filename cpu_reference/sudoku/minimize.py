@@ -31,9 +31,8 @@ import math
 import numba as nb
 import numpy as np
 
-from cpu_reference.sudoku.exact import workspace
+from cpu_reference.sudoku.exact import Tables, search, workspace
 from cpu_reference.sudoku.exact_bands9 import DEPTH, STATE, solve9
-from cpu_reference.sudoku.generate import search_with
 
 # Columns of the per-grid statistics array.
 S_SA_GIVENS = 0  # givens of the best puzzle the annealing reached
@@ -60,9 +59,8 @@ def _unique(puzzle, units, cell_units, peer_list, N, P, ws, solution, max_nodes,
     if N == 9:
         count, nodes = solve9(puzzle, 2, max_nodes, stack9, solution)
     else:
-        count, nodes = search_with(
-            puzzle, units, cell_units, peer_list, 2, -1, max_nodes, ws, solution
-        )
+        grid_tables = Tables(units, cell_units, peer_list)
+        count, nodes = search(puzzle, grid_tables, 2, -1, max_nodes, ws, solution)
     return count == 1, nodes
 
 

@@ -10,11 +10,12 @@ PRESETS maps a preset name and an order n to the schedule string it stands for; 
 does the same for moves. "band" holds every trial of K plateaus inside the low band of
 temperatures where annealing finds solutions (meant with --move candidate --propagate); "auto"
 is the best technique measured per order, run with propagation first and the move preset "auto"
-(focused-two on 9x9 and 4x4, focused from 16x16 up) when none of --schedule, --move, --t0 and
---propagate is given (DEFAULT_TECHNIQUE); "candidate-auto" is the candidate move's own best.
-Once any of those four is given, the parts not given are Sirdey's published ones (PUBLISHED),
-which no preset changes. A preset name takes the same key=value tail as the schedule it expands
-to; keys given there win over the preset's ("band:t0=0.3").
+(focused-two on 9x9 and 4x4, focused from 16x16 up): the default technique (DEFAULT_TECHNIQUE);
+"candidate-auto" is the candidate move's own best. TECHNIQUES names the two sets a run starts
+from: "default" and "published" (Sirdey's course schedule, his move, no deduction; no preset
+changes it). Each of schedule, move and propagate given replaces that part of the set alone, and
+t0 restarts whichever schedule runs. A preset name takes the same key=value tail as the schedule
+it expands to; keys given there win over the preset's ("band:t0=0.3").
 
 The values were chosen from measured sweeps: benchmarks/results/tuning/sweep_tts_9x9*.md (9x9,
 by TTS99 on training puzzles) and benchmarks/results/tuning/anneal_peers_tune_*.md (16x16 and
@@ -57,24 +58,31 @@ MOVE_PRESETS: dict[str, dict[int, str]] = {
     "auto": {2: "focused-two", 3: "focused-two", 4: "focused", 5: "focused", 6: "focused"},
 }
 
-# The technique of a Sudoku annealing run that names none of its parts.
-DEFAULT_TECHNIQUE = {"schedule": "auto", "move": "auto", "propagate": True}
-# The parts' defaults once any part is named: Sirdey's published algorithm.
-PUBLISHED = {"schedule": "sirdey-course", "move": "sirdey", "propagate": False}
+# technique name -> the parts of a Sudoku annealing run that it sets
+TECHNIQUES: dict[str, dict] = {
+    # the best technique measured: what a run that names no part runs
+    "default": {"schedule": "auto", "move": "auto", "propagate": True},
+    # Sirdey's published algorithm: the course's schedule, his move, no deduction
+    "published": {"schedule": "sirdey-course", "move": "sirdey", "propagate": False},
+}
+DEFAULT_TECHNIQUE = TECHNIQUES["default"]
+PUBLISHED = TECHNIQUES["published"]
 
 
 def technique(
-    schedule: str | None, move: str | None, t0: float | None, propagate: bool
+    schedule: str | None = None,
+    move: str | None = None,
+    propagate: bool | None = None,
+    name: str | None = None,
 ) -> tuple[str, str, bool]:
-    """(schedule, move, propagate) of a Sudoku annealing run: DEFAULT_TECHNIQUE when none of the
-    four is given, else the given ones with PUBLISHED's for the rest."""
-    if schedule is None and move is None and t0 is None and not propagate:
-        return (
-            DEFAULT_TECHNIQUE["schedule"],
-            DEFAULT_TECHNIQUE["move"],
-            DEFAULT_TECHNIQUE["propagate"],
-        )
-    return schedule or PUBLISHED["schedule"], move or PUBLISHED["move"], bool(propagate)
+    """(schedule, move, propagate) of a Sudoku annealing run: the parts of the technique `name`
+    (TECHNIQUES; None: "default"), each one given (not None) in place of that part alone."""
+    base = TECHNIQUES["default" if name is None else name]
+    return (
+        base["schedule"] if schedule is None else schedule,
+        base["move"] if move is None else move,
+        base["propagate"] if propagate is None else bool(propagate),
+    )
 
 
 def move_of(name: str, order: int) -> str:

@@ -65,13 +65,17 @@ with the fewest proposals is always found, whatever the threads' timing; ties go
 index (the host's pick). A lost concurrent update only lets chains run longer.
 
 `model(n, move)` returns jitted functions specialised for order n (every size a compile-time
-constant). `drive_chain` holds the whole chain logic (trials, plateaus, stops); the CPU runner below
-calls it in a prange loop and the CUDA kernel in gpu_anneal.kernels.sudoku calls the same function.
+constant). The rules are rules_template.py and the chain logic (trials, plateaus, stops) is
+chain_template.py's `drive_chain`, both modules that import their constants by name: model()
+writes the specialisation's constants module (constants_text) and copies of both whose imports
+name it (cpu_reference.cache.rewrite_imports). The CPU runner (chain_template.run_slice_cpu) calls
+drive_chain in a prange loop and the CUDA kernels in gpu_anneal.kernels call the same function.
 """
 
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
@@ -79,7 +83,7 @@ from types import ModuleType, SimpleNamespace
 import numpy as np
 
 from cpu_reference.anneal.fixed_point import beta_fixed, growth_fixed
-from cpu_reference.cache import import_generated, writable_folder
+from cpu_reference.cache import import_generated, rewrite_imports, writable_folder
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import count_units, linear_words, packing
 from cpu_reference.sudoku.presets import move_of
@@ -156,7 +160,7 @@ def model(
     linear: bool = False,
     counts: bool = False,
     counter: bool = False,
-    tail: str | None = None,
+    steps_path: str | None = None,
 ) -> SimpleNamespace:
     """Jitted rules of order n and a move: thresholds, trial start, plateau, chain driver.
 
@@ -180,9 +184,16 @@ def model(
     again, so the same moves.
     `counter` (COUNTER): the chain's draws come from Philox4x32-10 addressed by its proposal
     index (anneal/philox.py) instead of xoroshiro128+'s sequence; one-cell moves only.
-    `tail`: the path of a module text appended to the template (the cooperative kernels'
-    rules, gpu_anneal.kernels): its functions of the template's names replace the template's
-    in the chain driver. The namespace then holds the generated module as `module`.
+    `steps_path`: the path of a module of the chain's steps (start_trial, fill_thresholds,
+    plateau, focus_init) that replaces rules_template.py's in drive_chain (gpu_anneal.kernels'
+    cooperative rules, a warp's): it imports the specialisation's constants and rules as
+    chain_template.py does, and is written out beside them.
+
+    The namespace holds the functions (the steps from the steps module) and the generated
+    modules: `constants`, `rules` (rules_template.py's copy), `steps` (the steps module: `rules`
+    unless given), `chain` (chain_template.py's copy), and `imports`, the heads of the import
+    statements by which a template names these modules (rewrite_imports; every one but the
+    steps module's).
     """
     tmax = max_delta(n, move)
     if linear and not table:
@@ -195,14 +206,15 @@ def model(
         raise ValueError(f"thr_cap {thr_cap}: must lie in 0..{tmax} (0: the whole table)")
     if counter and move == MOVE_BOX_SWAP:
         raise ValueError("counter: one-cell moves only (the box swap keeps xoroshiro128+)")
-    constants = _constants(n, move, lanes, table, packed, thr_cap, linear, counts)
-    constants["COUNTER"] = str(bool(counter))
-    key = f"o{n}_m{move}_l{lanes}_t{int(table)}_p{int(packed)}_c{thr_cap}_x{int(linear)}"
-    key += "_u" if counts else ""
-    key += "_k" if counter else ""
-    extra = Path(tail).read_text() if tail else ""
-    key += f"_{hashlib.sha256(extra.encode()).hexdigest()[:12]}" if tail else ""
-    module = _load_generated(key, constants, extra)
+    spec = Specialisation(n, move, lanes, table, packed, thr_cap, linear, counts, counter)
+    key = spec.key()
+    steps_file = Path(steps_path) if steps_path else None
+    if steps_file:
+        key += f"_{hashlib.sha256(steps_file.read_bytes()).hexdigest()[:12]}"
+    modules = _load_generated(key, constants_text(spec), steps_file)
+    exported = {name: getattr(modules.rules, name) for name in _EXPORTED}
+    exported.update({name: getattr(modules.steps, name) for name in STEPS})
+    exported.update({name: getattr(modules.chain, name) for name in _CHAIN_EXPORTED})
     return SimpleNamespace(
         n=n,
         N=packing(n).N,
@@ -212,8 +224,8 @@ def model(
         thr_rows=thr_cap if thr_cap else tmax + 1,
         focus_words=focus_words(n, move, linear),
         counter=bool(counter),
-        module=module if tail else None,
-        **{name: getattr(module, name) for name in _EXPORTED},
+        **vars(modules),
+        **exported,
     )
 
 
@@ -257,24 +269,71 @@ def cpu_model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
 
 
 _EXPORTED = (
-    "get_value", "set_value", "conflicts_at", "peer_words", "fill_thresholds", "full_cost",
-    "start_trial", "plateau", "exact_threshold", "drive_chain", "run_slice_cpu",
+    "get_value", "set_value", "conflicts_at", "peer_words", "full_cost", "exact_threshold",
     "rows_to_linear", "linear_to_rows", "unit_count", "counts_from_values", "rows_from_values",
-    "focus_init", "focus_count", "second_choice",
+    "focus_count", "second_choice",
 )  # fmt: skip
+STEPS = ("start_trial", "fill_thresholds", "plateau", "focus_init")  # drive_chain's `steps.`
+_CHAIN_EXPORTED = ("drive_chain", "run_slice_cpu")
 
 
-def _constants(
-    n: int,
-    move: int,
-    lanes: int,
-    table: bool,
-    packed: bool,
-    thr_cap: int = 0,
-    linear: bool = False,
-    counts: bool = False,
-) -> dict[str, str]:
+@dataclass(frozen=True)
+class Specialisation:
+    """One specialisation of the rules: model()'s arguments but the steps module."""
+
+    n: int
+    move: int
+    lanes: int
+    table: bool
+    packed: bool
+    thr_cap: int = 0
+    linear: bool = False
+    counts: bool = False
+    counter: bool = False
+
+    def key(self) -> str:
+        """The specialisation in a module name: o3_m0_l1_t1_p0_c0_x1 (order, move, lanes,
+        table, packed, thr_cap, linear), then _u with counts, _k with counter."""
+        key = f"o{self.n}_m{self.move}_l{self.lanes}_t{int(self.table)}_p{int(self.packed)}"
+        key += f"_c{self.thr_cap}_x{int(self.linear)}"
+        return key + ("_u" if self.counts else "") + ("_k" if self.counter else "")
+
+
+# The specialisation rules_constants.py holds: the CPU runner's 9x9 rules (cpu_model(3)), what
+# rules_template.py and chain_template.py read when imported as themselves.
+DEFAULT = Specialisation(3, MOVE_SIRDEY, 1, True, False, linear=True)
+
+_CONSTANTS_IMPORTS = """import numpy as np
+from numba import uint32, uint64
+
+from cpu_reference.anneal.bits import host_has_deposit
+from cpu_reference.sudoku.packing import (
+    cell_count_units,
+    linear_peer_tables,
+    peer_tables,
+    row_bit_cells,
+)
+"""
+
+
+def constants_text(spec: Specialisation) -> str:
+    """The source of the constants module of a specialisation: one `NAME = value` line for each
+    compile-time constant the templates read (rules_constants.py is this text for DEFAULT)."""
+    doc = (
+        f'"""Compile-time constants of the Sudoku rules {spec.key()} (order {spec.n}, move '
+        f"{move_name(spec.move)}).\n\n"
+        "Written by cpu_reference.sudoku.rules.constants_text for every specialisation model()\n"
+        "builds; rules_constants.py, which the templates import when imported as themselves, is\n"
+        'this text for rules.DEFAULT (tests/test_rules_template.py checks it).\n"""'
+    )
+    lines = [f"{name} = {value}" for name, value in _constants(spec).items()]
+    return "\n".join([doc, "", _CONSTANTS_IMPORTS, *lines]) + "\n"
+
+
+def _constants(spec: Specialisation) -> dict[str, str]:
     """name -> Python expression of every compile-time constant of one specialisation."""
+    n, move, lanes, table, packed = spec.n, spec.move, spec.lanes, spec.table, spec.packed
+    thr_cap, linear, counts = spec.thr_cap, spec.linear, spec.counts
     pk = packing(n)
     tmax = max_delta(n, move)
     cap = thr_cap or tmax
@@ -320,7 +379,8 @@ def _constants(
         "LINEAR_BIT_CELL": f"np.arange({wr * 64}, dtype=np.int32)",  # cell of each linear bit
         "MOVE_BOX_SWAP": str(MOVE_BOX_SWAP), "MOVE_CANDIDATE": str(MOVE_CANDIDATE),
         "RUNNING": str(RUNNING), "SOLVED": str(SOLVED), "EXHAUSTED": str(EXHAUSTED),
-        "STOPPED": str(STOPPED),
+        "STOPPED": str(STOPPED), "THR_ROWS": str(thr_cap if thr_cap else tmax + 1),
+        "COUNTER": str(bool(spec.counter)),
         **{name: str(value) for name, value in globals().items() if name.startswith("C_")},
     }  # fmt: skip
 
@@ -335,9 +395,9 @@ def _small_div(d: int, limit: int) -> tuple[int, int]:
 
 
 _SOURCES = (
-    "sudoku/rules.py", "sudoku/rules_template.py", "sudoku/packing.py", "sudoku/layout.py",
-    "sudoku/schedules.py", "anneal/bits.py", "anneal/fixed_point.py", "anneal/rng.py",
-    "anneal/philox.py",
+    "sudoku/rules.py", "sudoku/rules_template.py", "sudoku/chain_template.py",
+    "sudoku/packing.py", "sudoku/layout.py", "sudoku/schedules.py", "anneal/bits.py",
+    "anneal/fixed_point.py", "anneal/rng.py", "anneal/philox.py",
 )  # fmt: skip
 
 
@@ -357,14 +417,34 @@ def _source_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-def _load_generated(key: str, constants: dict[str, str], tail: str = "") -> ModuleType:
-    """Write (once) and import the template with these constants (and `tail` appended) as a
-    module of its own."""
-    lines = "\n".join(f"{name} = {value}" for name, value in constants.items())
-    template = (Path(__file__).with_name("rules_template.py")).read_text() + tail
-    text = template.replace("# <constants>", lines, 1)
-    name = f"gpu_anneal_sudoku_rules_{key}_{_source_digest()}"
-    return import_generated(name, text, cache_dir)
+# The heads of the import statements by which the templates name a specialisation's modules
+# (cpu_reference.cache.rewrite_imports): a copy names the generated modules there instead.
+CONSTANTS_IMPORT = "from cpu_reference.sudoku.rules_constants import"
+RULES_IMPORT = "from cpu_reference.sudoku.rules_template import"
+CHAIN_IMPORT = "from cpu_reference.sudoku.chain_template import"
+STEPS_IMPORT = "from cpu_reference.sudoku import rules_template as steps"  # chain_template's
+
+
+def _load_generated(key: str, constants: str, steps_file: Path | None = None) -> SimpleNamespace:
+    """Write (once) and import the modules of one specialisation, each a module of its own:
+    its constants (the text `constants`), rules_template.py's copy, the steps module's copy
+    (`steps_file`; else the rules are the steps) and chain_template.py's copy, each copy's
+    imports naming the modules before it (rewrite_imports)."""
+    base = f"gpu_anneal_sudoku_rules_{key}_{_source_digest()}"
+    here = Path(__file__).parent
+
+    def write(suffix: str, text: str) -> ModuleType:
+        return import_generated(f"{base}{suffix}", text, cache_dir)
+
+    const = write("_constants", constants)
+    imports = {CONSTANTS_IMPORT: f"from {const.__name__} import"}
+    rules = write("", rewrite_imports(here / "rules_template.py", imports))
+    imports[RULES_IMPORT] = f"from {rules.__name__} import"
+    steps = write("_steps", rewrite_imports(steps_file, imports)) if steps_file else rules
+    heads = {**imports, STEPS_IMPORT: f"import {steps.__name__} as steps"}
+    chain = write("_chain", rewrite_imports(here / "chain_template.py", heads))
+    imports[CHAIN_IMPORT] = f"from {chain.__name__} import"
+    return SimpleNamespace(constants=const, rules=rules, steps=steps, chain=chain, imports=imports)
 
 
 def schedule_args(sched: Schedule) -> tuple:

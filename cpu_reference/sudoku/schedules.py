@@ -334,10 +334,16 @@ def _once_each(name: str) -> None:
 
 def with_start(name: str, order: int, t0: float | None = None) -> Schedule:
     """The named schedule, restarted at temperature t0 when given (same cooling law and T_f;
-    t0 takes the place of a t0 key in the string)."""
+    t0 takes the place of a t0 key in the string). OptionError names t0, the schedule and the
+    order when the schedule runs as given but not from t0 (a t0 at or below its t_final)."""
     if t0 is None or not isinstance(name, str):
         return by_name(name, order)
     _once_each(name)
     base, _, tail = name.partition(":")
     keys = [item for item in tail.split(",") if item.partition("=")[0].strip() != "t0"]
-    return by_name(f"{base}:" + ",".join([*filter(str.strip, keys), f"t0={t0}"]), order)
+    try:
+        return by_name(f"{base}:" + ",".join([*filter(str.strip, keys), f"t0={t0}"]), order)
+    except OptionError as exc:
+        by_name(name, order)  # a fault of the schedule itself is named as it is
+        side = order * order
+        raise OptionError(f"t0 = {t0} with schedule {name!r} at {side}x{side}: {exc}") from None

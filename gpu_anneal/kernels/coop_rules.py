@@ -1,11 +1,13 @@
 """Cooperative Sudoku chains: one warp runs one chain, exactly as the sequential chain.
 
-This text is appended to cpu_reference/sudoku/rules_template.py when gpu_anneal.kernels.
-sudoku_coop builds its rules (rules.model(..., tail=this file)); it is never imported as a module
-of its own. Its functions named as the template's (plateau, start_trial, focus_init,
-fill_thresholds) replace the template's, so the template's drive_chain (trials, plateaus,
-reheats, the stop rules, the deterministic winner) runs the same control flow on every lane of
-the warp and hands the move loop, trial starts and conflict sets to the warp.
+The chain's steps for a warp: start_trial, fill_thresholds, plateau and focus_init, the functions
+cpu_reference/sudoku/chain_template.py's drive_chain calls as `steps.` (trials, plateaus,
+reheats, the stop rules, the deterministic winner stay the template's, run on every lane of the
+warp). gpu_anneal.kernels.sudoku_coop builds the rules with this module as their steps
+(rules.model(..., steps=this file)): a copy of it, written out per order and move, imports the
+specialisation's constants and rules where this file imports rules_constants and rules_template
+(the CPU runner's 9x9 rules, when imported as itself: nothing runs that), every other line as
+here.
 
 Glossary (besides rules.py's and packing.py's):
     lane     the thread's index in the warp, 0..31; each lane holds the chain's control values
@@ -54,9 +56,48 @@ syncthreads (a block is one warp). Lane work (coop_propose, coop_conflicts, ...)
 both; the warp-level functions are plain Python in the simulator and jitted on a card.
 """
 
-# ruff: noqa: F821  (the template's names and constants)
+import numpy as np
+from numba import config, cuda, int32, njit, uint32, uint64
 
-from numba import config, cuda, int32
+from cpu_reference.anneal.bits import popcount32
+from cpu_reference.anneal.fixed_point import exp_neg
+from cpu_reference.anneal.philox import philox_fill_below, philox_u64_unhoisted
+from cpu_reference.sudoku.rules_constants import (
+    BOXROW,
+    CELLS,
+    CPW_MASK,
+    CPW_SHIFT,
+    FOCUS,
+    ONE,
+    ROW_NW,
+    ROW_WR,
+    ROW_WT,
+    ROWMASK,
+    TMAX,
+    TWO_CHOICE,
+    UCELLS,
+    UN,
+    UR,
+    VBITS,
+    VMASK,
+    VWROW,
+    WT,
+    N,
+    R,
+    n,
+)
+from cpu_reference.sudoku.rules_template import (
+    draw_cell,
+    get_value,
+    move_at,
+    new_digit,
+    nth_bit,
+    pop_lowest,
+    popc,
+    set_value,
+    shl32,
+    wshl,
+)
 
 SIM = bool(config.ENABLE_CUDASIM)
 WARP = 32

@@ -1,21 +1,26 @@
-"""Template of the cooperative Sudoku slice kernel: gpu_anneal.kernels.sudoku_coop writes it out
-per order and move.
+"""The cooperative Sudoku slice kernel, one module for every specialisation:
+gpu_anneal.kernels.sudoku_coop writes a copy per order, move and launch bounds.
 
-Every name in capitals is a compile-time constant, and drive_chain, coop_load and coop_store come
-from the cooperative rules module of the same order and move (sudoku_coop.coop_model: the rules
-template with coop_rules.py appended); both are written in at the marked line below by
-sudoku_coop.kernel_function, which makes the generated file a plain module whose kernel
-numba-cuda caches on disk (gpu_anneal.kernels.kernel_cache). The kernel is documented in
-gpu_anneal/kernels/sudoku_coop.py; this file is its only source.
+Every name in capitals is a compile-time constant of the rules' specialisation, drive_chain is its
+chain driver and coop_load, coop_store and BOARD_WORDS come from its cooperative steps
+(sudoku_coop.coop_model: the rules with coop_rules.py as their steps): imported as itself, this
+module reads the CPU runner's 9x9 rules and coop_rules.py (nothing runs that);
+sudoku_coop.kernel_function writes a copy whose imports of them name the specialisation's
+generated modules instead, every other line as here (cpu_reference.cache.rewrite_imports), which
+makes the copy a plain module whose kernel numba-cuda caches on disk
+(gpu_anneal.kernels.kernel_cache). The kernel is documented in gpu_anneal/kernels/sudoku_coop.py;
+this file is its only source.
 """
-
-# ruff: noqa: F401, F821  (constants, and the names they use, come in at the marked line)
 
 from numba import config, cuda, njit, uint32, uint64
 
+from cpu_reference.sudoku.chain_template import drive_chain
+from cpu_reference.sudoku.rules_constants import C_STATUS, C_TRIALS, RUNNING, TMAX, VWROW, WT
 from gpu_anneal.kernels.compat import plain
+from gpu_anneal.kernels.coop_rules import BOARD_WORDS, coop_load, coop_store
 
-# <constants>
+VALUE_WORDS = VWROW  # packed values
+THRESHOLD_WORDS = TMAX + 1  # thr[d] at element d, d = 1..TMAX
 
 if config.ENABLE_CUDASIM:
     drive = drive_chain.py_func  # the simulator runs the rules as Python: warp operations too

@@ -24,8 +24,9 @@ pickles differently in every process, so it never hits. Hence every kernel here 
 module-level function of a generated module (generated_module) whose NAME carries a digest of all
 it depends on:
 
-    - the module's text: the kernel's source with its constants written in as literals (and the
-      launch bounds it is built with), or a copy of module-level functions (module_copy);
+    - the module's text: a kernel template's copy naming the generated rules modules it imports
+      (cpu_reference.cache.rewrite_imports), or a copy of module-level functions (module_copy);
+    - the launch bounds the kernel is built with (generated_module's key);
     - fingerprint() of what the text imports: the source of every project file holding a function
       reached through the globals the bytecode names (jitted functions, intrinsics, modules,
       recursively) and the value of every other global so reached;
@@ -174,15 +175,18 @@ def compiler_versions() -> str:
     return f"numba {numba.__version__}, numba-cuda {cuda_version}"
 
 
-def generated_module(name: str, text: str, depends: Iterable = ()) -> types.ModuleType:
+def generated_module(
+    name: str, text: str, depends: Iterable = (), key: str = ""
+) -> types.ModuleType:
     """Import `text` as module gpu_anneal_kernel_<name>_<digest>, written once to kernel_dir().
 
-    The digest covers the text, fingerprint(*depends) (what the text imports) and
-    compiler_versions(): the module's name changes whenever anything its kernels compile from
-    changes.
+    The digest covers the text, fingerprint(*depends) (what the text imports),
+    compiler_versions() and `key` (what else the compiled kernel is built with and numba-cuda's
+    cache does not key: its launch bounds): the module's name changes whenever anything its
+    kernels compile from changes.
     """
     digest = hashlib.sha256()
-    for part in (text, fingerprint(*depends), compiler_versions()):
+    for part in (text, fingerprint(*depends), compiler_versions(), key):
         digest.update(part.encode())
         digest.update(b"\0")
     return import_generated(f"{PREFIX}{name}_{digest.hexdigest()[:16]}", text, kernel_dir)

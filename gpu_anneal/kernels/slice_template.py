@@ -1,19 +1,41 @@
-"""Template of the Sudoku slice kernel: gpu_anneal.kernels.sudoku writes it out per specialisation.
+"""The Sudoku slice kernel, one module for every specialisation: gpu_anneal.kernels.sudoku writes
+a copy per order, move and launch bounds.
 
-Every name in capitals is a compile-time constant, and drive, get_value and set_value come from
-the rules module of the same specialisation (cpu_reference.sudoku.rules.model); both are written
-in at the marked line below by sudoku.kernel_function, which makes the generated file a plain
-module whose kernel numba-cuda caches on disk (gpu_anneal.kernels.kernel_cache). The kernel is
-documented in gpu_anneal/kernels/sudoku.py; this file is its only source.
+Every name in capitals is a compile-time constant of the rules' specialisation, and drive,
+get_value and set_value are its functions (cpu_reference.sudoku.rules.model): imported as itself,
+this module reads the CPU runner's 9x9 rules (rules_constants.py, rules_template.py,
+chain_template.py; nothing runs that); sudoku.kernel_function writes a copy whose imports of them
+name the specialisation's generated modules instead, every other line as here
+(cpu_reference.cache.rewrite_imports), which makes the copy a plain module whose kernel numba-cuda
+caches on disk (gpu_anneal.kernels.kernel_cache). The kernel is documented in
+gpu_anneal/kernels/sudoku.py; this file is its only source.
 """
-
-# ruff: noqa: F401, F821  (constants, and the names they use, come in at the marked line)
 
 from numba import config, cuda, njit, uint8, uint32, uint64
 
+from cpu_reference.sudoku.chain_template import drive_chain as drive
+from cpu_reference.sudoku.rules_constants import (
+    BOFF,
+    C_STATUS,
+    C_TRIALS,
+    CELLS,
+    LANES,
+    NWFOCUS,
+    ROW_NW,
+    RUNNING,
+    THR_ROWS,
+    VWROW,
+    WT,
+)
+from cpu_reference.sudoku.rules_template import get_value, set_value
 from gpu_anneal.kernels.compat import plain
 
-# <constants>
+SHARED = LANES > 1  # chains share state arrays: the block's, in shared memory (rules.model)
+VALUE_WORDS = VWROW if SHARED else CELLS  # 4-bit fields in shared memory, bytes in local
+NW = ROW_NW  # row-packed bitboard words a chain
+BOARD_WORDS = NWFOCUS  # and the focused move's conflict set and movable cells after them
+TH = THR_ROWS
+SHARED_WORDS = (VALUE_WORDS + BOARD_WORDS + TH) * LANES
 
 
 def run_chain(g, lane, sv, sb, st, vals, boards, best_vals, ctr, rng, solved, cpp, exp_table,

@@ -33,9 +33,10 @@ holds for a useful block, so their kernels keep the same arrays in local memory 
 Per-puzzle tables, counters and RNG states stay in global memory; `solved[p]` is read once a
 plateau (see rules.py: the deterministic winner).
 
-The kernel's source is slice_template.py, written out per order, move and launch bounds
-with its constants as literals (kernel_function): numba-cuda keeps the compiled kernel on disk and
-a later process loads it instead of compiling (gpu_anneal.kernels.kernel_cache).
+The kernel's source is slice_template.py, copied per order, move and launch bounds with its
+imports naming the specialisation's generated rules modules (kernel_function): numba-cuda keeps
+the compiled kernel on disk and a later process loads it instead of compiling
+(gpu_anneal.kernels.kernel_cache).
 
 From 16x16 up the runner takes the cooperative kernel (gpu_anneal.kernels.sudoku_coop) for the
 one-cell moves; this kernel runs those chains where that one does not fit the device, with the
@@ -50,6 +51,7 @@ from pathlib import Path
 import numpy as np
 from numba import config, cuda, types
 
+from cpu_reference.cache import rewrite_imports
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import SudokuBatch, flat_rows
@@ -147,17 +149,20 @@ def kernel_function(
 ):
     """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx).
 
-    It is the `sudoku_slice` of slice_template.py written out with this specialisation's
-    constants as a module of its own (kernel_cache.generated_module), so that its compiled code
-    can be kept on disk. `bounds`, the launch bounds it is to be built with, only names the
-    module (numba-cuda's cache key does not hold them); the function is the same for every one.
+    It is the `sudoku_slice` of slice_template.py, copied with its imports naming this
+    specialisation's generated rules modules (rewrite_imports) as a module of its own
+    (kernel_cache.generated_module), so that its compiled code can be kept on disk. `bounds`,
+    the launch bounds it is to be built with, only names the module (numba-cuda's cache key does
+    not hold them); the function is the same for every one.
     """
     check_order(order)
-    text = TEMPLATE.read_text().replace("# <constants>", _constants(order, move, bounds), 1)
     m = _model(order, move)
+    if STATE_IN_SHARED[order] and m.packing.word_bits != 32:
+        raise AssertionError("shared-memory state holds 32-bit bitboard words only")
     module = generated_module(
-        f"sudoku_o{order}_m{move}", text, depends=(m.drive_chain, m.get_value, m.set_value, plain)
-    )
+        f"sudoku_o{order}_m{move}", rewrite_imports(TEMPLATE, m.imports),
+        depends=(m.drive_chain, m.get_value, m.set_value, plain), key=repr(bounds),
+    )  # fmt: skip
     return module.sudoku_slice
 
 
@@ -171,47 +176,6 @@ def _model(order: int, move: int):
     return rules.model(order, move, T if shared else 1, table=False, packed=shared,
                     thr_cap=threshold_cap(order, move),
                     counter=rules.counter_based(order, move))  # fmt: skip
-
-
-def _constants(order: int, move: int, bounds: tuple[int, int] | None) -> str:
-    """The template's constants (and the rules it imports) for one specialisation, as code."""
-    T = threads_per_block(order)
-    shared = STATE_IN_SHARED[order]
-    m = _model(order, move)
-    pk = m.packing
-    if shared and pk.word_bits != 32:
-        raise AssertionError("shared-memory state holds 32-bit bitboard words only")
-    rules_module = m.drive_chain.py_func.__module__  # the specialisation's generated rules
-    constants = {
-        "SHARED": shared,
-        "LANES": T if shared else 1,
-        "VALUE_WORDS": pk.VW
-        if shared
-        else pk.cells,  # 4-bit fields in shared memory, bytes in local
-        "CELLS": pk.cells,
-        "NW": pk.NW,
-        "BOARD_WORDS": pk.NW + m.focus_words,  # the focused move's conflict set, movable cells
-        "TH": m.thr_rows,
-        "SHARED_WORDS": (pk.VW + pk.NW + m.focus_words + m.thr_rows) * T,
-        "BOFF": pk.VW if shared else 0,  # first bitboard word of a chain's column (rules.BOFF)
-        **COUNTER_CONSTANTS,
-        "LAUNCH_BOUNDS": bounds,  # names the module only (see kernel_function)
-    }
-    imports = f"from {rules_module} import drive_chain as drive, get_value, set_value"
-    return constants_code(imports, constants, pk.word_bits)
-
-
-# the counter columns and status a slice kernel reads around drive_chain (both templates)
-COUNTER_CONSTANTS = {"C_STATUS": rules.C_STATUS, "C_TRIALS": rules.C_TRIALS,
-                     "RUNNING": rules.RUNNING}  # fmt: skip
-
-
-def constants_code(imports: str, constants: dict, word_bits: int) -> str:
-    """A slice template's constants block: its import line, one `NAME = value` line a constant,
-    and WT, the bitboard word type of `word_bits`."""
-    lines = [imports, *(f"{name} = {value!r}" for name, value in constants.items())]
-    lines.append(f"WT = {'uint32' if word_bits == 32 else 'uint64'}")
-    return "\n".join(lines)
 
 
 def kernel_signature(order: int = 3, move: int = rules.MOVE_SIRDEY) -> tuple:

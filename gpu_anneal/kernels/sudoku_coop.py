@@ -5,15 +5,16 @@ the warp (0..31), n order.
 
 Each block is one warp running one chain: its state (values, row, column and box bitboards,
 conflict set, thresholds) in the block's shared memory, its rules cpu_reference.sudoku.rules'
-template with gpu_anneal/kernels/coop_rules.py appended (that file tells how a round of 32
-proposals stays the sequential chain). Every lane runs the template's drive_chain on the
-batch's counters and RNG rows, with the chain's own g, as the CPU runner does: the lanes hold the
-same values and take the same branches, so each read-modify-write of the chain's row is one
-value read and one value stored by the converged warp (lane_copy in coop_template.py; the
-simulator, whose threads interleave, gives each lane a copy and writes lane 0's back). The
-puzzle's bound solved[p], which other chains lower meanwhile, every lane reads in the same load,
-so the lanes stop together. Grids and row-packed bitboards go back to global memory in the CPU
-runner's layout, so a slice here and a slice of the CPU runner leave the same arrays.
+templates with gpu_anneal/kernels/coop_rules.py as the chain's steps (that file tells how a
+round of 32 proposals stays the sequential chain). Every lane runs chain_template.py's
+drive_chain on the batch's counters and RNG rows, with the chain's own g, as the CPU runner
+does: the lanes hold the same values and take the same branches, so each read-modify-write of
+the chain's row is one value read and one value stored by the converged warp (lane_copy in
+coop_template.py; the simulator, whose threads interleave, gives each lane a copy and writes
+lane 0's back). The puzzle's bound solved[p], which other chains lower meanwhile, every lane
+reads in the same load, so the lanes stop together. Grids and row-packed bitboards go back to
+global memory in the CPU runner's layout, so a slice here and a slice of the CPU runner leave
+the same arrays.
 
 Which chains it serves: those drawing from Philox (rules.counter_based: orders 4-6, one-cell
 moves). The box swap shuffles a box with sequential draws at every trial start and swaps two
@@ -33,10 +34,11 @@ words of the simulator's scratch):
 plus 1 KB the runtime reserves a block (SHARED_RESERVED); ptxas reports the same static
 shared memory (tests/test_coop_kernel.py).
 
-The kernel's source is coop_template.py, written out per order, move and launch bounds with
-its constants as literals (kernel_function), and the refill kernel fresh_counter_chains is copied
-into a generated module (fresh_kernel): numba-cuda keeps both compiled on disk and a later process
-loads them instead of compiling (gpu_anneal.kernels.kernel_cache).
+The kernel's source is coop_template.py, copied per order, move and launch bounds with its
+imports naming the specialisation's generated modules (kernel_function), and the refill kernel
+fresh_counter_chains is copied into a generated module (fresh_kernel): numba-cuda keeps both
+compiled on disk and a later process loads them instead of compiling
+(gpu_anneal.kernels.kernel_cache).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from pathlib import Path
 import numpy as np
 from numba import config, cuda, uint64
 
+from cpu_reference.cache import rewrite_imports
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import SudokuBatch
@@ -54,10 +57,10 @@ from cpu_reference.sudoku.packing import packing
 from gpu_anneal.kernels.cards import shared_kib_per_sm
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module, module_copy
-from gpu_anneal.kernels.sudoku import COUNTER_CONSTANTS, FLAT_KEYS, constants_code, flat_list
+from gpu_anneal.kernels.sudoku import FLAT_KEYS, flat_list
 from gpu_anneal.kernels.sudoku import kernel_signature as thread_signature
 
-RULES = Path(__file__).with_name("coop_rules.py")
+RULES = Path(__file__).with_name("coop_rules.py")  # the chain's steps for a warp
 THREADS = 32  # one warp a block, one chain a block
 STATIC_SHARED_LIMIT = 48 * 1024  # static shared memory a block may declare
 SHARED_RESERVED = 1024  # bytes the runtime reserves per resident block
@@ -105,12 +108,14 @@ def check_served(order: int, move: int) -> None:
 
 @cache
 def coop_model(order: int, move: int, any_order: bool = False):
-    """The rules of the cooperative kernel (rules.model with the cooperative text appended).
-    `any_order`: build them for an order and one-cell move the kernel does not serve (the
-    performance model's 9x9 comparison); nothing runs them."""
+    """The rules of the cooperative kernel (rules.model with coop_rules.py as the chain's
+    steps). `any_order`: build them for an order and one-cell move the kernel does not serve
+    (the performance model's 9x9 comparison); nothing runs them."""
     if not any_order:
         check_served(order, move)
-    return rules.model(order, move, 1, table=False, packed=True, counter=True, tail=str(RULES))
+    return rules.model(
+        order, move, 1, table=False, packed=True, counter=True, steps_path=str(RULES)
+    )
 
 
 def chain_words(order: int, move: int) -> tuple[int, int, int]:
@@ -167,41 +172,26 @@ def kernel_function(order: int, move: int, any_order: bool = False,
     """The plain Python kernel of an order and move (to compile with cuda.jit or compile_ptx);
     any_order as coop_model's.
 
-    It is the `sudoku_coop_slice` of coop_template.py written out with this specialisation's
-    constants as a module of its own (kernel_cache.generated_module), so that its compiled code
-    can be kept on disk. `bounds`, the launch bounds it is to be built with,
-    only names the module (numba-cuda's cache key does not hold them); the function is the same
-    for every one.
+    It is the `sudoku_coop_slice` of coop_template.py, copied with its imports naming this
+    specialisation's generated modules (rewrite_imports) as a module of its own
+    (kernel_cache.generated_module), so that its compiled code can be kept on disk. `bounds`,
+    the launch bounds it is to be built with, only names the module (numba-cuda's cache key
+    does not hold them); the function is the same for every one.
     """
     m = coop_model(order, move, any_order)
-    coop_rules = m.module
-    constants = _constants(coop_rules, order, move, bounds)
-    text = TEMPLATE.read_text().replace("# <constants>", constants, 1)
+    if chain_words(order, move)[1] != m.steps.BOARD_WORDS:
+        raise AssertionError("chain_words and the rules disagree on the board's size")
+    heads = {**m.imports, STEPS_IMPORT: f"from {m.steps.__name__} import"}
     module = generated_module(
-        f"coop_o{order}_m{move}", text,
-        depends=(m.drive_chain, coop_rules.coop_load, coop_rules.coop_store, plain),
+        f"coop_o{order}_m{move}", rewrite_imports(TEMPLATE, heads),
+        depends=(m.drive_chain, m.steps.coop_load, m.steps.coop_store, plain), key=repr(bounds),
     )  # fmt: skip
     return module.sudoku_coop_slice
 
 
 TEMPLATE = Path(__file__).with_name("coop_template.py")
-
-
-def _constants(coop_rules, order: int, move: int, bounds: tuple[int, int] | None) -> str:
-    """The template's constants (and the names it imports from the cooperative rules module
-    `coop_rules`) for one order and move, as code."""
-    values, board, thresholds = chain_words(order, move)
-    if board != coop_rules.BOARD_WORDS:
-        raise AssertionError("chain_words and the rules disagree on the board's size")
-    constants = {
-        "VALUE_WORDS": values,
-        "BOARD_WORDS": board,
-        "THRESHOLD_WORDS": thresholds,
-        **COUNTER_CONSTANTS,
-        "LAUNCH_BOUNDS": bounds,  # names the module only (see kernel_function)
-    }
-    imports = f"from {coop_rules.__name__} import coop_load, coop_store, drive_chain"
-    return constants_code(imports, constants, packing(order).word_bits)
+# the head of coop_template.py's import of the steps (rewrite_imports): RULES's module
+STEPS_IMPORT = "from gpu_anneal.kernels.coop_rules import"
 
 
 def kernel_signature(order: int, move: int) -> tuple:

@@ -25,8 +25,8 @@ import numpy as np
 ANNEAL = frozenset({"chains", "seed", "schedule", "t0", "max_trials"})
 # The solve parameters a kind can refuse, in the order they are checked.
 PARAMETERS = (
-    "chains", "seed", "schedule", "t0", "max_trials", "move", "propagate", "batch", "scheduler",
-    "workers", "fmt", "order", "time_limit", "rules", "fixed_chains",
+    "chains", "seed", "technique", "schedule", "t0", "max_trials", "move", "propagate", "batch",
+    "scheduler", "workers", "fmt", "order", "time_limit", "rules", "fixed_chains",
 )  # fmt: skip
 
 
@@ -40,6 +40,7 @@ class PuzzleKind:
     moves: tuple[str, ...] = ()  # --move choices (empty: none to choose)
     default_move: str | None = None
     moves_help: str = ""  # the --move choices as the help text lists them
+    techniques: tuple[str, ...] = ()  # named sets of schedule, move, propagate (first: default)
     default_time_limit: float | None = 60.0  # seconds per puzzle when none is given
     applies: dict[str, frozenset[str]] = {}  # method -> the parameters it takes
     refusal_notes: dict[tuple[str, str], str] = {}  # (method, parameter) -> why, for messages
@@ -68,9 +69,9 @@ class PuzzleKind:
             return self.default_time_limit
         return float(value) or None
 
-    def technique(self, method: str, schedule, move, t0, propagate) -> tuple:
+    def technique(self, method: str, name, schedule, move, propagate) -> tuple:
         """(schedule, move, propagate) that run when these were given (None: not given): the
-        kind's presets filled in."""
+        kind's presets filled in (`name`: a named set of them, where the kind has any)."""
         return schedule, move, propagate
 
     # ---- reading and writing ------------------------------------------------------------

@@ -14,16 +14,17 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from cpu_reference.errors import InputError
+from cpu_reference.errors import InputError, OptionError
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.formats import format_grid
-from cpu_reference.sudoku.presets import MOVE_PRESETS, technique
+from cpu_reference.sudoku.presets import MOVE_PRESETS, TECHNIQUES, technique
 from cpu_reference.sudoku.schedules import with_start
 from cpu_reference.sudoku.verify import conflict_cost, verify_solution
 from gpu_anneal import items, solvers
 from gpu_anneal.kinds.base import ANNEAL, PuzzleKind, int_rows
 
 FORMATS = frozenset({"fmt", "order"})
+ORDERS = (2, 4, 5, 6)  # the orders other than 9x9 that the presets cover
 
 
 class Sudoku(PuzzleKind):
@@ -39,20 +40,22 @@ class Sudoku(PuzzleKind):
     applies = {
         "anneal": ANNEAL
         | FORMATS
-        | {"move", "time_limit", "propagate", "batch", "scheduler", "workers", "fixed_chains"},
+        | {"technique", "move", "time_limit", "propagate", "batch", "scheduler", "workers"}
+        | {"fixed_chains"},
         "exact": FORMATS | {"rules"},
     }
     refusal_notes = {("exact", "time_limit"): "it stops at a node cap"}
+    techniques = tuple(TECHNIQUES)
     cuda_methods = ("anneal",)
     replays = True  # one chain of an annealing run can be re-run alone (api.replay)
 
-    def technique(self, method: str, schedule, move, t0, propagate) -> tuple:
-        """Annealing with none of schedule, move, t0 and propagate given runs the best measured
-        technique, else Sirdey's published one fills the parts not given
+    def technique(self, method: str, name, schedule, move, propagate) -> tuple:
+        """Annealing runs the named technique ("default": the best measured; "published":
+        Sirdey's), each of schedule, move and propagate given in place of that part alone
         (cpu_reference.sudoku.presets.technique)."""
         if method != "anneal":
             return schedule, move, propagate
-        return technique(schedule, move, t0, propagate)
+        return technique(schedule, move, propagate, name)
 
     def read(self, source, fmt: str | None, order: int | None) -> Iterator:
         """Every Sudoku of one source (gpu_anneal.items.read_sudoku)."""
@@ -108,8 +111,23 @@ class Sudoku(PuzzleKind):
         return int_rows(rows, (side, side), 1, side).astype(np.uint8).ravel()
 
     def check_schedule(self, text: str, order: int | None, t0: float | None) -> None:
-        """The schedule parsed at the order (3 when not known yet)."""
-        with_start(text, order or 3, t0)
+        """The schedule parsed at the order. An order not known yet is taken as 9x9, unless
+        only t0 stops the schedule there and another order takes it (a preset's t_final differs
+        by order): that order's puzzles are checked when they are read (solvers)."""
+        if order is not None:
+            with_start(text, order, t0)
+            return
+        try:
+            with_start(text, 3, t0)
+        except OptionError as first:
+            with_start(text, 3)  # a fault of the schedule itself
+            for other in ORDERS:
+                try:
+                    with_start(text, other, t0)
+                    return
+                except OptionError:
+                    continue
+            raise first from None
 
     def solve(self, items, settings) -> Iterator:
         """The pool's annealing, or the exact search."""
