@@ -64,6 +64,10 @@ SUDOKU_DEFAULTS = dict(
 # given: annealing filled neither of two empty 25x25 grids within 60 s on 2 cores, backtracking
 # makes hundreds a second (benchmarks/results/generation).
 BACKTRACK_FROM_ORDER = 5
+# Emptying a grid of these orders into a minimal puzzle takes minutes a try: the CPU seconds one
+# try takes at least (25x25: `gpu-anneal minimize --order 5 --count 1 --tries 1` had not
+# finished after 109 s of CPU on a 2-core EPYC; 36x36 not measured, the 25x25 bound kept)
+SLOW_EMPTYING_SECONDS = {5: 100.0, 6: 100.0}
 # Sudoku options that only some methods take: option -> the methods that take it
 METHOD_OPTIONS = {"moves": ("permute",), "max_restarts": ("permute",), "backend": ("anneal",)}
 EMPTYING_OPTIONS = ("ti", "tf", "step", "tries", "max_rounds", "max_givens")
@@ -250,6 +254,21 @@ def run_generate(args: dict) -> int:
     return _generate_grids(args)
 
 
+def emptying_notice(order: int, grids: int, tries: int) -> str | None:
+    """What emptying `grids` grids of `order` `tries` times each is expected to take, said at the
+    start where it takes minutes (SLOW_EMPTYING_SECONDS); None where it is quick."""
+    least = SLOW_EMPTYING_SECONDS.get(order)
+    if least is None:
+        return None
+    N = order * order
+    rounds = -(-grids // _threads())  # one grid a thread at a time
+    minutes = least * tries * rounds / 60
+    threads = _threads()
+    return (f"emptying {N}x{N} grids into minimal puzzles is slow: each try runs thousands of "
+            f"exact uniqueness checks, {least / 60:.0f}+ min on one core; {grids} grid(s), "
+            f"--tries {tries}, {threads} thread(s): expect {minutes:.0f} min or more")  # fmt: skip
+
+
 def _generate_puzzles(args: dict) -> int:
     """Minimal unique puzzles, printed as they are found."""
     from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line
@@ -259,6 +278,9 @@ def _generate_puzzles(args: dict) -> int:
     order = gen.check_order(3 if args["order"] is None else args["order"])
     validate.count(args["count"], order**4)
     gen.check_temperatures(args["ti"], args["tf"], args["step"])
+    notice = emptying_notice(order, args["count"], args["tries"])
+    if notice is not None:
+        error_line(notice)
     line = RunProgress(total=args["count"], enabled=args["progress"], work="emptying",
                        noun="puzzles")  # fmt: skip
 
@@ -333,11 +355,14 @@ def _grid_options(args: dict) -> dict:
 
 def run_minimize(args: dict) -> int:
     """Body of `minimize`; returns the exit code."""
-    from cli.output import EXIT_OK
+    from cli.output import EXIT_OK, error_line
     from gpu_anneal import generation as gen
 
     use_threads(args["threads"])
     grids, order = _grids_to_empty(args)
+    notice = emptying_notice(order, grids.shape[0], args["tries"])
+    if notice is not None:
+        error_line(notice)
     chunk = 8 * _threads()
     givens, seconds = [], 0.0
     line = RunProgress(total=grids.shape[0], enabled=args["progress"], work="emptying",
