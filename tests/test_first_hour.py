@@ -112,7 +112,7 @@ def test_plain_progress_line_counts_toward_the_total_with_an_eta():
         (["generate", "--order", "2", "--puzzles", "--count", "2"], 2),
         (["minimize", "--order", "2", "--count", "3"], 3),
         (["bench", "exact", "{file}", "--repeats", "2"], 2),
-        (["bench", "tts", "{small}", "--runs", "2", "--limit", "2"], 2),
+        (["bench", "tts", "{small}", "--runs", "1", "--limit", "2"], 2),
     ],
 )  # fmt: skip
 def test_long_commands_count_done_out_of_a_total(recorded, tmp_path, args, total):
@@ -122,6 +122,9 @@ def test_long_commands_count_done_out_of_a_total(recorded, tmp_path, args, total
     args = [a.format(file=file, small=small) for a in args]
     result = invoke(*args, "--progress")
     assert result.exit_code == 0, result.output
+    for thread in threading.enumerate():  # check counts its input in the background
+        if thread.name == "count-puzzles":
+            thread.join(10)
     (line,) = recorded
     assert line.enabled and (line.done, line.total) == (total, total)
 
@@ -177,7 +180,6 @@ def test_total_time_stops_the_run_counted_interrupted_not_unsolved(tmp_path):
     (record,) = jsonl(result.stdout)
     assert elapsed - record["timing"]["compile"] < 30  # not the 60 s time limit
     assert record["status"] == "interrupted" and "total time" in record["error"]
-    assert record["counts"]["trials"] >= 1
     summary = result.stderr.splitlines()[-1]
     assert "0 unsolved, 1 interrupted" in summary and "--total-time 1 s spent" in summary
 
