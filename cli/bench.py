@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from cli.output import json_line
+from cli.progress import RunProgress, messages_above
+from cli.threads import use_threads
 from cpu_reference.errors import InputError, OutputError
 from gpu_anneal import validate
 from gpu_anneal.measure import measure_throughput
@@ -42,10 +44,19 @@ def draw(option: str, path: str, plot) -> None:
 
 
 def run_throughput(
-    order: int, seconds: float, backend: str, chains: int | None, json_out: bool
-) -> int:
+    order: int, seconds: float, backend: str, chains: int | None, json_out: bool,
+    threads: int | None = None, progress: bool | None = None,
+) -> int:  # fmt: skip
     """Print the measurement as JSON or as one line."""
-    result = measure_throughput(order, seconds, backend, chains)
+    import math
+
+    use_threads(threads)
+    total = math.ceil(seconds) if math.isfinite(seconds) and 0 < seconds < 1e6 else None
+    line = RunProgress(total=total, enabled=progress, work="measuring", noun="s measured")
+    with line, messages_above(line):
+        result = measure_throughput(
+            order, seconds, backend, chains, on_round=lambda elapsed: line.set_done(int(elapsed))
+        )
     if json_out:
         print(json_line(result))
     else:
@@ -59,7 +70,8 @@ def run_throughput(
 
 def run_tts(
     file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace,
-    backend="cpu", card_rate=None, propagate=None, technique=None,
+    backend="cpu", card_rate=None, propagate=None, technique=None, *, threads=None,
+    progress=None,
 ) -> int:  # fmt: skip
     """Measure TTS99 over the puzzles of a file; print per-puzzle rows and the summary.
 
@@ -81,6 +93,7 @@ def run_tts(
     from gpu_anneal.backends import resolve_backend
     from gpu_anneal.tts import core_rate_of, measure_puzzle, summarize, trace_run
 
+    use_threads(threads)
     schedule, move, propagate = technique_of(schedule, move, propagate, technique)
     if runs < 1:
         raise InputError(f"--runs {runs}: must be at least 1")
@@ -112,22 +125,25 @@ def run_tts(
     rate = card_rate
     if rate is None and puzzles and backend == "cuda":
         rate = core_rate_of(puzzles[0].order, move, backend)
-    for index, puzzle in enumerate(puzzles):
-        sched = with_start(schedule, puzzle.order, t0)
-        row = measure_puzzle(
-            puzzle.cells, puzzle.order, runs=runs, schedule=sched, move=move, seed=seed + index,
-            time_limit=time_limit, index=index, core_rate=rate, backend=backend,
-            propagate=propagate,
-        )  # fmt: skip
-        rows.append(row)
-        if not json_out:
-            print(
-                f"puzzle {index}: givens={row.givens} solved {row.solved_runs}/{row.runs} "
-                f"p={row.p:.4f} [{row.p_low:.4f}, {row.p_high:.4f}] "
-                f"trials/solve={row.mean_trials:.2f} s/trial={row.seconds_per_trial:.4f} "
-                f"TTS99={row.tts99:.3f} s [{row.tts99_low:.3f}, {row.tts99_high:.3f}]",
-                flush=True,
-            )
+    line = RunProgress(total=len(puzzles), enabled=progress, work="measuring", noun="puzzles")
+    with line, messages_above(line):
+        for index, puzzle in enumerate(puzzles):
+            sched = with_start(schedule, puzzle.order, t0)
+            row = measure_puzzle(
+                puzzle.cells, puzzle.order, runs=runs, schedule=sched, move=move,
+                seed=seed + index, time_limit=time_limit, index=index, core_rate=rate,
+                backend=backend, propagate=propagate,
+            )  # fmt: skip
+            rows.append(row)
+            line.advance()
+            if not json_out:
+                print(
+                    f"puzzle {index}: givens={row.givens} solved {row.solved_runs}/{row.runs} "
+                    f"p={row.p:.4f} [{row.p_low:.4f}, {row.p_high:.4f}] "
+                    f"trials/solve={row.mean_trials:.2f} s/trial={row.seconds_per_trial:.4f} "
+                    f"TTS99={row.tts99:.3f} s [{row.tts99_low:.3f}, {row.tts99_high:.3f}]",
+                    flush=True,
+                )
     summary = summarize(rows) if rows else {}
     label = schedule if t0 is None else f"{schedule} from T0 = {t0:g}"
     label += ", deduction first" if propagate else ""
@@ -177,11 +193,14 @@ def tts_params(puzzles, schedule: str, move: str, t0, propagate: bool) -> dict:
     }
 
 
-def run_tune(file, chains, move, candidates, runs, limit, time_limit) -> int:
+def run_tune(
+    file, chains, move, candidates, runs, limit, time_limit, threads=None, progress=None
+) -> int:
     """Print the tuning table and the chosen schedule as JSON."""
     from cpu_reference.sudoku.formats import iter_puzzles
     from gpu_anneal.tune import DEFAULT_CANDIDATES, tune
 
+    use_threads(threads)
     if chains < 1 or runs < 1 or limit < 1:
         raise InputError("--chains, --runs and --limit must be at least 1")
     puzzles = []
@@ -193,15 +212,23 @@ def run_tune(file, chains, move, candidates, runs, limit, time_limit) -> int:
     if not puzzles:
         raise InputError(f"{file}: no usable puzzle")
     order = puzzles[0].order
-    result = tune(
-        [p.cells for p in puzzles if p.order == order], order, chains,
-        candidates=candidates or DEFAULT_CANDIDATES, move=move, runs=runs, time_limit=time_limit,
-    )  # fmt: skip
+    cells = [p.cells for p in puzzles if p.order == order]
+    candidates = candidates or DEFAULT_CANDIDATES
+    total = len(candidates) * len(cells)
+    line = RunProgress(total=total, enabled=progress, work="measuring", noun="schedule x puzzle")
+    with line, messages_above(line):
+        result = tune(
+            cells, order, chains, candidates=candidates, move=move, runs=runs,
+            time_limit=time_limit, on_measured=line.advance,
+        )  # fmt: skip
     print(json_line(result))
     return 0
 
 
-def run_exact(file: str, limit: int, threads: int, repeats: int, rules: str, json_out: bool) -> int:
+def run_exact(
+    file: str, limit: int, threads: int, repeats: int, rules: str, json_out: bool,
+    progress: bool | None = None,
+) -> int:  # fmt: skip
     """The exact solver's puzzles/s on a file's puzzles (all of one order); JSON or one line."""
     import numpy as np
 
@@ -209,6 +236,7 @@ def run_exact(file: str, limit: int, threads: int, repeats: int, rules: str, jso
     from cpu_reference.sudoku.formats import iter_puzzles
     from gpu_anneal.measure import measure_exact
 
+    validate.threads(threads, "--threads")  # the passes' threads (default 1)
     if limit not in (1, 2):
         raise InputError(f"--limit {limit}: must be 1 (first solution) or 2 (prove uniqueness)")
     cells, order, faults = [], None, 0
@@ -223,7 +251,11 @@ def run_exact(file: str, limit: int, threads: int, repeats: int, rules: str, jso
         cells.append(item.cells)
     if not cells:
         raise InputError(f"{file}: no usable puzzle")
-    result = measure_exact(np.stack(cells), order, limit, threads, repeats, rules)
+    line = RunProgress(total=repeats, enabled=progress, work="measuring", noun="passes")
+    with line, messages_above(line):
+        result = measure_exact(
+            np.stack(cells), order, limit, threads, repeats, rules, on_pass=line.advance
+        )
     result["file"] = file
     if json_out:
         print(json_line(result))

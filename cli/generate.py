@@ -4,7 +4,10 @@ Glossary: n (--order) box side, N = n * n, cells = N * N; a "grid" is full, a "p
 (0 or '.'); givens = filled cells of a puzzle; i an output index.
 
 Output, text: one grid per line (line format; 36x36 as tsv lines) for full grids; for puzzles one
-line `PUZZLE SOLUTION GIVENS`. With --output jsonl one JSON object per line, every key always
+tdoku line `PUZZLE:1:SOLUTION  # puzzleI, G givens` (36x36: the tsv line `puzzleI, G
+givens<TAB>6<TAB>CELLS` followed by the comment line `# solutionI<TAB>6<TAB>CELLS`), which
+`solve` reads as puzzles and `check` checks (one solution, the solution given). With --output
+jsonl one JSON object per line, every key always
 present: grids as gpu_anneal.records.GridRecord, puzzles as MinimalPuzzleRecord (schemas:
 docs/grid.schema.json, docs/minimal_puzzle.schema.json). Every record carries the seed: the same
 seed (default 0) gives the same output. --stats writes one JSON line of counters to stderr.
@@ -26,8 +29,19 @@ import numpy as np
 import typer
 
 from cli.guard import guarded
-from cli.options import Backend, GridMethod, Kind, Output, PermuteMoves, value
+from cli.options import (
+    Backend,
+    GridMethod,
+    Kind,
+    Output,
+    PermuteMoves,
+    ShowProgress,
+    Threads,
+    value,
+)
 from cli.output import json_line
+from cli.progress import RunProgress, messages_above
+from cli.threads import use_threads
 from cpu_reference.errors import InputError
 from gpu_anneal.kinds import game_id_kinds
 
@@ -46,6 +60,14 @@ SUDOKU_DEFAULTS = dict(
     method="anneal", ti=1.0, tf=0.15, step=0.0002, moves="any", max_restarts=10_000,
     time_limit=60.0, max_rounds=100, tries=4, backend="auto",
 )  # fmt: skip
+# From this order on, full grids are made by backtracking unless --method (or --backend) is
+# given: annealing filled neither of two empty 25x25 grids within 60 s on 2 cores, backtracking
+# makes hundreds a second (benchmarks/results/generation).
+BACKTRACK_FROM_ORDER = 5
+# Emptying a grid of these orders into a minimal puzzle takes minutes a try: the CPU seconds one
+# try takes at least (25x25: `gpu-anneal minimize --order 5 --count 1 --tries 1` had not
+# finished after 109 s of CPU on a 2-core EPYC; 36x36 not measured, the 25x25 bound kept)
+SLOW_EMPTYING_SECONDS = {5: 100.0, 6: 100.0}
 # Sudoku options that only some methods take: option -> the methods that take it
 METHOD_OPTIONS = {"moves": ("permute",), "max_restarts": ("permute",), "backend": ("anneal",)}
 EMPTYING_OPTIONS = ("ti", "tf", "step", "tries", "max_rounds", "max_givens")
@@ -55,7 +77,10 @@ def generate(
     kind: Annotated[Kind, typer.Option(help="Puzzle kind")] = Kind.sudoku,
     order: Annotated[int | None, typer.Option(help="Sudoku order n, 2..6 [default: 3]")] = None,
     count: Annotated[int, typer.Option(help="Grids (or puzzles); with --from: per puzzle")] = 1,
-    method: Annotated[GridMethod | None, typer.Option(help="[default: anneal]")] = None,
+    method: Annotated[
+        GridMethod | None,
+        typer.Option(help="[default: anneal; 25x25 and 36x36: backtrack]"),
+    ] = None,
     seed: Annotated[int, typer.Option(help=SEED_HELP)] = 0,
     backend: Annotated[
         Backend | None, typer.Option(help="Sudoku, method anneal  [default: auto]")
@@ -84,6 +109,8 @@ def generate(
     stats: Annotated[bool, typer.Option("--stats", help="Counters as JSON on stderr")] = False,
     size: Annotated[str | None, typer.Option(help=f"shikaku/hashi: WxH [{SIZE_DEFAULT}]")] = None,
     unique: Annotated[bool, typer.Option("--unique", help="shikaku/hashi: unique only")] = False,
+    threads: Threads = None,
+    progress: ShowProgress = None,
 ) -> None:
     """Full Sudoku grids (anneal, permute, backtrack), minimal puzzles with --puzzles, or
     Shikaku and Hashiwokakero game IDs."""
@@ -98,8 +125,10 @@ def generate(
         raise typer.Exit(guarded(_generate_grid_puzzles, *grid_args, value(output), stats))
     given = {name for name, v in sudoku_only.items() if v not in (None, False)}
     args = {k: SUDOKU_DEFAULTS.get(k) if v is None else v for k, v in sudoku_only.items()}
+    if not given & {"method", "backend"} and (order or 3) >= BACKTRACK_FROM_ORDER:
+        args["method"] = "backtrack"  # annealing fills no such grid within the time limit
     args.update(count=count, seed=seed, stats=stats, given=given)
-    args.update(output=value(output), size=size, unique=unique)
+    args.update(output=value(output), size=size, unique=unique, threads=threads, progress=progress)
     raise typer.Exit(guarded(run_generate, args))
 
 
@@ -158,12 +187,14 @@ def minimize(
     ] = None,
     output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
     stats: Annotated[bool, typer.Option("--stats", help="Counters as JSON on stderr")] = False,
+    threads: Threads = None,
+    progress: ShowProgress = None,
 ) -> None:
     """Empty full grids to minimal unique puzzles (annealing on the givens, then a greedy pass)."""
     args = dict(
         file=file, order=order, count=count, seed=seed, ti=ti, tf=tf, step=step,
         method=value(method), backend=value(backend), output=value(output), stats=stats,
-        tries=tries,
+        tries=tries, threads=threads, progress=progress,
     )  # fmt: skip
     raise typer.Exit(guarded(run_minimize, args))
 
@@ -179,15 +210,23 @@ def grid_text(cells, order: int, name: str) -> str:
 
 
 def _puzzle_record(rec: dict, order: int, output: str) -> str:
+    """A minimal puzzle as a JSON line, or as text that `solve` and `check` read (module
+    docstring)."""
+    from cpu_reference.sudoku.formats import MAX_SYMBOL_ORDER, format_grid
     from gpu_anneal.records import MinimalPuzzleRecord
 
-    puzzle = grid_text(rec["puzzle"], order, f"puzzle{rec['index']}")
-    solution = grid_text(rec["solution"], order, f"solution{rec['index']}")
+    index = rec["index"]
     if output == "jsonl":
+        puzzle = grid_text(rec["puzzle"], order, f"puzzle{index}")
+        solution = grid_text(rec["solution"], order, f"solution{index}")
         keys = ("index", "seed", "givens", "sa_givens", "checks", "degradations", "seconds")
         record = MinimalPuzzleRecord(puzzle=puzzle, solution=solution, **{k: rec[k] for k in keys})
         return record.to_json()
-    return f"{puzzle} {solution} {rec['givens']}"
+    name = f"puzzle{index}, {rec['givens']} givens"
+    if order <= MAX_SYMBOL_ORDER:
+        return format_grid(rec["puzzle"], order, "tdoku", name, 1, rec["solution"])
+    solution = format_grid(rec["solution"], order, "tsv", f"solution{index}")
+    return f"{format_grid(rec['puzzle'], order, 'tsv', name)}\n# {solution}"
 
 
 def _emit_stats(enabled: bool, stats: dict) -> None:
@@ -203,6 +242,7 @@ def run_generate(args: dict) -> int:
         if args[option] not in (None, False):
             raise InputError(f"--{option} does not apply to --kind sudoku (shikaku, hashi)")
     check_applies(args)
+    use_threads(args["threads"])
     validate.seed(args["seed"])
     args["time_limit"] = validate.time_limit(args["time_limit"]) or None
     if args["max_givens"] is not None and args["max_givens"] < 0:
@@ -214,6 +254,21 @@ def run_generate(args: dict) -> int:
     return _generate_grids(args)
 
 
+def emptying_notice(order: int, grids: int, tries: int) -> str | None:
+    """What emptying `grids` grids of `order` `tries` times each is expected to take, said at the
+    start where it takes minutes (SLOW_EMPTYING_SECONDS); None where it is quick."""
+    least = SLOW_EMPTYING_SECONDS.get(order)
+    if least is None:
+        return None
+    N = order * order
+    rounds = -(-grids // _threads())  # one grid a thread at a time
+    minutes = least * tries * rounds / 60
+    threads = _threads()
+    return (f"emptying {N}x{N} grids into minimal puzzles is slow: each try runs thousands of "
+            f"exact uniqueness checks, {least / 60:.0f}+ min on one core; {grids} grid(s), "
+            f"--tries {tries}, {threads} thread(s): expect {minutes:.0f} min or more")  # fmt: skip
+
+
 def _generate_puzzles(args: dict) -> int:
     """Minimal unique puzzles, printed as they are found."""
     from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line
@@ -223,13 +278,23 @@ def _generate_puzzles(args: dict) -> int:
     order = gen.check_order(3 if args["order"] is None else args["order"])
     validate.count(args["count"], order**4)
     gen.check_temperatures(args["ti"], args["tf"], args["step"])
-    found, stats = gen.generate_puzzles(
-        order, args["count"], args["seed"], args["max_givens"], method=args["method"],
-        backend=args["backend"], ti=args["ti"], tf=args["tf"], step=args["step"],
-        max_rounds=args["max_rounds"], tries=args["tries"],
-        on_puzzle=lambda rec: print(_puzzle_record(rec, order, args["output"]), flush=True),
-        grid_options=_grid_options(args),
-    )  # fmt: skip
+    notice = emptying_notice(order, args["count"], args["tries"])
+    if notice is not None:
+        error_line(notice)
+    line = RunProgress(total=args["count"], enabled=args["progress"], work="emptying",
+                       noun="puzzles")  # fmt: skip
+
+    def found_one(rec: dict) -> None:
+        print(_puzzle_record(rec, order, args["output"]), flush=True)
+        line.advance()
+
+    with line, messages_above(line):
+        found, stats = gen.generate_puzzles(
+            order, args["count"], args["seed"], args["max_givens"], method=args["method"],
+            backend=args["backend"], ti=args["ti"], tf=args["tf"], step=args["step"],
+            max_rounds=args["max_rounds"], tries=args["tries"], on_puzzle=found_one,
+            grid_options=_grid_options(args),
+        )  # fmt: skip
     _emit_stats(args["stats"], stats)
     if len(found) < args["count"]:
         error_line(
@@ -257,18 +322,22 @@ def _generate_grids(args: dict) -> int:
         count = givens.shape[0]
     order = gen.check_order(3 if order is None else order)
     validate.count(count, order**4)
-    grids, stats = gen.generate_grids(
-        order, count, args["method"], args["seed"], args["backend"], givens,
-        **_grid_options(args),
-    )  # fmt: skip
-    failed = set(stats["failed"])
-    for i in (i for i in range(count) if i not in failed):
-        line = grid_text(grids[i], order, f"grid{i}")
-        if args["output"] == "jsonl":
-            record = GridRecord(index=i, grid=line, method=args["method"], seed=args["seed"])
-            print(record.to_json(), flush=True)
-        else:
-            print(line, flush=True)
+    progress = RunProgress(total=count, enabled=args["progress"], work="making grids",
+                           noun="grids")  # fmt: skip
+    with progress, messages_above(progress):
+        grids, stats = gen.generate_grids(
+            order, count, args["method"], args["seed"], args["backend"], givens,
+            **_grid_options(args),
+        )  # fmt: skip
+        failed = set(stats["failed"])
+        for i in (i for i in range(count) if i not in failed):
+            line = grid_text(grids[i], order, f"grid{i}")
+            if args["output"] == "jsonl":
+                record = GridRecord(index=i, grid=line, method=args["method"], seed=args["seed"])
+                print(record.to_json(), flush=True)
+            else:
+                print(line, flush=True)
+            progress.advance()
     _emit_stats(args["stats"], stats)
     if failed:
         which = ", ".join(str(i) for i in sorted(failed)[:5])
@@ -286,21 +355,29 @@ def _grid_options(args: dict) -> dict:
 
 def run_minimize(args: dict) -> int:
     """Body of `minimize`; returns the exit code."""
-    from cli.output import EXIT_OK
+    from cli.output import EXIT_OK, error_line
     from gpu_anneal import generation as gen
 
+    use_threads(args["threads"])
     grids, order = _grids_to_empty(args)
+    notice = emptying_notice(order, grids.shape[0], args["tries"])
+    if notice is not None:
+        error_line(notice)
     chunk = 8 * _threads()
     givens, seconds = [], 0.0
-    for lo in range(0, grids.shape[0], chunk):
-        results = gen.minimize_grids(
-            grids[lo : lo + chunk], order, args["seed"], args["ti"], args["tf"], args["step"],
-            first_index=lo, check_grids=False, tries=args["tries"],
-        )  # fmt: skip
-        for rec in results:
-            print(_puzzle_record(rec, order, args["output"]), flush=True)
-            givens.append(rec["givens"])
-            seconds += rec["seconds"]
+    line = RunProgress(total=grids.shape[0], enabled=args["progress"], work="emptying",
+                       noun="grids emptied")  # fmt: skip
+    with line, messages_above(line):
+        for lo in range(0, grids.shape[0], chunk):
+            results = gen.minimize_grids(
+                grids[lo : lo + chunk], order, args["seed"], args["ti"], args["tf"],
+                args["step"], first_index=lo, check_grids=False, tries=args["tries"],
+            )  # fmt: skip
+            for rec in results:
+                print(_puzzle_record(rec, order, args["output"]), flush=True)
+                givens.append(rec["givens"])
+                seconds += rec["seconds"]
+            line.advance(count=len(results))
     if args["stats"]:
         g = np.array(givens)
         _emit_stats(True, {

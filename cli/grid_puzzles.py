@@ -7,9 +7,10 @@ Glossary:
 
 `render` draws every puzzle of its input, one picture each: a file of one puzzle gives the
 picture named, a file of several gives NAME-I.SUFFIX for the puzzle of index I (0-based, as the
-`index` of solve's records; zero-padded to one width). A faulty puzzle is reported on its own line
-and the others are still drawn. A picture name that is the input file (by any name, a numbered
-one included) is refused before anything is drawn.
+`index` of solve's records; zero-padded to one width). Sudoku of every order is drawn too;
+without --kind, a file whose first puzzle reads as a Sudoku is one (render_kind), else Shikaku.
+A faulty puzzle is reported on its own line and the others are still drawn. A picture name that
+is the input file (by any name, a numbered one included) is refused before anything is drawn.
 
 Exit codes: 0 every puzzle generated or drawn (and solved with --solve), 1 unsolved, 2 bad input
 (one line each, the other puzzles still drawn; or raised as InputError and turned into one line by
@@ -81,18 +82,41 @@ def picture_paths(output_path: str, indices: list[int]) -> list[str]:
     return [str(path.with_name(f"{path.stem}-{i:0{width}d}{path.suffix}")) for i in indices]
 
 
+def render_kind(input: str) -> str:
+    """The kind `render` draws when none is given: sudoku when the input's first puzzle reads
+    as a Sudoku (any of its formats), else shikaku."""
+    from cpu_reference.sudoku.formats import Puzzle, iter_puzzles
+
+    if input == "-":
+        return "shikaku"  # stdin cannot be read twice
+    try:
+        items = iter_puzzles(input, name=input)
+        try:
+            first = next(items, None)
+        finally:
+            items.close()
+    except InputError:
+        return "shikaku"
+    return "sudoku" if isinstance(first, Puzzle) else "shikaku"
+
+
 def cli_render(
-    kind: str, input: str, output_path: str, solve: bool = False, echo=print, err=error_line
-) -> int:
+    kind: str | None, input: str, output_path: str, solve: bool = False, echo=print,
+    err=error_line, threads: int | None = None,
+) -> int:  # fmt: skip
     """Draw every puzzle of `input` (each solved first when `solve`) to .png or .svg files,
-    named by picture_paths; a faulty puzzle is one line on stderr, the others are drawn."""
+    named by picture_paths; a faulty puzzle is one line on stderr, the others are drawn. `kind`
+    None: render_kind's; `threads`: the threads of the solving (--threads)."""
+    from cli.threads import use_threads
     from gpu_anneal import api
     from gpu_anneal.inputs import file_names, read
 
+    use_threads(threads)
     validate.output_path(output_path, "render: picture")
     if Path(output_path).suffix.lower() not in (".png", ".svg"):
         raise InputError(f"render: picture {output_path} must end in .png or .svg")
     validate.not_an_input("render: picture", output_path, [input], OVERWRITES)
+    kind = kind or render_kind(input)
     items, faults = [], 0
     for item in read(file_names([input]), kind):
         if isinstance(item, InputError):
@@ -116,6 +140,11 @@ def cli_render(
             if not result.solved:
                 err(f"{item.source} line {item.line}: {result.status}, drawing the puzzle only")
                 code = EXIT_UNSOLVED
-        render_grid_puzzle(kind, item.puzzle, path, rows)
+        if kind == "sudoku":
+            from cpu_reference.render import render_sudoku
+
+            render_sudoku(item.puzzle, item.order, path, rows)
+        else:
+            render_grid_puzzle(kind, item.puzzle, path, rows)
         echo(f"wrote {path}")
     return EXIT_BAD_INPUT if faults else code

@@ -12,13 +12,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cli.progress import RunProgress, messages_above
 from cpu_reference.errors import InputError
 
 MODEL_CARD = "H100 SXM"  # the card the text table shows
 
 
-def run_kernels(arch: str, kinds: tuple[str, ...], json_out: bool, keep: str | None = None) -> int:
-    """Print the kernel table; exit code 1 if any kernel failed to compile."""
+def run_kernels(
+    arch: str, kinds: tuple[str, ...], json_out: bool, keep: str | None = None,
+    progress: bool | None = None,
+) -> int:  # fmt: skip
+    """Print the kernel table; exit code 1 if any kernel failed to compile. `progress`: the
+    progress line (cli.progress: kernel sizes compiled out of all)."""
     try:
         from gpu_anneal.kernels.cards import parse_arch
         from gpu_anneal.kernels.ptx import kernel_table
@@ -38,8 +43,16 @@ def run_kernels(arch: str, kinds: tuple[str, ...], json_out: bool, keep: str | N
         except OSError as exc:
             raise InputError(f"--keep {keep}: cannot create the folder ({exc.strerror})") from None
     from gpu_anneal.kernels.perf_model import record_reader
+    from gpu_anneal.kernels.ptx import kernel_registry
 
-    rows = kernel_table(arch, kinds or None, with_ptx=record_reader(arch, keep_dir))
+    names = [name for name in kernel_registry() if not kinds or name in kinds]
+    sizes = sum(len(kernel_registry()[name][2]) for name in names)
+    line = RunProgress(total=sizes, enabled=progress, work="compiling", noun="kernel sizes")
+    rows = []
+    with line, messages_above(line):
+        for name in names:  # one kernel at a time, so that the line moves
+            rows += kernel_table(arch, (name,), with_ptx=record_reader(arch, keep_dir))
+            line.set_done(len(rows))
     if json_out:
         print(json.dumps(rows, indent=1))
     else:

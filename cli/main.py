@@ -9,6 +9,7 @@ apply, the first of this order wins: 130 interrupted (a second Ctrl-C too), 3 in
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Annotated
 
@@ -22,13 +23,15 @@ from cli.options import (
     Backend,
     Example,
     Format,
-    GridKind,
     Kind,
     Method,
     Move,
     Output,
     Rules,
+    ShowProgress,
+    SolveOutput,
     Technique,
+    Threads,
     value,
 )
 from cli.output import (
@@ -172,7 +175,13 @@ def solve(
     format: Annotated[
         Format | None, typer.Option("--format", help="Sudoku input format  [default: detected]")
     ] = None,
-    output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
+    output: Annotated[
+        SolveOutput | None,
+        typer.Option(
+            help="How results are printed; grid: each solution as an aligned grid  [default: "
+            "grid on a terminal for up to 5 puzzles, else text]"
+        ),
+    ] = None,
     batch: Annotated[
         int | None,
         typer.Option(
@@ -274,6 +283,15 @@ def solve(
         str | None,
         typer.Option(help="--dry-run on a described card, e.g. 'H100 SXM'  [default: this one]"),
     ] = None,
+    threads: Threads = None,
+    total_time: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds for the whole run: then the puzzles still running are reported "
+            "interrupted with their state, exit code 1; --resume goes on  [default: none]"
+        ),
+    ] = None,
+    progress: ShowProgress = None,
 ) -> None:
     """Solve puzzles by annealing or exactly; one result per puzzle, as each finishes."""
     from cli.solve import SolveRequest, run_solve
@@ -289,11 +307,12 @@ def solve(
         time_limit=time_limit,
         max_trials=max_trials, propagate=propagate, rules=value(rules), batch=batch,
         fmt=value(format), resume=resume, scheduler=scheduler, workers=workers,
-        fixed_chains=fixed_chains,
+        fixed_chains=fixed_chains, threads=threads, total_time=total_time,
     )  # fmt: skip
     request = SolveRequest(
         options, files=files or [], example=value(example), kind=value(kind),
         output=value(output), out=out, replay_chain=replay_chain, quiet=quiet, verbose=verbose,
+        progress=progress,
     )  # fmt: skip
     raise typer.Exit(guarded(run_solve, request))
 
@@ -353,11 +372,14 @@ def check(
         Format | None, typer.Option("--format", help="Input format  [default: detected]")
     ] = None,
     output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
+    threads: Threads = None,
+    progress: ShowProgress = None,
 ) -> None:
     """Verify full grids, or count the solutions of puzzles (0, 1, 2+)."""
     from cli.sudoku_check import run_check
 
-    raise typer.Exit(guarded(run_check, files or ["-"], value(format), value(output)))
+    args = (files or ["-"], value(format), value(output), threads, progress)
+    raise typer.Exit(guarded(run_check, *args))
 
 
 @app.command()
@@ -366,15 +388,24 @@ def render(
     output_path: Annotated[
         str, typer.Argument(help="Picture to write: .png or .svg (several puzzles: NAME-I.png)")
     ],
-    kind: Annotated[GridKind, typer.Option(help="Puzzle kind")] = GridKind.shikaku,
+    kind: Annotated[
+        Kind | None,
+        typer.Option(
+            help="Puzzle kind  [default: sudoku when the file's first puzzle reads as one, else "
+            "shikaku]"
+        ),
+    ] = None,
     solve: Annotated[bool, typer.Option(help="Solve first and draw the solution")] = False,
+    threads: Threads = None,
 ) -> None:
-    """Draw every Shikaku or Hashiwokakero puzzle of a file, with its solution when --solve, to
-    PNG or SVG: one puzzle gives OUTPUT_PATH, several give one picture each, OUTPUT_PATH's name
-    followed by -I, the puzzle's 0-based index (picture.png: picture-0.png, picture-1.png...)."""
+    """Draw every Sudoku (any order), Shikaku or Hashiwokakero puzzle of a file, with its
+    solution when --solve, to PNG or SVG: one puzzle gives OUTPUT_PATH, several give one picture
+    each, OUTPUT_PATH's name followed by -I, the puzzle's 0-based index (picture.png:
+    picture-0.png, picture-1.png...)."""
     from cli.grid_puzzles import cli_render
 
-    raise typer.Exit(guarded(cli_render, value(kind), input, output_path, solve))
+    draw = functools.partial(cli_render, threads=threads)
+    raise typer.Exit(guarded(draw, value(kind), input, output_path, solve))
 
 
 @app.command()
@@ -398,12 +429,13 @@ def kernels(
             metavar="DIR", help="Write DIR/KERNEL-SIZE.ptx, .cubin and .sass  [default: none]"
         ),
     ] = None,
+    progress: ShowProgress = None,
 ) -> None:
     """Compile every kernel (no GPU needed): ptxas registers and spills, SASS counts of the move
     loop and modeled proposals/s on named cards (a model, not a measurement)."""
     from cli.kernels import run_kernels
 
-    raise typer.Exit(guarded(run_kernels, arch, tuple(kind or ()), json_out, keep))
+    raise typer.Exit(guarded(run_kernels, arch, tuple(kind or ()), json_out, keep, progress))
 
 
 @bench_app.command("throughput")
@@ -413,11 +445,14 @@ def bench_throughput(
     backend: Annotated[Backend, typer.Option(help="Where chains run")] = Backend.auto,
     chains: Annotated[int | None, typer.Option(help="Chains  [default: 8 per thread]")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
+    threads: Threads = None,
+    progress: ShowProgress = None,
 ) -> None:
     """Sirdey proposals per second over all cores (or the GPU), on a grid that never solves."""
     from cli.bench import run_throughput
 
-    raise typer.Exit(guarded(run_throughput, order, seconds, value(backend), chains, json_out))
+    args = (order, seconds, value(backend), chains, json_out, threads, progress)
+    raise typer.Exit(guarded(run_throughput, *args))
 
 
 @bench_app.command("tts")
@@ -464,6 +499,8 @@ def bench_tts(
     trace: Annotated[
         str | None, typer.Option(help="PNG: cost and acceptance vs T  [default: none]")
     ] = None,
+    threads: Threads = None,
+    progress: ShowProgress = None,
 ) -> None:
     """Success probability per trial, mean trials, seconds per trial and TTS99 per puzzle, of
     the technique `solve` runs with the same options (--technique, then each of --schedule,
@@ -472,7 +509,7 @@ def bench_tts(
 
     args = (file, runs, schedule, t0, move, time_limit, seed, limit, json_out, plot, trace,
             value(backend), card_rate, propagate, value(technique))  # fmt: skip
-    raise typer.Exit(guarded(run_tts, *args))
+    raise typer.Exit(guarded(functools.partial(run_tts, threads=threads, progress=progress), *args))
 
 
 @bench_app.command("tune")
@@ -486,13 +523,14 @@ def bench_tune(
     runs: Annotated[int, typer.Option(help="Runs per puzzle and schedule")] = 8,
     limit: Annotated[int, typer.Option(help="Puzzles of the file to use")] = 5,
     time_limit: Annotated[float, typer.Option(help="Seconds per run")] = 30.0,
+    threads: Threads = None,
+    progress: ShowProgress = None,
 ) -> None:
     """Pick the schedule (trial length) with the lowest measured TTS for that many chains."""
     from cli.bench import run_tune
 
-    raise typer.Exit(
-        guarded(run_tune, file, chains, move, tuple(candidate or ()), runs, limit, time_limit)
-    )
+    args = (file, chains, move, tuple(candidate or ()), runs, limit, time_limit, threads)
+    raise typer.Exit(guarded(run_tune, *args, progress))
 
 
 @bench_app.command("exact")
@@ -503,11 +541,13 @@ def bench_exact(
     repeats: Annotated[int, typer.Option(help="Passes over the file; the best counts")] = 3,
     rules: Annotated[Rules, typer.Option(help="seed: seed 003's three rules")] = Rules.fast,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object")] = False,
+    progress: ShowProgress = None,
 ) -> None:
     """Exact solver: puzzles per second on a file, compilation excluded, best of a few passes."""
     from cli.bench import run_exact
 
-    raise typer.Exit(guarded(run_exact, file, limit, threads, repeats, value(rules), json_out))
+    args = (file, limit, threads, repeats, value(rules), json_out, progress)
+    raise typer.Exit(guarded(run_exact, *args))
 
 
 generate.register(app)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Annotated
+
+import typer
 
 from cpu_reference.sudoku.formats import FORMATS
 from gpu_anneal.datasets import DATASETS
@@ -72,6 +75,32 @@ class Output(str, Enum):
 
     text = "text"
     jsonl = "jsonl"
+
+
+class SolveOutput(str, Enum):
+    """How solve prints results: also as aligned grids."""
+
+    text = "text"
+    jsonl = "jsonl"
+    grid = "grid"
+
+
+# Options every command that computes takes (typer reads each Annotated alike).
+Threads = Annotated[
+    int | None,
+    typer.Option(
+        help="Threads of the CPU work, 1..the cores (or NUMBA_NUM_THREADS)  [default: every core]"
+    ),
+]
+ShowProgress = Annotated[
+    bool | None,
+    typer.Option(
+        "--progress/--no-progress",
+        help="The progress line (done/total, ETA) on stderr, also where stderr is no terminal "
+        "(plain lines), or never  [default: on a terminal]",
+        show_default=False,
+    ),
+]
 
 
 Format = Enum("Format", {name: name for name in FORMATS}, type=str)  # Sudoku input formats

@@ -1,8 +1,9 @@
 """Writing results: JSON lines or text, flushed as they come so nothing done is lost.
 
 Text output puts only verified solutions where solutions go: each puzzle gets one header line
-starting with '#', followed by its solution when it is solved. An unsolved puzzle's best state
-is never printed as text (it is in the JSON line's `best`).
+starting with '#', followed by its solution when it is solved (grid output: as an aligned grid,
+cli.grid_view, and a blank line). An unsolved puzzle's best state is never printed as text (it
+is in the JSON line's `best`).
 """
 
 from __future__ import annotations
@@ -40,9 +41,15 @@ def json_line(obj, **kwargs) -> str:
 
 
 def write_result(result: Result, output: str) -> None:
-    """Write one puzzle's result to stdout as a JSON line or as a text block."""
+    """Write one puzzle's result to stdout as a JSON line, a text block (header, solution on
+    one line) or a grid block (header, the solution as an aligned grid, a blank line)."""
     if output == "jsonl":
         text = result.to_json()
+    elif output == "grid":
+        from cli.grid_view import result_grid
+
+        grid = result_grid(result)
+        text = result_header(result) + ("" if grid is None else "\n" + grid) + "\n"
     else:
         text = result_header(result)
         if result.solved and result.solution:

@@ -1,11 +1,14 @@
-"""A progress line on stderr (rich) for runs that last longer than a second, on a terminal only.
+"""A progress line on stderr for work that lasts longer than a second: done/total and an ETA.
 
-The line writes to stderr alone and never captures stdout or stderr: results printed while it
-shows go where stdout is sent (a file, a pipe). The command's one-line messages, and its results
-when stdout is the same terminal, are printed above the line (cli.output through
-`messages_above`). It shows what the engine is doing (`compiling` while numba compiles the
-first code, then the work: annealing or solving), the puzzles done and solved, and, once the
-input's puzzle count is known, that total and an ETA.
+On a terminal (the default there; `--no-progress` turns it off) it is one line redrawn in place
+(rich). Where stderr is no terminal (a file, a pipe) it shows only when asked (`--progress`):
+then as plain lines, one every PLAIN_SECONDS while the work goes on. The line writes to stderr
+alone and never captures stdout or stderr: results printed while it shows go where stdout is
+sent (a file, a pipe). The command's one-line messages, and its results when stdout is the same
+terminal, are printed above the line (cli.output through `messages_above`). It shows what the
+engine is doing (`compiling` while numba compiles the first code, then the work: annealing,
+solving, emptying...), what is done (puzzles done and solved; or a count of `noun`: grids,
+kernels...), and, once the total is known, that total and an ETA.
 """
 
 from __future__ import annotations
@@ -13,16 +16,28 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from contextlib import contextmanager
 
 from gpu_anneal import phases
 
 DELAY_SECONDS = 1.0  # the line appears only for runs that last longer than this
+PLAIN_SECONDS = 5.0  # where stderr is no terminal: one plain line this often
+
+
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal (False when it is closed or replaced)."""
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 class RunProgress:
-    """Puzzles done and solved, the phase, elapsed time and ETA; appears after `delay` seconds
-    (default DELAY_SECONDS), gone at the end. `work` names the solving phase."""
+    """Done (and solved), the phase, elapsed time and ETA; appears after `delay` seconds
+    (default DELAY_SECONDS), gone at the end. `work` names the working phase; `noun` what is
+    counted (None: puzzles, done and solved). `enabled`: None shows it on a terminal only, True
+    also where stderr is no terminal (plain lines), False never."""
 
     def __init__(
         self,
@@ -30,19 +45,27 @@ class RunProgress:
         delay: float | None = None,
         enabled: bool | None = None,
         work: str = "annealing",
+        noun: str | None = None,
     ):
         self.total = total
         self.done = 0
         self.solved = 0
         self.work = work
+        self.noun = noun
         self.phase = work
         self._lock = threading.Lock()
         self._progress = None
         self._task = None
         self._closed = False
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._stop = threading.Event()
+        self._start_time = time.perf_counter()
+        self._done_before = 0  # counted in without being worked on here (--resume)
+        terminal = stderr_is_terminal()
+        self.enabled = terminal if enabled is None else bool(enabled)
+        self.plain = self.enabled and not terminal
         wait = DELAY_SECONDS if delay is None else delay
-        self._timer = threading.Timer(wait, self._start) if self.enabled else None
+        target = self._plain_lines if self.plain else self._start
+        self._timer = threading.Timer(wait, target) if self.enabled else None
         self._phases = phases.listening(self.set_phase)
 
     def __enter__(self) -> RunProgress:
@@ -54,6 +77,7 @@ class RunProgress:
 
     def __exit__(self, *exc) -> None:
         self._phases.__exit__(None, None, None)
+        self._stop.set()
         if self._timer is not None:
             self._timer.cancel()
         with self._lock:
@@ -94,8 +118,36 @@ class RunProgress:
             )
             self._progress.start()
 
+    def _plain_lines(self) -> None:
+        """Where stderr is no terminal: a line now and every PLAIN_SECONDS until the end."""
+        while True:
+            with self._lock:
+                if self._closed:
+                    return
+                line = self.plain_line()
+            print(f"gpu-anneal: {line}", file=sys.stderr, flush=True)
+            if self._stop.wait(PLAIN_SECONDS):
+                return
+
+    def plain_line(self) -> str:
+        """The state as one line of text: phase, counts, elapsed time and ETA (once known)."""
+        elapsed = time.perf_counter() - self._start_time
+        text = f"{self.phase} {self._counts()}, {_clock(elapsed)} elapsed"
+        eta = self.eta(elapsed)
+        return text + (f", ETA {_clock(eta)}" if eta is not None else "")
+
+    def eta(self, elapsed: float) -> float | None:
+        """Seconds left at the rate so far (what was counted in, --resume's, left out); None
+        while the total or a rate is unknown."""
+        worked = self.done - self._done_before
+        if self.total is None or worked <= 0 or elapsed <= 0:
+            return None
+        return max(0.0, (self.total - self.done) * elapsed / worked)
+
     def _counts(self) -> str:
         done = f"{self.done}/{self.total}" if self.total is not None else str(self.done)
+        if self.noun is not None:
+            return f"{done} {self.noun}"
         return f"{done} done, {self.solved} solved"
 
     def _update(self) -> None:
@@ -109,14 +161,36 @@ class RunProgress:
                 counts=self._counts(),
             )
 
-    def advance(self, solved: bool) -> None:
-        """Count one finished puzzle."""
+    def advance(self, solved: bool = False, count: int = 1) -> None:
+        """Count `count` more done (puzzles: one, solved or not)."""
         with self._lock:
-            self.done += 1
-            self.solved += bool(solved)
+            self.done += count
+            self.solved += bool(solved) * count
             if self.total is not None and self.done > self.total:
                 self.total = self.done  # a count made before reading is only an estimate
             self._update()
+
+    def set_done(self, done: int) -> None:
+        """What is done now (a count that only grows: a smaller one is ignored)."""
+        with self._lock:
+            if done > self.done:
+                self.done = done
+                self._update()
+
+    def count_in(self, done: int, solved: int = 0) -> None:
+        """Count work done before this run (a --resume file's solved puzzles): into done and
+        the total, not into the rate the ETA comes from."""
+        with self._lock:
+            self.done += done
+            self.solved += solved
+            self._done_before += done
+            if self.total is not None and self.done > self.total:
+                self.total = self.done
+            if self._progress is not None:
+                self._progress.reset(
+                    self._task, total=self.total, completed=self.done, description=self.phase,
+                    counts=self._counts(),
+                )  # fmt: skip
 
     def set_total(self, total: int | None) -> None:
         """The number of puzzles of the input, once known (None: unknown)."""
@@ -145,6 +219,12 @@ class RunProgress:
         on (printed beside it, it would be mixed into the line); else False: stdout goes to its
         own file (a file, a pipe, another terminal) untouched."""
         return stdout_is_stderr_terminal() and self.print_above(text)
+
+
+def _clock(seconds: float) -> str:
+    """H:MM:SS, as rich's columns show time."""
+    whole = int(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
 def stdout_is_stderr_terminal() -> bool:

@@ -6,14 +6,21 @@ to that file as JSON lines (`--quiet` leaves stdout empty then), flushed one by 
 crash or Ctrl-C loses nothing already finished. When stdout takes no more (closed, full, a pipe
 whose reader has gone: cli.streams) the run stops with one line saying how many results it
 finished and that the --out file holds every one of them, exit code 2. The progress line
-(cli.progress) is on stderr only, on a terminal; reading puzzles from a terminal, a hint says
-how to end the input.
+(cli.progress) is on stderr only, on a terminal (or, with --progress, where stderr is no
+terminal, as plain lines); with --resume its total holds the puzzles the file has solved
+already. Reading puzzles from a terminal, a hint says how to end the input. Every run ends with
+one summary line on stderr (what was solved, unsolved, proved to have no solution, interrupted,
+bad), unless --quiet.
+
+Text output on a terminal for a few puzzles (GRID_AT_MOST) prints each solution as a grid
+(--output grid, cli.grid_view); elsewhere one line each (--output text).
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from dataclasses import dataclass, field, replace
 
 from cli.input_count import count_puzzles
@@ -22,7 +29,7 @@ from cli.progress import RunProgress, messages_above
 from cli.streams import StdoutLost
 from cli.tally import Tally
 from cpu_reference.errors import InputError, OutputError
-from gpu_anneal import api, datasets, timeline, validate
+from gpu_anneal import api, datasets, interrupts, timeline, validate
 from gpu_anneal.inputs import file_names
 from gpu_anneal.kinds import kind_of
 from gpu_anneal.resolve import resolve
@@ -40,11 +47,12 @@ class SolveRequest:
     files: list[str] = field(default_factory=list)
     example: str | None = None
     kind: str | None = None
-    output: str = "text"
+    output: str | None = None  # None: grid on a terminal for a few puzzles, else text
     out: str | None = None
     replay_chain: int | None = None
     quiet: bool = False
     verbose: bool = False  # print the start-up timeline (gpu_anneal.timeline) at the end
+    progress: bool | None = None  # None: on a terminal only
 
     def sources_and_kind(self) -> tuple[list[str], str]:
         """The input files and the kind (an example brings its own kind)."""
@@ -81,7 +89,10 @@ def _run_solve(req: SolveRequest) -> int:
     tally = Tally()
     from_terminal = "-" in sources and sys.stdin.isatty()
     work = "annealing" if req.options.method == "anneal" else "solving"
-    progress = RunProgress(enabled=False if req.quiet or from_terminal else None, work=work)
+    shown = req.progress if not (req.quiet or from_terminal) else False
+    progress = RunProgress(enabled=shown, work=work)
+    req = replace(req, output=req.output or default_output(sources, kind, req.options.fmt))
+    started = time.perf_counter()
 
     def fault(error: InputError) -> None:
         tally.fault(error)
@@ -94,6 +105,8 @@ def _run_solve(req: SolveRequest) -> int:
         options = replace(options, backend="cpu", batch=None, scheduler=None, workers=None)
         result = api.replay_run(sources, req.replay_chain, options, CLI)
         _emit(result, req, tally, None)
+        if not req.quiet:
+            error_line(summary_line(tally, time.perf_counter() - started, options, None))
         return tally.exit_code()
     stream = api.run(sources, resolve(options, CLI))
     if options.scheduler is not None or options.workers is not None:
@@ -107,8 +120,8 @@ def _run_solve(req: SolveRequest) -> int:
     sink = open_results(path, option) if path is not None else None
     try:
         with progress, messages_above(progress):
-            if progress.enabled and resume is None:
-                count_in_background(progress, sources, kind, options.fmt)
+            if progress.enabled:
+                count_in_background(progress, sources, kind, options.fmt, resume)
             for result in stream:
                 _emit(result, req, tally, sink)
                 progress.advance(result.solved)
@@ -116,15 +129,43 @@ def _run_solve(req: SolveRequest) -> int:
         tally.interrupted = True
     except StdoutLost as lost:
         _stop(stream)
-        done = tally.solved + tally.unsolved
+        done = tally.results()
         kept = f", every one in {path}" if sink is not None else ""
         raise OutputError(f"{lost}; the run stopped after {done} result(s){kept}") from None
     finally:
         if sink is not None:
             sink.close()
-    if not req.quiet and sys.stderr.isatty():
-        error_line(f"{tally.solved} solved, {tally.unsolved} unsolved, {tally.bad_input} bad")
+    if not req.quiet:
+        error_line(summary_line(tally, time.perf_counter() - started, options, path))
     return tally.exit_code()
+
+
+def summary_line(tally: Tally, seconds: float, options: SolveOptions, path: str | None) -> str:
+    """The run's closing line: its counts and seconds, and why it stopped early (Ctrl-C, or
+    --total-time spent, with how to go on)."""
+    text = f"{tally.counts_text()} in {seconds:.1f} s"
+    spent = options.total_time is not None and interrupts.spent()
+    if tally.interrupted or spent:
+        why = f"--total-time {options.total_time:g} s spent" if spent else "interrupted"
+        go_on = f": --resume {path} goes on" if path is not None else ""
+        text += f"; stopped, {why}{go_on}"
+    return text
+
+
+GRID_AT_MOST = 5  # text output on a terminal: grids for at most this many puzzles
+
+
+def default_output(sources: list[str], kind: str, fmt: str | None) -> str:
+    """The output when none is asked: grid where stdout is a terminal and the input holds at
+    most GRID_AT_MOST puzzles (counted cheaply: cli.input_count), else text."""
+    try:
+        terminal = sys.stdout.isatty()
+    except (AttributeError, ValueError, OSError):
+        terminal = False
+    if not terminal:
+        return "text"
+    count = count_puzzles(sources, kind, fmt)
+    return "grid" if count is not None and count <= GRID_AT_MOST else "text"
 
 
 def _stop(stream) -> None:
@@ -135,20 +176,44 @@ def _stop(stream) -> None:
         close()
 
 
-def count_in_background(progress: RunProgress, sources, kind: str, fmt: str | None) -> None:
-    """Count the input's puzzles in a daemon thread and give the progress line the total."""
+def count_in_background(
+    progress: RunProgress, sources, kind: str, fmt: str | None, resume: str | None = None
+) -> None:
+    """Count the input's puzzles in a daemon thread and give the progress line the total; with
+    a --resume file, the puzzles it holds solved are counted in as done (an estimate: its
+    solved records of the input's indices; a record the run does not trust is solved again)."""
 
     def count() -> None:
-        progress.set_total(count_puzzles(sources, kind, fmt))
+        total = count_puzzles(sources, kind, fmt)
+        progress.set_total(total)
+        if resume is not None:
+            held = held_solved(resume, sources, total)
+            if held:
+                progress.count_in(held, held)
 
     threading.Thread(target=count, name="count-puzzles", daemon=True).start()
 
 
+def held_solved(path: str, sources, total: int | None) -> int:
+    """Puzzles a results file holds solved: the distinct indices of its solved records (below
+    `total` when known); 0 when it cannot be read (the run itself says why)."""
+    import warnings
+
+    from gpu_anneal.resume import ResumeFile
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the run reads it again, and warns once
+            held = ResumeFile.load(path, sources).solved
+    except (InputError, OSError):
+        return 0
+    return sum(1 for index in held if total is None or index < total)
+
+
 def _emit(result, req: SolveRequest, tally: Tally, sink) -> None:
     """Count one result; write it to the sink (a JSON line) and, unless --quiet with a sink,
-    to stdout (text or a JSON line)."""
-    tally.solved += result.solved
-    tally.unsolved += not result.solved
+    to stdout (text, grid or a JSON line)."""
+    tally.count(result.status)
     if sink is not None:
         sink.write(result.to_json() + "\n")
         sink.flush()

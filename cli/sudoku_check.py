@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import threading
+
+from cli.input_count import count_puzzles
 from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line, json_line
+from cli.progress import RunProgress, messages_above
 from cli.tally import Tally, read_all
+from cli.threads import use_threads
 from gpu_anneal.check import check_puzzle
 
 
-def run_check(sources: list[str], fmt: str | None, output: str) -> int:
+def run_check(
+    sources: list[str], fmt: str | None, output: str, threads: int | None = None,
+    progress: bool | None = None,
+) -> int:  # fmt: skip
     """Check each puzzle: a full grid is verified, a puzzle's solutions are counted up to two,
     and a solution the input claims (tdoku `puzzle:count:solution`) is verified.
 
@@ -15,17 +23,30 @@ def run_check(sources: list[str], fmt: str | None, output: str) -> int:
     count) and every claimed solution verifies; 1 otherwise; 2 on bad input. JSON lines:
     gpu_anneal.records.CheckRecord (docs/check.schema.json); text: its key=value pairs that
     apply.
+
+    `threads`: the threads of the solution counts (--threads); `progress`: the progress line
+    (cli.progress: checks done out of the input's puzzles, counted in the background).
     """
+    use_threads(threads)
     tally = Tally()
     failures = 0
     index = 0
-    for source in sources or ["-"]:
-        name = "<stdin>" if source == "-" else source
-        for puzzle in read_all([source], fmt, tally, check=False):
-            record = check_puzzle(puzzle, index, name)
-            index += 1
-            failures += not record["ok"]
-            print(json_line(record) if output == "jsonl" else _text(record), flush=True)
+    line = RunProgress(enabled=progress, work="checking", noun="checked")
+    with line, messages_above(line):
+        if line.enabled and "-" not in sources:
+            count = threading.Thread(
+                target=lambda: line.set_total(count_puzzles(sources, "sudoku", fmt)),
+                name="count-puzzles", daemon=True,
+            )  # fmt: skip
+            count.start()
+        for source in sources or ["-"]:
+            name = "<stdin>" if source == "-" else source
+            for puzzle in read_all([source], fmt, tally, check=False):
+                record = check_puzzle(puzzle, index, name)
+                index += 1
+                failures += not record["ok"]
+                print(json_line(record) if output == "jsonl" else _text(record), flush=True)
+                line.advance()
     if tally.bad_input:
         return tally.exit_code()
     if failures:

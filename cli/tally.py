@@ -2,21 +2,62 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVED, error_line
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.formats import Puzzle, iter_puzzles
 
+SUMMARY = re.compile(r"gpu-anneal: \d+ solved, ")  # how a run's closing line starts
+
+
+def is_summary(line: str) -> bool:
+    """Whether a line of stderr is a run's closing summary (Tally.counts_text)."""
+    return SUMMARY.match(line) is not None
+
 
 class Tally:
-    """Counts what happened, to choose the exit code."""
+    """Counts what happened, to choose the exit code: results by status (solved; and the
+    others, which leave a puzzle unsolved: unsolved, no_solution, interrupted, error), bad
+    input, and whether Ctrl-C was pressed (`interrupted`)."""
+
+    UNSOLVED = ("unsolved", "no_solution", "interrupted", "error")
 
     def __init__(self) -> None:
         self.bad_input = 0
-        self.unsolved = 0
         self.solved = 0
+        self.statuses: dict[str, int] = dict.fromkeys(self.UNSOLVED, 0)
         self.interrupted = False
+
+    @property
+    def unsolved(self) -> int:
+        """Results of puzzles left unsolved, whatever their status."""
+        return sum(self.statuses.values())
+
+    @unsolved.setter
+    def unsolved(self, count: int) -> None:
+        self.statuses = dict.fromkeys(self.UNSOLVED, 0)
+        self.statuses["unsolved"] = count
+
+    def count(self, status: str) -> None:
+        """Count one result by its status."""
+        if status == "solved":
+            self.solved += 1
+        else:
+            self.statuses[status] = self.statuses.get(status, 0) + 1
+
+    def results(self) -> int:
+        """Results counted."""
+        return self.solved + self.unsolved
+
+    def counts_text(self) -> str:
+        """'3 solved, 1 unsolved, 2 interrupted, 0 bad': solved, unsolved and bad always, the
+        other statuses when some result has them."""
+        parts = [f"{self.solved} solved", f"{self.statuses['unsolved']} unsolved"]
+        parts += [f"{n} {status.replace('_', ' ')}" for status, n in self.statuses.items()
+                  if status != "unsolved" and n]  # fmt: skip
+        return ", ".join([*parts, f"{self.bad_input} bad"])
 
     def fault(self, error: InputError) -> None:
         """Report one malformed puzzle on stderr and count it."""
@@ -25,7 +66,8 @@ class Tally:
 
     def exit_code(self) -> int:
         """The first that applies: 130 on Ctrl-C, 2 on bad input, 1 if a puzzle stayed
-        unsolved, else 0 (an internal fault, 3, is the error guard's: cli.guard)."""
+        unsolved (no solution, stopped by --total-time, an error included), else 0 (an internal
+        fault, 3, is the error guard's: cli.guard)."""
         if self.interrupted:
             return EXIT_INTERRUPTED
         if self.bad_input:

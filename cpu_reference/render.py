@@ -1,7 +1,8 @@
-"""Pictures of Shikaku and Hashiwokakero puzzles and solutions (matplotlib, Agg backend).
+"""Pictures of Sudoku, Shikaku and Hashiwokakero puzzles and solutions (matplotlib, Agg backend).
 
 Glossary:
     r, c     row and column of a cell; a cell is the unit square [c, c+1] x [r, r+1], row 0 on top
+    n, N     Sudoku order (box side) and side, N = n * n
     rects    Shikaku solution: (top, left, height, width) per clue
     bridges  Hashiwokakero solution: [r1, c1, r2, c2, count] per bridge
 
@@ -77,4 +78,30 @@ def render_hashi(p, path, bridges=None) -> None:
         ax.add_patch(Circle((c + 0.5, r + 0.5), 0.38, facecolor="white", edgecolor="black",
                             lw=1.2, zorder=3))  # fmt: skip
         ax.text(c + 0.5, r + 0.5, str(int(v)), ha="center", va="center", fontsize=fs, zorder=4)
+    _save(fig, plt, path)
+
+
+def render_sudoku(cells, order: int, path, solution=None) -> None:
+    """Draw a Sudoku of any order: thin cell lines, thick box lines, the givens (cells, 0 blank)
+    in black and, when `solution` (N rows of N digits) is given, the digits it adds in blue."""
+    import numpy as np
+
+    n, N = int(order), int(order) ** 2
+    givens = np.asarray(cells).reshape(N, N)
+    fig, ax, plt = _figure(N, N)
+    fs = max(4, min(14, 190 // N))
+    for k in range(N + 1):
+        lw = 2.0 if k % n == 0 else 0.5
+        colour = "black" if k % n == 0 else "0.6"
+        ax.plot([0, N], [k, k], color=colour, lw=lw)
+        ax.plot([k, k], [0, N], color=colour, lw=lw)
+    full = None if solution is None else np.asarray(solution).reshape(N, N)
+    for r in range(N):
+        for c in range(N):
+            given = int(givens[r, c])
+            digit = given or (0 if full is None else int(full[r, c]))
+            if digit:
+                ax.text(c + 0.5, r + 0.5, str(digit), ha="center", va="center", fontsize=fs,
+                        color="black" if given else "tab:blue",
+                        fontweight="bold" if given else "normal")  # fmt: skip
     _save(fig, plt, path)

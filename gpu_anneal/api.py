@@ -19,6 +19,7 @@ applies where:
     time_limit                yes             -              yes                    yes
     technique propagate       yes             -              -                      -
     batch fixed_chains        yes             -              -                      -
+    threads total_time        yes             yes            yes                    yes
     scheduler workers         yes (Dask)      -              -                      -
     fmt order                 yes             yes            -                      -
     backend                   yes             cpu only       yes                    cpu only
@@ -90,6 +91,8 @@ def solve(
     scheduler: str | None = None,
     workers: int | None = None,
     fixed_chains: bool = False,
+    threads: int | None = None,
+    total_time: float | None = None,
 ) -> list[Result]:
     """Solve every puzzle; results in input order (see solve_stream for the parameters)."""
     results = list(run(puzzles, resolve(SolveOptions.of(locals()))))
@@ -120,6 +123,8 @@ def solve_stream(
     scheduler: str | None = None,
     workers: int | None = None,
     fixed_chains: bool = False,
+    threads: int | None = None,
+    total_time: float | None = None,
 ) -> Iterator[Result]:
     """Solve every puzzle, yielding each Result as it finishes (completion order).
 
@@ -164,6 +169,17 @@ def solve_stream(
         CUDA, once the input is exhausted the slots that fall empty take spare chains of the
         puzzles still running (counts.spare_chains), which finishes the last hard puzzles
         sooner; which chain then solves first depends on timing.
+    threads: numba's threads for the run (1..NUMBA_NUM_THREADS; default: as they are, one per
+        core), in the calling thread while the stream runs; the default chains per puzzle on
+        the CPU follow it.
+    total_time: seconds for the whole call (default: no budget). When they are spent, the
+        puzzles still running are yielded with status "interrupted", their state as it stands
+        and error "interrupted: the run's total time is spent", and the stream ends; puzzles not
+        read yet get no result (a `resume` file run again goes on with them).
+
+    A puzzle proved to have no solution is yielded with status "no_solution" as soon as it is
+    proved, by deduction or by a capped exact search once it has annealed half a second
+    (gpu_anneal.sudoku_solver), not after the time limit.
 
     Ctrl-C: results of puzzles still running are yielded with status "interrupted", then
     KeyboardInterrupt is raised.
@@ -195,6 +211,8 @@ def solve_on_dask(
     scheduler: str | None = None,
     workers: int | None = None,
     fixed_chains: bool = False,
+    threads: int | None = None,
+    total_time: float | None = None,
 ) -> Iterator[Result]:
     """solve_stream on a Dask cluster (Sudoku annealing; `pip install .[dask]`).
 
@@ -211,7 +229,40 @@ def solve_on_dask(
 def run(puzzles, settings: Settings) -> Iterator[Result]:
     """Solve the puzzles with settings resolved already (gpu_anneal.resolve.resolve: the API's
     functions resolve theirs, the command line its own, naming flags); completion order."""
-    return kind_of(settings.kind).solve(_items(puzzles, settings), settings)
+    stream = kind_of(settings.kind).solve(_items(puzzles, settings), settings)
+    if settings.threads is None and settings.total_time is None:
+        return stream
+    return _bounded(stream, settings.threads, settings.total_time)
+
+
+def _bounded(stream: Iterator[Result], threads: int | None, total_time: float | None):
+    """The stream run on `threads` numba threads (None: as they are) within `total_time`
+    seconds from its first result asked (None: no budget): once they are spent, the solvers
+    report what they hold, as on Ctrl-C (gpu_anneal.interrupts), and the stream ends."""
+    import time
+
+    import numba
+
+    from gpu_anneal import interrupts
+
+    interrupts.reset_budget()
+    deadline = None if total_time is None else time.perf_counter() + total_time
+    while True:
+        before = numba.get_num_threads()
+        try:
+            with interrupts.until(deadline):
+                if threads is not None:
+                    numba.set_num_threads(threads)
+                result = next(stream)
+        except StopIteration:
+            return
+        except KeyboardInterrupt:
+            if interrupts.spent():
+                return  # the budget: every result it stopped was yielded before
+            raise
+        finally:
+            numba.set_num_threads(before)
+        yield result
 
 
 def replay(

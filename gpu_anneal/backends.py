@@ -101,5 +101,7 @@ def resolve_backend(backend: str, flags: bool = False) -> str:
 
 
 def cpu_threads() -> int:
-    """Threads numba's parallel loops use here."""
-    return int(numba.config.NUMBA_NUM_THREADS)
+    """Threads numba's parallel loops use here, in the calling thread: numba.set_num_threads's
+    count (the API's threads=, the command line's --threads), else NUMBA_NUM_THREADS (one per
+    core unless set)."""
+    return int(numba.get_num_threads())

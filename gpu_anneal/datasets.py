@@ -5,10 +5,13 @@
     seed002           sudoku   3        the seed project's easy, very hard and 17-given 9x9
     lloyd-amos-9x9    sudoku   9        Lloyd & Amos' benchmark, 40-50 % of cells given (tsv)
     lloyd-amos-16x16  sudoku   3        Lloyd & Amos' benchmark, 16x16 at 50 % given (tsv)
+    made-25x25        sudoku   2        25x25 at 60 % given, one solution each (tsv)
+    made-36x36        sudoku   2        36x36 at 60 % given, one solution each (tsv)
     shikaku           shikaku  5        unique 15x15 puzzles as Tatham `rect` game IDs
     hashi             hashi    5        unique 15x15 puzzles as Tatham `bridges` game IDs
 
-`gpu-anneal solve --example NAME` solves one; `gpu-anneal examples NAME` prints its file.
+`gpu-anneal solve --example NAME` solves one; `gpu-anneal examples NAME` prints its file. The
+made-* sets are written by `python -m benchmarks.make_examples`.
 """
 
 from __future__ import annotations
@@ -49,6 +52,20 @@ DATASETS = {
             "lloyd_amos_16x16.tsv",
             3,
             "Lloyd & Amos' benchmark, 16x16 at 50 % of cells given",
+        ),
+        Dataset(
+            "made-25x25",
+            "sudoku",
+            "made_25x25.tsv",
+            2,
+            "25x25 at 60 % of cells given, one solution each",
+        ),
+        Dataset(
+            "made-36x36",
+            "sudoku",
+            "made_36x36.tsv",
+            2,
+            "36x36 at 60 % of cells given, one solution each",
         ),
         Dataset(
             "shikaku",

@@ -47,7 +47,7 @@ from cpu_reference.sudoku.exact import tables
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name, geometric
 from cpu_reference.sudoku.verify import verify_solution
-from gpu_anneal import validate
+from gpu_anneal import phases, validate
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.sudoku_solver import solve_batch
 
@@ -418,8 +418,10 @@ def generate_puzzles(
 ) -> tuple[list[dict], dict]:
     """``count`` minimal puzzles with at most ``max_givens`` givens: full grids, then emptying.
 
-    Grids are made and emptied in rounds of ``batch`` (default: 4 per thread, at least the number
-    still wanted) until ``count`` puzzles qualify or ``max_rounds`` rounds are spent. Returns
+    Grids are made and emptied in rounds of ``batch`` (default: the number still wanted, or
+    with ``max_givens``, which some puzzles miss, 4 per thread and at least that many) until
+    ``count`` puzzles qualify or ``max_rounds`` rounds are spent; each step is announced
+    (gpu_anneal.phases: making grids, emptying). Returns
     (puzzles as from ``minimize_grids``, stats with grids tried and rounds). ``on_puzzle`` is
     called with each kept puzzle as soon as its round ends. ``grid_options`` are
     ``generate_grids``' keyword options for the grids of each round (time_limit, moves...).
@@ -436,11 +438,14 @@ def generate_puzzles(
     rounds = 0
     start = time.perf_counter()
     while len(kept) < count and rounds < max_rounds:
-        size = batch or max(4 * numba.get_num_threads(), count - len(kept))
+        wanted = count - len(kept)
+        size = batch or (wanted if max_givens is None else max(4 * numba.get_num_threads(), wanted))
+        phases.announce(phases.MAKING_GRIDS)
         grids, gstats = generate_grids(
             order, size, method, seed, backend, first_index=tried, **(grid_options or {})
         )
         good = np.setdiff1d(np.arange(size), gstats["failed"])
+        phases.announce(phases.EMPTYING)
         results = minimize_grids(
             grids[good], order, seed, ti, tf, step, first_index=tried, tries=tries
         )

@@ -7,19 +7,35 @@ Python's default handler does; the pool calls `check()` between rounds, which ra
 a press was recorded and not yet answered. `ever_pressed()` tells the command line that the
 user pressed Ctrl-C at all (its exit code is then 130), and `ignore()` makes the presses that
 come while the process ends (after every result is written) change nothing.
+
+A time budget for a whole run (the API's total_time, the command line's --total-time) stops it
+the way Ctrl-C does, without a press: `until(deadline)` gives the calling thread a deadline
+(time.perf_counter() seconds), and `check()` raises TimeSpent, a KeyboardInterrupt, once it has
+passed, so every solver reports what it holds as it does on Ctrl-C. `stop_reason()` is the
+`error` such a result carries: "interrupted", or TIME_SPENT when this thread's budget ran out.
 """
 
 from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 
 # Plain flags, not threading.Event: the handler runs between any two calls of the main thread,
 # and an Event's lock taken by that thread (a second press while the handler of the first, or
 # answered(), holds it) would never be released.
 _pressed = False  # a press not answered yet
 _ever = False  # a press in this process
+_budget = threading.local()  # per thread: deadline (perf_counter seconds or None), spent (bool)
+
+INTERRUPTED = "interrupted"
+TIME_SPENT = "interrupted: the run's total time is spent"
+
+
+class TimeSpent(KeyboardInterrupt):
+    """The calling thread's deadline (until) has passed: the run stops as on Ctrl-C."""
 
 
 def _on_sigint(signum, frame) -> None:
@@ -41,11 +57,58 @@ def press() -> None:
 
 
 def check() -> None:
-    """Raise KeyboardInterrupt once for a recorded press that nothing answered yet."""
+    """Raise KeyboardInterrupt once for a recorded press that nothing answered yet, or
+    TimeSpent once the calling thread's deadline has passed (`until`)."""
     global _pressed
     if _pressed:
         _pressed = False
         raise KeyboardInterrupt
+    left = time_left()
+    if left is not None and left <= 0:
+        spend()
+        raise TimeSpent
+
+
+@contextmanager
+def until(deadline: float | None):
+    """Within the block the calling thread's deadline is `deadline` (a time.perf_counter()
+    value; None: none), unless its budget is spent already (then none: what is reported after
+    the stop runs to its end); the one before is put back after."""
+    before = getattr(_budget, "deadline", None)
+    _budget.deadline = None if spent() else deadline
+    try:
+        yield
+    finally:
+        _budget.deadline = before
+
+
+def time_left() -> float | None:
+    """Seconds until the calling thread's deadline (negative once past), None without one."""
+    deadline = getattr(_budget, "deadline", None)
+    return None if deadline is None else deadline - time.perf_counter()
+
+
+def spend() -> None:
+    """Mark the calling thread's budget spent: its deadline is dropped, stop_reason() says
+    TIME_SPENT until reset_budget()."""
+    _budget.spent = True
+    _budget.deadline = None
+
+
+def spent() -> bool:
+    """Whether the calling thread's budget ran out (since reset_budget)."""
+    return getattr(_budget, "spent", False)
+
+
+def reset_budget() -> None:
+    """A new run in the calling thread: its budget is not spent."""
+    _budget.spent = False
+
+
+def stop_reason() -> str:
+    """The `error` of a result stopped before its end: TIME_SPENT when the calling thread's
+    budget ran out, else INTERRUPTED (Ctrl-C)."""
+    return TIME_SPENT if spent() else INTERRUPTED
 
 
 def answered() -> None:

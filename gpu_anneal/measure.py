@@ -44,9 +44,11 @@ def measure_throughput(
     chains: int | None = None,
     move: str = "sirdey",
     schedule: str | None = None,
+    on_round=None,
 ) -> dict:
     """Proposals per second of a move (Sirdey's by default) over `chains` chains, on a grid
-    that never solves, under `schedule` (default: the native loop's, hot: most moves taken)."""
+    that never solves, under `schedule` (default: the native loop's, hot: most moves taken).
+    `on_round(elapsed)`, when given, is called after each round with the seconds measured."""
     order = validate.order(order)
     seconds = validate.seconds("--seconds", seconds)
     chains = validate.chains(chains, layout(order).cells)
@@ -67,6 +69,8 @@ def measure_throughput(
         runner.run(budget)
         runner.sync()
         elapsed = time.perf_counter() - start
+        if on_round is not None:
+            on_round(elapsed)
         if elapsed < seconds / 20:
             budget *= 2
     done = int(batch.ctr[:, C_PROPOSALS].sum()) - before
@@ -89,11 +93,13 @@ def measure_exact(
     threads: int = 1,
     repeats: int = 3,
     rules: str = "fast",
+    on_pass=None,
 ) -> dict:
     """The exact solver's puzzles per second on uint8[P, cells] puzzles over `threads` threads.
 
     Compilation is excluded (a warm-up solve first); the rate is the best of `repeats` passes over
     all the puzzles. `counts` is how many puzzles got each solution count ("-1" for none here).
+    `on_pass()`, when given, is called after each pass.
     """
     if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise InputError(
@@ -113,6 +119,8 @@ def measure_exact(
             start = time.perf_counter()
             counts, _ = solve_many(puzzles, order, limit, rules)
             seconds.append(time.perf_counter() - start)
+            if on_pass is not None:
+                on_pass()
     finally:
         numba.set_num_threads(before)
     values, tally = np.unique(counts, return_counts=True)

@@ -4,6 +4,9 @@ Phases:
     compiling   numba compiles (or loads from its disk cache) the code a solver needs: the
                 warm-up of gpu_anneal.solvers, the first time a solver runs in a process
     solving     the warm-up is over; puzzles are being solved
+    making grids, emptying
+                gpu_anneal.generation's two steps of minimal puzzles: full grids, then
+                emptying them
 
 Listeners are called in the announcing thread and must return quickly; they never change what
 is solved.
@@ -17,6 +20,8 @@ from contextlib import contextmanager
 
 COMPILING = "compiling"
 SOLVING = "solving"
+MAKING_GRIDS = "making grids"
+EMPTYING = "emptying"
 
 _listeners: list[Callable[[str], None]] = []
 _lock = threading.Lock()

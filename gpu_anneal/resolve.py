@@ -65,6 +65,8 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     t0 = validate.t0(o.t0, name("t0"))
     time_limit = validate.time_limit(o.time_limit, name("time_limit"))
     resume = validate.file_name(o.resume, name("resume"))
+    threads = validate.threads(o.threads, name("threads"))
+    total_time = validate.total_time(o.total_time, name("total_time"))
     anneal = method == "anneal"
     schedule, move, propagate = spec.technique(method, o.technique, schedule, o.move, propagate)
     if anneal and schedule is not None:
@@ -76,8 +78,8 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
         time_limit=spec.time_limit(method, time_limit), max_trials=max_trials,
         propagate=bool(propagate), batch=batch, scheduler=o.scheduler, workers=workers,
         rules=(o.rules or "fast") if spec.takes("rules", method) else None, fmt=o.fmt,
-        order=order, resume=resume, fixed_chains=bool(fixed_chains),
-        on_input_error=o.on_input_error, naming=naming,
+        order=order, resume=resume, fixed_chains=bool(fixed_chains), threads=threads,
+        total_time=total_time, on_input_error=o.on_input_error, naming=naming,
     )  # fmt: skip
 
 

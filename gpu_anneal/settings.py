@@ -50,6 +50,8 @@ class SolveOptions:
     scheduler: str | None = None
     workers: int | None = None
     fixed_chains: bool = False
+    threads: int | None = None
+    total_time: float | None = None
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -112,6 +114,8 @@ class Settings:
     order: int | None = None
     resume: str | None = None
     fixed_chains: bool = False  # Sudoku annealing: no spare chains (sudoku_solver)
+    threads: int | None = None  # numba's threads for the run; None: as they are
+    total_time: float | None = None  # seconds for the whole run; None: no budget
     on_input_error: Any = field(default=None, compare=False)
     naming: Naming = API  # how this call's messages name parameters
 

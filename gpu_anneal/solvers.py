@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the front's declaration of the settings: a type here, never
 
 # Branch nodes the exact method spends before it switches to randomised restarts.
 EXACT_NODES = 2_000_000
+NO_SOLUTION = "no solution"  # the error of a puzzle proved to have none (status no_solution)
 
 _warm: set[tuple] = set()
 
@@ -154,7 +155,7 @@ def sudoku_anneal(items: Iterable[Item], s: Settings) -> Iterator[Result]:
 def _interrupted(item: Item, s: Settings) -> Result:
     """An item read but never annealed, stopped by Ctrl-C."""
     result = base_result(item, "anneal", resolve_backend(s.backend, s.naming.flags))
-    result.status = result.error = "interrupted"
+    result.status, result.error = "interrupted", interrupts.stop_reason()
     return result
 
 
@@ -217,6 +218,8 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
             if item is not None:
                 yield _from_pool(item, raw, params, compile_s)
             compile_s = 0.0
+            if dask:
+                interrupts.check()  # the run's total time (a pool checks it between slices)
     except KeyboardInterrupt as stop:  # in the pool, or here: the pool reports what it holds
         stopped = stop.results if isinstance(stop, InterruptedBatch) else stop_stream(stream)
         for raw in stopped:
@@ -302,9 +305,9 @@ def with_chains(params: Params, chains: int) -> Params:
 def _status(error: str | None) -> str:
     if error is None:
         return "unsolved"
-    if error == "interrupted":
+    if error in (interrupts.INTERRUPTED, interrupts.TIME_SPENT):
         return "interrupted"
-    if error == "no solution":
+    if error.startswith(NO_SOLUTION):
         return "no_solution"
     return "error"
 
@@ -342,6 +345,7 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
 
         compile_s = warm_up_seconds(("sudoku-exact", item.order, s.rules), warm)
         try:
+            interrupts.check()  # the run's total time
             start = time.perf_counter()
             count, solution, nodes = solve_exact(
                 item.puzzle, item.order, limit=2, max_nodes=EXACT_NODES, rules=s.rules
@@ -358,6 +362,7 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
             raise
         search = (count, solution, nodes, compile_s, search_s)
         yield guarded(item, "exact", "cpu", functools.partial(_exact_result, item, s, *search))
+        interrupts.check()  # the run's total time, before the next puzzle is read
 
 
 def interrupted(item: Item, method: str, backend: str) -> Result:
@@ -365,7 +370,7 @@ def interrupted(item: Item, method: str, backend: str) -> Result:
 
     def build() -> Result:
         result = base_result(item, method, backend)
-        result.status, result.error = "interrupted", "interrupted"
+        result.status, result.error = "interrupted", interrupts.stop_reason()
         return result
 
     return guarded(item, method, backend, build)
@@ -380,7 +385,7 @@ def _exact_result(item, s, count, solution, nodes, compile_s, search_s) -> Resul
     result.cost = 0 if ok else None
     result.unique = (count == 1) if count > 0 else None
     if count == 0:
-        result.status, result.error = "no_solution", "no solution"
+        result.status, result.error = "no_solution", NO_SOLUTION
     elif not ok:
         result.error = fault or f"search stopped after {nodes} nodes without an answer"
     result.counts = Counts(nodes=int(nodes))
@@ -412,8 +417,10 @@ def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
         if method == "anneal":
             compile_s = warm_up_seconds((spec.name, used), lambda: solve(spec.warm_up_id, 1.0, 1))
         try:
+            interrupts.check()  # the run's total time
+            left = interrupts.time_left()  # a puzzle's search ends with the run's time
             start = time.perf_counter()
-            raw = solve(item.puzzle)
+            raw = solve(item.puzzle, limit if left is None else max(0.01, min(limit, left)))
             search_s = time.perf_counter() - start
         except KeyboardInterrupt:
             yield interrupted(item, method, used)
@@ -421,7 +428,13 @@ def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
         build = functools.partial(
             _from_grid, item, raw, s, plan.chains, compile_s, search_s, choice.reason
         )
-        yield guarded(item, method, used, build)
+        result = guarded(item, method, used, build)
+        left = interrupts.time_left()
+        if left is not None and left <= 0 and result.status == "unsolved":
+            interrupts.spend()  # stopped by the run's total time: reported as on Ctrl-C
+            result.status, result.error = "interrupted", interrupts.stop_reason()
+        yield result
+        interrupts.check()
 
 
 def _from_grid(
@@ -439,7 +452,7 @@ def _from_grid(
     elif status in ("infeasible", "no_solution"):
         reason = raw.get("reason")
         result.status = "no_solution"
-        result.error = "no solution" + (f": {reason}" if reason else "")
+        result.error = NO_SOLUTION + (f": {reason}" if reason else "")
     else:
         result.error = None if state is None or status == "unsolved" else fault
         if status == "time_limit":

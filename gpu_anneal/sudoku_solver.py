@@ -32,7 +32,14 @@ proposals among them (else the best grid), and says how many chains were added
 
 Ctrl-C (KeyboardInterrupt) reports every puzzle taken from the stream and not yet handed out,
 once, and then raises InterruptedBatch: finished results as they are, puzzles in the pool as
-they stand, a puzzle read but not started with no counts.
+they stand, a puzzle read but not started with no counts. The run's time budget
+(gpu_anneal.interrupts.until) stops it the same way, checked between slices, and no slice runs
+past it.
+
+A puzzle with no solution leaves the pool after its first slice when deduction (`propagate`)
+meets a contradiction, or once it has run PROOF_AFTER seconds unsolved and the exact search,
+capped at PROOF_NODES branch nodes, finds no solution: its `error` then starts with "no
+solution" (NO_SOLUTION), and its best grid is the one its chains reached.
 """
 
 from __future__ import annotations
@@ -102,6 +109,23 @@ class InterruptedBatch(KeyboardInterrupt):
 
 
 NO_TRIAL_CAP = 2**62  # max_trials None: trials without end
+NO_SOLUTION = "no solution"  # the error of a puzzle proved to have none
+PROOF_AFTER = 0.5  # seconds a puzzle anneals unsolved before the exact search looks for a proof
+PROOF_NODES = 1000  # the branch nodes that search may spend (25x25: tens of milliseconds)
+# slot_proof: not looked at yet, looked at and open, proved to have no solution (and why)
+UNCHECKED, OPEN, CONTRADICTION, NO_SEARCH_SOLUTION = 0, 1, 2, 3
+PROOF_ERRORS = {
+    CONTRADICTION: f"{NO_SOLUTION}: deduction meets a contradiction",
+    NO_SEARCH_SOLUTION: f"{NO_SOLUTION}: the exact search finds none",
+}
+
+
+def proved_unsolvable(cells: np.ndarray, order: int) -> bool:
+    """Whether the exact search, capped at PROOF_NODES branch nodes, proves that the puzzle
+    (uint8[cells], 0 blank) has no solution; False when it finds one or runs out of nodes."""
+    from cpu_reference.sudoku.exact import solve_exact
+
+    return solve_exact(cells, order, limit=1, max_nodes=PROOF_NODES)[0] == 0
 
 
 def chain_trials(total: int, chains: int, i: int) -> int:
@@ -235,7 +259,7 @@ def run_pool(
             yield from pool.hand_out()
     except KeyboardInterrupt:
         interrupts.answered()
-        pool.stop_all("interrupted")
+        pool.stop_all(interrupts.stop_reason())
         raise InterruptedBatch(list(pool.outbox)) from None
 
 
@@ -429,6 +453,7 @@ class _Pool:
         self.slot_start = np.full(P, np.nan)  # nan: its chains have not run yet
         self.slot_cells = np.zeros((P, cells), np.uint8)  # each slot's puzzle as read
         self.slot_loaded = np.zeros((P, cells), np.uint8)  # ... as loaded (after deduction)
+        self.slot_proof = np.zeros(P, np.int8)  # UNCHECKED, OPEN or why it has no solution
         self.outbox: deque[SolveResult] = deque()  # results made and not yet handed out
         self.bounds = pool_status.bound_semantics(batch.solved)
         self.stats = np.zeros((P, pool_status.N_STATS), np.int64)
@@ -543,11 +568,13 @@ class _Pool:
         each lead's tables are made once however many of the slots it leads."""
         b = self.batch
         cells, masks, has_mask = self.slot_cells[slots], None, None
+        self.slot_proof[slots] = UNCHECKED
         if self.propagate and leads is not None:
             cells, masks, has_mask = (self.slot_loaded[leads], self.slot_masks[leads],
                                       self.slot_deduced[leads])  # fmt: skip
         elif self.propagate:
             cells, masks, has_mask = host_cores.logic_fill_rows(cells, b.order)
+            self.slot_proof[slots] = np.where(has_mask, UNCHECKED, CONTRADICTION)
             if self.spare:  # kept for the spare slots a puzzle may get
                 if self.slot_masks is None:
                     self.slot_masks = np.zeros((b.puzzles, cells.shape[1]), masks.dtype)
@@ -644,11 +671,24 @@ class _Pool:
         solved_over = np.bincount(lead[over & (self.stats[:, pool_status.S_SOLVED] > 0)],
                                   minlength=P)  # fmt: skip
         puzzle_over = (slots_started > 0) & ((slots_over == slots_started) | (solved_over > 0))
+        puzzle_over |= self._proved(started, now)
         done = active & puzzle_over[lead]
         still = done & started & ~over
         if still.any():  # spare slots of a puzzle another of its slots solved
             self.runner.stop(np.flatnonzero(still))
         return np.flatnonzero(done)
+
+    def _proved(self, started: np.ndarray, now: float) -> np.ndarray:
+        """bool[slots]: the lead slots (started) of puzzles proved to have no solution: a
+        contradiction deduction met, or the capped exact search of a puzzle that has run
+        PROOF_AFTER seconds (looked for once a puzzle)."""
+        leads = started & (self.slot_lead == np.arange(len(self.slot_lead)))
+        due = leads & (self.slot_proof == UNCHECKED) & (now - self.slot_start >= PROOF_AFTER)
+        due &= self.stats[:, pool_status.S_SOLVED] == 0
+        for p in np.flatnonzero(due).tolist():
+            unsolvable = proved_unsolvable(self.slot_loaded[p], self.batch.order)
+            self.slot_proof[p] = NO_SEARCH_SOLUTION if unsolvable else OPEN
+        return leads & (self.slot_proof >= CONTRADICTION)
 
     def _launch(self, slicer: Slicer, time_limit: float | None):
         """Start a slice sized to the least time a puzzle has left.
@@ -665,6 +705,9 @@ class _Pool:
         if time_limit is not None and active.any():
             elapsed = np.where(fresh, 0.0, now - self.slot_start)
             least = float(time_limit - elapsed[active].max())
+        run_left = interrupts.time_left()  # the run's total time: no slice runs past it
+        if run_left is not None:
+            least = run_left if least is None else min(least, run_left)
         budget = slicer.budget(running, least)
         self.slot_start[fresh] = now
         spare = fresh & (self.slot_lead != np.arange(len(self.slot_lead)))
@@ -708,8 +751,11 @@ class _Pool:
             b, over.rows, grids, self.slot_loaded[slots], self.slot_cells[slots], seconds,
             report["backend"], self.first_index + q, report["seed"], self.slot_first[slots],
         )  # fmt: skip
-        for result in results:
+        proof = self.slot_proof[self.slot_lead[slots]]
+        for result, why in zip(results, proof.tolist(), strict=True):
             result.move = report["move"]
+            if why in PROOF_ERRORS and not result.solved:
+                result.error = PROOF_ERRORS[why]
         if over.spares.any():  # (extra["spare_chains"] absent: none)
             for result, spare in zip(results, over.spares.tolist(), strict=True):
                 result.extra["spare_chains"] = spare * b.cpp

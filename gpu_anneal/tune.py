@@ -51,8 +51,10 @@ def tune(
     runs: int = 8,
     time_limit: float = 30.0,
     seed: int = 0,
+    on_measured=None,
 ) -> dict:
-    """Measure every candidate on the puzzles; the one with the lowest median TTS(K) wins."""
+    """Measure every candidate on the puzzles; the one with the lowest median TTS(K) wins.
+    `on_measured()`, when given, is called after each candidate's run on each puzzle."""
     table = []
     for name in candidates:
         by_name(name, order)  # refuse a malformed candidate before measuring anything
@@ -63,6 +65,8 @@ def tune(
                 time_limit=time_limit, index=i,
             )  # fmt: skip
             per_puzzle.append(tts_parallel(row.seconds_per_trial, row.p, chains))
+            if on_measured is not None:
+                on_measured()
         median = float(np.median(per_puzzle))
         table.append({
             "schedule": name,

@@ -125,6 +125,29 @@ def workers(value, option: str = "--workers") -> int | None:
     return integer(option, value, 1, MAX_WORKERS)
 
 
+def threads(value, option: str = "--threads") -> int | None:
+    """Threads for numba's parallel loops: 1..the threads numba starts (NUMBA_NUM_THREADS, one
+    per core unless set); None stays None (as they are)."""
+    if value is None:
+        return None
+    import numba
+
+    most = int(numba.config.NUMBA_NUM_THREADS)
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if not ok or not 1 <= int(value) <= most:
+        raise OptionError(f"{option} {_show(value)}: must be an integer in 1..{most} (the threads "
+                          "numba starts: one per core, or NUMBA_NUM_THREADS)")  # fmt: skip
+    return int(value)
+
+
+def total_time(value, option: str = "--total-time") -> float | None:
+    """Seconds for a whole run: a finite number in [MIN_SECONDS, MAX_SECONDS]; None stays
+    None (no budget)."""
+    if value is None:
+        return None
+    return number(option, value, MIN_SECONDS, MAX_SECONDS)
+
+
 def slice_seconds(value) -> float:
     """Seconds one slice of the pool should last: finite, > 0, at most an hour."""
     return number("--slice", value, 0.0, MAX_SLICE_SECONDS, lo_open=True)

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from cli.tally import is_summary
 from cpu_reference.sudoku.formats import parse_line
 from cpu_reference.sudoku.verify import verify_solution
 
@@ -96,8 +97,9 @@ def test_bad_puzzles_give_one_line_with_line_number_and_exit_two(tmp_path, conte
     path.write_text(good + "\n" + content)
     result = invoke("solve", str(path), "--output", "jsonl", "--time-limit", "30")
     assert result.exit_code == 2
-    errors = [line for line in result.stderr.splitlines() if line.strip()]
+    *errors, summary = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(errors) == 1 and "line 2" in errors[0] and fault in errors[0]
+    assert is_summary(summary) and "1 solved, 0 unsolved, 1 bad" in summary
     assert "Traceback" not in result.output
     records = jsonl(result.stdout)
     assert len(records) == 1 and records[0]["solved"]  # the good puzzle is still solved
@@ -110,7 +112,8 @@ def test_empty_or_binary_file_exit_two(tmp_path, content):
     path.write_bytes(content)
     result = invoke("solve", str(path))
     assert result.exit_code == 2
-    assert len(result.stderr.strip().splitlines()) == 1
+    *errors, summary = result.stderr.strip().splitlines()
+    assert len(errors) == 1 and is_summary(summary) and "1 bad" in summary
     assert "Traceback" not in result.output
 
 
@@ -244,8 +247,8 @@ def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path):
     import time
 
     path = tmp_path / "mixed.txt"
-    impossible = "..12" + "...." + "3..." + "4..."  # r1c1 has no digit left
-    path.write_text("1...........4...\n..3.4.........2.\n" + impossible + "\n")
+    # an empty 25x25 anneals for minutes (an impossible puzzle is proved so at once)
+    path.write_text("1...........4...\n..3.4.........2.\n" + "." * 625 + "\n")
     out = tmp_path / "out.jsonl"
     proc = subprocess.Popen(
         [sys.executable, "-m", "cli.main", "solve", str(path), "--out", str(out), "--chains", "1",
@@ -348,14 +351,14 @@ def test_grid_kinds_write_out_files(tmp_path):
 def test_text_output_puts_only_verified_solutions_where_solutions_go(tmp_path):
     """An unsolved puzzle gets its header line only: its best (invalid) grid is not printed."""
     path = tmp_path / "p.txt"
-    impossible = "..12" + "...." + "3..." + "4..."
+    impossible = "..12" + "...." + "3..." + "4..."  # reported no_solution, its best grid kept
     path.write_text("1...........4...\n" + impossible + "\n")
     result = invoke("solve", str(path), "--chains", "1", "--max-trials", "4", "--seed", "2")
     assert result.exit_code == 1, result.output
     lines = result.stdout.splitlines()
     heads = [i for i, line in enumerate(lines) if line.startswith("# puzzle")]
     assert len(heads) == 2 and len(lines) == 3  # two headers, one grid
-    unsolved = next(i for i in heads if "unsolved" in lines[i])
+    unsolved = next(i for i in heads if "no solution" in lines[i])
     assert "best state not shown" in lines[unsolved]
     grid = next(line for line in lines if not line.startswith("#"))
     assert verify_solution(parse_line(grid), 2) is None
@@ -433,7 +436,7 @@ def test_throughput_line_names_a_card_rate_in_g_per_second(monkeypatch, capsys):
     import cli.bench as bench
 
     for rate, text in ((1.662049e11, "166.2 G proposals/s"), (8.005e8, "800.5 M proposals/s")):
-        monkeypatch.setattr(bench, "measure_throughput", lambda *a, r=rate: {
+        monkeypatch.setattr(bench, "measure_throughput", lambda *a, r=rate, on_round=None: {
             "proposals_per_second": r, "backend": "cuda", "chains": 65536})  # fmt: skip
         assert bench.run_throughput(3, 1.0, "cuda", None, False) == 0
         assert capsys.readouterr().out.startswith(text)

@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 
 import gpu_anneal
 from cli.main import app
+from cli.tally import is_summary
 from cpu_reference.anneal.fixed_point import BETA_BITS, BETA_MAX, beta_fixed
 from cpu_reference.errors import OptionError
 from cpu_reference.hashi import generate as hashi_generate
@@ -52,7 +53,7 @@ def one_error(result, code: int = 2) -> str:
     on stderr; that line without its prefix."""
     assert result.exit_code == code, (result.exit_code, result.output)
     assert "Traceback" not in result.output and "internal error" not in result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    lines = [line for line in result.stderr.splitlines() if line.strip() and not is_summary(line)]
     assert len(lines) == 1 and lines[0].startswith("gpu-anneal: "), lines
     return lines[0].removeprefix("gpu-anneal: ")
 
@@ -67,9 +68,10 @@ def shell(command: str, cwd: Path, timeout: int = 120) -> subprocess.CompletedPr
 
 
 def messages(stderr: str) -> list[str]:
-    """stderr's lines, each asserted to be a 'gpu-anneal:' line; returned without the prefix."""
+    """stderr's lines but a run's closing summary, each asserted to be a 'gpu-anneal:' line;
+    returned without the prefix."""
     assert "Traceback" not in stderr and "internal error" not in stderr, stderr
-    lines = [line for line in stderr.splitlines() if line.strip()]
+    lines = [line for line in stderr.splitlines() if line.strip() and not is_summary(line)]
     assert all(line.startswith("gpu-anneal: ") for line in lines), lines
     return [line.removeprefix("gpu-anneal: ") for line in lines]
 

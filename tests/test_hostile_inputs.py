@@ -28,6 +28,7 @@ from typer.testing import CliRunner
 
 import gpu_anneal
 from cli.main import app
+from cli.tally import is_summary
 from cpu_reference.errors import InputError, OptionError
 from cpu_reference.sudoku.formats import FORMAT_ORDERS, FORMATS, format_grid, read_puzzles
 from cpu_reference.sudoku.verify import verify_solution
@@ -67,7 +68,7 @@ def errors(result, code: int = 2) -> list[str]:
     """Assert exit `code` and no traceback; the 'gpu-anneal:' lines of stderr."""
     assert result.exit_code == code, (result.exit_code, result.output)
     assert "Traceback" not in result.output and "internal error" not in result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    lines = [line for line in result.stderr.splitlines() if line.strip() and not is_summary(line)]
     assert all(line.startswith("gpu-anneal: ") for line in lines), lines
     return [line.removeprefix("gpu-anneal: ") for line in lines]
 

@@ -139,13 +139,17 @@ def test_exit_code_order_ctrl_c_first():
     assert tally.exit_code() == EXIT_INTERRUPTED
 
 
+# Annealing fills no empty 25x25 grid for minutes (an impossible puzzle would be proved so and
+# reported no_solution at once): the puzzle still running when Ctrl-C comes.
+UNSOLVED_FOR_MINUTES = "." * 625
+
+
 def _interrupted_run(tmp_path, extra_args, presses):
-    """The command line on two easy 4x4 puzzles and one that never solves (no time limit),
-    results to --out; once both easy ones are written, SIGINT `presses` times 20 ms apart (or
-    until the process ends). Returns (process, records)."""
+    """The command line on two easy 4x4 puzzles and one that does not solve for minutes (an
+    empty 25x25, no time limit), results to --out; once both easy ones are written, SIGINT
+    `presses` times 20 ms apart (or until the process ends). Returns (process, records)."""
     path = tmp_path / "mixed.txt"
-    impossible = "..12" + "...." + "3..." + "4..."  # r1c1 has no digit left
-    path.write_text("1...........4...\n..3.4.........2.\n" + impossible + "\n")
+    path.write_text("1...........4...\n..3.4.........2.\n" + UNSOLVED_FOR_MINUTES + "\n")
     out = tmp_path / "out.jsonl"
     proc = subprocess.Popen(
         [sys.executable, "-c", "from cli.main import run; run()", "solve", str(path),
@@ -186,8 +190,7 @@ def test_ctrl_c_pressed_again_and_again_still_exits_130_with_the_results_written
 def test_ctrl_c_after_a_bad_line_exits_130(tmp_path):
     """A malformed line is reported (exit 2 on its own), then Ctrl-C: 130 wins."""
     path = tmp_path / "bad.txt"
-    impossible = "..12" + "...." + "3..." + "4..."
-    path.write_text("1...........4...\n12x\n" + impossible + "\n")
+    path.write_text("1...........4...\n12x\n" + UNSOLVED_FOR_MINUTES + "\n")
     out = tmp_path / "out.jsonl"
     proc = subprocess.Popen(
         [sys.executable, "-c", "from cli.main import run; run()", "solve", str(path),

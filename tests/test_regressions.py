@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 import gpu_anneal
 from cli.main import app
+from cli.tally import is_summary
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.formats import parse_line
 from cpu_reference.sudoku.verify import verify_solution
@@ -46,7 +47,7 @@ def one_line_error(result, code: int = 2) -> str:
     """Assert exit `code`, no traceback, and one 'gpu-anneal:' line on stderr; return it."""
     assert result.exit_code == code, (result.exit_code, result.output)
     assert "Traceback" not in result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    lines = [line for line in result.stderr.splitlines() if line.strip() and not is_summary(line)]
     assert len(lines) == 1 and lines[0].startswith("gpu-anneal: "), lines
     return lines[0]
 
