@@ -66,6 +66,8 @@ from cpu_reference.sudoku.schedules import Schedule, by_name
 from cpu_reference.sudoku.verify import verify_many
 from gpu_anneal import interrupts, pool_status, validate
 from gpu_anneal.backends import cpu_threads, resolve_backend
+from gpu_anneal.persistent_pool import POOLS, run_persistent
+from gpu_anneal.persistent_pool import serves as persistent_serves
 from gpu_anneal.runners import make_runner
 
 
@@ -141,6 +143,7 @@ def solve_stream(
     propagate: bool = False,
     device=None,
     spare_chains: bool | None = None,
+    pool: str | None = None,
 ) -> Iterator[SolveResult]:
     """Anneal a stream of puzzles (uint8[cells] each), `slots` at a time; yield as they finish.
 
@@ -166,6 +169,11 @@ def solve_stream(
     `spare_chains` (None: on for CUDA, off on the CPU, where more chains only add work; never
     with max_trials, whose trials are dealt over a puzzle's chains): once the stream is
     exhausted, empty slots take more chains of the puzzles still running (module docstring).
+
+    `pool` (CUDA only; the CPU backend takes it and runs as ever): "persistent", one launch of
+    the persistent kernel for the whole stream (gpu_anneal.persistent_pool), where it serves
+    the order and move (the one-thread kernel's), else slices; "slices", this module's pool.
+    None: persistent on a card, slices in the CUDA simulator.
     """
     used = resolve_backend(backend)
     lay = layout(order)
@@ -182,6 +190,8 @@ def solve_stream(
     if time_limit is not None and not time_limit > 0:
         raise InputError(f"time limit = {time_limit}: must be positive (None: no limit)")
     seed, slice_seconds = validate.seed(seed), validate.slice_seconds(slice_seconds)
+    if pool is not None and pool not in POOLS:
+        raise InputError(f"pool {pool!r}: expected one of {', '.join(POOLS)}")
     source = iter(puzzles)
     if used == "cuda":
         from gpu_anneal import plan
@@ -208,10 +218,14 @@ def solve_stream(
         np.zeros((slots, lay.cells), np.uint8), order, sched, cpp, seed, trial_cap,
         move=rules.MOVE_NAMES[move],
     )  # fmt: skip
-    runner = make_runner(batch, used, seed)
     report = dict(backend=used, seed=seed, move=move)
     spare = (used == "cuda") if spare_chains is None else bool(spare_chains)
     spare = spare and max_trials is None
+    if used == "cuda" and persistent_chosen(pool, order, move):
+        yield from run_persistent(batch, source, seed, first_chain, first_index, report,
+                                  propagate, spare, count, time_limit)  # fmt: skip
+        return
+    runner = make_runner(batch, used, seed)
     pool = _Pool(batch, runner, source, first_chain, first_index, report, propagate, spare)
     slicer = Slicer(sched.plateau, slice_seconds)
     try:
@@ -234,6 +248,15 @@ def solve_stream(
         interrupts.answered()
         pool.stop_all("interrupted")
         raise InterruptedBatch(list(pool.outbox)) from None
+
+
+def persistent_chosen(pool: str | None, order: int, move: int) -> bool:
+    """Whether a CUDA run takes the persistent pool: asked for (or by default on a card, not
+    in the simulator) and served for the order and move; else slices."""
+    from gpu_anneal.kernels.launch import simulating
+
+    wanted = pool == "persistent" or (pool is None and not simulating())
+    return wanted and persistent_serves(order, move)
 
 
 POOL_GC_THRESHOLD = 50_000  # allocations between collections of the youngest generation
