@@ -18,7 +18,7 @@ applies where:
     move                      yes             -              shikaku only           -
     time_limit                yes             -              yes                    yes
     technique propagate       yes             -              -                      -
-    batch fixed_chains        yes             -              -                      -
+    batch fixed_chains pool   yes             -              -                      -
     scheduler workers         yes (Dask)      -              -                      -
     fmt order                 yes             yes            -                      -
     backend                   yes             cpu only       yes                    cpu only
@@ -90,6 +90,7 @@ def solve(
     scheduler: str | None = None,
     workers: int | None = None,
     fixed_chains: bool = False,
+    pool: str | None = None,
 ) -> list[Result]:
     """Solve every puzzle; results in input order (see solve_stream for the parameters)."""
     results = list(run(puzzles, resolve(SolveOptions.of(locals()))))
@@ -120,6 +121,7 @@ def solve_stream(
     scheduler: str | None = None,
     workers: int | None = None,
     fixed_chains: bool = False,
+    pool: str | None = None,
 ) -> Iterator[Result]:
     """Solve every puzzle, yielding each Result as it finishes (completion order).
 
@@ -164,6 +166,11 @@ def solve_stream(
         CUDA, once the input is exhausted the slots that fall empty take spare chains of the
         puzzles still running (counts.spare_chains), which finishes the last hard puzzles
         sooner; which chain then solves first depends on timing.
+    pool: Sudoku annealing on CUDA: "persistent" (one launch of the persistent kernel for the
+        whole input: resident chains take their next puzzle from a device queue,
+        gpu_anneal.persistent_pool; where the one-thread kernel runs the order and move) or
+        "slices" (the slice pool: gpu_anneal.sudoku_solver). None: persistent on a card where it
+        serves, slices otherwise. The CPU backend takes either and runs as ever.
 
     Ctrl-C: results of puzzles still running are yielded with status "interrupted", then
     KeyboardInterrupt is raised.
@@ -195,6 +202,7 @@ def solve_on_dask(
     scheduler: str | None = None,
     workers: int | None = None,
     fixed_chains: bool = False,
+    pool: str | None = None,
 ) -> Iterator[Result]:
     """solve_stream on a Dask cluster (Sudoku annealing; `pip install .[dask]`).
 

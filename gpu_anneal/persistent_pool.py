@@ -44,8 +44,8 @@ from cpu_reference.sudoku.batch import (
 )
 from gpu_anneal import interrupts, pool_status, validate
 from gpu_anneal.kernels import persistent_layout as L
+from gpu_anneal.settings import POOLS  # noqa: F401 (the pools' names, re-exported)
 
-POOLS = ("persistent", "slices")
 ROUND_PLATEAUS = 4  # plateaus a chain runs between looks at the stop flag
 SPARE_BITS = 52  # jumps the device may make: spare rounds (bit 40 up) over the chain index
 POLL_SECONDS = 0.0005  # the host's pause between drains while the kernel runs
@@ -291,6 +291,12 @@ class PersistentPool:
         self.row_stopped[rows] = False
         return k
 
+    def close(self) -> None:
+        """Once the input is exhausted: CLOSED (chains with no task may join puzzles)."""
+        if self.exhausted and not self.closed:
+            self.runner.set_control(L.CTL_CLOSED, 1)
+            self.closed = True
+
     def stop_late(self, time_limit: float | None) -> None:
         """Puzzles published more than time_limit seconds ago: their chains are told to stop
         (their bound set to the stop value; each stops at its next round)."""
@@ -349,11 +355,11 @@ class PersistentPool:
         """Run the stream through the kernel; yield each result as it is drained."""
         runner = self.runner
         self.publish()
+        self.close()
+        runner.launch()  # at least once: an empty input compiles the kernel (the warm-up)
         while True:
             interrupts.check()
-            if self.exhausted and not self.closed:
-                runner.set_control(L.CTL_CLOSED, 1)
-                self.closed = True
+            self.close()
             self.stop_late(time_limit)
             ended = runner.kernel_ended()
             if ended and (self.row_q >= 0).any():
@@ -395,7 +401,7 @@ def ring_rows(batch, puzzles: int | None = None) -> int:
     """Rows of the ring: two a resident group (cpp chains) plus a chunk ahead, no more than
     the puzzles when their count is known."""
     rows = 2 * batch.puzzles + max(1, batch.puzzles // 2)
-    return max(1, min(rows, puzzles)) if puzzles else rows
+    return max(1, min(rows, puzzles + 1)) if puzzles else rows  # + 1: reading finds the end
 
 
 def run_persistent(batch, source, seed: int, first_chain: int, first_index: int,

@@ -24,6 +24,9 @@ from cpu_reference.sudoku.presets import move_of
 FLAGS = {"fmt": "format", "chain": "replay-chain"}  # parameters the command line names otherwise
 
 
+POOLS = ("persistent", "slices")  # Sudoku annealing's pools on CUDA (persistent_pool)
+
+
 @dataclass(frozen=True)
 class SolveOptions:
     """The solve parameters as given, in the order of the API's signatures (see
@@ -50,6 +53,7 @@ class SolveOptions:
     scheduler: str | None = None
     workers: int | None = None
     fixed_chains: bool = False
+    pool: str | None = None
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -112,6 +116,7 @@ class Settings:
     order: int | None = None
     resume: str | None = None
     fixed_chains: bool = False  # Sudoku annealing: no spare chains (sudoku_solver)
+    pool: str | None = None  # Sudoku annealing on CUDA: persistent | slices (None: default)
     on_input_error: Any = field(default=None, compare=False)
     naming: Naming = API  # how this call's messages name parameters
 

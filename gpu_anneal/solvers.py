@@ -212,7 +212,7 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
     settings = dict(
         schedule=schedule, chains=cpp, seed=s.seed, time_limit=s.time_limit,
         max_trials=s.max_trials, backend=used, move=move, propagate=s.propagate,
-        spare_chains=False if s.fixed_chains else None,
+        spare_chains=False if s.fixed_chains else None, pool=s.pool,
     )  # fmt: skip
     params = replace(sudoku_params(s, order, schedule.t0), backend_choice=choice.reason)
 

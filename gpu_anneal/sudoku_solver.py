@@ -8,8 +8,11 @@ The pool keeps `slots` puzzles on the device (or the CPU cores) at once. After e
 reads one status row per puzzle (reduced on the device on CUDA: gpu_anneal.pool_status), fetches
 the grids of the puzzles that are done (solved, out of trials or out of time), verifies and
 reports them, and loads the next puzzles of the stream into the freed slots, so the hardware
-stays busy while easy puzzles leave and new ones enter. On CUDA the next slice runs while the
-host verifies and refills. A slice lasts about `slice_seconds`, and never more than half the
+stays busy while easy puzzles leave and new ones enter. The refill comes before the next slice
+is launched (a freed slot never sits out a slice) and the results are handed out while it
+runs; a runner that overlaps (overlaps True: a modeled card of the older loop) launches first
+and refills meanwhile, its freed slots joining the slice after. On CUDA the persistent pool
+(gpu_anneal.persistent_pool) runs instead where its kernel serves the order and move. A slice lasts about `slice_seconds`, and never more than half the
 time the closest puzzle has left: its length in plateaus comes from the measured rate
 (Slicer; on the CPU calibrated before the first slice: one plateau longer than the limit is
 a warning, the run goes on),
@@ -413,10 +416,11 @@ class _Pool:
 
     One loop serves every runner, and it works on all the slots at once: after each slice the
     status rows say which puzzles are finished (or out of time: stopped), their grids are
-    fetched together, then, on a runner that overlaps, the next slice starts before the host
-    verifies them (one verifier call for all: verify_many), reports them and refills their
-    slots (deduction, tables and upload for all the new puzzles at once; a refilled slot joins
-    the slice after), otherwise the refill comes first.
+    fetched together, the host verifies them (one verifier call for all: verify_many) and
+    refills their slots (deduction, tables and upload for all the new puzzles at once), then
+    the next slice starts and the results are handed out while it runs. On a runner that
+    overlaps (a modeled card of the older loop) the next slice starts before the host verifies
+    and refills, a refilled slot joining the slice after.
 
     Every puzzle taken from the stream is, at any moment, in exactly one place: its slots
     (slot_q; its lead slot, and spare slots that name the lead in slot_lead), or the outbox (its
@@ -596,16 +600,19 @@ class _Pool:
                 launch = self._launch(slicer, time_limit)
             if over is not None:
                 self._post(over, runner.fetched(), now)
-                yield from self.hand_out()
+                if launch is not None:  # the slice runs meanwhile; the freed slots join the next
+                    yield from self.hand_out()
                 self.refill(done)
             if self.spare and self.exhausted:  # slots emptied before any puzzle had started
                 idle = np.flatnonzero(~self.active())
                 if idle.size:
                     self._spare(idle)
-            if launch is None:
+            if launch is None:  # refilled first: the freed slots run in this slice
                 if not self.active().any():
+                    yield from self.hand_out()
                     return
                 launch = self._launch(slicer, time_limit)
+                yield from self.hand_out()  # while the slice runs
             self._measure(slicer, *launch)
 
     def _post(self, over: Leaving, grids: np.ndarray, now: float, error=None) -> None:
