@@ -14,8 +14,8 @@ runs; a runner that overlaps (overlaps True: a modeled card of the older loop) l
 and refills meanwhile, its freed slots joining the slice after. On CUDA the persistent pool
 (gpu_anneal.persistent_pool) runs instead where its kernel serves the order and move. A slice
 lasts about `slice_seconds`, and never more than half the time the closest puzzle has left:
-its length in plateaus comes from the measured rate (Slicer; on the CPU calibrated before the first slice: one plateau longer than the limit is
-a warning, the run goes on),
+its length in plateaus comes from the measured rate (Slicer; on the CPU calibrated before the
+first slice: one plateau longer than the limit is a warning, the run goes on),
 and a puzzle with less time left than one more round is stopped.
 
 Chain i of the q-th puzzle of a run draws RNG stream first_chain + q * cpp + i whatever the slot,
