@@ -223,10 +223,13 @@ def status_rows(records: np.ndarray, cpp: int) -> np.ndarray:
 
 
 class PersistentPool:
-    """The host's loop (module docstring) over a stream of puzzles."""
+    """The host's loop (module docstring) over a stream of puzzles; `make_results` builds
+    results from status rows as the slice pool does (sudoku_solver's)."""
 
     def __init__(self, batch, runner: PersistentRunner, source, first_chain: int,
-                 first_index: int, report: dict, propagate: bool, rows: int):  # fmt: skip
+                 first_index: int, report: dict, propagate: bool, rows: int,
+                 make_results):  # fmt: skip
+        self.make_results = make_results
         self.batch, self.runner, self.source = batch, runner, source
         self.first_chain, self.first_index = first_chain, first_index
         self.report, self.propagate = report, propagate
@@ -311,13 +314,11 @@ class PersistentPool:
     def results(self, rows: np.ndarray, records: np.ndarray, grids: np.ndarray,
                 error: str | None = None) -> list:  # fmt: skip
         """The results of ring rows (their records and grids), their rows freed."""
-        from gpu_anneal.sudoku_solver import _results
-
         b = self.batch
         status = status_rows(records[rows], b.cpp)
         qs = self.row_q[rows]
         now = time.perf_counter()
-        out = _results(
+        out = self.make_results(
             b, status, grids[rows], self.row_loaded[rows], self.row_cells[rows],
             now - self.row_start[rows], "cuda", self.first_index + qs, self.report["seed"],
             self.first_chain + qs * b.cpp,
@@ -405,18 +406,17 @@ def ring_rows(batch, puzzles: int | None = None) -> int:
 
 
 def run_persistent(batch, source, seed: int, first_chain: int, first_index: int,
-                   report: dict, propagate: bool, spare: bool, puzzles: int | None = None,
-                   time_limit: float | None = None):  # fmt: skip
+                   report: dict, propagate: bool, spare: bool, puzzles: int | None,
+                   time_limit: float | None, make_results, interrupted):  # fmt: skip
     """Yield the results of the stream `source` run on the persistent kernel (module
-    docstring); Ctrl-C: InterruptedBatch with every puzzle published reported."""
-    from gpu_anneal.sudoku_solver import InterruptedBatch
-
+    docstring); Ctrl-C: `interrupted` (the slice pool's InterruptedBatch) raised with every
+    puzzle published reported."""
     rows = ring_rows(batch, puzzles)
     runner = PersistentRunner(batch, rows, seed, spare)
     pool = PersistentPool(batch, runner, source, first_chain, first_index, report, propagate,
-                          rows)  # fmt: skip
+                          rows, make_results)  # fmt: skip
     try:
         yield from pool.drive(time_limit)
     except KeyboardInterrupt:
         interrupts.answered()
-        raise InterruptedBatch(pool.stop()) from None
+        raise interrupted(pool.stop()) from None

@@ -226,7 +226,8 @@ def solve_stream(
     spare = spare and max_trials is None
     if used == "cuda" and persistent_chosen(pool, order, move):
         yield from run_persistent(batch, source, seed, first_chain, first_index, report,
-                                  propagate, spare, count, time_limit)  # fmt: skip
+                                  propagate, spare, count, time_limit, _results,
+                                  InterruptedBatch)  # fmt: skip
         return
     runner = make_runner(batch, used, seed)
     pool = _Pool(batch, runner, source, first_chain, first_index, report, propagate, spare)
