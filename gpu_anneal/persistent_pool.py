@@ -44,9 +44,12 @@ from cpu_reference.sudoku.batch import (
 )
 from gpu_anneal import interrupts, pool_status, validate
 from gpu_anneal.kernels import persistent_layout as L
+from gpu_anneal.kernels.launch import simulating
 from gpu_anneal.settings import POOLS  # noqa: F401 (the pools' names, re-exported)
 
 ROUND_PLATEAUS = 4  # plateaus a chain runs between looks at the stop flag
+WAIT_LOOKS = 200_000  # a chain with no task looks again this often, 1 us apart (on a card)
+RING_GROUPS = 8  # ring rows a resident group: the host publishes this far ahead
 SPARE_BITS = 52  # jumps the device may make: spare rounds (bit 40 up) over the chain index
 POLL_SECONDS = 0.0005  # the host's pause between drains while the kernel runs
 
@@ -99,7 +102,13 @@ class PersistentRunner:
         self.h_grid = cuda.pinned_array((self.rows, cells), np.uint8)
         self.h_ctl = cuda.pinned_array(L.N_CTL, np.int64)
         self.h_stop = cuda.pinned_array(self.rows, np.int64)
-        self.stage = [{}, {}]  # two pinned staging buffers: name -> pinned rows
+        # two pinned staging buffers (name -> rows), made before any launch: an allocation
+        # while a launch runs may wait for it
+        self.stage = [
+            {name: cuda.pinned_array(self.ring[name].size, self.ring[name].dtype)
+             for name in (*rules.PUZZLE_ARRAYS, "solved", "first_state", "rec", "rec_grid")}
+            for _ in range(2)
+        ]  # fmt: skip
         self.staged = [cuda.event(), cuda.event()]
         self.turn = 0
         self.blocks = max(1, -(-batch.chains // kp.threads_per_block(batch.order)))
@@ -107,6 +116,8 @@ class PersistentRunner:
         self.running = False
         self.launches = 0
         self.jump = JumpCursor(seed)
+        # the simulator runs a launch to its end before returning: no chain may wait there
+        self.wait_looks = 0 if simulating() else WAIT_LOOKS
         self.base_key = np.uint64(seed_key(seed % 2**64))
         s.synchronize()
 
@@ -123,7 +134,7 @@ class PersistentRunner:
         k = len(rows)
         if k == 0:
             return
-        cuda, s = self.cuda, self.copy_stream
+        s = self.copy_stream
         self.staged[self.turn].synchronize()  # this buffer's last copies are done
         stage = self.stage[self.turn]
         rec = np.zeros((k, L.N_REC), np.int64)
@@ -142,8 +153,6 @@ class PersistentRunner:
         for name, value in parts.items():
             data = np.ascontiguousarray(value)
             width = data.size // k
-            if name not in stage or stage[name].shape[0] < data.size:
-                stage[name] = cuda.pinned_array(self.rows * width, data.dtype)
             pinned = stage[name][: data.size]
             pinned[:] = data.reshape(-1)
             device = self.ring[name]
@@ -177,7 +186,7 @@ class PersistentRunner:
         ready.record(self.copy_stream)
         ready.wait(self.run_stream)
         self.kp.launch(self.kernel, self.blocks, self.d, self.batch, self.ring, self.cpp,
-                       self.spare, False, ROUND_PLATEAUS, self.run_stream)  # fmt: skip
+                       self.spare, self.wait_looks, ROUND_PLATEAUS, self.run_stream)  # fmt: skip
         self.done_event.record(self.run_stream)
         self.running = True
         self.launches += 1
@@ -362,12 +371,13 @@ class PersistentPool:
             interrupts.check()
             self.close()
             self.stop_late(time_limit)
-            ended = runner.kernel_ended()
+            ended = runner.kernel_ended()  # before the drain: what it drains is all there is
+            out = self.drain()
+            published = self.publish()
+            self.close()
             if ended and (self.row_q >= 0).any():
                 runner.launch()
-            out = self.drain()
             yield from self.hand_out()
-            published = self.publish()
             if self.exhausted and not (self.row_q >= 0).any():
                 runner.wait()
                 return
@@ -399,9 +409,10 @@ class PersistentPool:
 
 
 def ring_rows(batch, puzzles: int | None = None) -> int:
-    """Rows of the ring: two a resident group (cpp chains) plus a chunk ahead, no more than
-    the puzzles when their count is known."""
-    rows = 2 * batch.puzzles + max(1, batch.puzzles // 2)
+    """Rows of the ring: RING_GROUPS a resident group (cpp chains), so that a slow puzzle
+    holds its row up while the others go round; no more than the puzzles (and one) when their
+    count is known."""
+    rows = RING_GROUPS * batch.puzzles
     return max(1, min(rows, puzzles + 1)) if puzzles else rows  # + 1: reading finds the end
 
 

@@ -15,8 +15,9 @@ stands for the host's clock. Its device, at the granularity of a puzzle's chains
     a group's work on a puzzle = ceil(T / L) plateaus at pace(n), n the active warps spread
         evenly over the SMs; the puzzle is done when its first group ends (its solving chain's
         plateau), its other groups are freed then
-    a group that finds no task while the input is open ends, as the kernel's threads do; the
-        launch ends when all have; the host relaunches it
+    a group that finds no task while the input is open waits for the host's next puzzle (the
+        kernel's chains look again, a bounded number of times: the bound is not modeled); the
+        launch ends when the input is closed and no group has work
 
 The host's time: per_puzzle seconds for each puzzle published (deduction, tables, verification
 and results: bench_host's figure), poll_seconds for each drain (the records' copy) and
@@ -148,7 +149,7 @@ class ModeledPersistentRunner:
                 _, _, r = self.queue.pop(0)
                 self._begin(self.free.pop(), r, 0)
                 continue
-            if self.queue:  # published later: the group waits for it (the kernel's spin)
+            if self.queue or not self.closed:  # the group looks again for the host's next
                 return
             open_ = [r for r, gs in self.on_row.items() if gs]
             if self.closed and self.spare and open_:

@@ -4,6 +4,8 @@ the CUDA simulator (the real kernel source), its PTX for sm_80 and sm_90, and th
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from simulate import run_simulated
@@ -81,12 +83,13 @@ def test_the_cpu_backend_takes_either_pool_and_runs_as_ever():
 
 @pytest.mark.cudasim
 def test_simulated_queue_and_ring_report_every_puzzle_once_and_each_replays():
-    """4x4 (five puzzles, a ring of three rows: two launches) and 9x9 (three puzzles), four
-    chains each: every puzzle taken from the queue once and drained from the ring once, all
-    solved, and replay_chain of each reported chain gives its grid, trials and proposals."""
+    """4x4 (five puzzles) and 9x9 (three puzzles) through a ring of two rows (rows reused,
+    several launches), four chains each: every puzzle taken from the queue once and drained
+    from the ring once, all solved, and replay_chain of each reported chain gives its grid,
+    trials and proposals."""
     got = run_simulated("persistent_pool.py", "replay")
     assert got["2"]["indices"] == [0, 1, 2, 3, 4] and got["2"]["solved"] == 5
-    assert got["2"]["launches"] >= 2
+    assert got["2"]["launches"] >= 3 and got["3"]["launches"] >= 2
     assert got["3"]["indices"] == [0, 1, 2] and got["3"]["solved"] == 3
     for order in ("2", "3"):
         assert all(got[order]["replayed"]), got[order]
@@ -109,7 +112,7 @@ def test_simulated_stop_flag_reports_every_published_puzzle_interrupted():
     """The stop flag set before the kernel runs (Ctrl-C): no chain takes a task, and every
     puzzle published is reported once, unsolved, with error "interrupted"."""
     got = run_simulated("persistent_pool.py", "stop")
-    assert got["indices"] == [0, 1, 2]
+    assert got["indices"] == [0, 1, 2, 3, 4]
     assert got["solved"] == 0 and got["errors"] == ["interrupted"] and got["proposals"] == 0
 
 
@@ -137,3 +140,22 @@ def test_persistent_kernel_compiles_with_its_atomics_and_the_slice_kernels_share
     assert report.shared_bytes == ks.shared_bytes_per_block(3, move)
     threads, blocks = bounds
     assert report.registers * threads * blocks <= 65536
+
+
+def test_the_command_line_takes_pool_and_names_a_wrong_one():
+    """solve --pool slices on the CPU solves as without it; --pool ring: exit 2, one line
+    naming --pool and the choices, no traceback."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    cli = CliRunner()
+    args = ["solve", "-", "--backend", "cpu", "--chains", "2", "--output",
+            "jsonl", "--quiet"]  # fmt: skip
+    plain = cli.invoke(app, args, input="1...............\n")
+    pooled = cli.invoke(app, [*args, "--pool", "slices"], input="1...............\n")
+    assert plain.exit_code == pooled.exit_code == 0, pooled.output
+    assert json.loads(plain.stdout)["solution"] == json.loads(pooled.stdout)["solution"]
+    bad = cli.invoke(app, [*args, "--pool", "ring"], input="1...............\n")
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
+    assert "--pool" in bad.output and "persistent" in bad.output

@@ -22,8 +22,8 @@ persistent_layout) and raises the control row's PUBLISHED count; every resident 
     no task: once the input is closed (CTL_CLOSED), join the running puzzle with the fewest
         spare chains (R_LEFT up by one while above 0): the k-th joining chain is chain
         k mod cpp of round 1 + k div cpp, stream m x SPARE_STRIDE + first_chain + q x cpp + i
-        (the slice pool's spare streams); else wait (`wait`, on a card while the host
-        publishes) or end
+        (the slice pool's spare streams); else look again, up to `wait` times a microsecond
+        apart (on a card, while the host publishes the next puzzles), and end
 
 The chains' trajectories do not depend on when they run: each starts from its stream's state and
 the bound only stops chains, so a record's reported chain (the solved chain with the fewest
@@ -85,7 +85,7 @@ def kernel_signature(order: int = 3, move: int = rules.MOVE_SIRDEY) -> tuple:
     i64 = types.int64
     ring = (a2(types.uint64), a1(types.int64), a2(types.uint8), a1(types.int64),
             a3(types.uint64))  # fmt: skip
-    flags = (i64, types.boolean, types.boolean, types.boolean)
+    flags = (i64, types.boolean, types.boolean, i64)
     return (*chain, *tables, *ring, *flags, *schedule, i64, i64)
 
 
@@ -104,18 +104,18 @@ def compiled_kernel(order: int, move: int = rules.MOVE_SIRDEY):
     return cached_jit(kernel_function(order, move, bounds), launch_bounds=bounds)
 
 
-def launch(kernel, blocks: int, d: dict, batch, ring: dict, cpp: int, spare: bool, wait: bool,
+def launch(kernel, blocks: int, d: dict, batch, ring: dict, cpp: int, spare: bool, wait: int,
            budget: int, stream=0) -> None:  # fmt: skip
     """Launch the persistent kernel on `blocks` blocks: the only code that knows its argument
     order. `d` maps the chain arrays (vals, boards, best_vals, ctr, rng, exp_table) to device
     arrays of the resident chains; `ring` the ring's (solved, PUZZLE_ARRAYS, first_state, rec,
-    rec_grid, ctl, powers)."""
+    rec_grid, ctl, powers); `wait` the looks again a chain with no task makes before it ends."""
     kernel[blocks, threads_per_block(batch.order), stream](
         d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], ring["solved"],
         d["exp_table"],
         *(ks.flat_list(ring[key]) if key in ks.FLAT_KEYS else ring[key]
           for key in rules.PUZZLE_ARRAYS),
         ring["first_state"], ring["rec"], ring["rec_grid"], ring["ctl"], ring["powers"],
-        int(cpp), rules.counter_based(batch.order, batch.move), bool(spare), bool(wait),
+        int(cpp), rules.counter_based(batch.order, batch.move), bool(spare), int(wait),
         *rules.schedule_args(batch.schedule)[:9], int(batch.trial_cap), int(budget),
     )  # fmt: skip

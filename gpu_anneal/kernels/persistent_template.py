@@ -9,7 +9,7 @@ Each thread is a resident chain slot: it takes the next chain task from the devi
 it from a fresh state to its stop in rounds of `budget` plateaus, files its counters (and its
 grid, when it ranks first) in the puzzle's record, and takes the next task; the last chain of a
 puzzle to stop marks the record DONE for the host to drain. Nothing waits on the host but a
-thread with no task while the input is open and `wait` is set.
+thread with no task while the input is open: it looks again up to `wait` times, then ends.
 """
 
 from numba import cuda, int64, uint8, uint32, uint64
@@ -238,15 +238,21 @@ def chain_slot(g, lane, sv, sb, st, vals, ctr, rng, best_vals, solved, exp_table
                first_state, rec, rec_grid, ctl, powers, cpp, counter, spare, wait,
                schedule, trial_cap, budget):  # fmt: skip
     """The loop of resident chain slot g: take a task, run it, file it, until none is left
-    (or the stop flag)."""
+    (or the stop flag). With no task while the input is open, it looks again up to `wait`
+    times in a row (a microsecond apart) for the host's next puzzles, then ends: a launch never
+    outlives a host that stopped publishing."""
     (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta,
      reheats) = schedule  # fmt: skip
+    idle = 0
     while read(ctl, CTL_STOP) == 0:
         r, m, i = take_task(ctl, rec, solved, cpp, spare)
         if r < 0:
-            if wait and read(ctl, CTL_CLOSED) == 0:
+            if idle < wait and read(ctl, CTL_CLOSED) == 0:
+                idle += 1
+                cuda.nanosleep(1000)
                 continue
             return
+        idle = 0
         share = trial_cap // cpp + (1 if i < trial_cap % cpp else 0)  # chain_trials
         settings = (kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k,
                     reheat_beta, reheats, share, budget, True)  # fmt: skip

@@ -2,7 +2,7 @@
 simulator, against the CPU's replay of every reported chain.
 
 Usage: persistent_pool.py CASE, CASE one of:
-    replay   4x4 and 9x9 puzzles (more than the ring holds: several launches), 4 chains each:
+    replay   4x4 and 9x9 puzzles (a ring of two rows: several launches), 4 chains each:
              for each order, every puzzle reported once, and for each whether replay_chain of
              its reported chain gives its grid, trials and proposals
     spare    two 4x4 puzzles on four groups with spare chains: the spare chains that joined
@@ -80,6 +80,7 @@ def case_replay() -> dict:
         real(self)
 
     pp.PersistentRunner.launch = counted
+    pp.RING_GROUPS = 2  # a ring of two rows: rows go round, a launch a round
     for order, puzzles in ((2, [cells(t, 2) for t in SMALL]), (3, nines(3))):
         launches.clear()
         results = run(puzzles, order, 1, spare_chains=False)
