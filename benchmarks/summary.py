@@ -1104,7 +1104,9 @@ def virtual_card(res: Results) -> list[Row]:
     if p is None:
         return rows
     before = [(d["before"]["pool"], d["before"])] if d.get("before") else []
-    built = "the pool as built" + (f", {p['pool'].replace(' (as built)', '')}" if "pool" in p else "")
+    built = "the pool as built" + (
+        f", {p['pool'].replace(' (as built)', '')}" if "pool" in p else ""
+    )
     for what, x in before + [(built, p)] + [(x["pool"], x) for x in d["designs"]]:
         rows.append(Row(
             f"Virtual card ({MODEL}): 60,000 isomorphs, {what}, {x['slots']:,} x "
