@@ -7,12 +7,14 @@ record a ring row's int64[N_REC] (gpu_anneal.kernels.persistent_layout).
 The host's loop, with no per-slice synchronisation (gpu_anneal.kernels.persistent tells the
 device's side):
 
-    publish   the next puzzles, in order, into the free rows q mod R (a row is free once the
-              puzzle R before it is drained): deduction when asked, tables, each puzzle's first
-              RNG state and a fresh record, staged in one of two pinned buffers (the other may
-              still be copying) and copied on the second stream, then PUBLISHED raised
-    launch    the kernel on the first stream when it is not running (it ends when it finds no
-              task: the host fell behind, or the stream is done)
+    publish   the next puzzles, in order and in chunks of one a resident group, into the free
+              rows q mod R (a row is free once the puzzle R before it is drained): deduction
+              when asked, tables, each puzzle's first RNG state and a fresh record, staged in
+              one of two pinned buffers (the other may still be copying) and copied on the
+              second stream, then PUBLISHED raised
+    launch    the kernel on the first stream when it is not running (it ends once its chains
+              find no task: on a card after looking again a bounded time while the host
+              prepares more; the stream done)
     drain     copy the records (and their grids) on the second stream; every DONE record is a
               result: verified, handed out, its row freed
     close     once the input is exhausted, CLOSED: chains that find no task join the puzzles
@@ -267,9 +269,12 @@ class PersistentPool:
         return read
 
     def publish(self) -> int:
-        """Publish the next puzzles into the free rows that follow in order; returns how many."""
+        """Publish the next puzzles into the free rows that follow in order, a chunk of at most
+        one a resident group (the kernel starts after the first chunk and runs while the host
+        prepares the next); returns how many."""
         free = 0
-        while free < self.R and self.row_q[(self.published + free) % self.R] < 0:
+        chunk = min(self.R, self.batch.puzzles)
+        while free < chunk and self.row_q[(self.published + free) % self.R] < 0:
             free += 1
         if free == 0 or self.exhausted:
             return 0

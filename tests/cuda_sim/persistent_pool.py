@@ -7,8 +7,8 @@ Usage: persistent_pool.py CASE, CASE one of:
              its reported chain gives its grid, trials and proposals
     spare    two 4x4 puzzles on four groups with spare chains: the spare chains that joined
              and whether each reported chain replays
-    stop     the stop flag set before the kernel starts: every puzzle published is reported,
-             none solved, each with error "interrupted"
+    stop     the stop flag set before the kernel starts (five puzzles, chunks of two): every
+             puzzle published is reported, none solved, each with error "interrupted"
 Prints one JSON object.
 """
 
@@ -116,7 +116,7 @@ def case_stop() -> dict:
     pp.PersistentRunner.launch = stopped
     puzzles = [cells(t, 2) for t in SMALL]
     try:
-        run(puzzles, 2, 1, spare_chains=False)
+        run(puzzles, 2, 2, spare_chains=False)
     except solver.InterruptedBatch as stop:
         return {
             "indices": sorted(r.index for r in stop.results),
