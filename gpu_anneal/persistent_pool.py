@@ -52,6 +52,7 @@ from gpu_anneal.settings import POOLS  # noqa: F401 (the pools' names, re-export
 ROUND_PLATEAUS = 4  # plateaus a chain runs between looks at the stop flag
 WAIT_LOOKS = 200_000  # a chain with no task looks again this often, 1 us apart (on a card)
 RING_GROUPS = 8  # ring rows a resident group: the host publishes this far ahead
+RING_MAX = 1 << 16  # ring rows at most (a row's tables: about 1.5 KB at 9x9, twice pinned)
 SPARE_BITS = 52  # jumps the device may make: spare rounds (bit 40 up) over the chain index
 POLL_SECONDS = 0.0005  # the host's pause between drains while the kernel runs
 
@@ -415,10 +416,10 @@ class PersistentPool:
 
 def ring_rows(batch, puzzles: int | None = None) -> int:
     """Rows of the ring: RING_GROUPS a resident group (cpp chains), so that a slow puzzle
-    holds its row up while the others go round; no more than the puzzles (and one) when their
-    count is known."""
-    rows = RING_GROUPS * batch.puzzles
-    return max(1, min(rows, puzzles + 1)) if puzzles else rows  # + 1: reading finds the end
+    holds its row up while the others go round, at most RING_MAX; no more than the puzzles
+    (and one: reading finds the end) when their count is known (an empty input: one row)."""
+    rows = min(RING_GROUPS * batch.puzzles, RING_MAX)
+    return max(1, min(rows, puzzles + 1)) if puzzles is not None else rows
 
 
 def run_persistent(batch, source, seed: int, first_chain: int, first_index: int,
