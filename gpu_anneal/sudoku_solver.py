@@ -176,7 +176,7 @@ def solve_stream(
     `pool` (CUDA only; the CPU backend takes it and runs as ever): "persistent", one launch of
     the persistent kernel for the whole stream (gpu_anneal.persistent_pool), where it serves
     the order and move (the one-thread kernel's), else slices; "slices", this module's pool.
-    None: persistent on a card, slices in the CUDA simulator.
+    None: persistent on a card, slices in the CUDA simulator and with a stand-in slice runner.
     """
     used = resolve_backend(backend)
     lay = layout(order)
@@ -255,11 +255,14 @@ def solve_stream(
 
 
 def persistent_chosen(pool: str | None, order: int, move: int) -> bool:
-    """Whether a CUDA run takes the persistent pool: asked for (or by default on a card, not
-    in the simulator) and served for the order and move; else slices."""
+    """Whether a CUDA run takes the persistent pool: asked for, or by default on a card (not
+    in the simulator, nor where a caller put a slice runner of its own in make_runner's
+    place: a stand-in); and served for the order and move. Else slices."""
+    from gpu_anneal import runners
     from gpu_anneal.kernels.launch import simulating
 
-    wanted = pool == "persistent" or (pool is None and not simulating())
+    own = make_runner is runners.make_runner  # (module global: a stand-in replaces it)
+    wanted = pool == "persistent" or (pool is None and not simulating() and own)
     return wanted and persistent_serves(order, move)
 
 
