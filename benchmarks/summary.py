@@ -1103,7 +1103,11 @@ def virtual_card(res: Results) -> list[Row]:
     p = d["predicted"]
     if p is None:
         return rows
-    for what, x in [("the pool as built", p)] + [(x["pool"], x) for x in d["designs"]]:
+    before = [(d["before"]["pool"], d["before"])] if d.get("before") else []
+    built = "the pool as built" + (
+        f", {p['pool'].replace(' (as built)', '')}" if "pool" in p else ""
+    )
+    for what, x in before + [(built, p)] + [(x["pool"], x) for x in d["designs"]]:
         rows.append(Row(
             f"Virtual card ({MODEL}): 60,000 isomorphs, {what}, {x['slots']:,} x "
             f"{x['chains']:,} chains",

@@ -35,16 +35,18 @@ and exit), and where the launched proposals go:
 --calibrate first fits and models the three committed card runs (card_vs_cores.json at
 ff6696e: iso6000, iso6000c64, iso60000, with their chains and slots, no spare chains, and that
 code's host seconds) and quotes a prediction only when each modeled wall is within 25 % of the
-measured one; the prediction is
-60,000 isomorphs on the pool as built (the default plan, this code's host seconds), and the
-designs beside it: the refill before the relaunch (the pool's own non-overlapping path) and a
-persistent pool (benchmarks/persistent_model.py), at 64 and 1,056 chains a puzzle.
+measured one; the prediction is 60,000 isomorphs on the pool as built (the default plan, this
+code's host seconds): the persistent pool's own host loop (gpu_anneal.persistent_pool) against
+its modeled device (gpu_anneal.standin_persistent), beside the slice pool as it was before (the
+refill after the relaunch: `before` in the results); and at 64 and 1,056 chains a puzzle the
+slice pool as built (the refill first), the persistent pool as built and the older design
+model of it (benchmarks/persistent_model.py).
 
     python -m benchmarks.virtual_card --calibrate [--json] [--save]
         [--file ../shared/data/sudoku/forum_hardest_1106.txt] [--profiles FILE]
     python -m benchmarks.virtual_card [--puzzles 60000] [--chains 64] [--batch N]
-        [--pool slices|refill-first|persistent] [--host-cores 1] [--half-warps X]
-        [--host-share X]      (one modeled run, with the committed fit by default)
+        [--pool slices|refill-first|persistent|persistent-model] [--host-cores 1]
+        [--half-warps X] [--host-share X]   (one modeled run, the committed fit by default)
 
 With --json the last line printed is {"runs": [{"name", "measured_s", "modeled_s"}, ...],
 "predicted": {"iso60000_puzzles_per_second", "useful_fraction"}} (predicted null when the
@@ -78,9 +80,10 @@ from benchmarks.persistent_model import run_persistent
 from benchmarks.solve_profiles import PROFILES, base_puzzles, load_profiles
 from benchmarks.tables import add_out_arguments, rerender, table_block, write_results
 from cpu_reference.sudoku.exact import solve_exact
-from gpu_anneal import backends, plan, solvers, sudoku_solver
+from gpu_anneal import backends, persistent_pool, plan, solvers, sudoku_solver
 from gpu_anneal.runners import make_runner as real_make_runner
 from gpu_anneal.standin import ModeledRunner, VirtualClock
+from gpu_anneal.standin_persistent import ModeledPersistentRunner
 from gpu_anneal.sudoku_solver import SPARE_STRIDE
 
 LABEL = "a model (virtual card), not a measurement"
@@ -173,22 +176,28 @@ class _PoolClock(types.SimpleNamespace):
 
 
 @contextmanager
-def modeled_card(factory: Callable, clock: VirtualClock):
+def modeled_card(factory: Callable, clock: VirtualClock, persistent: Callable | None = None):
     """While inside: the `cuda` backend is usable, plans for the described card, builds its
-    runners with factory(batch, backend, seed), and the pool reads `clock`; each run warms up
-    as a fresh process does. Everything is put back on leaving."""
+    runners with factory(batch, backend, seed) (the persistent pool's with
+    persistent(batch, rows, seed, spare)), and the pools read `clock` (a sleep spends its
+    seconds); each run warms up as a fresh process does. Everything is put back on leaving."""
     saved = (backends.cuda_status, plan.current_card, sudoku_solver.make_runner,
-             sudoku_solver.time, set(solvers._warm))  # fmt: skip
+             sudoku_solver.time, persistent_pool.PersistentRunner, persistent_pool.time,
+             set(solvers._warm))  # fmt: skip
     backends.cuda_status = lambda: (True, f"a modeled {card_model.CARD} (virtual card)")
     plan.current_card = lambda: plan.card_named(card_model.CARD)
     sudoku_solver.make_runner = factory
     sudoku_solver.time = _PoolClock(perf_counter=clock.perf_counter)
+    persistent_pool.time = _PoolClock(perf_counter=clock.perf_counter, sleep=clock.spend)
+    if persistent is not None:
+        persistent_pool.PersistentRunner = persistent
     solvers._warm.clear()
     try:
         yield
     finally:
         (backends.cuda_status, plan.current_card, sudoku_solver.make_runner,
-         sudoku_solver.time, warm) = saved  # fmt: skip
+         sudoku_solver.time, persistent_pool.PersistentRunner, persistent_pool.time,
+         warm) = saved  # fmt: skip
         solvers._warm.clear()
         solvers._warm.update(warm)
 
@@ -216,9 +225,72 @@ def model_run(w: Workload, profiles: Profiles, kernel: card_model.Kernel,
         with modeled_card(factory, clock):
             found = list(gpu_anneal.solve_stream(
                 str(path), backend="cuda", chains=w.chains, batch=w.slots,
-                fixed_chains=not w.spare,
+                fixed_chains=not w.spare, pool="slices",
             ))  # fmt: skip
     return runners, found
+
+
+def model_persistent(w: Workload, profiles: Profiles, kernel: card_model.Kernel,
+                     host: card_model.Host) -> tuple[list, list]:  # fmt: skip
+    """Run the workload through the persistent pool as built (gpu_anneal.api.solve_stream,
+    `cuda` backend, pool "persistent": its host loop, gpu_anneal.persistent_pool) on the
+    modeled card (gpu_anneal.standin_persistent): (its runners, the warm-up's first; its
+    Results in completion order)."""
+    clock = VirtualClock()
+    runners: list[ModeledPersistentRunner] = []
+
+    def persistent(batch, rows, seed, spare):
+        cpp = batch.cpp
+        runner = ModeledPersistentRunner(
+            batch, rows, seed, spare, lambda first: profiles(first, cpp),
+            lambda first: w.solutions[(first % SPARE_STRIDE) // cpp], clock, kernel,
+            host.per_puzzle,
+        )  # fmt: skip
+        runner.started_at = clock.now
+        runners.append(runner)
+        return runner
+
+    with tempfile.TemporaryDirectory(prefix="virtual_card_") as tmp:
+        path = Path(tmp) / f"{w.name}.txt"
+        path.write_text("".join(line(p) + "\n" for p in w.puzzles))
+        with modeled_card(real_make_runner, clock, persistent):
+            found = []
+            for result in gpu_anneal.solve_stream(
+                str(path), backend="cuda", chains=w.chains, batch=w.slots,
+                fixed_chains=not w.spare, pool="persistent",
+            ):  # fmt: skip
+                found.append(result)
+            runners[-1].ended_at = clock.now
+    return runners, found
+
+
+def run_persistent_pool(w: Workload, profiles: Profiles, kernel: card_model.Kernel,
+                        host: card_model.Host) -> dict:  # fmt: skip
+    """The summary of the workload's run through the persistent pool as built on the modeled
+    card: span from its runner's making to the last result, useful fraction = each puzzle's
+    chains up to the plateau of its solve over the resident chains' proposals while launches
+    ran (at the full card's pace)."""
+    exact, substituted = profiles.exact, profiles.substituted
+    runners, results = model_persistent(w, profiles, kernel, host)
+    unsolved = [r.index for r in results if not r.solved]
+    if unsolved:
+        raise SystemExit(f"the modeled run left {len(unsolved)} puzzles unsolved: {unsolved[:5]}")
+    main = runners[-1]
+    span = main.ended_at - main.started_at
+    launched = main.groups * main.cpp * main.busy * kernel.resident_chain_rate
+    return {
+        "name": w.name, "label": w.label, "pool": "persistent (as built)",
+        "puzzles": len(results), "chains": main.cpp, "slots": main.groups,
+        "slices": 0, "launches": main.launches, "kernel_seconds": main.busy,
+        "span_seconds": span, "wall_seconds": span + host.start_and_exit,
+        "puzzles_per_second": len(results) / span,
+        "useful_fraction": main.useful / launched if launched else None,
+        "live_slot_share": None, "useful_share_of_live": None,
+        "spare_groups": main.joined, "median_search_seconds": None,
+        "p90_search_seconds": None, "host_per_puzzle_us": host.per_puzzle * 1e6,
+        "round_gap_ms": None, "profiles_exact": profiles.exact - exact,
+        "profiles_substituted": profiles.substituted - substituted,
+    }  # fmt: skip
 
 
 @contextmanager
@@ -413,19 +485,25 @@ def calibrate(args) -> dict:
     if not within:
         return result
     full = Workload("iso60000", f"{count:,} random isomorphs", puzzles, solutions)
-    built = run_slices(full, profiles, kernel, now)
+    before = run_slices(full, profiles, kernel, now)  # the slice pool's older loop
+    before["pool"] = "slices, refill after the relaunch (before)"
+    result["before"] = before
+    built = run_persistent_pool(full, profiles, kernel, now)
     result["predicted"] = built
-    log(f"as built: {built['puzzles_per_second']:,.0f} puzzles/s, useful "
-        f"{built['useful_fraction']:.1%}")  # fmt: skip
+    for d, when in ((before, "before"), (built, "as built")):
+        log(f"{when}: {d['puzzles_per_second']:,.0f} puzzles/s, useful "
+            f"{d['useful_fraction']:.1%}")  # fmt: skip
     for chains in DESIGN_CHAINS:
         w = Workload(f"iso60000c{chains}", f"{count:,} isomorphs, {chains} chains a puzzle",
                      puzzles, solutions, chains)  # fmt: skip
-        if chains != built["chains"]:
-            result["designs"].append(run_slices(w, profiles, kernel, now))
         result["designs"].append(run_slices(w, profiles, kernel, now, overlaps=False))
+        result["designs"][-1]["pool"] = "slices, refill first (as built, --pool slices)"
+        if chains != built["chains"]:
+            result["designs"].append(run_persistent_pool(w, profiles, kernel, now))
         for cores in (1, HOST_CORES):
             result["designs"].append(run_persistent_design(w, profiles, kernel, now, cores))
-        for d in result["designs"][-2:]:
+            result["designs"][-1]["pool"] += " (the older design model)"
+        for d in result["designs"][-3:]:
             log(f"{d['pool']}, {chains} chains: {d['puzzles_per_second']:,.0f} puzzles/s, "
                 f"useful {d['useful_fraction']:.1%}")  # fmt: skip
     return result
@@ -512,7 +590,7 @@ def render(result: dict) -> str:
     )  # fmt: skip
     p = result["predicted"]
     if p is not None:
-        rows = [_design_row(p, "slices (as built)")] + [
+        rows = [_design_row(d, d["pool"]) for d in (result.get("before"), p) if d] + [
             _design_row(d, d["pool"]) for d in result["designs"]
         ]
         lines += table_block(
@@ -520,15 +598,18 @@ def render(result: dict) -> str:
             ("pool", "slots x chains", "span s", "puzzles/s (span)", "useful fraction",
              "live-slot share", "useful share of a live slot", "slices"),
             rows,
-            "Puzzles/s over the solve span (start-up not counted). As built: the default plan, "
-            "slices, the refill queued after the relaunch, spare chains once the input is "
-            "exhausted. Refill first: the same pool with the refill before the relaunch (the "
-            "host's work no longer overlaps the slice). Persistent: "
-            "`benchmarks/persistent_model.py`, a design not built (groups take the next puzzle "
-            "when theirs is solved, at no device cost; the host prepares and drains puzzles on "
-            f"its cores, one or the card machine's {result['host_cores']}). Puzzles from 6,000 "
-            "on take the profiles of the first 6,000 (an isomorph of the same base puzzle), "
-            "spare slots that of another isomorph of their base: as built "
+            "Puzzles/s over the solve span (start-up not counted). Before: the default plan on "
+            "the slice pool as it was, the refill queued after the relaunch, spare chains once "
+            "the input is exhausted. Persistent (as built): the default plan on the persistent "
+            "pool's own host loop (`gpu_anneal.persistent_pool`, one host core) against its "
+            "modeled device (`gpu_anneal.standin_persistent`: a group of a puzzle's chains "
+            "takes the next published puzzle when its own is solved; modeled drains of "
+            "20 us and launches of 10 us); useful fraction over the resident chains' "
+            "proposals while launches ran. Slices, refill first: the slice pool as built now "
+            "(`--pool slices`). The older design model: `benchmarks/persistent_model.py` (the "
+            f"host on one core or the card machine's {result['host_cores']}). Puzzles from "
+            "6,000 on take the profiles of the first 6,000 (an isomorph of the same base "
+            "puzzle), spare slots that of another isomorph of their base: as built "
             f"{p['profiles_exact']:,} slots exact, {p['profiles_substituted']:,} substituted.",
         )  # fmt: skip
     lines.append(
@@ -569,8 +650,10 @@ def single(args) -> dict:
     w = Workload(f"iso{args.puzzles}", f"{args.puzzles:,} random isomorphs", puzzles,
                  solutions, args.chains, args.batch)  # fmt: skip
     if args.pool == "persistent":
+        return run_persistent_pool(w, profiles, kernel, now)
+    if args.pool == "persistent-model":
         if args.chains is None:
-            raise SystemExit("--pool persistent: give --chains")
+            raise SystemExit("--pool persistent-model: give --chains")
         return run_persistent_design(w, profiles, kernel, now, args.host_cores)
     return run_slices(w, profiles, kernel, now, overlaps=args.pool == "slices")
 
@@ -585,7 +668,11 @@ def main() -> None:
     ap.add_argument("--puzzles", type=int, default=60000)
     ap.add_argument("--chains", type=int, default=None)
     ap.add_argument("--batch", type=int, default=None)
-    ap.add_argument("--pool", choices=("slices", "refill-first", "persistent"), default="slices")
+    ap.add_argument(
+        "--pool",
+        default="slices",
+        choices=("slices", "refill-first", "persistent", "persistent-model"),
+    )
     ap.add_argument("--host-cores", type=int, default=1)
     ap.add_argument("--half-warps", type=float, default=None, help="n_half (default: the fit)")
     ap.add_argument("--host-share", type=float, default=None, help="rho (default: the fit)")

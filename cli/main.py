@@ -218,6 +218,15 @@ def solve(
             "the input is exhausted), so the reported chain repeats for the seed",
         ),
     ] = False,
+    pool: Annotated[
+        str | None,
+        typer.Option(
+            metavar="POOL",
+            help="Sudoku on CUDA: persistent (one launch, chains take puzzles from a device "
+            "queue) or slices; the CPU backend takes either and runs as ever  [default: "
+            "persistent where its kernel runs the order and move, else slices]",
+        ),
+    ] = None,
     rules: Annotated[
         Rules | None,
         typer.Option(help="--method exact: seed runs seed 003's three rules  [default: fast]"),
@@ -307,7 +316,7 @@ def solve(
         time_limit=time_limit,
         max_trials=max_trials, propagate=propagate, rules=value(rules), batch=batch,
         fmt=value(format), resume=resume, scheduler=scheduler, workers=workers,
-        fixed_chains=fixed_chains, threads=threads, total_time=total_time,
+        fixed_chains=fixed_chains, threads=threads, total_time=total_time, pool=pool,
     )  # fmt: skip
     request = SolveRequest(
         options, files=files or [], example=value(example), kind=value(kind),

@@ -18,8 +18,8 @@ applies where:
     move                      yes             -              shikaku only           -
     time_limit                yes             -              yes                    yes
     technique propagate       yes             -              -                      -
-    batch fixed_chains        yes             -              -                      -
     threads total_time        yes             yes            yes                    yes
+    batch fixed_chains pool   yes             -              -                      -
     scheduler workers         yes (Dask)      -              -                      -
     fmt order                 yes             yes            -                      -
     backend                   yes             cpu only       yes                    cpu only
@@ -93,6 +93,7 @@ def solve(
     fixed_chains: bool = False,
     threads: int | None = None,
     total_time: float | None = None,
+    pool: str | None = None,
 ) -> list[Result]:
     """Solve every puzzle; results in input order (see solve_stream for the parameters)."""
     results = list(run(puzzles, resolve(SolveOptions.of(locals()))))
@@ -125,6 +126,7 @@ def solve_stream(
     fixed_chains: bool = False,
     threads: int | None = None,
     total_time: float | None = None,
+    pool: str | None = None,
 ) -> Iterator[Result]:
     """Solve every puzzle, yielding each Result as it finishes (completion order).
 
@@ -180,6 +182,11 @@ def solve_stream(
     A puzzle proved to have no solution is yielded with status "no_solution" as soon as it is
     proved, by deduction or by a capped exact search once it has annealed half a second
     (gpu_anneal.sudoku_solver), not after the time limit.
+    pool: Sudoku annealing on CUDA: "persistent" (one launch of the persistent kernel for the
+        whole input: resident chains take their next puzzle from a device queue,
+        gpu_anneal.persistent_pool; where the one-thread kernel runs the order and move) or
+        "slices" (the slice pool: gpu_anneal.sudoku_solver). None: persistent on a card where it
+        serves, slices otherwise. The CPU backend takes either and runs as ever.
 
     Ctrl-C: results of puzzles still running are yielded with status "interrupted", then
     KeyboardInterrupt is raised.
@@ -213,6 +220,7 @@ def solve_on_dask(
     fixed_chains: bool = False,
     threads: int | None = None,
     total_time: float | None = None,
+    pool: str | None = None,
 ) -> Iterator[Result]:
     """solve_stream on a Dask cluster (Sudoku annealing; `pip install .[dask]`).
 

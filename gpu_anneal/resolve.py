@@ -22,7 +22,7 @@ from gpu_anneal import validate
 from gpu_anneal.backends import BACKENDS
 from gpu_anneal.kinds import KINDS, kind_of
 from gpu_anneal.kinds.base import PARAMETERS
-from gpu_anneal.settings import API, Naming, Settings, SolveOptions
+from gpu_anneal.settings import API, POOLS, Naming, Settings, SolveOptions
 
 
 def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
@@ -54,6 +54,8 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
         _choice(name, "move", o.move, spec.moves, f" for {o.kind}")
     if o.fmt is not None:
         _choice(name, "fmt", o.fmt, FORMATS)
+    if o.pool is not None:
+        _choice(name, "pool", o.pool, POOLS)
     if o.scheduler is not None and o.workers is not None:
         raise InputError(f"{name('scheduler')} and {name('workers')}: give one, not both")
     batch = validate.batch(o.batch, name("batch"))
@@ -79,7 +81,7 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
         propagate=bool(propagate), batch=batch, scheduler=o.scheduler, workers=workers,
         rules=(o.rules or "fast") if spec.takes("rules", method) else None, fmt=o.fmt,
         order=order, resume=resume, fixed_chains=bool(fixed_chains), threads=threads,
-        total_time=total_time, on_input_error=o.on_input_error, naming=naming,
+        total_time=total_time, pool=o.pool, on_input_error=o.on_input_error, naming=naming,
     )  # fmt: skip
 
 

@@ -30,6 +30,7 @@ from gpu_anneal.backends import cpu_threads, resolve_backend
 
 BACKENDS = ("cpu", "cuda")  # a plan's backend: "auto" is chosen before a plan is made
 GRID_CHAINS = {"cpu": 16, "cuda": 4096}  # Shikaku and Hashi: chains a puzzle when none is asked
+POOLS = ("persistent", "slices")  # Sudoku annealing's pools on CUDA (persistent_pool)
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class RunPlan:
     spare_chains: bool | None = None  # Sudoku: None: on for CUDA, off on the CPU
     generator: str | None = None  # the RNG that draws the moves
     options: tuple = ()  # grid kinds: the kind's solver options, (key, value) pairs
+    pool: str | None = None  # Sudoku on CUDA: "persistent" | "slices" (None: the default rule)
 
     def __post_init__(self):
         if self.backend not in BACKENDS:
@@ -108,7 +110,7 @@ def sudoku_plan(s, order: int, backend: str, choice: str) -> RunPlan:
         order=order, move=move, move_code=code, schedule=with_start(s.schedule, order, s.t0),
         schedule_text=schedule_text(s.schedule, order, s.t0), propagate=s.propagate,
         spare_chains=False if s.fixed_chains else None,
-        generator=rules.generator_name(order, code),
+        generator=rules.generator_name(order, code), pool=s.pool,
     )  # fmt: skip
 
 
@@ -150,6 +152,7 @@ def pool_plan(
     move: str,
     propagate: bool,
     spare_chains: bool | None,
+    pool: str | None = None,
 ) -> RunPlan:
     """The plan of a pool run from the arguments of sudoku_solver.solve_stream or replay_chain,
     which callers that skip the API give: each checked here (InputError naming it), the
@@ -169,6 +172,8 @@ def pool_plan(
     if time_limit is not None and not time_limit > 0:
         raise InputError(f"time limit = {time_limit}: must be positive (None: no limit)")
     seed = validate.seed(seed)
+    if pool is not None and pool not in POOLS:
+        raise InputError(f"pool {pool!r}: expected one of {', '.join(POOLS)}")
     if chains is None and used == "cpu":  # on CUDA the pool's launch plan fills them
         chains = default_chains(used, slots or 1)
     code = rules.MOVE_NAMES[move]
@@ -176,5 +181,5 @@ def pool_plan(
         kind="sudoku", method="anneal", backend=used, choice=f"{used}: asked", seed=seed,
         time_limit=time_limit, max_trials=max_trials, chains=chains, slots=slots, order=order,
         move=move, move_code=code, schedule=sched, propagate=propagate,
-        spare_chains=spare_chains, generator=rules.generator_name(order, code),
+        spare_chains=spare_chains, generator=rules.generator_name(order, code), pool=pool,
     )  # fmt: skip

@@ -14,8 +14,9 @@ A runner holds a SudokuBatch and offers:
                             slot p takes a new puzzle (cells None: empty) with fresh chains,
                             chain i drawing RNG stream first_chain + i
     stop(p)                 ask slot p's chains to stop at their next plateau
-    overlaps                True when run() returns before the slice ends, so that the host can
-                            verify and refill while the device works
+    overlaps                True: the pool launches the next slice before it verifies and
+                            refills (the older loop; a modeled card keeps it); False: it
+                            refills first, the results handed out while the slice runs
     sync(), fetch_grids()   make every host array current (tests and measurements; the pool
                             never needs them)
 
@@ -153,7 +154,7 @@ class CudaRunner:
     """
 
     name = "cuda"
-    overlaps = True
+    overlaps = False  # the pool refills freed slots before it launches the next slice
 
     def __init__(self, batch: SudokuBatch, seed: int = 0, kernel: str = "auto"):
         # late: numba.cuda and the kernels it compiles cost ~0.2 s of a CPU run's start

@@ -20,6 +20,7 @@ from typing import Any
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.presets import move_of
+from gpu_anneal.run_plan import POOLS  # noqa: F401 (re-exported: the API checks pool against it)
 
 FLAGS = {"fmt": "format", "chain": "replay-chain"}  # parameters the command line names otherwise
 
@@ -52,6 +53,7 @@ class SolveOptions:
     fixed_chains: bool = False
     threads: int | None = None
     total_time: float | None = None
+    pool: str | None = None
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -116,6 +118,7 @@ class Settings:
     fixed_chains: bool = False  # Sudoku annealing: no spare chains (sudoku_solver)
     threads: int | None = None  # numba's threads for the run; None: as they are
     total_time: float | None = None  # seconds for the whole run; None: no budget
+    pool: str | None = None  # Sudoku annealing on CUDA: persistent | slices (None: default)
     on_input_error: Any = field(default=None, compare=False)
     naming: Naming = API  # how this call's messages name parameters
 

@@ -8,11 +8,14 @@ The pool keeps `slots` puzzles on the device (or the CPU cores) at once. After e
 reads one status row per puzzle (reduced on the device on CUDA: gpu_anneal.pool_status), fetches
 the grids of the puzzles that are done (solved, out of trials or out of time), verifies and
 reports them, and loads the next puzzles of the stream into the freed slots, so the hardware
-stays busy while easy puzzles leave and new ones enter. On CUDA the next slice runs while the
-host verifies and refills. A slice lasts about `slice_seconds`, and never more than half the
-time the closest puzzle has left: its length in plateaus comes from the measured rate
-(Slicer; on the CPU calibrated before the first slice: one plateau longer than the limit is
-a warning, the run goes on),
+stays busy while easy puzzles leave and new ones enter. The refill comes before the next slice
+is launched (a freed slot never sits out a slice) and the results are handed out while it
+runs; a runner that overlaps (overlaps True: a modeled card of the older loop) launches first
+and refills meanwhile, its freed slots joining the slice after. On CUDA the persistent pool
+(gpu_anneal.persistent_pool) runs instead where its kernel serves the order and move. A slice
+lasts about `slice_seconds`, and never more than half the time the closest puzzle has left:
+its length in plateaus comes from the measured rate (Slicer; on the CPU calibrated before the
+first slice: one plateau longer than the limit is a warning, the run goes on),
 and a puzzle with less time left than one more round is stopped.
 
 Chain i of the q-th puzzle of a run draws RNG stream first_chain + q * cpp + i whatever the slot,
@@ -69,6 +72,8 @@ from cpu_reference.sudoku.batch import (
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule
 from gpu_anneal import host_cores, interrupts, phases, pool_status, timeline, validate
+from gpu_anneal.persistent_pool import run_persistent
+from gpu_anneal.persistent_pool import serves as persistent_serves
 from gpu_anneal.run_plan import RunPlan, default_chains, pool_plan  # noqa: F401 - default_chains: re-exported
 from gpu_anneal.runners import make_runner
 
@@ -153,6 +158,7 @@ def solve_stream(
     device=None,
     spare_chains: bool | None = None,
     on_compiled: Callable[[float], None] | None = None,
+    pool: str | None = None,
 ) -> Iterator[SolveResult]:
     """Anneal a stream of puzzles (uint8[cells] each), `slots` at a time; yield as they finish.
 
@@ -182,11 +188,16 @@ def solve_stream(
     `on_compiled(seconds)` is told, before the first puzzle is loaded, how long the pool's own
     compile step took (every kernel compiled or loaded from the disk cache, and run once on no
     chain); the phase `compiling` is announced for it (gpu_anneal.phases).
+
+    `pool` (CUDA only; the CPU backend takes it and runs as ever): "persistent", one launch of
+    the persistent kernel for the whole stream (gpu_anneal.persistent_pool), where it serves
+    the order and move (the one-thread kernel's), else slices; "slices", this module's pool.
+    None: persistent on a card, slices in the CUDA simulator and with a stand-in slice runner.
     """
     plan = pool_plan(
         order, backend=backend, schedule=schedule, chains=chains, slots=slots, seed=seed,
         time_limit=time_limit, max_trials=max_trials, move=move, propagate=propagate,
-        spare_chains=spare_chains,
+        spare_chains=spare_chains, pool=pool,
     )  # fmt: skip
     slice_seconds = validate.slice_seconds(slice_seconds)
     yield from run_pool(plan, puzzles, first_index, first_chain, slice_seconds, device, on_compiled)
@@ -233,10 +244,15 @@ def run_pool(
         np.zeros((slots, lay.cells), np.uint8), order, sched, cpp, seed, trial_cap,
         move=plan.move_code,
     )  # fmt: skip
-    runner = make_runner(batch, used, seed)
     report = dict(backend=used, seed=seed, move=move)
     spare = (used == "cuda") if plan.spare_chains is None else bool(plan.spare_chains)
     spare = spare and max_trials is None
+    if used == "cuda" and persistent_chosen(plan.pool, order, move):
+        yield from run_persistent(batch, source, seed, first_chain, first_index, report,
+                                  plan.propagate, spare, count, time_limit, _results,
+                                  InterruptedBatch)  # fmt: skip
+        return
+    runner = make_runner(batch, used, seed)
     pool = _Pool(batch, runner, source, first_chain, first_index, report, plan.propagate, spare)
     slicer = Slicer(sched.plateau, slice_seconds)
     try:
@@ -261,6 +277,18 @@ def run_pool(
         interrupts.answered()
         pool.stop_all(interrupts.stop_reason())
         raise InterruptedBatch(list(pool.outbox)) from None
+
+
+def persistent_chosen(pool: str | None, order: int, move: int) -> bool:
+    """Whether a CUDA run takes the persistent pool: asked for, or by default on a card (not
+    in the simulator, nor where a caller put a slice runner of its own in make_runner's
+    place: a stand-in); and served for the order and move. Else slices."""
+    from gpu_anneal import runners
+    from gpu_anneal.kernels.launch import simulating
+
+    own = make_runner is runners.make_runner  # (module global: a stand-in replaces it)
+    wanted = pool == "persistent" or (pool is None and not simulating() and own)
+    return wanted and persistent_serves(order, move)
 
 
 POOL_GC_THRESHOLD = 50_000  # allocations between collections of the youngest generation
@@ -417,10 +445,11 @@ class _Pool:
 
     One loop serves every runner, and it works on all the slots at once: after each slice the
     status rows say which puzzles are finished (or out of time: stopped), their grids are
-    fetched together, then, on a runner that overlaps, the next slice starts before the host
-    verifies them (one verifier call for all: verify_many), reports them and refills their
-    slots (deduction, tables and upload for all the new puzzles at once; a refilled slot joins
-    the slice after), otherwise the refill comes first.
+    fetched together, the host verifies them (one verifier call for all: verify_many) and
+    refills their slots (deduction, tables and upload for all the new puzzles at once), then
+    the next slice starts and the results are handed out while it runs. On a runner that
+    overlaps (a modeled card of the older loop) the next slice starts before the host verifies
+    and refills, a refilled slot joining the slice after.
 
     Every puzzle taken from the stream is, at any moment, in exactly one place: its slots
     (slot_q; its lead slot, and spare slots that name the lead in slot_lead), or the outbox (its
@@ -609,16 +638,19 @@ class _Pool:
                 launch = self._launch(slicer, time_limit)
             if over is not None:
                 self._post(over, runner.fetched(), now)
-                yield from self.hand_out()
+                if launch is not None:  # the slice runs meanwhile; the freed slots join the next
+                    yield from self.hand_out()
                 self.refill(done)
             if self.spare and self.exhausted:  # slots emptied before any puzzle had started
                 idle = np.flatnonzero(~self.active())
                 if idle.size:
                     self._spare(idle)
-            if launch is None:
+            if launch is None:  # refilled first: the freed slots run in this slice
                 if not self.active().any():
+                    yield from self.hand_out()
                     return
                 launch = self._launch(slicer, time_limit)
+                yield from self.hand_out()  # while the slice runs
             self._measure(slicer, *launch)
 
     def _post(self, over: Leaving, grids: np.ndarray, now: float, error=None) -> None:

@@ -67,7 +67,7 @@ def test_ctrl_c_at_every_point_of_the_solvers_reports_each_item_once():
 
 @pytest.mark.cudasim
 def test_ctrl_c_at_many_points_of_a_cuda_pool_run_in_the_simulator():
-    """The CUDA runner (slices overlapping the host's refills) under the simulator, three
+    """The CUDA runner (slices, the refill before each relaunch) under the simulator, three
     puzzles in two slots, Ctrl-C at every second event of the run: no fault. (Which events a
     stride hits depends on when the simulated chains see a puzzle solved; the CPU test above
     takes every event.)"""

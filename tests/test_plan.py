@@ -164,17 +164,17 @@ def test_a_time_limit_holds_within_one_slice():
 
 
 @pytest.mark.cudasim
-def test_simulated_pool_fills_a_wave_copies_only_finished_rows_and_overlaps():
+def test_simulated_pool_fills_a_wave_copies_only_finished_rows_and_refills_first():
     """The CUDA pool in the simulator on its one-block card: 4 puzzles x 32 chains = the wave;
-    every puzzle solved; only status rows and finished puzzles' grids come back; the next slice
-    starts before the host verifies the puzzles that just finished."""
+    every puzzle solved; only status rows and finished puzzles' grids come back; the slots the
+    finished puzzles free are loaded before the next slice starts (none sits out a slice)."""
     got = run_simulated("sudoku_pool.py")
     assert got["chains"] >= got["wave"] == 128 and got["slots"] == 4
     assert got["solved"] == got["puzzles"] == 6
     assert got["fetched_running"] == 0
     assert got["bytes_down"] == got["expected_down"]
     assert got["bytes_down"] < got["all_rows_per_slice"]  # less in all than one old slice
-    assert got["overlap_chances"] >= 2 and got["overlapped"] == got["overlap_chances"]
+    assert got["refill_chances"] >= 2 and got["refilled_first"] == got["refill_chances"]
 
 
 @pytest.mark.cudasim

@@ -49,8 +49,10 @@ def runs():
     profiles = twin_profiles(w)
     overlapped = virtual_card.model_run(w, profiles, kernel, HOST, overlaps=True)
     serial = virtual_card.model_run(w, profiles, kernel, HOST, overlaps=False)
+    persistent = virtual_card.model_persistent(w, profiles, kernel, HOST)
     cpu = gpu_anneal.solve(lines, backend="cpu", chains=CHAINS, batch=SLOTS, fixed_chains=True)
-    return {"overlapped": overlapped, "serial": serial, "cpu": cpu, "kernel": kernel}
+    return {"overlapped": overlapped, "serial": serial, "persistent": persistent, "cpu": cpu,
+            "kernel": kernel}  # fmt: skip
 
 
 def fields(r) -> tuple:
@@ -58,10 +60,11 @@ def fields(r) -> tuple:
             r.solution)  # fmt: skip
 
 
-@pytest.mark.parametrize("mode", ["overlapped", "serial"])
+@pytest.mark.parametrize("mode", ["overlapped", "serial", "persistent"])
 def test_each_puzzle_gets_the_cpu_runners_result(runs, mode):
-    """The pool on the modeled card reports for every puzzle the CPU runner's solving chain,
-    its proposals and trials and the solution (the kernels run the same chains)."""
+    """The pool on the modeled card (slices with either loop, and the persistent pool's host
+    loop on its modeled device) reports for every puzzle the CPU runner's solving chain, its
+    proposals and trials and the solution (the kernels run the same chains)."""
     _, found = runs[mode]
     assert sorted(r.index for r in found) == list(range(len(PICKED)))
     by_index = {r.index: fields(r) for r in found}
@@ -139,6 +142,22 @@ def test_useful_fraction_splits_into_live_and_useful_shares(runs):
     assert useful <= ran
     assert s["slices"] == sum(len(r.slices) for r in runners)
     assert s["span_seconds"] == pytest.approx(len(PICKED) / s["puzzles_per_second"])
+
+
+def test_persistent_pool_as_built_runs_groups_back_to_back(runs):
+    """The persistent pool's host loop on its modeled device: three groups of eight chains take
+    the eight puzzles as theirs are solved (no slice), the device busy for the sum of the
+    solving groups' plateaus over the groups at most, and the useful share of the resident
+    chains' work within (0, 1]."""
+    runners, _ = runs["persistent"]
+    main, kernel = runners[-1], runs["kernel"]
+    assert main.groups == SLOTS and main.launches >= 1
+    plateaus = main.useful / (CHAINS * kernel.plateau)  # the solving groups' plateaus, summed
+    slowest = kernel.pace(SLOTS * main.warps)  # a warp's plateaus a second, all groups running
+    assert main.busy >= plateaus / SLOTS / float(kernel.pace(main.warps)) * 0.999
+    assert main.busy <= plateaus / float(slowest) + 1e-9
+    launched = main.groups * CHAINS * main.busy * kernel.resident_chain_rate
+    assert 0 < main.useful / launched <= 1
 
 
 def test_a_second_partial_wave_waits_for_a_free_place():

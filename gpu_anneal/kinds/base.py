@@ -26,7 +26,7 @@ ANNEAL = frozenset({"chains", "seed", "schedule", "t0", "max_trials"})
 # The solve parameters a kind can refuse, in the order they are checked.
 PARAMETERS = (
     "chains", "seed", "technique", "schedule", "t0", "max_trials", "move", "propagate", "batch",
-    "scheduler", "workers", "fmt", "order", "time_limit", "rules", "fixed_chains",
+    "scheduler", "workers", "fmt", "order", "time_limit", "rules", "fixed_chains", "pool",
 )  # fmt: skip
 
 

@@ -41,7 +41,7 @@ class Sudoku(PuzzleKind):
         "anneal": ANNEAL
         | FORMATS
         | {"technique", "move", "time_limit", "propagate", "batch", "scheduler", "workers"}
-        | {"fixed_chains"},
+        | {"fixed_chains", "pool"},
         "exact": FORMATS | {"rules"},
     }
     refusal_notes = {("exact", "time_limit"): "it stops at a node cap"}

@@ -10,8 +10,8 @@ calls, the verifier's calls and every device-to-host copy are recorded. Prints o
                              (after the warm-up, which gathers one grid to compile the kernel)
     bytes_down, expected_down  bytes copied to the host, and status rows + fetched grids
     all_rows_per_slice       what copying every chain's counters each slice would have moved
-    overlapped, overlap_chances  slices launched before the host verified the puzzles
-                             finished just before them, of the times some puzzle still ran
+    refilled_first, refill_chances  the times the freed slots were loaded before the next
+                             slice was launched, of the times puzzles left with more to load
 """
 
 from __future__ import annotations
@@ -97,16 +97,15 @@ if __name__ == "__main__":
     fetches = [e for e in log if e[0] == "fetch"]
     rows = len(statuses) * seen["slots"] * ps.STATUS_BYTES
     expected = rows + 16 * sum(len(f[1]) for f in fetches)
-    overlapped = chances = 0
+    refilled = chances = 0
     for i, event in enumerate(log):
         if event[0] != "fetch" or i == 0 or log[i - 1][0] != "status":
             continue
-        others = int(log[i - 1][1][:, ps.S_RUNNING].sum()) - sum(event[2])
-        if others == 0 or "verify" not in [e[0] for e in log[i:]]:
+        after = [e[0] for e in log[i + 1 :]]
+        if "load" not in after or "run" not in after:
             continue
         chances += 1
-        after = [e[0] for e in log[i + 1 :]]
-        overlapped += after.index("run") < after.index("verify") if "run" in after else 0
+        refilled += after.index("load") < after.index("run")
     print(
         json.dumps(
             {
@@ -120,8 +119,8 @@ if __name__ == "__main__":
                 "expected_down": expected,
                 "all_rows_per_slice": seen["chains"] * 16 * 8,
                 "slices": sum(e[0] == "run" for e in log),
-                "overlapped": overlapped,
-                "overlap_chances": chances,
+                "refilled_first": refilled,
+                "refill_chances": chances,
             }
         )
     )

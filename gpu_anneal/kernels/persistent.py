@@ -1,0 +1,121 @@
+"""The persistent Sudoku kernel: resident chains that take their work from a device queue.
+
+Glossary: g resident chain slot (= thread), r ring row (q mod R), R ring rows, q puzzle position
+in the run, i chain index within its puzzle, m spare round, cpp chains a puzzle, t chain task
+(t = q x cpp + i), B plateaus a round.
+
+One launch runs a whole stream of puzzles. The host publishes puzzles into a ring of R rows
+(their tables, their first RNG state, a record with R_LEFT = cpp: gpu_anneal.kernels.
+persistent_layout) and raises the control row's PUBLISHED count; every resident thread loops:
+
+    take the next task t by an atomic compare-and-swap on CTL_NEXT (while t < PUBLISHED x cpp)
+    start chain i of puzzle q afresh: the counters load_puzzle writes, the RNG state of stream
+        first_chain + q x cpp + i (xoroshiro128+: the puzzle's first state jumped i times on
+        the device, as gpu_anneal.kernels.pool's fresh_chains; Philox: key ^ stream)
+    run it in rounds of B plateaus (the CPU runner's drive_chain, the chain's state in its
+        column of the block's shared memory, as the slice kernel) until it stops: solved,
+        passed by a solve of fewer proposals (solved[r], the slice kernel's bound), out of
+        trials, or the stop flag
+    file it in the record: sums by atomics; its fields and best grid when its rank_key is
+        lower than the record's (under the record's lock); R_LEFT down by one, and the chain
+        that takes it to 0 marks the record DONE
+    no task: once the input is closed (CTL_CLOSED), join the running puzzle with the fewest
+        spare chains (R_LEFT up by one while above 0): the k-th joining chain is chain
+        k mod cpp of round 1 + k div cpp, stream m x SPARE_STRIDE + first_chain + q x cpp + i
+        (the slice pool's spare streams); else look again, up to `wait` times a microsecond
+        apart (on a card, while the host publishes the next puzzles), and end
+
+The chains' trajectories do not depend on when they run: each starts from its stream's state and
+the bound only stops chains, so a record's reported chain (the solved chain with the fewest
+proposals, then the lowest round and index; none solved: the lowest best cost) replays alone on
+the CPU (replay_chain) to the same grid, trials and proposals. Which spare chains ran depends on
+timing; the chain reported names its stream, so that it replays all the same.
+
+The host (gpu_anneal.persistent_pool) drains DONE records while the kernel runs, by copies on a
+second stream, and publishes new puzzles into the freed rows. Nothing is synchronised per
+slice: a freed chain takes its next task at once.
+
+Where it runs: the one-thread kernel's orders and moves (9x9 and the box swap, and any order the
+one-thread kernel serves); the cooperative kernel's chains (one warp a chain) stay on slices.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from numba import config, cuda, types
+
+from cpu_reference.cache import rewrite_imports
+from cpu_reference.sudoku import rules
+from gpu_anneal.kernels import sudoku as ks
+from gpu_anneal.kernels.compat import plain
+from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module
+
+TEMPLATE = Path(__file__).with_name("persistent_template.py")
+LAYOUT = Path(__file__).with_name("persistent_layout.py")
+
+
+@cache
+def kernel_function(order: int, move: int = rules.MOVE_SIRDEY,
+                    bounds: tuple[int, int] | None = None):  # fmt: skip
+    """The plain Python persistent kernel of an order and move (to compile with cuda.jit or
+    compile_ptx): persistent_template.py with its imports naming the specialisation's
+    generated rules modules (the one-thread kernel's rules); `bounds` only names the module."""
+    ks.check_order(order)
+    m = ks._model(order, move)
+    module = generated_module(
+        f"persistent_o{order}_m{move}", rewrite_imports(TEMPLATE, m.imports),
+        depends=(m.drive_chain, m.get_value, m.set_value, plain),
+        key=repr(bounds) + LAYOUT.read_text(),
+    )  # fmt: skip
+    return module.sudoku_persistent
+
+
+def kernel_signature(order: int = 3, move: int = rules.MOVE_SIRDEY) -> tuple:
+    """Argument types of the persistent kernel (the slice kernel's chain and table arrays,
+    then the ring's and the control's)."""
+    base = ks.kernel_signature(order, move)
+    a1 = lambda t: types.Array(t, 1, "C")  # noqa: E731
+    a2 = lambda t: types.Array(t, 2, "C")  # noqa: E731
+    a3 = lambda t: types.Array(t, 3, "C")  # noqa: E731
+    chain = base[:6] + base[7:8]  # vals, boards, best_vals, ctr, rng, solved, exp_table
+    tables = base[8:19]
+    schedule = base[19:28]  # kind .. reheats
+    i64 = types.int64
+    ring = (a2(types.uint64), a1(types.int64), a2(types.uint8), a1(types.int64),
+            a3(types.uint64))  # fmt: skip
+    flags = (i64, types.boolean, types.boolean, i64)
+    return (*chain, *tables, *ring, *flags, *schedule, i64, i64)
+
+
+def threads_per_block(order: int) -> int:
+    """Threads (resident chains) a block: the one-thread kernel's."""
+    return ks.threads_per_block(order)
+
+
+@cache
+def compiled_kernel(order: int, move: int = rules.MOVE_SIRDEY):
+    """The persistent kernel for the current device (disk cache as the slice kernel's)."""
+    if config.ENABLE_CUDASIM:
+        return cached_jit(kernel_function(order, move))
+    major, minor = cuda.get_current_device().compute_capability
+    bounds = ks.launch_bounds(order, move, f"sm_{major}{minor}")
+    return cached_jit(kernel_function(order, move, bounds), launch_bounds=bounds)
+
+
+def launch(kernel, blocks: int, d: dict, batch, ring: dict, cpp: int, spare: bool, wait: int,
+           budget: int, stream=0) -> None:  # fmt: skip
+    """Launch the persistent kernel on `blocks` blocks: the only code that knows its argument
+    order. `d` maps the chain arrays (vals, boards, best_vals, ctr, rng, exp_table) to device
+    arrays of the resident chains; `ring` the ring's (solved, PUZZLE_ARRAYS, first_state, rec,
+    rec_grid, ctl, powers); `wait` the looks again a chain with no task makes before it ends."""
+    kernel[blocks, threads_per_block(batch.order), stream](
+        d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], ring["solved"],
+        d["exp_table"],
+        *(ks.flat_list(ring[key]) if key in ks.FLAT_KEYS else ring[key]
+          for key in rules.PUZZLE_ARRAYS),
+        ring["first_state"], ring["rec"], ring["rec_grid"], ring["ctl"], ring["powers"],
+        int(cpp), rules.counter_based(batch.order, batch.move), bool(spare), int(wait),
+        *rules.schedule_args(batch.schedule)[:9], int(batch.trial_cap), int(budget),
+    )  # fmt: skip

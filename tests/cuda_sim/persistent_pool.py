@@ -1,0 +1,132 @@
+"""Run under NUMBA_ENABLE_CUDASIM=1: the persistent pool (gpu_anneal.persistent_pool) on the
+simulator, against the CPU's replay of every reported chain.
+
+Usage: persistent_pool.py CASE, CASE one of:
+    replay   4x4 and 9x9 puzzles (a ring of two rows: several launches), 4 chains each:
+             for each order, every puzzle reported once, and for each whether replay_chain of
+             its reported chain gives its grid, trials and proposals
+    spare    two 4x4 puzzles on four groups with spare chains: the spare chains that joined
+             and whether each reported chain replays
+    stop     the stop flag set before the kernel starts (five puzzles, chunks of two): every
+             puzzle published is reported, none solved, each with error "interrupted"
+Prints one JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+
+assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
+
+from cpu_reference.sudoku.exact import solve_exact  # noqa: E402
+from gpu_anneal import persistent_pool as pp  # noqa: E402
+from gpu_anneal import sudoku_solver as solver  # noqa: E402
+from gpu_anneal.kernels import persistent_layout as L  # noqa: E402
+
+SEED, CHAINS = 7, 4
+SMALL = ["1...........4...", "..3.4.........2.", "4.....3..1....2.", "...2.3..........", "..1."]
+BASE9 = "1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..41.....7..7...3.."
+
+
+def cells(text: str, order: int) -> np.ndarray:
+    n = order * order
+    out = np.zeros(n * n, np.uint8)
+    for k, ch in enumerate(text[: n * n]):
+        out[k] = int(ch) if ch.isdigit() else 0
+    return out
+
+
+def nines(count: int) -> list[np.ndarray]:
+    """9x9 puzzles with 69 givens, from one solved grid (easy for four chains)."""
+    found, grid, _ = solve_exact(cells(BASE9, 3), 3, limit=1)
+    assert found == 1
+    rng = np.random.default_rng(SEED)
+    out = []
+    for _ in range(count):
+        p = np.array(grid, np.uint8)
+        p[rng.choice(81, 12, replace=False)] = 0
+        out.append(p)
+    return out
+
+
+def replays(result, puzzle, order) -> bool:
+    again = solver.replay_chain(puzzle, order, result.solving_chain, chains=CHAINS, seed=SEED,
+                                move="sirdey")  # fmt: skip
+    return (
+        bool(again.solved) and np.array_equal(again.solution, result.solution)
+        and again.extra["chain_trials"] == result.extra["chain_trials"]
+        and again.extra["chain_proposals"] == result.extra["chain_proposals"]
+    )  # fmt: skip
+
+
+def run(puzzles, order, slots, **kw) -> list:
+    return list(solver.solve_stream(
+        puzzles, order, backend="cuda", chains=CHAINS, slots=slots, seed=SEED,
+        time_limit=None, pool="persistent", move="sirdey", **kw,
+    ))  # fmt: skip
+
+
+def case_replay() -> dict:
+    out = {}
+    launches = []
+    real = pp.PersistentRunner.launch
+
+    def counted(self):
+        launches.append(1)
+        real(self)
+
+    pp.PersistentRunner.launch = counted
+    pp.RING_GROUPS = 2  # a ring of two rows: rows go round, a launch a round
+    for order, puzzles in ((2, [cells(t, 2) for t in SMALL]), (3, nines(3))):
+        launches.clear()
+        results = run(puzzles, order, 1, spare_chains=False)
+        out[order] = {
+            "indices": sorted(r.index for r in results),
+            "solved": sum(r.solved for r in results),
+            "replayed": [replays(r, puzzles[r.index], order) for r in results],
+            "launches": len(launches),
+            "proposals": [int(r.proposals) for r in results],
+        }
+    return out
+
+
+def case_spare() -> dict:
+    puzzles = [cells(t, 2) for t in SMALL[:2]]
+    results = run(puzzles, 2, 4)
+    return {
+        "indices": sorted(r.index for r in results),
+        "spare": [int(r.extra.get("spare_chains", 0)) for r in results],
+        "chains": [int(r.solving_chain) for r in results],
+        "replayed": [replays(r, puzzles[r.index], 2) for r in results],
+    }
+
+
+def case_stop() -> dict:
+    real = pp.PersistentRunner.launch
+
+    def stopped(self):
+        self.set_control(L.CTL_STOP, 1)
+        real(self)
+        raise KeyboardInterrupt
+
+    pp.PersistentRunner.launch = stopped
+    puzzles = [cells(t, 2) for t in SMALL]
+    try:
+        run(puzzles, 2, 2, spare_chains=False)
+    except solver.InterruptedBatch as stop:
+        return {
+            "indices": sorted(r.index for r in stop.results),
+            "solved": sum(r.solved for r in stop.results),
+            "errors": sorted({str(r.error) for r in stop.results}),
+            "proposals": sum(int(r.proposals) for r in stop.results),
+        }
+    return {"indices": None}
+
+
+if __name__ == "__main__":
+    case = sys.argv[1]
+    print(json.dumps({"replay": case_replay, "spare": case_spare, "stop": case_stop}[case]()))

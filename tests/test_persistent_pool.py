@@ -1,0 +1,176 @@
+"""The persistent pool: its kernel's queue, record ring, spare chains, stop flag and replay in
+the CUDA simulator (the real kernel source), its PTX for sm_80 and sm_90, and the host's side
+(records as status rows, the option's checks)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from simulate import run_simulated
+
+from cpu_reference.errors import InputError
+from cpu_reference.sudoku import rules
+from gpu_anneal import pool_status as S
+from gpu_anneal import sudoku_solver
+from gpu_anneal.kernels import persistent_layout as L
+
+
+def test_layout_constants_match_the_rules_and_the_pool():
+    """The kernel's copies of the bound and the spare stride are the rules' and the pool's."""
+    assert L.NOT_SOLVED == rules.NOT_SOLVED
+    assert L.SPARE_STRIDE == sudoku_solver.SPARE_STRIDE
+
+
+def test_rank_key_orders_chains_as_the_slice_pool_reports_them():
+    """Solved before unsolved; fewer proposals (lower cost) first; then round m, then index."""
+    keys = [
+        L.rank_key(True, 100, 0, 5),
+        L.rank_key(True, 100, 1, 0),
+        L.rank_key(True, 101, 0, 0),
+        L.rank_key(False, 0, 0, 0),
+        L.rank_key(False, 3, 0, 1),
+    ]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    assert L.rank_key(True, 100, 0, 4) < keys[0]
+    assert all(k < L.NO_KEY for k in keys)
+
+
+def test_records_become_status_rows():
+    """A done record's fields land in the pool_status columns _results reads; a record with no
+    reported chain reports chain 0 with no counts."""
+    from gpu_anneal.persistent_pool import status_rows
+
+    rec = np.zeros((2, L.N_REC), np.int64)
+    rec[0, [L.R_KEY, L.R_PICK, L.R_PICK_COST, L.R_PICK_TRIALS, L.R_PICK_PROPOSALS]] = (
+        5, L.SPARE_STRIDE + 3, 0, 2, 777,
+    )  # fmt: skip
+    rec[0, [L.R_SOLVED, L.R_TRIALS, L.R_PROPOSALS, L.R_ACCEPTED]] = (1, 9, 4000, 300)
+    rec[1, L.R_KEY] = L.NO_KEY
+    rows = status_rows(rec, 4)
+    assert rows[0, S.S_PICK] == L.SPARE_STRIDE + 3 and rows[0, S.S_PICK_PROPOSALS] == 777
+    assert rows[0, S.S_PICK_TRIALS] == 2 and rows[0, S.S_SOLVED] == 1
+    assert list(rows[0, [S.S_TRIALS, S.S_PROPOSALS, S.S_ACCEPTED]]) == [9, 4000, 300]
+    assert rows[1, S.S_PICK] == 0 and rows[1, S.S_PICK_TRIALS] == 0
+    assert rows[1, S.S_PICK_COST] == np.iinfo(np.int64).max
+
+
+def test_a_pool_not_known_is_refused_in_one_line():
+    """pool="ring": InputError naming the parameter and the choices."""
+    import gpu_anneal
+
+    with pytest.raises(InputError, match=r"pool.*persistent.*slices") as err:
+        gpu_anneal.solve(["1..." + "." * 12], order=2, backend="cpu", pool="ring")
+    assert "\n" not in str(err.value)
+
+
+def test_the_cpu_backend_takes_either_pool_and_runs_as_ever():
+    """pool="persistent" and "slices" on the CPU: the same results (the option has no effect
+    there), and a kind without pools refuses it."""
+    import gpu_anneal
+
+    puzzle = ["1..." + "." * 12]
+    runs = [
+        gpu_anneal.solve(puzzle, order=2, backend="cpu", chains=2, seed=3, pool=pool)[0]
+        for pool in ("persistent", "slices", None)
+    ]
+    assert all(r.solved for r in runs)
+    assert len({(str(r.solution), r.counts.chain_proposals) for r in runs}) == 1
+    with pytest.raises(InputError, match="pool"):
+        gpu_anneal.solve(puzzle, order=2, method="exact", pool="slices")
+
+
+@pytest.mark.cudasim
+def test_simulated_queue_and_ring_report_every_puzzle_once_and_each_replays():
+    """4x4 (five puzzles) and 9x9 (three puzzles) through a ring of two rows (rows reused,
+    several launches), four chains each: every puzzle taken from the queue once and drained
+    from the ring once, all solved, and replay_chain of each reported chain gives its grid,
+    trials and proposals."""
+    got = run_simulated("persistent_pool.py", "replay")
+    assert got["2"]["indices"] == [0, 1, 2, 3, 4] and got["2"]["solved"] == 5
+    assert got["2"]["launches"] >= 3 and got["3"]["launches"] >= 2
+    assert got["3"]["indices"] == [0, 1, 2] and got["3"]["solved"] == 3
+    for order in ("2", "3"):
+        assert all(got[order]["replayed"]), got[order]
+        assert all(p > 0 for p in got[order]["proposals"])
+
+
+@pytest.mark.cudasim
+def test_simulated_spare_chains_join_unsolved_puzzles_and_replay():
+    """Two 4x4 puzzles on four groups of four chains, the input closed from the start: chains
+    with no task join the puzzles (spare streams past 2**40), and each reported chain, spare or
+    not, replays to the same grid, trials and proposals."""
+    got = run_simulated("persistent_pool.py", "spare")
+    assert got["indices"] == [0, 1]
+    assert sum(got["spare"]) > 0
+    assert all(got["replayed"]), got
+
+
+@pytest.mark.cudasim
+def test_simulated_stop_flag_reports_every_published_puzzle_interrupted():
+    """The stop flag set before the kernel runs (Ctrl-C): no chain takes a task, and every
+    puzzle published (the first chunk: two, one a resident group) is reported once, unsolved,
+    with error "interrupted"."""
+    got = run_simulated("persistent_pool.py", "stop")
+    assert got["indices"] == [0, 1]
+    assert got["solved"] == 0 and got["errors"] == ["interrupted"] and got["proposals"] == 0
+
+
+@pytest.mark.ptx
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_persistent_kernel_compiles_with_its_atomics_and_the_slice_kernels_shared_state(arch):
+    """9x9, Sirdey's move: the persistent kernel compiles to PTX for the architecture (no Python
+    object: nopython CUDA), takes tasks and locks by compare-and-swap (atom.cas), keeps the
+    chains' state in the slice kernel's shared memory, and ptxas fits it in the launch bounds'
+    registers (its spills are printed: the kernel's figures)."""
+    pytest.importorskip("numba.cuda")
+    from gpu_anneal.kernels import persistent as kp
+    from gpu_anneal.kernels import ptx
+    from gpu_anneal.kernels import sudoku as ks
+
+    move = rules.MOVE_SIRDEY
+    bounds = ks.launch_bounds(3, move, arch)
+    text = ptx.compile_ptx(kp.kernel_function(3, move), kp.kernel_signature(3, move), arch, bounds)
+    assert "atom.global.cas" in text and "atom.global.add" in text
+    assert text.count("ld.shared") > 10 and text.count("st.shared") > 10
+    report = ptx.ptxas_report(text, arch)
+    if report is None:
+        pytest.skip("no ptxas")
+    print(arch, report)
+    assert report.shared_bytes == ks.shared_bytes_per_block(3, move)
+    threads, blocks = bounds
+    assert report.registers * threads * blocks <= 65536
+
+
+def test_the_command_line_takes_pool_and_names_a_wrong_one():
+    """solve --pool slices on the CPU solves as without it; --pool ring: exit 2, one line
+    naming --pool and the choices, no traceback."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    cli = CliRunner()
+    args = ["solve", "-", "--backend", "cpu", "--chains", "2", "--output",
+            "jsonl", "--quiet"]  # fmt: skip
+    plain = cli.invoke(app, args, input="1...............\n")
+    pooled = cli.invoke(app, [*args, "--pool", "slices"], input="1...............\n")
+    assert plain.exit_code == pooled.exit_code == 0, pooled.output
+    assert json.loads(plain.stdout)["solution"] == json.loads(pooled.stdout)["solution"]
+    bad = cli.invoke(app, [*args, "--pool", "ring"], input="1...............\n")
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
+    assert "--pool" in bad.output and "persistent" in bad.output
+
+
+def test_the_ring_holds_eight_rows_a_group_at_most_the_input_and_a_cap():
+    """Ring rows: eight a resident group; the puzzles and one when the count is known (an empty
+    input, as the warm-up's: one row, not eight a group of a wave of one-chain groups); never
+    more than RING_MAX."""
+    from types import SimpleNamespace
+
+    from gpu_anneal.persistent_pool import RING_MAX, ring_rows
+
+    assert ring_rows(SimpleNamespace(puzzles=100)) == 800
+    assert ring_rows(SimpleNamespace(puzzles=100), 5) == 6
+    assert ring_rows(SimpleNamespace(puzzles=140_000), 0) == 1
+    assert ring_rows(SimpleNamespace(puzzles=140_000)) == RING_MAX
