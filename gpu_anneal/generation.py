@@ -53,7 +53,7 @@ from gpu_anneal.sudoku_solver import solve_batch
 
 METHODS = ("anneal", "permute", "backtrack")
 MIN_ORDER = 2
-MAX_ORDER = 6
+MAX_ORDER = 8
 GRID_T0 = 0.3
 GRID_RATIO = 0.98
 PERMUTE_MOVES = {"any": sg.MOVES_ANY, "row": sg.MOVES_ROW}

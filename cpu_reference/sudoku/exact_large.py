@@ -416,7 +416,7 @@ def _propagate(S, n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules):
 @nb.njit(cache=True, _nrt=False)
 def _start(cells_in, S, n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules):
     """The state of the givens, propagated; False when the givens contradict."""
-    full = (np.int64(1) << N) - 1
+    full = (np.int64(2) << (N - 1)) - 1  # N bits; all 64 (-1) at N = 64
     for i in range(4 * N2):
         S[i] = full
     S[4 * N2] = 0

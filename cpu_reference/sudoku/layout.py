@@ -34,7 +34,7 @@ from functools import cache
 import numpy as np
 
 MIN_ORDER = 2
-MAX_ORDER = 6
+MAX_ORDER = 8
 
 
 @dataclass(frozen=True)

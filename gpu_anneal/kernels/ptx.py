@@ -35,7 +35,7 @@ from cpu_reference.hashi import puzzle as hashi_puzzle
 from cpu_reference.hashi import rules as hashi_rules
 from cpu_reference.shikaku import puzzle as shikaku_puzzle
 from cpu_reference.shikaku import rules as shikaku_rules
-from cpu_reference.sudoku.rules import COUNTER_ORDERS, MOVE_BOX_SWAP, MOVE_NAMES
+from cpu_reference.sudoku.rules import MOVE_BOX_SWAP, MOVE_NAMES
 from gpu_anneal.kernels.cards import parse_arch
 from gpu_anneal.kernels.grid import KERNELS
 
@@ -169,7 +169,7 @@ def kernel_registry() -> dict[str, tuple]:
         registry[coop.kernel_name(code)] = (
             lambda order, code=code: coop.kernel_function(order, code),
             lambda order, code=code: coop.kernel_signature(order, code),
-            COUNTER_ORDERS,
+            coop.block_orders(code),
             lambda order, arch="sm_90", code=code: coop.launch_bounds(order, code, arch),
         )
     registry["shikaku"] = _grid_puzzle_entry("shikaku")
