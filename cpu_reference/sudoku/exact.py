@@ -20,6 +20,8 @@ treat as any other bit, and the full mask is (2 << (N - 1)) - 1, -1 at N = 64.
 
     9x9 cell that may hold 1, 4 or 9:  0b1_0000_1001 = 0x109
 
+    64x64 cell that may hold 1 or 64:  bit 63 (the sign) | bit 0 = -2**63 + 1
+
 Rules, applied until nothing changes (``propagate``):
     Exclusivity  a cell whose mask has one bit v removes v from all its peers (naked single).
     Uniqueness   a digit allowed in only one cell of a unit is placed there (hidden single).

@@ -1,7 +1,7 @@
-"""Exact Sudoku solver for any order n = 2..6 as an exact cover: four views, singles, restarts.
+"""Exact Sudoku solver for any order n = 2..8 as an exact cover: four views, singles, restarts.
 
 Glossary of index names (as in ``sudoku_layout``):
-    n       order: box side (2..6)
+    n       order: box side (2..8)
     N       side of the grid and number of digits, N = n * n; N2 = N * N cells
     c       cell index, row-major: c = r * N + k
     r, k    row and column of a cell
