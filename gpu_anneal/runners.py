@@ -132,7 +132,7 @@ class CudaRunner:
         from gpu_anneal.kernels import sudoku_coop as coop
 
         self.ks, self.pool, self.cuda = ks, pool, cuda
-        ks.check_order(batch.order)
+        ks.check_order(batch.order, batch.move)
         self.batch = batch
         self.stream = cuda.stream()
         self.kernel_name, why = coop.choose(batch.order, batch.move, kernel, *_shared_limits())

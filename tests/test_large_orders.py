@@ -215,5 +215,15 @@ def test_orders_7_and_8_run_one_chain_a_thread_on_cuda_with_the_reason():
         with pytest.raises(InputError, match=f"^kernel coop: {side}x{side}: a cooperative"):
             coop.choose(order, rules.MOVE_FOCUSED, "coop", 227 * 1024, big)
     assert coop.block_orders(rules.MOVE_FOCUSED) == (4, 5, 6)
+    for move in (rules.MOVE_SIRDEY, rules.MOVE_FOCUSED):  # no spills at 64x64 (ptx tests)
+        assert 8 in thread.orders_for(move)
+    for move in (rules.MOVE_CANDIDATE, rules.MOVE_FOCUSED_TWO):
+        assert thread.orders_for(move) == (2, 3, 4, 5, 6, 7)
+    assert thread.orders_for(rules.MOVE_BOX_SWAP) == (2, 3, 4, 5, 6)
+    for order, moves in thread.SPILLING.items():
+        for move in moves:
+            name = rules.move_name(move)
+            with pytest.raises(InputError, match=f"^order {order}, move {name}: the CUDA"):
+                thread.check_order(order, move)
     with pytest.raises(InputError, match="built for orders 2, 3, 4, 5, 6, 7, 8"):
         thread.check_order(9)

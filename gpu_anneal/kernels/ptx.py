@@ -160,7 +160,7 @@ def kernel_registry() -> dict[str, tuple]:
         registry[name] = (
             lambda order, code=code: cuda_sudoku.kernel_function(order, code),
             lambda order, code=code: cuda_sudoku.kernel_signature(order, code),
-            cuda_sudoku.CUDA_ORDERS,
+            cuda_sudoku.orders_for(code),
             lambda order, arch="sm_90", code=code: cuda_sudoku.launch_bounds(order, code, arch),
         )
     for code in MOVE_NAMES.values():  # the cooperative kernels: one warp a chain

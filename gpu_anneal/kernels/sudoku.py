@@ -134,12 +134,33 @@ def launch_bounds(
     return threads_per_block(order), min_blocks_per_sm(order, move, arch)
 
 
-def check_order(order: int) -> None:
-    """InputError for an order the kernels are not built for."""
+# order -> the moves whose one-thread kernel spills registers to local memory there even at 255
+# registers a thread, so it is not built (ptxas, bytes stored / loaded): 49x49 box swap (sm_80
+# 16 / 16); 64x64 candidate (sm_90 24 / 32), focused-two (136 / 120), box swap (420 / 388).
+# Sirdey's move and focused (the default technique's) spill nothing at either order.
+SPILLING = {
+    7: (rules.MOVE_BOX_SWAP,),
+    8: (rules.MOVE_CANDIDATE, rules.MOVE_FOCUSED_TWO, rules.MOVE_BOX_SWAP),
+}
+
+
+def orders_for(move: int) -> tuple[int, ...]:
+    """The orders the one-thread kernel of a move is built for."""
+    return tuple(n for n in CUDA_ORDERS if move not in SPILLING.get(n, ()))
+
+
+def check_order(order: int, move: int | None = None) -> None:
+    """InputError for an order (and move, when given) the kernels are not built for."""
     if order not in CUDA_ORDERS:
         raise InputError(
             f"order {order}: the CUDA kernels are built for orders "
             f"{', '.join(map(str, CUDA_ORDERS))} (4x4 to 64x64); use --backend cpu"
+        )
+    if move is not None and order not in orders_for(move):
+        raise InputError(
+            f"order {order}, move {rules.move_name(move)}: the CUDA kernel of this move spills "
+            "registers at this order and is not built; use --move focused or sirdey, or --backend "
+            "cpu"
         )
 
 
@@ -155,7 +176,7 @@ def kernel_function(
     the launch bounds it is to be built with, only names the module (numba-cuda's cache key does
     not hold them); the function is the same for every one.
     """
-    check_order(order)
+    check_order(order, move)
     m = _model(order, move)
     if STATE_IN_SHARED[order] and m.packing.word_bits != 32:
         raise AssertionError("shared-memory state holds 32-bit bitboard words only")
