@@ -75,7 +75,7 @@ EMPTYING_OPTIONS = ("ti", "tf", "step", "tries", "max_rounds", "max_givens")
 
 def generate(
     kind: Annotated[Kind, typer.Option(help="Puzzle kind")] = Kind.sudoku,
-    order: Annotated[int | None, typer.Option(help="Sudoku order n, 2..6 [default: 3]")] = None,
+    order: Annotated[int | None, typer.Option(help="Sudoku order n, 2..8 [default: 3]")] = None,
     count: Annotated[int, typer.Option(help="Grids (or puzzles); with --from: per puzzle")] = 1,
     method: Annotated[
         GridMethod | None,
@@ -165,7 +165,7 @@ def check_applies(args: dict) -> None:
 
 def minimize(
     file: Annotated[str | None, typer.Argument(help="Full grids; '-' for stdin")] = None,
-    order: Annotated[int | None, typer.Option(help="Order n, 2..6 (default: the file's, or 3)")] = (
+    order: Annotated[int | None, typer.Option(help="Order n, 2..8 (default: the file's, or 3)")] = (
         None
     ),
     count: Annotated[
@@ -200,7 +200,7 @@ def minimize(
 
 
 def grid_text(cells, order: int, name: str) -> str:
-    """One grid or puzzle on one line: the line format, or for 36x36 (whose 36 digits have no
+    """One grid or puzzle on one line: the line format, or from 36x36 up (whose digits have no
     one-character symbols) a tsv line named `name`."""
     from cpu_reference.sudoku.formats import format_grid
 

@@ -2,10 +2,10 @@
 
 A count by lines: the puzzle lines of each file (neither blank nor '#' comments), divided by the
 lines one puzzle takes, which the file's first puzzle shows (a Sudoku `grid` or `rows` puzzle
-takes N lines; every other Sudoku format, and a Shikaku or Hashiwokakero game ID, one line; a
-plain text grid of those kinds is the whole file). The count is an estimate: a malformed line
-counts as a puzzle. None when it cannot be known cheaply: stdin, a compressed file, a file that
-is not a regular file.
+takes N lines, a `lloyd-amos` block N + 2; every other Sudoku format, and a Shikaku or
+Hashiwokakero game ID, one line; a plain text grid of those kinds is the whole file). The count
+is an estimate: a malformed line counts as a puzzle. None when it cannot be known cheaply:
+stdin, a compressed file, a file that is not a regular file.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ def _lines_per_puzzle(path: str, kind: str, fmt: str | None) -> int | None:
     try:
         for item in itertools.islice(items, HEAD_ITEMS):
             if isinstance(item, Puzzle):
+                if item.fmt == "lloyd-amos":  # the order, `1`, then N rows
+                    return item.N + 2
                 return item.N if item.fmt in GRID_FORMATS else 1
     finally:
         items.close()

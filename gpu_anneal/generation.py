@@ -1,7 +1,7 @@
 """Generating full Sudoku grids and minimal unique puzzles at scale (seed 002).
 
 Glossary:
-    n, order   box side (2..6 here); N = n * n digits; cells = N * N
+    n, order   box side (2..8 here); N = n * n digits; cells = N * N
     G          number of grids in a call; i a grid index in 0..G-1
     method     how full grids are made: "anneal", "permute" or "backtrack"
     givens     uint8[G, cells] partly filled grids to complete (0 = blank), or None for empty grids
@@ -53,7 +53,7 @@ from gpu_anneal.sudoku_solver import solve_batch
 
 METHODS = ("anneal", "permute", "backtrack")
 MIN_ORDER = 2
-MAX_ORDER = 6
+MAX_ORDER = 8
 GRID_T0 = 0.3
 GRID_RATIO = 0.98
 PERMUTE_MOVES = {"any": sg.MOVES_ANY, "row": sg.MOVES_ROW}
@@ -76,7 +76,7 @@ def grid_schedule(order: int) -> Schedule:
 
 
 def check_order(order) -> int:
-    """The order as an int, or InputError when it is not in 2..6."""
+    """The order as an int, or InputError when it is not in 2..8."""
     if not isinstance(order, (int, np.integer)) or not MIN_ORDER <= int(order) <= MAX_ORDER:
         raise InputError(f"order {order!r}: must be an integer in {MIN_ORDER}..{MAX_ORDER}")
     return int(order)

@@ -184,8 +184,8 @@ def kernel_shape(order: int, move: str = "sirdey", card: Card | None = None) -> 
     from gpu_anneal.kernels import sudoku as ks
     from gpu_anneal.kernels import sudoku_coop as coop
 
-    ks.check_order(order)
     code = rules.move_code(move, order)
+    ks.check_order(order, code)
     shared_sm = card.shared_per_sm if card is not None else coop.STATIC_SHARED_LIMIT * 4
     kind, _ = coop.choose(order, code, "auto", shared_sm, shared_sm)
     if kind == "coop":
@@ -231,10 +231,11 @@ def wave_chains(card: Card, shape: dict) -> int:
 
 
 def puzzle_bytes(order: int, move: str = "sirdey") -> int:
-    """Bytes of one puzzle's tables and solved bound, as a refill uploads them."""
+    """Bytes of one puzzle's tables and solved bound, as a refill uploads them (the schedule
+    changes none of them; "auto" is one that every order takes)."""
     lay = layout(order)
     batch = make_batch(
-        np.zeros((1, lay.cells), np.uint8), order, by_name("sirdey-course", order), 1, 0,
+        np.zeros((1, lay.cells), np.uint8), order, by_name("auto", order), 1, 0,
         move=rules.move_code(move, order),
     )  # fmt: skip
     return sum(getattr(batch, k)[0:1].nbytes for k in rules.PUZZLE_ARRAYS + ("solved",))

@@ -170,7 +170,7 @@ class CudaRunner:
         timeline.mark("context")
 
         self.ks, self.pool, self.cuda = ks, pool, cuda
-        ks.check_order(batch.order)
+        ks.check_order(batch.order, batch.move)
         self.batch = batch
         self.stream = cuda.stream()
         self.kernel_name, why = coop.choose(batch.order, batch.move, kernel, *_shared_limits())

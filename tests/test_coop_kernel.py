@@ -67,6 +67,22 @@ def test_simulated_one_thread_kernel_with_philox_equals_the_cpu_runner():
 
 
 @pytest.mark.cudasim
+@pytest.mark.slow
+def test_simulated_one_thread_kernel_equals_the_cpu_runner_at_49x49_and_64x64():
+    """49x49 and 64x64 run one chain a thread with Philox draws (their cooperative block does
+    not fit): the same arrays as the CPU runner after a short slice of a short plateau (the
+    simulator interprets each step in Python; the 25x25 case above checks the same path in CI)."""
+    rows = run_simulated(
+        "coop_equality.py", "7:focused:1", "8:focused:1", "--kernel", "thread",
+        "--plateau", "2", "--slices", "1",
+    )  # fmt: skip
+    assert [(r["order"], r["kernel"]) for r in rows] == [(7, "thread"), (8, "thread")]
+    for row in rows:
+        assert row["equal"], row
+        assert row["proposals"] > 0 and row["trials"] == 2
+
+
+@pytest.mark.cudasim
 @pytest.mark.parametrize("kernel, case", [("coop", "4:focused:1"), ("thread", "3:sirdey:1")])
 def test_chains_past_the_trial_cap_keep_their_arrays(kernel, case):
     """Three chains a puzzle and a cap of two trials: the third chain of each puzzle never

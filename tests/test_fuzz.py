@@ -475,7 +475,7 @@ def test_array_and_list_shapes_are_read_as_grids_or_named(shape, order, as_list)
         message = str(got[0])
         assert message.startswith("puzzles: ") or message.startswith("<api>"), message
         return
-    sides = {N: N * N for N in (4, 9, 16, 25, 36)}
+    sides = {N: N * N for N in (4, 9, 16, 25, 36, 49, 64)}
     square = len(shape) in (2, 3) and shape[-1] == shape[-2] and shape[-1] in sides
     flat = len(shape) in (1, 2) and shape[-1] in sides.values()
     assert square or flat, shape

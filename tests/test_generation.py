@@ -166,7 +166,7 @@ def _one_line_error(result) -> None:
     "args",
     [
         ["generate", "--count", "0"],
-        ["generate", "--order", "7"],
+        ["generate", "--order", "9"],
         ["generate", "--method", "guess"],
         ["generate", "--puzzles", "--max-givens", "-1"],
         ["generate", "--puzzles", "--tf", "2", "--ti", "1"],

@@ -231,20 +231,24 @@ def test_rows_with_plus_signs_and_inline_comments_are_read():
 
 def test_36x36_in_a_symbol_format_is_refused_with_the_formats_that_serve_it():
     """36x36 in line (and grid) form: the error says the format serves up to 25x25 and names
-    rows, tsv and solo; 49x49 and 64x64 rows say which orders are supported."""
+    rows, tsv, solo and lloyd-amos; 49x49 and 64x64 rows are read, 81x81 rows say which orders
+    are supported."""
     (fault,) = read_puzzles("." * 1296 + "\n", strict=False)
     assert str(fault) == (
         "<input> line 1: a 36x36 puzzle in the line format, which serves grids up to 25x25 "
-        "(35 symbols: 1-9, A-Z); give 36x36 puzzles as rows, tsv or solo"
+        "(35 symbols: 1-9, A-Z); give 36x36 puzzles as rows, tsv, solo or lloyd-amos"
     )
     with pytest.raises(InputError, match="grid format, which serves grids up to 25x25"):
         read_puzzles("\n".join(["." * 36] * 36) + "\n")
     for side, order in ((49, 7), (64, 8)):
         rows = "\n".join([" ".join(["0"] * side)] * side) + "\n"
-        with pytest.raises(InputError) as caught:
-            read_puzzles(rows)
-        assert f"a {side}x{side} Sudoku (order {order}) is not supported; orders 2..6 (4x4, " \
-            "9x9, 16x16, 25x25, 36x36) are" in str(caught.value)  # fmt: skip
+        (puzzle,) = read_puzzles(rows)
+        assert (puzzle.order, puzzle.fmt, puzzle.givens) == (order, "rows", 0)
+    rows = "\n".join([" ".join(["0"] * 81)] * 81) + "\n"
+    with pytest.raises(InputError) as caught:
+        read_puzzles(rows)
+    assert "a 81x81 Sudoku (order 9) is not supported; orders 2..8 (4x4, 9x9, 16x16, 25x25, " \
+        "36x36, 49x49, 64x64) are" in str(caught.value)  # fmt: skip
 
 
 def test_36x36_in_line_form_then_a_9x9_the_9x9_is_still_solved(tmp_path):

@@ -408,13 +408,13 @@ def logic_fill_many(cells: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarr
     masks row is not to be used)."""
     lay = layout(order)
     cells = np.asarray(cells, np.uint8).reshape(-1, lay.cells)
-    full = np.int64((1 << lay.N) - 1)
+    full = np.array((1 << lay.N) - 1, np.uint64).view(np.int64)  # bit 63 is digit 64
     digits = cells.astype(np.int64)
     masks = np.where(cells > 0, np.left_shift(1, np.maximum(digits - 1, 0)), full)
     ok = propagate_many(masks, order) != CONTRADICTION
     single = ((masks & (masks - 1)) == 0) & ok[:, None]
     filled = cells.copy()
-    filled[single] = (np.log2(masks[single]).astype(np.int64) + 1).astype(np.uint8)
+    filled[single] = (np.log2(masks[single].view(np.uint64)).astype(np.int64) + 1).astype(np.uint8)
     return filled, masks, ok
 
 

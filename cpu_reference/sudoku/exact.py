@@ -1,7 +1,7 @@
-"""Exact Sudoku solver, any order n = 2..6: candidate bitmasks, three deduction rules, backtracking.
+"""Exact Sudoku solver, any order n = 2..8: candidate bitmasks, three deduction rules, backtracking.
 
 Glossary of index names (as in ``sudoku_layout``):
-    n       order: box side (2..6)
+    n       order: box side (2..8)
     N       side of the grid and number of digits, N = n * n
     cells   number of cells, N * N
     c, p    cell index (row-major); p is a peer of c
@@ -10,13 +10,17 @@ Glossary of index names (as in ``sudoku_layout``):
     m, v    candidate masks; v has a single bit (a placed value)
     depth   level in the search stack; stack[depth] is the grid state at that level
 
-Candidates: one mask per cell, bit d-1 set when digit d is still allowed there. N <= 36, so a mask
-fits in the low bits of a signed 64-bit word (int64, so that x & -x and subtraction stay integral).
+Candidates: one mask per cell, bit d-1 set when digit d is still allowed there. N <= 64, so a mask
+fits in a signed 64-bit word (int64, so that x & -x and subtraction stay integral); at 64x64
+digit 64 is bit 63, the sign bit, which the bit operations (popcount, lowest bit, x & (x - 1))
+treat as any other bit, and the full mask is (2 << (N - 1)) - 1, -1 at N = 64.
 
     mask:  bit 63 ... bit N  bit N-1 ...... bit 1  bit 0
            0     ... 0      digit N ...... digit 2  digit 1
 
     9x9 cell that may hold 1, 4 or 9:  0b1_0000_1001 = 0x109
+
+    64x64 cell that may hold 1 or 64:  bit 63 (the sign) | bit 0 = -2**63 + 1
 
 Rules, applied until nothing changes (``propagate``):
     Exclusivity  a cell whose mask has one bit v removes v from all its peers (naked single).
@@ -49,7 +53,7 @@ from cpu_reference.sudoku import exact_large as large
 from cpu_reference.sudoku.exact_bits import ctz as _ctz
 from cpu_reference.sudoku.exact_bits import popcount as _popcount
 from cpu_reference.sudoku.exact_rules import RULES
-from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER, layout
 
 CONTRADICTION = -1
 OPEN = 0
@@ -137,7 +141,7 @@ def _propagate(masks, tables, pairs, todo, qlen, hlen, nlen):
     queue, flags, hs_list, np_list = todo
     N = units.shape[1]
     P = peer_list.shape[1]
-    full = (np.int64(1) << N) - 1
+    full = (np.int64(2) << (N - 1)) - 1  # N bits; all 64 (-1) at N = 64
     status = OPEN
     while True:
         # Exclusivity: drain the queue of new singles.
@@ -553,7 +557,7 @@ def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution):
         return _search9(cells_in, limit, max_nodes, stack9, queue, choice, left, solution)
     n_units = 3 * N
     ncells = N * N
-    full = (np.int64(1) << N) - 1
+    full = (np.int64(2) << (N - 1)) - 1  # N bits; all 64 (-1) at N = 64
     solution[:] = 0
     if shuffle_seed >= 0:
         np.random.seed(shuffle_seed)
@@ -733,8 +737,8 @@ def tables(order: int) -> Tables:
 
 
 def _tables(order: int):
-    if not isinstance(order, (int, np.integer)) or not 2 <= int(order) <= 6:
-        raise InputError(f"order: {order!r} is not an integer in 2..6")
+    if not isinstance(order, (int, np.integer)) or not MIN_ORDER <= int(order) <= MAX_ORDER:
+        raise InputError(f"order: {order!r} is not an integer in {MIN_ORDER}..{MAX_ORDER}")
     return layout(int(order)), tables(int(order))
 
 

@@ -1,7 +1,7 @@
-"""Exact Sudoku solver for any order n = 2..6 as an exact cover: four views, singles, restarts.
+"""Exact Sudoku solver for any order n = 2..8 as an exact cover: four views, singles, restarts.
 
 Glossary of index names (as in ``sudoku_layout``):
-    n       order: box side (2..6)
+    n       order: box side (2..8)
     N       side of the grid and number of digits, N = n * n; N2 = N * N cells
     c       cell index, row-major: c = r * N + k
     r, k    row and column of a cell
@@ -416,7 +416,7 @@ def _propagate(S, n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules):
 @nb.njit(cache=True, _nrt=False)
 def _start(cells_in, S, n, N, N2, cq, fq, bq, flags, qs, uq, geo, rules):
     """The state of the givens, propagated; False when the givens contradict."""
-    full = (np.int64(1) << N) - 1
+    full = (np.int64(2) << (N - 1)) - 1  # N bits; all 64 (-1) at N = 64
     for i in range(4 * N2):
         S[i] = full
     S[4 * N2] = 0

@@ -1,7 +1,7 @@
 """Sudoku puzzle formats: streaming readers with one-line error messages, and writers.
 
 Glossary of index names (as in sudoku_layout):
-    n       order: box side (2..6)
+    n       order: box side (2..8)
     N       side of the grid and number of digits, N = n * n
     cells   number of cells, N * N
     c       cell index, row-major: c = r * N + k
@@ -32,6 +32,16 @@ for a whole input with `fmt`:
             blank cells, decimal numbers for givens, `_` separates two adjacent numbers (read
             anywhere as a no-op). Parameters after `nxn` (`3x3dh:`) are ignored; only square
             boxes are supported, and jigsaw or killer descriptions are refused.
+    lloyd-amos  Lloyd & Amos' published instance files (`inst{N}x{N}_{f}_{k}.txt`): the order n
+            alone on a line, a `1` alone on the next, then N rows of N tab-separated numbers
+            (each may be followed by a tab), -1 blank; lines may end in "\r\n". Several such
+            blocks may follow one another (blank lines between them passed over). Detected
+            for a whole input when its first two lines are a number alone and `1`:
+
+                8               order (64x64)
+                1
+                -1<TAB>3<TAB>-1<TAB>...<TAB>    row 1: 64 numbers
+                ...                             rows 2 .. 64
 
 In grid and rows each puzzle's side N is taken from its own first row (or from `order`); it
 takes N lines (fewer if a blank line, or another puzzle's line, ends it early, which is a fault
@@ -41,7 +51,9 @@ reading holds; where neither does it says so and asks for a format.
 
 The symbol forms (line, grid, tdoku) have 35 symbols, so they serve orders 2..5 (4x4 to 25x25):
 a 36x36 puzzle in one of them is refused at reading, since its solution could not be written
-back in the same form; rows, tsv and solo serve every order 2..6 (FORMAT_ORDERS).
+back in the same form; rows, tsv, solo and lloyd-amos serve every order 2..8 (FORMAT_ORDERS). No
+one-symbol table beyond these 35 symbols is read or written, so 36x36, 49x49 and 64x64 take one
+of the number formats.
 
 Input is read by cpu_reference.sources: paths, stdin, FIFOs and file objects, gzip data unpacked,
 UTF-16 / UTF-32 with a byte-order mark decoded, lines ended by "\n", "\r\n" or "\r" only, binary
@@ -59,6 +71,7 @@ lines in a row.
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import os
 import re
@@ -78,12 +91,12 @@ from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER, layout
 from cpu_reference.sudoku.puzzle_lines import Piece, shape_of
 from cpu_reference.tatham import solo_description
 
-FORMATS = ("line", "grid", "rows", "tdoku", "tsv", "solo")
+FORMATS = ("line", "grid", "rows", "tdoku", "tsv", "solo", "lloyd-amos")
 SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-MAX_LINE = 10_000
+MAX_LINE = 20_000  # a 64x64 tsv line (4,096 numbers of up to two digits) is about 12,300
 ORDERS = tuple(range(MIN_ORDER, MAX_ORDER + 1))
-SIDES = tuple(n * n for n in ORDERS)  # 4, 9, 16, 25, 36
-CELL_COUNTS = tuple(n**4 for n in ORDERS)  # 16, 81, 256, 625, 1296
+SIDES = tuple(n * n for n in ORDERS)  # 4, 9, 16, 25, 36, 49, 64
+CELL_COUNTS = tuple(n**4 for n in ORDERS)  # 16, 81, 256, 625, 1296, 2401, 4096
 SYMBOL_FORMATS = ("line", "grid", "tdoku")  # one symbol per cell: digits up to len(SYMBOLS)
 MAX_SYMBOL_ORDER = max(n for n in ORDERS if n * n <= len(SYMBOLS))  # 5: 25x25
 _SYMBOL_COUNTS = {n**4: n for n in ORDERS if n <= MAX_SYMBOL_ORDER}  # cells -> order
@@ -357,7 +370,9 @@ def _parse_tdoku(
     return cells, n, count, solution
 
 
-def _parse_numbers(parts: list[str], N: int, first_cell: int, what: str = "number") -> np.ndarray:
+def _parse_numbers(
+    parts: list[str], N: int, first_cell: int, what: str = "number", blank: str = "0"
+) -> np.ndarray:
     out = np.zeros(len(parts), dtype=np.uint8)
     for i, p in enumerate(parts):
         p = p.strip()
@@ -367,8 +382,9 @@ def _parse_numbers(parts: list[str], N: int, first_cell: int, what: str = "numbe
         else:
             value = whole_number(p, N, plus=True)
         if value is None:
+            digits = f"0..{N}" if blank == "0" else f"1..{N} or {blank} (blank)"
             raise _Fault(
-                f"cell {_rc(first_cell + i, N)}: {what} {shown(p)} is not a digit 0..{N} of a "
+                f"cell {_rc(first_cell + i, N)}: {what} {shown(p)} is not a digit {digits} of a "
                 f"{N}x{N} grid"
             )
         out[i] = value
@@ -599,7 +615,12 @@ def _iter(opened: Source, fmt: str | None, order: int | None, check: bool):
     name = opened.shown
     try:
         lines = read_lines(opened.stream, name, MAX_LINE)
-        if fmt in puzzle_lines.ONE_LINE_FORMATS:
+        if fmt is None:
+            head, lines = _head(lines)
+            fmt = "lloyd-amos" if _lloyd_amos_head(head) else None
+        if fmt == "lloyd-amos":
+            items = _lloyd_amos_puzzles(lines, name, order, check)
+        elif fmt in puzzle_lines.ONE_LINE_FORMATS:
             items = _one_line_puzzles(lines, name, fmt, order, check)
         else:
             read = partial(_piece_puzzle, name, order, check)
@@ -613,6 +634,100 @@ def _iter(opened: Source, fmt: str | None, order: int | None, check: bool):
             raise InputError(f"{name}: empty input, no puzzle found")
     finally:
         opened.close()
+
+
+def _head(lines) -> tuple[list, Iterator]:
+    """(the first two lines that are neither blank nor comments, the lines again from the
+    start): a look at an input's head that loses nothing."""
+    seen: list = []
+    head: list = []
+    it = iter(lines)
+    for entry in it:
+        seen.append(entry)
+        text = entry[1]
+        if isinstance(text, Unreadable):
+            break
+        if text.strip() and not text.lstrip().startswith("#"):
+            head.append(text.strip())
+            if len(head) == 2:
+                break
+    return head, itertools.chain(seen, it)
+
+
+def _lloyd_amos_head(head: list) -> bool:
+    """Whether an input's first two lines are a Lloyd & Amos file's: a number alone, then 1."""
+    return len(head) == 2 and head[0].isascii() and head[0].isdigit() and head[1] == "1"
+
+
+def _lloyd_amos_puzzles(lines, name: str, order: int | None, check: bool):
+    """The puzzles of Lloyd & Amos instance blocks (the order, `1`, N rows), or each one's
+    fault; a faulty block's rows are passed over up to its end, so the next block still reads."""
+    lines = iter(lines)
+    for L, text in lines:
+        if isinstance(text, Unreadable):
+            yield _bad_line(name, L, text)
+        elif text.strip() and not text.lstrip().startswith("#"):
+            yield _lloyd_amos_block(lines, name, order, check, L, text)
+
+
+def _lloyd_amos_block(lines, name: str, order: int | None, check: bool, L: int, head: str):
+    """The puzzle of the block whose order line (L) is `head`, its rows taken from lines."""
+    ntext = head.strip()
+    n = whole_number(ntext, MAX_ORDER)
+    if n not in ORDERS or (order is not None and n != order):
+        for _, text in lines:  # the block's rows, up to a blank line, are passed over
+            if not isinstance(text, Unreadable) and not text.strip():
+                break
+        if n not in ORDERS:
+            why = f"order field {shown(ntext)} is not an order {MIN_ORDER}..{MAX_ORDER}"
+        else:
+            why = f"order {n}, expected {order}"
+        return InputError(f"{name} line {L}: {why}")
+    N = n * n
+    one = next(lines, None)
+    if one is None or isinstance(one[1], Unreadable) or one[1].strip() != "1":
+        at = L + 1 if one is None else one[0]
+        got = "the end of the input" if one is None else shown(str(one[1]).strip())
+        return InputError(f"{name} line {at}: {got} where a Lloyd & Amos file has `1`")
+    rows: list[np.ndarray] = []
+    fault = None
+    for Lr, text in lines:
+        if not isinstance(text, Unreadable) and not text.strip():
+            break  # a blank line ends the block
+        if fault is None:
+            try:
+                if isinstance(text, Unreadable):
+                    raise _Fault(text.msg)
+                rows.append(_lloyd_amos_row(text, N, len(rows) * N))
+            except _Fault as f:
+                fault = _error(name, L, _Fault(f.msg, Lr))
+        if len(rows) == N or (fault is not None and Lr - one[0] >= N):
+            break
+    if fault is not None:
+        return fault
+    if len(rows) < N:
+        return InputError(f"{name} line {L}: puzzle ends after {len(rows)} rows, expected {N}")
+    cells = np.concatenate(rows)
+    if check:
+        try:
+            _checked(cells, n)
+        except _Fault as f:
+            return _error(name, L, f)
+    return Puzzle(cells, n, L, "", "lloyd-amos")
+
+
+def _lloyd_amos_row(text: str, N: int, first_cell: int) -> np.ndarray:
+    """One row of a Lloyd & Amos block: N tab-separated numbers (a tab after each allowed), -1
+    blank, into digits (0 blank)."""
+    parts = text.strip().split("\t")
+    if len(parts) != N:
+        raise _Fault(f"{len(parts)} numbers on a row, expected {N}")
+    zero = next((i for i, p in enumerate(parts) if p.strip() in ("0", "+0", "00")), None)
+    if zero is not None:
+        raise _Fault(f"cell {_rc(first_cell + zero, N)}: number {shown(parts[zero].strip())} is "
+                     f"not a digit 1..{N} or -1 (blank) of a {N}x{N} grid")  # fmt: skip
+    parts = ["0" if p.strip() == "-1" else p for p in parts]
+    return _parse_numbers(parts, N, first_cell, blank="-1")
 
 
 def _looks_like_path(text: str) -> bool:
@@ -728,6 +843,10 @@ def format_grid(
         return f"{name}\t{n}\t" + ",".join(str(v) for v in a.tolist())
     if fmt == "solo":
         return f"{n}x{n}:" + solo_description(a) + comment
+    if fmt == "lloyd-amos":
+        rows = ("".join(f"{-1 if v == 0 else v}\t" for v in a[r * N : (r + 1) * N].tolist())
+                for r in range(N))  # fmt: skip
+        return "\n".join([str(n), "1", *rows])
     text = _symbols(a, N)
     if solution is not None:
         s = np.asarray(solution).ravel().astype(np.int64)

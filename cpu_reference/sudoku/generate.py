@@ -1,7 +1,7 @@
 """Full Sudoku grids from empty or partly filled grids: random swaps and randomised backtracking.
 
 Glossary of index names (as in ``sudoku_layout``):
-    n       order: box side (2..6)
+    n       order: box side (2..8)
     N       side of the grid and number of digits, N = n * n
     cells   number of cells, N * N
     c, a, b cell index (row-major); a and b are the two cells of a swap

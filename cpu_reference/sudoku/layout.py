@@ -1,7 +1,7 @@
 """Geometry of a Sudoku of order n: cells, units, peers, and the bitboard layout.
 
 Glossary of index names (used in every Sudoku module):
-    n       order: box side (2, 3, 4, 5, 6)
+    n       order: box side (2 to 8)
     N       side of the grid and number of digits, N = n * n
     cells   number of cells, N * N
     c       cell index, row-major: c = r * N + k
@@ -34,7 +34,7 @@ from functools import cache
 import numpy as np
 
 MIN_ORDER = 2
-MAX_ORDER = 6
+MAX_ORDER = 8
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class Layout:
 
 @cache
 def layout(n: int) -> Layout:
-    """Tables for order n (2 <= n <= 6); cached, arrays read-only."""
+    """Tables for order n (2 <= n <= 8); cached, arrays read-only."""
     if not MIN_ORDER <= n <= MAX_ORDER:
         raise ValueError(f"order {n} is outside {MIN_ORDER}..{MAX_ORDER}")
     N = n * n
@@ -83,10 +83,10 @@ def layout(n: int) -> Layout:
     peers = np.zeros((cells, W), dtype=np.uint64)
     peer_list = np.zeros((cells, peer_count), dtype=np.int32)
     for c in range(cells):
-        others = sorted(set(units[cell_units[c]].ravel().tolist()) - {c})
-        peer_list[c] = others
-        for p in others:
-            peers[c, p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+        peer_list[c] = sorted(set(units[cell_units[c]].ravel().tolist()) - {c})
+    rows = np.repeat(np.arange(cells), peer_count)  # one OR a (cell, peer), in one call
+    bits = np.left_shift(np.uint64(1), (peer_list.ravel() & 63).astype(np.uint64))
+    np.bitwise_or.at(peers, (rows, peer_list.ravel() >> 6), bits)
     for a in (peers, units, cell_units, peer_list):
         a.setflags(write=False)
     return Layout(n, N, cells, W, peers, units, cell_units, peer_list)

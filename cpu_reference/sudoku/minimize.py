@@ -1,7 +1,7 @@
 """Emptying full Sudoku grids to minimal unique puzzles: annealing on the set of givens (seed 002).
 
 Glossary of index names (as in ``sudoku_layout``):
-    n       order: box side (2..6)
+    n       order: box side (2..8)
     N       side of the grid and number of digits, N = n * n
     cells   number of cells, N * N
     c       cell index (row-major)

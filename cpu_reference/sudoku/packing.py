@@ -2,7 +2,7 @@
 
 Glossary (as in layout.py, plus):
     R       whole rows per bitboard word: min(B // N, N), B = 32 bits for N <= 32, else 64
-    WR      words per digit's bitboard, N / R (R divides N for every order 2..6)
+    WR      words per digit's bitboard, N / R (R divides N for every order 2..8)
     NW      bitboard words of a chain, N * WR (digit dd = d - 1 owns words dd*WR .. dd*WR+WR-1)
     CPW     cells per value word: 8 (4 bits each) for N <= 16, else 4 (8 bits each)
     VW      value words of a chain, ceil(cells / CPW)
@@ -14,6 +14,15 @@ Bitboard word w of digit dd holds rows w*R .. w*R+R-1, each row at bit (row mod 
     9x9 (R = 3, WR = 3, 27 of 32 bits)         16x16 (R = 2, WR = 8)      25x25 (R = 1, WR = 25)
     bit 31..27 | 26 .. 18 | 17 .. 9 | 8 .. 0    31 .. 16 | 15 .. 0         24 .. 0
       unused   |  row 3w+2 | row 3w+1| row 3w    row 2w+1 | row 2w          row w
+
+From 36x36 up a row takes one uint64 word (R = 1, WR = N); at 64x64 it fills the word:
+
+    36x36 (WR = 36)             49x49 (WR = 49)             64x64 (WR = 64)
+    63 .. 36 | 35 .. 0          63 .. 49 | 48 .. 0          63 ............ 0
+     unused  |  row w            unused  |  row w                 row w
+
+so the row mask 2**N - 1 is all 64 bits at 64x64 (computed in Python integers, never as 1 << 64
+in a kernel).
 
 so the peers of cell (r, k) are masks computed from r and k, never loaded:
 
@@ -100,7 +109,7 @@ class Packing:
 
 @cache
 def packing(n: int) -> Packing:
-    """Packing constants of order n (2..6)."""
+    """Packing constants of order n (2..8)."""
     lay = layout(n)
     N = lay.N
     word_bits = 32 if N <= 32 else 64

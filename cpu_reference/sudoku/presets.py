@@ -34,7 +34,7 @@ _FOCUSED_TWO_9X9 = "geometric:t0=0.5,t_final=0.48,ratio=0.99997959,stall=0"  # 2
 # 0.36 -> 0.26 in about 16,000; an unsolved trial reheated to 0.3 up to 3 times in a row
 _FOCUSED_BAND = "geometric:t0=0.36,t_final=0.26,ratio=0.99998,stall=0,reheat=0.3,reheats=3"
 
-# preset -> order -> the schedule string it stands for
+# preset -> order -> the schedule string it stands for (orders above 6 take the last one)
 PRESETS: dict[str, dict[int, str]] = {
     "band": {2: _HELD_9X9, 3: _HELD_9X9, 4: _BAND, 5: _BAND, 6: _BAND},
     "auto": {
@@ -96,9 +96,10 @@ def move_of(name: str, order: int) -> str:
 
 def expand(name: str, order: int) -> str:
     """The schedule string a preset name (with an optional ':key=value,...' tail) stands for at
-    this order; a name that is no preset comes back unchanged."""
+    this order (orders above the table's take its largest order's: 49x49 and 64x64 run the
+    36x36 values, not swept for them); a name that is no preset comes back unchanged."""
     base, colon, tail = name.partition(":")
     table = PRESETS.get(base)
-    if table is None or order not in table:
+    if table is None:
         return name
-    return table[order] + ("," + tail if colon and tail.strip() else "")
+    return table.get(order, table[max(table)]) + ("," + tail if colon and tail.strip() else "")

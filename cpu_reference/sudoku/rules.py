@@ -240,10 +240,12 @@ def focus_words(n: int, move: int, linear: bool = False) -> int:
 COUNTS_FROM_ORDER = 5  # the CPU runner counts (COUNTS) from this order up: fewer loads a move
 
 # Which generator a chain draws from (results' params.generator): Philox4x32-10 addressed by the
-# proposal index where the cooperative kernels serve the chain (orders 4 to 6, one-cell moves),
+# proposal index where the cooperative kernels serve the chain (orders 4 to 8, one-cell moves),
 # so that the lanes of a warp can evaluate consecutive proposals of one chain at once;
-# xoroshiro128+ elsewhere (orders 2 and 3, and the box swap at every order).
-COUNTER_ORDERS = (4, 5, 6)
+# xoroshiro128+ elsewhere (orders 2 and 3, and the box swap at every order). A 49x49 or 64x64
+# chain's block does not fit the shared memory a block may declare (sudoku_coop.fallback_reason):
+# it runs one chain a thread, with the same draws.
+COUNTER_ORDERS = (4, 5, 6, 7, 8)
 XOROSHIRO = "xoroshiro128+"
 PHILOX = "philox4x32-10"
 

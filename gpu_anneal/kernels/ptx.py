@@ -35,7 +35,7 @@ from cpu_reference.hashi import puzzle as hashi_puzzle
 from cpu_reference.hashi import rules as hashi_rules
 from cpu_reference.shikaku import puzzle as shikaku_puzzle
 from cpu_reference.shikaku import rules as shikaku_rules
-from cpu_reference.sudoku.rules import COUNTER_ORDERS, MOVE_BOX_SWAP, MOVE_NAMES
+from cpu_reference.sudoku.rules import MOVE_BOX_SWAP, MOVE_NAMES
 from gpu_anneal.kernels.cards import parse_arch
 from gpu_anneal.kernels.grid import KERNELS
 
@@ -160,7 +160,7 @@ def kernel_registry() -> dict[str, tuple]:
         registry[name] = (
             lambda order, code=code: cuda_sudoku.kernel_function(order, code),
             lambda order, code=code: cuda_sudoku.kernel_signature(order, code),
-            cuda_sudoku.CUDA_ORDERS,
+            cuda_sudoku.orders_for(code),
             lambda order, arch="sm_90", code=code: cuda_sudoku.launch_bounds(order, code, arch),
         )
     for code in MOVE_NAMES.values():  # the cooperative kernels: one warp a chain
@@ -169,7 +169,7 @@ def kernel_registry() -> dict[str, tuple]:
         registry[coop.kernel_name(code)] = (
             lambda order, code=code: coop.kernel_function(order, code),
             lambda order, code=code: coop.kernel_signature(order, code),
-            COUNTER_ORDERS,
+            coop.block_orders(code),
             lambda order, arch="sm_90", code=code: coop.launch_bounds(order, code, arch),
         )
     registry["shikaku"] = _grid_puzzle_entry("shikaku")

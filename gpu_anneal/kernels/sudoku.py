@@ -1,6 +1,6 @@
 """The Sudoku annealing kernel: one chain per CUDA thread, the CPU's rules in every thread.
 
-Glossary: g chain (= thread) index, p puzzle, cpp chains per puzzle, n order (2..6), lane the
+Glossary: g chain (= thread) index, p puzzle, cpp chains per puzzle, n order (2..8), lane the
 thread's index in its block (the chain's column in the block's state arrays).
 
 Each thread copies its chain's grid (one byte a cell in global memory, packed to 4-bit fields on
@@ -61,10 +61,10 @@ from gpu_anneal.kernels.cards import shared_kib_per_sm
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module
 
-CUDA_ORDERS = (2, 3, 4, 5, 6)
+CUDA_ORDERS = (2, 3, 4, 5, 6, 7, 8)
 THREADS_PER_BLOCK = 128  # every order but 16x16
 THREADS_16X16 = 64  # 16x16 state is 704 B a chain: 64 chains a block stay under 48 KB
-STATE_IN_SHARED = {2: True, 3: True, 4: True, 5: False, 6: False}
+STATE_IN_SHARED = {2: True, 3: True, 4: True, 5: False, 6: False, 7: False, 8: False}
 SHARED_RESERVED = 1024  # per resident block (an SM's shared memory: kernels.cards)
 REGISTERS_PER_SM = 65536
 THREADS_PER_SM = 2048
@@ -111,7 +111,7 @@ def min_blocks_per_sm(order: int, move: int = rules.MOVE_SIRDEY, arch: str = "sm
 
     The register budget follows: 65,536 / (blocks x threads) registers a thread (64 for 9x9's
     8 blocks of 128 on sm_90; sm_80 holds 5 such blocks by shared memory, so its build may take
-    102). Local-state kernels (orders 5, 6) are built for 4 blocks (128 registers).
+    102). Local-state kernels (orders 5 to 8) are built for 4 blocks (128 registers).
     """
     threads = threads_per_block(order)
     by_threads = THREADS_PER_SM // threads
@@ -119,7 +119,7 @@ def min_blocks_per_sm(order: int, move: int = rules.MOVE_SIRDEY, arch: str = "sm
     if shared == 0:  # local state: 128 registers, 255 for the box swap (36x36 spills at 128)
         if move == rules.MOVE_BOX_SWAP:
             return 2
-        return 2 if order == 6 and move in rules.CANDIDATE_MOVES else 4  # 36x36 candidates: 255
+        return 2 if order >= 6 and move in rules.CANDIDATE_MOVES else 4  # 36x36 up, candidates: 255
     by_shared = shared_kib_per_sm(arch) * 1024 // (shared + SHARED_RESERVED)
     blocks = min(by_threads, by_shared, 32)
     # registers: at least REGISTER_BUDGET a thread, whatever the block count allows
@@ -134,12 +134,33 @@ def launch_bounds(
     return threads_per_block(order), min_blocks_per_sm(order, move, arch)
 
 
-def check_order(order: int) -> None:
-    """InputError for an order the kernels are not built for."""
+# order -> the moves whose one-thread kernel spills registers to local memory there even at 255
+# registers a thread, so it is not built (ptxas, bytes stored / loaded): 49x49 box swap (sm_80
+# 16 / 16); 64x64 candidate (sm_90 24 / 32), focused-two (136 / 120), box swap (420 / 388).
+# Sirdey's move and focused (the default technique's) spill nothing at either order.
+SPILLING = {
+    7: (rules.MOVE_BOX_SWAP,),
+    8: (rules.MOVE_CANDIDATE, rules.MOVE_FOCUSED_TWO, rules.MOVE_BOX_SWAP),
+}
+
+
+def orders_for(move: int) -> tuple[int, ...]:
+    """The orders the one-thread kernel of a move is built for."""
+    return tuple(n for n in CUDA_ORDERS if move not in SPILLING.get(n, ()))
+
+
+def check_order(order: int, move: int | None = None) -> None:
+    """InputError for an order (and move, when given) the kernels are not built for."""
     if order not in CUDA_ORDERS:
         raise InputError(
             f"order {order}: the CUDA kernels are built for orders "
-            f"{', '.join(map(str, CUDA_ORDERS))} (4x4 to 36x36); use --backend cpu"
+            f"{', '.join(map(str, CUDA_ORDERS))} (4x4 to 64x64); use --backend cpu"
+        )
+    if move is not None and order not in orders_for(move):
+        raise InputError(
+            f"order {order}, move {rules.move_name(move)}: the CUDA kernel of this move spills "
+            "registers at this order and is not built; use --move focused or sirdey, or --backend "
+            "cpu"
         )
 
 
@@ -155,7 +176,7 @@ def kernel_function(
     the launch bounds it is to be built with, only names the module (numba-cuda's cache key does
     not hold them); the function is the same for every one.
     """
-    check_order(order)
+    check_order(order, move)
     m = _model(order, move)
     if STATE_IN_SHARED[order] and m.packing.word_bits != 32:
         raise AssertionError("shared-memory state holds 32-bit bitboard words only")

@@ -1,5 +1,10 @@
 """The cooperative Sudoku kernel: one warp a chain, for orders 4 to 6 (16x16 to 36x36).
 
+Orders 7 and 8 (49x49, 64x64) draw from Philox as the others (rules.COUNTER_ORDERS), but one
+chain's block (62,016 B and 104,920 B, below) is more than the 48 KB of static shared memory a
+block may declare: they run the one-thread kernel with the same draws, and the runner says so in
+one line (fallback_reason). Dynamic shared memory past 48 KB would hold one 64x64 chain a block.
+
 Glossary: g chain (= block) index, p puzzle, cpp chains per puzzle, lane the thread's index in
 the warp (0..31), n order.
 
@@ -30,6 +35,8 @@ words of the simulator's scratch):
     16x16   128 + 3,404 (851 words of 4 B) + 160 (40 thresholds) = 3,692: 32 blocks an SM
     25x25   628 + 7,940 (1,985 words of 4 B) + 260 = 8,828: 23 blocks an SM of 228 KB
     36x36   1,296 + 32,248 (4,031 words of 8 B) + 384 = 33,928: 6 blocks an SM of 228 KB
+    49x49   2,404 + 59,080 (7,385 words of 8 B) + 532 = 62,016: over 48 KB, one chain a thread
+    64x64   4,096 + 100,120 (12,515 words of 8 B) + 704 = 104,920: over 48 KB, one chain a thread
 
 plus 1 KB the runtime reserves a block (SHARED_RESERVED); ptxas reports the same static
 shared memory (tests/test_coop_kernel.py).
@@ -144,6 +151,15 @@ def launch_bounds(order: int, move: int, arch: str = "sm_90") -> tuple[int, int]
     blocks = blocks_per_sm(order, move, shared_kib_per_sm(arch) * 1024)
     floor = REGISTERS_PER_SM // (REGISTER_FLOOR.get(arch, DEFAULT_REGISTER_FLOOR) * THREADS)
     return THREADS, max(1, min(blocks, floor))
+
+
+def block_orders(move: int) -> tuple[int, ...]:
+    """The orders whose cooperative block for this move fits the shared memory a block may
+    declare (STATIC_SHARED_LIMIT): those its kernel is built for (16x16 to 36x36; a 49x49 chain
+    takes 62,016 B, a 64x64 one 104,920 B, and runs one chain a thread)."""
+    return tuple(
+        n for n in rules.COUNTER_ORDERS if shared_bytes_per_block(n, move) <= STATIC_SHARED_LIMIT
+    )
 
 
 def fallback_reason(order: int, move: int, shared_per_block: int, shared_per_sm: int) -> str | None:
