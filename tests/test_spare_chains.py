@@ -98,14 +98,21 @@ def test_merged_rows_sum_counts_and_report_the_fewest_proposal_solve():
 
 
 def run_pair(**options) -> dict:
-    """An easy 9x9 and one without a solution, two slots of 2 chains, 0.4 s each at most:
-    {index: result}."""
+    """An easy 9x9 and one without a solution, two slots of 2 chains, 2 s each at most (the easy
+    one takes milliseconds; the limit leaves room for a loaded machine), the exact search's
+    proof of no solution held off so that the second runs to its limit: {index: result}."""
+    from gpu_anneal import sudoku_solver
+
     puzzles = [cells(".2" + "." * 79), cells(NO_SOLUTION)]
-    stream = solve_stream(
-        puzzles, 3, slots=2, chains=2, seed=3, time_limit=0.4, backend="cpu",
-        slice_seconds=0.02, **options,
-    )  # fmt: skip
-    return {r.index: r for r in stream}
+    proof_after, sudoku_solver.PROOF_AFTER = sudoku_solver.PROOF_AFTER, float("inf")
+    try:
+        stream = solve_stream(
+            puzzles, 3, slots=2, chains=2, seed=3, time_limit=2.0, backend="cpu",
+            slice_seconds=0.02, **options,
+        )  # fmt: skip
+        return {r.index: r for r in stream}
+    finally:
+        sudoku_solver.PROOF_AFTER = proof_after
 
 
 def test_spare_chains_go_to_the_puzzle_still_running():
@@ -128,18 +135,18 @@ def test_no_spare_chains_on_the_cpu_by_default_nor_with_a_trial_cap():
 
 
 def test_fixed_chains_turns_spare_chains_off_and_applies_to_sudoku_annealing(monkeypatch):
-    """fixed_chains=True reaches the pool as spare_chains=False (None, the backend's default,
-    otherwise); a kind or method without chains pools refuses it by name."""
+    """fixed_chains=True reaches the pool's plan as spare_chains=False (None, the backend's
+    default, otherwise); a kind or method without chains pools refuses it by name."""
     from gpu_anneal import sudoku_solver
 
     seen = []
-    real = sudoku_solver.solve_stream
+    real = sudoku_solver.run_pool
 
-    def spy(*args, **kwargs):
-        seen.append(kwargs.get("spare_chains", "absent"))
-        return real(*args, **kwargs)
+    def spy(plan, *args, **kwargs):
+        seen.append(plan.spare_chains)
+        return real(plan, *args, **kwargs)
 
-    monkeypatch.setattr(sudoku_solver, "solve_stream", spy)
+    monkeypatch.setattr(sudoku_solver, "run_pool", spy)
     for fixed in (True, False):
         (result,) = api.solve(EASY_4X4 + "\n", chains=2, seed=1, fixed_chains=fixed)
         assert result.solved and result.counts.spare_chains == 0

@@ -30,7 +30,10 @@ HASHI_NONE = "1.1\n...\n1.1\n"
 SOLVABLE = {"sudoku": "1...........4...\n", "shikaku": "3...2\n..9..\n....6\n.....\n",
             "hashi": "2.2\n...\n2.2\n"}  # fmt: skip
 NEVER = {"sudoku": SUDOKU_NONE + "\n", "shikaku": SHIKAKU_NONE, "hashi": HASHI_NONE}
-SUDOKU_SETTINGS = dict(schedule="geometric:t0=1,ratio=0.8,t_final=0.1", move="sirdey")
+# no deduction: it would prove SUDOKU_NONE unsolvable before any trial (status no_solution)
+SUDOKU_SETTINGS = dict(
+    schedule="geometric:t0=1,ratio=0.8,t_final=0.1", move="sirdey", propagate=False
+)
 # (chains, max_trials): fewer trials than chains, a remainder, an exact multiple
 LIMITS = [(4, 3), (64, 3), (16, 2), (4, 10), (3, 9)]
 
@@ -52,8 +55,12 @@ def solve(kind: str, text: str, chains: int, max_trials: int):
 
 @pytest.mark.parametrize("kind", ["sudoku", "shikaku", "hashi"])
 @pytest.mark.parametrize("chains,max_trials", LIMITS)
-def test_a_puzzle_that_never_solves_runs_exactly_max_trials(kind, chains, max_trials):
-    """counts.trials equals max_trials, whether it is below, above or a multiple of chains."""
+def test_a_puzzle_that_never_solves_runs_exactly_max_trials(kind, chains, max_trials, monkeypatch):
+    """counts.trials equals max_trials, whether it is below, above or a multiple of chains (the
+    exact search's proof of no solution held off: it would end the puzzle first)."""
+    from gpu_anneal import sudoku_solver
+
+    monkeypatch.setattr(sudoku_solver, "PROOF_AFTER", float("inf"))
     result = solve(kind, NEVER[kind], chains, max_trials)
     assert not result.solved and result.status == "unsolved", result.error
     assert result.counts.trials == max_trials
@@ -133,10 +140,13 @@ def test_grid_kernels_deal_the_trials_as_the_cpu_does():
 
 
 @pytest.mark.cudasim
-def test_sudoku_kernel_deals_the_trials_as_the_cpu_runner_does():
+def test_sudoku_kernel_deals_the_trials_as_the_cpu_runner_does(monkeypatch):
     """Two never-solving 4x4 puzzles through one slot (the second a refill), 4 chains, 6 trials:
     the CUDA pool under the simulator reports the CPU pool's trials, proposals, accepted moves
-    and best cost for each."""
+    and best cost for each (the proof of no solution held off on both sides)."""
+    from gpu_anneal import sudoku_solver
+
+    monkeypatch.setattr(sudoku_solver, "PROOF_AFTER", float("inf"))
     got = run_simulated("sudoku_trial_limits.py")
     puzzles = [cells(SUDOKU_NONE)] * 2
     want = []

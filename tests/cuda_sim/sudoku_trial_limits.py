@@ -14,11 +14,13 @@ import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1", "run with NUMBA_ENABLE_CUDASIM=1"
 
+from gpu_anneal import sudoku_solver  # noqa: E402
 from gpu_anneal.sudoku_solver import solve_stream  # noqa: E402
 
 NEVER = "..12....3...4..."  # r1c1 has no digit left
 
 if __name__ == "__main__":
+    sudoku_solver.PROOF_AFTER = float("inf")  # no proof of no solution: the trials run out
     cells = np.array([0 if ch == "." else int(ch) for ch in NEVER], np.uint8)
     rows = [
         [r.index, r.trials, r.proposals, r.accepted, r.cost]
