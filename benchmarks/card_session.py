@@ -467,8 +467,8 @@ def pool_prediction(puzzles: int, pool: str, chains: int | None) -> dict | None:
         if row.get("puzzles") != puzzles or row.get("chains") != chains:
             continue
         kind = str(row.get("pool", ""))
-        if (pool == "slices" and kind == "slices") or (
-            pool == "persistent" and kind.startswith("persistent") and "16 cores" in kind
+        if (pool == "slices" and kind.startswith("slices")) or (
+            pool == "persistent" and kind.startswith("persistent (as built)")
         ):
             return {
                 "model": f"virtual card (a model, {MODEL_CARD} rates): {kind}",

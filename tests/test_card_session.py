@@ -56,12 +56,12 @@ def test_dry_run_writes_at_most_five_files_with_every_phase(tmp_path):
 
 def test_predictions_are_the_committed_models_figures():
     virtual = json.loads(cs.VIRTUAL.read_text())
-    slices = cs.pool_prediction(60000, "slices", 64)
-    assert slices["puzzles_per_second"] == virtual["predicted"]["puzzles_per_second"]
     persistent = cs.pool_prediction(60000, "persistent", 64)
+    assert persistent["puzzles_per_second"] == virtual["predicted"]["puzzles_per_second"]
+    slices = cs.pool_prediction(60000, "slices", 64)
     design = next(d for d in virtual["designs"]
-                  if d["chains"] == 64 and d["pool"] == "persistent, host on 16 cores")  # fmt: skip
-    assert persistent["puzzles_per_second"] == design["puzzles_per_second"]
+                  if d["chains"] == 64 and d["pool"].startswith("slices"))  # fmt: skip
+    assert slices["puzzles_per_second"] == design["puzzles_per_second"]
     modeled = next(r["modeled"] for r in virtual["runs"] if r["name"] == "iso6000")
     assert (
         cs.pool_prediction(6000, "slices", modeled["chains"])["wall_seconds"]

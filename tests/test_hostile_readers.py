@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 import gpu_anneal
 from cli.main import app
+from cli.tally import is_summary
 from cpu_reference.errors import InputError, OptionError
 from cpu_reference.sudoku.formats import Puzzle, format_grid, parse_line, read_puzzles
 from cpu_reference.sudoku.verify import verify_solution
@@ -48,7 +49,11 @@ def cli(*args):
     result = runner.invoke(app, [str(a) for a in args])
     assert "Traceback" not in result.output and "internal error" not in result.stderr
     records = [json.loads(x) for x in result.stdout.splitlines() if x.startswith("{")]
-    faults = [x.removeprefix("gpu-anneal: ") for x in result.stderr.splitlines() if x.strip()]
+    faults = [
+        x.removeprefix("gpu-anneal: ")
+        for x in result.stderr.splitlines()
+        if x.strip() and not is_summary(x)
+    ]  # the run's closing summary line is no fault
     return result.exit_code, records, faults
 
 

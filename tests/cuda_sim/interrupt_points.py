@@ -144,6 +144,7 @@ def item_run(stop_at: int, backend: str, count: int = len(PUZZLES)) -> dict:
     `count` PUZZLES as Items, with a Ctrl-C at event `stop_at`; the consumer is not interrupted
     (the command line's loop: it stops at the KeyboardInterrupt that ends the stream)."""
     from gpu_anneal import api, solvers
+    from gpu_anneal.settings import Settings
 
     points = Points(stop_at)
     items = api.parse_puzzles("\n".join(PUZZLES[:count]) + "\n")
@@ -156,7 +157,7 @@ def item_run(stop_at: int, backend: str, count: int = len(PUZZLES)) -> dict:
             read.append(item.index)
             yield item
 
-    settings = solvers.Settings(
+    settings = Settings(
         kind="sudoku", method="anneal", backend=backend, schedule=SCHEDULE, t0=None,
         propagate=False, batch=2, **SETTINGS,
     )  # fmt: skip
