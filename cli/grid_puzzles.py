@@ -140,7 +140,7 @@ def cli_render(
             if not result.solved:
                 err(f"{item.source} line {item.line}: {result.status}, drawing the puzzle only")
                 code = EXIT_UNSOLVED
-        if kind == "sudoku":
+        if item.order is not None:  # a Sudoku grid, drawn by its order
             from cpu_reference.render import render_sudoku
 
             render_sudoku(item.puzzle, item.order, path, rows)

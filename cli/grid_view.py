@@ -45,6 +45,6 @@ def result_grid(result) -> str | None:
     grid); None when it holds no solution."""
     if not result.solved:
         return None
-    if result.kind == "sudoku" and result.solution_rows is not None:
+    if result.order is not None and result.solution_rows is not None:  # a Sudoku grid
         return sudoku_grid(result.solution_rows, result.order)
     return result.solution

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from benchmarks.frontier_instances import cut, lloyd_amos_text, pattern_grid, read_lloyd_amos
 from cli.main import app
+from cli.tally import is_summary
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import logic_fill_many
@@ -112,7 +113,7 @@ def test_bad_large_grids_exit_2_with_one_line(tmp_path, text, fragment):
     path.write_text(text())
     result = solve(path, "--method", "exact", "--output", "jsonl")
     assert result.exit_code == 2, result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    lines = [line for line in result.stderr.splitlines() if line.strip() and not is_summary(line)]
     assert lines == [f"gpu-anneal: {path} {fragment}"]
 
 
