@@ -262,11 +262,12 @@ def test_render_draws_every_puzzle_of_a_file(tmp_path):
 
 
 def test_render_offers_only_the_kinds_it_draws(tmp_path):
-    """--kind lists shikaku and hashi only; sudoku is refused as a usage fault (exit 2)."""
+    """--kind lists the three kinds render draws (Sudoku of any order, Shikaku, Hashi); another
+    name is refused as a usage fault (exit 2) naming it."""
     help_text = runner.invoke(app, ["render", "--help"]).stdout
-    assert "shikaku|hashi" in help_text and "sudoku" not in help_text
-    result = runner.invoke(app, ["render", "--kind", "sudoku", "x.txt", str(tmp_path / "x.png")])
-    assert result.exit_code == 2 and "sudoku" in result.stderr
+    assert "sudoku|shikaku|hashi" in help_text
+    result = runner.invoke(app, ["render", "--kind", "kakuro", "x.txt", str(tmp_path / "x.png")])
+    assert result.exit_code == 2 and "kakuro" in result.stderr
 
 
 def test_tts_plot_draws_each_interval():
