@@ -31,6 +31,9 @@ def failing_run(self, budget):
 runners.CudaRunner.run = failing_run
 
 if __name__ == "__main__":
+    from gpu_anneal import sudoku_solver
+
+    sudoku_solver.PROOF_AFTER = float("inf")  # unproved: the fault, not a proof, ends them
     # r1c1 has no digit left: these never solve, so the fault finds them all in the pool
     impossible = np.zeros(16, np.uint8)
     impossible[[2, 3, 8, 12]] = [1, 2, 3, 4]
