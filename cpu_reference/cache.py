@@ -63,6 +63,15 @@ def writable_folder(name: str) -> Path:
 
 
 _LOADING = threading.Lock()  # threads of one process load a module once, never half of it
+# ast.parse from threads at once can fail in CPython 3.11 ("AST constructor recursion depth
+# mismatch"): one parse at a time
+_PARSING = threading.Lock()
+
+
+def _parse(text: str) -> ast.Module:
+    """ast.parse(text), one thread at a time."""
+    with _PARSING:
+        return ast.parse(text)
 
 
 def import_generated(module_name: str, text: str, folder: Callable[[], Path]) -> ModuleType:
@@ -120,7 +129,7 @@ def _begins(line: str, head: str) -> bool:
 
 def _module_of(head: str) -> str:
     """The module an import head names: "from a.b import" -> a.b, "from a import b as c" -> a.b."""
-    node = ast.parse(head if " as " in head else f"{head} _").body[0]
+    node = _parse(head if " as " in head else f"{head} _").body[0]
     if not isinstance(node, ast.ImportFrom) or node.module is None:
         raise ValueError(f"{head!r}: not the head of a `from ... import` statement")
     names = [alias.name for alias in node.names if alias.name != "_"]
@@ -131,7 +140,7 @@ def _imported(text: str) -> set[str]:
     """Every module an import statement of `text` may bring in (for `from a import b`: a and
     a.b)."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(_parse(text)):
         if isinstance(node, ast.ImportFrom) and node.module:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
