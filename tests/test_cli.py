@@ -485,8 +485,14 @@ def test_help_shows_defaults_whole_choices_and_no_type_on_flags():
 
 def test_shell_completion_is_offered():
     """--show-completion prints a completion script; completing `solve --ki` offers --kind."""
-    shown = runner.invoke(app, ["--show-completion", "bash"], prog_name="gpu-anneal")
-    assert shown.exit_code == 0 and "_GPU_ANNEAL_COMPLETE" in shown.stdout
+    # a fresh process, as a user's shell runs it (in-process, what earlier tests left in typer's
+    # and click's state can change the answer)
+    shown = subprocess.run(
+        [sys.executable, "-c", "from cli.main import app; app(prog_name='gpu-anneal')",
+         "--show-completion", "bash"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert shown.returncode == 0 and "_GPU_ANNEAL_COMPLETE" in shown.stdout, shown.stderr
     env = dict(os.environ, _GPU_ANNEAL_COMPLETE="complete_bash", COMP_WORDS="gpu-anneal solve --ki",
                COMP_CWORD="2")  # fmt: skip
     proc = subprocess.run(
