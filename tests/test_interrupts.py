@@ -66,11 +66,13 @@ def test_ctrl_c_at_every_point_of_the_solvers_reports_each_item_once():
 
 
 @pytest.mark.cudasim
+@pytest.mark.slow
 def test_ctrl_c_at_many_points_of_a_cuda_pool_run_in_the_simulator():
     """The CUDA runner (slices, the refill before each relaunch) under the simulator, three
     puzzles in two slots, Ctrl-C at every second event of the run: no fault. (Which events a
     stride hits depends on when the simulated chains see a puzzle solved; the CPU test above
-    takes every event.)"""
+    takes every event.) Slow: CI keeps the CPU pool at every event and the CUDA pool with
+    spare chains at every tenth (test_ctrl_c_with_spare_chains_in_a_cuda_pool_run_...)."""
     result = run_simulated("sudoku_interrupts.py", "pool", "3", "2")
     assert result["faults"] == []
     assert result["runs"] >= 25 and set(result["where"]) >= {"run", "status", "load", "refill"}
