@@ -27,7 +27,7 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from typer.testing import CliRunner
@@ -288,6 +288,9 @@ GOOD_OF = {"sudoku": "1...........4...", "shikaku": "2x1:2a", "hashi": "3x1m2:1a
 @settings(max_examples=200, **FUZZ)
 @given(st.sampled_from(sorted(HUGE_FIELDS)), st.integers(25, 4900), st.sampled_from("19"),
        st.booleans())  # fmt: skip
+@example("rows-cell", 81, "1", False)  # a number as long as a one-line puzzle: still a row's cell
+@example("rows-cell", 625, "9", False)
+@example("rows-cell", 4096, "1", False)
 def test_numbers_of_thousands_of_digits_are_a_fault_of_their_line(field, digits, digit, zeros):
     """A field of 25 to 4,900 digits (or, for Shikaku and Hashi, a small number written with
     that many leading zeros), then a good puzzle: one short InputError at line 1 and the good

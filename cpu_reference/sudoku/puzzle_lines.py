@@ -18,7 +18,9 @@ How lines become puzzles when no format is given:
     a solo, tsv or tdoku line, or one token of 81, 256, 625 or 1296 symbols: a puzzle of that
         line (a 16-symbol token: see below)
     one token of 4, 9, 25 or 36 symbols, or 4, 9, 16, 25 or 36 numbers: the first row of a
-        grid (rows) puzzle whose side N is that width; it takes N rows, ending early (a fault of
+        grid (rows) puzzle whose side N is that width (numbers of any length: a token of 81
+        digits followed by 3 numbers is a 4x4 row whose first cell is at fault, not a one-line
+        puzzle with a comment); it takes N rows, ending early (a fault of
         that puzzle) at a blank line or at a line that is another puzzle's (a one-line puzzle,
         a row of another width or form)
     a run of 16-symbol lines: 4x4 puzzles one a line, or 16x16 grids, decided by the run:
@@ -123,7 +125,7 @@ def shape_of(text: str) -> Shape:
     if ":" in first:
         head = first.split(":", 1)[0]
         return SOLO if len(head) not in CELL_COUNTS and _SOLO_LIKE.fullmatch(head) else TDOKU
-    if len(tokens) >= 2 and len(first) not in CELL_COUNTS:
+    if len(tokens) >= 2 and (len(first) not in CELL_COUNTS or _numbers_of_a_row(tokens)):
         return Shape("rows", len(tokens))
     width = len(first)
     if width == FOUR_N:
@@ -131,6 +133,13 @@ def shape_of(text: str) -> Shape:
     if width in CELL_COUNTS or width > MAX_SIDE:
         return Shape("line", width)
     return Shape("grid", width)
+
+
+def _numbers_of_a_row(tokens: list[str]) -> bool:
+    """Whether the tokens are a Sudoku row's count of numbers (a rows line), rather than a
+    one-line puzzle followed by a comment: a first number of 81 or 4,096 digits is a faulty
+    cell of that row, never a puzzle of that many symbols."""
+    return len(tokens) in SIDES and all(t.isascii() and t.isdigit() for t in tokens)
 
 
 def _plain(text: str) -> bool:
