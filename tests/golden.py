@@ -23,6 +23,7 @@ MASK = "<masked>"
 MASKED_COUNTS = ("trials", "proposals", "accepted")
 MACHINE_LINE = re.compile(r"this CPU|measured here|host share")
 THREADS = re.compile(r"[0-9]+(?= threads$)")
+RULES_CACHE = re.compile(r"rules (cached|to compile)")
 
 CPU = ["--backend", "cpu"]
 JSONL = ["--output", "jsonl", "--quiet"]
@@ -100,7 +101,8 @@ def mask_line(line: str, parallel: bool) -> str:
     try:
         record = json.loads(line)
     except ValueError:
-        if MACHINE_LINE.search(line):
+        if MACHINE_LINE.search(line):  # and whether this machine compiled the rules yet
+            line = RULES_CACHE.sub("rules <cache>", line)
             return re.sub(r"[0-9][0-9.,]*", "#", line)
         return THREADS.sub("#", line)
     if isinstance(record.get("timing"), dict):
@@ -110,6 +112,14 @@ def mask_line(line: str, parallel: bool) -> str:
             if record["counts"].get(key) is not None:
                 record["counts"][key] = MASK
     return json.dumps(record)
+
+
+def _index_of(line: str) -> int:
+    """The input index of a result line (-1 for a line that is no result: kept first)."""
+    try:
+        return int(json.loads(line).get("index", -1))
+    except (ValueError, AttributeError, TypeError):
+        return -1
 
 
 def run_case(name: str) -> tuple[int, str]:
@@ -127,6 +137,8 @@ def run_case(name: str) -> tuple[int, str]:
     finally:
         os.chdir(here)
     lines = [mask_line(line, parallel) for line in done.stdout.splitlines()]
+    if parallel:  # puzzles run at once are reported as they finish: in input order here
+        lines.sort(key=_index_of)
     return done.exit_code, "".join(f"{line}\n" for line in lines) + f"exit {done.exit_code}\n"
 
 

@@ -28,3 +28,7 @@ def test_mask_hides_only_the_clock_and_the_racing_counts():
     assert '"trials": 3' in alone and '"search": "<masked>"' in alone
     assert '"trials": "<masked>"' in racing and '"solving_chain": 1' in racing
     assert mask_line("plan (model) for 3 puzzles", parallel=False) == "plan (model) for 3 puzzles"
+    cold = "predicted: 2 s (cores 9.1 M/s measured here, 2 threads, rules to compile)"
+    warm = "predicted: 2 s (cores 9.1 M/s measured here, 2 threads, rules cached)"
+    assert mask_line(cold, parallel=False) == mask_line(warm, parallel=False)
+    assert "rules <cache>" in mask_line(cold, parallel=False)
