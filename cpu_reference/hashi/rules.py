@@ -252,7 +252,7 @@ def run_chains_cpu(states, *args):
     best_f, solved, left, stop, early_stop.
     """
     for i in prange(states.shape[0]):
-        hashi_trial(i, states, *args)
+        hashi_trial(uint64(i), states, *args)  # the loop body's type of i: one compiled trial
 
 
 def default_schedule(n_edges: int, energy: str) -> dict:

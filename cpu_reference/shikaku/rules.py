@@ -161,7 +161,7 @@ def run_chains_cpu(states, *args):
     plateau, n_plateaus, cur, best, cover, best_f, solved, left, stop, early_stop.
     """
     for i in prange(states.shape[0]):
-        shikaku_trial(i, states, *args)
+        shikaku_trial(uint64(i), states, *args)  # the loop body's type of i: one compiled trial
 
 
 CANDIDATE_SETS = ("all", "pruned", "propagated")

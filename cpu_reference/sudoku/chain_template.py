@@ -216,8 +216,9 @@ def run_slice_cpu(
             counts_from_values(vals[g], board)
         else:
             board = boards[g]
+        chain = np.uint64(g)  # the type the parallel loop's body gives g: one compiled drive_chain
         drive_chain(
-            g, g // cpp, 0, vals[g], board, thr[g],
+            chain, chain // cpp, 0, vals[g], board, thr[g],
             best_vals, ctr, rng, solved, exp_table,
             given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
             box_cells, nbox, box_missing, settings,
