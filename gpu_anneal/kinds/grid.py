@@ -71,7 +71,7 @@ class GridKind(PuzzleKind):
 
     def read(self, source, fmt: str | None, order: int | None) -> Iterator:
         """Every puzzle of one source: a game ID a line or one text grid (items.read_grid)."""
-        return items.read_source(self, source, lambda one: items.read_grid(self, one))
+        return items.read_grid(self, source)
 
     def size(self, item) -> str:
         """WIDTHxHEIGHT."""
