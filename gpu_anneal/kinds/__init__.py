@@ -6,6 +6,7 @@ text and rows, solving a stream of items).
     kind_of(name)    the kind object, InputError naming the valid kinds otherwise
     names()          the kinds' names (the results' and records' kind enums: gpu_anneal.schemas)
     parsed_kinds()   parsed puzzle type -> its kind's name (the readers refuse another kind's)
+    trial_kernels()  kind name -> its CUDA trial kernel's factories, for the PTX checks
     register(kind)   add a kind (unregister(name) removes it)
 
 The API, the readers, resume and the command line dispatch through this registry; a new kind is
@@ -13,6 +14,8 @@ one module here (a PuzzleKind subclass and its KIND) and one line below.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from cpu_reference.errors import InputError
 from gpu_anneal.kinds import hashi, shikaku, sudoku
@@ -52,6 +55,16 @@ def kind_of(name) -> PuzzleKind:
 def parsed_kinds() -> dict[type, str]:
     """Each parsed puzzle type the API takes as a source -> its kind's name."""
     return {t: name for name, k in KINDS.items() for t in k.parsed_types}
+
+
+def trial_kernels() -> dict[str, tuple[Callable, Callable]]:
+    """Each kind with a CUDA trial kernel -> (the kernel's Python function factory, the factory
+    of its argument types), as gpu_anneal.kernels.ptx.kernel_registry takes them."""
+    return {
+        name: (lambda k=k: k.trial_kernel().function(), k.trial_types)
+        for name, k in KINDS.items()
+        if getattr(k, "trial", None) is not None
+    }
 
 
 def game_id_kinds() -> tuple[str, ...]:
