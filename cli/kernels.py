@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from cli.progress import RunProgress, messages_above
-from cpu_reference.errors import InputError
+from gpu_anneal.reference import InputError
 
 MODEL_CARD = "H100 SXM"  # the card the text table shows
 

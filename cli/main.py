@@ -340,11 +340,11 @@ def _dry_run(files, fmt, technique, move, chains, batch, device, backend, dry_ru
     """Print the plan of each order in the files and the backend --backend takes, with why
     (--dry-run): on the card (this one, or the one --device describes), or on the cores where
     the run takes them without a card to weigh (--backend cpu, or auto where none is usable)."""
-    from cpu_reference.errors import InputError
-    from cpu_reference.sudoku.presets import technique as technique_of
     from gpu_anneal import plan
     from gpu_anneal.backend_choice import describe_cores, describe_plans, format_cores_plan
     from gpu_anneal.backends import cuda_status
+    from gpu_anneal.reference import InputError
+    from gpu_anneal.reference import technique as technique_of
 
     planned = technique_of(move=move, name=technique)[1]  # the move the chains run
     if not dry_run:

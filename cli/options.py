@@ -9,9 +9,9 @@ from typing import Annotated
 
 import typer
 
-from cpu_reference.sudoku.formats import FORMATS
 from gpu_anneal.datasets import DATASETS
 from gpu_anneal.kinds import KINDS, game_id_kinds, names
+from gpu_anneal.reference import FORMATS
 
 
 def _choices(name: str, values, doc: str) -> type[Enum]:

@@ -191,7 +191,8 @@ def layers_picture() -> str:
     for c in forbidden:
         sources = ", ".join(m.split(".")[-1] + "/" for m in c["source_modules"])
         targets = ", ".join(m.split(".")[-1] for m in c["forbidden_modules"])
-        lines.append(f"          {sources} imports none of {targets}")
+        directly = " directly" if c.get("allow_indirect_imports") else ""
+        lines.append(f"          {sources} imports none of {targets}{directly}")
     return "\n".join(lines)
 
 

@@ -156,7 +156,6 @@ def read_source(
     turn (a file object is no such iterator: it is read as a file), a parsed puzzle of another
     kind refused (`parsed`: parsed type -> its kind's name, the registry's), anything else by
     read_one(source) (the kind's reader)."""
-    owner = next((k for t, k in (parsed or {}).items() if isinstance(source, t)), spec.name)
     if isinstance(source, Item):
         yield source if source.kind == spec.name else _other_kind(spec, source.kind, "an Item")
     elif _is_stream(source):
@@ -168,10 +167,15 @@ def read_source(
     elif isinstance(source, Iterator):
         for sub in source:
             yield from read_source(spec, sub, read_one, parsed)
-    elif owner != spec.name:
+    elif (owner := _owner(source, parsed or {})) not in (None, spec.name):
         yield _other_kind(spec, owner, f"a parsed {type(source).__name__}")
     else:
         yield from read_one(source)
+
+
+def _owner(source, parsed: dict[type, str]) -> str | None:
+    """The name of the kind whose parsed puzzle the source is (None: no parsed puzzle)."""
+    return next((kind for t, kind in parsed.items() if isinstance(source, t)), None)
 
 
 def _other_kind(spec, kind: str, what: str) -> InputError:
