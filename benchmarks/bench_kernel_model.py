@@ -22,6 +22,7 @@ from benchmarks.paths import results
 from gpu_anneal.kernels.cards import CARDS
 from gpu_anneal.kernels.perf_model import DEFAULT, record_reader
 from gpu_anneal.kernels.ptx import kernel_table
+from gpu_anneal.kinds import trial_kernels
 
 CARD_COLUMNS = ("H100 SXM", "A100 SXM", "L4", "RTX 4090")
 
@@ -30,7 +31,7 @@ def run(arch: str, label: str | None, kinds: tuple[str, ...] | None, keep: Path 
     """Model every kernel of `arch`; the results document."""
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
-    rows = kernel_table(arch, kinds, with_ptx=record_reader(arch, keep))
+    rows = kernel_table(arch, kinds, record_reader(arch, keep), trial_kernels())
     changed = [line[3:] for line in git("status", "--porcelain").splitlines()]
     return {
         "what": "model: proposals/s computed from the compiled code (SASS), not measured on a GPU",

@@ -14,9 +14,9 @@ from pathlib import Path
 from cli.output import json_line
 from cli.progress import RunProgress, messages_above
 from cli.threads import use_threads
-from cpu_reference.errors import InputError, OutputError
 from gpu_anneal import validate
 from gpu_anneal.measure import measure_throughput
+from gpu_anneal.reference import InputError, OutputError
 
 PICTURE_SUFFIXES = (".png", ".svg", ".pdf")
 OVERWRITES = "the picture would overwrite the puzzles"
@@ -87,10 +87,9 @@ def run_tts(
 
     from cli.info import machine_now
     from cli.output import error_line
-    from cpu_reference.sudoku.formats import iter_puzzles
-    from cpu_reference.sudoku.presets import technique as technique_of
-    from cpu_reference.sudoku.schedules import with_start
     from gpu_anneal.backends import resolve_backend
+    from gpu_anneal.reference import iter_puzzles, with_start
+    from gpu_anneal.reference import technique as technique_of
     from gpu_anneal.tts import core_rate_of, measure_puzzle, summarize, trace_run
 
     use_threads(threads)
@@ -179,7 +178,7 @@ def tts_params(puzzles, schedule: str, move: str, t0, propagate: bool) -> dict:
     """Per order of the puzzles (as text), the move, schedule and deduction setting that ran,
     resolved for the order as `solve` records them in each result's params (move_of and
     schedule_text, as gpu_anneal.solvers.sudoku_params does)."""
-    from cpu_reference.sudoku.presets import move_of
+    from gpu_anneal.reference import move_of
     from gpu_anneal.solvers import schedule_text
 
     orders = sorted({p.order for p in puzzles})
@@ -197,7 +196,7 @@ def run_tune(
     file, chains, move, candidates, runs, limit, time_limit, threads=None, progress=None
 ) -> int:
     """Print the tuning table and the chosen schedule as JSON."""
-    from cpu_reference.sudoku.formats import iter_puzzles
+    from gpu_anneal.reference import iter_puzzles
     from gpu_anneal.tune import DEFAULT_CANDIDATES, tune
 
     use_threads(threads)
@@ -233,8 +232,8 @@ def run_exact(
     import numpy as np
 
     from cli.output import error_line
-    from cpu_reference.sudoku.formats import iter_puzzles
     from gpu_anneal.measure import measure_exact
+    from gpu_anneal.reference import iter_puzzles
 
     validate.threads(threads, "--threads")  # the passes' threads (default 1)
     if limit not in (1, 2):

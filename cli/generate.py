@@ -42,8 +42,8 @@ from cli.options import (
 from cli.output import json_line
 from cli.progress import RunProgress, messages_above
 from cli.threads import use_threads
-from cpu_reference.errors import InputError
 from gpu_anneal.kinds import game_id_kinds
+from gpu_anneal.reference import InputError
 
 SIZE_DEFAULT = "10x10"
 SEED_HELP = "Seed: the same seed gives the same output, another seed other puzzles"
@@ -202,7 +202,7 @@ def minimize(
 def grid_text(cells, order: int, name: str) -> str:
     """One grid or puzzle on one line: the line format, or from 36x36 up (whose digits have no
     one-character symbols) a tsv line named `name`."""
-    from cpu_reference.sudoku.formats import format_grid
+    from gpu_anneal.reference import format_grid
 
     if order < 6:
         return format_grid(cells, order, "line")
@@ -212,8 +212,8 @@ def grid_text(cells, order: int, name: str) -> str:
 def _puzzle_record(rec: dict, order: int, output: str) -> str:
     """A minimal puzzle as a JSON line, or as text that `solve` and `check` read (module
     docstring)."""
-    from cpu_reference.sudoku.formats import MAX_SYMBOL_ORDER, format_grid
     from gpu_anneal.records import MinimalPuzzleRecord
+    from gpu_anneal.reference import MAX_SYMBOL_ORDER, format_grid
 
     index = rec["index"]
     if output == "jsonl":

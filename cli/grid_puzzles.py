@@ -23,9 +23,9 @@ import re
 from pathlib import Path
 
 from cli.output import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, error_line
-from cpu_reference.errors import InputError
 from gpu_anneal import validate
 from gpu_anneal.grid_puzzles import iter_grid_puzzles, render_grid_puzzle
+from gpu_anneal.reference import InputError
 
 _SIDE = re.compile(r"[0-9]{1,7}")
 OVERWRITES = "the picture would overwrite the puzzles"
@@ -85,7 +85,7 @@ def picture_paths(output_path: str, indices: list[int]) -> list[str]:
 def render_kind(input: str) -> str:
     """The kind `render` draws when none is given: sudoku when the input's first puzzle reads
     as a Sudoku (any of its formats), else shikaku."""
-    from cpu_reference.sudoku.formats import Puzzle, iter_puzzles
+    from gpu_anneal.reference import Puzzle, iter_puzzles
 
     if input == "-":
         return "shikaku"  # stdin cannot be read twice
@@ -141,7 +141,7 @@ def cli_render(
                 err(f"{item.source} line {item.line}: {result.status}, drawing the puzzle only")
                 code = EXIT_UNSOLVED
         if item.order is not None:  # a Sudoku grid, drawn by its order
-            from cpu_reference.render import render_sudoku
+            from gpu_anneal.reference import render_sudoku
 
             render_sudoku(item.puzzle, item.order, path, rows)
         else:

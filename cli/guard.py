@@ -18,8 +18,8 @@ def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 def guarded(fn, *args) -> int:
     """Run a command body; unusable input or backend gives one line and exit code 2."""
-    from cpu_reference.errors import InputError
     from gpu_anneal.backends import BackendError
+    from gpu_anneal.reference import InputError
 
     try:
         with warnings.catch_warnings():
@@ -42,7 +42,7 @@ def guarded(fn, *args) -> int:
 
 def _project_warnings() -> tuple[type[Warning], ...]:
     """The project's warnings, each shown every time as one line."""
-    from cpu_reference.errors import KernelWarning, LimitWarning, ResumeWarning
+    from gpu_anneal.reference import KernelWarning, LimitWarning, ResumeWarning
 
     return (ResumeWarning, KernelWarning, LimitWarning)
 

@@ -14,9 +14,8 @@ import itertools
 import math
 import os
 
-from cpu_reference.errors import InputError
-from cpu_reference.sudoku.formats import Puzzle, iter_puzzles
 from gpu_anneal.kinds import kind_of
+from gpu_anneal.reference import InputError, Puzzle, iter_puzzles
 
 GRID_FORMATS = ("grid", "rows")  # one puzzle over N lines
 HEAD_ITEMS = 16  # faults looked past for the first good puzzle

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from cli.progress import RunProgress, messages_above
-from cpu_reference.errors import InputError
+from gpu_anneal.reference import InputError
 
 MODEL_CARD = "H100 SXM"  # the card the text table shows
 
@@ -44,14 +44,17 @@ def run_kernels(
             raise InputError(f"--keep {keep}: cannot create the folder ({exc.strerror})") from None
     from gpu_anneal.kernels.perf_model import record_reader
     from gpu_anneal.kernels.ptx import kernel_registry
+    from gpu_anneal.kinds import trial_kernels
 
-    names = [name for name in kernel_registry() if not kinds or name in kinds]
-    sizes = sum(len(kernel_registry()[name][2]) for name in names)
+    trials = trial_kernels()
+    registry = kernel_registry(trials)
+    names = [name for name in registry if not kinds or name in kinds]
+    sizes = sum(len(registry[name][2]) for name in names)
     line = RunProgress(total=sizes, enabled=progress, work="compiling", noun="kernel sizes")
     rows = []
     with line, messages_above(line):
         for name in names:  # one kernel at a time, so that the line moves
-            rows += kernel_table(arch, (name,), with_ptx=record_reader(arch, keep_dir))
+            rows += kernel_table(arch, (name,), record_reader(arch, keep_dir), trials)
             line.set_done(len(rows))
     if json_out:
         print(json.dumps(rows, indent=1))

@@ -19,11 +19,11 @@ from typer.core import TyperGroup
 from cli import generate, streams
 from cli.guard import guarded
 from cli.options import (
+    KIND_METAVAR,
     MOVES_HELP,
     Backend,
     Example,
     Format,
-    Kind,
     Method,
     Move,
     Output,
@@ -32,6 +32,8 @@ from cli.options import (
     SolveOutput,
     Technique,
     Threads,
+    kind_name,
+    kind_names,
     value,
 )
 from cli.output import (
@@ -135,7 +137,15 @@ def solve(
     example: Annotated[
         Example | None, typer.Option(help="Solve a shipped sample set  [default: none]")
     ] = None,
-    kind: Annotated[Kind | None, typer.Option(help="Puzzle kind  [default: sudoku]")] = None,
+    kind: Annotated[
+        str | None,
+        typer.Option(
+            parser=kind_name,
+            metavar=KIND_METAVAR,
+            autocompletion=kind_names,
+            help="Puzzle kind  [default: sudoku]",
+        ),
+    ] = None,
     method: Annotated[
         Method, typer.Option(help="anneal: every kind; exact: Sudoku; ilp: Shikaku, Hashi")
     ] = Method.anneal,
@@ -330,11 +340,11 @@ def _dry_run(files, fmt, technique, move, chains, batch, device, backend, dry_ru
     """Print the plan of each order in the files and the backend --backend takes, with why
     (--dry-run): on the card (this one, or the one --device describes), or on the cores where
     the run takes them without a card to weigh (--backend cpu, or auto where none is usable)."""
-    from cpu_reference.errors import InputError
-    from cpu_reference.sudoku.presets import technique as technique_of
     from gpu_anneal import plan
     from gpu_anneal.backend_choice import describe_cores, describe_plans, format_cores_plan
     from gpu_anneal.backends import cuda_status
+    from gpu_anneal.reference import InputError
+    from gpu_anneal.reference import technique as technique_of
 
     planned = technique_of(move=move, name=technique)[1]  # the move the chains run
     if not dry_run:
@@ -398,10 +408,13 @@ def render(
         str, typer.Argument(help="Picture to write: .png or .svg (several puzzles: NAME-I.png)")
     ],
     kind: Annotated[
-        Kind | None,
+        str | None,
         typer.Option(
+            parser=kind_name,
+            metavar=KIND_METAVAR,
+            autocompletion=kind_names,
             help="Puzzle kind  [default: sudoku when the file's first puzzle reads as one, else "
-            "shikaku]"
+            "shikaku]",
         ),
     ] = None,
     solve: Annotated[bool, typer.Option(help="Solve first and draw the solution")] = False,

@@ -1,4 +1,6 @@
-"""The command line's choices as enums: typer shows them in --help and refuses others itself."""
+"""The command line's choices as enums: typer shows them in --help and refuses others itself.
+`solve --kind` and `render --kind` read the registry's names when the command line is parsed
+(kind_name), so a kind registered after this module was imported is a choice too."""
 
 from __future__ import annotations
 
@@ -7,9 +9,9 @@ from typing import Annotated
 
 import typer
 
-from cpu_reference.sudoku.formats import FORMATS
 from gpu_anneal.datasets import DATASETS
-from gpu_anneal.kinds import KINDS, game_id_kinds
+from gpu_anneal.kinds import KINDS, game_id_kinds, names
+from gpu_anneal.reference import FORMATS
 
 
 def _choices(name: str, values, doc: str) -> type[Enum]:
@@ -19,6 +21,19 @@ def _choices(name: str, values, doc: str) -> type[Enum]:
     return choices
 
 
+def kind_name(text: str) -> str:
+    """A --kind value: one of the kinds registered now; ValueError naming them otherwise."""
+    if text not in names():
+        raise ValueError(f"{text!r} is not one of {', '.join(map(repr, names()))}.")
+    return text
+
+
+def kind_names(incomplete: str) -> list[str]:
+    """The registered kinds that start with what was typed (shell completion of --kind)."""
+    return [name for name in names() if name.startswith(incomplete)]
+
+
+KIND_METAVAR = f"<{'|'.join(names())}>"  # as --help lists the kinds registered at start-up
 Kind = _choices("Kind", KINDS, "Puzzle kind (gpu_anneal.kinds).")
 GridKind = _choices("GridKind", game_id_kinds(), "A puzzle kind of Tatham game IDs.")
 Method = _choices(

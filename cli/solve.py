@@ -28,10 +28,10 @@ from cli.output import error_line, write_result
 from cli.progress import RunProgress, messages_above
 from cli.streams import StdoutLost
 from cli.tally import Tally
-from cpu_reference.errors import InputError, OutputError
 from gpu_anneal import api, datasets, interrupts, timeline, validate
 from gpu_anneal.inputs import file_names
 from gpu_anneal.kinds import kind_of
+from gpu_anneal.reference import InputError, OutputError
 from gpu_anneal.resolve import resolve
 from gpu_anneal.resume import open_results
 from gpu_anneal.settings import CLI, SolveOptions

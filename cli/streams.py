@@ -24,7 +24,7 @@ import os
 import sys
 
 from cli import startup
-from cpu_reference.errors import OutputError
+from gpu_anneal.reference import OutputError
 
 _WHY = {
     errno.EPIPE: "its reader has gone (broken pipe)",

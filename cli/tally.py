@@ -6,8 +6,7 @@ import re
 from collections.abc import Iterator
 
 from cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVED, error_line
-from cpu_reference.errors import InputError
-from cpu_reference.sudoku.formats import Puzzle, iter_puzzles
+from gpu_anneal.reference import InputError, Puzzle, iter_puzzles
 
 SUMMARY = re.compile(r"gpu-anneal: \d+ solved, ")  # how a run's closing line starts
 

@@ -1,6 +1,6 @@
 """Regenerate the documents derived from the code: `python docs/generate.py`.
 
-    docs/result.schema.json   JSON Schema of a result line (gpu_anneal.results.json_schema)
+    docs/result.schema.json   JSON Schema of a result line (gpu_anneal.schemas.json_schema)
     docs/result.md            the same as a table of keys
     docs/NAME.schema.json     JSON Schema of each record type of check, generate and minimize
                               (gpu_anneal.records.RECORDS)
@@ -29,7 +29,7 @@ BEGIN, END = "<!-- layout:begin (docs/generate.py) -->", "<!-- layout:end -->"
 def schema_text() -> str:
     """docs/result.schema.json as it should read."""
     sys.path.insert(0, str(ROOT))
-    from gpu_anneal.results import json_schema
+    from gpu_anneal.schemas import json_schema
 
     return json.dumps(json_schema(), indent=2) + "\n"
 
@@ -37,7 +37,8 @@ def schema_text() -> str:
 def record_schema_texts() -> dict[str, str]:
     """docs/NAME.schema.json as each should read, by NAME (gpu_anneal.records.RECORDS)."""
     sys.path.insert(0, str(ROOT))
-    from gpu_anneal.records import RECORDS, record_schema
+    from gpu_anneal.records import RECORDS
+    from gpu_anneal.schemas import record_schema
 
     return {name: json.dumps(record_schema(name), indent=2) + "\n" for name in RECORDS}
 
@@ -190,7 +191,8 @@ def layers_picture() -> str:
     for c in forbidden:
         sources = ", ".join(m.split(".")[-1] + "/" for m in c["source_modules"])
         targets = ", ".join(m.split(".")[-1] for m in c["forbidden_modules"])
-        lines.append(f"          {sources} imports none of {targets}")
+        directly = " directly" if c.get("allow_indirect_imports") else ""
+        lines.append(f"          {sources} imports none of {targets}{directly}")
     return "\n".join(lines)
 
 

@@ -35,7 +35,8 @@ from gpu_anneal.api import (  # noqa: E402
     solve_stream,
 )
 from gpu_anneal.backends import BackendError, MissingExtra  # noqa: E402
-from gpu_anneal.results import Counts, Params, Result, Timing, json_schema  # noqa: E402
+from gpu_anneal.results import Counts, Params, Result, Timing  # noqa: E402
+from gpu_anneal.schemas import json_schema  # noqa: E402
 
 __all__ = [
     "BackendError",

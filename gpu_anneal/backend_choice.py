@@ -57,8 +57,8 @@ kind (`reference_card_rate`), scaled by the card's SMs and clock.
 
 Grid puzzles (Shikaku, Hashi) are solved one at a time, with no pool: each pays a card run's
 overhead (CARD_RUN, measured on the Sudoku pool), which the cores' median time a puzzle stays
-under up to GRID_CORES_UP_TO cells (shikaku.json, hashi.json: 2 cores); above that size nothing
-was measured and auto keeps the card.
+under up to the kind's `cores_up_to` cells (gpu_anneal.kinds: shikaku.json, hashi.json, 2
+cores); above that size nothing was measured and auto keeps the card.
 """
 
 from __future__ import annotations
@@ -179,11 +179,6 @@ CARD_RUN = 0.084
 HOST_CARD = 31.3e-6
 HOST_CPU = 0.337e-3
 
-# Grid puzzles: the largest cells whose median time a puzzle on the cores (2 cores, 16 chains) is
-# under CARD_RUN: Shikaku 25x25 (0.021 s; 50x50: 10 s), Hashi 18x18 (0.014 s; 26x26: 0.18 s).
-# The kinds named here are solved one puzzle at a time (this rule); the others in a pool.
-GRID_CORES_UP_TO = {"shikaku": 25 * 25, "hashi": 18 * 18}
-
 # A stream is read ahead at most this far to decide (the break-even count when the card wins).
 LOOKAHEAD = 20_000
 MEASURE_SECONDS = 0.1  # the CPU rate's one measurement per machine, order and move
@@ -207,6 +202,10 @@ class Workload:
     batch: int | None = None  # puzzles at once asked
     cells: int | None = None  # grid puzzles: cells of the (first) puzzle
     size: str = ""  # grid puzzles: WIDTHxHEIGHT
+    # grid puzzles, solved one at a time: the most cells at which the cores' median time a
+    # puzzle is under CARD_RUN (the kind's cores_up_to); None: a pool (Sudoku)
+    cores_up_to: int | None = None
+    title: str = ""  # grid puzzles: the kind as messages name it
 
 
 @dataclass(frozen=True)
@@ -319,7 +318,7 @@ def choose(
         return Choice("cpu", f"cpu: --method {w.method} runs on the CPU only")
     if card is None:
         return Choice("cpu", f"auto: cpu, no usable CUDA device: {why_no_card or 'none found'}")
-    if w.kind in GRID_CORES_UP_TO:  # one puzzle at a time
+    if w.cores_up_to is not None:  # one puzzle at a time
         return _grid(w, card)
     if card.rate <= 0:
         return Choice("cpu", f"auto: cpu, no rate model for the card {card.name}")
@@ -335,7 +334,7 @@ def choose(
 def break_even(w: Workload, cores: Cores, card: CardSide, most: int = LOOKAHEAD) -> int | None:
     """The fewest puzzles (up to `most`) at which `choose` takes the card; None: not up to that
     many (the search assumes one crossing, as the model's seconds grow with n on both sides)."""
-    if card.rate <= 0 or w.kind in GRID_CORES_UP_TO or w.method != "anneal":
+    if card.rate <= 0 or w.cores_up_to is not None or w.method != "anneal":
         return None
 
     def card_wins(n: int) -> bool:
@@ -366,8 +365,8 @@ def cores_at_any_count(w: Workload, cores: Cores, card: CardSide, most: int = LO
 
 
 def _grid(w: Workload, card: CardSide) -> Choice:
-    limit = GRID_CORES_UP_TO.get(w.kind, 0)
-    name = {"shikaku": "Shikaku", "hashi": "Hashi"}.get(w.kind, w.kind)
+    limit = w.cores_up_to or 0
+    name = w.title or w.kind
     if w.cells is not None and w.cells <= limit:
         return Choice(
             "cpu",
@@ -714,12 +713,14 @@ def sudoku_choice(
 
 
 def grid_choice(
-    backend: str, kind: str, method: str, items: Iterable, flags: bool = False
+    backend: str, spec, method: str, items: Iterable, flags: bool = False
 ) -> tuple[Iterator, Choice]:
-    """(the items, the Choice) of Shikaku or Hashi: by the size of the first puzzle (read ahead)."""
+    """(the items, the Choice) of Shikaku or Hashi (spec: its kind, gpu_anneal.kinds.grid): by
+    the size of the first puzzle (read ahead)."""
     from gpu_anneal import backends
 
     items = iter(items)
+    kind = spec.name
     if method != "anneal":
         return items, choose(Workload(kind=kind, method=method), None, None)
     fixed = asked(backend, flags)
@@ -734,7 +735,7 @@ def grid_choice(
     width, _, height = first.size.partition("x")
     cells = int(width) * int(height) if width.isdigit() and height.isdigit() else None
     card = CardSide(why, 0.0, 0, False, CARD_LOAD)  # the device as cuda_status names it
-    w = Workload(kind=kind, cells=cells, size=first.size)
+    w = Workload(kind, cells=cells, size=first.size, cores_up_to=spec.cores_up_to, title=spec.title)
     return itertools.chain([first], items), choose(w, None, card)
 
 

@@ -9,8 +9,8 @@ relates to the Sudoku pool's runners), driven by cpu_reference.anneal.trials.run
     fetch()        bring back RNG states, best states and best energies; fetched(): the arguments
 
 CPU: cpu_reference.anneal.trials.CpuTrials runs a kind's run_chains_cpu on the host arrays.
-CUDA: CudaTrials runs the kind's trial kernel (gpu_anneal.kernels.grid) on the device, one chain
-a thread; a run's arrays stay there from load to fetch:
+CUDA: CudaTrials runs the kind's trial kernel (its kind's trial_kernel(), gpu_anneal.kinds.grid)
+on the device, one chain a thread; a run's arrays stay there from load to fetch:
 
     load()         every array argument copied to the device, once
     run(1)         one launch
@@ -25,7 +25,6 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from gpu_anneal.kernels.grid import KERNELS
 from gpu_anneal.kernels.launch import GRID_THREADS_PER_BLOCK, PER_TRIAL, RESULTS, TrialKernel
 
 
@@ -95,6 +94,6 @@ class CudaTrials:
         return out
 
 
-def cuda_trials(kind: str) -> CudaTrials:
-    """A fresh CUDA runner for one anneal run of `kind` ("shikaku" or "hashi")."""
-    return CudaTrials(KERNELS[kind])
+def cuda_trials(kernel: TrialKernel) -> CudaTrials:
+    """A fresh CUDA runner for one anneal run of a kind's trial kernel."""
+    return CudaTrials(kernel)

@@ -16,15 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from cpu_reference.errors import InputError
-from gpu_anneal.items import (
-    FileName,
-    Item,
-    as_sources,
-    file_names,
-    read_grids,
-    writable_format,
-)
-from gpu_anneal.kinds import KINDS, kind_of
+from gpu_anneal import items
+from gpu_anneal.items import FileName, Item, file_names, read_grids, read_source, writable_format
+from gpu_anneal.kinds import KINDS, kind_of, parsed_kinds
 from gpu_anneal.kinds.grid import GridKind
 
 __all__ = [
@@ -39,6 +33,12 @@ __all__ = [
     "read_grids",
     "writable_format",
 ]
+
+
+def as_sources(puzzles) -> list:
+    """The list of sources in an API call's `puzzles` argument: one source (a parsed puzzle of
+    any registered kind among them), or each of a list's (items.as_sources)."""
+    return items.as_sources(puzzles, tuple(parsed_kinds()))
 
 
 def game_id(kind: str, puzzle) -> str:
@@ -70,9 +70,10 @@ def read(
     each.
     """
     spec = kind_of(kind)
+    parsed = parsed_kinds()
     index = 0
     for source in sources:
-        for item in spec.read(source, fmt, order):
+        for item in read_source(spec, source, lambda one: spec.read(one, fmt, order), parsed):
             if isinstance(item, Item):
                 item.index = index
                 index += 1

@@ -41,16 +41,12 @@ from typing import Any
 import numpy as np
 
 from cpu_reference.errors import InputError
-from cpu_reference.hashi import puzzle as hashi
-from cpu_reference.shikaku import puzzle as shikaku
 from cpu_reference.sources import Unreadable, open_source
 from cpu_reference.sources import lines as read_lines
 from cpu_reference.sudoku.formats import FORMAT_ORDERS, Puzzle, iter_puzzles
 from gpu_anneal.results import givens_hash
 from gpu_anneal.validate import sudoku_grids
 
-PARSED_TYPES = (shikaku.Shikaku, hashi.Hashi, Puzzle)  # parsed puzzles the API takes as sources
-PARSED_KIND = {shikaku.Shikaku: "shikaku", hashi.Hashi: "hashi", Puzzle: "sudoku"}  # their kinds
 PATH_ENDINGS = (".txt", ".tsv", ".sdk", ".ids", ".jsonl", ".gz")
 MAX_GRID_LINE = 1 << 24  # characters on one line of a Shikaku / Hashi source (a game ID's)
 ARRAY_FORMAT = "line"  # the notation of Sudoku solutions given as arrays ("rows" past 25x25)
@@ -121,10 +117,11 @@ class Item:
         return self.spec.text(self, state)
 
 
-def as_sources(puzzles) -> list:
-    """The list of sources in an API call's `puzzles` argument: one source, or each of a list's
-    (a list of numbers, or of lists, is one Sudoku array)."""
-    single = (str, bytes, os.PathLike, np.ndarray, Item, io.IOBase, *PARSED_TYPES)
+def as_sources(puzzles, parsed_types: tuple[type, ...] = ()) -> list:
+    """The list of sources in an API call's `puzzles` argument: one source (a parsed puzzle of
+    `parsed_types` among them), or each of a list's (a list of numbers, or of lists, is one
+    Sudoku array)."""
+    single = (str, bytes, os.PathLike, np.ndarray, Item, io.IOBase, *parsed_types)
     if isinstance(puzzles, single) or _is_stream(puzzles) or _is_array_like(puzzles):
         return [puzzles]
     if isinstance(puzzles, Iterator):
@@ -152,9 +149,12 @@ def _is_array_like(source) -> bool:
     return all(_is_number(x) for x in source) or all(isinstance(x, (list, tuple)) for x in source)
 
 
-def read_source(spec, source, read_one) -> Iterator[Item | InputError]:
+def read_source(
+    spec, source, read_one, parsed: dict[type, str] | None = None
+) -> Iterator[Item | InputError]:
     """The items of one source: an Item of this kind as it is, an iterator's sources each in
-    turn (a file object is no such iterator: it is read as a file), anything else by
+    turn (a file object is no such iterator: it is read as a file), a parsed puzzle of another
+    kind refused (`parsed`: parsed type -> its kind's name, the registry's), anything else by
     read_one(source) (the kind's reader)."""
     if isinstance(source, Item):
         yield source if source.kind == spec.name else _other_kind(spec, source.kind, "an Item")
@@ -166,9 +166,16 @@ def read_source(spec, source, read_one) -> Iterator[Item | InputError]:
             yield from read_one(source)
     elif isinstance(source, Iterator):
         for sub in source:
-            yield from read_source(spec, sub, read_one)
+            yield from read_source(spec, sub, read_one, parsed)
+    elif (owner := _owner(source, parsed or {})) not in (None, spec.name):
+        yield _other_kind(spec, owner, f"a parsed {type(source).__name__}")
     else:
         yield from read_one(source)
+
+
+def _owner(source, parsed: dict[type, str]) -> str | None:
+    """The name of the kind whose parsed puzzle the source is (None: no parsed puzzle)."""
+    return next((kind for t, kind in parsed.items() if isinstance(source, t)), None)
 
 
 def _other_kind(spec, kind: str, what: str) -> InputError:
@@ -216,9 +223,6 @@ def read_sudoku(spec, source, fmt, order) -> Iterator[Item | InputError]:
     if isinstance(source, (np.ndarray, list, tuple)):
         yield from _sudoku_arrays(spec, source, order)
         return
-    if isinstance(source, PARSED_TYPES):
-        yield _other_kind(spec, PARSED_KIND[type(source)], f"a parsed {type(source).__name__}")
-        return
     name = _name(source)
     try:
         for got in iter_puzzles(_opened(source), fmt=fmt, order=order, name=name):
@@ -252,9 +256,6 @@ def read_grid(spec, source) -> Iterator[Item | InputError]:
     them)."""
     if isinstance(source, spec.parsed_types):
         yield Item(spec, 0, "<api>", None, "", source)
-        return
-    if isinstance(source, PARSED_TYPES):
-        yield _other_kind(spec, PARSED_KIND[type(source)], f"a parsed {type(source).__name__}")
         return
     if isinstance(source, np.ndarray) or _is_array_like(source):
         what = "a NumPy array" if isinstance(source, np.ndarray) else "a list of numbers"

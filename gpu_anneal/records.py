@@ -8,7 +8,8 @@ Glossary:
     record    one JSON object on one line; every key is present, null where it does not apply
 
 RECORDS names each record type's schema file (docs/<name>.schema.json, written by
-`python docs/generate.py`) and the command lines that write it.
+`python docs/generate.py` from gpu_anneal.schemas.record_schema) and the command lines that
+write it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from gpu_anneal.results import described, dumps, plain, schema_of
+from gpu_anneal.results import described, dumps, plain
 
 SCHEMA_BASE = "https://gpu-anneal.invalid/"
 SolutionCount = int | Literal["2+"]
@@ -105,7 +106,7 @@ class GameIdRecord(_Record):
     """One Shikaku or Hashiwokakero puzzle from `gpu-anneal generate --kind shikaku|hashi`."""
 
     index: int = described("0-based index of the puzzle in the run")
-    kind: Literal["shikaku", "hashi"] = described("Puzzle kind")
+    kind: str = described("Puzzle kind", enum="game_id_kinds")
     size: str = described("WIDTHxHEIGHT in cells")
     puzzle: str = described("The puzzle as Simon Tatham's game ID")
     seed: int = described("Seed of the run (default 0): the same seed gives the same puzzles")
@@ -127,9 +128,3 @@ RECORDS: dict[str, tuple[type, str, tuple[str, ...]]] = {
         ("gpu-anneal generate --kind shikaku|hashi --output jsonl",),
     ),
 }
-
-
-def record_schema(name: str) -> dict:
-    """The JSON Schema of the record type RECORDS names `name`."""
-    cls, title, _ = RECORDS[name]
-    return schema_of(cls, title, f"{SCHEMA_BASE}{name}.schema.json")

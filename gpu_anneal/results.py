@@ -10,9 +10,11 @@ Glossary:
               bridge pairs + sum over islands of |value - bridges| + (groups - 1))
 
 A `Result` serialises (`to_dict`, `to_json`) to the same keys for every kind and method: a key
-that does not apply is null, never absent. `json_schema()` derives the JSON Schema from the
-dataclasses below (committed as docs/result.schema.json); each field's `doc` is its description.
-`described`, `plain` and `schema_of` serve the other commands' records the same way
+that does not apply is null, never absent. `schema_of` derives a JSON Schema from the dataclasses
+below (gpu_anneal.schemas.json_schema, committed as docs/result.schema.json); each field's `doc`
+is its description, and a field `described(..., enum=NAME)` takes its choices from the `enums`
+it is handed (NAME "kinds": the registry's names, which this module below the registry cannot
+import). `described`, `plain` and `schema_of` serve the other commands' records the same way
 (gpu_anneal.records).
 """
 
@@ -23,25 +25,28 @@ import json
 import math
 import types
 import typing
+from collections.abc import Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
 import numpy as np
 
-Kind = Literal["sudoku", "shikaku", "hashi"]
 Method = Literal["anneal", "exact", "ilp"]
 Backend = Literal["cpu", "cuda"]
 Status = Literal["solved", "unsolved", "no_solution", "interrupted", "error"]
 
 SCHEMA_ID = "https://gpu-anneal.invalid/result.schema.json"
+Enums = Mapping[str, Sequence[str]]  # an enum's name -> its choices (gpu_anneal.schemas.enums)
 
 
-def described(text: str, default: Any = MISSING, factory: Any = MISSING):
-    """A dataclass field with a description (used by the JSON Schema)."""
+def described(text: str, default: Any = MISSING, factory: Any = MISSING, enum: str = ""):
+    """A dataclass field with a description (used by the JSON Schema); `enum` names the choices
+    the schema lists for it (taken from the enums schema_of is handed)."""
+    metadata = {"doc": text, "enum": enum} if enum else {"doc": text}
     if factory is not MISSING:
-        return field(default_factory=factory, metadata={"doc": text})
-    return field(default=default, metadata={"doc": text})
+        return field(default_factory=factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
 
 
 _doc = described
@@ -168,7 +173,7 @@ class Params:
 class Result:
     """What happened to one puzzle, for every kind and method."""
 
-    kind: Kind = _doc("Puzzle kind")
+    kind: str = _doc("Puzzle kind", enum="kinds")
     method: Method = _doc("Solving method")
     backend: Backend = _doc("Where the search ran")
     index: int = _doc("0-based position of the puzzle in the input (over all files)")
@@ -372,29 +377,28 @@ def givens_hash(kind: str, size: str, givens: str | bytes) -> str:
     return hashlib.sha256(f"{kind}\n{size}\n".encode() + givens).hexdigest()[:16]
 
 
-def json_schema() -> dict:
-    """The JSON Schema (draft 2020-12) of `Result.to_dict()`, derived from the dataclasses."""
-    return schema_of(Result, "gpu-anneal result", SCHEMA_ID)
-
-
-def schema_of(cls, title: str, schema_id: str) -> dict:
+def schema_of(cls, title: str, schema_id: str, enums: Enums | None = None) -> dict:
     """The JSON Schema (draft 2020-12) of a record dataclass: every field required, no other
-    key allowed, each field's `described` text as its description."""
+    key allowed, each field's `described` text as its description, a field described with
+    `enum=NAME` one of enums[NAME]."""
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": schema_id,
         "title": title,
-        **_object_schema(cls),
+        **_object_schema(cls, enums or {}),
     }
 
 
-def _object_schema(cls) -> dict:
+def _object_schema(cls, enums: Enums) -> dict:
     hints = typing.get_type_hints(cls)
     props = {}
     for f in fields(cls):
         if not f.metadata.get("json", True):
             continue
-        prop = _type_schema(hints[f.name])
+        enum = f.metadata.get("enum")
+        if enum and enum not in enums:
+            raise TypeError(f"{cls.__name__}.{f.name}: no choices given for enum {enum!r}")
+        prop = {"enum": list(enums[enum])} if enum else _type_schema(hints[f.name], enums)
         prop["description"] = f.metadata["doc"]
         props[f.name] = prop
     return {
@@ -406,11 +410,11 @@ def _object_schema(cls) -> dict:
     }
 
 
-def _type_schema(tp) -> dict:
+def _type_schema(tp, enums: Enums) -> dict:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
-        options = [_type_schema(a) for a in args if a is not type(None)]
+        options = [_type_schema(a, enums) for a in args if a is not type(None)]
         nullable = type(None) in args
         if len(options) == 1 and "type" in options[0] and not nullable:
             return options[0]
@@ -420,9 +424,9 @@ def _type_schema(tp) -> dict:
     if origin is Literal:
         return {"enum": list(args)}
     if origin is list:
-        return {"type": "array", "items": _type_schema(args[0])}
+        return {"type": "array", "items": _type_schema(args[0], enums)}
     if is_dataclass(tp):
-        return _object_schema(tp)
+        return _object_schema(tp, enums)
     simple = {str: "string", int: "integer", float: "number", bool: "boolean"}
     if tp in simple:
         return {"type": simple[tp]}

@@ -401,7 +401,7 @@ def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
     """Shikaku or Hashiwokakero items (their kind: spec, gpu_anneal.kinds.grid) by annealing or
     by integer programming, one puzzle at a time."""
     method = s.method
-    items, choice = backend_choice.grid_choice(s.backend, spec.name, method, items, s.naming.flags)
+    items, choice = backend_choice.grid_choice(s.backend, spec, method, items, s.naming.flags)
     plan = grid_plan(s, spec, choice.backend, choice.reason)
     used = plan.backend
     for item in items:

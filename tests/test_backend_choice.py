@@ -19,6 +19,7 @@ import pytest
 from benchmarks import fit_backend_choice as fit
 from cpu_reference.sudoku.presets import move_of
 from gpu_anneal import backend_choice as bc
+from gpu_anneal.kinds import kind_of
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -296,9 +297,13 @@ def test_other_methods_and_no_card_take_the_cores():
 
 
 def test_grid_puzzles_take_the_cores_up_to_the_sizes_measured_fast_there():
-    small = bc.choose(bc.Workload(kind="shikaku", cells=81, size="9x9"), None, h100(3))
+    shikaku, hashi = kind_of("shikaku"), kind_of("hashi")
+    small = bc.Workload("shikaku", cells=81, size="9x9", cores_up_to=shikaku.cores_up_to,
+                        title=shikaku.title)  # fmt: skip
+    small = bc.choose(small, None, h100(3))
     assert small.backend == "cpu" and "Shikaku 9x9" in small.reason
-    large = bc.choose(bc.Workload(kind="hashi", cells=2500, size="50x50"), None, h100(3))
+    large = bc.Workload("hashi", cells=2500, size="50x50", cores_up_to=hashi.cores_up_to)
+    large = bc.choose(large, None, h100(3))
     assert large.backend == "cuda"
 
 
@@ -359,9 +364,9 @@ def test_asked_backends_and_no_device(monkeypatch):
 
 def test_grid_choice_reads_the_first_puzzles_size(described_card):
     puzzles = [types.SimpleNamespace(size="9x9"), types.SimpleNamespace(size="50x50")]
-    items, choice = bc.grid_choice("auto", "shikaku", "anneal", iter(puzzles))
+    items, choice = bc.grid_choice("auto", kind_of("shikaku"), "anneal", iter(puzzles))
     assert choice.backend == "cpu" and list(items) == puzzles
-    _, choice = bc.grid_choice("auto", "shikaku", "ilp", iter(puzzles))
+    _, choice = bc.grid_choice("auto", kind_of("shikaku"), "ilp", iter(puzzles))
     assert choice.reason == "cpu: --method ilp runs on the CPU only"
 
 

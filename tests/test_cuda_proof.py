@@ -66,8 +66,9 @@ def test_device_fault_mid_run_reports_every_puzzle_and_names_the_error():
 @functools.cache
 def _registry() -> dict:
     from gpu_anneal.kernels.ptx import kernel_registry
+    from gpu_anneal.kinds import trial_kernels
 
-    return kernel_registry()
+    return kernel_registry(trial_kernels())
 
 
 def _every_kernel() -> list[tuple[str, object, str]]:

@@ -135,9 +135,9 @@ def test_kernels_count_kernel_sizes_out_of_all(recorded, monkeypatch):
 
     sizes = {"a": (1, 2), "b": (3,)}
     monkeypatch.setattr(
-        ptx, "kernel_registry", lambda: {k: (None, None, v) for k, v in sizes.items()}
+        ptx, "kernel_registry", lambda trials: {k: (None, None, v) for k, v in sizes.items()}
     )
-    monkeypatch.setattr(ptx, "kernel_table", lambda arch, kinds, with_ptx: [
+    monkeypatch.setattr(ptx, "kernel_table", lambda arch, kinds, with_ptx, trials: [
         {"kernel": kinds[0], "size": s, "ptx": True} for s in sizes[kinds[0]]])  # fmt: skip
     monkeypatch.setattr(perf_model, "record_reader", lambda arch, keep: None)
     monkeypatch.setattr("gpu_anneal.kernels.cards.parse_arch", lambda arch: None)

@@ -23,7 +23,7 @@ from cpu_reference.hashi import puzzle as H
 from cpu_reference.hashi import rules as HA
 from cpu_reference.shikaku import puzzle as S
 from cpu_reference.shikaku import rules as SA
-from gpu_anneal.kernels.grid import KERNELS
+from gpu_anneal.kinds import kind_of
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -115,7 +115,8 @@ def test_simulated_kernels_replay_cpu_chains(simulated):
     """Shikaku and both Hashi energies: the kernel source run by the device runner ends with
     the CPU runner's best energies, best states and RNG states, chain by chain."""
     for case, got in zip(CASES, simulated["replay"], strict=True):
-        made = KERNELS[case["kind"]].function()  # the factory's kernel, as a device builds it
+        # the factory's kernel, as a device builds it
+        made = kind_of(case["kind"]).trial_kernel().function()
         assert got["kernel"] == f"{made.__module__}.kernel"  # the real kernel ran
         assert chains_of(got) == run_cpu(case), case
     # the chains are distinct streams: their RNG states are not all equal
@@ -154,14 +155,12 @@ def test_kernel_arguments_are_the_trials_after_the_chain_index(kind):
     pytest.importorskip("numba.cuda")
     import numba
 
-    from gpu_anneal.kernels.ptx import kernel_registry
-
-    kernel = KERNELS[kind]
+    kernel = kind_of(kind).trial_kernel()
     trial = SA.shikaku_trial if kind == "shikaku" else HA.hashi_trial
     trial_names = list(inspect.signature(trial.py_func).parameters)
     assert list(inspect.signature(kernel.function()).parameters) == trial_names[1:]
     assert kernel.names == tuple(trial_names[1:])
-    types = kernel_registry()[kind][1]()  # the argument types of a real launch
+    types = kind_of(kind).trial_types()  # the argument types of a real launch
     arrays = {
         n for n, t in zip(kernel.names, types, strict=True) if isinstance(t, numba.types.Array)
     }

@@ -64,10 +64,10 @@ def _child() -> None:
 
     import gpu_anneal
     from cpu_reference.sudoku.rules import MOVE_NAMES
-    from gpu_anneal.kernels import kernel_cache, pool, ptx
+    from gpu_anneal.kernels import kernel_cache, pool
     from gpu_anneal.kernels import sudoku as ks
     from gpu_anneal.kernels import sudoku_coop as coop
-    from gpu_anneal.kernels.grid import KERNELS as GRID
+    from gpu_anneal.kinds import kind_of
 
     a = lambda dtype, ndim: types.Array(dtype, ndim, "C")  # noqa: E731
     i64, u8, u64 = types.int64, types.uint8, types.uint64
@@ -91,9 +91,9 @@ def _child() -> None:
     wanted["pool-gather"] = (pk["gather"], gather)
     fresh = (a(i64, 2), a(u64, 2), a(u8, 2), a(types.int32, 1), a(u64, 2), i64, i64, a(u64, 3))
     wanted["pool-fresh"] = (pk["fresh"], fresh)
-    for name, trial_kernel in GRID.items():
-        signature = ptx.kernel_registry()[name][1]()
-        wanted[name] = (trial_kernel.get(), signature)
+    for name in ("shikaku", "hashi"):
+        kind = kind_of(name)
+        wanted[name] = (kind.trial_kernel().get(), kind.trial_types())
     out = {"package": gpu_anneal.__file__, "ptx": {}, "hits": 0, "misses": 0}
     for name, (kernel, signature) in wanted.items():
         compiled = kernel.compile(signature)
@@ -197,10 +197,11 @@ def test_fingerprint_follows_constants_read_through_another_module():
     """The digest a kernel module is named by is stable, and changes with the value of a
     constant a kernel reads as an attribute of another module (its file unchanged)."""
     from gpu_anneal.kernels import kernel_cache, pool
-    from gpu_anneal.kernels.grid import KERNELS as GRID
+    from gpu_anneal.kinds import kind_of
 
-    trial = kernel_cache.fingerprint(GRID["shikaku"].function())
-    assert trial == kernel_cache.fingerprint(GRID["shikaku"].function())
+    shikaku = kind_of("shikaku").trial_kernel()
+    trial = kernel_cache.fingerprint(shikaku.function())
+    assert trial == kernel_cache.fingerprint(shikaku.function())
     status = kernel_cache.fingerprint(pool.puzzle_status)
     saved = pool.pool_status.S_PROPOSALS
     try:

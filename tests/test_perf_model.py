@@ -303,8 +303,10 @@ def test_kernels_without_launch_bounds_are_modeled_at_the_runners_block_size():
     """The grid-puzzle kernels carry no launch bounds: the model uses the block size their
     runner launches with, and a kernel's own bounds win where it has them."""
     from gpu_anneal.grid_runners import cuda_trials
+    from gpu_anneal.kinds import kind_of
 
-    assert pm.default_threads_per_block(None) == cuda_trials("hashi").threads_per_block
+    runner = cuda_trials(kind_of("hashi").trial_kernel())
+    assert pm.default_threads_per_block(None) == runner.threads_per_block
     assert pm.default_threads_per_block((32, 4)) == 32
 
 
@@ -409,7 +411,7 @@ def test_kept_files_of_the_4x4_kernel_rederive_its_counts(monkeypatch, tmp_path)
         pytest.skip("no ptxas or nvdisasm here")
     registry = ptx.kernel_registry
 
-    def order_2_only():
+    def order_2_only(trials=None):
         entry = list(registry()["sudoku"])
         entry[2] = (2,)
         return {"sudoku": tuple(entry)}

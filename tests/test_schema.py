@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from gpu_anneal import api, datasets
-from gpu_anneal.records import RECORDS, record_schema
-from gpu_anneal.results import Result, json_schema
+from gpu_anneal.records import RECORDS
+from gpu_anneal.results import Result
+from gpu_anneal.schemas import json_schema, record_schema
 
 jsonschema = pytest.importorskip("jsonschema")
 

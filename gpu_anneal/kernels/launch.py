@@ -20,8 +20,9 @@ generated_module, named by the trial and a digest of all it depends on), for Shi
 so a chain follows the same trajectory on both backends. On a device the kernel is compiled once
 and kept on disk (kernel_cache.cached_jit); the CUDA simulator (NUMBA_ENABLE_CUDASIM=1) runs the
 same module, where `plain` (gpu_anneal.kernels.compat) hands the trial the host arrays behind the
-simulator's wrappers. The kinds' declarations: gpu_anneal.kernels.grid; their runner:
-gpu_anneal.grid_runners.CudaTrials; their PTX: gpu_anneal.kernels.ptx.
+simulator's wrappers. The kinds' declarations: each grid kind's trial and trial_scalars
+(gpu_anneal.kinds.grid); their runner: gpu_anneal.grid_runners.CudaTrials; their PTX:
+gpu_anneal.kernels.ptx.
 """
 
 from __future__ import annotations

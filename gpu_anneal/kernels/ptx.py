@@ -8,9 +8,10 @@ dicts) fail here, as they would on a card, although the simulator runs them.
 
 The kernels compiled here are the very functions a device process compiles and caches
 (kernel_registry): the Sudoku kernels' generated modules (sudoku.kernel_function, one chain a
-thread, and sudoku_coop.kernel_function, one warp a chain), the trial kernels' generated copies
-(launch.TrialKernel.function). A device process builds for its card's own target (numba-cuda
-picks sm_90a on an sm_90 card); the PTX here is for plain sm_80 / sm_90.
+thread, and sudoku_coop.kernel_function, one warp a chain), the grid kinds' trial kernels'
+generated copies (launch.TrialKernel.function), handed in from the kinds registry. A device
+process builds for its card's own target (numba-cuda picks sm_90a on an sm_90 card); the PTX
+here is for plain sm_80 / sm_90.
 
 `ptxas_report(ptx, arch)` assembles the PTX with `ptxas -v` (from the nvidia-cuda-nvcc wheel or
 PATH) and returns registers, stack frame, spill stores and loads, and shared/constant bytes.
@@ -25,19 +26,12 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numba
-
-from cpu_reference.hashi import puzzle as hashi_puzzle
-from cpu_reference.hashi import rules as hashi_rules
-from cpu_reference.shikaku import puzzle as shikaku_puzzle
-from cpu_reference.shikaku import rules as shikaku_rules
 from cpu_reference.sudoku.rules import MOVE_BOX_SWAP, MOVE_NAMES
 from gpu_anneal.kernels.cards import parse_arch
-from gpu_anneal.kernels.grid import KERNELS
 
 try:
     import nvidia.cuda_nvcc as nvcc_pkg  # the ptx extra
@@ -144,11 +138,13 @@ def ptxas_report(ptx: str, arch: str = "sm_90", ptxas: str | None = None) -> Ptx
     )
 
 
-def kernel_registry() -> dict[str, tuple]:
+def kernel_registry(trials: Mapping[str, tuple[Callable, Callable]] | None = None) -> dict:
     """name -> (kernel function factory of a size key, signature factory, size keys[, bounds]).
 
     The optional fourth item maps a size key and an architecture to the launch bounds the kernel
-    is compiled with there.
+    is compiled with there. The Sudoku kernels are always there; `trials` adds the grid puzzles'
+    trial kernels, name -> (kernel function factory, argument types factory): the kinds
+    registry's (gpu_anneal.kinds.trial_kernels; the kernels know no kind).
     """
     # late: the Sudoku kernels bring numba.cuda (~0.19 s), which find_ptxas's callers do not need
     from gpu_anneal.kernels import sudoku as cuda_sudoku
@@ -172,28 +168,9 @@ def kernel_registry() -> dict[str, tuple]:
             coop.block_orders(code),
             lambda order, arch="sm_90", code=code: coop.launch_bounds(order, code, arch),
         )
-    registry["shikaku"] = _grid_puzzle_entry("shikaku")
-    registry["hashi"] = _grid_puzzle_entry("hashi")
+    for name, (function, types) in (trials or {}).items():  # the grid puzzles' trial kernels
+        registry[name] = (lambda key, function=function: function(), types, ("any",))
     return registry
-
-
-# Each grid puzzle's (reading, annealing) modules
-_GRID_MODULES = {"shikaku": (shikaku_puzzle, shikaku_rules), "hashi": (hashi_puzzle, hashi_rules)}
-# Small instances whose argument types stand for every instance (arrays of the same ranks)
-_EXAMPLES = {"shikaku": "3...2\n..9..\n....6\n.....", "hashi": "2.2\n...\n2.2"}
-
-
-def _grid_puzzle_entry(kind: str) -> tuple:
-    """Registry entry of the Shikaku or Hashiwokakero kernel: types taken from a real launch."""
-    model, anneal = _GRID_MODULES[kind]
-
-    def signature() -> tuple:
-        captured: list = []
-        puzzle = model.parse_grid(_EXAMPLES[kind])
-        anneal.anneal(puzzle, chains=2, max_trials=1, runner=lambda *a: captured.append(a))
-        return tuple(numba.typeof(a) for a in captured[0])
-
-    return (lambda key: KERNELS[kind].function(), signature, ("any",))
 
 
 def _signature_of(signature: Callable, key) -> tuple:
@@ -202,16 +179,20 @@ def _signature_of(signature: Callable, key) -> tuple:
 
 
 def kernel_table(
-    arch: str = "sm_90", kinds: tuple[str, ...] | None = None, with_ptx: Callable | None = None
+    arch: str = "sm_90",
+    kinds: tuple[str, ...] | None = None,
+    with_ptx: Callable | None = None,
+    trials: Mapping[str, tuple[Callable, Callable]] | None = None,
 ) -> list[dict]:
-    """For every kernel and size: whether PTX compiled, and ptxas's figures when it did.
+    """For every kernel of kernel_registry(trials) (those named in `kinds`, when given) and
+    size: whether PTX compiled, and ptxas's figures when it did.
 
     with_ptx(row, ptx), when given, is called with each compiled record and its PTX text
     (e.g. to read the SASS); it may add fields to the record.
     """
     rows = []
     tool = find_ptxas()
-    for name, entry in kernel_registry().items():
+    for name, entry in kernel_registry(trials).items():
         factory, signature, keys = entry[:3]
         bounds = entry[3] if len(entry) > 3 else (lambda key, arch: None)
         if kinds and name not in kinds:

@@ -77,7 +77,9 @@ class PuzzleKind:
     # ---- reading and writing ------------------------------------------------------------
 
     def read(self, source, fmt: str | None, order: int | None) -> Iterator:
-        """Every puzzle of one source: an Item per puzzle, an InputError per fault."""
+        """Every puzzle of one source: an Item per puzzle, an InputError per fault. The source
+        is no Item, closed file or iterator of sources, and no parsed puzzle of another kind
+        (gpu_anneal.items.read_source takes those first)."""
         raise NotImplementedError
 
     def size(self, item) -> str:

@@ -50,6 +50,38 @@ class GridKind(PuzzleKind):
     solution_key = ""  # the key of the answer in raw["solution"]
     warm_up_id = ""  # a tiny puzzle whose solve compiles the chain loops
     model = None  # the cpu_reference puzzle module
+    rules = None  # the cpu_reference annealing module: anneal(p, chains, max_trials, runner)
+    # The CUDA trial kernel (gpu_anneal.kernels.launch.TrialKernel, one chain a thread): the
+    # rules' jitted trial, its non-array arguments besides the schedule's, and a small instance
+    # whose argument types stand for every instance (arrays of the same ranks) in PTX checks.
+    trial = None
+    trial_scalars: tuple[str, ...] = ()
+    ptx_example = ""
+    # gpu_anneal.backend_choice: the most cells at which the cores' median time a puzzle is
+    # under the card's run overhead (auto takes the cores up to there, the card above)
+    cores_up_to = 0
+
+    # ---- the CUDA trial kernel ----------------------------------------------------------
+
+    def trial_kernel(self):
+        """The kind's TrialKernel (built on first use; numba.cuda is loaded by its launches)."""
+        kernel = self.__dict__.get("_trial_kernel")
+        if kernel is None:
+            from gpu_anneal.kernels.launch import SCHEDULE, TrialKernel
+
+            kernel = TrialKernel(self.trial, (*self.trial_scalars, *SCHEDULE))
+            self.__dict__["_trial_kernel"] = kernel
+        return kernel
+
+    def trial_types(self) -> tuple:
+        """The numba types of the trial kernel's arguments, taken from a real launch on
+        ptx_example (gpu_anneal.kernels.ptx compiles the kernel for them)."""
+        import numba
+
+        captured: list = []
+        puzzle = self.model.parse_grid(self.ptx_example)
+        self.rules.anneal(puzzle, chains=2, max_trials=1, runner=lambda *a: captured.append(a))
+        return tuple(numba.typeof(a) for a in captured[0])
 
     # ---- reading and writing ------------------------------------------------------------
 
@@ -71,7 +103,7 @@ class GridKind(PuzzleKind):
 
     def read(self, source, fmt: str | None, order: int | None) -> Iterator:
         """Every puzzle of one source: a game ID a line or one text grid (items.read_grid)."""
-        return items.read_source(self, source, lambda one: items.read_grid(self, one))
+        return items.read_grid(self, source)
 
     def size(self, item) -> str:
         """WIDTHxHEIGHT."""
@@ -152,7 +184,7 @@ class GridKind(PuzzleKind):
             if used != "cpu":  # a fresh CUDA runner keeping this run's arrays on the device
                 from gpu_anneal.grid_runners import cuda_trials  # numba.cuda: CUDA runs only
 
-                runner = cuda_trials(self.name)
+                runner = cuda_trials(self.trial_kernel())
             res, solution = self.anneal(p, chains, seed, time_limit, runner, sched, options, out)
             out["energy"] = res["energy"]
             out["trials"] = res["trials"]

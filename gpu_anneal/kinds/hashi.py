@@ -25,6 +25,11 @@ class Hashi(GridKind):
     name = "hashi"
     title = "Hashiwokakero"
     model = model
+    rules = rules
+    trial = staticmethod(rules.hashi_trial)  # a jitted function: no method of the kind
+    trial_scalars = ("maxb", "tree", "wc", "square", "we", "wg")
+    ptx_example = "2.2\n...\n2.2"
+    cores_up_to = 18 * 18  # 18x18 (0.014 s a puzzle; 26x26: 0.18 s), 2 cores, 16 chains
     applies = {"anneal": ANNEAL | {"time_limit"}, "ilp": frozenset({"time_limit"})}
     parsed_types = (model.Hashi,)
     solution_key = "bridges"

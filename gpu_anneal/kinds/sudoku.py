@@ -16,7 +16,7 @@ import numpy as np
 
 from cpu_reference.errors import InputError, OptionError
 from cpu_reference.sudoku import rules
-from cpu_reference.sudoku.formats import format_grid
+from cpu_reference.sudoku.formats import Puzzle, format_grid
 from cpu_reference.sudoku.presets import MOVE_PRESETS, TECHNIQUES, technique
 from cpu_reference.sudoku.schedules import with_start
 from cpu_reference.sudoku.verify import conflict_cost, verify_solution
@@ -46,6 +46,7 @@ class Sudoku(PuzzleKind):
     }
     refusal_notes = {("exact", "time_limit"): "it stops at a node cap"}
     techniques = tuple(TECHNIQUES)
+    parsed_types = (Puzzle,)
     cuda_methods = ("anneal",)
     replays = True  # one chain of an annealing run can be re-run alone (api.replay)
 
@@ -59,7 +60,7 @@ class Sudoku(PuzzleKind):
 
     def read(self, source, fmt: str | None, order: int | None) -> Iterator:
         """Every Sudoku of one source (gpu_anneal.items.read_sudoku)."""
-        return items.read_source(self, source, lambda one: items.read_sudoku(self, one, fmt, order))
+        return items.read_sudoku(self, source, fmt, order)
 
     def size(self, item) -> str:
         """NxN."""

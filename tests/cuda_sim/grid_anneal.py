@@ -24,8 +24,8 @@ from cpu_reference.hashi import rules as HA  # noqa: E402
 from cpu_reference.shikaku import puzzle as S  # noqa: E402
 from cpu_reference.shikaku import rules as SA  # noqa: E402
 from gpu_anneal.grid_runners import CudaTrials  # noqa: E402
-from gpu_anneal.kernels.grid import KERNELS  # noqa: E402
 from gpu_anneal.kernels.launch import simulating  # noqa: E402
+from gpu_anneal.kinds import kind_of  # noqa: E402
 
 
 class Recorded(CudaTrials):
@@ -51,7 +51,7 @@ def run_case(case: dict) -> dict:
         parse, anneal = S.parse_grid, SA.anneal
     else:
         parse, anneal = H.parse_grid, HA.anneal
-    kernel = KERNELS[case["kind"]]
+    kernel = kind_of(case["kind"]).trial_kernel()
     runner = Recorded(kernel, case.get("swap"))
     result = anneal(parse(case["puzzle"]), seed=case["seed"], runner=runner, **case["options"])
     names = kernel.names
