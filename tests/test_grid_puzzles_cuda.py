@@ -31,9 +31,9 @@ SHIKAKU = "3...2\n..9..\n....6\n....."
 HASHI = "2.2\n...\n2.2"
 HASHI_6 = "3.4.3\n.....\n3.4.3"  # 6 islands, 7 edges: rarely solved by a random state
 # Two trials a chain (unless a chain solves in the first), so chains also carry state across
-# launches
+# launches; no clock (time_limit inf): the simulator under load ends a run by its trials alone
 SHORT = dict(chains=3, max_trials=6, early_stop=False, n_plateaus=4, plateau=10, t0=50.0,
-             t_final=20.0)  # fmt: skip
+             t_final=20.0, time_limit=float("inf"))  # fmt: skip
 CASES = [
     {"kind": "shikaku", "puzzle": SHIKAKU, "seed": 11, "options": SHORT},
     {"kind": "hashi", "puzzle": HASHI, "seed": 5, "options": {**SHORT, "energy": "seed"}},
@@ -42,7 +42,7 @@ CASES = [
 # Three trials a chain that cannot solve (two moves a trial from a random state): the traffic
 # case
 NO_SOLVE = dict(chains=5, max_trials=15, early_stop=False, n_plateaus=1, plateau=1, t0=50.0,
-                t_final=20.0)  # fmt: skip
+                t_final=20.0, time_limit=float("inf"))  # fmt: skip
 
 
 def run_simulated(cases: list[dict]) -> list[dict]:
