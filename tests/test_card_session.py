@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from simulate import one_core
 
 from benchmarks import card_runs
 from benchmarks import card_session as cs
@@ -21,8 +22,9 @@ SCRIPT = ROOT / "benchmarks" / "card_session.sh"
 def test_dry_run_writes_at_most_five_files_with_every_phase(tmp_path):
     env = dict(os.environ, OUT=str(tmp_path), PYTHON=sys.executable)
     env.pop("NUMBA_ENABLE_CUDASIM", None)  # the script sets it for the card's steps alone
+    # on one core, as tests/simulate.py runs the simulator (its threads' lock hand-overs)
     proc = subprocess.run(["bash", str(SCRIPT), "all", "--dry"], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=900)  # fmt: skip
+                          cwd=ROOT, env=env, timeout=900, preexec_fn=one_core())  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written == ["card_session.json", "card_session.log", "card_session.md"]

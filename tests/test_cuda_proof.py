@@ -8,31 +8,16 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from simulate import one_core, run_simulated, simulator_env
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
 pytest.importorskip("numba.cuda")
-
-
-def run_simulated(script: str, *args: str) -> object:
-    """Run tests/cuda_sim/<script> under the CUDA simulator; its stdout parsed as JSON."""
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "cuda_sim" / script), *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.cudasim
@@ -272,13 +257,13 @@ def test_bench_tts_backend_cuda_runs_on_the_simulated_card(tmp_path):
     path = tmp_path / "tiny.txt"
     path.write_text(TINY_4X4)
     args = ["bench", "tts", str(path), "--backend", "cuda", "--runs", "3", "--card-rate", "1e6"]
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
     proc = subprocess.run(
         [sys.executable, "-m", "gpu_anneal", *args, "--json", "--time-limit", "60"],
+        preexec_fn=one_core(),
         capture_output=True,
         text=True,
         timeout=600,
-        env=env,
+        env=simulator_env(),
         cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]

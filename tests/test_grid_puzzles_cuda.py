@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from simulate import one_core, simulator_env
 
 from cpu_reference.hashi import puzzle as H
 from cpu_reference.hashi import rules as HA
@@ -47,10 +47,10 @@ NO_SOLVE = dict(chains=5, max_trials=15, early_stop=False, n_plateaus=1, plateau
 
 def run_simulated(cases: list[dict]) -> list[dict]:
     """tests/cuda_sim/grid_anneal.py's results for `cases`, run under the CUDA simulator."""
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
     proc = subprocess.run(
         [sys.executable, str(HERE / "cuda_sim" / "grid_anneal.py"), json.dumps(cases)],
-        env=env,
+        preexec_fn=one_core(),
+        env=simulator_env(),
         cwd=ROOT,
         capture_output=True,
         text=True,
