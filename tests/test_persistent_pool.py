@@ -117,6 +117,37 @@ def test_simulated_stop_flag_reports_every_published_puzzle_interrupted():
     assert got["solved"] == 0 and got["errors"] == ["interrupted"] and got["proposals"] == 0
 
 
+@pytest.mark.cudasim
+def test_simulated_slow_puzzle_holds_up_no_other_row():
+    """Five 4x4 puzzles through a ring of three rows, the first one's record read as running
+    for its first drains (a slow puzzle): the next puzzles go into the other rows, passing over
+    the held one (its row taken again only once drained), the kernel runs each from the row the
+    order ring names, every puzzle is reported once, solved, the held one last, and each
+    reported chain replays."""
+    got = run_simulated("persistent_pool.py", "held")
+    assert got["rows"] == [0, 1, 2, 1, 2]
+    assert got["indices"] == [0, 1, 2, 3, 4] and got["solved"] == 5
+    assert got["order"][-1] == 0
+    assert all(got["replayed"]), got
+
+
+def test_free_rows_go_round_the_ring_from_the_cursor_passing_over_held_rows():
+    """The host's next free rows: from the row after the last one published, round the ring,
+    rows still held passed over, at most the count asked."""
+    from types import SimpleNamespace
+
+    from gpu_anneal.persistent_pool import PersistentPool
+
+    batch = SimpleNamespace(given_vals=np.zeros((1, 16), np.uint8), puzzles=2)
+    pool = PersistentPool(batch, None, iter(()), 0, 0, {}, False, 5, None)
+    pool.row_q[[1, 3]] = (7, 9)  # rows 1 and 3 hold puzzles
+    pool.cursor = 3
+    assert pool.free_rows(2).tolist() == [4, 0]
+    assert pool.free_rows(9).tolist() == [4, 0, 2]
+    pool.row_q[:] = 0
+    assert pool.free_rows(2).size == 0
+
+
 @pytest.mark.ptx
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_persistent_kernel_compiles_with_its_atomics_and_the_slice_kernels_shared_state(arch):
