@@ -54,7 +54,9 @@ from gpu_anneal.run_plan import POOLS  # noqa: F401 (the pools' names, re-export
 
 ROUND_PLATEAUS = 4  # plateaus a chain runs between looks at the stop flag
 WAIT_LOOKS = 200_000  # a chain with no task looks again this often, 1 us apart (on a card)
-RING_GROUPS = 8  # ring rows a resident group: the host publishes this far ahead
+RING_GROUPS = 16  # ring rows a resident group: the host publishes this far ahead, and a row
+# is taken again about RING_GROUPS chunks after it was last: by then the slow puzzles that hold
+# rows are few, so that a chunk's rows run on in few pieces (one copy an array a piece)
 RING_MAX = 1 << 16  # ring rows at most (a row's tables: about 1.5 KB at 9x9, twice pinned)
 SPARE_BITS = 52  # jumps the device may make: spare rounds (bit 40 up) over the chain index
 POLL_SECONDS = 0.0005  # the host's pause between drains while the kernel runs

@@ -22,9 +22,11 @@ chains:
         launch ends when the input is closed and no group has work
 
 The host's time: per_puzzle seconds for each puzzle published (deduction, tables, verification
-and results: bench_host's figure), poll_seconds for each drain (the records' copy) and
-launch_seconds for each launch. Which chain solves after how many proposals: `profile(first)`
-as ModeledRunner's.
+and results: bench_host's figure) and COPY_SECONDS for each copy its publishing makes (as
+PersistentRunner.publish: one a table, the bound, the first state, the record and the grid for
+each run of consecutive rows, one for each run of order places, one for PUBLISHED),
+poll_seconds for each drain (the records' copy) and launch_seconds for each launch. Which chain
+solves after how many proposals: `profile(first)` as ModeledRunner's.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from gpu_anneal.standin import VirtualClock
 WARP = 32
 POLL_SECONDS = 20e-6  # a drain: the records' copy and its synchronisation (modeled)
 LAUNCH_SECONDS = 10e-6  # a launch (modeled)
+COPY_SECONDS = 10e-6  # a host-to-device copy's host time (modeled)
 
 
 class ModeledPersistentRunner:
@@ -82,8 +85,14 @@ class ModeledPersistentRunner:
 
     # the host's side -------------------------------------------------------------------
     def publish(self, rows, tables, firsts, qs, published: int) -> None:
-        """Rows take puzzles, published after the host's per-puzzle seconds."""
-        self.clock.spend(self.per_puzzle * len(rows))
+        """Rows take puzzles, published after the host's per-puzzle seconds and its copies'."""
+        rows = np.asarray(rows)
+        if len(rows) == 0:
+            return
+        places = (published - len(rows) + np.arange(len(rows))) % self.rows
+        runs = 1 + np.count_nonzero(np.diff(rows) != 1)
+        copies = runs * (len(tables) + 4) + 1 + np.count_nonzero(np.diff(places) != 1) + 1
+        self.clock.spend(self.per_puzzle * len(rows) + COPY_SECONDS * copies)
         for r, f, q in zip(np.asarray(rows).tolist(), np.asarray(firsts).tolist(),
                            np.asarray(qs).tolist(), strict=True):  # fmt: skip
             self.rec[r] = 0

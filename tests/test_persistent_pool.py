@@ -193,15 +193,15 @@ def test_the_command_line_takes_pool_and_names_a_wrong_one():
     assert "--pool" in bad.output and "persistent" in bad.output
 
 
-def test_the_ring_holds_eight_rows_a_group_at_most_the_input_and_a_cap():
-    """Ring rows: eight a resident group; the puzzles and one when the count is known (an empty
-    input, as the warm-up's: one row, not eight a group of a wave of one-chain groups); never
-    more than RING_MAX."""
+def test_the_ring_holds_sixteen_rows_a_group_at_most_the_input_and_a_cap():
+    """Ring rows: sixteen a resident group; the puzzles and one when the count is known (an
+    empty input, as the warm-up's: one row, not sixteen a group of a wave of one-chain groups);
+    never more than RING_MAX."""
     from types import SimpleNamespace
 
     from gpu_anneal.persistent_pool import RING_MAX, ring_rows
 
-    assert ring_rows(SimpleNamespace(puzzles=100)) == 800
+    assert ring_rows(SimpleNamespace(puzzles=100)) == 1600
     assert ring_rows(SimpleNamespace(puzzles=100), 5) == 6
     assert ring_rows(SimpleNamespace(puzzles=140_000), 0) == 1
     assert ring_rows(SimpleNamespace(puzzles=140_000)) == RING_MAX
