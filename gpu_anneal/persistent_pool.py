@@ -1,24 +1,27 @@
 """The persistent pool: one launch of the persistent kernel runs a stream of puzzles, the host
 publishing puzzles into the device's ring and draining finished ones while it runs.
 
-Glossary: r ring row (q mod R), R ring rows, q puzzle position in the run, cpp chains a puzzle,
-record a ring row's int64[N_REC] (gpu_anneal.kernels.persistent_layout).
+Glossary: r ring row, R ring rows, p a puzzle's place in the order of publishing, q puzzle
+position in the run, cpp chains a puzzle, record a ring row's int64[N_REC] (gpu_anneal.kernels.
+persistent_layout).
 
 The host's loop, with no per-slice synchronisation (gpu_anneal.kernels.persistent tells the
 device's side):
 
-    publish   the next puzzles, in order and in chunks of one a resident group, into the free
-              rows q mod R (a row is free once the puzzle R before it is drained): deduction
-              when asked, tables, each puzzle's first RNG state and a fresh record, staged in
-              one of two pinned buffers (the other may still be copying) and copied on the
-              second stream, then PUBLISHED raised
+    publish   the next puzzles, in order and in chunks of one a resident group, into the next
+              free rows going round the ring (a row is free once its puzzle is drained; a slow
+              puzzle's row is passed over, so that it holds up no other): deduction when asked,
+              tables, each puzzle's first RNG state and a fresh record, staged in one of two
+              pinned buffers (the other may still be copying) and copied on the second stream
+              with the order ring's entries (order[p mod R] = its row), then PUBLISHED raised
     launch    the kernel on the first stream when it is not running (it ends once its chains
               find no task: on a card after looking again a bounded time while the host
               prepares more; the stream done)
     drain     copy the records (and their grids) on the second stream; every DONE record is a
               result: verified, handed out, its row freed
-    close     once the input is exhausted, CLOSED: chains that find no task join the puzzles
-              still running (spare chains)
+    close     once the input is exhausted, CLOSED after the open list (the rows not drained;
+              again at each drain that finds puzzles done): chains that find no task join the
+              puzzles still running in turn (spare chains)
 
 Ctrl-C sets the device's stop flag: every chain stops at its next round, the kernel ends, every
 finished puzzle is reported as it is, the others as they stand with error "interrupted"
@@ -51,7 +54,9 @@ from gpu_anneal.run_plan import POOLS  # noqa: F401 (the pools' names, re-export
 
 ROUND_PLATEAUS = 4  # plateaus a chain runs between looks at the stop flag
 WAIT_LOOKS = 200_000  # a chain with no task looks again this often, 1 us apart (on a card)
-RING_GROUPS = 8  # ring rows a resident group: the host publishes this far ahead
+RING_GROUPS = 16  # ring rows a resident group: the host publishes this far ahead, and a row
+# is taken again about RING_GROUPS chunks after it was last: by then the slow puzzles that hold
+# rows are few, so that a chunk's rows run on in few pieces (one copy an array a piece)
 RING_MAX = 1 << 16  # ring rows at most (a row's tables: about 1.5 KB at 9x9, twice pinned)
 SPARE_BITS = 52  # jumps the device may make: spare rounds (bit 40 up) over the chain index
 POLL_SECONDS = 0.0005  # the host's pause between drains while the kernel runs
@@ -97,6 +102,8 @@ class PersistentRunner:
         self.ring["rec"] = cuda.to_device(np.zeros(self.rows * L.N_REC, np.int64), stream=s)
         self.ring["rec_grid"] = cuda.to_device(np.zeros((self.rows, cells), np.uint8), stream=s)
         self.ring["ctl"] = cuda.to_device(np.zeros(L.N_CTL, np.int64), stream=s)
+        self.ring["order"] = cuda.to_device(np.zeros(self.rows, np.int64), stream=s)
+        self.ring["open"] = cuda.to_device(np.zeros(self.rows, np.int64), stream=s)
         bits = SPARE_BITS if spare else bits_for(batch.cpp)
         self.ring["powers"] = cuda.to_device(
             powers(bits) if not self.counter else np.zeros((1, 128, 2), np.uint64), stream=s
@@ -105,11 +112,13 @@ class PersistentRunner:
         self.h_grid = cuda.pinned_array((self.rows, cells), np.uint8)
         self.h_ctl = cuda.pinned_array(L.N_CTL, np.int64)
         self.h_stop = cuda.pinned_array(self.rows, np.int64)
+        self.h_open = cuda.pinned_array(self.rows, np.int64)
         # two pinned staging buffers (name -> rows), made before any launch: an allocation
         # while a launch runs may wait for it
         self.stage = [
             {name: cuda.pinned_array(self.ring[name].size, self.ring[name].dtype)
-             for name in (*rules.PUZZLE_ARRAYS, "solved", "first_state", "rec", "rec_grid")}
+             for name in (*rules.PUZZLE_ARRAYS, "solved", "first_state", "rec", "rec_grid",
+                          "order")}
             for _ in range(2)
         ]  # fmt: skip
         self.staged = [cuda.event(), cuda.event()]
@@ -132,8 +141,9 @@ class PersistentRunner:
 
     def publish(self, rows: np.ndarray, tables: dict, firsts: np.ndarray, qs: np.ndarray,
                 published: int) -> None:  # fmt: skip
-        """Rows take new puzzles (row j of each table, stream firsts[j], position qs[j]) and
-        PUBLISHED becomes `published`: pinned staging, copies on the second stream."""
+        """Rows take new puzzles (row j of each table, stream firsts[j], position qs[j]), the
+        last len(rows) places of the order ring before `published` name them, and PUBLISHED
+        becomes `published`: pinned staging, copies on the second stream."""
         k = len(rows)
         if k == 0:
             return
@@ -151,22 +161,27 @@ class PersistentRunner:
         parts["first_state"] = np.stack([self.first_state(int(f)) for f in firsts])
         parts["rec"] = rec.reshape(-1)
         parts["rec_grid"] = np.zeros((k, self.h_grid.shape[1]), np.uint8)
-        # rows are consecutive modulo R: at most two runs of rows
-        runs = np.split(np.arange(k), np.flatnonzero(np.diff(rows) != 1) + 1)
+        places = (published - k + np.arange(k)) % self.rows
         for name, value in parts.items():
-            data = np.ascontiguousarray(value)
-            width = data.size // k
-            pinned = stage[name][: data.size]
-            pinned[:] = data.reshape(-1)
-            device = self.ring[name]
-            flat = device.reshape(device.size) if device.ndim > 1 else device
-            for run in runs:
-                a, b = int(rows[run[0]]) * width, (int(rows[run[-1]]) + 1) * width
-                flat[a:b].copy_to_device(pinned[run[0] * width : (run[-1] + 1) * width],
-                                         stream=s)  # fmt: skip
+            self._stage_rows(name, stage[name], np.ascontiguousarray(value), rows)
+        self._stage_rows("order", stage["order"], np.asarray(rows, np.int64), places)
         self.set_control(L.CTL_PUBLISHED, published)
         self.staged[self.turn].record(s)
         self.turn ^= 1
+
+    def _stage_rows(self, name: str, pinned: np.ndarray, data: np.ndarray,
+                    rows: np.ndarray) -> None:  # fmt: skip
+        """Ring array `name`'s rows take data's rows (staged in `pinned`), a copy on the second
+        stream for each run of consecutive rows."""
+        k = len(rows)
+        width = data.size // k
+        pinned[: data.size] = data.reshape(-1)
+        device = self.ring[name]
+        flat = device.reshape(device.size) if device.ndim > 1 else device
+        for run in np.split(np.arange(k), np.flatnonzero(np.diff(rows) != 1) + 1):
+            a, b = int(rows[run[0]]) * width, (int(rows[run[-1]]) + 1) * width
+            flat[a:b].copy_to_device(pinned[run[0] * width : (run[-1] + 1) * width],
+                                     stream=self.copy_stream)  # fmt: skip
 
     def stop_rows(self, rows: np.ndarray) -> None:
         """The chains of ring rows stop at their next round (their bound: the stop value)."""
@@ -175,6 +190,17 @@ class PersistentRunner:
             self.h_stop[r] = value
             self.ring["solved"][r : r + 1].copy_to_device(self.h_stop[r : r + 1],
                                                           stream=self.copy_stream)  # fmt: skip
+
+    def set_open(self, rows: np.ndarray) -> None:
+        """The open list: the rows spare chains may join (the host's rows not drained), and
+        CTL_OPEN its length (after the list: a chain reads no entry before it is there)."""
+        s = self.copy_stream
+        s.synchronize()  # the last list's copy is done before its pinned buffer is written
+        n = len(rows)
+        self.h_open[:n] = rows
+        if n:
+            self.ring["open"][:n].copy_to_device(self.h_open[:n], stream=s)
+        self.set_control(L.CTL_OPEN, n)
 
     def set_control(self, field: int, value: int) -> None:
         """Control word `field` = value, copied on the second stream (after its earlier copies)."""
@@ -247,7 +273,8 @@ class PersistentPool:
         self.report, self.propagate = report, propagate
         self.R = int(rows)
         self.next_q = 0
-        self.published = 0  # puzzles published (rows q mod R for q < published)
+        self.published = 0  # puzzles published (order places p < published)
+        self.cursor = 0  # the row after the last one published: the next free row from here
         self.exhausted = False
         self.row_q = np.full(self.R, -1, np.int64)  # -1: free
         self.row_cells = np.zeros((self.R, batch.given_vals.shape[1]), np.uint8)
@@ -269,21 +296,27 @@ class PersistentPool:
             read.append(item)
         return read
 
+    def free_rows(self, count: int) -> np.ndarray:
+        """Up to `count` free rows, the next ones going round the ring from the cursor (rows
+        still held by their puzzles passed over)."""
+        ring = (self.cursor + np.arange(self.R)) % self.R
+        return ring[self.row_q[ring] < 0][:count]
+
     def publish(self) -> int:
-        """Publish the next puzzles into the free rows that follow in order, a chunk of at most
-        one a resident group (the kernel starts after the first chunk and runs while the host
-        prepares the next); returns how many."""
-        free = 0
-        chunk = min(self.R, self.batch.puzzles)
-        while free < chunk and self.row_q[(self.published + free) % self.R] < 0:
-            free += 1
-        if free == 0 or self.exhausted:
+        """Publish the next puzzles into the next free rows, a chunk of at most one a resident
+        group (the kernel starts after the first chunk and runs while the host prepares the
+        next); returns how many."""
+        if self.exhausted:
             return 0
-        read = self._read(free)
+        free = self.free_rows(min(self.R, self.batch.puzzles))
+        if free.size == 0:
+            return 0
+        read = self._read(free.size)
         if not read:
             return 0
         k = len(read)
-        rows = (self.published + np.arange(k)) % self.R
+        rows = free[:k]
+        self.cursor = (int(rows[-1]) + 1) % self.R
         b = self.batch
         qs = np.zeros(k, np.int64)
         for j, item in enumerate(read):
@@ -310,8 +343,10 @@ class PersistentPool:
         return k
 
     def close(self) -> None:
-        """Once the input is exhausted: CLOSED (chains with no task may join puzzles)."""
+        """Once the input is exhausted: the open list, then CLOSED (chains with no task may
+        join the puzzles of the list)."""
         if self.exhausted and not self.closed:
+            self.runner.set_open(np.flatnonzero(self.row_q >= 0))
             self.runner.set_control(L.CTL_CLOSED, 1)
             self.closed = True
 
@@ -356,6 +391,8 @@ class PersistentPool:
         done = done[np.argsort(records[done, L.R_Q], kind="stable")]
         if done.size:
             self.outbox.extend(self.results(done, records, grids))
+            if self.closed:  # the open list loses the rows drained
+                self.runner.set_open(np.flatnonzero(self.row_q >= 0))
         return int(done.size)
 
     def hand_out(self) -> Iterator:

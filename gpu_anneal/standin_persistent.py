@@ -6,12 +6,14 @@ spare round, T the proposals of a puzzle's solving chain, L proposals a plateau,
 active on an SM, pace(n) a warp's plateaus a second (benchmarks/card_model.py: Kernel.pace).
 
 ModeledPersistentRunner answers the host loop as PersistentRunner does (publish, set_control,
-stop_rows, launch, kernel_ended, wait, records) while a `VirtualClock` (gpu_anneal.standin)
-stands for the host's clock. Its device, at the granularity of a puzzle's chains:
+set_open, stop_rows, launch, kernel_ended, wait, records) while a `VirtualClock`
+(gpu_anneal.standin) stands for the host's clock. Its device, at the granularity of a puzzle's
+chains:
 
     a free group takes the next published puzzle (published at or before the device's time),
-        or, the input closed, joins the unsolved puzzle with the fewest groups (the oldest on
-        ties), as the kernel's chains do
+        or, the input closed, joins a running puzzle going round the host's open list (the
+        first entry from the join counter's whose puzzle runs unsolved), as the kernel's
+        chains do (they join one by one; a group here joins whole)
     a group's work on a puzzle = ceil(T / L) plateaus at pace(n), n the active warps spread
         evenly over the SMs; the puzzle is done when its first group ends (its solving chain's
         plateau), its other groups are freed then
@@ -20,9 +22,11 @@ stands for the host's clock. Its device, at the granularity of a puzzle's chains
         launch ends when the input is closed and no group has work
 
 The host's time: per_puzzle seconds for each puzzle published (deduction, tables, verification
-and results: bench_host's figure), poll_seconds for each drain (the records' copy) and
-launch_seconds for each launch. Which chain solves after how many proposals: `profile(first)`
-as ModeledRunner's.
+and results: bench_host's figure) and COPY_SECONDS for each copy its publishing makes (as
+PersistentRunner.publish: one a table, the bound, the first state, the record and the grid for
+each run of consecutive rows, one for each run of order places, one for PUBLISHED),
+poll_seconds for each drain (the records' copy) and launch_seconds for each launch. Which chain
+solves after how many proposals: `profile(first)` as ModeledRunner's.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from gpu_anneal.standin import VirtualClock
 WARP = 32
 POLL_SECONDS = 20e-6  # a drain: the records' copy and its synchronisation (modeled)
 LAUNCH_SECONDS = 10e-6  # a launch (modeled)
+COPY_SECONDS = 10e-6  # a host-to-device copy's host time (modeled)
 
 
 class ModeledPersistentRunner:
@@ -68,6 +73,8 @@ class ModeledPersistentRunner:
         self.active = 0
         self.on_row: dict[int, list[tuple[int, int]]] = {}  # r -> [(group, m)]
         self.spares: dict[int, int] = {}
+        self.open_rows: list[int] = []  # the host's open list
+        self.joins = 0  # joins tried (the kernel's CTL_JOINS)
         self.tick = 0
         self.running = False
         self.launches = 0
@@ -78,8 +85,14 @@ class ModeledPersistentRunner:
 
     # the host's side -------------------------------------------------------------------
     def publish(self, rows, tables, firsts, qs, published: int) -> None:
-        """Rows take puzzles, published after the host's per-puzzle seconds."""
-        self.clock.spend(self.per_puzzle * len(rows))
+        """Rows take puzzles, published after the host's per-puzzle seconds and its copies'."""
+        rows = np.asarray(rows)
+        if len(rows) == 0:
+            return
+        places = (published - len(rows) + np.arange(len(rows))) % self.rows
+        runs = 1 + np.count_nonzero(np.diff(rows) != 1)
+        copies = runs * (len(tables) + 4) + 1 + np.count_nonzero(np.diff(places) != 1) + 1
+        self.clock.spend(self.per_puzzle * len(rows) + COPY_SECONDS * copies)
         for r, f, q in zip(np.asarray(rows).tolist(), np.asarray(firsts).tolist(),
                            np.asarray(qs).tolist(), strict=True):  # fmt: skip
             self.rec[r] = 0
@@ -97,6 +110,11 @@ class ModeledPersistentRunner:
         elif field == L.CTL_STOP and value:
             self.queue.clear()
             self.closed = False
+
+    def set_open(self, rows) -> None:
+        """The host's open list (the rows spare chains may join)."""
+        self._advance(self.clock.now)
+        self.open_rows = np.asarray(rows).tolist()
 
     def stop_rows(self, rows) -> None:
         """Time limits are not modeled (the modeled runs set none)."""
@@ -151,9 +169,8 @@ class ModeledPersistentRunner:
                 continue
             if self.queue or not self.closed:  # the group looks again for the host's next
                 return
-            open_ = [r for r, gs in self.on_row.items() if gs]
-            if self.closed and self.spare and open_:
-                r = min(open_, key=lambda k: (len(self.on_row[k]), self.rec[k, L.R_Q]))
+            r = self._join_row() if self.spare else -1
+            if r >= 0:
                 self.spares[r] += 1
                 self.joined += 1
                 self._begin(self.free.pop(), r, self.spares[r])
@@ -162,6 +179,20 @@ class ModeledPersistentRunner:
         if self.running and self.active == 0 and not self.free:
             self.running = False
             self.busy += self.t - self.started
+
+    def _join_row(self) -> int:
+        """The row a joining group takes: the first entry of the open list from the join
+        counter's whose puzzle runs unsolved (-1: none)."""
+        n = len(self.open_rows)
+        if n == 0:
+            return -1
+        start = self.joins % n
+        self.joins += 1
+        for j in range(n):
+            r = self.open_rows[(start + j) % n]
+            if self.on_row.get(r):
+                return r
+        return -1
 
     def _pace(self) -> float:
         return float(self.kernel.pace(max(1.0, self.active * self.warps)))

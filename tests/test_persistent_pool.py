@@ -117,6 +117,37 @@ def test_simulated_stop_flag_reports_every_published_puzzle_interrupted():
     assert got["solved"] == 0 and got["errors"] == ["interrupted"] and got["proposals"] == 0
 
 
+@pytest.mark.cudasim
+def test_simulated_slow_puzzle_holds_up_no_other_row():
+    """Five 4x4 puzzles through a ring of three rows, the first one's record read as running
+    for its first drains (a slow puzzle): the next puzzles go into the other rows, passing over
+    the held one (its row taken again only once drained), the kernel runs each from the row the
+    order ring names, every puzzle is reported once, solved, the held one last, and each
+    reported chain replays."""
+    got = run_simulated("persistent_pool.py", "held")
+    assert got["rows"] == [0, 1, 2, 1, 2]
+    assert got["indices"] == [0, 1, 2, 3, 4] and got["solved"] == 5
+    assert got["order"][-1] == 0
+    assert all(got["replayed"]), got
+
+
+def test_free_rows_go_round_the_ring_from_the_cursor_passing_over_held_rows():
+    """The host's next free rows: from the row after the last one published, round the ring,
+    rows still held passed over, at most the count asked."""
+    from types import SimpleNamespace
+
+    from gpu_anneal.persistent_pool import PersistentPool
+
+    batch = SimpleNamespace(given_vals=np.zeros((1, 16), np.uint8), puzzles=2)
+    pool = PersistentPool(batch, None, iter(()), 0, 0, {}, False, 5, None)
+    pool.row_q[[1, 3]] = (7, 9)  # rows 1 and 3 hold puzzles
+    pool.cursor = 3
+    assert pool.free_rows(2).tolist() == [4, 0]
+    assert pool.free_rows(9).tolist() == [4, 0, 2]
+    pool.row_q[:] = 0
+    assert pool.free_rows(2).size == 0
+
+
 @pytest.mark.ptx
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_persistent_kernel_compiles_with_its_atomics_and_the_slice_kernels_shared_state(arch):
@@ -162,15 +193,15 @@ def test_the_command_line_takes_pool_and_names_a_wrong_one():
     assert "--pool" in bad.output and "persistent" in bad.output
 
 
-def test_the_ring_holds_eight_rows_a_group_at_most_the_input_and_a_cap():
-    """Ring rows: eight a resident group; the puzzles and one when the count is known (an empty
-    input, as the warm-up's: one row, not eight a group of a wave of one-chain groups); never
-    more than RING_MAX."""
+def test_the_ring_holds_sixteen_rows_a_group_at_most_the_input_and_a_cap():
+    """Ring rows: sixteen a resident group; the puzzles and one when the count is known (an
+    empty input, as the warm-up's: one row, not sixteen a group of a wave of one-chain groups);
+    never more than RING_MAX."""
     from types import SimpleNamespace
 
     from gpu_anneal.persistent_pool import RING_MAX, ring_rows
 
-    assert ring_rows(SimpleNamespace(puzzles=100)) == 800
+    assert ring_rows(SimpleNamespace(puzzles=100)) == 1600
     assert ring_rows(SimpleNamespace(puzzles=100), 5) == 6
     assert ring_rows(SimpleNamespace(puzzles=140_000), 0) == 1
     assert ring_rows(SimpleNamespace(puzzles=140_000)) == RING_MAX

@@ -267,3 +267,27 @@ def test_committed_calibration_is_within_its_tolerance_and_renders():
     assert set(line["predicted"]) == {"iso60000_puzzles_per_second", "useful_fraction"}
     assert all(set(r) == {"name", "measured_s", "modeled_s"} for r in line["runs"])
     assert 0 < line["predicted"]["useful_fraction"] <= 1
+
+
+def test_the_persistent_devices_publish_charges_the_host_each_copy():
+    """The persistent pool's modeled device charges a publish the host's seconds a puzzle and a
+    copy's seconds for each copy the real publish makes: one a table and four more arrays for
+    each run of consecutive rows, one for each run of order places, one for PUBLISHED."""
+    from types import SimpleNamespace
+
+    from gpu_anneal import standin_persistent as sp
+    from gpu_anneal.standin import VirtualClock
+
+    batch = SimpleNamespace(cpp=4, chains=8, given_vals=np.zeros((2, 16), np.uint8))
+    clock = VirtualClock()
+    runner = sp.ModeledPersistentRunner(batch, 6, 0, False, None, None, clock,
+                                        SimpleNamespace(sms=1), per_puzzle=1.0)  # fmt: skip
+    tables = {"a": None, "b": None}
+    runner.publish(np.array([0, 1, 2]), tables, np.zeros(3), np.arange(3), 3)
+    assert clock.now == pytest.approx(3 + sp.COPY_SECONDS * (6 + 1 + 1))
+    before = clock.now
+    runner.publish(np.array([5, 0]), tables, np.zeros(2), np.arange(3, 5), 5)  # rows: 2 runs
+    assert clock.now - before == pytest.approx(2 + sp.COPY_SECONDS * (2 * 6 + 1 + 1))
+    before = clock.now
+    runner.publish(np.array([1, 2]), tables, np.zeros(2), np.arange(5, 7), 7)  # places 5, 0
+    assert clock.now - before == pytest.approx(2 + sp.COPY_SECONDS * (6 + 2 + 1))

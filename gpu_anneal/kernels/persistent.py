@@ -1,14 +1,17 @@
 """The persistent Sudoku kernel: resident chains that take their work from a device queue.
 
-Glossary: g resident chain slot (= thread), r ring row (q mod R), R ring rows, q puzzle position
-in the run, i chain index within its puzzle, m spare round, cpp chains a puzzle, t chain task
-(t = q x cpp + i), B plateaus a round.
+Glossary: g resident chain slot (= thread), r ring row, R ring rows, p a puzzle's place in the
+order of publishing, q puzzle position in the run, i chain index within its puzzle, m spare
+round, cpp chains a puzzle, t chain task (t = p x cpp + i), B plateaus a round.
 
-One launch runs a whole stream of puzzles. The host publishes puzzles into a ring of R rows
-(their tables, their first RNG state, a record with R_LEFT = cpp: gpu_anneal.kernels.
-persistent_layout) and raises the control row's PUBLISHED count; every resident thread loops:
+One launch runs a whole stream of puzzles. The host publishes puzzles into any free rows of a
+ring of R rows (their tables, their first RNG state, a record with R_LEFT = cpp: gpu_anneal.
+kernels.persistent_layout), names the p-th one's row in the order ring (order[p mod R] = r) and
+raises the control row's PUBLISHED count; every resident thread loops:
 
-    take the next task t by an atomic compare-and-swap on CTL_NEXT (while t < PUBLISHED x cpp)
+    take the next task t by an atomic compare-and-swap on CTL_NEXT (while t < PUBLISHED x cpp):
+        chain i = t mod cpp of the p-th published puzzle, p = t div cpp, in row order[p mod R]
+        (a row held by a slow puzzle holds up no other: the host fills the rows that are free)
     start chain i of puzzle q afresh: the counters load_puzzle writes, the RNG state of stream
         first_chain + q x cpp + i (xoroshiro128+: the puzzle's first state jumped i times on
         the device, as gpu_anneal.kernels.pool's fresh_chains; Philox: key ^ stream)
@@ -19,11 +22,13 @@ persistent_layout) and raises the control row's PUBLISHED count; every resident 
     file it in the record: sums by atomics; its fields and best grid when its rank_key is
         lower than the record's (under the record's lock); R_LEFT down by one, and the chain
         that takes it to 0 marks the record DONE
-    no task: once the input is closed (CTL_CLOSED), join the running puzzle with the fewest
-        spare chains (R_LEFT up by one while above 0): the k-th joining chain is chain
-        k mod cpp of round 1 + k div cpp, stream m x SPARE_STRIDE + first_chain + q x cpp + i
-        (the slice pool's spare streams); else look again, up to `wait` times a microsecond
-        apart (on a card, while the host publishes the next puzzles), and end
+    no task: once the input is closed (CTL_CLOSED), join a running puzzle that no chain has
+        solved (R_LEFT up by one while above 0), going round the host's list of the rows it
+        has not drained (CTL_OPEN entries, from entry CTL_JOINS mod CTL_OPEN: each try a few
+        reads, the open puzzles taking joiners in turn): the k-th chain joining a puzzle is
+        chain k mod cpp of round 1 + k div cpp, stream m x SPARE_STRIDE + first_chain +
+        q x cpp + i (the slice pool's spare streams); else look again, up to `wait` times a
+        microsecond apart (on a card, while the host publishes the next puzzles), and end
 
 The chains' trajectories do not depend on when they run: each starts from its stream's state and
 the bound only stops chains, so a record's reported chain (the solved chain with the fewest
@@ -83,8 +88,9 @@ def kernel_signature(order: int = 3, move: int = rules.MOVE_SIRDEY) -> tuple:
     tables = base[8:19]
     schedule = base[19:28]  # kind .. reheats
     i64 = types.int64
+    # first_state, rec, rec_grid, ctl, order, open, powers
     ring = (a2(types.uint64), a1(types.int64), a2(types.uint8), a1(types.int64),
-            a3(types.uint64))  # fmt: skip
+            a1(types.int64), a1(types.int64), a3(types.uint64))  # fmt: skip
     flags = (i64, types.boolean, types.boolean, i64)
     return (*chain, *tables, *ring, *flags, *schedule, i64, i64)
 
@@ -109,13 +115,15 @@ def launch(kernel, blocks: int, d: dict, batch, ring: dict, cpp: int, spare: boo
     """Launch the persistent kernel on `blocks` blocks: the only code that knows its argument
     order. `d` maps the chain arrays (vals, boards, best_vals, ctr, rng, exp_table) to device
     arrays of the resident chains; `ring` the ring's (solved, PUZZLE_ARRAYS, first_state, rec,
-    rec_grid, ctl, powers); `wait` the looks again a chain with no task makes before it ends."""
+    rec_grid, ctl, order, open, powers); `wait` the looks again a chain with no task makes before it
+    ends."""
     kernel[blocks, threads_per_block(batch.order), stream](
         d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], ring["solved"],
         d["exp_table"],
         *(ks.flat_list(ring[key]) if key in ks.FLAT_KEYS else ring[key]
           for key in rules.PUZZLE_ARRAYS),
-        ring["first_state"], ring["rec"], ring["rec_grid"], ring["ctl"], ring["powers"],
+        ring["first_state"], ring["rec"], ring["rec_grid"], ring["ctl"], ring["order"],
+        ring["open"], ring["powers"],
         int(cpp), rules.counter_based(batch.order, batch.move), bool(spare), int(wait),
         *rules.schedule_args(batch.schedule)[:9], int(batch.trial_cap), int(budget),
     )  # fmt: skip

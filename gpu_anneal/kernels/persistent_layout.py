@@ -1,17 +1,31 @@
 """The persistent Sudoku kernel's shared words: the control row and the puzzle records.
 
-Glossary: r ring row (a puzzle's place in the device's table and record ring, q mod R), R rows of
-the ring, q puzzle position in the run, i chain index within its puzzle, m the puzzle's spare
-round (0: its own cpp chains; m > 0: chains that joined it, streams m x SPARE_STRIDE + ...).
+Glossary: r ring row (a puzzle's place in the device's table and record ring: any row free when
+it is published), R rows of the ring, p a puzzle's place in the order of publishing, q puzzle
+position in the run, i chain index within its puzzle, m the puzzle's spare round (0: its own cpp
+chains; m > 0: chains that joined it, streams m x SPARE_STRIDE + ...).
 
-The control row, int64[N_CTL] on the device; the host writes PUBLISHED, CLOSED and STOP by
-copies on its second stream while the kernel runs, the kernel reads them by atomic reads:
+The order ring, int64[R] on the device: order[p mod R] = the row of the p-th puzzle published,
+copied before PUBLISHED is raised past p. An entry is written again only for puzzle p + R, which
+cannot be published while puzzle p's chains are untaken (tasks are taken in order: the R puzzles
+p .. p + R - 1 would hold every row, none done), so a chain taking puzzle p reads its row.
 
-    CTL_NEXT       the next chain task: task t is chain i = t mod cpp of puzzle q = t div cpp
-    CTL_PUBLISHED  puzzles whose tables are in the ring (q < PUBLISHED may be taken)
+The control row, int64[N_CTL] on the device; the host writes PUBLISHED, CLOSED, STOP and OPEN
+by copies on its second stream while the kernel runs, the kernel reads them by atomic reads:
+
+    CTL_NEXT       the next chain task: task t is chain i = t mod cpp of the p-th published
+                   puzzle, p = t div cpp (its row: order[p mod R])
+    CTL_PUBLISHED  puzzles whose tables are in the ring (p < PUBLISHED may be taken)
     CTL_CLOSED     1: the input is exhausted (no puzzle beyond PUBLISHED will come): a chain
                    with no task may join a running puzzle that no chain has solved yet
     CTL_STOP       1: stop (Ctrl-C); every chain stops at its next round
+    CTL_JOINS      spare joins tried (the kernel's counter): the k-th try starts at entry
+                   k mod OPEN of the open list
+    CTL_OPEN       entries of the open list, int64[R] on the device: once the input is
+                   closed, the rows the host has not drained (written before CLOSED, then at
+                   each drain that finds puzzles done); a joining chain takes the first entry
+                   from its start whose puzzle still runs unsolved, so that joins go round the
+                   open puzzles in turn (a few reads a join, not a look at every row)
 
 A record, int64[N_REC] a ring row, written by the chains of its puzzle:
 
@@ -38,8 +52,8 @@ proposals first (unsolved: lower best cost), then the lower round m, then the lo
 
 from __future__ import annotations
 
-CTL_NEXT, CTL_PUBLISHED, CTL_CLOSED, CTL_STOP = 0, 1, 2, 3
-N_CTL = 4
+CTL_NEXT, CTL_PUBLISHED, CTL_CLOSED, CTL_STOP, CTL_JOINS, CTL_OPEN = 0, 1, 2, 3, 4, 5
+N_CTL = 6
 
 R_Q, R_STATE, R_LEFT, R_SPARES, R_KEY, R_LOCK = 0, 1, 2, 3, 4, 5
 R_PICK, R_PICK_COST, R_PICK_TRIALS, R_PICK_PROPOSALS = 6, 7, 8, 9

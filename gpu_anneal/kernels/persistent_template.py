@@ -35,7 +35,9 @@ from cpu_reference.sudoku.rules_constants import (
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.persistent_layout import (
     CTL_CLOSED,
+    CTL_JOINS,
     CTL_NEXT,
+    CTL_OPEN,
     CTL_PUBLISHED,
     CTL_STOP,
     DONE,
@@ -76,44 +78,47 @@ def read(array, k):
     return cuda.atomic.add(array, k, 0)
 
 
-def take_task(ctl, rec, solved, cpp, spare):
+def take_task(ctl, order, open_rows, rec, solved, cpp, spare):
     """(ring row, round m, chain i) of the next task, or (-1, 0, 0) when there is none now:
-    the next chain of the published puzzles, else (input closed, `spare`) a new chain of the
-    running puzzle with the fewest chains that no chain has solved yet (the oldest on ties)."""
+    the next chain of the published puzzles (the p-th published puzzle's row: order[p mod R]),
+    else (input closed, `spare`) a new chain of a running puzzle that no chain has solved yet:
+    the first such row of the host's open list from entry CTL_JOINS mod CTL_OPEN (the counter
+    taken by this try), so that joins go round the open puzzles in turn."""
     rows = rec.shape[0] // N_REC
     while True:
         t = read(ctl, CTL_NEXT)
         if t >= read(ctl, CTL_PUBLISHED) * cpp:
             break
         if cuda.atomic.cas(ctl, CTL_NEXT, t, t + 1) == t:
-            q = t // cpp
-            return q % rows, 0, t - q * cpp
+            p = t // cpp
+            return read(order, p % rows), 0, t - p * cpp
     if not spare or read(ctl, CTL_CLOSED) == 0:
         return -1, 0, 0
-    while True:
-        best = -1
-        fewest = INT64_MAX
-        for r in range(rows):
-            if read(rec, r * N_REC + R_STATE) != PUBLISHED:
-                continue
-            left = read(rec, r * N_REC + R_LEFT)
-            spares = read(rec, r * N_REC + R_SPARES)
-            if (
-                left > 0
-                and read(solved, r) == NOT_SOLVED
-                and spares < (MAX_ROUNDS - 2) * cpp
-                and spares < fewest
-            ):
-                best = r
-                fewest = spares
-        if best < 0:
-            return -1, 0, 0
-        at = best * N_REC + R_LEFT
-        left = read(rec, at)
-        if left > 0 and cuda.atomic.cas(rec, at, left, left + 1) == left:
-            k = cuda.atomic.add(rec, best * N_REC + R_SPARES, 1)
-            m = 1 + k // cpp
-            return best, m, k - (m - 1) * cpp
+    n = min(read(ctl, CTL_OPEN), open_rows.shape[0])
+    if n <= 0:
+        return -1, 0, 0
+    start = cuda.atomic.add(ctl, CTL_JOINS, 1) % n
+    for j in range(n):
+        e = start + j
+        if e >= n:
+            e -= n
+        r = read(open_rows, e)
+        if r < 0 or r >= rows:
+            continue
+        base = r * N_REC
+        if read(rec, base + R_STATE) != PUBLISHED or read(solved, r) != NOT_SOLVED:
+            continue
+        if read(rec, base + R_SPARES) >= (MAX_ROUNDS - 2) * cpp:
+            continue
+        left = read(rec, base + R_LEFT)
+        while left > 0:
+            seen = cuda.atomic.cas(rec, base + R_LEFT, left, left + 1)
+            if seen == left:
+                k = cuda.atomic.add(rec, base + R_SPARES, 1)
+                m = 1 + k // cpp
+                return r, m, k - (m - 1) * cpp
+            left = seen
+    return -1, 0, 0
 
 
 def fresh_chain(g, ctr, rng, best_vals, first_state, r, m, i, counter, powers):
@@ -194,7 +199,8 @@ def file_chain(g, ctr, best_vals, rec, rec_grid, r, m, i):
 def run_task(g, lane, sv, sb, st, ctr, rng, best_vals, solved, exp_table, tables, r, settings,
              ctl):  # fmt: skip
     """Run chain g on ring row r's puzzle from a fresh state until it stops (or the stop flag),
-    in rounds of the settings' budget; the chain's state stays in this thread's column."""
+    in rounds of the settings' budget, the stop flag and the puzzle's bound read between rounds;
+    the chain's state stays in this thread's column."""
     (given_packed, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
      box_cells, nbox, box_missing) = tables  # fmt: skip
     rows = solved.shape[0]
@@ -222,7 +228,9 @@ def run_task(g, lane, sv, sb, st, ctr, rng, best_vals, solved, exp_table, tables
         )  # fmt: skip
         if ctr[g, C_STATUS] != RUNNING:
             return
-        if read(ctl, CTL_STOP) != 0:
+        # the stop flag, and the puzzle's bound read from memory (the plateaus' own reads of
+        # solved[r] may see an older copy in this SM's cache): the chain stops as drive would
+        if read(ctl, CTL_STOP) != 0 or ctr[g, C_PROPOSALS] >= read(solved, r):
             ctr[g, C_STATUS] = STOPPED
             return
 
@@ -235,8 +243,8 @@ run_task = cuda.jit(device=True)(run_task)
 
 
 def chain_slot(g, lane, sv, sb, st, vals, ctr, rng, best_vals, solved, exp_table, tables,
-               first_state, rec, rec_grid, ctl, powers, cpp, counter, spare, wait,
-               schedule, trial_cap, budget):  # fmt: skip
+               first_state, rec, rec_grid, ctl, order, open_rows, powers, cpp, counter, spare,
+               wait, schedule, trial_cap, budget):  # fmt: skip
     """The loop of resident chain slot g: take a task, run it, file it, until none is left
     (or the stop flag). With no task while the input is open, it looks again up to `wait`
     times in a row (a microsecond apart) for the host's next puzzles, then ends: a launch never
@@ -245,7 +253,7 @@ def chain_slot(g, lane, sv, sb, st, vals, ctr, rng, best_vals, solved, exp_table
      reheats) = schedule  # fmt: skip
     idle = 0
     while read(ctl, CTL_STOP) == 0:
-        r, m, i = take_task(ctl, rec, solved, cpp, spare)
+        r, m, i = take_task(ctl, order, open_rows, rec, solved, cpp, spare)
         if r < 0:
             if idle < wait and read(ctl, CTL_CLOSED) == 0:
                 idle += 1
@@ -270,8 +278,8 @@ if SHARED:
     def sudoku_persistent(
         vals, boards, best_vals, ctr, rng, solved, exp_table,
         given_packed, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
-        box_cells, nbox, box_missing, first_state, rec, rec_grid, ctl, powers,
-        cpp, counter, spare, wait,
+        box_cells, nbox, box_missing, first_state, rec, rec_grid, ctl, order, open_rows,
+        powers, cpp, counter, spare, wait,
         kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
         trial_cap, budget,
     ):  # fmt: skip
@@ -287,8 +295,8 @@ if SHARED:
         chain_slot(
             g, cuda.threadIdx.x, state, state, state, plain(vals), plain(ctr), plain(rng),
             plain(best_vals), plain(solved), plain(exp_table), tables, plain(first_state),
-            plain(rec), plain(rec_grid), plain(ctl), plain(powers), cpp, counter, spare, wait,
-            schedule, trial_cap, budget,
+            plain(rec), plain(rec_grid), plain(ctl), plain(order), plain(open_rows),
+            plain(powers), cpp, counter, spare, wait, schedule, trial_cap, budget,
         )  # fmt: skip
 
 else:
@@ -296,8 +304,8 @@ else:
     def sudoku_persistent(
         vals, boards, best_vals, ctr, rng, solved, exp_table,
         given_packed, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
-        box_cells, nbox, box_missing, first_state, rec, rec_grid, ctl, powers,
-        cpp, counter, spare, wait,
+        box_cells, nbox, box_missing, first_state, rec, rec_grid, ctl, order, open_rows,
+        powers, cpp, counter, spare, wait,
         kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
         trial_cap, budget,
     ):  # fmt: skip
@@ -315,6 +323,6 @@ else:
         chain_slot(
             g, 0, sv, sb, st, plain(vals), plain(ctr), plain(rng), plain(best_vals),
             plain(solved), plain(exp_table), tables, plain(first_state), plain(rec),
-            plain(rec_grid), plain(ctl), plain(powers), cpp, counter, spare, wait, schedule,
-            trial_cap, budget,
+            plain(rec_grid), plain(ctl), plain(order), plain(open_rows), plain(powers), cpp,
+            counter, spare, wait, schedule, trial_cap, budget,
         )  # fmt: skip

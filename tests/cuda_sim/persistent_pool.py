@@ -9,6 +9,10 @@ Usage: persistent_pool.py CASE, CASE one of:
              and whether each reported chain replays
     stop     the stop flag set before the kernel starts (five puzzles, chunks of two): every
              puzzle published is reported, none solved, each with error "interrupted"
+    held     five 4x4 puzzles through a ring of three rows, the first puzzle's record shown
+             to the host as still running for its first HOLD drains (a slow puzzle): the
+             rows each puzzle was published into (the host passes over the held row), every
+             puzzle reported once, and whether each reported chain replays
 Prints one JSON object.
 """
 
@@ -127,6 +131,43 @@ def case_stop() -> dict:
     return {"indices": None}
 
 
+HOLD = 8  # drains for which the first puzzle's record reads as still running
+DRAINS_AT_MOST = 200  # a host loop that drains more often than this is stuck: fail, not hang
+
+
+def case_held() -> dict:
+    drains, rows = [], {}
+    real_records, real_publish = pp.PersistentRunner.records, pp.PersistentRunner.publish
+
+    def held(self):
+        rec, grids = real_records(self)
+        drains.append(1)
+        if len(drains) > DRAINS_AT_MOST:
+            raise SystemExit(f"the host drained {len(drains)} times: stuck")
+        if len(drains) <= HOLD:
+            first = (rec[:, L.R_Q] == 0) & (rec[:, L.R_STATE] == L.DONE)
+            rec[first, L.R_STATE] = L.PUBLISHED
+        return rec, grids
+
+    def published(self, at, tables, firsts, qs, count):
+        rows.update(zip(np.asarray(qs).tolist(), np.asarray(at).tolist(), strict=True))
+        real_publish(self, at, tables, firsts, qs, count)
+
+    pp.PersistentRunner.records = held
+    pp.PersistentRunner.publish = published
+    pp.RING_GROUPS = 3  # a ring of three rows, one puzzle a chunk
+    puzzles = [cells(t, 2) for t in SMALL]
+    results = run(puzzles, 2, 1, spare_chains=False)
+    return {
+        "indices": sorted(r.index for r in results),
+        "order": [r.index for r in results],
+        "solved": sum(r.solved for r in results),
+        "rows": [rows[q] for q in range(len(puzzles))],
+        "replayed": [replays(r, puzzles[r.index], 2) for r in results],
+    }
+
+
 if __name__ == "__main__":
     case = sys.argv[1]
-    print(json.dumps({"replay": case_replay, "spare": case_spare, "stop": case_stop}[case]()))
+    cases = {"replay": case_replay, "spare": case_spare, "stop": case_stop, "held": case_held}
+    print(json.dumps(cases[case]()))
