@@ -19,7 +19,6 @@ from typer.core import TyperGroup
 from cli import generate, streams
 from cli.guard import guarded
 from cli.options import (
-    KIND_METAVAR,
     MOVES_HELP,
     Backend,
     Example,
@@ -32,8 +31,7 @@ from cli.options import (
     SolveOutput,
     Technique,
     Threads,
-    kind_name,
-    kind_names,
+    kind_option,
     value,
 )
 from cli.output import (
@@ -137,15 +135,7 @@ def solve(
     example: Annotated[
         Example | None, typer.Option(help="Solve a shipped sample set  [default: none]")
     ] = None,
-    kind: Annotated[
-        str | None,
-        typer.Option(
-            parser=kind_name,
-            metavar=KIND_METAVAR,
-            autocompletion=kind_names,
-            help="Puzzle kind  [default: sudoku]",
-        ),
-    ] = None,
+    kind: Annotated[str | None, kind_option("Puzzle kind  [default: sudoku]")] = None,
     method: Annotated[
         Method, typer.Option(help="anneal: every kind; exact: Sudoku; ilp: Shikaku, Hashi")
     ] = Method.anneal,
@@ -409,12 +399,8 @@ def render(
     ],
     kind: Annotated[
         str | None,
-        typer.Option(
-            parser=kind_name,
-            metavar=KIND_METAVAR,
-            autocompletion=kind_names,
-            help="Puzzle kind  [default: sudoku when the file's first puzzle reads as one, else "
-            "shikaku]",
+        kind_option(
+            "Puzzle kind  [default: sudoku when the file's first puzzle reads as one, else shikaku]"
         ),
     ] = None,
     solve: Annotated[bool, typer.Option(help="Solve first and draw the solution")] = False,

@@ -34,6 +34,16 @@ def kind_names(incomplete: str) -> list[str]:
 
 
 KIND_METAVAR = f"<{'|'.join(names())}>"  # as --help lists the kinds registered at start-up
+
+
+def kind_option(help: str):
+    """The --kind option of solve and render: a registered kind's name, checked when the
+    command line is parsed, completed from the registry."""
+    return typer.Option(
+        parser=kind_name, metavar=KIND_METAVAR, autocompletion=kind_names, help=help
+    )
+
+
 Kind = _choices("Kind", KINDS, "Puzzle kind (gpu_anneal.kinds).")
 GridKind = _choices("GridKind", game_id_kinds(), "A puzzle kind of Tatham game IDs.")
 Method = _choices(
