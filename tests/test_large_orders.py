@@ -88,6 +88,12 @@ def test_lloyd_amos_faults_are_one_line_naming_what_and_where():
         len(faults(zero)) == 1
         and "number '0' is not a digit 1..49 or -1 (blank)" in (faults(zero)[0])
     )
+    for written in ("000", "+00"):  # 0 in any writing is no digit here, never a blank
+        row = "\t".join([written, "-1", "-1", "-1"]) + "\n"
+        assert faults("2\n1\n" + row + ("-1\t" * 4 + "\n") * 3) == [
+            f"f.txt line 3, cell r1c1: number '{written}' is not a digit 1..4 or -1 (blank) of a "
+            "4x4 grid"
+        ]
     assert faults("9\n1\n1\t2\n") == ["f.txt line 1: order field '9' is not an order 2..8"]
     assert faults("2\n1\n1\t2\t3\n") == [
         "f.txt line 3: 3 numbers on a row, expected 4"

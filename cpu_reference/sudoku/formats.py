@@ -373,15 +373,20 @@ def _parse_tdoku(
 def _parse_numbers(
     parts: list[str], N: int, first_cell: int, what: str = "number", blank: str = "0"
 ) -> np.ndarray:
+    """The digits of number fields, 0 for a blank: `blank` is the field a blank cell holds ("0";
+    "-1" in Lloyd & Amos files, where 0 in any writing is no digit)."""
+    zero_is_blank = blank == "0"
     out = np.zeros(len(parts), dtype=np.uint8)
     for i, p in enumerate(parts):
         p = p.strip()
+        if p == blank:
+            continue
         if len(p) <= 2 and p.isdigit() and p.isascii():  # most cells: int() of two digits at most
             value = int(p)
             value = value if value <= N else None
         else:
             value = whole_number(p, N, plus=True)
-        if value is None:
+        if value is None or (value == 0 and not zero_is_blank):
             digits = f"0..{N}" if blank == "0" else f"1..{N} or {blank} (blank)"
             raise _Fault(
                 f"cell {_rc(first_cell + i, N)}: {what} {shown(p)} is not a digit {digits} of a "
@@ -722,11 +727,6 @@ def _lloyd_amos_row(text: str, N: int, first_cell: int) -> np.ndarray:
     parts = text.strip().split("\t")
     if len(parts) != N:
         raise _Fault(f"{len(parts)} numbers on a row, expected {N}")
-    zero = next((i for i, p in enumerate(parts) if p.strip() in ("0", "+0", "00")), None)
-    if zero is not None:
-        raise _Fault(f"cell {_rc(first_cell + zero, N)}: number {shown(parts[zero].strip())} is "
-                     f"not a digit 1..{N} or -1 (blank) of a {N}x{N} grid")  # fmt: skip
-    parts = ["0" if p.strip() == "-1" else p for p in parts]
     return _parse_numbers(parts, N, first_cell, blank="-1")
 
 
