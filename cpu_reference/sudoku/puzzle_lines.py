@@ -20,9 +20,9 @@ How lines become puzzles when no format is given:
     one token of 4, 9, 25 or 36 symbols, or 4, 9, 16, 25 or 36 numbers: the first row of a
         grid (rows) puzzle whose side N is that width (numbers of any length: a token of 81
         digits followed by 3 numbers is a 4x4 row whose first cell is at fault, not a one-line
-        puzzle with a comment); it takes N rows, ending early (a fault of
-        that puzzle) at a blank line or at a line that is another puzzle's (a one-line puzzle,
-        a row of another width or form)
+        puzzle with a comment); it takes N rows, ending early (a fault of that puzzle) at a
+        blank line or at a line that is another puzzle's (a one-line puzzle, a row of another
+        width or form)
     a run of 16-symbol lines: 4x4 puzzles one a line, or 16x16 grids, decided by the run:
         exactly 16 lines   one 16x16 grid when they read as one, or when most hold a digit
                            above 4; else sixteen 4x4 puzzles when each line reads as one; else
