@@ -23,10 +23,11 @@ device's side):
               again at each drain that finds puzzles done): chains that find no task join the
               puzzles still running in turn (spare chains)
 
-Ctrl-C sets the device's stop flag: every chain stops at its next round, the kernel ends, every
-finished puzzle is reported as it is, the others as they stand with error "interrupted"
-(InterruptedBatch, as the slice pool). In the CUDA simulator the kernel runs to its end at each
-launch (nothing overlaps), the same loop otherwise.
+Ctrl-C (or the run's total time spent) sets the device's stop flag: every chain stops at its
+next round, the kernel ends, and every puzzle published and not yet handed out is reported once:
+solved ones as they are, the others as they stand with error "interrupted" (or the time-spent
+error), in InterruptedBatch as the slice pool does. In the CUDA simulator the kernel runs to its
+end at each launch (nothing overlaps), the same loop otherwise.
 """
 
 from __future__ import annotations
@@ -428,8 +429,10 @@ class PersistentPool:
                 time.sleep(POLL_SECONDS)
 
     def stop(self, error: str = "interrupted") -> list:
-        """Ctrl-C: set the stop flag, wait for the kernel, and report every puzzle published:
-        finished ones as they are, the others as they stand with `error`."""
+        """Ctrl-C: set the stop flag, wait for the kernel, and report every puzzle published
+        and not yet handed out, as it stands: solved ones as they are, the others with `error`
+        (as the slice pool's stop: a record the stop itself made DONE, its chains stopped by
+        the flag, is no finished puzzle)."""
         runner = self.runner
         runner.set_control(L.CTL_STOP, 1)
         try:
@@ -441,13 +444,9 @@ class PersistentPool:
             grids = np.zeros_like(self.row_cells)
         rows = np.flatnonzero(self.row_q >= 0)
         rows = rows[np.argsort(self.row_q[rows], kind="stable")]
-        done = rows[records[rows, L.R_STATE] == L.DONE]
-        rest = rows[records[rows, L.R_STATE] != L.DONE]
         out = list(self.outbox)
-        if done.size:
-            out += self.results(done, records, grids)
-        if rest.size:
-            out += self.results(rest, records, grids, error)
+        if rows.size:
+            out += self.results(rows, records, grids, error)
         return out
 
 
@@ -473,4 +472,4 @@ def run_persistent(batch, source, seed: int, first_chain: int, first_index: int,
         yield from pool.drive(time_limit)
     except KeyboardInterrupt:
         interrupts.answered()
-        raise interrupted(pool.stop()) from None
+        raise interrupted(pool.stop(interrupts.stop_reason())) from None

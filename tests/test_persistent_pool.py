@@ -118,6 +118,21 @@ def test_simulated_stop_flag_reports_every_published_puzzle_interrupted():
 
 
 @pytest.mark.cudasim
+def test_simulated_stop_flag_set_while_the_kernel_runs_loses_nothing():
+    """Four 4x4 puzzles in chunks of two, the fourth never solving: the first two are handed
+    out; during the second launch, once the third puzzle is DONE, the host sets the stop flag
+    (Ctrl-C) while the kernel runs: the fourth one's chains stop (else the launch would never
+    end), and the interruption reports the third solved and the fourth unsolved with error
+    "interrupted", every puzzle once, and each solved one replays on the CPU."""
+    got = run_simulated("persistent_pool.py", "midstop")
+    assert got["stopped_in"] == 2
+    assert got["handed"] == [0, 1] and got["reported"] == [2, 3]
+    assert got["solved"] == [0, 1, 2]
+    assert got["errors"] == {"0": None, "1": None, "2": None, "3": "interrupted"}
+    assert len(got["replayed"]) == 3 and all(got["replayed"]), got
+
+
+@pytest.mark.cudasim
 def test_simulated_slow_puzzle_holds_up_no_other_row():
     """Five 4x4 puzzles through a ring of three rows, the first one's record read as running
     for its first drains (a slow puzzle): the next puzzles go into the other rows, passing over
@@ -205,3 +220,36 @@ def test_the_ring_holds_sixteen_rows_a_group_at_most_the_input_and_a_cap():
     assert ring_rows(SimpleNamespace(puzzles=100), 5) == 6
     assert ring_rows(SimpleNamespace(puzzles=140_000), 0) == 1
     assert ring_rows(SimpleNamespace(puzzles=140_000)) == RING_MAX
+
+
+def test_stop_reports_every_puzzle_not_handed_out_once_unsolved_ones_with_the_error():
+    """stop(): rows held are reported in puzzle order after the outbox, once each; a record
+    the stop made DONE (its chains stopped by the flag) counts as interrupted, not finished,
+    as does one still running; a solved one keeps no error; every row is freed."""
+    from types import SimpleNamespace
+
+    from gpu_anneal.persistent_pool import PersistentPool
+
+    rec = np.zeros((3, L.N_REC), np.int64)
+    rec[:, L.R_KEY] = L.NO_KEY
+    rec[:, L.R_STATE] = (L.DONE, L.DONE, L.PUBLISHED)
+    rec[0, L.R_SOLVED] = 1
+    runner = SimpleNamespace(
+        set_control=lambda field, value: None, wait=lambda: None,
+        records=lambda: (rec, np.zeros((3, 16), np.uint8)),
+    )  # fmt: skip
+
+    def make_results(batch, status, *args):
+        qs = args[5]
+        return [SimpleNamespace(index=int(q), solved=bool(row[S.S_SOLVED]), error=None, extra={})
+                for row, q in zip(status, qs, strict=True)]  # fmt: skip
+
+    batch = SimpleNamespace(given_vals=np.zeros((1, 16), np.uint8), puzzles=1, cpp=2)
+    pool = PersistentPool(batch, runner, iter(()), 0, 0, {"seed": 0, "move": "sirdey"}, False,
+                          3, make_results)  # fmt: skip
+    pool.row_q[:] = (5, 4, 6)
+    pool.outbox.append(SimpleNamespace(index=3, solved=True, error=None))
+    out = pool.stop("interrupted")
+    assert [r.index for r in out] == [3, 4, 5, 6]
+    assert [r.error for r in out] == [None, "interrupted", None, "interrupted"]
+    assert (pool.row_q == -1).all()

@@ -14,7 +14,8 @@ raises the control row's PUBLISHED count; every resident thread loops:
         (a row held by a slow puzzle holds up no other: the host fills the rows that are free)
     start chain i of puzzle q afresh: the counters load_puzzle writes, the RNG state of stream
         first_chain + q x cpp + i (xoroshiro128+: the puzzle's first state jumped i times on
-        the device, as gpu_anneal.kernels.pool's fresh_chains; Philox: key ^ stream)
+        the device; Philox: key ^ stream; gpu_anneal.kernels.chain_start, as the slice pool's
+        refill kernels)
     run it in rounds of B plateaus (the CPU runner's drive_chain, the chain's state in its
         column of the block's shared memory, as the slice kernel) until it stops: solved,
         passed by a solve of fewer proposals (solved[r], the slice kernel's bound), out of
@@ -53,6 +54,7 @@ from numba import config, cuda, types
 
 from cpu_reference.cache import rewrite_imports
 from cpu_reference.sudoku import rules
+from gpu_anneal.kernels import chain_start
 from gpu_anneal.kernels import sudoku as ks
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module
@@ -71,7 +73,8 @@ def kernel_function(order: int, move: int = rules.MOVE_SIRDEY,
     m = ks._model(order, move)
     module = generated_module(
         f"persistent_o{order}_m{move}", rewrite_imports(TEMPLATE, m.imports),
-        depends=(m.drive_chain, m.get_value, m.set_value, plain),
+        depends=(m.drive_chain, m.get_value, m.set_value, plain, chain_start.clear_chain,
+                 chain_start.jumped_state, chain_start.counter_key),
         key=repr(bounds) + LAYOUT.read_text(),
     )  # fmt: skip
     return module.sudoku_persistent

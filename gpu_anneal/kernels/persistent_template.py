@@ -18,7 +18,6 @@ from cpu_reference.sudoku.chain_template import drive_chain as drive
 from cpu_reference.sudoku.rules_constants import (
     C_ACCEPTED,
     C_BEST_VALS_COST,
-    C_PLATEAU,
     C_PROPOSALS,
     C_STATUS,
     C_TRIALS,
@@ -32,6 +31,7 @@ from cpu_reference.sudoku.rules_constants import (
     VWROW,
     WT,
 )
+from gpu_anneal.kernels.chain_start import clear_chain, counter_key, jumped_state
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.persistent_layout import (
     CTL_CLOSED,
@@ -70,7 +70,6 @@ BOARD_WORDS = NWFOCUS
 TH = THR_ROWS
 SHARED_WORDS = (VALUE_WORDS + BOARD_WORDS + TH) * LANES
 STATE_WORDS = VALUE_WORDS + BOARD_WORDS + TH
-INT64_MAX = 9223372036854775807
 
 
 def read(array, k):
@@ -123,33 +122,15 @@ def take_task(ctl, order, open_rows, rec, solved, cpp, spare):
 
 def fresh_chain(g, ctr, rng, best_vals, first_state, r, m, i, counter, powers):
     """Chain g starts afresh as stream m x SPARE_STRIDE + i after puzzle row r's first stream:
-    the counters and best grid load_puzzle writes, the RNG state the CPU runner gives it."""
-    for j in range(ctr.shape[1]):
-        ctr[g, j] = 0
-    ctr[g, C_PLATEAU] = -1
-    ctr[g, C_BEST_VALS_COST] = INT64_MAX
-    for c in range(best_vals.shape[1]):
-        best_vals[g, c] = 0
+    the counters and best grid load_puzzle writes, the RNG state the CPU runner gives it
+    (gpu_anneal.kernels.chain_start, as the pool's refill kernels)."""
+    clear_chain(g, ctr, best_vals)
     offset = uint64(m) * uint64(SPARE_STRIDE) + uint64(i)
-    s0 = first_state[r, 0]
-    s1 = first_state[r, 1]
     if counter:  # Philox: the key of stream first + offset (anneal/philox.py)
-        rng[g, 0] = s0 ^ uint64(s1 + offset)
+        rng[g, 0] = counter_key(first_state[r, 0], first_state[r, 1], offset)
         rng[g, 1] = 0
         return
-    for b in range(powers.shape[0]):  # xoroshiro128+: J ** offset, a product a set bit
-        if (offset >> uint64(b)) & uint64(1):
-            r0 = uint64(0)
-            r1 = uint64(0)
-            for j in range(64):
-                if (s0 >> uint32(j)) & uint64(1):
-                    r0 ^= powers[b, j, 0]
-                    r1 ^= powers[b, j, 1]
-                if (s1 >> uint32(j)) & uint64(1):
-                    r0 ^= powers[b, 64 + j, 0]
-                    r1 ^= powers[b, 64 + j, 1]
-            s0 = r0
-            s1 = r1
+    s0, s1 = jumped_state(first_state[r, 0], first_state[r, 1], offset, powers)
     rng[g, 0] = s0
     rng[g, 1] = s1
 

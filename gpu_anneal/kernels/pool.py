@@ -14,7 +14,8 @@ fresh_chains     slot slots[k]'s chains start afresh (the counters and best grid
                  cpu_reference.sudoku.batch.load_puzzle writes), chain i's RNG state being
                  first[k] jumped i times: M_b products over the set bits b of i
                  (cpu_reference.anneal.stream_jump), so the host sends 16 bytes a slot, not 16 a
-                 chain.
+                 chain (gpu_anneal.kernels.chain_start's clear_chain and jumped_state, which the
+                 persistent kernel calls too).
 
 Shared memory of a puzzle_status block: 9 int64 arrays of T (T = 32: 2.3 KB).
 """
@@ -24,10 +25,11 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from numba import cuda, int64, uint32, uint64
+from numba import cuda, int64, uint64
 
 from cpu_reference.sudoku import rules
 from gpu_anneal import pool_status
+from gpu_anneal.kernels.chain_start import clear_chain, jumped_state
 from gpu_anneal.kernels.kernel_cache import cached_jit, module_copy
 
 REDUCE_THREADS = 32  # a power of two: one warp a puzzle
@@ -35,7 +37,7 @@ THREADS = 128  # gather_grids and fresh_chains
 INT64_MAX = np.iinfo(np.int64).max
 T = REDUCE_THREADS
 C_STATUS, C_PROPOSALS, C_TRIALS = rules.C_STATUS, rules.C_PROPOSALS, rules.C_TRIALS
-C_ACCEPTED, C_BEST_VALS_COST, C_PLATEAU = rules.C_ACCEPTED, rules.C_BEST_VALS_COST, rules.C_PLATEAU
+C_ACCEPTED, C_BEST_VALS_COST = rules.C_ACCEPTED, rules.C_BEST_VALS_COST
 RUNNING, SOLVED = rules.RUNNING, rules.SOLVED
 
 
@@ -156,27 +158,8 @@ def fresh_chains(ctr, rng, best_vals, slots, first, count, cpp, powers):
     k = x // cpp
     i = x - k * cpp
     g = slots[k] * cpp + i
-    for j in range(ctr.shape[1]):
-        ctr[g, j] = 0
-    ctr[g, C_PLATEAU] = -1
-    ctr[g, C_BEST_VALS_COST] = INT64_MAX
-    for c in range(best_vals.shape[1]):
-        best_vals[g, c] = 0
-    s0 = first[k, 0]
-    s1 = first[k, 1]
-    for b in range(powers.shape[0]):
-        if (i >> b) & 1:
-            r0 = uint64(0)
-            r1 = uint64(0)
-            for j in range(64):
-                if (s0 >> uint32(j)) & uint64(1):
-                    r0 ^= powers[b, j, 0]
-                    r1 ^= powers[b, j, 1]
-                if (s1 >> uint32(j)) & uint64(1):
-                    r0 ^= powers[b, 64 + j, 0]
-                    r1 ^= powers[b, 64 + j, 1]
-            s0 = r0
-            s1 = r1
+    clear_chain(g, ctr, best_vals)
+    s0, s1 = jumped_state(first[k, 0], first[k, 1], uint64(i), powers)
     rng[g, 0] = s0
     rng[g, 1] = s1
 

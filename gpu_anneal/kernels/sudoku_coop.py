@@ -53,7 +53,6 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import numpy as np
 from numba import config, cuda, uint64
 
 from cpu_reference.cache import rewrite_imports
@@ -62,6 +61,7 @@ from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import SudokuBatch
 from cpu_reference.sudoku.packing import packing
 from gpu_anneal.kernels.cards import shared_kib_per_sm
+from gpu_anneal.kernels.chain_start import clear_chain, counter_key
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module, module_copy
 from gpu_anneal.kernels.sudoku import FLAT_KEYS, flat_list
@@ -239,8 +239,6 @@ def launch_slice(kernel, blocks, d: dict, batch: SudokuBatch, budget: int, strea
 
 
 FRESH_THREADS = 128
-C_PLATEAU, C_BEST_VALS_COST = rules.C_PLATEAU, rules.C_BEST_VALS_COST
-INT64_MAX = int(np.iinfo(np.int64).max)
 
 
 @cache
@@ -253,20 +251,16 @@ def fresh_kernel():
 def fresh_counter_chains(ctr, rng, best_vals, slots, first, count, cpp):
     """Kernel: slot slots[k]'s chains start afresh (the counters and best grid load_puzzle
     writes), chain i keyed first[k, 0] ^ (first[k, 1] + i) with no proposal made: first[k] =
-    (the seed's base key, the slot's first stream), anneal/philox.py's counter_states."""
+    (the seed's base key, the slot's first stream), anneal/philox.py's counter_states
+    (chain_start's clear_chain and counter_key, as the persistent kernel's)."""
     x = cuda.grid(1)
     if x >= count * cpp:
         return
     k = x // cpp
     i = x - k * cpp
     g = slots[k] * cpp + i
-    for j in range(ctr.shape[1]):
-        ctr[g, j] = 0
-    ctr[g, C_PLATEAU] = -1
-    ctr[g, C_BEST_VALS_COST] = INT64_MAX
-    for c in range(best_vals.shape[1]):
-        best_vals[g, c] = 0
-    rng[g, 0] = first[k, 0] ^ uint64(first[k, 1] + uint64(i))
+    clear_chain(g, ctr, best_vals)
+    rng[g, 0] = counter_key(first[k, 0], first[k, 1], uint64(i))
     rng[g, 1] = 0
 
 

@@ -9,6 +9,12 @@ Usage: persistent_pool.py CASE, CASE one of:
              and whether each reported chain replays
     stop     the stop flag set before the kernel starts (five puzzles, chunks of two): every
              puzzle published is reported, none solved, each with error "interrupted"
+    midstop  four 4x4 puzzles in chunks of two, the fourth one never solving: the first
+             launch runs the first two to their end and the host hands them out; during the
+             second launch, once the third puzzle's record is DONE, the host sets the stop flag
+             (and records a Ctrl-C press) while the kernel runs: the chains of the fourth stop,
+             the kernel ends, the pool stops. The puzzles handed out before, those the
+             interruption reports (their errors), and whether each solved one replays
     held     five 4x4 puzzles through a ring of three rows, the first puzzle's record shown
              to the host as still running for its first HOLD drains (a slow puzzle): the
              rows each puzzle was published into (the host passes over the held row), every
@@ -21,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -131,6 +138,66 @@ def case_stop() -> dict:
     return {"indices": None}
 
 
+STUCK_SECONDS = 120  # a midstop run past this is stuck: the child exits with status 3
+
+
+def case_midstop() -> dict:
+    from cpu_reference.sudoku import rules
+    from gpu_anneal import interrupts
+    from gpu_anneal.kernels import persistent as kp
+    from gpu_anneal.measure import never_solving_puzzle
+
+    puzzles = [cells(t, 2) for t in SMALL[:3]] + [never_solving_puzzle(2)]
+    kernel = kp.compiled_kernel(2, rules.MOVE_SIRDEY)
+    names = kernel.fn.__globals__  # the generated module's: its device functions
+    real_file, real_launch = names["file_chain"], pp.PersistentRunner.launch
+    seen = {"runner": None, "launches": 0, "stopped_in": None}
+
+    def filed(g, ctr, best_vals, rec, rec_grid, r, m, i):
+        real_file(g, ctr, best_vals, rec, rec_grid, r, m, i)
+        done = rec[r * L.N_REC + L.R_STATE] == L.DONE
+        if done and seen["launches"] == 2 and seen["stopped_in"] is None:
+            seen["stopped_in"] = seen["launches"]  # the host, while the kernel runs: Ctrl-C
+            interrupts.press()
+            seen["runner"].set_control(L.CTL_STOP, 1)
+
+    def counted(self):
+        seen["runner"] = self
+        seen["launches"] += 1
+        if seen["launches"] > 2:
+            raise SystemExit("a third launch: the stop flag did not stop the pool")
+        real_launch(self)
+
+    names["file_chain"] = filed
+    pp.PersistentRunner.launch = counted
+    # a stop flag the kernel ignores leaves the fourth puzzle's chains running for ever
+    watchdog = threading.Timer(STUCK_SECONDS, lambda: os._exit(3))
+    watchdog.daemon = True
+    watchdog.start()
+    handed = []
+    stream = solver.solve_stream(
+        puzzles, 2, backend="cuda", chains=CHAINS, slots=2, seed=SEED, time_limit=None,
+        pool="persistent", move="sirdey", spare_chains=False,
+    )  # fmt: skip
+    try:
+        for result in stream:
+            handed.append(result)
+    except solver.InterruptedBatch as stop:
+        reported = stop.results
+    else:
+        raise SystemExit("the run ended without the interruption")
+    everything = handed + reported
+    return {
+        "stopped_in": seen["stopped_in"],
+        "handed": sorted(r.index for r in handed),
+        "reported": sorted(r.index for r in reported),
+        "solved": sorted(r.index for r in everything if r.solved),
+        "errors": {str(r.index): r.error for r in everything},
+        "proposals": {str(r.index): int(r.proposals) for r in everything},
+        "replayed": [replays(r, puzzles[r.index], 2) for r in everything if r.solved],
+    }
+
+
 HOLD = 8  # drains for which the first puzzle's record reads as still running
 DRAINS_AT_MOST = 200  # a host loop that drains more often than this is stuck: fail, not hang
 
@@ -169,5 +236,11 @@ def case_held() -> dict:
 
 if __name__ == "__main__":
     case = sys.argv[1]
-    cases = {"replay": case_replay, "spare": case_spare, "stop": case_stop, "held": case_held}
+    cases = {
+        "replay": case_replay,
+        "spare": case_spare,
+        "stop": case_stop,
+        "held": case_held,
+        "midstop": case_midstop,
+    }
     print(json.dumps(cases[case]()))
