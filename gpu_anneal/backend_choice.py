@@ -510,7 +510,7 @@ def cpu_rules_cached(order: int, move: str) -> bool:
     from cpu_reference.sudoku import rules
 
     try:
-        dispatcher = rules.cpu_model(order, rules.move_code(move, order)).run_slice_cpu
+        dispatcher = rules.cpu_model(order, rules.move_code(move, order)).run_chains_cpu
         return os.path.exists(dispatcher._cache._cache_file._index_path)
     except Exception:  # noqa: BLE001 - no cache (or another numba): count it as compiling
         return False

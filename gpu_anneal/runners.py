@@ -20,7 +20,7 @@ A runner holds a SudokuBatch and offers:
     sync(), fetch_grids()   make every host array current (tests and measurements; the pool
                             never needs them)
 
-The CPU runner works on the host arrays in place (numba prange over chains, run() returns when
+The CPU runner works on the host arrays in place (ranges of chains on threads, run() returns when
 the slice is done). The CUDA runner keeps every array on the device and runs everything on one
 stream, so each step is ordered after the ones before it: a status reduction and its copy, a
 gather of the reported grids into pinned memory, the uploads of refilled slots and a kernel that
@@ -61,7 +61,7 @@ from gpu_anneal.kernels.launch import simulating
 
 
 class CpuRunner:
-    """Runs a batch's slices on every CPU core (numba prange over chains)."""
+    """Runs a batch's slices on every CPU core (ranges of chains on threads)."""
 
     name = "cpu"
     overlaps = False

@@ -32,6 +32,7 @@ import numpy as np
 from cpu_reference.anneal.fixed_point import exp_table
 from cpu_reference.anneal.philox import counter_states
 from cpu_reference.anneal.stream_jump import StreamCursor
+from cpu_reference.anneal.threads import over_chains
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.exact import CONTRADICTION, propagate_many
 from cpu_reference.sudoku.layout import layout
@@ -296,10 +297,11 @@ def make_batch(
 
 
 def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True, model=None) -> None:
-    """Advance every chain of the batch by up to `budget` plateaus on all CPU cores, in place,
-    with `model` (a rules.model(); default: the CPU runner's, rules.cpu_model)."""
+    """Advance every chain of the batch by up to `budget` plateaus on the calling thread's numba
+    threads (cpu_reference.anneal.threads), in place, with `model` (a rules.model(); default:
+    the CPU runner's, rules.cpu_model)."""
     m = model or rules.cpu_model(batch.order, batch.move)
-    m.run_slice_cpu(
+    args = (
         batch.vals,
         batch.boards,
         batch.best_vals,
@@ -315,6 +317,7 @@ def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True, 
         int(budget),
         bool(stop_on_solved),
     )
+    over_chains(m.run_chains_cpu, batch.vals.shape[0], args)
 
 
 def _pad(count: int, multiple: int) -> int:

@@ -12,7 +12,7 @@ names the specialisation's modules in these imports instead, every other line as
 """
 
 import numpy as np
-from numba import njit, prange, uint32, uint64
+from numba import njit, uint32, uint64
 
 from cpu_reference.anneal.fixed_point import next_beta
 from cpu_reference.sudoku import rules_template as steps
@@ -185,26 +185,27 @@ def drive_chain(
     rng[g, 1] = s1
 
 
-# One function for both: called by the CPU's prange loop, and compiled into the CUDA kernel as a
-# device function that NVVM inlines (with every helper above), so that each state access
+# One function for both: called by the CPU runner's chain loop, and compiled into the CUDA kernel
+# as a device function that NVVM inlines (with every helper above), so that each state access
 # compiles to an instruction of the array's address space (shared or local memory).
 drive_chain = njit(cache=True)(drive_chain)
 
 
-@njit(parallel=True, cache=True, nogil=True)  # nogil: runs in threads go at once (tts.py)
-def run_slice_cpu(
-    vals, boards, best_vals, thr, ctr, rng, solved, cpp, exp_table,
+@njit(cache=True, nogil=True)  # nogil: pieces of a batch run in threads at once
+def run_chains_cpu(
+    lo, hi, vals, boards, best_vals, thr, ctr, rng, solved, cpp, exp_table,
     given_vals, given_board, init_cells, ninit, move_cells, nmove, cand, ncand,
     box_cells, nbox, box_missing,
     kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
     trial_cap, budget, stop_on_solved,
 ):  # fmt: skip
-    """Every chain of the batch for up to `budget` plateaus, one chain per prange iteration."""
+    """Chains lo..hi-1 of the batch for up to `budget` plateaus each, one after another
+    (cpu_reference.anneal.threads.over_chains spreads a batch's ranges over threads)."""
     settings = (
         kind, beta0, step, plateau_len, max_plateaus, stall, reheat_k, reheat_beta, reheats,
         trial_cap, budget, stop_on_solved,
     )  # fmt: skip
-    for g in prange(vals.shape[0]):
+    for g in range(lo, hi):
         if LINEAR:  # the chain's bitboards cell-linear for the slice (packing.py)
             board = np.empty(NWFOCUS, np.uint64)
             rows_to_linear(boards[g], board)
@@ -216,7 +217,7 @@ def run_slice_cpu(
             counts_from_values(vals[g], board)
         else:
             board = boards[g]
-        chain = np.uint64(g)  # the type the parallel loop's body gives g: one compiled drive_chain
+        chain = np.uint64(g)  # one compiled drive_chain for every caller (the kernels' too)
         drive_chain(
             chain, chain // cpp, 0, vals[g], board, thr[g],
             best_vals, ctr, rng, solved, exp_table,

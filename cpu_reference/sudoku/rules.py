@@ -68,8 +68,8 @@ index (the host's pick). A lost concurrent update only lets chains run longer.
 constant). The rules are rules_template.py and the chain logic (trials, plateaus, stops) is
 chain_template.py's `drive_chain`, both modules that import their constants by name: model()
 writes the specialisation's constants module (constants_text) and copies of both whose imports
-name it (cpu_reference.cache.rewrite_imports). The CPU runner (chain_template.run_slice_cpu) calls
-drive_chain in a prange loop and the CUDA kernels in gpu_anneal.kernels call the same function.
+name it (cpu_reference.cache.rewrite_imports). The CPU runner (chain_template.run_chains_cpu) calls
+drive_chain for a range of chains and the CUDA kernels in gpu_anneal.kernels call the same function.
 """
 
 from __future__ import annotations
@@ -276,7 +276,7 @@ _EXPORTED = (
     "focus_count", "second_choice",
 )  # fmt: skip
 STEPS = ("start_trial", "fill_thresholds", "plateau", "focus_init")  # drive_chain's `steps.`
-_CHAIN_EXPORTED = ("drive_chain", "run_slice_cpu")
+_CHAIN_EXPORTED = ("drive_chain", "run_chains_cpu")
 
 
 @dataclass(frozen=True)

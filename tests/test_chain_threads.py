@@ -1,0 +1,83 @@
+"""cpu_reference.anneal.threads: a batch's chains cut into ranges run on threads, every chain
+once, and a Ctrl-C held until every range has ended."""
+
+from __future__ import annotations
+
+import _thread
+import threading
+import time
+
+import numba
+import pytest
+
+from cpu_reference.anneal import threads
+
+
+@pytest.mark.parametrize(("count", "workers"), [(1, 4), (7, 2), (64, 2), (1000, 3), (5, 16)])
+def test_pieces_cover_every_chain_once_in_order(count, workers):
+    parts = threads.pieces(count, workers)
+    assert parts[0][0] == 0 and parts[-1][1] == count
+    assert all(lo < hi for lo, hi in parts)
+    assert all(a[1] == b[0] for a, b in zip(parts, parts[1:], strict=False))
+    assert len(parts) <= workers * threads.PIECES_A_THREAD
+
+
+def test_every_chain_runs_once_on_the_callers_thread_count():
+    seen, names = [], set()
+
+    def run(lo, hi, out):
+        names.add(threading.current_thread().name)
+        out.extend(range(lo, hi))
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        threads.over_chains(run, 50, (seen,))
+        assert sorted(seen) == list(range(50))
+        numba.set_num_threads(1)
+        names.clear()
+        threads.over_chains(run, 3, (seen,))
+        assert names == {threading.current_thread().name}  # one thread: the caller's own
+    finally:
+        numba.set_num_threads(before)
+
+
+def test_ctrl_c_waits_for_every_range_then_is_raised():
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one numba thread: the caller runs the chains itself")
+    done = []
+
+    def run(lo, hi):
+        if lo == 0:
+            _thread.interrupt_main()  # as a Ctrl-C lands while the ranges run
+        time.sleep(0.05)
+        done.append((lo, hi))
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        with pytest.raises(KeyboardInterrupt):
+            threads.over_chains(run, 40, ())
+    finally:
+        numba.set_num_threads(before)
+    assert sorted(done) == threads.pieces(40, 2)
+
+
+def test_a_failing_range_is_raised_after_the_others_end():
+    done = []
+
+    def run(lo, hi):
+        if lo == 0:
+            raise ValueError("range 0 broke")
+        time.sleep(0.02)
+        done.append(lo)
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        with pytest.raises(ValueError, match="range 0 broke"):
+            threads.over_chains(run, 12, ())
+    finally:
+        numba.set_num_threads(before)
+    if numba.get_num_threads() > 1:
+        assert len(done) == len(threads.pieces(12, 2)) - 1
