@@ -201,6 +201,29 @@ def test_the_schema_enum_and_parsed_types_follow_the_registry(parity):
         api.solve(ParityPuzzle("1."), kind="sudoku")
 
 
+class ParityCount(Parity):
+    """The toy kind again under a method no built-in kind has ("count")."""
+
+    name = "parity-count"
+    methods = ("count",)
+    applies = {"count": frozenset({"seed"})}
+
+
+def test_a_registered_kinds_method_is_in_the_result_schema():
+    """The result schema's method enum is the registered kinds' methods: a kind's own method
+    ("count") comes with its registration and goes with it; its results validate."""
+    assert json_schema()["properties"]["method"]["enum"] == ["anneal", "exact", "ilp"]
+    kinds.register(ParityCount())
+    try:
+        assert json_schema()["properties"]["method"]["enum"] == ["anneal", "exact", "ilp", "count"]
+        results = api.solve("1.\n", kind="parity-count", method="count")
+        assert [(r.method, r.solution) for r in results] == [("count", "11")]
+        jsonschema.Draft202012Validator(json_schema()).validate(json.loads(results[0].to_json()))
+    finally:
+        kinds.unregister("parity-count")
+    assert "count" not in json_schema()["properties"]["method"]["enum"]
+
+
 def test_an_unregistered_kind_is_refused():
     """Without the registration the kind is unknown to the API and to the command line."""
     with pytest.raises(InputError, match="kind 'parity'"):
