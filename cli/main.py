@@ -24,7 +24,6 @@ from cli.options import (
     Example,
     Format,
     Method,
-    Move,
     Output,
     Rules,
     ShowProgress,
@@ -32,6 +31,7 @@ from cli.options import (
     Technique,
     Threads,
     kind_option,
+    move_option,
     value,
 )
 from cli.output import (
@@ -190,10 +190,9 @@ def solve(
         ),
     ] = None,
     move: Annotated[
-        Move | None,
-        typer.Option(
-            metavar="MOVE",
-            help=f"Neighbourhood. Sudoku: {MOVES_HELP['sudoku']}  [default: the --technique's: "
+        str | None,
+        move_option(
+            f"Neighbourhood. Sudoku: {MOVES_HELP['sudoku']}  [default: the --technique's: "
             f"auto, or sirdey]. Shikaku: {MOVES_HELP['shikaku']}  [default: all]. Hashi: none "
             "to choose",
         ),

@@ -1,6 +1,7 @@
 """The command line's choices as enums: typer shows them in --help and refuses others itself.
 `solve --kind` and `render --kind` read the registry's names when the command line is parsed
-(kind_name), so a kind registered after this module was imported is a choice too."""
+(kind_name), so a kind registered after this module was imported is a choice too; `solve --move`
+reads the moves registered then (move_choice) likewise."""
 
 from __future__ import annotations
 
@@ -51,11 +52,32 @@ Method = _choices(
     [m for spec in KINDS.values() for m in (*spec.methods, *spec.method_aliases)],
     "Solving method: anneal (every kind), exact (Sudoku), ilp (Shikaku, Hashi).",
 )
-Move = _choices(
-    "Move",
-    [m for spec in KINDS.values() for m in spec.moves],
-    "Neighbourhood: each kind's moves (MOVES_HELP).",
-)
+
+
+def move_names() -> list[str]:
+    """Every kind's --move choices as registered now (a Sudoku move registered after this
+    module was imported included), repeats dropped."""
+    return list(dict.fromkeys(m for spec in KINDS.values() for m in spec.moves))
+
+
+def move_choice(text: str) -> str:
+    """A --move value: one of the moves registered now; ValueError naming them otherwise."""
+    if text not in move_names():
+        raise ValueError(f"{text!r} is not one of {', '.join(map(repr, move_names()))}.")
+    return text
+
+
+def move_option(help: str):
+    """The --move option of solve: a registered move's name, checked when the command line is
+    parsed, completed from the registry."""
+    return typer.Option(
+        parser=move_choice,
+        metavar="MOVE",
+        autocompletion=lambda incomplete: [m for m in move_names() if m.startswith(incomplete)],
+        help=help,
+    )
+
+
 Technique = _choices(
     "Technique",
     [t for spec in KINDS.values() for t in spec.techniques],

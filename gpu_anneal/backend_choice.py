@@ -73,6 +73,8 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
+from cpu_reference.sudoku.moves import MOVES
+
 # ---- constants (measurements and the figures fitted to them) ------------------------------
 
 # Proposals a second of the CPU engine on 16 Xeon threads, native regime: 9x9 focused-two
@@ -140,9 +142,31 @@ CARD_MODEL = {
         (6, "focused"): 1.024e9, (6, "focused-two"): 0.7283e9,
     },
 }  # fmt: skip
-# A move with no figure of its own takes its family's (the same engine's nearest move).
-FAMILY = {"focused-two": "focused", "focused": "focused-two", "candidate": "sirdey",
-          "box-swap": "sirdey"}  # fmt: skip
+
+
+def family(move: str) -> str | None:
+    """The move whose figures stand for `move` where it has none of its own (the same engine's
+    nearest move): its declaration's `rates` (cpu_reference.sudoku.moves); None for none."""
+    declared = MOVES.get(move)
+    return declared.rates if declared else None
+
+
+def stand_ins(move: str) -> list[str]:
+    """The move and the moves whose figures stand for it, nearest first: its family, the
+    family's family, ... until a move has none or one repeats."""
+    chain = [move]
+    while (nxt := family(chain[-1])) is not None and nxt not in chain:
+        chain.append(nxt)
+    return chain
+
+
+def priced_as(move: str, table: dict) -> str:
+    """The move name under which `table` (keys (order, move)) prices `move`: the nearest of
+    stand_ins(move) that the table names at any order (itself where it has figures), else
+    itself."""
+    named = {m for _, m in table}
+    return next((m for m in stand_ins(move) if m in named), move)
+
 
 # Work of a reference puzzle: mean proposals a puzzle over 2 chains on the CPU, default
 # technique (anneal_peers_9x9.json "default" on forum_hardest_1106; coop_acceptance.json
@@ -414,10 +438,10 @@ def _card_text(c: CardSide) -> str:
 
 
 def rate_key(order: int, move: str, table: dict) -> tuple[int, str] | None:
-    """The key of `table` that stands for (order, move): itself, its move family's, or 9x9's for
-    4x4; None where none does."""
+    """The key of `table` that stands for (order, move): itself, its move family's (followed
+    from declaration to declaration: family()), or 9x9's for 4x4; None where none does."""
     for o in (order, 3) if order == 2 else (order,):
-        for m in (move, FAMILY.get(move)):
+        for m in stand_ins(move):
             if (o, m) in table:
                 return o, m
     return None
@@ -429,7 +453,9 @@ def reference_card_rate(order: int, move: str, kernel: str) -> tuple[float, bool
     kernel of the same kind (itself where it was measured: its measured rate; else its move
     family's at the same order, else the nearest order's), or of the nearest measured one-thread
     kernel where no kernel of its kind was measured; (0.0, False) where there is no model."""
-    model = CARD_MODEL.get(kernel, {}).get((order, move))
+    models = CARD_MODEL.get(kernel, {})
+    move = priced_as(move, CARD_MODEL["thread"])  # a move with no model of its own: its family's
+    model = models.get((order, move))
     if not model:
         return 0.0, False
     for kind in (kernel, "thread"):

@@ -2,7 +2,8 @@
 
 Glossary:
     kind      "sudoku", "shikaku" or "hashi"
-    method    "anneal" (every kind), "exact" (Sudoku's bitmask search), "ilp" (Shikaku, Hashi)
+    method    "anneal" (every kind), "exact" (Sudoku's bitmask search), "ilp" (Shikaku, Hashi):
+              the registry's kinds' methods (gpu_anneal.kinds.methods)
     state     what a solver holds: a full Sudoku grid, one rectangle per Shikaku clue, a set of
               Hashiwokakero bridges; `best` is the lowest-cost state seen
     cost      rules a state breaks, 0 when it keeps them all (Sudoku: pairs of peers holding one
@@ -13,9 +14,9 @@ A `Result` serialises (`to_dict`, `to_json`) to the same keys for every kind and
 that does not apply is null, never absent. `schema_of` derives a JSON Schema from the dataclasses
 below (gpu_anneal.schemas.json_schema, committed as docs/result.schema.json); each field's `doc`
 is its description, and a field `described(..., enum=NAME)` takes its choices from the `enums`
-it is handed (NAME "kinds": the registry's names, which this module below the registry cannot
-import). `described`, `plain` and `schema_of` serve the other commands' records the same way
-(gpu_anneal.records).
+it is handed (NAME "kinds": the registry's names, "methods": its kinds' methods, which this
+module below the registry cannot import). `described`, `plain` and `schema_of` serve the other
+commands' records the same way (gpu_anneal.records).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-Method = Literal["anneal", "exact", "ilp"]
 Backend = Literal["cpu", "cuda"]
 Status = Literal["solved", "unsolved", "no_solution", "interrupted", "error"]
 
@@ -174,7 +174,7 @@ class Result:
     """What happened to one puzzle, for every kind and method."""
 
     kind: str = _doc("Puzzle kind", enum="kinds")
-    method: Method = _doc("Solving method")
+    method: str = _doc("Solving method", enum="methods")
     backend: Backend = _doc("Where the search ran")
     index: int = _doc("0-based position of the puzzle in the input (over all files)")
     source: str = _doc("File the puzzle came from ('<stdin>', or '<api>' for in-memory input)")

@@ -1,7 +1,9 @@
-"""The JSON Schemas of the result and record lines, their kind enums read from the registry.
+"""The JSON Schemas of the result and record lines, their kind and method enums read from the
+registry.
 
     enums()             the choices of every `described(..., enum=NAME)` field: "kinds" (the
-                        registry's names), "game_id_kinds" (its kinds of Tatham game IDs)
+                        registry's names), "methods" (its kinds' methods), "game_id_kinds"
+                        (its kinds of Tatham game IDs)
     json_schema()       docs/result.schema.json: gpu_anneal.results.Result
     record_schema(name) docs/NAME.schema.json: the record type gpu_anneal.records.RECORDS names
 
@@ -18,7 +20,11 @@ from gpu_anneal.results import SCHEMA_ID, Result, schema_of
 
 def enums() -> dict[str, tuple[str, ...]]:
     """Each named enum of the result and record fields -> its choices, from the registry."""
-    return {"kinds": kinds.names(), "game_id_kinds": kinds.game_id_kinds()}
+    return {
+        "kinds": kinds.names(),
+        "methods": kinds.methods(),
+        "game_id_kinds": kinds.game_id_kinds(),
+    }
 
 
 def json_schema() -> dict:

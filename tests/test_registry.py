@@ -201,6 +201,29 @@ def test_the_schema_enum_and_parsed_types_follow_the_registry(parity):
         api.solve(ParityPuzzle("1."), kind="sudoku")
 
 
+class ParityCount(Parity):
+    """The toy kind again under a method no built-in kind has ("count")."""
+
+    name = "parity-count"
+    methods = ("count",)
+    applies = {"count": frozenset({"seed"})}
+
+
+def test_a_registered_kinds_method_is_in_the_result_schema():
+    """The result schema's method enum is the registered kinds' methods: a kind's own method
+    ("count") comes with its registration and goes with it; its results validate."""
+    assert json_schema()["properties"]["method"]["enum"] == ["anneal", "exact", "ilp"]
+    kinds.register(ParityCount())
+    try:
+        assert json_schema()["properties"]["method"]["enum"] == ["anneal", "exact", "ilp", "count"]
+        results = api.solve("1.\n", kind="parity-count", method="count")
+        assert [(r.method, r.solution) for r in results] == [("count", "11")]
+        jsonschema.Draft202012Validator(json_schema()).validate(json.loads(results[0].to_json()))
+    finally:
+        kinds.unregister("parity-count")
+    assert "count" not in json_schema()["properties"]["method"]["enum"]
+
+
 def test_an_unregistered_kind_is_refused():
     """Without the registration the kind is unknown to the API and to the command line."""
     with pytest.raises(InputError, match="kind 'parity'"):
@@ -208,3 +231,87 @@ def test_an_unregistered_kind_is_refused():
     result = CliRunner().invoke(app, ["solve", "--kind", "parity", "-", "--output", "jsonl"])
     assert result.exit_code != 0
     assert "parity" in result.output
+
+
+# ---- a toy move: one declaration (cpu_reference/sudoku/moves.py's Move), registered here -----
+
+# 4x4 puzzles that deduction does not finish alone; --no-propagate: the chains solve them
+TOY_PUZZLES = "..4..3...4....2.\n21...........34.\n"
+TOY_RUN = {"backend": "cpu", "chains": 1, "seed": 4, "propagate": False, "time_limit": None}
+
+
+@pytest.fixture
+def toy_move():
+    """A move declared as the candidate move proposes (the candidate's flags), under its own
+    name, code and rates entry: registered for the test, unregistered after it."""
+    from cpu_reference.sudoku import moves
+
+    toy = moves.Move(
+        "toy", 9, moves.Proposal(candidates=True), "a toy: the candidate move renamed",
+        rates="candidate",
+    )  # fmt: skip
+    moves.register_move(toy)
+    try:
+        yield toy
+    finally:
+        moves.unregister_move(toy.name)
+    assert "toy" not in moves.MOVE_NAMES
+
+
+def chain_work(results) -> list[tuple]:
+    """(status, solution, trials, proposals, accepted) of each result: the chains' own path."""
+    return [
+        (r.status, r.solution, r.counts.trials, r.counts.proposals, r.counts.accepted)
+        for r in results
+    ]
+
+
+def test_a_registered_move_runs_through_the_api_as_its_declaration_says(toy_move):
+    """api.solve takes move="toy": its results name the move, and its chains, proposing as its
+    declaration says (the candidate move's proposal), take the candidate move's steps exactly;
+    `auto`'s rate tables price it as its declared rates entry."""
+    from gpu_anneal import backend_choice
+
+    toy = api.solve(TOY_PUZZLES, kind="sudoku", move="toy", **TOY_RUN)
+    candidate = api.solve(TOY_PUZZLES, kind="sudoku", move="candidate", **TOY_RUN)
+    assert [r.params.move for r in toy] == ["toy", "toy"]
+    assert all(r.solved and r.verified for r in toy)
+    assert all(r.counts.proposals for r in toy)  # the chains ran (no deduction)
+    assert chain_work(toy) == chain_work(candidate)
+    sirdey = api.solve(TOY_PUZZLES, kind="sudoku", move="sirdey", **TOY_RUN)
+    assert chain_work(sirdey) != chain_work(toy)  # another proposal, other steps
+    for kernel in ("thread", "coop"):
+        for order in (3, 5):
+            assert backend_choice.reference_card_rate(order, "toy", kernel) == (
+                backend_choice.reference_card_rate(order, "candidate", kernel)
+            )
+        assert backend_choice.reference_cpu_rate(order, "toy", 16) == (
+            backend_choice.reference_cpu_rate(order, "candidate", 16)
+        )
+    assert backend_choice.stand_ins("toy") == ["toy", "candidate", "sirdey"]
+
+
+def test_a_registered_move_runs_through_the_command_line(toy_move, tmp_path):
+    """`gpu-anneal solve --move toy`: accepted when the command line is parsed, one result line
+    a puzzle naming the move, the same chains as the API's."""
+    path = tmp_path / "toy.txt"
+    path.write_text(TOY_PUZZLES)
+    args = ["solve", str(path), "--move", "toy", "--backend", "cpu", "--chains", "1"]
+    args += ["--seed", "4", "--no-propagate", "--time-limit", "0", "--output", "jsonl", "--quiet"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    api_results = api.solve(TOY_PUZZLES, kind="sudoku", move="toy", **TOY_RUN)
+    assert [r["params"]["move"] for r in lines] == ["toy", "toy"]
+    assert [(r["status"], r["solution"], r["counts"]["proposals"]) for r in lines] == [
+        (r.status, r.solution, r.counts.proposals) for r in api_results
+    ]
+
+
+def test_an_unregistered_move_is_refused():
+    """Without its declaration the move is unknown to the API and to the command line."""
+    with pytest.raises(InputError, match="move 'toy'"):
+        api.solve(TOY_PUZZLES, kind="sudoku", move="toy", backend="cpu")
+    result = CliRunner().invoke(app, ["solve", "-", "--move", "toy", "--output", "jsonl"])
+    assert result.exit_code != 0
+    assert "'toy' is not one of" in result.output

@@ -39,8 +39,10 @@ from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import cell_word_bit, packing
 from cpu_reference.sudoku.schedules import Schedule
 
-CANDIDATE_MOVES = rules.CANDIDATE_MOVES  # module constants: numba reads them at compile time
-MOVE_BOX_SWAP = rules.MOVE_BOX_SWAP
+# The movable cells a move's proposal needs (_fill_puzzle's `shape`, from its declaration):
+CELLS_ANY = 0  # free cells, every digit
+CELLS_CANDIDATES = 1  # free cells and their candidates
+BOXES = 2  # boxes with two free cells or more (a box swap)
 EXP_TABLE = exp_table()  # the fixed-point exp factors every runner hands to the chains
 
 
@@ -112,10 +114,11 @@ def _board_bits(order: int) -> tuple[np.ndarray, np.ndarray]:
 
 @numba.njit(cache=True)
 def _fill_puzzle(
-    grid, units, cell_units, N, WR, words, bits, move, mask_row, has_mask,
+    grid, units, cell_units, N, WR, words, bits, shape, mask_row, has_mask,
     board, init_cells, move_cells, cand, ncand, box_cells, nbox, box_missing,
 ):  # fmt: skip
-    """One puzzle's tables into its rows (fresh zeros; cand 1..N and ncand N by default).
+    """One puzzle's tables into its rows (fresh zeros; cand 1..N and ncand N by default), the
+    move list as `shape` says (CELLS_ANY, CELLS_CANDIDATES or BOXES: table_shape).
 
     Returns (ninit, nmove). Same content as the module docstring says, cell and digit lists
     ascending.
@@ -148,7 +151,7 @@ def _fill_puzzle(
                 box_missing[b, m] = d
                 m += 1
     nmove = 0
-    if move == MOVE_BOX_SWAP:
+    if shape == BOXES:
         for b in range(N):
             if nbox[b] >= 2:
                 move_cells[nmove] = b
@@ -156,7 +159,7 @@ def _fill_puzzle(
         return ninit, nmove
     for f in range(ninit):
         c = init_cells[f]
-        if move in CANDIDATE_MOVES:
+        if shape == CELLS_CANDIDATES:
             present[:] = False
             if has_mask:
                 for d in range(N):
@@ -183,6 +186,15 @@ def _fill_puzzle(
         move_cells[nmove] = c
         nmove += 1
     return ninit, nmove
+
+
+def table_shape(move: int) -> int:
+    """The movable cells the move of this code proposes among: BOXES for a box swap,
+    CELLS_CANDIDATES for a move that draws candidates, else CELLS_ANY."""
+    proposal = rules.proposal(move)
+    if proposal.swap:
+        return BOXES
+    return CELLS_CANDIDATES if proposal.candidates else CELLS_ANY
 
 
 def puzzle_tables(
@@ -223,21 +235,21 @@ def puzzle_tables(
         has_mask = np.ones(count, np.bool_) if has_mask is None else np.asarray(has_mask, bool)
     words, bits = _board_bits(order)
     _fill_puzzles(
-        puzzles, lay.units, lay.cell_units, N, pk.WR, words, bits, move, masks, has_mask,
-        *(t[name] for name in rules.PUZZLE_ARRAYS[1:]),
+        puzzles, lay.units, lay.cell_units, N, pk.WR, words, bits, table_shape(move), masks,
+        has_mask, *(t[name] for name in rules.PUZZLE_ARRAYS[1:]),
     )  # fmt: skip
     return t
 
 
 @numba.njit(cache=True, nogil=True)  # nogil: rows run in threads (gpu_anneal.host_cores)
 def _fill_puzzles(
-    puzzles, units, cell_units, N, WR, words, bits, move, masks, has_mask,
+    puzzles, units, cell_units, N, WR, words, bits, shape, masks, has_mask,
     board, init_cells, ninit, move_cells, nmove, cand, ncand, box_cells, nbox, box_missing,
 ):  # fmt: skip
     """_fill_puzzle on every row (the tables' rows fresh as puzzle_tables makes them)."""
     for p in range(puzzles.shape[0]):
         ninit[p], nmove[p] = _fill_puzzle(
-            puzzles[p], units, cell_units, N, WR, words, bits, move, masks[p], has_mask[p],
+            puzzles[p], units, cell_units, N, WR, words, bits, shape, masks[p], has_mask[p],
             board[p], init_cells[p], move_cells[p], cand[p], ncand[p], box_cells[p], nbox[p],
             box_missing[p],
         )  # fmt: skip

@@ -85,6 +85,17 @@ import numpy as np
 from cpu_reference.anneal.fixed_point import beta_fixed, growth_fixed
 from cpu_reference.cache import import_generated, rewrite_imports, writable_folder
 from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.moves import (
+    BOX_SWAP,
+    CANDIDATE,
+    FOCUSED,
+    FOCUSED_TWO,
+    MOVE_NAMES,
+    MOVES,
+    SIRDEY,
+    Proposal,
+    move_by_code,
+)
 from cpu_reference.sudoku.packing import count_units, linear_words, packing
 from cpu_reference.sudoku.presets import move_of
 from cpu_reference.sudoku.schedules import KIND_GEOMETRIC, Schedule
@@ -110,21 +121,13 @@ STOPPED = 3  # another chain of the puzzle solved within fewer proposals, or the
 
 NOT_SOLVED = 2**62  # solved[p] while no chain of p has solved
 
-MOVE_SIRDEY = 0  # Sirdey: one free cell gets one of the N - 1 other digits
-MOVE_CANDIDATE = 1  # Sirdey's move, the new digit drawn among the cell's candidates
-MOVE_BOX_SWAP = 2  # Lewis: boxes hold permutations; two free cells of one box swap digits
-MOVE_FOCUSED = 3  # the candidate move on a cell drawn among the free cells now in conflict
-MOVE_FOCUSED_TWO = 4  # the focused move, its new digit the better of two candidate draws
-MOVE_NAMES = {
-    "sirdey": MOVE_SIRDEY,
-    "candidate": MOVE_CANDIDATE,
-    "box-swap": MOVE_BOX_SWAP,
-    "focused": MOVE_FOCUSED,
-    "focused-two": MOVE_FOCUSED_TWO,
-}
-# moves whose new digit is a cell's candidate
-CANDIDATE_MOVES = (MOVE_CANDIDATE, MOVE_FOCUSED, MOVE_FOCUSED_TWO)
-FOCUSED_MOVES = (MOVE_FOCUSED, MOVE_FOCUSED_TWO)  # moves that keep the conflict set (FOCUS)
+# The moves are declared in cpu_reference/sudoku/moves.py (name, code, proposal, rates); the
+# codes of the built-in ones, by name:
+MOVE_SIRDEY = SIRDEY.code  # Sirdey: one free cell gets one of the N - 1 other digits
+MOVE_CANDIDATE = CANDIDATE.code  # Sirdey's move, the new digit drawn among the cell's candidates
+MOVE_BOX_SWAP = BOX_SWAP.code  # Lewis: boxes hold permutations; two free cells of one box swap
+MOVE_FOCUSED = FOCUSED.code  # the candidate move on a cell drawn among the free cells in conflict
+MOVE_FOCUSED_TWO = FOCUSED_TWO.code  # the focused move, the better of two candidate draws
 
 
 def move_code(name: str, order: int) -> int:
@@ -134,7 +137,19 @@ def move_code(name: str, order: int) -> int:
 
 def move_name(code: int) -> str:
     """The name of a move by code (move_code's inverse)."""
-    return next(name for name, value in MOVE_NAMES.items() if value == code)
+    return move_by_code(code).name
+
+
+def proposal(code: int) -> Proposal:
+    """How the move of this code proposes (its declaration's Proposal)."""
+    return move_by_code(code).proposal
+
+
+def proposal_code(code: int) -> int:
+    """The code whose specialisation the move of this code runs: the first declared move that
+    proposes as it does (itself, unless it proposes as an earlier one)."""
+    same = proposal(code)
+    return next(m.code for m in MOVES.values() if m.proposal == same)
 
 
 PUZZLE_ARRAYS = (
@@ -146,7 +161,7 @@ PUZZLE_ARRAYS = (
 def max_delta(n: int, move: int) -> int:
     """Largest cost increase of one move: P for one-cell moves, 2(P - 1) for a box swap."""
     peers = layout(n).peer_count
-    return 2 * (peers - 1) if move == MOVE_BOX_SWAP else peers
+    return 2 * (peers - 1) if proposal(move).swap else peers
 
 
 @cache
@@ -195,16 +210,18 @@ def model(
     statements by which a template names these modules (rewrite_imports; every one but the
     steps module's).
     """
+    move = proposal_code(move)  # moves that propose alike run one specialisation
+    prop = proposal(move)
     tmax = max_delta(n, move)
     if linear and not table:
         raise ValueError("linear bitboards read their peer masks from tables (table=True)")
-    if counts and (linear or not table or packed or lanes != 1 or move == MOVE_BOX_SWAP):
+    if counts and (linear or not table or packed or lanes != 1 or prop.swap):
         raise ValueError("counts: the CPU runner's one-cell moves only (no linear, lanes 1)")
-    if counts and move in FOCUSED_MOVES:
+    if counts and prop.focused:
         raise ValueError("counts: the focused move keeps its conflict set as bitboards")
     if not 0 <= thr_cap <= tmax:
         raise ValueError(f"thr_cap {thr_cap}: must lie in 0..{tmax} (0: the whole table)")
-    if counter and move == MOVE_BOX_SWAP:
+    if counter and prop.swap:
         raise ValueError("counter: one-cell moves only (the box swap keeps xoroshiro128+)")
     spec = Specialisation(n, move, lanes, table, packed, thr_cap, linear, counts, counter)
     key = spec.key()
@@ -232,7 +249,7 @@ def model(
 def focus_words(n: int, move: int, linear: bool = False) -> int:
     """Words a chain's board holds after its bitboards: the focused move's conflict set and
     movable cells (one bitboard each), 0 for the other moves."""
-    if move not in FOCUSED_MOVES:
+    if not proposal(move).focused:
         return 0
     return 2 * (linear_words(n) if linear else packing(n).WR)
 
@@ -252,7 +269,7 @@ PHILOX = "philox4x32-10"
 
 def counter_based(n: int, move: int) -> bool:
     """Whether chains of order n and this move draw from Philox by proposal index."""
-    return n in COUNTER_ORDERS and move != MOVE_BOX_SWAP
+    return n in COUNTER_ORDERS and not proposal(move).swap
 
 
 def generator_name(n: int, move: int) -> str:
@@ -265,7 +282,8 @@ def cpu_model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
     cell-linear bitboards (benchmarks/results/throughput.md gives both rates); the focused move
     keeps bitboards at every order (its conflict set is one). Draws as counter_based() says."""
     counter = counter_based(n, move)
-    if n >= COUNTS_FROM_ORDER and move not in (MOVE_BOX_SWAP, *FOCUSED_MOVES):
+    prop = proposal(move)
+    if n >= COUNTS_FROM_ORDER and not (prop.swap or prop.focused):
         return model(n, move, counts=True, counter=counter)
     return model(n, move, linear=True, counter=counter)
 
@@ -343,7 +361,8 @@ def _constants(spec: Specialisation) -> dict[str, str]:
     wt = "uint64" if linear else row_wt
     wr = linear_words(n) if linear else pk.WR
     tables = f"linear_peer_tables({n})" if linear else f"peer_tables({n})"
-    focus = move in FOCUSED_MOVES
+    prop = proposal(move)
+    focus = prop.focused
     extra = 2 * wr if focus else 0  # conflict set and movable cells after the bitboards
     return {
         "n": str(n), "move": str(move), "N": str(pk.N), "CELLS": str(pk.cells),
@@ -363,9 +382,9 @@ def _constants(spec: Specialisation) -> dict[str, str]:
         "FLAT_LISTS": str(not table),
         "VOFF": "0", "BOFF": str(pk.VW if packed else 0),
         "TOFF": str(pk.VW + pk.NW + extra if packed else 0), "UNR": f"uint32({pk.N * pk.R})",
-        "FOCUS": str(focus), "TWO_CHOICE": str(move == MOVE_FOCUSED_TWO),
+        "FOCUS": str(focus), "TWO_CHOICE": str(prop.two_choice),
         "FOFF": str(pk.N * wr), "MOFF": str(pk.N * wr + wr),
-        "NWFOCUS": str(pk.N * wr + extra), "CANDS": str(move in CANDIDATE_MOVES),
+        "NWFOCUS": str(pk.N * wr + extra), "CANDS": str(prop.candidates),
         "UCELLS": f"uint32({pk.cells})",
         "DIV_WORD": str(_small_div(pk.N * pk.R, pk.cells)),
         "DIV_ROW": str(_small_div(pk.N, pk.N * pk.R)), "DIV_BOX": str(_small_div(n, pk.N)),
@@ -379,7 +398,7 @@ def _constants(spec: Specialisation) -> dict[str, str]:
         "_ROW_PEERS, ROW_CELL_WORD, ROW_CELL_BIT": f"peer_tables({n})",
         "ROW_BIT_CELL": f"row_bit_cells({n})",
         "LINEAR_BIT_CELL": f"np.arange({wr * 64}, dtype=np.int32)",  # cell of each linear bit
-        "MOVE_BOX_SWAP": str(MOVE_BOX_SWAP), "MOVE_CANDIDATE": str(MOVE_CANDIDATE),
+        "SWAP": str(prop.swap),
         "RUNNING": str(RUNNING), "SOLVED": str(SOLVED), "EXHAUSTED": str(EXHAUSTED),
         "STOPPED": str(STOPPED), "THR_ROWS": str(thr_cap if thr_cap else tmax + 1),
         "COUNTER": str(bool(spec.counter)),

@@ -80,8 +80,7 @@ ROW_WT = uint32
 _ROW_PEERS, ROW_CELL_WORD, ROW_CELL_BIT = peer_tables(3)
 ROW_BIT_CELL = row_bit_cells(3)
 LINEAR_BIT_CELL = np.arange(128, dtype=np.int32)
-MOVE_BOX_SWAP = 2
-MOVE_CANDIDATE = 1
+SWAP = False
 RUNNING = 0
 SOLVED = 1
 EXHAUSTED = 2

@@ -1,7 +1,7 @@
 """The jitted Sudoku rules, one module for every specialisation: rules.model() writes a copy per
 (order, move, variant).
 
-Every name in capitals, `n` and `move` is a compile-time constant of the specialisation, imported
+Every name in capitals and `n` is a compile-time constant of the specialisation, imported
 from its constants module: imported as itself, this module reads cpu_reference/sudoku/
 rules_constants.py (the CPU runner's 9x9 rules); rules.model() writes a constants module per
 specialisation and a copy of this file whose one import of rules_constants names that module
@@ -58,7 +58,6 @@ from cpu_reference.sudoku.rules_constants import (
     LINEAR,
     LINEAR_BIT_CELL,
     MOFF,
-    MOVE_BOX_SWAP,
     NCOUNT,
     NM1,
     NWROW,
@@ -73,6 +72,7 @@ from cpu_reference.sudoku.rules_constants import (
     ROW_WR,
     ROW_WT,
     ROWMASK,
+    SWAP,
     TABLE,
     THR_CAP,
     THR_OFF,
@@ -93,7 +93,6 @@ from cpu_reference.sudoku.rules_constants import (
     N,
     R,
     Un,
-    move,
     n,
 )
 
@@ -525,7 +524,7 @@ def start_trial(
             vals[vx(i, lane)] = uint32(0)
     for c in range(CELLS):  # free cells hold 0 here and get a digit below
         set_value(vals, lane, uint32(c), uint32(uint32(given_vals[c]) - ONE) & VMASK)
-    if move == MOVE_BOX_SWAP:
+    if SWAP:
         for b in range(N):
             nb = nbox_at(nbox, pu, b)
             for j in range(nb):
@@ -852,7 +851,7 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
     while m < umoves:
         m = uint32(m + ONE)
         r1, s0, s1 = chain_u64(s0, s1, draws)
-        if move == MOVE_BOX_SWAP and BRANCH_FREE:
+        if SWAP and BRANCH_FREE:
             # kernels: one path for every lane (a rejected swap writes back what it read)
             a, z, va, vz = swap_draw(r1, vals, lane, move_cells, pu, unmove, box_cells, nbox)
             gain, loss, wa, bita, wz, bitz = swap_gain_loss(board, lane, a, z, va, vz)
@@ -878,7 +877,7 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
             if ucost == 0:
                 break
             continue
-        elif move == MOVE_BOX_SWAP:
+        elif SWAP:
             a, z, va, vz = swap_draw(r1, vals, lane, move_cells, pu, unmove, box_cells, nbox)
             gain, loss, wa, bita, wz, bitz = swap_gain_loss(board, lane, a, z, va, vz)
             hi = swap_accept_word(r1)
@@ -927,7 +926,7 @@ def plateau(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_cell
                 break
             if hi >= thr[thr_ix(uint32(gain - loss), lane)]:
                 continue
-        if move == MOVE_BOX_SWAP:
+        if SWAP:
             swap_apply(vals, board, lane, a, z, va, vz, wa, bita, wz, bitz)
         else:
             cell_apply(vals, board, lane, c, old, new, wr, bit)
@@ -949,7 +948,7 @@ def rare_move(vals, board, thr, lane, move_cells, pu, nmove, cand, ncand, box_ce
     so r1 gives the same move again. Returns (cost change, 1 if accepted else 0); an
     accepted move raises the cost (gain - loss > THR_CAP)."""
     unmove = uint32(nmove)
-    if move == MOVE_BOX_SWAP:
+    if SWAP:
         a, z, va, vz = swap_draw(r1, vals, lane, move_cells, pu, unmove, box_cells, nbox)
         gain, loss, wa, bita, wz, bitz = swap_gain_loss(board, lane, a, z, va, vz)
         if swap_accept_word(r1) < exact_threshold(thr, lane, uint32(gain - loss)):

@@ -92,7 +92,7 @@ from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
 
-from cpu_reference.sudoku.rules import MOVE_NAMES
+from cpu_reference.sudoku.moves import MOVE_NAMES, MOVES
 from gpu_anneal.kernels import sass
 from gpu_anneal.kernels.cards import CARDS, Card
 from gpu_anneal.kernels.launch import GRID_THREADS_PER_BLOCK
@@ -329,7 +329,11 @@ def coop_acceptance(kernel: str, size) -> float | None:
     from gpu_anneal.kernels.sudoku_coop import ACCEPTANCE  # late: numba.cuda, ~0.19 s
 
     move = kernel.removeprefix("sudoku-coop").removeprefix("-") or "sirdey"
-    return ACCEPTANCE.get((int(size), MOVE_NAMES[move]))
+    own = ACCEPTANCE.get((int(size), MOVE_NAMES[move]))
+    rates = MOVES[move].rates  # a move with no measurement of its own: its declared stand-in
+    if own is None and rates is not None and not any(MOVE_NAMES[move] == m for _, m in ACCEPTANCE):
+        return ACCEPTANCE.get((int(size), MOVE_NAMES[rates]))
+    return own
 
 
 def analyse(

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from cpu_reference.sudoku.rules import MOVE_BOX_SWAP, MOVE_NAMES
+from cpu_reference.sudoku.moves import MOVES
 from gpu_anneal.kernels.cards import parse_arch
 
 try:
@@ -151,17 +151,16 @@ def kernel_registry(trials: Mapping[str, tuple[Callable, Callable]] | None = Non
     from gpu_anneal.kernels import sudoku_coop as coop
 
     registry = {}
-    for move, code in MOVE_NAMES.items():
-        name = "sudoku" if move == "sirdey" else f"sudoku-{move}"
+    for move in MOVES.values():
+        code = move.code
+        name = "sudoku" if move.name == "sirdey" else f"sudoku-{move.name}"
         registry[name] = (
             lambda order, code=code: cuda_sudoku.kernel_function(order, code),
             lambda order, code=code: cuda_sudoku.kernel_signature(order, code),
             cuda_sudoku.orders_for(code),
             lambda order, arch="sm_90", code=code: cuda_sudoku.launch_bounds(order, code, arch),
         )
-    for code in MOVE_NAMES.values():  # the cooperative kernels: one warp a chain
-        if code == MOVE_BOX_SWAP:
-            continue
+    for code in (m.code for m in MOVES.values() if m.cooperative):  # one warp a chain
         registry[coop.kernel_name(code)] = (
             lambda order, code=code: coop.kernel_function(order, code),
             lambda order, code=code: coop.kernel_signature(order, code),

@@ -117,9 +117,10 @@ def min_blocks_per_sm(order: int, move: int = rules.MOVE_SIRDEY, arch: str = "sm
     by_threads = THREADS_PER_SM // threads
     shared = shared_bytes_per_block(order, move)
     if shared == 0:  # local state: 128 registers, 255 for the box swap (36x36 spills at 128)
-        if move == rules.MOVE_BOX_SWAP:
+        proposal = rules.proposal(move)
+        if proposal.swap:
             return 2
-        return 2 if order >= 6 and move in rules.CANDIDATE_MOVES else 4  # 36x36 up, candidates: 255
+        return 2 if order >= 6 and proposal.candidates else 4  # 36x36 up, candidates: 255
     by_shared = shared_kib_per_sm(arch) * 1024 // (shared + SHARED_RESERVED)
     blocks = min(by_threads, by_shared, 32)
     # registers: at least REGISTER_BUDGET a thread, whatever the block count allows

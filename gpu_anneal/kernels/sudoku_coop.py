@@ -99,8 +99,9 @@ def kernel_name(move: int) -> str:
 
 
 def serves(order: int, move: int) -> bool:
-    """Whether the cooperative kernel runs chains of this order and move."""
-    return rules.counter_based(order, move)
+    """Whether the cooperative kernel runs chains of this order and move (a move declared
+    cooperative, cpu_reference.sudoku.moves)."""
+    return rules.counter_based(order, move) and rules.move_by_code(move).cooperative
 
 
 def check_served(order: int, move: int) -> None:
@@ -108,8 +109,9 @@ def check_served(order: int, move: int) -> None:
     if not serves(order, move):
         raise InputError(
             f"order {order}, move {rules.move_name(move)}: the cooperative kernel runs orders "
-            f"{', '.join(map(str, rules.COUNTER_ORDERS))} with one-cell moves (sirdey, candidate, "
-            "focused, focused-two); this one runs one chain a thread"
+            f"{', '.join(map(str, rules.COUNTER_ORDERS))} with one-cell moves ("
+            f"{', '.join(m.name for m in rules.MOVES.values() if m.cooperative)}); this one runs "
+            "one chain a thread"
         )
 
 

@@ -67,6 +67,12 @@ def trial_kernels() -> dict[str, tuple[Callable, Callable]]:
     }
 
 
+def methods() -> tuple[str, ...]:
+    """Every registered kind's methods, in registration order, repeats dropped ("anneal",
+    "exact", "ilp"): a result's `method`."""
+    return tuple(dict.fromkeys(m for kind in KINDS.values() for m in kind.methods))
+
+
 def game_id_kinds() -> tuple[str, ...]:
     """The kinds whose puzzles are Tatham game IDs (Shikaku, Hashi)."""
     return tuple(name for name, k in KINDS.items() if k.game_ids)

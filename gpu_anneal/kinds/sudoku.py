@@ -34,9 +34,7 @@ class Sudoku(PuzzleKind):
     name = "sudoku"
     title = "Sudoku"
     methods = ("anneal", "exact")
-    moves = (*rules.MOVE_NAMES, *MOVE_PRESETS)
     default_move = "auto"
-    moves_help = ", ".join([*rules.MOVE_NAMES, *(f"{m} (the measured best)" for m in MOVE_PRESETS)])
     applies = {
         "anneal": ANNEAL
         | FORMATS
@@ -49,6 +47,17 @@ class Sudoku(PuzzleKind):
     parsed_types = (Puzzle,)
     cuda_methods = ("anneal",)
     replays = True  # one chain of an annealing run can be re-run alone (api.replay)
+
+    @property
+    def moves(self) -> tuple[str, ...]:
+        """The moves registered now (cpu_reference.sudoku.moves) and the move presets."""
+        return (*rules.MOVE_NAMES, *MOVE_PRESETS)
+
+    @property
+    def moves_help(self) -> str:
+        """The --move choices as the help lists them."""
+        presets = (f"{m} (the measured best)" for m in MOVE_PRESETS)
+        return ", ".join([*rules.MOVE_NAMES, *presets])
 
     def technique(self, method: str, name, schedule, move, propagate) -> tuple:
         """Annealing runs the named technique ("default": the best measured; "published":
