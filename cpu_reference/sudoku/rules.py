@@ -416,7 +416,7 @@ def _small_div(d: int, limit: int) -> tuple[int, int]:
 
 
 _SOURCES = (
-    "sudoku/rules.py", "sudoku/rules_template.py", "sudoku/chain_template.py",
+    "sudoku/rules.py", "sudoku/moves.py", "sudoku/rules_template.py", "sudoku/chain_template.py",
     "sudoku/packing.py", "sudoku/layout.py", "sudoku/schedules.py", "anneal/bits.py",
     "anneal/fixed_point.py", "anneal/rng.py", "anneal/philox.py",
 )  # fmt: skip
