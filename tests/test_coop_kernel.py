@@ -26,21 +26,17 @@ def _check_rows(rows: list[dict], kernel: str) -> None:
 
 @pytest.mark.cudasim
 def test_simulated_cooperative_kernel_equals_the_cpu_runner():
-    """Orders 4, 5, 6 and every move it serves (sirdey, candidate, focused, focused-two):
-    counters, grids, bitboards, best grids, RNG rows and solved bounds equal after three
-    slices; the focused and candidate moves solve their first puzzle on the way."""
-    cases = ("4:focused-two:4", "5:focused:2", "6:sirdey:1", "4:candidate:2")
+    """Orders 4, 5 and 6 and three of the moves it serves (focused-two, focused, sirdey; the
+    slow test below adds the candidate move and every other pair): counters, grids,
+    bitboards, best grids, RNG rows and solved bounds equal after three slices; the focused
+    moves solve their first puzzle on the way."""
+    cases = ("4:focused-two:4", "5:focused:2", "6:sirdey:1")
     rows = run_simulated("coop_equality.py", *cases)
     assert [(r["order"], r["move"]) for r in rows] == [
-        (4, "focused-two"), (5, "focused"), (6, "sirdey"), (4, "candidate")
+        (4, "focused-two"), (5, "focused"), (6, "sirdey")
     ]  # fmt: skip
     _check_rows(rows, "coop")
-    assert [r["status"][0] for r in rows] == [
-        rules.SOLVED,
-        rules.SOLVED,
-        rules.RUNNING,
-        rules.SOLVED,
-    ]
+    assert [r["status"][0] for r in rows] == [rules.SOLVED, rules.SOLVED, rules.RUNNING]
 
 
 @pytest.mark.cudasim

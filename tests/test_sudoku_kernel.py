@@ -83,7 +83,17 @@ def run_as_kernel(batch, budget: int, thr_cap: int, lane: int = 5) -> None:
         board_rows[g, : pk.NW] = state[at]
 
 
-@pytest.mark.parametrize("move", ["sirdey", "candidate", "box-swap", "focused", "focused-two"])
+# Sirdey's move and the default one in CI; every move in the slow run (each compiles its own
+# kernel rules on the host; the move loops themselves are checked against the CPU runner for
+# every move, with the whole table, by the simulator test above and tests/test_cuda_proof.py).
+SHORT_TABLE_MOVES = [
+    "sirdey",
+    "focused-two",
+    *(pytest.param(m, marks=pytest.mark.slow) for m in ("candidate", "box-swap", "focused")),
+]
+
+
+@pytest.mark.parametrize("move", SHORT_TABLE_MOVES)
 def test_kernel_rules_with_a_short_threshold_table_equal_the_cpu(move):
     """The kernel's rules (branch-free move loop, one shared array, flat lists) keeping only
     thr[1] (thr_cap=1: every move of delta >= 2 leaves the move loop and is decided with

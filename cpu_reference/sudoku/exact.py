@@ -259,7 +259,7 @@ def _propagate_fresh(masks, tables, pairs):
             qlen += 1
     hs_list = np.arange(n_units - 1, -1, -1).astype(np.uint16)
     todo = Todo(queue, np.full(n_units, 3, dtype=np.uint8), hs_list, hs_list.copy())
-    status = _propagate(masks, tables, pairs, todo, qlen, n_units, n_units)
+    status = _propagate(masks, tables, pairs, todo, np.int64(qlen), n_units, n_units)
     if status == CONTRADICTION:
         return status
     for c in range(ncells):
@@ -577,7 +577,7 @@ def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution):
         flags[u] = 3
         hs_list[u] = n_units - 1 - u
         np_list[u] = n_units - 1 - u
-    status = _propagate(stack[0], tables, True, todo, qlen, n_units, n_units)
+    status = _propagate(stack[0], tables, True, todo, np.int64(qlen), n_units, n_units)
     if status == CONTRADICTION:
         return 0, 0
     count = 0
@@ -638,7 +638,7 @@ def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution):
         stack[depth + 1, c] = v
         queue[0] = c
         hlen, nlen = _mark(c, v, cell_units, todo, 0, 0)
-        status = _propagate(stack[depth + 1], tables, True, todo, 1, hlen, nlen)
+        status = _propagate(stack[depth + 1], tables, True, todo, np.int64(1), hlen, nlen)
         if status != CONTRADICTION:
             depth += 1
             descend = True

@@ -178,7 +178,7 @@ def _singles(S, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
         b = geo[2 * N2 + c]
         x = S[3 * N2 + d * N + b] & ~(np.int64(1) << geo[3 * N2 + c])
         while x:
-            c2 = geo[4 * N2 + b * N + ctz(x)]
+            c2 = np.int64(geo[4 * N2 + b * N + ctz(x)])
             if not _elim(S, c2, d, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
                 return False
             x &= x - 1
@@ -238,7 +238,7 @@ def _box_line_one(S, i, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
             keep |= np.int64(1) << (t * n + u % n)
     y = S[3 * N2 + d * N + b] & ~keep
     while y:
-        c = geo[4 * N2 + b * N + ctz(y)]
+        c = np.int64(geo[4 * N2 + b * N + ctz(y)])
         if not _elim(S, c, d, n, N, N2, cq, fq, bq, flags, qs, uq, geo):
             return False
         y &= y - 1
@@ -554,10 +554,15 @@ def geometry(n):
 
 @nb.njit(cache=True)
 def _grow(stack, branch):
+    # element loops: a sliced array assignment would compile numba's shape-mismatch message
     bigger = np.empty((2 * stack.shape[0], stack.shape[1]), dtype=np.int64)
-    bigger[: stack.shape[0]] = stack
+    for i in range(stack.shape[0]):
+        for j in range(stack.shape[1]):
+            bigger[i, j] = stack[i, j]
     more = np.empty((2 * branch.shape[0], 2), dtype=np.int64)
-    more[: branch.shape[0]] = branch
+    for i in range(branch.shape[0]):
+        more[i, 0] = branch[i, 0]
+        more[i, 1] = branch[i, 1]
     return bigger, more
 
 
@@ -675,7 +680,7 @@ def count_restarts(
     """
     solution[:] = 0
     total = 0
-    distinct = 0
+    distinct = np.int64(0)  # one type for search's `known`: one compile
     r = 0
     while True:
         cap = base_nodes << (r // 2)
@@ -719,7 +724,9 @@ def solve_one(cells_in, n, limit, max_nodes, seed, restarts, base_nodes, rules, 
             ESCALATE_NODES,
         )
     solution[:] = 0
-    count, nodes, _, _, _ = search(cells_in, n, limit, max_nodes, seed, rules, 0, ws, solution)
+    count, nodes, _, _, _ = search(
+        cells_in, n, limit, max_nodes, seed, rules, np.int64(0), ws, solution
+    )
     return count, nodes
 
 
