@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numba
@@ -32,6 +33,7 @@ from benchmarks.machine import machine as _machine
 from benchmarks.paths import ROOT, SUDOKU_DATA, results
 from cpu_reference.sudoku.formats import read_puzzles
 from cpu_reference.sudoku.schedules import sirdey
+from gpu_anneal.run_plan import pool_plan
 from gpu_anneal.scale import import_distributed, solve_chunk, solve_on_dask
 from gpu_anneal.sudoku_solver import SolveResult, solve_batch
 
@@ -92,6 +94,7 @@ def main() -> None:
         chains=1, seed=args.seed, time_limit=None, max_trials=args.max_trials, move="candidate"
     )
     common = dict(schedule=schedule, backend="cpu", **settings)
+    plan = pool_plan(3, slots=args.chunk, propagate=False, spare_chains=None, **common)
 
     solve_batch(grids[:1], 3, **{**common, "max_trials": 1})
     t0 = time.perf_counter()
@@ -100,9 +103,7 @@ def main() -> None:
     print(f"one process: {alone_s:.2f} s, {sum(r['solved'] for r in alone)} solved", flush=True)
 
     t0 = time.perf_counter()
-    cold = [
-        record(r) for r in solve_on_dask(grids, 3, workers=args.workers, chunk=args.chunk, **common)
-    ]
+    cold = [record(r) for r in solve_on_dask(grids, 3, plan, workers=args.workers)]
     cold_s = time.perf_counter() - t0
     print(f"dask cold: {cold_s:.2f} s", flush=True)
 
@@ -113,14 +114,11 @@ def main() -> None:
         distributed.Client(cluster) as client,
     ):
         t0 = time.perf_counter()
-        client.run(solve_chunk, grids[:1], 3, 0, {**common, "max_trials": 1}, 1)
+        client.run(solve_chunk, grids[:1], 3, 0, replace(plan, max_trials=1), 0.2, 1)
         warmup_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         warm = [
-            record(r)
-            for r in solve_on_dask(
-                grids, 3, scheduler=cluster.scheduler_address, chunk=args.chunk, **common
-            )
+            record(r) for r in solve_on_dask(grids, 3, plan, scheduler=cluster.scheduler_address)
         ]
         warm_s = time.perf_counter() - t0
     print(f"dask warm: {warm_s:.2f} s (compile in workers {warmup_s:.2f} s)", flush=True)

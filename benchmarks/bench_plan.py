@@ -27,9 +27,9 @@ def main() -> None:
     host_s = host["verify"] + host["refill"]
     rows = []
     for card in CARDS:
-        default = plan.make_plan(3, puzzles=100, device=card, host_seconds=host_s)
-        million = plan.make_plan(
-            3, puzzles=100, batch=100, chains=10_000, device=card, host_seconds=host_s
+        default = plan.launch_plan(3, "sirdey", puzzles=100, device=card, host_seconds=host_s)
+        million = plan.launch_plan(
+            3, "sirdey", puzzles=100, batch=100, chains=10_000, device=card, host_seconds=host_s
         )
         rows.append({"card": card, "default": default, "million": million})
     result = {"machine": machine(), "host_seconds_parts": host, "rows": rows,

@@ -68,8 +68,10 @@ def device_plan() -> dict:
             "prints the plan on a described card",
         }
     from gpu_anneal import plan
+    from gpu_anneal.resolve import resolve
+    from gpu_anneal.settings import SolveOptions
 
-    return {"plan": plan.summary()}
+    return {"plan": plan.summary(resolve(SolveOptions()))}  # a default solve's run plans
 
 
 def run_info() -> int:

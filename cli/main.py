@@ -328,14 +328,19 @@ def solve(
 def _dry_run(files, fmt, technique, move, chains, batch, device, backend, dry_run) -> int:
     """Print the plan of each order in the files and the backend --backend takes, with why
     (--dry-run): on the card (this one, or the one --device describes), or on the cores where
-    the run takes them without a card to weigh (--backend cpu, or auto where none is usable)."""
+    the run takes them without a card to weigh (--backend cpu, or auto where none is usable).
+    The options are resolved as a run's (gpu_anneal.resolve), each order's run plan built from
+    them (gpu_anneal.run_plan.sudoku_plan)."""
     from gpu_anneal import plan
     from gpu_anneal.backend_choice import describe_cores, describe_plans, format_cores_plan
     from gpu_anneal.backends import cuda_status
     from gpu_anneal.reference import InputError
-    from gpu_anneal.reference import technique as technique_of
+    from gpu_anneal.resolve import resolve
+    from gpu_anneal.settings import CLI, SolveOptions
 
-    planned = technique_of(move=move, name=technique)[1]  # the move the chains run
+    options = SolveOptions(backend=backend, chains=chains, technique=technique, move=move,
+                           batch=batch, fmt=fmt)  # fmt: skip
+    s = resolve(options, CLI)
     if not dry_run:
         raise InputError(f"--device {device!r} describes a card for --dry-run: add --dry-run")
     if backend == "cpu" and device is not None:
@@ -349,10 +354,10 @@ def _dry_run(files, fmt, technique, move, chains, batch, device, backend, dry_ru
         if backend == "cpu" or not usable:
             why = ("cpu: asked (--backend cpu)" if backend == "cpu"
                    else f"auto: cpu, no usable CUDA device: {reason}")  # fmt: skip
-            for one in describe_cores(files, fmt, planned, chains, batch, why):
+            for one in describe_cores(files, s, why):
                 print(format_cores_plan(one))
             return 0
-    for one in describe_plans(files, fmt, planned, chains, batch, device, backend=backend):
+    for one in describe_plans(files, s, device):
         print(plan.format_plan(one))
     return 0
 

@@ -696,7 +696,7 @@ def asked(backend: str, flags: bool = False) -> Choice | None:
 def sudoku_choice(
     backend: str,
     order: int,
-    move: str | None,
+    move: str,
     items: Iterable,
     chains: int | None = None,
     batch: int | None = None,
@@ -721,7 +721,7 @@ def sudoku_choice(
         return items, Choice("cuda", "auto: cuda, Dask workers take a usable device (no model)")
     from cpu_reference.errors import InputError
 
-    resolved = move or "sirdey"  # the move that runs at this order (Settings.move_at)
+    resolved = move  # the move that runs at this order (Settings.move_at)
     w = Workload(order=order, move=resolved, chains=chains, batch=batch)
     try:
         card = card_side(order, resolved)
@@ -767,25 +767,28 @@ def grid_choice(
 
 def describe_plans(
     sources: list[str],
-    fmt: str | None = None,
-    move: str | None = None,
-    chains: int | None = None,
-    batch: int | None = None,
+    s,
     device: str | None = None,
-    backend: str = "cuda",
     cores: Cores | None = None,
     **model,
 ) -> list[dict]:
-    """gpu_anneal.plan.describe's plans, each with `backend_choice`: why `backend` ("auto" or
-    "cuda") runs where it does for that order's puzzles (`cores`: this CPU's side, else
-    gathered)."""
+    """The plans of a Sudoku solve on a card over these files (what `solve --dry-run` prints):
+    for each order found, the pool's plan (gpu_anneal.plan.make_plan) of the run plan that
+    run_plan.sudoku_plan builds from resolved settings `s` (gpu_anneal.settings.Settings) for
+    the card, for as many puzzles of that order as the files hold, with `backend_choice`: why
+    s.backend ("auto" or "cuda") runs where it does for them (`cores`: this CPU's side, else
+    gathered). `device` names a described card (None: the current device); `model` goes to
+    make_plan (host_seconds, rate, slice_seconds)."""
     from gpu_anneal import plan
+    from gpu_anneal.run_plan import sudoku_plan
 
     card = plan.resolve_card(device)
-    plans = plan.describe(sources, fmt, move, chains, batch, card, **model)
-    for one in plans:
+    counts = plan.count_orders(sources, s.fmt)
+    runs = [sudoku_plan(s, order, "cuda", "cuda: the card's plan") for order in counts]
+    plans = [plan.make_plan(run, counts[run.order], card, **model) for run in runs]
+    for run, one in zip(runs, plans, strict=True):
         chosen = describe_choice(
-            backend, one["order"], move or "sirdey", one["puzzles"], chains, batch, card, cores
+            s.backend, run.order, run.move, one["puzzles"], s.chains, s.batch, card, cores
         )
         one["backend_choice"] = chosen.reason
     return plans
@@ -793,31 +796,28 @@ def describe_plans(
 
 def describe_cores(
     sources: list[str],
-    fmt: str | None = None,
-    move: str | None = None,
-    chains: int | None = None,
-    batch: int | None = None,
+    s,
     reason: str = "",
     cores: Cores | None = None,
 ) -> list[dict]:
     """The plans of a Sudoku solve on this machine's cores over these files, one per order
     found (what `solve --dry-run` prints where the run takes the cores without a card to weigh:
-    none found, or --backend cpu): puzzles at once, chains each, threads, and the seconds the
-    model predicts for that many puzzles of the reference class (`cpu_seconds`); `reason` says
-    why the cores run it (`cores`: this CPU's side for every order, else gathered)."""
-    from cpu_reference.sudoku.presets import move_of
+    none found, or --backend cpu), from the run plan run_plan.sudoku_plan builds from resolved
+    settings `s` for the CPU: puzzles at once, chains each, threads, and the seconds the model
+    predicts for that many puzzles of the reference class (`cpu_seconds`); `reason` says why
+    the cores run it (`cores`: this CPU's side for every order, else gathered)."""
     from gpu_anneal import plan
+    from gpu_anneal.run_plan import sudoku_plan
 
     plans = []
-    for order, n in plan.count_orders(sources, fmt).items():
-        resolved = move_of(move or "sirdey", order)
-        side = cores or cores_side(order, resolved)
-        w = Workload(order=order, move=resolved, puzzles=n, chains=chains, batch=batch)
-        slots = batch or 1
+    for order, n in plan.count_orders(sources, s.fmt).items():
+        run = sudoku_plan(s, order, "cpu", reason)
+        side = cores or cores_side(order, run.move)
+        w = Workload(order=order, move=run.move, puzzles=n, chains=s.chains, batch=s.batch)
         plans.append({
-            "model": True, "order": order, "puzzles": n, "move": resolved,
-            "threads": side.threads, "slots": slots,
-            "chains_per_puzzle": chains or max(1, math.ceil(side.threads / slots)),
+            "model": True, "order": order, "puzzles": n, "move": run.move,
+            "threads": side.threads, "slots": run.slots or 1,
+            "chains_per_puzzle": run.chains,
             "seconds": cpu_seconds(w, side), "start_seconds": side.start,
             "cores": _cores_text(side),
             "backend_choice": reason,
@@ -853,12 +853,9 @@ def describe_choice(
 ) -> Choice:
     """The Choice for `puzzles` puzzles of one order on `device` (a described card's name, or
     None: the current one), as `solve --dry-run` prints it; `cores` given: this CPU's side as it
-    is (else gathered: cores_side)."""
-    from cpu_reference.sudoku.presets import move_of
-
+    is (else gathered: cores_side). `move`: the move that runs at this order (a run plan's)."""
     if backend != "auto":  # a plan describes a card without needing one here
         return Choice(backend, f"{backend}: asked (--backend {backend})")
-    resolved = move_of(move or "sirdey", order)
-    w = Workload(order=order, move=resolved, puzzles=puzzles, chains=chains, batch=batch)
-    card = card_side(order, resolved, device)
-    return choose(w, cores or cores_side(order, resolved), card)
+    w = Workload(order=order, move=move, puzzles=puzzles, chains=chains, batch=batch)
+    card = card_side(order, move, device)
+    return choose(w, cores or cores_side(order, move), card)

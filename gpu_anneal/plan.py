@@ -65,11 +65,11 @@ from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import make_batch, puzzle_tables
 from cpu_reference.sudoku.formats import iter_puzzles
 from cpu_reference.sudoku.layout import layout
-from cpu_reference.sudoku.presets import DEFAULT_TECHNIQUE
 from cpu_reference.sudoku.schedules import by_name
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.kernels import cards, perf_model, ptx, sass
 from gpu_anneal.pool_status import STATUS_BYTES
+from gpu_anneal.run_plan import RunPlan, sudoku_plan
 
 MIN_CHAINS_PER_PUZZLE = 64  # one-thread kernels: two warps (host/chains.md)
 MIN_COOP_CHAINS_PER_PUZZLE = 64  # a choice, not measured on a card yet
@@ -299,8 +299,28 @@ def _modeled_rates(order: int, move: str, kernel: str = "thread") -> dict:
 
 
 def make_plan(
+    run: RunPlan,
+    puzzles: int | None = None,
+    device: Card | str | None = None,
+    slice_seconds: float = SLICE_SECONDS,
+    host_seconds: float | None = None,
+    rate: float | None = None,
+    plateau: int | None = None,
+) -> dict:
+    """The pool's plan (a dict, see format_plan) of a settled run plan (gpu_anneal.run_plan:
+    its order, move, chains and slots, taken as they are) for `puzzles` puzzles (None: a stream
+    of unknown length) on a card. host_seconds: host seconds a finished puzzle costs (None:
+    measured now); rate: the kernel's proposals per second (None: the card's rate model, if
+    any). Nothing is checked or defaulted here: the run plan's builder did it."""
+    return launch_plan(
+        run.order, run.move, puzzles, run.chains, run.slots, device, slice_seconds,
+        host_seconds, rate, plateau,
+    )  # fmt: skip
+
+
+def launch_plan(
     order: int,
-    move: str = "sirdey",
+    move: str,
     puzzles: int | None = None,
     chains: int | None = None,
     batch: int | None = None,
@@ -310,36 +330,7 @@ def make_plan(
     rate: float | None = None,
     plateau: int | None = None,
 ) -> dict:
-    """The pool's plan (a dict, see format_plan) for `puzzles` puzzles (None: a stream of
-    unknown length) on a card. chains (per puzzle) and batch (slots) are taken as given when
-    set. host_seconds: host seconds a finished puzzle costs (None: measured now); rate: the
-    kernel's proposals per second (None: the card's rate model, if any). Each argument is
-    checked here (callers that skip a run plan: --dry-run, info, benchmarks); a settled plan
-    calls launch_plan."""
-    move = rules.move_of(move, order)  # a move preset ("auto") names this order's move
-    if move not in rules.MOVE_NAMES:
-        raise InputError(f"move {move!r}: expected one of {', '.join(rules.MOVE_NAMES)}")
-    for name, value in (("--chains", chains), ("--batch", batch)):
-        if value is not None and value < 1:
-            raise InputError(f"{name} {value}: must be at least 1")
-    return launch_plan(
-        order, move, puzzles, chains, batch, device, slice_seconds, host_seconds, rate, plateau
-    )
-
-
-def launch_plan(
-    order: int,
-    move: str,
-    puzzles: int | None,
-    chains: int | None,
-    batch: int | None,
-    device: Card | str | None,
-    slice_seconds: float = SLICE_SECONDS,
-    host_seconds: float | None = None,
-    rate: float | None = None,
-    plateau: int | None = None,
-) -> dict:
-    """make_plan of arguments settled already (a run plan's: the move a name of
+    """make_plan of fields settled already (a run plan's, or the pool's: the move a name of
     rules.MOVE_NAMES, chains and batch None or at least 1): nothing is checked again."""
     card = resolve_card(device)
     shape = kernel_shape(order, move, card)
@@ -499,27 +490,6 @@ def _host_text(plan: dict) -> str:
     return f"{total} on this CPU (verify {us['verify']} + refill {us['refill']})"
 
 
-def describe(
-    sources: list[str],
-    fmt: str | None = None,
-    move: str | None = None,
-    chains: int | None = None,
-    batch: int | None = None,
-    device: str | None = None,
-    **model,
-) -> list[dict]:
-    """The plans of a Sudoku solve on CUDA over these files (what `solve --dry-run` prints, with
-    gpu_anneal.backend_choice.describe_plans adding the backend choice): one per order found,
-    for as many puzzles of that order as the files hold. `device` names a described card (None:
-    the current device); `model` goes to make_plan (host_seconds, rate, slice_seconds)."""
-    card = resolve_card(device)
-    move = move or "sirdey"
-    return [
-        make_plan(order, move, n, chains, batch, card, **model)
-        for order, n in count_orders(sources, fmt).items()
-    ]
-
-
 def count_orders(sources: list[str], fmt: str | None = None) -> dict[int, int]:
     """Sudoku order -> puzzles of that order in the files ("-" or none: stdin), in order of
     the orders; malformed puzzles are left out. InputError when none is left to plan for."""
@@ -534,22 +504,23 @@ def count_orders(sources: list[str], fmt: str | None = None) -> dict[int, int]:
     return dict(sorted(counts.items()))
 
 
-def summary(device: Card | str | None = None) -> dict:
+def summary(s, device: Card | str | None = None) -> dict:
     """The card and, for every order the kernels take, its wave and the default launch for a
-    stream of puzzles with the default technique's move (what `info` prints for the current
-    device)."""
+    stream of puzzles (what `info` prints for the current device): the run plan of resolved
+    settings `s` (gpu_anneal.settings.Settings; `info`'s: a default solve's) at each order, as
+    run_plan.sudoku_plan builds it for a run on the card."""
     from gpu_anneal.kernels.sudoku import CUDA_ORDERS  # late: numba.cuda, ~0.19 s
 
     card = resolve_card(device)
     orders = {}
     for order in CUDA_ORDERS:
-        move = rules.move_of(DEFAULT_TECHNIQUE["move"], order)
         try:
-            p = make_plan(order, move, None, None, None, card, host_seconds=0.0, rate=0.0)
+            run = sudoku_plan(s, order, "cuda", "cuda: the card's plan")
+            p = make_plan(run, None, card, host_seconds=0.0, rate=0.0)
         except InputError as exc:
             orders[str(order)] = {"error": str(exc)}
             continue
         keys = ("kernel", "threads_per_block", "resident_blocks_per_sm", "wave", "slots",
                 "chains_per_puzzle", "chains")  # fmt: skip
-        orders[str(order)] = {"move": move} | {k: p[k] for k in keys}
+        orders[str(order)] = {"move": run.move} | {k: p[k] for k in keys}
     return {"model": True, "card": asdict(card), "orders": orders}

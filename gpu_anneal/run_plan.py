@@ -30,6 +30,7 @@ from gpu_anneal.backends import cpu_threads, resolve_backend
 
 BACKENDS = ("cpu", "cuda")  # a plan's backend: "auto" is chosen before a plan is made
 GRID_CHAINS = {"cpu": 16, "cuda": 4096}  # Shikaku and Hashi: chains a puzzle when none is asked
+DASK_CHUNK = 8  # Sudoku on Dask: puzzles a task when --batch is not given
 POOLS = ("persistent", "slices")  # Sudoku annealing's pools on CUDA (persistent_pool)
 
 
@@ -68,7 +69,8 @@ def default_chains(backend: str, puzzles: int) -> int:
     if backend == "cuda":
         from gpu_anneal import plan
 
-        return plan.make_plan(3, batch=max(1, puzzles), host_seconds=0.0)["chains_per_puzzle"]
+        shape = plan.launch_plan(3, "sirdey", batch=max(1, puzzles), host_seconds=0.0)
+        return shape["chains_per_puzzle"]
     return max(1, math.ceil(cpu_threads() / max(1, puzzles)))
 
 
@@ -96,8 +98,10 @@ def sudoku_plan(s, order: int, backend: str, choice: str) -> RunPlan:
     """The plan of Sudoku annealing at one order from resolved settings `s`, on the backend
     chosen (`backend`, why: `choice`): the move preset resolved at the order, the schedule
     parsed there, the chains checked against the order's memory bound (resolve knew no order)
-    and defaulted (on CUDA, unset chains and slots follow the pool's plan)."""
-    validate.chains(s.chains, order**4, s.batch or 1, s.naming("chains"))
+    and defaulted (on CUDA, unset chains and slots follow the pool's plan; on Dask, slots are
+    the puzzles a task takes, DASK_CHUNK unless --batch says)."""
+    slots = (s.batch or DASK_CHUNK) if s.on_dask else s.batch
+    validate.chains(s.chains, order**4, slots or 1, s.naming("chains"))
     move = s.move_at(order)
     code = rules.MOVE_NAMES[move]
     cuda_plan = backend == "cuda" and not s.on_dask
@@ -106,7 +110,7 @@ def sudoku_plan(s, order: int, backend: str, choice: str) -> RunPlan:
         chains = default_chains(backend, s.batch or 1)
     return RunPlan(
         kind="sudoku", method="anneal", backend=backend, choice=choice, seed=s.seed,
-        time_limit=s.time_limit, max_trials=s.max_trials, chains=chains, slots=s.batch,
+        time_limit=s.time_limit, max_trials=s.max_trials, chains=chains, slots=slots,
         order=order, move=move, move_code=code, schedule=with_start(s.schedule, order, s.t0),
         schedule_text=schedule_text(s.schedule, order, s.t0), propagate=s.propagate,
         spare_chains=False if s.fixed_chains else None,

@@ -1,8 +1,10 @@
-"""Scale-out on Dask: a file of puzzles cut into chunks, one `solve_batch` task per chunk.
+"""Scale-out on Dask: a file of puzzles cut into chunks, one task per chunk.
 
-Each task anneals its chunk with the RNG streams the chunk's puzzles would have in one big run
-(`first_index` and `first_chain = first_index * chains`), so with one chain per puzzle every
-result equals a single-process `solve_batch` over the whole file with the same seed. With more
+A run's plan (gpu_anneal.run_plan.RunPlan: backend, chains, slots = the chunk, schedule, move)
+is settled before the tasks are made; each task anneals its chunk by it with the RNG streams
+the chunk's puzzles would have in one big run (`first_index` and `first_chain = first_index *
+chains`), so with one chain per puzzle every result equals a single-process `solve_batch` over
+the whole file with the same seed. With more
 chains per puzzle, which chain wins a puzzle depends on timing; the solution of a puzzle with a
 unique solution is still the same.
 
@@ -16,16 +18,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 
 import numba
 import numpy as np
 
 from cpu_reference.errors import InputError
+from cpu_reference.sudoku.layout import layout
 from gpu_anneal import validate
-from gpu_anneal.backends import BackendError, missing_extra, resolve_backend
-from gpu_anneal.sudoku_solver import SolveResult, default_chains, solve_batch
+from gpu_anneal.backends import BackendError, missing_extra
+from gpu_anneal.run_plan import RunPlan
+from gpu_anneal.sudoku_solver import SolveResult, run_pool
 
-RESERVED = ("first_index", "first_chain", "on_result")
 CONNECT_SECONDS = 10  # how long a scheduler address may take to answer
 
 
@@ -70,79 +74,72 @@ def solve_chunk(
     puzzles: np.ndarray,
     order: int,
     first_index: int,
-    solve_kwargs: dict,
+    plan: RunPlan,
+    slice_seconds: float = 0.2,
     numba_threads: int | None = None,
 ) -> list[SolveResult]:
-    """One Dask task: `solve_batch` on a chunk whose first puzzle is `first_index` of the file.
+    """One Dask task: the plan's pool (sudoku_solver.run_pool) over a chunk whose first puzzle
+    is `first_index` of the file, every puzzle of the chunk at once; results in puzzle order.
 
-    The backend ("auto" by default) and, when `chains` is None, the chains per puzzle are chosen
-    here, on the worker. `numba_threads` caps the numba threads this task uses
+    The plan's backend and chains are taken as they are (`first_chain = first_index *
+    plan.chains`). `numba_threads` caps the numba threads this task uses
     (`numba.set_num_threads`; setting NUMBA_NUM_THREADS in a worker's environment instead clashes
     with a numba that the spawned process imported before the environment was applied).
     """
     if numba_threads is not None:
         numba.set_num_threads(max(1, min(numba_threads, numba.config.NUMBA_NUM_THREADS)))
-    kwargs = dict(solve_kwargs)
-    backend = resolve_backend(kwargs.pop("backend", "auto"))
-    chains = kwargs.pop("chains", None)
-    cpp = default_chains(backend, puzzles.shape[0]) if chains is None else int(chains)
-    return solve_batch(
-        puzzles,
-        order,
-        chains=cpp,
-        backend=backend,
-        first_index=first_index,
-        first_chain=first_index * cpp,
-        **kwargs,
-    )
+    grid = np.ascontiguousarray(puzzles, dtype=np.uint8).reshape(-1, layout(order).cells)
+    chunk = replace(plan, slots=max(1, grid.shape[0]))
+    first_chain = first_index * plan.chains
+    results = run_pool(chunk, list(grid), first_index, first_chain, slice_seconds)
+    return sorted(results, key=lambda r: r.index)
 
 
 def solve_on_dask(
     puzzles: np.ndarray,
     order: int,
+    plan: RunPlan,
     *,
     scheduler: str | None = None,
     workers: int | None = None,
-    chunk: int = 8,
-    **solve_kwargs,
+    slice_seconds: float = 0.2,
 ) -> Iterator[SolveResult]:
-    """Solve `puzzles` (uint8[P, cells]) on a Dask cluster; yield results as tasks complete.
+    """Solve `puzzles` (uint8[P, cells]) on a Dask cluster by a settled run plan (its chains
+    and slots set: run_plan.sudoku_plan builds one for a Dask run, run_plan.pool_plan for a
+    caller that skips the API); yield results as tasks complete.
 
     `scheduler` is the address of a running distributed scheduler (for example
     "tcp://host:8786"); `workers` starts a `distributed.LocalCluster` of that many one-thread
     worker processes (each task limited to one numba thread) that is closed at the end. With
     neither, a local cluster of one worker per core is started. The puzzles are cut into chunks
-    of `chunk` puzzles, one task each; `solve_kwargs` go to `solve_batch` (schedule, chains,
-    seed, time_limit, max_trials, backend, slice_seconds, move). Results come in completion
-    order, each with its global `index`.
+    of the plan's slots, one task each, each annealed with the plan's backend, chains, schedule
+    and move. Results come in completion order, each with its global `index`.
 
-    `backend="auto"` is resolved on each worker, so each uses its own best backend. GPU workers
-    come from dask-cuda when it is installed (`dask cuda worker` or `LocalCUDACluster`, one
-    worker per GPU, reached through `scheduler`); dask-cuda is not required. Workers of a remote
-    cluster need this package installed; their numba threads are left as they are configured.
+    GPU workers come from dask-cuda when it is installed (`dask cuda worker` or
+    `LocalCUDACluster`, one worker per GPU, reached through `scheduler`); dask-cuda is not
+    required. Workers of a remote cluster need this package installed; their numba threads are
+    left as they are configured.
 
     Ctrl-C (or closing the iterator) cancels the tasks still outstanding and closes a local
     cluster; results already yielded stay yielded. Raises MissingExtra (an ImportError) naming
     the dask extra when dask is missing, InputError on bad arguments or a malformed scheduler
-    address, BackendError (when the stream starts) when no scheduler answers at the address.
+    address, BackendError (when the stream starts) when no scheduler answers at the address,
+    ValueError for a plan whose chains or slots are left to a pool's launch plan.
     """
     distributed = require_dask(scheduler)
     if scheduler is not None and workers is not None:
         raise InputError("solve_on_dask: give scheduler or workers, not both")
     workers = validate.workers(workers)
-    if int(chunk) < 1:
-        raise InputError(f"chunk = {chunk}: must be at least 1")
-    reserved = sorted(set(RESERVED) & set(solve_kwargs))
-    if reserved:
-        raise InputError(f"solve_on_dask sets {', '.join(reserved)} itself: do not pass them")
+    slice_seconds = validate.slice_seconds(slice_seconds)
     grid = np.ascontiguousarray(validate.sudoku_array(puzzles, order)[0])  # never wrapped
-    validate.chains(solve_kwargs.get("chains"), grid.shape[1], int(chunk))
+    if plan.chains is None or plan.slots is None:
+        raise ValueError("solve_on_dask: the plan must settle chains and slots (the chunk)")
     if scheduler is None and workers is None:
         workers = os.cpu_count() or 1
-    return _stream(distributed, grid, order, scheduler, workers, int(chunk), solve_kwargs)
+    return _stream(distributed, grid, order, plan, scheduler, workers, slice_seconds)
 
 
-def _stream(distributed, grid, order, scheduler, workers, chunk, solve_kwargs):
+def _stream(distributed, grid, order, plan, scheduler, workers, slice_seconds):
     cluster = None
     client = None
     futures = []
@@ -159,6 +156,7 @@ def _stream(distributed, grid, order, scheduler, workers, chunk, solve_kwargs):
         else:
             client = connect(distributed, scheduler)
             threads = None
+        chunk = plan.slots
         for lo in range(0, grid.shape[0], chunk):
             futures.append(
                 client.submit(
@@ -166,7 +164,8 @@ def _stream(distributed, grid, order, scheduler, workers, chunk, solve_kwargs):
                     grid[lo : lo + chunk].copy(),
                     order,
                     lo,
-                    solve_kwargs,
+                    plan,
+                    slice_seconds,
                     threads,
                     pure=False,
                     key=f"solve_batch-{lo}-{os.urandom(6).hex()}",

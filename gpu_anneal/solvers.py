@@ -251,14 +251,7 @@ def _dask_stream(pairs, order: int, s: Settings, plan: RunPlan):
     if indices != list(range(indices[0], indices[0] + len(indices))):
         raise InputError("Dask: mixed orders or resumed gaps in the input are not supported")
     cells = np.stack([c for _, c in pairs])
-    settings = dict(
-        schedule=plan.schedule, chains=plan.chains, seed=plan.seed, time_limit=plan.time_limit,
-        max_trials=plan.max_trials, backend=plan.backend, move=plan.move,
-        propagate=plan.propagate, spare_chains=plan.spare_chains,
-    )  # fmt: skip
-    for raw in solve_on_dask(
-        cells, order, scheduler=s.scheduler, workers=s.workers, chunk=s.batch or 8, **settings
-    ):
+    for raw in solve_on_dask(cells, order, plan, scheduler=s.scheduler, workers=s.workers):
         raw.index += indices[0]
         yield raw
 

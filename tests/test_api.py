@@ -178,14 +178,16 @@ def test_dask_gets_the_chains_one_process_would_use(monkeypatch):
 
     seen = {}
 
-    def fake(cells, order, **kwargs):
-        seen.update(kwargs)
+    def fake(cells, order, plan, **kwargs):
+        seen.update(kwargs, chains=plan.chains, chunk=plan.slots)
         return iter(())
 
     monkeypatch.setattr(scale, "solve_on_dask", fake)
     assert list(api.solve_on_dask(SEED002, batch=2, workers=1)) == []
     assert seen["chains"] == default_chains("cpu", 2)
     assert seen["workers"] == 1 and seen["chunk"] == 2
+    assert list(api.solve_on_dask(SEED002, workers=1)) == []
+    assert seen["chunk"] == 8 and seen["chains"] == default_chains("cpu", 1)  # a task's puzzles
 
 
 def test_bad_input_reaches_the_callback_and_the_rest_is_solved():

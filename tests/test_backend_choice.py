@@ -446,7 +446,7 @@ def test_dry_run_without_a_card_plans_the_cores_and_says_why(monkeypatch, tmp_pa
     from typer.testing import CliRunner
 
     from cli.main import app
-    from gpu_anneal import backends
+    from gpu_anneal import backends, run_plan
 
     why = "no CUDA driver found (libcuda.so.1 does not load)"
     monkeypatch.setattr(backends, "cuda_status", lambda: (False, why))
@@ -455,6 +455,7 @@ def test_dry_run_without_a_card_plans_the_cores_and_says_why(monkeypatch, tmp_pa
         return bc.Cores(bc.reference_cpu_rate(order, move, 2), 2, bc.CPU_LOAD, False, True)
 
     monkeypatch.setattr(bc, "cores_side", two_cores)
+    monkeypatch.setattr(run_plan, "cpu_threads", lambda: 2)  # the run plan's chains default
     top95 = (ROOT / "gpu_anneal" / "data" / "top95.txt").read_text().splitlines()
     path = tmp_path / "p.txt"
     path.write_text("\n".join([*top95[-3:], "1...........4..."]) + "\n")

@@ -170,15 +170,20 @@ def test_the_plan_runs_one_chain_a_block_where_the_cooperative_kernel_runs():
     from gpu_anneal import plan
 
     fixed = {"host_seconds": 1e-3, "rate": 0.0}
-    p = plan.make_plan(5, "focused", puzzles=24, device="H100 SXM", **fixed)
+    p = plan.launch_plan(5, "focused", puzzles=24, device="H100 SXM", **fixed)
     assert p["kernel"] == "coop" and p["threads_per_block"] == 32 and p["chains_per_block"] == 1
     assert p["resident_blocks_per_sm"] == 23 and p["wave"] == 132 * 23
     assert p["slots"] == 24 and p["chains"] >= p["wave"]
     assert "one warp a chain" in plan.format_plan(p)
     small = plan.with_card(plan.card_named("H100 SXM"), shared_per_sm=20 * 1024)
-    q = plan.make_plan(6, "focused", puzzles=2, device=small, **fixed)
+    q = plan.launch_plan(6, "focused", puzzles=2, device=small, **fixed)
     assert q["kernel"] == "thread" and q["chains_per_block"] == q["threads_per_block"]
-    assert plan.make_plan(3, "auto", puzzles=5, device="H100 SXM", **fixed)["kernel"] == "thread"
+    from gpu_anneal.resolve import resolve
+    from gpu_anneal.run_plan import sudoku_plan
+    from gpu_anneal.settings import SolveOptions
+
+    run = sudoku_plan(resolve(SolveOptions(move="auto")), 3, "cuda", "cuda: asked")
+    assert plan.make_plan(run, 5, "H100 SXM", **fixed)["kernel"] == "thread"
 
 
 def test_model_acceptance_table_is_the_measured_one():

@@ -25,17 +25,17 @@ SOLVE_PATH = (
     "gpu_anneal/runners.py",
     "gpu_anneal/grid_runners.py",
 )
+# take a RunPlan too: the pool's launch model (--dry-run, info), the Dask scale-out
+PLAN_TAKERS = ("gpu_anneal/plan.py", "gpu_anneal/scale.py")
 
 SITES = {
-    # the move preset resolved at an order (Settings.move_at for a run; the pool's and the
-    # launch model's own entry points; --dry-run's plans; `bench`)
+    # the move preset resolved at an order (Settings.move_at for a run, --dry-run and info;
+    # the pool's own entry point; `bench`), or a move defaulted where none is given
     "move": (
-        r"\bmove_of\(|not in rules\.MOVE_NAMES",
+        r"\bmove_of\(|not in rules\.MOVE_NAMES|move or \"sirdey\"",
         {
             "gpu_anneal/settings.py": 1,
             "gpu_anneal/run_plan.py": 2,
-            "gpu_anneal/plan.py": 3,
-            "gpu_anneal/backend_choice.py": 2,
             "cli/bench.py": 1,
         },
     ),
@@ -57,22 +57,22 @@ SITES = {
         r"\bgrid_schedule\(\s*(?:text|s\.schedule)",
         {"gpu_anneal/kinds/grid.py": 1, "gpu_anneal/run_plan.py": 1},
     ),
-    # chains checked: resolve (any order), the run plan (the order's memory bound), and the
-    # entry points that skip the API (Dask, measure)
+    # chains checked: resolve (any order), the run plan (the order's memory bound, on Dask for
+    # a task's chunk; the pool's entry point), the rate measurement and `bench`
     "chains": (
-        r"\bvalidate\.chains\(",
+        r"\bvalidate\.chains\(|\bchains < 1\b|\"--chains\", chains",
         {
             "gpu_anneal/resolve.py": 1,
-            "gpu_anneal/run_plan.py": 1,
-            "gpu_anneal/scale.py": 1,
+            "gpu_anneal/run_plan.py": 2,
             "gpu_anneal/measure.py": 1,
+            "cli/bench.py": 1,
         },
     ),
     # chains defaulted: the pool's one default (run_plan.default_chains) and the grid kinds'
     # one default (run_plan.GRID_CHAINS)
     "chains default": (
         r"\bdefault_chains\(|GRID_CHAINS\[|4096 if|else 16\b",
-        {"gpu_anneal/run_plan.py": 3, "gpu_anneal/scale.py": 1},
+        {"gpu_anneal/run_plan.py": 3},
     ),
     # backend: one resolver (backends.resolve_backend, one device probe: cuda_status)
     "backend": (
@@ -110,10 +110,25 @@ def test_each_option_is_settled_where_the_table_says(option):
 
 @pytest.mark.parametrize("option", list(SITES))
 def test_the_solve_path_settles_no_option_again(option):
-    """No module below the run plan checks, parses or defaults an option."""
+    """No module below the run plan, and none that takes one (the launch model behind
+    --dry-run and info, the Dask scale-out), checks, parses or defaults an option."""
     pattern, _ = SITES[option]
     found = sites(pattern)
-    assert not [name for name in SOLVE_PATH if name in found]
+    assert not [name for name in SOLVE_PATH + PLAN_TAKERS if name in found]
+
+
+def test_the_launch_model_and_the_dry_run_take_a_run_plan():
+    """plan.make_plan and plan.summary read a RunPlan (run_plan.sudoku_plan's); --dry-run's
+    plans are built from resolved settings, the move that runs read from each order's plan."""
+    import inspect
+
+    from gpu_anneal import backend_choice, plan
+
+    assert list(inspect.signature(plan.make_plan).parameters)[0] == "run"
+    for describe in (backend_choice.describe_plans, backend_choice.describe_cores):
+        body = inspect.getsource(describe)
+        assert "sudoku_plan(s, order" in body and "run.move" in body
+    assert "sudoku_plan(s, order" in inspect.getsource(plan.summary)
 
 
 def test_a_grid_kind_solves_with_what_it_is_given():
@@ -132,3 +147,7 @@ def test_the_pattern_search_finds_a_site():
     """The search sees a call it is given (the check above can fail)."""
     assert re.search(SITES["move"][0], "    move = rules.move_of(move, order)")
     assert re.search(SITES["chains default"][0], "chains = 4096 if used == 'cuda' else 16")
+    assert re.search(SITES["move"][0], '    move = move or "sirdey"')
+    assert re.search(
+        SITES["chains"][0], '    for name, value in (("--chains", chains), ("--batch", batch)):'
+    )

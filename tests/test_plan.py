@@ -18,6 +18,9 @@ from cpu_reference.errors import InputError, LimitWarning
 from cpu_reference.sudoku.formats import read_puzzles
 from gpu_anneal import plan
 from gpu_anneal.backend_choice import describe_plans
+from gpu_anneal.resolve import resolve
+from gpu_anneal.run_plan import sudoku_plan
+from gpu_anneal.settings import SolveOptions
 from gpu_anneal.sudoku_solver import SAFETY, Slicer, solve_one
 
 pytest.importorskip("numba.cuda")
@@ -26,13 +29,19 @@ DATA = Path(__file__).parent / "data"
 HOST_S = 1e-3  # host seconds a finished puzzle, fixed so that plans do not time this CPU
 FIXED = {"host_seconds": HOST_S, "rate": 0.0}  # and no kernel rate model (no compilation)
 
+
+def settings(**options):
+    """The resolved settings of a solve with these options (what --dry-run and a run plan)."""
+    return resolve(SolveOptions(**options))
+
+
 # One full wave of the 9x9 kernel on an H100 SXM: 132 SMs x 8 blocks x 128 threads (issue 9)
 H100_WAVE_9X9 = 132 * 8 * 128
 
 
 def test_a_file_of_100_puzzles_fills_an_h100_with_one_wave():
     """Default chains on CUDA: >= one full wave, spread over every puzzle of the input."""
-    p = plan.make_plan(3, puzzles=100, device="H100 SXM", **FIXED)
+    p = plan.launch_plan(3, "sirdey", puzzles=100, device="H100 SXM", **FIXED)
     assert p["wave"] == H100_WAVE_9X9
     assert p["slots"] == 100
     assert p["chains"] >= H100_WAVE_9X9
@@ -41,24 +50,24 @@ def test_a_file_of_100_puzzles_fills_an_h100_with_one_wave():
 
 
 def test_more_puzzles_than_a_wave_holds_keep_each_puzzle_at_least_1024_chains():
-    p = plan.make_plan(3, puzzles=5000, device="H100 SXM", **FIXED)
+    p = plan.launch_plan(3, "sirdey", puzzles=5000, device="H100 SXM", **FIXED)
     assert p["chains_per_puzzle"] >= plan.MIN_CHAINS_PER_PUZZLE
     assert p["slots"] == H100_WAVE_9X9 // plan.MIN_CHAINS_PER_PUZZLE
     assert p["chains"] >= p["wave"]
 
 
 def test_given_chains_spread_one_wave_over_the_puzzles_it_needs():
-    p = plan.make_plan(3, puzzles=100, chains=5000, device="H100 SXM", **FIXED)
+    p = plan.launch_plan(3, "sirdey", puzzles=100, chains=5000, device="H100 SXM", **FIXED)
     assert p["chains_per_puzzle"] == 5000
     assert p["slots"] == math.ceil(H100_WAVE_9X9 / 5000)
-    few = plan.make_plan(3, puzzles=3, chains=5000, device="H100 SXM", **FIXED)
+    few = plan.launch_plan(3, "sirdey", puzzles=3, chains=5000, device="H100 SXM", **FIXED)
     assert few["slots"] == 3  # all the input holds
 
 
 def test_resident_blocks_follow_the_card():
     """An L4 SM (1,536 threads, 100 KB shared) holds fewer 9x9 blocks than an H100 SM."""
-    h100 = plan.make_plan(3, puzzles=10, device="H100 SXM", **FIXED)
-    l4 = plan.make_plan(3, puzzles=10, device="L4", **FIXED)
+    h100 = plan.launch_plan(3, "sirdey", puzzles=10, device="H100 SXM", **FIXED)
+    l4 = plan.launch_plan(3, "sirdey", puzzles=10, device="L4", **FIXED)
     shared = h100["shared_per_block"]
     if shared:  # the shared-memory kernel: 100 KB of an L4 SM for blocks of `shared` bytes
         assert l4["resident_blocks_per_sm"] == min(7, 100 * 1024 // (shared + 1024))
@@ -68,21 +77,21 @@ def test_resident_blocks_follow_the_card():
 def test_a_card_too_small_is_refused_with_the_sizes_named():
     tiny = plan.with_card(plan.card_named("H100 SXM"), memory=20 * 10**6)
     with pytest.raises(InputError, match=r"GB.*use fewer chains"):
-        plan.make_plan(3, puzzles=100, batch=100, device=tiny, **FIXED)
-    shrunk = plan.make_plan(3, puzzles=100, device=tiny, **FIXED)
+        plan.launch_plan(3, "sirdey", puzzles=100, batch=100, device=tiny, **FIXED)
+    shrunk = plan.launch_plan(3, "sirdey", puzzles=100, device=tiny, **FIXED)
     assert shrunk["device_bytes"] <= tiny.memory * plan.MEMORY_SHARE < shrunk["chains"] * 1000
     no_room = plan.with_card(plan.card_named("H100 SXM"), shared_per_sm=4096)
     with pytest.raises(InputError, match="does not fit one of its SMs"):
-        plan.make_plan(3, puzzles=1, device=no_room, **FIXED)
+        plan.launch_plan(3, "sirdey", puzzles=1, device=no_room, **FIXED)
     with pytest.raises(InputError, match="described cards: H100 SXM"):
-        plan.make_plan(3, puzzles=1, device="GTX 480", **FIXED)
+        plan.launch_plan(3, "sirdey", puzzles=1, device="GTX 480", **FIXED)
 
 
 def test_host_share_model_at_a_million_chains():
     """100 puzzles x 10,000 chains: the model's terms, recomputed from its stated formula."""
     rate = 50e9
-    p = plan.make_plan(
-        3, puzzles=100, batch=100, chains=10_000, device="H100 SXM", host_seconds=HOST_S,
+    p = plan.launch_plan(
+        3, "sirdey", puzzles=100, batch=100, chains=10_000, device="H100 SXM", host_seconds=HOST_S,
         rate=rate,
     )  # fmt: skip
     assert p["chains"] == 10**6
@@ -96,8 +105,30 @@ def test_host_share_model_at_a_million_chains():
     assert p["bytes_per_finished"] < 4096  # a finished puzzle moves kilobytes, not its chains
 
 
+def test_the_plan_of_a_run_plan_takes_its_settled_fields():
+    """make_plan reads the run plan's move (a preset resolved at the order), chains and slots
+    as run_plan.sudoku_plan settled them; --dry-run refuses what a run refuses (--chains 0 was
+    planned as the default)."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    run = sudoku_plan(settings(chains=5000, batch=3, move="auto"), 3, "cuda", "cuda: asked")
+    p = plan.make_plan(run, 100, "H100 SXM", **FIXED)
+    assert (p["move"], p["chains_per_puzzle"], p["slots"]) == ("focused-two", 5000, 3)
+    default = plan.make_plan(sudoku_plan(settings(), 3, "cuda", "cuda: asked"), 100, "H100 SXM",
+                             **FIXED)  # fmt: skip
+    assert default["slots"] == 100 and default["chains"] >= default["wave"]
+    top95 = str(Path(plan.__file__).parent / "data" / "top95.txt")
+    refused = CliRunner().invoke(app, ["solve", top95, "--dry-run", "--backend", "cpu",
+                                       "--chains", "0"])  # fmt: skip
+    assert refused.exit_code == 2 and refused.stdout == "" and "--chains" in refused.stderr
+
+
 def test_the_plan_prints_every_figure_labelled_as_a_model():
-    p = plan.make_plan(3, puzzles=100, device="H100 SXM", host_seconds=HOST_S, rate=50e9)
+    p = plan.launch_plan(
+        3, "sirdey", puzzles=100, device="H100 SXM", host_seconds=HOST_S, rate=50e9
+    )
     text = plan.format_plan(p)
     assert "135,168 chains" in text and "100 puzzles x 1,376 chains" in text
     assert text.count("(model)") >= 3
@@ -106,7 +137,9 @@ def test_the_plan_prints_every_figure_labelled_as_a_model():
 def test_dry_run_plans_a_file_of_95_puzzles_on_an_h100():
     """`solve FILE --dry-run --device 'H100 SXM'`'s plans: one per order, a wave or more."""
     top95 = Path(plan.__file__).parent / "data" / "top95.txt"
-    (p,) = plan.describe([str(top95)], device="H100 SXM", **FIXED)
+    (p,) = describe_plans(
+        [str(top95)], settings(backend="cuda", move="sirdey"), "H100 SXM", **FIXED
+    )
     assert p["puzzles"] == 95 and p["slots"] == 95
     assert p["chains"] >= H100_WAVE_9X9
 
@@ -225,12 +258,12 @@ def test_a_million_chains_keep_a_5_second_limit():
 def test_summary_plans_the_default_techniques_move():
     """`info`'s plan is the launch `gpu-anneal solve FILE` makes: focused-two's kernel on 9x9
     (7 blocks an H100 SM, not the Sirdey kernel's 8), focused from 16x16."""
-    orders = plan.summary("H100 SXM")["orders"]
+    orders = plan.summary(settings(), "H100 SXM")["orders"]
     assert orders["3"]["move"] == "focused-two" and orders["4"]["move"] == "focused"
     for order, entry in orders.items():
-        p = plan.make_plan(int(order), entry["move"], device="H100 SXM", **FIXED)
+        p = plan.launch_plan(int(order), entry["move"], device="H100 SXM", **FIXED)
         assert entry["resident_blocks_per_sm"] == p["resident_blocks_per_sm"]
-    sirdey = plan.make_plan(3, "sirdey", device="H100 SXM", **FIXED)
+    sirdey = plan.launch_plan(3, "sirdey", device="H100 SXM", **FIXED)
     assert orders["3"]["resident_blocks_per_sm"] < sirdey["resident_blocks_per_sm"]
 
 
@@ -262,16 +295,16 @@ def test_dry_run_says_which_backend_auto_takes_and_why(monkeypatch, tmp_path):
     top95 = (Path(plan.__file__).parent / "data" / "top95.txt").read_text()
     (tmp_path / "top95x4.txt").write_text(top95 * 4)
     top95 = str(tmp_path / "top95x4.txt")
-    args = dict(device="H100 SXM", move="focused-two", cores=_sixteen_cores(3), **FIXED)
+    args = dict(device="H100 SXM", cores=_sixteen_cores(3), **FIXED)
     monkeypatch.setattr(bc, "card_kernel_cached", lambda *a: False)
-    (cold,) = describe_plans([top95], backend="auto", **args)
+    (cold,) = describe_plans([top95], settings(move="focused-two"), **args)
     assert cold["backend_choice"].startswith("auto: cpu, 380 puzzles of 9x9: cores ")
     assert "kernels to compile" in cold["backend_choice"]
     monkeypatch.setattr(bc, "card_kernel_cached", lambda *a: True)
-    (warm,) = describe_plans([top95], backend="auto", **args)
+    (warm,) = describe_plans([top95], settings(move="focused-two"), **args)
     assert warm["backend_choice"].startswith("auto: cuda, 380 puzzles of 9x9: cores ")
     assert f"  backend: {warm['backend_choice']}" in plan.format_plan(warm).splitlines()
-    (asked,) = describe_plans([top95], backend="cuda", **args)
+    (asked,) = describe_plans([top95], settings(move="focused-two", backend="cuda"), **args)
     assert asked["backend_choice"] == "cuda: asked (--backend cuda)"
 
 

@@ -341,6 +341,8 @@ def test_mishandled_case_is_handled(description, check, tmp_path):
 def test_dask_refuses_out_of_range_cells_as_the_api_does():
     """solve_on_dask with a 9x9 cell of 262 (262 % 256 = 6 would be a legal digit): InputError
     naming the range, as gpu_anneal.solve gives (the regression case above)."""
+    from cpu_reference.sudoku.schedules import by_name
+    from gpu_anneal.run_plan import pool_plan
     from gpu_anneal.scale import solve_on_dask
 
     cells = parse_line(
@@ -348,7 +350,11 @@ def test_dask_refuses_out_of_range_cells_as_the_api_does():
     ).astype(np.int64)
     cells[1] = 262
     with pytest.raises(InputError, match="0..9"):
-        solve_on_dask(cells[None], 3)
+        plan = pool_plan(
+            3, backend="cpu", schedule=by_name("sirdey-course", 3), chains=1, slots=1, seed=0,
+            time_limit=None, max_trials=10, move="sirdey", propagate=False, spare_chains=None,
+        )  # fmt: skip
+        solve_on_dask(cells[None], 3, plan)
 
 
 def test_replay_chain_replays_what_was_run_with_propagate():

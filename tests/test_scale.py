@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +14,20 @@ from cpu_reference.errors import InputError
 from cpu_reference.sudoku.formats import read_puzzles
 from cpu_reference.sudoku.schedules import sirdey
 from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal.run_plan import pool_plan
 from gpu_anneal.sudoku_solver import solve_batch
 
 DATA = Path(__file__).parent / "data" / "seed002_grids.txt"
 FOUR = "1.3.\n.4..\n..2.\n.1.4\n\n...1\n3...\n....\n2..3\n\n.2..\n...4\n1...\n..3.\n"
 SETTINGS = dict(chains=1, seed=11, time_limit=None, max_trials=20, move="candidate")
+
+
+def planned(order: int, chunk: int = 2, backend: str = "cpu"):
+    """The run plan of SETTINGS at this order, `chunk` puzzles a task."""
+    return pool_plan(
+        order, backend=backend, schedule=sirdey(order, t0=1.0), slots=chunk, propagate=False,
+        spare_chains=None, **SETTINGS,
+    )  # fmt: skip
 
 
 def puzzle_sets() -> list[tuple[int, np.ndarray]]:
@@ -67,12 +77,8 @@ def test_two_workers_equal_one_process():
             alone = client.submit(
                 solve_batch, grids, order, schedule=schedule, backend="cpu", **SETTINGS
             ).result()
-            spread = list(
-                solve_on_dask(
-                    grids, order, scheduler=cluster.scheduler_address, chunk=2,
-                    schedule=schedule, backend="auto", **SETTINGS,
-                )
-            )  # fmt: skip
+            plan = planned(order, chunk=2, backend="auto")
+            spread = list(solve_on_dask(grids, order, plan, scheduler=cluster.scheduler_address))
             assert sorted(r.index for r in spread) == [0, 1, 2]
             for result in spread:
                 same(result, alone[result.index])
@@ -86,7 +92,7 @@ def test_local_cluster_closed_when_the_stream_is_closed():
     from gpu_anneal.scale import solve_on_dask
 
     order, grids = puzzle_sets()[0]
-    stream = solve_on_dask(grids[1:], order, workers=1, chunk=1, backend="cpu", **SETTINGS)
+    stream = solve_on_dask(grids[1:], order, planned(order, chunk=1), workers=1)
     first = next(stream)
     assert first.index in (0, 1) and first.solved
     assert verify_solution(first.solution, order, grids[1 + first.index]) is None
@@ -100,11 +106,11 @@ def test_bad_arguments():
 
     grids = puzzle_sets()[0][1]
     with pytest.raises(InputError, match="not both"):
-        solve_on_dask(grids, 2, scheduler="tcp://127.0.0.1:1", workers=1)
-    with pytest.raises(InputError, match="chunk"):
-        solve_on_dask(grids, 2, workers=1, chunk=0)
-    with pytest.raises(InputError, match="first_chain"):
-        solve_on_dask(grids, 2, workers=1, first_chain=3)
+        solve_on_dask(grids, 2, planned(2), scheduler="tcp://127.0.0.1:1", workers=1)
+    with pytest.raises(InputError, match="batch = 0"):  # the chunk: the plan's slots
+        solve_on_dask(grids, 2, planned(2, chunk=0), workers=1)
+    with pytest.raises(ValueError, match="settle chains and slots"):
+        solve_on_dask(grids, 2, replace(planned(2), chains=None), workers=1)  # left to a pool
 
 
 def test_missing_dask_names_the_extra(monkeypatch):
@@ -115,7 +121,7 @@ def test_missing_dask_names_the_extra(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(MissingExtra, match=r'pip install "gpu-anneal\[dask\]"') as caught:
-        scale.solve_on_dask(np.zeros((1, 16), np.uint8), 2, workers=1)
+        scale.solve_on_dask(np.zeros((1, 16), np.uint8), 2, planned(2), workers=1)
     assert isinstance(caught.value, ImportError) and isinstance(caught.value, BackendError)
 
 
@@ -130,9 +136,9 @@ def test_scheduler_address_malformed_or_unanswered(monkeypatch):
 
     grids = puzzle_sets()[0][1]
     with pytest.raises(InputError, match="'tcp://host:port': not a scheduler address"):
-        scale.solve_on_dask(grids, 2, scheduler="tcp://host:port")
+        scale.solve_on_dask(grids, 2, planned(2), scheduler="tcp://host:port")
     monkeypatch.setattr(scale, "CONNECT_SECONDS", 1)
-    stream = scale.solve_on_dask(grids, 2, scheduler="tcp://127.0.0.1:1", **SETTINGS)
+    stream = scale.solve_on_dask(grids, 2, planned(2), scheduler="tcp://127.0.0.1:1")
     start = time.perf_counter()
     with pytest.raises(BackendError, match="'tcp://127.0.0.1:1': no Dask scheduler answers"):
         next(stream)

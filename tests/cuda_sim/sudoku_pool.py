@@ -92,7 +92,9 @@ if __name__ == "__main__":
         time_limit=None, spare_chains=False,  # the plain pool (tests/test_spare_chains.py)
     )  # fmt: skip
     results = list(stream)
-    wave = plan.make_plan(2, puzzles=len(PUZZLES), chains=CHAINS, host_seconds=0, rate=0)["wave"]
+    wave = plan.launch_plan(
+        2, "sirdey", puzzles=len(PUZZLES), chains=CHAINS, host_seconds=0, rate=0
+    )["wave"]
     statuses = [e for e in log if e[0] == "status"]
     fetches = [e for e in log if e[0] == "fetch"]
     rows = len(statuses) * seen["slots"] * ps.STATUS_BYTES
