@@ -65,13 +65,15 @@ POLL_SECONDS = 0.0005  # the host's pause between drains while the kernel runs
 
 def serves(order: int, move: int, kernel: str = "auto") -> bool:
     """Whether the persistent kernel runs this order and move: those the one-thread kernel
-    runs (the cooperative kernel's chains stay on slices)."""
+    runs, 49x49 and 64x64 included (their cooperative block is never built: one chain a
+    thread, Philox draws); the cooperative kernel's chains (16x16 to 36x36) stay on slices."""
     from gpu_anneal.kernels import sudoku_coop as coop
     from gpu_anneal.kernels.sudoku import CUDA_ORDERS
 
     if order not in CUDA_ORDERS or kernel == "coop":
         return False
-    return kernel == "thread" or not coop.serves(order, move)
+    built = coop.serves(order, move) and order in coop.block_orders(move)
+    return kernel == "thread" or not built
 
 
 class PersistentRunner:

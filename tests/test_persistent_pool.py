@@ -253,3 +253,44 @@ def test_stop_reports_every_puzzle_not_handed_out_once_unsolved_ones_with_the_er
     assert [r.index for r in out] == [3, 4, 5, 6]
     assert [r.error for r in out] == [None, "interrupted", None, "interrupted"]
     assert (pool.row_q == -1).all()
+
+
+def test_49x49_and_64x64_run_on_the_persistent_pool():
+    """49x49 and 64x64 run one chain a thread (their cooperative block is never built): a CUDA
+    run takes the persistent pool for them, asked for or by default on a card, every one-cell
+    move; 9x9 too; the box swap at 49x49 as ever."""
+    from gpu_anneal.persistent_pool import serves
+
+    one_cell = (rules.MOVE_SIRDEY, rules.MOVE_CANDIDATE, rules.MOVE_FOCUSED,
+                rules.MOVE_FOCUSED_TWO)  # fmt: skip
+    for order in (7, 8):
+        for move in one_cell:
+            assert serves(order, move), (order, move)
+            assert sudoku_solver.persistent_chosen("persistent", order, move)
+            assert sudoku_solver.persistent_chosen(None, order, move)
+            assert not sudoku_solver.persistent_chosen("slices", order, move)
+        assert serves(order, rules.MOVE_BOX_SWAP)
+    assert serves(3, rules.MOVE_FOCUSED_TWO)
+    assert not serves(9, rules.MOVE_FOCUSED)
+
+
+@pytest.mark.ptx
+def test_persistent_kernel_compiles_at_49x49():
+    """49x49, the focused move, sm_90: the persistent kernel (one chain a thread, Philox draws)
+    compiles to PTX with its atomics, and ptxas fits it in the launch bounds' registers (its
+    spills and stack are printed: the kernel's figures)."""
+    pytest.importorskip("numba.cuda")
+    from gpu_anneal.kernels import persistent as kp
+    from gpu_anneal.kernels import ptx
+    from gpu_anneal.kernels import sudoku as ks
+
+    move, arch = rules.MOVE_FOCUSED, "sm_90"
+    bounds = ks.launch_bounds(7, move, arch)
+    text = ptx.compile_ptx(kp.kernel_function(7, move), kp.kernel_signature(7, move), arch, bounds)
+    assert "atom.global.cas" in text and "atom.global.add" in text
+    report = ptx.ptxas_report(text, arch)
+    if report is None:
+        pytest.skip("no ptxas")
+    print(arch, report)
+    threads, blocks = bounds
+    assert report.registers * threads * blocks <= 65536

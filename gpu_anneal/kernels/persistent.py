@@ -41,8 +41,9 @@ The host (gpu_anneal.persistent_pool) drains DONE records while the kernel runs,
 second stream, and publishes new puzzles into the freed rows. Nothing is synchronised per
 slice: a freed chain takes its next task at once.
 
-Where it runs: the one-thread kernel's orders and moves (9x9 and the box swap, and any order the
-one-thread kernel serves); the cooperative kernel's chains (one warp a chain) stay on slices.
+Where it runs: the one-thread kernel's orders and moves (9x9, the box swap, and 49x49 and 64x64,
+whose cooperative block is never built: one chain a thread with Philox draws); the cooperative
+kernel's chains (one warp a chain, 16x16 to 36x36) stay on slices.
 """
 
 from __future__ import annotations
