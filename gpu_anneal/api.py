@@ -184,7 +184,8 @@ def solve_stream(
     (gpu_anneal.sudoku_solver), not after the time limit.
     pool: Sudoku annealing on CUDA: "persistent" (one launch of the persistent kernel for the
         whole input: resident chains take their next puzzle from a device queue,
-        gpu_anneal.persistent_pool; where the one-thread kernel runs the order and move) or
+        gpu_anneal.persistent_pool; one chain a thread, or a warp where the cooperative kernel
+        runs) or
         "slices" (the slice pool: gpu_anneal.sudoku_solver). None: persistent on a card where it
         serves, slices otherwise. The CPU backend takes either and runs as ever.
 

@@ -33,6 +33,7 @@ end at each launch (nothing overlaps), the same loop otherwise.
 from __future__ import annotations
 
 import time
+import warnings
 from collections import deque
 from collections.abc import Iterator
 
@@ -40,6 +41,7 @@ import numpy as np
 
 from cpu_reference.anneal.philox import seed_key
 from cpu_reference.anneal.stream_jump import JumpCursor, bits_for, powers
+from cpu_reference.errors import InputError, KernelWarning
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import (
     SudokuBatch,
@@ -64,14 +66,43 @@ POLL_SECONDS = 0.0005  # the host's pause between drains while the kernel runs
 
 
 def serves(order: int, move: int, kernel: str = "auto") -> bool:
-    """Whether the persistent kernel runs this order and move: those the one-thread kernel
-    runs (the cooperative kernel's chains stay on slices)."""
+    """Whether a persistent kernel runs this order and move: every order the card runs, one
+    chain a warp where the cooperative kernel runs (16x16 to 36x36, one-cell moves:
+    persistent_kernel), one chain a thread elsewhere (9x9, the box swap, 49x49 and 64x64, whose
+    cooperative block is never built); `kernel` "coop": only the cooperative kernel's."""
     from gpu_anneal.kernels import sudoku_coop as coop
     from gpu_anneal.kernels.sudoku import CUDA_ORDERS
 
-    if order not in CUDA_ORDERS or kernel == "coop":
+    if order not in CUDA_ORDERS:
         return False
-    return kernel == "thread" or not coop.serves(order, move)
+    if kernel == "coop":
+        return coop.serves(order, move) and order in coop.block_orders(move)
+    return True
+
+
+def persistent_kernel(order: int, move: int,
+                      limits: tuple[int, int] | None = None) -> tuple[str, str | None]:  # fmt: skip
+    """Which persistent kernel runs this order and move on a device with these shared-memory
+    limits (bytes a block may declare, bytes an SM holds; None: the current device's, read only
+    where the cooperative kernel serves): ("coop", None); ("thread", why), why None where
+    the cooperative kernel does not serve them, else sudoku_coop.choose's one line (its block
+    does not fit: one chain a thread, the same chains); or ("slices", why) where the cooperative
+    slice block fits and the persistent one (its task words more) does not."""
+    from gpu_anneal.kernels import sudoku_coop as coop
+
+    if not serves(order, move, "coop"):
+        return "thread", None
+    if limits is None:
+        from gpu_anneal.runners import _shared_limits
+
+        limits = _shared_limits()
+    kind, why = coop.choose(order, move, "auto", *limits)
+    if kind == "thread":
+        return kind, why
+    from gpu_anneal.kernels.persistent import coop_fallback_reason
+
+    why = coop_fallback_reason(order, move, *limits)
+    return ("slices", why) if why else ("coop", None)
 
 
 class PersistentRunner:
@@ -88,7 +119,18 @@ class PersistentRunner:
         self.batch, self.rows, self.spare = batch, int(rows), bool(spare)
         self.cpp = batch.cpp
         self.counter = rules.counter_based(batch.order, batch.move)
-        self.kernel = kp.compiled_kernel(batch.order, batch.move)
+        self.kernel_name, why = persistent_kernel(batch.order, batch.move)
+        if self.kernel_name == "slices":
+            raise InputError(f"pool persistent: {why}")
+        if why:
+            warnings.warn(why, KernelWarning, stacklevel=2)
+        if self.kernel_name == "coop":  # one warp a chain: a block a resident chain
+            self.kernel = kp.coop_compiled_kernel(batch.order, batch.move)
+            self.threads, self.blocks = kp.coop.THREADS, batch.chains
+        else:
+            self.kernel = kp.compiled_kernel(batch.order, batch.move)
+            self.threads = kp.threads_per_block(batch.order)
+            self.blocks = max(1, -(-batch.chains // self.threads))
         self.run_stream, self.copy_stream = cuda.stream(), cuda.stream()
         s = self.copy_stream
         chain_keys = ("vals", "boards", "best_vals", "ctr", "rng", "exp_table")
@@ -124,7 +166,6 @@ class PersistentRunner:
         ]  # fmt: skip
         self.staged = [cuda.event(), cuda.event()]
         self.turn = 0
-        self.blocks = max(1, -(-batch.chains // kp.threads_per_block(batch.order)))
         self.done_event = cuda.event()
         self.running = False
         self.launches = 0
@@ -216,7 +257,8 @@ class PersistentRunner:
         ready.record(self.copy_stream)
         ready.wait(self.run_stream)
         self.kp.launch(self.kernel, self.blocks, self.d, self.batch, self.ring, self.cpp,
-                       self.spare, self.wait_looks, ROUND_PLATEAUS, self.run_stream)  # fmt: skip
+                       self.spare, self.wait_looks, ROUND_PLATEAUS, self.run_stream,
+                       self.threads)  # fmt: skip
         self.done_event.record(self.run_stream)
         self.running = True
         self.launches += 1

@@ -60,7 +60,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from cpu_reference.errors import InputError, LimitWarning
+from cpu_reference.errors import InputError, KernelWarning, LimitWarning
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import (
     SudokuBatch,
@@ -72,7 +72,7 @@ from cpu_reference.sudoku.batch import (
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule
 from gpu_anneal import host_cores, interrupts, phases, pool_status, timeline, validate
-from gpu_anneal.persistent_pool import run_persistent
+from gpu_anneal.persistent_pool import persistent_kernel, run_persistent
 from gpu_anneal.persistent_pool import serves as persistent_serves
 from gpu_anneal.run_plan import RunPlan, default_chains, pool_plan  # noqa: F401 - default_chains: re-exported
 from gpu_anneal.runners import make_runner
@@ -190,9 +190,10 @@ def solve_stream(
     chain); the phase `compiling` is announced for it (gpu_anneal.phases).
 
     `pool` (CUDA only; the CPU backend takes it and runs as ever): "persistent", one launch of
-    the persistent kernel for the whole stream (gpu_anneal.persistent_pool), where it serves
-    the order and move (the one-thread kernel's), else slices; "slices", this module's pool.
-    None: persistent on a card, slices in the CUDA simulator and with a stand-in slice runner.
+    the persistent kernel for the whole stream (gpu_anneal.persistent_pool: one chain a thread,
+    or one warp a chain where the cooperative kernel runs), else slices; "slices", this
+    module's pool. None: persistent on a card, slices in the CUDA simulator and with a
+    stand-in slice runner.
     """
     plan = pool_plan(
         order, backend=backend, schedule=schedule, chains=chains, slots=slots, seed=seed,
@@ -288,7 +289,13 @@ def persistent_chosen(pool: str | None, order: int, move: int) -> bool:
 
     own = make_runner is runners.make_runner  # (module global: a stand-in replaces it)
     wanted = pool == "persistent" or (pool is None and not simulating() and own)
-    return wanted and persistent_serves(order, move)
+    if not (wanted and persistent_serves(order, move)):
+        return False
+    kind, why = persistent_kernel(order, move)
+    if kind == "slices":  # the persistent cooperative block does not fit the device
+        warnings.warn(why, KernelWarning, stacklevel=2)
+        return False
+    return True
 
 
 POOL_GC_THRESHOLD = 50_000  # allocations between collections of the youngest generation

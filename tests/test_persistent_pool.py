@@ -253,3 +253,116 @@ def test_stop_reports_every_puzzle_not_handed_out_once_unsolved_ones_with_the_er
     assert [r.index for r in out] == [3, 4, 5, 6]
     assert [r.error for r in out] == [None, "interrupted", None, "interrupted"]
     assert (pool.row_q == -1).all()
+
+
+def test_49x49_and_64x64_run_on_the_persistent_pool():
+    """49x49 and 64x64 run one chain a thread (their cooperative block is never built): a CUDA
+    run takes the persistent pool for them, asked for or by default on a card, every one-cell
+    move; 9x9 too; the box swap at 49x49 as ever."""
+    from gpu_anneal.persistent_pool import serves
+
+    one_cell = (rules.MOVE_SIRDEY, rules.MOVE_CANDIDATE, rules.MOVE_FOCUSED,
+                rules.MOVE_FOCUSED_TWO)  # fmt: skip
+    for order in (7, 8):
+        for move in one_cell:
+            assert serves(order, move) and not serves(order, move, "coop"), (order, move)
+            assert sudoku_solver.persistent_chosen("persistent", order, move)
+            assert sudoku_solver.persistent_chosen(None, order, move)
+            assert not sudoku_solver.persistent_chosen("slices", order, move)
+        assert serves(order, rules.MOVE_BOX_SWAP)
+    assert serves(3, rules.MOVE_FOCUSED_TWO)
+    assert not serves(9, rules.MOVE_FOCUSED)
+
+
+@pytest.mark.ptx
+@pytest.mark.slow
+def test_persistent_kernel_compiles_at_49x49():
+    """49x49, the focused move, sm_90: the persistent kernel (one chain a thread, Philox draws)
+    compiles to PTX with its atomics, and ptxas fits it in the launch bounds' registers (its
+    spills and stack are printed: the kernel's figures). Slow (about 30 s): the 9x9 build above
+    checks the same source in CI."""
+    pytest.importorskip("numba.cuda")
+    from gpu_anneal.kernels import persistent as kp
+    from gpu_anneal.kernels import ptx
+    from gpu_anneal.kernels import sudoku as ks
+
+    move, arch = rules.MOVE_FOCUSED, "sm_90"
+    bounds = ks.launch_bounds(7, move, arch)
+    text = ptx.compile_ptx(kp.kernel_function(7, move), kp.kernel_signature(7, move), arch, bounds)
+    assert "atom.global.cas" in text and "atom.global.add" in text
+    report = ptx.ptxas_report(text, arch)
+    if report is None:
+        pytest.skip("no ptxas")
+    print(arch, report)
+    threads, blocks = bounds
+    assert report.registers * threads * blocks <= 65536
+
+
+def test_the_cooperative_orders_run_on_the_persistent_cooperative_kernel():
+    """16x16 to 36x36 with a one-cell move: the persistent pool serves them one warp a chain
+    where the cooperative block fits (an H100's limits); where only the slice block fits (the
+    task words do not), slices with one line naming the bytes; where neither fits, one chain a
+    thread with the cooperative kernel's own reason."""
+    from gpu_anneal.kernels import persistent as kp
+    from gpu_anneal.kernels import sudoku_coop as coop
+    from gpu_anneal.persistent_pool import persistent_kernel, serves
+
+    big = (48 * 1024, 228 * 1024)
+    for order in (4, 5, 6):
+        for move in (rules.MOVE_SIRDEY, rules.MOVE_FOCUSED, rules.MOVE_FOCUSED_TWO):
+            assert serves(order, move) and serves(order, move, "coop")
+            assert persistent_kernel(order, move, big) == ("coop", None)
+        assert persistent_kernel(order, rules.MOVE_BOX_SWAP, big) == ("thread", None)
+    move = rules.MOVE_FOCUSED
+    slice_block = coop.shared_bytes_per_block(6, move)
+    need = kp.coop_shared_bytes(6, move)
+    assert slice_block < need <= slice_block + 8 + kp.TASK_BYTES
+    kind, why = persistent_kernel(6, move, (slice_block, 228 * 1024))
+    assert kind == "slices" and f"{need:,} B" in why and "\n" not in why
+    kind, why = persistent_kernel(6, move, (16 * 1024, 228 * 1024))
+    assert kind == "thread" and "one chain a thread" in why
+
+
+@pytest.mark.cudasim
+def test_simulated_cooperative_persistent_kernel_replays_every_reported_chain():
+    """Two mostly-given 16x16 puzzles, the focused move, two chains each, on the persistent
+    cooperative kernel (one warp a chain, rounds of one plateau of 16 moves): both reported
+    once, solved, each by its second chain, and replay_chain of each reported chain gives its
+    grid, trials and proposals (the first one's crosses rounds and trials)."""
+    got = run_simulated("persistent_pool.py", "coop")
+    assert got["kernels"] == ["coop"]
+    assert got["indices"] == [0, 1] and got["solved"] == 2
+    assert got["chains"] == [1, 3]
+    assert got["proposals"][0] > 32
+    assert all(got["replayed"]), got
+
+
+@pytest.mark.ptx
+@pytest.mark.parametrize(
+    "order, arch",
+    [(4, "sm_90"), pytest.param(4, "sm_80", marks=pytest.mark.slow),
+     pytest.param(5, "sm_90", marks=pytest.mark.slow),
+     pytest.param(5, "sm_80", marks=pytest.mark.slow)],
+)  # fmt: skip
+def test_persistent_cooperative_kernel_compiles_with_warp_votes_and_its_shared_block(order, arch):
+    """The focused move: the persistent cooperative kernel compiles to PTX (nopython CUDA) with
+    the warp's ballot, its barriers and the queue's atomics; ptxas's static shared memory is
+    the slice kernel's chain state and the task words, and its registers fit the launch bounds
+    (its spills are printed: the kernel's figures). 16x16 on sm_90 in CI (about 25 s a build)."""
+    pytest.importorskip("numba.cuda")
+    from gpu_anneal.kernels import persistent as kp
+    from gpu_anneal.kernels import ptx
+
+    move = rules.MOVE_FOCUSED
+    bounds = kp.coop_launch_bounds(order, move, arch)
+    text = ptx.compile_ptx(kp.coop_kernel_function(order, move),
+                           kp.kernel_signature(order, move), arch, bounds)  # fmt: skip
+    assert "vote.sync.ballot" in text and "bar.warp.sync" in text
+    assert "atom.global.cas" in text and "atom.global.add" in text
+    report = ptx.ptxas_report(text, arch)
+    if report is None:
+        pytest.skip("no ptxas")
+    print(arch, order, report)
+    assert report.shared_bytes == kp.coop_shared_bytes(order, move)
+    threads, blocks = bounds
+    assert threads == 32 and report.registers * threads * blocks <= 65536

@@ -41,8 +41,14 @@ The host (gpu_anneal.persistent_pool) drains DONE records while the kernel runs,
 second stream, and publishes new puzzles into the freed rows. Nothing is synchronised per
 slice: a freed chain takes its next task at once.
 
-Where it runs: the one-thread kernel's orders and moves (9x9 and the box swap, and any order the
-one-thread kernel serves); the cooperative kernel's chains (one warp a chain) stay on slices.
+Two kernels take tasks from the same queue, with the same arguments (launch): the one-thread
+kernel (persistent_template.py; a thread a resident chain: 9x9, the box swap, 49x49 and 64x64,
+whose cooperative block is never built) and the cooperative one (persistent_coop_template.py; a
+block of one warp a resident chain, the cooperative slice kernel's rules: 16x16 to 36x36 with a
+one-cell move, where the device holds its block; lane 0 alone works the queue and the warp
+agrees through the block's task words). The queue's device functions are persistent_tasks.py's.
+Where the cooperative slice block fits a device and the persistent one (its task words more)
+does not, the run takes slices and says why in one line (coop_fallback_reason).
 """
 
 from __future__ import annotations
@@ -54,13 +60,19 @@ from numba import config, cuda, types
 
 from cpu_reference.cache import rewrite_imports
 from cpu_reference.sudoku import rules
-from gpu_anneal.kernels import chain_start
+from gpu_anneal.kernels import persistent_tasks
 from gpu_anneal.kernels import sudoku as ks
+from gpu_anneal.kernels import sudoku_coop as coop
+from gpu_anneal.kernels.cards import shared_kib_per_sm
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.kernel_cache import cached_jit, generated_module
 
 TEMPLATE = Path(__file__).with_name("persistent_template.py")
+COOP_TEMPLATE = Path(__file__).with_name("persistent_coop_template.py")
 LAYOUT = Path(__file__).with_name("persistent_layout.py")
+TASKS = (persistent_tasks.read, persistent_tasks.take_task, persistent_tasks.fresh_chain,
+         persistent_tasks.file_chain)  # fmt: skip
+TASK_BYTES = 4 * 8  # the cooperative kernel's task words (persistent_coop_template.TASK_WORDS)
 
 
 @cache
@@ -73,8 +85,7 @@ def kernel_function(order: int, move: int = rules.MOVE_SIRDEY,
     m = ks._model(order, move)
     module = generated_module(
         f"persistent_o{order}_m{move}", rewrite_imports(TEMPLATE, m.imports),
-        depends=(m.drive_chain, m.get_value, m.set_value, plain, chain_start.clear_chain,
-                 chain_start.jumped_state, chain_start.counter_key),
+        depends=(m.drive_chain, m.get_value, m.set_value, plain, *TASKS),
         key=repr(bounds) + LAYOUT.read_text(),
     )  # fmt: skip
     return module.sudoku_persistent
@@ -113,14 +124,73 @@ def compiled_kernel(order: int, move: int = rules.MOVE_SIRDEY):
     return cached_jit(kernel_function(order, move, bounds), launch_bounds=bounds)
 
 
+@cache
+def coop_kernel_function(order: int, move: int, bounds: tuple[int, int] | None = None):
+    """The plain Python persistent cooperative kernel of an order and move (one warp a chain):
+    persistent_coop_template.py with its imports naming the cooperative slice kernel's
+    generated rules and steps (sudoku_coop.coop_model); `bounds` only names the module."""
+    m = coop.coop_model(order, move)
+    heads = {**m.imports, coop.STEPS_IMPORT: f"from {m.steps.__name__} import"}
+    module = generated_module(
+        f"persistent_coop_o{order}_m{move}", rewrite_imports(COOP_TEMPLATE, heads),
+        depends=(m.drive_chain, plain, *TASKS),
+        key=repr(bounds) + LAYOUT.read_text(),
+    )  # fmt: skip
+    return module.sudoku_coop_persistent
+
+
+def coop_shared_bytes(order: int, move: int) -> int:
+    """Static shared memory of one block of the persistent cooperative kernel: the slice
+    kernel's chain state, then the task words (8-byte aligned)."""
+    return -(-coop.shared_bytes_per_block(order, move) // 8) * 8 + TASK_BYTES  # int64 words
+
+
+def coop_launch_bounds(order: int, move: int, arch: str = "sm_90") -> tuple[int, int]:
+    """(threads, minimum resident blocks an SM) of the persistent cooperative kernel on `arch`:
+    the cooperative slice kernel's rule (sudoku_coop.launch_bounds) with its own block."""
+    threads, most = coop.launch_bounds(order, move, arch)
+    need = coop_shared_bytes(order, move) + coop.SHARED_RESERVED
+    return threads, max(1, min(most, shared_kib_per_sm(arch) * 1024 // need))
+
+
+def coop_fallback_reason(order: int, move: int, shared_per_block: int,
+                         shared_per_sm: int) -> str | None:  # fmt: skip
+    """Why a device with these shared-memory limits (bytes a block may declare, bytes an SM
+    holds) cannot run the persistent cooperative kernel (one line: the run takes slices), or
+    None when it can."""
+    need = coop_shared_bytes(order, move)
+    side = order * order
+    if need > min(shared_per_block, coop.STATIC_SHARED_LIMIT):
+        allowed = min(shared_per_block, coop.STATIC_SHARED_LIMIT)
+        return (f"{side}x{side}: a persistent cooperative chain needs {need:,} B of shared "
+                f"memory a block, this device allows {allowed:,}: slices instead")  # fmt: skip
+    if need + coop.SHARED_RESERVED > shared_per_sm:
+        return (f"{side}x{side}: a persistent cooperative chain needs "
+                f"{need + coop.SHARED_RESERVED:,} B of an SM's shared memory, this device has "
+                f"{shared_per_sm:,}: slices instead")  # fmt: skip
+    return None
+
+
+@cache
+def coop_compiled_kernel(order: int, move: int):
+    """The persistent cooperative kernel for the current device (disk cache as the others)."""
+    if config.ENABLE_CUDASIM:
+        return cached_jit(coop_kernel_function(order, move))
+    major, minor = cuda.get_current_device().compute_capability
+    bounds = coop_launch_bounds(order, move, f"sm_{major}{minor}")
+    return cached_jit(coop_kernel_function(order, move, bounds), launch_bounds=bounds)
+
+
 def launch(kernel, blocks: int, d: dict, batch, ring: dict, cpp: int, spare: bool, wait: int,
-           budget: int, stream=0) -> None:  # fmt: skip
-    """Launch the persistent kernel on `blocks` blocks: the only code that knows its argument
+           budget: int, stream=0, threads: int | None = None) -> None:  # fmt: skip
+    """Launch a persistent kernel (one-thread or cooperative: the same arguments) on `blocks`
+    blocks of `threads` (None: the one-thread kernel's): the only code that knows its argument
     order. `d` maps the chain arrays (vals, boards, best_vals, ctr, rng, exp_table) to device
     arrays of the resident chains; `ring` the ring's (solved, PUZZLE_ARRAYS, first_state, rec,
     rec_grid, ctl, order, open, powers); `wait` the looks again a chain with no task makes before it
     ends."""
-    kernel[blocks, threads_per_block(batch.order), stream](
+    threads = threads_per_block(batch.order) if threads is None else threads
+    kernel[blocks, threads, stream](
         d["vals"], d["boards"], d["best_vals"], d["ctr"], d["rng"], ring["solved"],
         d["exp_table"],
         *(ks.flat_list(ring[key]) if key in ks.FLAT_KEYS else ring[key]

@@ -15,6 +15,11 @@ Usage: persistent_pool.py CASE, CASE one of:
              (and records a Ctrl-C press) while the kernel runs: the chains of the fourth stop,
              the kernel ends, the pool stops. The puzzles handed out before, those the
              interruption reports (their errors), and whether each solved one replays
+    coop     two mostly-given 16x16 puzzles (the focused move, plateaus of 16 moves, a round
+             a plateau) on the persistent cooperative kernel (one warp a chain), two chains
+             each: the kernel that ran, every puzzle reported once, the reported chains, and
+             for each whether replay_chain of its reported chain gives its grid, trials and
+             proposals
     held     five 4x4 puzzles through a ring of three rows, the first puzzle's record shown
              to the host as still running for its first HOLD drains (a slow puzzle): the
              rows each puzzle was published into (the host passes over the held row), every
@@ -234,6 +239,54 @@ def case_held() -> dict:
     }
 
 
+COOP_SCHEDULE = "geometric:t0=0.36,ratio=0.9,stall=0,reheat=0.3,reheats=2,max_plateaus=4,plateau=16"
+
+
+def mostly_given(order: int, seed: int, keep: float) -> np.ndarray:
+    """A valid pattern grid, each cell kept with probability `keep` (few cells to fill)."""
+    n = order * order
+    r, k = np.divmod(np.arange(n * n), n)
+    grid = ((r * order + r // order + k) % n + 1).astype(np.uint8)
+    kept = np.random.default_rng(seed).random(n * n) < keep
+    return np.where(kept, grid, 0).astype(np.uint8)
+
+
+def case_coop() -> dict:
+    sys.setswitchinterval(2e-5)  # the simulated warp's threads wait on each other often
+    kernels = []
+    real = pp.PersistentRunner.launch
+
+    def named(self):
+        kernels.append(self.kernel_name)
+        real(self)
+
+    pp.PersistentRunner.launch = named
+    chains, settings = 2, dict(seed=SEED, move="focused", schedule=COOP_SCHEDULE)
+    pp.ROUND_PLATEAUS = 1  # a round a plateau: the warp agrees on its stop often
+    puzzles = [mostly_given(4, 6, 0.75), mostly_given(4, 3, 0.8)]
+    results = list(solver.solve_stream(
+        puzzles, 4, backend="cuda", chains=chains, slots=1, time_limit=None,
+        pool="persistent", spare_chains=False, **settings,
+    ))  # fmt: skip
+    replayed = []
+    for r in results:
+        again = solver.replay_chain(puzzles[r.index], 4, r.solving_chain, chains=chains,
+                                    **settings)  # fmt: skip
+        replayed.append(
+            bool(again.solved) and np.array_equal(again.solution, r.solution)
+            and again.extra["chain_trials"] == r.extra["chain_trials"]
+            and again.extra["chain_proposals"] == r.extra["chain_proposals"]
+        )  # fmt: skip
+    return {
+        "kernels": sorted(set(kernels)),
+        "indices": sorted(r.index for r in results),
+        "solved": sum(r.solved for r in results),
+        "chains": [int(r.solving_chain) for r in results],
+        "proposals": [int(r.extra["chain_proposals"]) for r in results],
+        "replayed": replayed,
+    }
+
+
 if __name__ == "__main__":
     case = sys.argv[1]
     cases = {
@@ -242,5 +295,6 @@ if __name__ == "__main__":
         "stop": case_stop,
         "held": case_held,
         "midstop": case_midstop,
+        "coop": case_coop,
     }
     print(json.dumps(cases[case]()))
