@@ -438,7 +438,9 @@ def _propagate_rows9(masks, status):
             if m != 0 and m & (m - 1) == 0:
                 queue[qlen] = c
                 qlen += 1
-        result = _propagate9(row, queue, qlen, _ALL_UNITS9, _ALL_UNITS9)
+        result = _propagate9(
+            row, queue, np.int64(qlen), np.int64(_ALL_UNITS9), np.int64(_ALL_UNITS9)
+        )
         for c in range(81):
             masks[j, c] = row[c]
         if result == CONTRADICTION:
@@ -470,7 +472,10 @@ def _search9(cells_in, limit, max_nodes, stack, queue, choice, left, solution):
         stack[0, c] = np.int64(1) << (d - 1)
         queue[qlen] = c
         qlen += 1
-    if _propagate9(stack[0], queue, qlen, _ALL_UNITS9, _ALL_UNITS9) == CONTRADICTION:
+    if (
+        _propagate9(stack[0], queue, np.int64(qlen), np.int64(_ALL_UNITS9), np.int64(_ALL_UNITS9))
+        == CONTRADICTION
+    ):
         return 0, 0
     count = 0
     nodes = 0
@@ -532,7 +537,7 @@ def _search9(cells_in, limit, max_nodes, stack, queue, choice, left, solution):
             nxt[i] = cur[i]
         nxt[c] = v
         queue[0] = c
-        if _propagate9(nxt, queue, 1, _UM9[c], 0) != CONTRADICTION:
+        if _propagate9(nxt, queue, np.int64(1), _UM9[c], np.int64(0)) != CONTRADICTION:
             depth += 1
             descend = True
 
@@ -637,7 +642,7 @@ def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution):
             stack[depth + 1, i] = stack[depth, i]
         stack[depth + 1, c] = v
         queue[0] = c
-        hlen, nlen = _mark(c, v, cell_units, todo, 0, 0)
+        hlen, nlen = _mark(c, v, cell_units, todo, np.int64(0), np.int64(0))
         status = _propagate(stack[depth + 1], tables, True, todo, np.int64(1), hlen, nlen)
         if status != CONTRADICTION:
             depth += 1
@@ -714,7 +719,7 @@ def _solve_batch_parallel(puzzles, tables, limit, counts, solutions):
     for b in nb.prange(n_chunks):
         ws = workspace(tables.units.shape[1])
         for i in range(b * chunk, min(n_puzzles, (b + 1) * chunk)):
-            count, _ = search(puzzles[i], tables, limit, -1, 0, ws, solutions[i])
+            count, _ = search(puzzles[i], tables, limit, -1, np.int64(0), ws, solutions[i])
             counts[i] = count
 
 

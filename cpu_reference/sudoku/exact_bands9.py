@@ -315,7 +315,7 @@ def _start(cells_in, F):
         if v > 9:
             return False
         _assign(F, c, v - 1)
-    return _propagate(F, ROW9)
+    return _propagate(F, np.int64(ROW9))
 
 
 @nb.njit(cache=True)

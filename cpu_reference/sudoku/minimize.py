@@ -134,7 +134,7 @@ def minimize_one(grid, units, cell_units, peer_list, N, P, ti, step, steps, max_
             continue
         out[c] = 0
         checks += 1
-        ok, nd = _unique(out, units, cell_units, peer_list, N, P, ws, solution, 0, stack9)
+        ok, nd = _unique(out, units, cell_units, peer_list, N, P, ws, solution, np.int64(0), stack9)
         nodes += nd
         if ok:
             givens -= 1
@@ -168,7 +168,7 @@ def is_minimal(puzzle, units, cell_units, peer_list, N, P):
     stack9 = np.empty((DEPTH, STATE), dtype=np.int32)
     solution = np.zeros(N * N, dtype=np.uint8)
     work = puzzle.copy()
-    ok, _ = _unique(work, units, cell_units, peer_list, N, P, ws, solution, 0, stack9)
+    ok, _ = _unique(work, units, cell_units, peer_list, N, P, ws, solution, np.int64(0), stack9)
     if not ok:
         return False, False
     for c in range(N * N):
@@ -176,7 +176,9 @@ def is_minimal(puzzle, units, cell_units, peer_list, N, P):
             continue
         d = work[c]
         work[c] = 0
-        again, _ = _unique(work, units, cell_units, peer_list, N, P, ws, solution, 0, stack9)
+        again, _ = _unique(
+            work, units, cell_units, peer_list, N, P, ws, solution, np.int64(0), stack9
+        )
         work[c] = d
         if again:
             return True, False
