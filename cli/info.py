@@ -67,11 +67,11 @@ def device_plan() -> dict:
             "plan_note": f"{reason}; `gpu-anneal solve FILE --dry-run --device 'H100 SXM'` "
             "prints the plan on a described card",
         }
-    from gpu_anneal import plan
+    from gpu_anneal import plan, run_plan
     from gpu_anneal.resolve import resolve
     from gpu_anneal.settings import SolveOptions
 
-    return {"plan": plan.summary(resolve(SolveOptions()))}  # a default solve's run plans
+    return {"plan": plan.summary(run_plan.card_plans(resolve(SolveOptions())))}  # a default solve's
 
 
 def run_info() -> int:

@@ -93,9 +93,9 @@ def persistent_kernel(order: int, move: int,
     if not serves(order, move, "coop"):
         return "thread", None
     if limits is None:
-        from gpu_anneal.runners import _shared_limits
+        from gpu_anneal.runners import shared_limits
 
-        limits = _shared_limits()
+        limits = shared_limits()
     kind, why = coop.choose(order, move, "auto", *limits)
     if kind == "thread":
         return kind, why

@@ -69,7 +69,6 @@ from cpu_reference.sudoku.schedules import by_name
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.kernels import cards, perf_model, ptx, sass
 from gpu_anneal.pool_status import STATUS_BYTES
-from gpu_anneal.run_plan import RunPlan, sudoku_plan
 
 MIN_CHAINS_PER_PUZZLE = 64  # one-thread kernels: two warps (host/chains.md)
 MIN_COOP_CHAINS_PER_PUZZLE = 64  # a choice, not measured on a card yet
@@ -299,7 +298,7 @@ def _modeled_rates(order: int, move: str, kernel: str = "thread") -> dict:
 
 
 def make_plan(
-    run: RunPlan,
+    run,
     puzzles: int | None = None,
     device: Card | str | None = None,
     slice_seconds: float = SLICE_SECONDS,
@@ -504,18 +503,17 @@ def count_orders(sources: list[str], fmt: str | None = None) -> dict[int, int]:
     return dict(sorted(counts.items()))
 
 
-def summary(s, device: Card | str | None = None) -> dict:
+def summary(runs: dict, device: Card | str | None = None) -> dict:
     """The card and, for every order the kernels take, its wave and the default launch for a
-    stream of puzzles (what `info` prints for the current device): the run plan of resolved
-    settings `s` (gpu_anneal.settings.Settings; `info`'s: a default solve's) at each order, as
-    run_plan.sudoku_plan builds it for a run on the card."""
-    from gpu_anneal.kernels.sudoku import CUDA_ORDERS  # late: numba.cuda, ~0.19 s
-
+    stream of puzzles (what `info` prints for the current device): `runs` maps each order to
+    its run plan on the card (run_plan.card_plans: a RunPlan, or the InputError that refused
+    it)."""
     card = resolve_card(device)
     orders = {}
-    for order in CUDA_ORDERS:
+    for order, run in runs.items():
         try:
-            run = sudoku_plan(s, order, "cuda", "cuda: the card's plan")
+            if isinstance(run, InputError):
+                raise run
             p = make_plan(run, None, card, host_seconds=0.0, rate=0.0)
         except InputError as exc:
             orders[str(order)] = {"error": str(exc)}

@@ -187,3 +187,17 @@ def pool_plan(
         move=move, move_code=code, schedule=sched, propagate=propagate,
         spare_chains=spare_chains, generator=rules.generator_name(order, code), pool=pool,
     )  # fmt: skip
+
+
+def card_plans(s) -> dict:
+    """order -> the run plan of resolved settings `s` on the card at every order the CUDA
+    kernels take (sudoku_plan), or the InputError that refused it (what `info` plans)."""
+    from gpu_anneal.kernels.sudoku import CUDA_ORDERS  # late: numba.cuda, ~0.19 s
+
+    plans: dict[int, RunPlan | InputError] = {}
+    for order in CUDA_ORDERS:
+        try:
+            plans[order] = sudoku_plan(s, order, "cuda", "cuda: the card's plan")
+        except InputError as exc:
+            plans[order] = exc
+    return plans

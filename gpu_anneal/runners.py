@@ -173,7 +173,7 @@ class CudaRunner:
         ks.check_order(batch.order, batch.move)
         self.batch = batch
         self.stream = cuda.stream()
-        self.kernel_name, why = coop.choose(batch.order, batch.move, kernel, *_shared_limits())
+        self.kernel_name, why = coop.choose(batch.order, batch.move, kernel, *shared_limits())
         if why:
             warnings.warn(why, KernelWarning, stacklevel=2)
         self.launcher = coop if self.kernel_name == "coop" else ks
@@ -362,7 +362,7 @@ class CudaRunner:
             self.d[key].copy_to_host(self.host(key))
 
 
-def _shared_limits() -> tuple[int, int]:
+def shared_limits() -> tuple[int, int]:
     """(shared memory a block may declare, shared memory of an SM) of the current device, in
     bytes (the simulator's stand-in card under NUMBA_ENABLE_CUDASIM)."""
     if simulating():

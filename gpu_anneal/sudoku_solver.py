@@ -248,7 +248,7 @@ def run_pool(
     report = dict(backend=used, seed=seed, move=move)
     spare = (used == "cuda") if plan.spare_chains is None else bool(plan.spare_chains)
     spare = spare and max_trials is None
-    if used == "cuda" and persistent_chosen(plan.pool, order, move):
+    if used == "cuda" and persistent_chosen(plan.pool, order, plan.move_code):
         yield from run_persistent(batch, source, seed, first_chain, first_index, report,
                                   plan.propagate, spare, count, time_limit, _results,
                                   InterruptedBatch)  # fmt: skip

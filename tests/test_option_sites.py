@@ -118,17 +118,17 @@ def test_the_solve_path_settles_no_option_again(option):
 
 
 def test_the_launch_model_and_the_dry_run_take_a_run_plan():
-    """plan.make_plan and plan.summary read a RunPlan (run_plan.sudoku_plan's); --dry-run's
+    """plan.make_plan and plan.summary read RunPlans (run_plan.sudoku_plan's); --dry-run's
     plans are built from resolved settings, the move that runs read from each order's plan."""
     import inspect
 
-    from gpu_anneal import backend_choice, plan
+    from gpu_anneal import backend_choice, plan, run_plan
 
     assert list(inspect.signature(plan.make_plan).parameters)[0] == "run"
     for describe in (backend_choice.describe_plans, backend_choice.describe_cores):
         body = inspect.getsource(describe)
         assert "sudoku_plan(s, order" in body and "run.move" in body
-    assert "sudoku_plan(s, order" in inspect.getsource(plan.summary)
+    assert "sudoku_plan(s, order" in inspect.getsource(run_plan.card_plans)
 
 
 def test_a_grid_kind_solves_with_what_it_is_given():

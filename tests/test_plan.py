@@ -16,7 +16,7 @@ from simulate import run_simulated
 
 from cpu_reference.errors import InputError, LimitWarning
 from cpu_reference.sudoku.formats import read_puzzles
-from gpu_anneal import plan
+from gpu_anneal import plan, run_plan
 from gpu_anneal.backend_choice import describe_plans
 from gpu_anneal.resolve import resolve
 from gpu_anneal.run_plan import sudoku_plan
@@ -258,7 +258,7 @@ def test_a_million_chains_keep_a_5_second_limit():
 def test_summary_plans_the_default_techniques_move():
     """`info`'s plan is the launch `gpu-anneal solve FILE` makes: focused-two's kernel on 9x9
     (7 blocks an H100 SM, not the Sirdey kernel's 8), focused from 16x16."""
-    orders = plan.summary(settings(), "H100 SXM")["orders"]
+    orders = plan.summary(run_plan.card_plans(settings()), "H100 SXM")["orders"]
     assert orders["3"]["move"] == "focused-two" and orders["4"]["move"] == "focused"
     for order, entry in orders.items():
         p = plan.launch_plan(int(order), entry["move"], device="H100 SXM", **FIXED)
