@@ -46,11 +46,14 @@ MODELS = {
 }
 
 
+# Each layout with each order's default move in CI (focused-two on 9x9, focused from 16x16);
+# the other pairs, the same conflict-set upkeep, in the slow run.
+SLOW = pytest.mark.slow
 CASES = [
-    *[(kind, 3, "top95_head.txt", FOCUSED) for kind in MODELS],
-    *[(kind, 4, "general_16x16_head.tsv", FOCUSED) for kind in MODELS],
     *[(kind, 3, "top95_head.txt", TWO) for kind in MODELS],
-    ("computed masks", 4, "general_16x16_head.tsv", TWO),
+    *[(kind, 4, "general_16x16_head.tsv", FOCUSED) for kind in MODELS],
+    *[pytest.param(kind, 3, "top95_head.txt", FOCUSED, marks=SLOW) for kind in MODELS],
+    pytest.param("computed masks", 4, "general_16x16_head.tsv", TWO, marks=SLOW),
 ]
 
 
