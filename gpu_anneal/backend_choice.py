@@ -313,8 +313,10 @@ def solve_seconds(
 
 def cpu_seconds(w: Workload, cores: Cores) -> float:
     """Predicted seconds of a Sudoku workload on the cores."""
+    from gpu_anneal.run_plan import cpu_chains
+
     slots = w.batch or 1
-    cpp = w.chains or max(1, math.ceil(cores.threads / slots))
+    cpp = w.chains or cpu_chains(cores.threads, slots)
     s0, m = restart_work(w.order)
     n = max(1, w.puzzles)
     solve = solve_seconds(n, min(slots, n), cpp, cores.rate, cores.threads, s0, m)

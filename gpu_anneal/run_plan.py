@@ -71,7 +71,14 @@ def default_chains(backend: str, puzzles: int) -> int:
 
         shape = plan.launch_plan(3, "sirdey", batch=max(1, puzzles), host_seconds=0.0)
         return shape["chains_per_puzzle"]
-    return max(1, math.ceil(cpu_threads() / max(1, puzzles)))
+    return cpu_chains(cpu_threads(), puzzles)
+
+
+def cpu_chains(threads: int, slots: int) -> int:
+    """Chains a puzzle when none is asked on the CPU: enough for `slots` puzzles at once to
+    fill `threads` threads (the run's default, and the cost model's for the machine it
+    prices)."""
+    return max(1, math.ceil(threads / max(1, slots)))
 
 
 def number_text(x: float) -> str:

@@ -68,11 +68,12 @@ SITES = {
             "cli/bench.py": 1,
         },
     ),
-    # chains defaulted: the pool's one default (run_plan.default_chains) and the grid kinds'
+    # chains defaulted: the pool's one default (run_plan.default_chains, its CPU share
+    # run_plan.cpu_chains, which the cost model behind `auto` prices too) and the grid kinds'
     # one default (run_plan.GRID_CHAINS)
     "chains default": (
-        r"\bdefault_chains\(|GRID_CHAINS\[|4096 if|else 16\b",
-        {"gpu_anneal/run_plan.py": 3},
+        r"\bdefault_chains\(|\bcpu_chains\(|GRID_CHAINS\[|4096 if|else 16\b",
+        {"gpu_anneal/run_plan.py": 4, "gpu_anneal/backend_choice.py": 1},
     ),
     # backend: one resolver (backends.resolve_backend, one device probe: cuda_status)
     "backend": (
