@@ -4,6 +4,9 @@ once, and a Ctrl-C held until every range has ended."""
 from __future__ import annotations
 
 import _thread
+import os
+import select
+import signal
 import threading
 import time
 
@@ -81,3 +84,35 @@ def test_a_failing_range_is_raised_after_the_others_end():
         numba.set_num_threads(before)
     if numba.get_num_threads() > 1:
         assert len(done) == len(threads.pieces(12, 2)) - 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_runs_chains_on_threads_of_its_own():
+    """A pool made before a fork has no threads in the child: the child makes its own."""
+    seen = []
+
+    def run(lo, hi, out):
+        out.extend(range(lo, hi))
+
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        threads.over_chains(run, 8, (seen,))  # the parent's pool exists now
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: exit 0 once its chains have run, on whatever threads it makes
+            try:
+                got = []
+                threads.over_chains(run, 8, (got,))
+                os.write(write, b"ok" if sorted(got) == list(range(8)) else b"no")
+            finally:
+                os._exit(0)
+        os.close(write)
+        ready, _, _ = select.select([read], [], [], 30)  # a child stuck on dead threads: none
+        answer = os.read(read, 2) if ready else b""
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        assert answer == b"ok"
+    finally:
+        numba.set_num_threads(before)

@@ -13,6 +13,7 @@ interrupt also lands when the loop returns).
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -23,6 +24,17 @@ PIECES_A_THREAD = 4  # pieces a thread: chains that finish early leave less of a
 
 _pools: dict[int, ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
+
+
+def _forget_pools() -> None:
+    """In a forked child: the parent's pools have no threads there; new ones are made."""
+    global _pools_lock
+    _pools.clear()
+    _pools_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pools)
 
 
 def _pool(threads: int) -> ThreadPoolExecutor:
