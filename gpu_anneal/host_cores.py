@@ -38,6 +38,17 @@ _lock = threading.Lock()
 _state: dict = {"threads": None, "pool": None, "size": 0}
 
 
+def _forget_pool() -> None:
+    """In a forked child: the parent's pool has no threads there; a new one is made."""
+    global _lock
+    _lock = threading.Lock()
+    _state.update(pool=None, size=0)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 def default_threads() -> int:
     """GPU_ANNEAL_HOST_THREADS when set (a positive integer), else the machine's cores."""
     text = os.environ.get("GPU_ANNEAL_HOST_THREADS", "").strip()

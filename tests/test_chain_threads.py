@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import _thread
 import os
-import select
-import signal
 import threading
 import time
 
 import numba
 import pytest
+from forked import in_forked_child
 
 from cpu_reference.anneal import threads
 
@@ -89,30 +88,19 @@ def test_a_failing_range_is_raised_after_the_others_end():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
 def test_a_forked_child_runs_chains_on_threads_of_its_own():
     """A pool made before a fork has no threads in the child: the child makes its own."""
-    seen = []
 
     def run(lo, hi, out):
         out.extend(range(lo, hi))
 
+    def child_runs_every_chain() -> bool:
+        got = []
+        threads.over_chains(run, 8, (got,))
+        return sorted(got) == list(range(8))
+
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
-        threads.over_chains(run, 8, (seen,))  # the parent's pool exists now
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: exit 0 once its chains have run, on whatever threads it makes
-            try:
-                got = []
-                threads.over_chains(run, 8, (got,))
-                os.write(write, b"ok" if sorted(got) == list(range(8)) else b"no")
-            finally:
-                os._exit(0)
-        os.close(write)
-        ready, _, _ = select.select([read], [], [], 30)  # a child stuck on dead threads: none
-        answer = os.read(read, 2) if ready else b""
-        if not ready:
-            os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        assert answer == b"ok"
+        assert child_runs_every_chain()  # the parent's pool exists now
+        assert in_forked_child(child_runs_every_chain) is True
     finally:
         numba.set_num_threads(before)

@@ -3,11 +3,13 @@ the one-call functions give: deduction, tables, verification; and how rows are c
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
+from forked import in_forked_child
 
 from benchmarks.isomorphs import isomorphs
 from cpu_reference.errors import InputError
@@ -95,3 +97,16 @@ def test_thread_count_from_the_environment_and_its_errors(monkeypatch):
             host_cores.threads()
     with pytest.raises(InputError, match="at least 1"), host_cores.using(0):
         pass
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_child_makes_its_own_pool():
+    """The parent's pool has no threads in a forked child: the child's host work makes one."""
+
+    def chunks_run() -> bool:
+        with host_cores.using(2):
+            starts = host_cores.map_chunks(lambda s: s.start, 4 * host_cores.MIN_CHUNK)
+        return starts == [0, 2 * host_cores.MIN_CHUNK]
+
+    assert chunks_run()  # the parent's pool exists now
+    assert in_forked_child(chunks_run) is True
