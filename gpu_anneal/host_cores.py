@@ -21,32 +21,19 @@ for a block (bench_host measures 1, 2 and all cores that way).
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
 
+from cpu_reference.anneal.threads import thread_pool
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.batch import logic_fill_many, puzzle_tables
 from cpu_reference.sudoku.verify import verify_many
 
 MIN_CHUNK = 64  # fewer rows a thread than this cost more in hand-off than they save
 
-_lock = threading.Lock()
-_state: dict = {"threads": None, "pool": None, "size": 0}
-
-
-def _forget_pool() -> None:
-    """In a forked child: the parent's pool has no threads there; a new one is made."""
-    global _lock
-    _lock = threading.Lock()
-    _state.update(pool=None, size=0)
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool)
+_state: dict = {"threads": None}
 
 
 def default_threads() -> int:
@@ -82,18 +69,6 @@ def using(n: int) -> Iterator[None]:
         _state["threads"] = before
 
 
-def _executor(n: int) -> ThreadPoolExecutor:
-    """The shared pool of at least n worker threads (made again, larger, when asked for more)."""
-    with _lock:
-        if _state["pool"] is None or _state["size"] < n:
-            old = _state["pool"]
-            _state["pool"] = ThreadPoolExecutor(n, thread_name_prefix="gpu-anneal-host")
-            _state["size"] = n
-            if old is not None:
-                old.shutdown(wait=False)
-        return _state["pool"]
-
-
 def chunks(rows: int, n: int | None = None) -> list[slice]:
     """The row slices `rows` rows are cut into for n threads (default: threads()): as equal as
     may be, MIN_CHUNK rows each at least, one slice when that leaves one."""
@@ -109,7 +84,7 @@ def map_chunks(work: Callable[[slice], object], rows: int) -> list:
     parts = chunks(rows)
     if len(parts) == 1:
         return [work(parts[0])]
-    futures = [_executor(len(parts) - 1).submit(work, s) for s in parts[1:]]
+    futures = [thread_pool("host", len(parts) - 1).submit(work, s) for s in parts[1:]]
     first = work(parts[0])
     return [first, *(f.result() for f in futures)]
 

@@ -4,7 +4,8 @@ A compiled range function `run(lo, hi, *args)` (numba `nogil=True`) advances cha
 `over_chains` cuts 0..count-1 into contiguous pieces and runs them on a pool of as many threads
 as numba.get_num_threads() says for the caller (`--threads`, numba.set_num_threads), the caller
 waiting. One range function compiles in a fraction of the time a numba parallel loop around the
-same body takes, and that compile is paid once per rules specialisation.
+same body takes, and that compile is paid once per rules specialisation. The pools themselves
+(thread_pool) serve gpu_anneal.host_cores's row chunks too, each use with pools of its own.
 
 A Ctrl-C in the caller while the pieces run is held until every piece has finished, then
 raised: the chains' arrays are never read half-written (as with a numba parallel loop, whose
@@ -22,7 +23,7 @@ import numba
 
 PIECES_A_THREAD = 4  # pieces a thread: chains that finish early leave less of a thread idle
 
-_pools: dict[int, ThreadPoolExecutor] = {}
+_pools: dict[tuple[str, int], ThreadPoolExecutor] = {}
 _pools_lock = threading.Lock()
 
 
@@ -37,12 +38,15 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pools)
 
 
-def _pool(threads: int) -> ThreadPoolExecutor:
+def thread_pool(use: str, threads: int) -> ThreadPoolExecutor:
+    """The process's pool of `threads` worker threads for one use ("chains" here, "host" for
+    gpu_anneal.host_cores): made once, kept for the process, made again in a forked child.
+    Uses keep pools of their own, so that no work waits behind another use's."""
     with _pools_lock:
-        pool = _pools.get(threads)
+        pool = _pools.get((use, threads))
         if pool is None:
-            pool = ThreadPoolExecutor(threads, thread_name_prefix="gpu-anneal-chains")
-            _pools[threads] = pool
+            pool = ThreadPoolExecutor(threads, thread_name_prefix=f"gpu-anneal-{use}")
+            _pools[(use, threads)] = pool
         return pool
 
 
@@ -63,7 +67,8 @@ def over_chains(run: Callable, count: int, args: tuple) -> None:
     if threads <= 1:
         run(0, count, *args)
         return
-    futures = [_pool(threads).submit(run, lo, hi, *args) for lo, hi in pieces(count, threads)]
+    pool = thread_pool("chains", threads)
+    futures = [pool.submit(run, lo, hi, *args) for lo, hi in pieces(count, threads)]
     interrupted, failure = False, None
     for future in futures:
         while True:
