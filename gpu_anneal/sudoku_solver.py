@@ -74,7 +74,7 @@ from cpu_reference.sudoku.schedules import Schedule
 from gpu_anneal import host_cores, interrupts, phases, pool_status, timeline, validate
 from gpu_anneal.persistent_pool import persistent_kernel, run_persistent
 from gpu_anneal.persistent_pool import serves as persistent_serves
-from gpu_anneal.run_plan import RunPlan, default_chains, pool_plan  # noqa: F401 - default_chains: re-exported
+from gpu_anneal.run_plan import RunPlan, pool_plan
 from gpu_anneal.runners import make_runner
 
 
