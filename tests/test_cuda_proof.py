@@ -70,9 +70,11 @@ def _every_kernel() -> list[tuple[str, object, str]]:
 
 def _kernel_cases() -> list:
     """_every_kernel as pytest params: every kernel on every architecture (5-60 s a build).
-    CI's default run keeps every kernel on sm_90, and on sm_80 the 4x4, 9x9, Shikaku and Hashi
-    kernels; the rest of the matrix, the same sources built for sm_80 at orders 4 and up and the
-    moves other than the default one at 49x49 and 64x64, is marked slow (`-m slow` runs it)."""
+    CI's default run keeps every kernel at 4x4 and 9x9 on both architectures, Shikaku and Hashi
+    on both, every move's one-thread and cooperative kernel at 16x16 on sm_90, and the default
+    move's (presets.move_of("auto", order)) at every larger order on sm_90. The rest of the
+    matrix, the same sources built for sm_80 from 16x16 up and for the other moves at 25x25 and
+    up, is marked slow (`-m slow` runs it)."""
     return [
         pytest.param(
             name, key, arch, marks=[pytest.mark.slow] if _long_build(name, key, arch) else []
@@ -86,7 +88,11 @@ def _long_build(name: str, key, arch: str) -> bool:
     order (see _kernel_cases)."""
     if not isinstance(key, int):
         return False
-    return (arch == "sm_80" and key >= 4) or (key >= 7 and name != "sudoku-focused")
+    from cpu_reference.sudoku.presets import move_of
+
+    default_move = move_of("auto", key)
+    default_kernel = name in (f"sudoku-{default_move}", f"sudoku-coop-{default_move}")
+    return (arch == "sm_80" and key >= 4) or (key >= 5 and not default_kernel)
 
 
 @functools.cache
