@@ -65,6 +65,64 @@ def test_ctrl_c_waits_for_every_range_then_is_raised():
     assert sorted(done) == threads.pieces(40, 2)
 
 
+class _SlowToHandOut:
+    """A pool whose second submit has a Ctrl-C land in the caller while pieces are still being
+    handed out (the main thread runs the handler at its next step)."""
+
+    def __init__(self, pool):
+        self.pool, self.submitted = pool, 0
+
+    def submit(self, *args):
+        self.submitted += 1
+        if self.submitted == 2:
+            _thread.interrupt_main()
+        return self.pool.submit(*args)
+
+
+def test_ctrl_c_while_the_pieces_are_handed_out_waits_for_every_range(monkeypatch):
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one numba thread: the caller runs the chains itself")
+    done = []
+
+    def run(lo, hi):
+        time.sleep(0.05)
+        done.append((lo, hi))
+
+    real = threads.thread_pool
+    monkeypatch.setattr(threads, "thread_pool", lambda use, n: _SlowToHandOut(real(use, n)))
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        with pytest.raises(KeyboardInterrupt):
+            threads.over_chains(run, 40, ())
+    finally:
+        numba.set_num_threads(before)
+    assert sorted(done) == threads.pieces(40, 2)
+
+
+def test_a_press_held_goes_to_the_handler_that_was_in_place():
+    import signal
+
+    calls = []
+    before = signal.signal(signal.SIGINT, lambda signum, frame: calls.append(signum))
+    try:
+        with threads.sigint_held() as held:
+            _thread.interrupt_main()
+            time.sleep(0.01)  # the handler runs in the block: the press is held
+            assert calls == [] and len(held.frames) == 1
+        assert calls == []
+        held.deliver()
+        assert calls == [signal.SIGINT]
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        with threads.sigint_held() as held:
+            _thread.interrupt_main()
+            time.sleep(0.01)
+        held.deliver()  # an ignored SIGINT stays ignored
+        assert calls == [signal.SIGINT]
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def test_a_failing_range_is_raised_after_the_others_end():
     done = []
 

@@ -7,17 +7,20 @@ waiting. One range function compiles in a fraction of the time a numba parallel 
 same body takes, and that compile is paid once per rules specialisation. The pools themselves
 (thread_pool) serve gpu_anneal.host_cores's row chunks too, each use with pools of its own.
 
-A Ctrl-C in the caller while the pieces run is held until every piece has finished, then
-raised: the chains' arrays are never read half-written (as with a numba parallel loop, whose
-interrupt also lands when the loop returns).
+A Ctrl-C in the caller while the pieces are handed out or run is held until every piece has
+finished, then handed to the SIGINT handler that was in place (Python's own raises
+KeyboardInterrupt): the chains' arrays are never read half-written (as with a numba parallel loop,
+whose interrupt also lands when the loop returns).
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numba
 
@@ -60,27 +63,59 @@ def pieces(count: int, threads: int) -> list[tuple[int, int]]:
     return list(zip(bounds[:-1], bounds[1:], strict=True))
 
 
+class HeldSigint:
+    """What sigint_held saw: the handler in place before (previous) and the frames of the
+    presses recorded (frames)."""
+
+    def __init__(self, previous) -> None:
+        self.previous = previous
+        self.frames: list = []
+
+    def deliver(self) -> None:
+        """Hand a recorded press to the handler that was in place: a Python handler is called;
+        the default action (or a handler set outside Python) raises KeyboardInterrupt; an
+        ignored SIGINT stays ignored. Nothing without a press."""
+        if not self.frames:
+            return
+        if callable(self.previous):
+            self.previous(signal.SIGINT, self.frames[-1])
+        elif self.previous != signal.SIG_IGN:
+            raise KeyboardInterrupt
+
+
+@contextmanager
+def sigint_held() -> Iterator[HeldSigint]:
+    """Within the block a SIGINT to the main thread is recorded, not acted on; the handler in
+    place before is put back on leaving. The caller hands a press on (HeldSigint.deliver) once
+    its work is safe to leave. In other threads, which never get SIGINT, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield HeldSigint(None)
+        return
+    held = HeldSigint(signal.getsignal(signal.SIGINT))
+    signal.signal(signal.SIGINT, lambda signum, frame: held.frames.append(frame))
+    try:
+        yield held
+    finally:
+        signal.signal(signal.SIGINT, held.previous if held.previous is not None else signal.SIG_DFL)
+
+
 def over_chains(run: Callable, count: int, args: tuple) -> None:
     """run(lo, hi, *args) over chains 0..count-1 on the caller's numba thread count; returns when
-    every chain is done (a Ctrl-C meanwhile is raised then)."""
+    every chain is done (a Ctrl-C meanwhile, even while the pieces are handed out, is handed on
+    then)."""
     threads = min(int(numba.get_num_threads()), count)
     if threads <= 1:
         run(0, count, *args)
         return
     pool = thread_pool("chains", threads)
-    futures = [pool.submit(run, lo, hi, *args) for lo, hi in pieces(count, threads)]
-    interrupted, failure = False, None
-    for future in futures:
-        while True:
+    failure = None
+    with sigint_held() as held:
+        futures = [pool.submit(run, lo, hi, *args) for lo, hi in pieces(count, threads)]
+        for future in futures:
             try:
                 future.result()
-            except KeyboardInterrupt:
-                interrupted = True
-                continue
             except Exception as exc:  # noqa: BLE001 - raised once every piece has ended
                 failure = failure or exc
-            break
     if failure is not None:
         raise failure
-    if interrupted:
-        raise KeyboardInterrupt
+    held.deliver()
