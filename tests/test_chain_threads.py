@@ -15,6 +15,17 @@ from forked import in_forked_child
 from cpu_reference.anneal import threads
 
 
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler for the test (a process started in a shell's background
+    inherits SIGINT ignored, and Python then installs none)."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 @pytest.mark.parametrize(("count", "workers"), [(1, 4), (7, 2), (64, 2), (1000, 3), (5, 16)])
 def test_pieces_cover_every_chain_once_in_order(count, workers):
     parts = threads.pieces(count, workers)
@@ -44,7 +55,7 @@ def test_every_chain_runs_once_on_the_callers_thread_count():
         numba.set_num_threads(before)
 
 
-def test_ctrl_c_waits_for_every_range_then_is_raised():
+def test_ctrl_c_waits_for_every_range_then_is_raised(python_sigint):
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("one numba thread: the caller runs the chains itself")
     done = []
@@ -79,7 +90,7 @@ class _SlowToHandOut:
         return self.pool.submit(*args)
 
 
-def test_ctrl_c_while_the_pieces_are_handed_out_waits_for_every_range(monkeypatch):
+def test_ctrl_c_while_the_pieces_are_handed_out_waits_for_every_range(monkeypatch, python_sigint):
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("one numba thread: the caller runs the chains itself")
     done = []
