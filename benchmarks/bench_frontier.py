@@ -2,7 +2,8 @@
 
     python -m benchmarks.bench_frontier [--orders 6,7,8] [--fills 40,45,50,55] [--count 5]
         [--limit 20 | --limit 6:60,7:120,8:300] [--seed 1] [--solvers gpu-anneal,cp-sat,cadical]
-        [--backend cpu] [--grace 60] [--instances DIR] [--out PATH] [--append] [--render]
+        [--backend cpu] [--schedule S] [--grace 60] [--instances DIR] [--out PATH] [--append]
+        [--render]
 
 Instances: `--count` per order and fill, made Lewis-style from `--seed`
 (benchmarks/frontier_instances.py: a random solved grid, ceil(f x N^2 / 100) cells kept at
@@ -19,6 +20,9 @@ order), one process at a time, each in its own process with a hard timeout of th
                  first instance one probe solve (limit 1 s, not counted) loads its code and finds
                  whether the engine takes the order: where it refuses, every instance of the
                  order reads "refused: MESSAGE" with the engine's one-line message.
+                 `--schedule S` runs that schedule in place of the default technique's (the
+                 rest of the technique as by default), for measuring schedule candidates on
+                 instances of another `--seed` into another `--out`.
     cp-sat       OR-Tools CP-SAT, 1 worker, AllDifferent model (benchmarks/frontier_peers.py)
     cadical      CaDiCaL 1.9.5 through python-sat, the standard CNF (benchmarks/frontier_peers.py)
 
@@ -148,11 +152,12 @@ def engine_message(stderr: str) -> str:
 
 
 def gpu_anneal_command(limit: float, args) -> list[str]:
-    """The CLI call that solves one tsv instance from stdin with the default technique."""
+    """The CLI call that solves one tsv instance from stdin with the default technique (its
+    schedule replaced by args.schedule when given)."""
     return [
         sys.executable, "-m", "gpu_anneal", "solve", "-", "--format", "tsv",
         "--backend", args.backend, "--time-limit", f"{limit:g}", "--seed", str(args.seed),
-        "--output", "jsonl", "-q",
+        "--output", "jsonl", "-q", *(["--schedule", args.schedule] if args.schedule else []),
     ]  # fmt: skip
 
 
@@ -297,6 +302,14 @@ def instance_text(row: dict) -> str:
     return text
 
 
+def label(result: dict, solver: str) -> str:
+    """A solver's row label; gpu-anneal's names the schedule its last run gave (--schedule)."""
+    schedule = result["runs"][-1]["args"].get("schedule") if result["runs"] else None
+    if solver == "gpu-anneal" and schedule:
+        return f"gpu-anneal, schedule `{schedule}`"
+    return LABELS.get(solver, solver)
+
+
 def render(result: dict) -> str:
     """The markdown report: one table per order (solvers by fill), then every instance."""
     table = result["table"]
@@ -329,7 +342,7 @@ def render(result: dict) -> str:
                 found = [e for e in part if (e["fill"], e["limit"], e["solver"]) ==
                          (fill, limit, solver)]  # fmt: skip
                 cells.append(cell_text(found[0]) if found else "-")
-            lines.append("| " + " | ".join([LABELS.get(solver, solver), *cells]) + " |")
+            lines.append("| " + " | ".join([label(result, solver), *cells]) + " |")
         lines.append("")
     lines += [
         "## Every instance",
@@ -374,6 +387,7 @@ def parse_args(argv: list[str] | None):
     ap.add_argument("--seed", type=int, default=1, help="instances' seed (and gpu-anneal's)")
     ap.add_argument("--solvers", default=",".join(SOLVERS), help=", ".join(SOLVERS))
     ap.add_argument("--backend", default="cpu", help="gpu-anneal's --backend (cpu, cuda, auto)")
+    ap.add_argument("--schedule", default=None, help="gpu-anneal's --schedule (default: none)")
     ap.add_argument("--grace", type=float, default=60.0,
                     help="seconds past the limit before a solver process is killed")  # fmt: skip
     ap.add_argument("--instances", default=str(INSTANCES), help="folder of the instance files")
@@ -440,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m benchmarks.bench_frontier " + shlex.join(
         argv if argv is not None else sys.argv[1:]
     )
-    kept = ("orders", "fills", "count", "limit", "seed", "solvers", "backend", "grace")
+    kept = ("orders", "fills", "count", "limit", "seed", "solvers", "backend", "schedule", "grace")
     settings = {k: getattr(args, k) for k in kept}
     run = {"command": command, "commit": git("rev-parse", "--short", "HEAD"), "args": settings,
            "machine": machine("ortools", "pysat")}  # fmt: skip
