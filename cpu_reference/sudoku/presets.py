@@ -18,9 +18,10 @@ t0 restarts whichever schedule runs. A preset name takes the same key=value tail
 it expands to; keys given there win over the preset's ("band:t0=0.3").
 
 The values were chosen from measured sweeps: benchmarks/results/tuning/sweep_tts_9x9*.md (9x9,
-by TTS99 on training puzzles) and benchmarks/results/tuning/anneal_peers_tune_*.md (16x16 and
-above, by wall seconds on Lloyd & Amos training instances); docs/algorithm.md says which file
-gave each value.
+by TTS99 on training puzzles), benchmarks/results/tuning/anneal_peers_tune_*.md (16x16 to 36x36,
+by wall seconds on Lloyd & Amos training instances) and frontier_tune_49x49_*.md (49x49, by wall
+seconds on Lewis-style training instances of another seed than bench_frontier's);
+docs/algorithm.md says which file gave each value.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ _SHORT_BAND = "geometric:t0=0.32,t_final=0.2,ratio=0.9999765,stall=0,reheat=0.28
 _FOCUSED_TWO_9X9 = "geometric:t0=0.5,t_final=0.48,ratio=0.99997959,stall=0"  # 2,000 plateaus
 # 0.36 -> 0.26 in about 16,000; an unsolved trial reheated to 0.3 up to 3 times in a row
 _FOCUSED_BAND = "geometric:t0=0.36,t_final=0.26,ratio=0.99998,stall=0,reheat=0.3,reheats=3"
+# 49x49 (and 64x64, not swept: the largest order's values) a cooler band: 0.3 -> 0.2, reheat 0.25
+_FOCUSED_BAND_49 = "geometric:t0=0.30,t_final=0.20,ratio=0.99998,stall=0,reheat=0.25,reheats=3"
 
 # preset -> order -> the schedule string it stands for (orders above 6 take the last one)
 PRESETS: dict[str, dict[int, str]] = {
@@ -43,6 +46,7 @@ PRESETS: dict[str, dict[int, str]] = {
         4: _FOCUSED_BAND,
         5: _FOCUSED_BAND,
         6: _FOCUSED_BAND,
+        7: _FOCUSED_BAND_49,
     },
     "candidate-auto": {
         2: _SHORT_9X9,
@@ -96,8 +100,8 @@ def move_of(name: str, order: int) -> str:
 
 def expand(name: str, order: int) -> str:
     """The schedule string a preset name (with an optional ':key=value,...' tail) stands for at
-    this order (orders above the table's take its largest order's: 49x49 and 64x64 run the
-    36x36 values, not swept for them); a name that is no preset comes back unchanged."""
+    this order (orders above the table's take its largest order's); a name that is no preset
+    comes back unchanged."""
     base, colon, tail = name.partition(":")
     table = PRESETS.get(base)
     if table is None:
