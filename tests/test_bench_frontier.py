@@ -203,3 +203,20 @@ def test_an_order_the_engine_refuses_reads_refused(tmp_path):
     (row,) = summary.frontier(summary.Results(tmp_path / "res"))
     assert row.what.endswith("at 45 % fill (2), 5 s limit")
     assert row.figure == f"{bf.LABELS['gpu-anneal']}: {result['rows'][0]['status']}"
+
+
+def test_a_schedule_given_runs_in_place_of_the_default_and_names_the_row():
+    """--schedule S goes to gpu-anneal's command line, and the table's gpu-anneal row names it;
+    without it the command has no --schedule and the row reads the default technique."""
+    schedule = "geometric:t0=0.3,t_final=0.2,ratio=0.99998,stall=0"
+    given = bf.parse_args(["--orders", "3", "--schedule", schedule])
+    plain = bf.parse_args(["--orders", "3"])
+    command = bf.gpu_anneal_command(10, given)
+    assert command[command.index("--schedule") + 1] == schedule
+    assert "--schedule" not in bf.gpu_anneal_command(10, plain)
+    runs = {"runs": [{"args": {"schedule": schedule}}]}
+    assert bf.label(runs, "gpu-anneal") == f"gpu-anneal, schedule `{schedule}`"
+    assert (
+        bf.label({"runs": [{"args": {"schedule": None}}]}, "gpu-anneal") == bf.LABELS["gpu-anneal"]
+    )
+    assert bf.label(runs, "cadical") == bf.LABELS["cadical"]
