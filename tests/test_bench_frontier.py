@@ -132,6 +132,7 @@ def test_refusal_timeout_and_medians_read_from_processes():
         (["--solvers", "gpu-anneal,minisat"], "'minisat' is not one of"),
         (["--limit", "6:20", "--orders", "6,7"], "no limit for order 7"),
         (["--fills", "120"], "percentage"),
+        (["--out", "results/tune_t0_0.30"], "without a suffix"),
     ],
 )
 def test_bad_options_exit_with_one_line(argv, fault, capsys):
