@@ -55,6 +55,19 @@ def test_every_chain_runs_once_on_the_callers_thread_count():
         numba.set_num_threads(before)
 
 
+def _every_range_ends_before_the_interrupt(run, done: list) -> None:
+    """over_chains(run, 40) on two threads raises KeyboardInterrupt only after every range
+    has appended itself to `done`."""
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(2)
+        with pytest.raises(KeyboardInterrupt):
+            threads.over_chains(run, 40, ())
+    finally:
+        numba.set_num_threads(before)
+    assert sorted(done) == threads.pieces(40, 2)
+
+
 def test_ctrl_c_waits_for_every_range_then_is_raised(python_sigint):
     if numba.config.NUMBA_NUM_THREADS < 2:
         pytest.skip("one numba thread: the caller runs the chains itself")
@@ -66,14 +79,7 @@ def test_ctrl_c_waits_for_every_range_then_is_raised(python_sigint):
         time.sleep(0.05)
         done.append((lo, hi))
 
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(2)
-        with pytest.raises(KeyboardInterrupt):
-            threads.over_chains(run, 40, ())
-    finally:
-        numba.set_num_threads(before)
-    assert sorted(done) == threads.pieces(40, 2)
+    _every_range_ends_before_the_interrupt(run, done)
 
 
 class _SlowToHandOut:
@@ -101,14 +107,7 @@ def test_ctrl_c_while_the_pieces_are_handed_out_waits_for_every_range(monkeypatc
 
     real = threads.thread_pool
     monkeypatch.setattr(threads, "thread_pool", lambda use, n: _SlowToHandOut(real(use, n)))
-    before = numba.get_num_threads()
-    try:
-        numba.set_num_threads(2)
-        with pytest.raises(KeyboardInterrupt):
-            threads.over_chains(run, 40, ())
-    finally:
-        numba.set_num_threads(before)
-    assert sorted(done) == threads.pieces(40, 2)
+    _every_range_ends_before_the_interrupt(run, done)
 
 
 def test_a_press_held_goes_to_the_handler_that_was_in_place():
