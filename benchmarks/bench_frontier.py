@@ -410,9 +410,6 @@ def parse_args(argv: list[str] | None):
         ap.error("--fills: a fill is a percentage 0..100")
     if args.count < 1 or any(x <= 0 for x in args.limits.values()) or args.grace < 0:
         ap.error("--count and --limit must be positive, --grace not negative")
-    if Path(args.out).suffix:
-        ap.error(f"--out: give the path without a suffix ({Path(args.out).name!r} has one: "
-                 ".json and .md replace it)")  # fmt: skip
     return args
 
 

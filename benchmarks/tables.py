@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -41,7 +42,20 @@ def rerender(out, render) -> None:
     out.with_suffix(".md").write_text(render(json.loads(out.with_suffix(".json").read_text())))
 
 
+def out_path(text: str) -> str:
+    """--out's value: a results path without suffix (OUT.json and OUT.md replace one, so a name
+    with a dot would lose what follows it); argparse reports a refusal in one line."""
+    if Path(text).suffix:
+        raise argparse.ArgumentTypeError(
+            f"give the path without a suffix ({Path(text).name!r} has one: "
+            ".json and .md replace it)"
+        )
+    return text
+
+
 def add_out_arguments(ap, default) -> None:
     """The results arguments of a benchmark: --out (path without suffix) and --render."""
-    ap.add_argument("--out", default=str(default), help="results path without suffix")
+    ap.add_argument(
+        "--out", type=out_path, default=str(default), help="results path without suffix"
+    )
     ap.add_argument("--render", action="store_true", help="only rewrite OUT.md from OUT.json")
