@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from peer_masks import marked_cells
 from typer.testing import CliRunner
 
 from benchmarks.frontier_instances import cut, lloyd_amos_text, pattern_grid, read_lloyd_amos
@@ -18,6 +19,8 @@ from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import logic_fill_many
 from cpu_reference.sudoku.exact import solve_exact
 from cpu_reference.sudoku.formats import FORMAT_ORDERS, format_grid, iter_puzzles, read_puzzles
+from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.packing import linear_peer_tables, packing
 from cpu_reference.sudoku.verify import verify_solution
 
 runner = CliRunner()
@@ -191,12 +194,43 @@ def test_a_49x49_grid_is_annealed_on_the_cpu_and_verified(tmp_path):
 @pytest.mark.slow
 def test_a_64x64_lloyd_amos_file_is_annealed_on_the_cpu_and_verified(tmp_path):
     """The 64x64 file as above, annealed on the CPU (deduction first): solved, verified. Slow
-    where the 64x64 rules compile afresh (their 2 MB peer tables keep numba from caching
-    them); the 49x49 and exact 64x64 cases above check the same path in CI."""
+    where the 64x64 rules compile afresh (a cold cache, as in CI); the 49x49 and exact 64x64
+    cases above and the mask tests below check the same path in CI."""
     path, givens = published_file(tmp_path, 8, 90, seed=3)
     args = ("--backend", "cpu", "--time-limit", "300")
     record = solved_and_verified(path, 8, givens, "lloyd-amos", *args)
     assert record["method"] == "anneal" and record["verified"]
+
+
+@pytest.mark.parametrize("order", [7, 8])
+def test_computed_masks_mark_exactly_each_cells_peers_at_49x49_and_64x64(order):
+    """The peer masks computed from a cell's row and column (the kernels', and at 64x64 the CPU
+    runner's) mark its peers and nothing else: the first and last row and column, both
+    diagonals and 100 cells drawn at random."""
+    pk = packing(order)
+    peer_words = rules.model(order, rules.MOVE_FOCUSED, table=False).peer_words
+    N = pk.N
+    edges = [c for i in range(N) for c in (i, (N - 1) * N + i, i * N, i * N + N - 1)]
+    diagonals = [i * N + i for i in range(N)] + [i * N + N - 1 - i for i in range(N)]
+    drawn = np.random.default_rng(order).integers(0, pk.cells, 100).tolist()
+    words = np.zeros(pk.WR, dtype=pk.word_dtype)
+    peer_list = layout(order).peer_list
+    for c in sorted(set(edges + diagonals + drawn)):
+        peer_words(c, words)
+        assert marked_cells(words, order) == set(peer_list[c].tolist()), c
+
+
+def test_the_cpu_runner_computes_its_masks_where_a_peer_table_would_not_be_cached():
+    """numba keeps a global array of up to FROZEN_ARRAY_BYTES in its cached code: 49x49's
+    cell-linear peer table fits and the CPU runner reads it; 64x64's (2 MB) does not, so its
+    bitboard moves compute their masks (table=False, FLAT_LISTS) and load from the cache."""
+    assert linear_peer_tables(7)[0].nbytes == rules.linear_table_bytes(7)
+    assert rules.linear_table_bytes(7) <= rules.FROZEN_ARRAY_BYTES < rules.linear_table_bytes(8)
+    for move in (rules.MOVE_FOCUSED, rules.MOVE_BOX_SWAP):
+        wide = rules.cpu_model(8, move).constants
+        assert not wide.TABLE and not wide.LINEAR and wide.FLAT_LISTS
+        below = rules.cpu_model(7, move).constants
+        assert below.TABLE and below.LINEAR
 
 
 def test_orders_7_and_8_run_one_chain_a_thread_on_cuda_with_the_reason():

@@ -156,6 +156,9 @@ PUZZLE_ARRAYS = (
     "given_vals", "given_board", "init_cells", "ninit", "move_cells", "nmove", "cand", "ncand",
     "box_cells", "nbox", "box_missing",
 )  # fmt: skip
+# the lists a model that computes its peer masks (table=False: FLAT_LISTS) takes flat, every
+# puzzle's rows one after the other (rules_template.move_at, box_at, nbox_at)
+FLAT_KEYS = ("move_cells", "box_cells", "nbox")
 
 
 def max_delta(n: int, move: int) -> int:
@@ -280,12 +283,29 @@ def generator_name(n: int, move: int) -> str:
 def cpu_model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
     """The CPU runner's rules: unit counts for one-cell moves from COUNTS_FROM_ORDER up, else
     cell-linear bitboards (benchmarks/results/throughput.md gives both rates); the focused move
-    keeps bitboards at every order (its conflict set is one). Draws as counter_based() says."""
+    keeps bitboards at every order (its conflict set is one). Where the linear peer table is
+    larger than numba caches (FROZEN_ARRAY_BYTES: 64x64), row-packed bitboards whose peer
+    masks are computed, as the kernels do: the same masks, so the same chains. Draws as
+    counter_based() says."""
     counter = counter_based(n, move)
     prop = proposal(move)
     if n >= COUNTS_FROM_ORDER and not (prop.swap or prop.focused):
         return model(n, move, counts=True, counter=counter)
+    if linear_table_bytes(n) > FROZEN_ARRAY_BYTES:
+        return model(n, move, table=False, counter=counter)
     return model(n, move, linear=True, counter=counter)
+
+
+# numba keeps a global array inside cached machine code up to this many bytes; code that reads
+# a larger one holds its address instead and is compiled again in every process
+# (numba.core.base.BaseContext.make_constant_array)
+FROZEN_ARRAY_BYTES = 10**6
+
+
+def linear_table_bytes(n: int) -> int:
+    """Bytes of order n's cell-linear peer table (packing.linear_peer_tables): every cell's
+    peers as a bitboard of linear_words(n) uint64 words."""
+    return packing(n).cells * linear_words(n) * 8
 
 
 _EXPORTED = (
