@@ -133,6 +133,14 @@ def proved_unsolvable(cells: np.ndarray, order: int) -> bool:
     return solve_exact(cells, order, limit=1, max_nodes=PROOF_NODES)[0] == 0
 
 
+def compile_proof(order: int) -> None:
+    """Compile (or load from the disk cache) proved_unsolvable's search at this order, on an
+    empty grid capped at one branch node: its first proof then spends no search time on it."""
+    from cpu_reference.sudoku.exact import solve_exact
+
+    solve_exact(np.zeros(layout(order).cells, np.uint8), order, limit=1, max_nodes=1)
+
+
 def chain_trials(total: int, chains: int, i: int) -> int:
     """Trials chain i of a puzzle's `chains` may start when the puzzle may start `total`:
     its trials are dealt round-robin (cpu_reference.sudoku.chain_template.drive_chain)."""
@@ -497,14 +505,15 @@ class _Pool:
         self.N = layout(batch.order).N
 
     def warm(self) -> float:
-        """Compile every kernel, then fill every slot (before any clock starts); returns the
-        seconds of the compile step."""
+        """Compile every kernel and the proof search (compile_proof), then fill every slot
+        (before any clock starts); returns the seconds of the compile step."""
         runner = self.runner
         start = time.perf_counter()
         with phases.compiling():
             runner.run(0)
             runner.fetch(np.zeros(1, np.int64), runner.status())
             runner.fetched()
+            compile_proof(self.batch.order)
         compiled = time.perf_counter() - start
         timeline.mark("module loads" if self.report["backend"] == "cuda" else "compile")
         self.refill(np.arange(self.batch.puzzles))

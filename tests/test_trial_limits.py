@@ -164,3 +164,14 @@ def _json(cases) -> str:
     import json
 
     return json.dumps(cases)
+
+
+def test_the_proof_search_is_compiled_in_the_compile_step(monkeypatch):
+    """The pool's compile step compiles the proof search at the run's order (compile_proof,
+    before the clock starts): on a cold cache its compiling never counts as search time."""
+    from gpu_anneal import sudoku_solver
+
+    compiled = []
+    monkeypatch.setattr(sudoku_solver, "compile_proof", compiled.append)
+    result = solve("sudoku", SOLVABLE["sudoku"], 2, 4)
+    assert compiled == [2] and result.counts.trials >= 1
