@@ -63,9 +63,9 @@ def test_counts_and_linear_bitboards_run_the_same_chains(order, move, schedule):
 
 
 def test_a_model_that_computes_its_masks_runs_the_cpu_runners_chains():
-    """run_slice_cpu hands a model that computes its peer masks (table=False, as the kernels
-    and the 64x64 CPU runner) its move lists flat (rules.FLAT_KEYS): slice by slice, the same
-    grids, counters, RNG states and bitboards as the CPU runner's own rules (9x9, focused)."""
+    """run_slice_cpu hands a model that computes its peer masks (table=False, the kernels'
+    rules) its move lists flat (rules.FLAT_KEYS): slice by slice, the same grids, counters,
+    RNG states and bitboards as the CPU runner's own rules (9x9, focused)."""
     puzzles = _puzzles(3)
     sched = by_name("geometric:t0=0.5,t_final=0.3,ratio=0.99,stall=0", 3)
     move = rules.MOVE_FOCUSED

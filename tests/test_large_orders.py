@@ -20,7 +20,7 @@ from cpu_reference.sudoku.batch import logic_fill_many
 from cpu_reference.sudoku.exact import solve_exact
 from cpu_reference.sudoku.formats import FORMAT_ORDERS, format_grid, iter_puzzles, read_puzzles
 from cpu_reference.sudoku.layout import layout
-from cpu_reference.sudoku.packing import linear_peer_tables, packing
+from cpu_reference.sudoku.packing import FROZEN_ARRAY_BYTES, linear_peer_tables, packing
 from cpu_reference.sudoku.verify import verify_solution
 
 runner = CliRunner()
@@ -204,9 +204,9 @@ def test_a_64x64_lloyd_amos_file_is_annealed_on_the_cpu_and_verified(tmp_path):
 
 @pytest.mark.parametrize("order", [7, 8])
 def test_computed_masks_mark_exactly_each_cells_peers_at_49x49_and_64x64(order):
-    """The peer masks computed from a cell's row and column (the kernels', and at 64x64 the CPU
-    runner's) mark its peers and nothing else: the first and last row and column, both
-    diagonals and 100 cells drawn at random."""
+    """The peer masks the kernels compute from a cell's row and column mark its peers and
+    nothing else: the first and last row and column, both diagonals and 100 cells drawn at
+    random."""
     pk = packing(order)
     peer_words = rules.model(order, rules.MOVE_FOCUSED, table=False).peer_words
     N = pk.N
@@ -220,17 +220,26 @@ def test_computed_masks_mark_exactly_each_cells_peers_at_49x49_and_64x64(order):
         assert marked_cells(words, order) == set(peer_list[c].tolist()), c
 
 
-def test_the_cpu_runner_computes_its_masks_where_a_peer_table_would_not_be_cached():
+def test_the_64x64_peer_table_is_read_in_parts_numba_caches():
     """numba keeps a global array of up to FROZEN_ARRAY_BYTES in its cached code: 49x49's
-    cell-linear peer table fits and the CPU runner reads it; 64x64's (2 MB) does not, so its
-    bitboard moves compute their masks (table=False, FLAT_LISTS) and load from the cache."""
-    assert linear_peer_tables(7)[0].nbytes == rules.linear_table_bytes(7)
-    assert rules.linear_table_bytes(7) <= rules.FROZEN_ARRAY_BYTES < rules.linear_table_bytes(8)
-    for move in (rules.MOVE_FOCUSED, rules.MOVE_BOX_SWAP):
-        wide = rules.cpu_model(8, move).constants
-        assert not wide.TABLE and not wide.LINEAR and wide.FLAT_LISTS
-        below = rules.cpu_model(7, move).constants
-        assert below.TABLE and below.LINEAR
+    cell-linear peer table fits whole; 64x64's (2 MB) is cut into parts of whole cells that
+    do, which together are the table, and the CPU runner reads its masks from them: every
+    drawn cell's words equal the table's."""
+    table, _, _ = linear_peer_tables(7)
+    assert table.nbytes <= FROZEN_ARRAY_BYTES
+    assert rules.cpu_model(7, rules.MOVE_FOCUSED).constants.PEER_PARTS[0] is table
+    table, _, _ = linear_peer_tables(8)
+    assert table.nbytes > FROZEN_ARRAY_BYTES
+    m = rules.cpu_model(8, rules.MOVE_FOCUSED)
+    parts, wr = m.constants.PEER_PARTS, m.constants.WR
+    assert len(parts) > 1 and all(part.nbytes <= FROZEN_ARRAY_BYTES for part in parts)
+    assert all(part.size % wr == 0 for part in parts) and m.constants.LINEAR
+    np.testing.assert_array_equal(np.concatenate(parts), table)
+    words = np.zeros(wr, np.uint64)
+    step = m.constants.PART_CELLS
+    for c in (0, step - 1, step, 2 * step + 7, 4095):
+        m.peer_words(c, words)
+        np.testing.assert_array_equal(words, table[c * wr : (c + 1) * wr])
 
 
 def test_orders_7_and_8_run_one_chain_a_thread_on_cuda_with_the_reason():

@@ -212,6 +212,28 @@ def linear_peer_tables(order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return _mask_tables(order, linear_words(order), np.uint64, lambda c: divmod(c, 64))
 
 
+# numba keeps a global array inside cached machine code up to this many bytes; code that reads
+# a larger one holds its address instead and is compiled again in every process
+# (numba.core.base.BaseContext.make_constant_array)
+FROZEN_ARRAY_BYTES = 10**6
+
+
+def table_parts(table: np.ndarray, words_per_cell: int) -> tuple[tuple[np.ndarray, ...], int]:
+    """(parts, cells a part): a peer table (words_per_cell words a cell, cell after cell) cut
+    into consecutive parts of whole cells, each at most FROZEN_ARRAY_BYTES, so that numba
+    caches the code that reads them; cell c's words are at row c - p * cells of part
+    p = c // cells (one part, the table itself, where it fits). Read-only."""
+    row_bytes = words_per_cell * table.itemsize
+    cells = max(1, FROZEN_ARRAY_BYTES // row_bytes)
+    if table.nbytes <= FROZEN_ARRAY_BYTES:
+        return (table,), table.size // words_per_cell
+    step = cells * words_per_cell
+    parts = tuple(table[i : i + step].copy() for i in range(0, table.size, step))
+    for part in parts:
+        part.setflags(write=False)
+    return parts, cells
+
+
 def count_units(order: int) -> int:
     """NU: units a COUNTS table keeps for each digit (3N + 2nN, see the module docstring)."""
     n = packing(order).n

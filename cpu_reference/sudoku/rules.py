@@ -283,29 +283,12 @@ def generator_name(n: int, move: int) -> str:
 def cpu_model(n: int, move: int = MOVE_SIRDEY) -> SimpleNamespace:
     """The CPU runner's rules: unit counts for one-cell moves from COUNTS_FROM_ORDER up, else
     cell-linear bitboards (benchmarks/results/throughput.md gives both rates); the focused move
-    keeps bitboards at every order (its conflict set is one). Where the linear peer table is
-    larger than numba caches (FROZEN_ARRAY_BYTES: 64x64), row-packed bitboards whose peer
-    masks are computed, as the kernels do: the same masks, so the same chains. Draws as
-    counter_based() says."""
+    keeps bitboards at every order (its conflict set is one). Draws as counter_based() says."""
     counter = counter_based(n, move)
     prop = proposal(move)
     if n >= COUNTS_FROM_ORDER and not (prop.swap or prop.focused):
         return model(n, move, counts=True, counter=counter)
-    if linear_table_bytes(n) > FROZEN_ARRAY_BYTES:
-        return model(n, move, table=False, counter=counter)
     return model(n, move, linear=True, counter=counter)
-
-
-# numba keeps a global array inside cached machine code up to this many bytes; code that reads
-# a larger one holds its address instead and is compiled again in every process
-# (numba.core.base.BaseContext.make_constant_array)
-FROZEN_ARRAY_BYTES = 10**6
-
-
-def linear_table_bytes(n: int) -> int:
-    """Bytes of order n's cell-linear peer table (packing.linear_peer_tables): every cell's
-    peers as a bitboard of linear_words(n) uint64 words."""
-    return packing(n).cells * linear_words(n) * 8
 
 
 _EXPORTED = (
@@ -352,6 +335,7 @@ from cpu_reference.sudoku.packing import (
     linear_peer_tables,
     peer_tables,
     row_bit_cells,
+    table_parts,
 )
 """
 
@@ -410,6 +394,7 @@ def _constants(spec: Specialisation) -> dict[str, str]:
         "DIV_ROW": str(_small_div(pk.N, pk.N * pk.R)), "DIV_BOX": str(_small_div(n, pk.N)),
         "VWROW": str(pk.VW), "NWROW": str(pk.N * wr),
         "PEER_TABLE, CELL_WORD, CELL_BIT": tables,
+        "PEER_PARTS, PART_CELLS": f"table_parts(PEER_TABLE, {wr})",  # what the rules read
         "LINEAR": str(bool(linear)), "DEPOSIT": f"{bool(linear)} and host_has_deposit()",
         "ROW_WR": str(pk.WR), "ROW_NW": str(pk.NW),
         "COUNTS": str(bool(counts)), "CELL_UNITS": f"cell_count_units({n})",

@@ -14,6 +14,7 @@ from cpu_reference.sudoku.packing import (
     linear_peer_tables,
     peer_tables,
     row_bit_cells,
+    table_parts,
 )
 
 n = 3
@@ -68,6 +69,7 @@ DIV_BOX = (11, 5)
 VWROW = 11
 NWROW = 18
 PEER_TABLE, CELL_WORD, CELL_BIT = linear_peer_tables(3)
+PEER_PARTS, PART_CELLS = table_parts(PEER_TABLE, 2)
 LINEAR = True
 DEPOSIT = True and host_has_deposit()
 ROW_WR = 3

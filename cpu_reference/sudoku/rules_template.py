@@ -63,7 +63,8 @@ from cpu_reference.sudoku.rules_constants import (
     NWROW,
     ONE,
     PACKED,
-    PEER_TABLE,
+    PART_CELLS,
+    PEER_PARTS,
     ROW_BIT_CELL,
     ROW_BITS,
     ROW_CELL_BIT,
@@ -295,8 +296,12 @@ def cell_masks(c):
 def peer_mask(desc, w):
     """The cell's (by its descriptor) peers in bitboard word w."""
     uw = uint32(w)
-    if TABLE:
-        return WT(PEER_TABLE[uint32(desc[2] * UWR + uw)])
+    if TABLE:  # the table in parts of at most 1 MB (packing.table_parts): one below 64x64
+        if PART_CELLS >= CELLS:
+            return WT(PEER_PARTS[0][uint32(desc[2] * UWR + uw)])
+        part = uint32(desc[2] // uint32(PART_CELLS))
+        row = uint32(desc[2] - part * uint32(PART_CELLS))
+        return WT(PEER_PARTS[part][uint32(row * UWR + uw)])
     if uw == desc[0]:
         return desc[2]
     if uw >= desc[5] and uw < desc[6]:
