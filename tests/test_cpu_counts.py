@@ -60,21 +60,3 @@ def test_counts_and_linear_bitboards_run_the_same_chains(order, move, schedule):
     assert a.ctr[:, rules.C_PROPOSALS].min() > 0
     for name in ("vals", "best_vals", "ctr", "rng", "thr", "boards", "solved"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
-
-
-def test_a_model_that_computes_its_masks_runs_the_cpu_runners_chains():
-    """run_slice_cpu hands a model that computes its peer masks (table=False, the kernels'
-    rules) its move lists flat (rules.FLAT_KEYS): slice by slice, the same grids, counters,
-    RNG states and bitboards as the CPU runner's own rules (9x9, focused)."""
-    puzzles = _puzzles(3)
-    sched = by_name("geometric:t0=0.5,t_final=0.3,ratio=0.99,stall=0", 3)
-    move = rules.MOVE_FOCUSED
-    batches = [make_batch(puzzles, 3, sched, cpp=2, seed=5, move=move) for _ in range(2)]
-    computed = rules.model(3, move, table=False)
-    assert computed.constants.FLAT_LISTS and not rules.cpu_model(3, move).constants.FLAT_LISTS
-    _run(batches[0], rules.cpu_model(3, move), (1, 3, 7, 20))
-    _run(batches[1], computed, (1, 3, 7, 20))
-    a, b = batches
-    assert a.ctr[:, rules.C_PROPOSALS].min() > 0
-    for name in ("vals", "best_vals", "ctr", "rng", "thr", "boards", "solved"):
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)

@@ -323,24 +323,13 @@ def run_slice_cpu(batch: SudokuBatch, budget: int, stop_on_solved: bool = True, 
         batch.solved,
         batch.cpp,
         batch.exp_table,
-        *puzzle_arrays_for(batch, m),
+        *batch.puzzle_arrays(),
         *rules.schedule_args(batch.schedule),
         batch.trial_cap,
         int(budget),
         bool(stop_on_solved),
     )
     over_chains(m.run_chains_cpu, batch.vals.shape[0], args)
-
-
-def puzzle_arrays_for(batch: SudokuBatch, model) -> tuple:
-    """The batch's per-puzzle arrays as `model` takes them: rules.FLAT_KEYS flat (one row,
-    a view) where the model computes its peer masks (FLAT_LISTS), else as they are."""
-    if not model.constants.FLAT_LISTS:
-        return batch.puzzle_arrays()
-    return tuple(
-        array.reshape(array.size) if name in rules.FLAT_KEYS else array
-        for name, array in zip(rules.PUZZLE_ARRAYS, batch.puzzle_arrays(), strict=True)
-    )
 
 
 def _pad(count: int, multiple: int) -> int:

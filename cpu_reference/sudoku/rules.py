@@ -156,9 +156,6 @@ PUZZLE_ARRAYS = (
     "given_vals", "given_board", "init_cells", "ninit", "move_cells", "nmove", "cand", "ncand",
     "box_cells", "nbox", "box_missing",
 )  # fmt: skip
-# the lists a model that computes its peer masks (table=False: FLAT_LISTS) takes flat, every
-# puzzle's rows one after the other (rules_template.move_at, box_at, nbox_at)
-FLAT_KEYS = ("move_cells", "box_cells", "nbox")
 
 
 def max_delta(n: int, move: int) -> int:

@@ -244,7 +244,7 @@ def blocks_for(batch: SudokuBatch) -> int:
     return (batch.chains + threads - 1) // threads
 
 
-FLAT_KEYS = rules.FLAT_KEYS  # taken flat by the kernel (rules.py: FLAT_LISTS)
+FLAT_KEYS = ("move_cells", "box_cells", "nbox")  # taken flat by the kernel (rules.py: FLAT_LISTS)
 
 
 def flat_list(array):
