@@ -125,20 +125,18 @@ PROOF_ERRORS = {
 }
 
 
-def proved_unsolvable(cells: np.ndarray, order: int) -> bool:
-    """Whether the exact search, capped at PROOF_NODES branch nodes, proves that the puzzle
+def proved_unsolvable(cells: np.ndarray, order: int, max_nodes: int = PROOF_NODES) -> bool:
+    """Whether the exact search, capped at `max_nodes` branch nodes, proves that the puzzle
     (uint8[cells], 0 blank) has no solution; False when it finds one or runs out of nodes."""
     from cpu_reference.sudoku.exact import solve_exact
 
-    return solve_exact(cells, order, limit=1, max_nodes=PROOF_NODES)[0] == 0
+    return solve_exact(cells, order, limit=1, max_nodes=max_nodes)[0] == 0
 
 
 def compile_proof(order: int) -> None:
     """Compile (or load from the disk cache) proved_unsolvable's search at this order, on an
     empty grid capped at one branch node: its first proof then spends no search time on it."""
-    from cpu_reference.sudoku.exact import solve_exact
-
-    solve_exact(np.zeros(layout(order).cells, np.uint8), order, limit=1, max_nodes=1)
+    proved_unsolvable(np.zeros(layout(order).cells, np.uint8), order, max_nodes=1)
 
 
 def chain_trials(total: int, chains: int, i: int) -> int:
