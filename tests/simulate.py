@@ -2,8 +2,8 @@
 
 The child is held to one core (one_core): the simulator runs each CUDA thread as a Python
 thread that hands the interpreter lock on at every barrier, and lock hand-overs between cores
-cost several times the work itself; on one core the same run takes a third of the time, and
-two test workers run their simulator children on two different cores.
+cost several times the work itself; two test workers run their simulator children on two
+different cores.
 """
 
 from __future__ import annotations
@@ -30,8 +30,11 @@ def one_core():
 
 
 def simulator_env() -> dict:
-    """This process's environment with the CUDA simulator on and the project importable."""
-    return dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(ROOT))
+    """This process's environment with the CUDA simulator on, the project importable and the
+    simulator's block scheduler replaced by tests/sim_site/sitecustomize.py's (a barrier that
+    waits on a condition, not a main thread polling every simulated thread)."""
+    path = os.pathsep.join([str(ROOT), str(HERE / "sim_site")])
+    return dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=path)
 
 
 def run_simulated(script: str, *args: str) -> object:

@@ -5,12 +5,11 @@ the figures, and its budget."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
-from simulate import one_core
+from simulate import one_core, simulator_env
 
 from benchmarks import card_runs
 from benchmarks import card_session as cs
@@ -20,7 +19,8 @@ SCRIPT = ROOT / "benchmarks" / "card_session.sh"
 
 
 def test_dry_run_writes_at_most_five_files_with_every_phase(tmp_path):
-    env = dict(os.environ, OUT=str(tmp_path), PYTHON=sys.executable)
+    # the simulator's block scheduler of tests/sim_site for the card's steps (simulator_env)
+    env = dict(simulator_env(), OUT=str(tmp_path), PYTHON=sys.executable)
     env.pop("NUMBA_ENABLE_CUDASIM", None)  # the script sets it for the card's steps alone
     # on one core, as tests/simulate.py runs the simulator (its threads' lock hand-overs)
     proc = subprocess.run(["bash", str(SCRIPT), "all", "--dry"], capture_output=True, text=True,

@@ -98,10 +98,11 @@ def test_ctrl_c_with_spare_chains_in_the_pool_reports_each_puzzle_once():
 
 @pytest.mark.cudasim
 def test_ctrl_c_with_spare_chains_in_a_cuda_pool_run_in_the_simulator():
-    """The same on the CUDA runner under the simulator (three puzzles, an 8 s limit, Ctrl-C at
-    every tenth event): no fault, and a puzzle got spare chains (the unsolvable one, unless a
-    slow simulation let its limit pass first: then the one still running)."""
-    result = run_simulated("sudoku_interrupts.py", "spare", "3", "10", "8")
+    """The same on the CUDA runner under the simulator (three puzzles, a 4 s limit, eight
+    Ctrl-C runs spread over the run's events): no fault, and a puzzle got spare chains (the
+    unsolvable one, unless a slow simulation let its limit pass first: then the one still
+    running)."""
+    result = run_simulated("sudoku_interrupts.py", "spare", "3", "/8", "4")
     assert result["faults"] == []
     assert max(n or 0 for n in result["spare_chains"].values()) > 0 and result["runs"] >= 6
 

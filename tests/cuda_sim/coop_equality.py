@@ -74,9 +74,6 @@ def compare(
 
 
 if __name__ == "__main__":
-    # the simulator's 32 threads of a warp wait for each other at every warp operation while
-    # its main thread polls them: a short switch interval hands the interpreter on at once
-    sys.setswitchinterval(2e-5)
     args = sys.argv[1:]
     numba.set_num_threads(1)
     options = {"--plateau": "40", "--slices": "2,3,2", "--schedule": REHEATING, "--chains": "1",

@@ -34,7 +34,6 @@ def mostly_given(order: int, seed: int, keep: float) -> np.ndarray:
 
 
 def main() -> None:
-    sys.setswitchinterval(2e-5)  # the simulated warp's threads wait on each other often
     order, chains, seed = 4, 3, 7
     puzzles = np.stack([mostly_given(order, s, KEEP) for s in (1, 2, 3)])
     settings = dict(schedule=SCHEDULE, seed=seed, move="focused")

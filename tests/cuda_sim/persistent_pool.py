@@ -252,7 +252,6 @@ def mostly_given(order: int, seed: int, keep: float) -> np.ndarray:
 
 
 def case_coop() -> dict:
-    sys.setswitchinterval(2e-5)  # the simulated warp's threads wait on each other often
     kernels = []
     real = pp.PersistentRunner.launch
 

@@ -3,8 +3,9 @@
 Arguments: "pool" (solve_stream itself), "spare" (the same with spare chains on:
 interrupt_points.SPARE_SETTINGS, a fourth argument its time limit) or "items" (the solvers'
 Sudoku annealing on Items), how many of interrupt_points.PUZZLES to solve, and every how many
-events to interrupt (1: every one). Runs once without Ctrl-C to count the events, then once
-with a Ctrl-C at each chosen event. Prints one JSON object:
+events to interrupt (1: every one; `/K`: K runs spread evenly over the events, for a run whose
+count of events depends on how fast the simulator goes). Runs once without Ctrl-C to count the
+events, then once with a Ctrl-C at each chosen event. Prints one JSON object:
 events (of the run without Ctrl-C), runs, where (the events interrupted, by name), faults (each
 run's, with where its Ctrl-C landed), spare_chains (each puzzle's, in the run without Ctrl-C).
 """
@@ -25,8 +26,12 @@ if __name__ == "__main__":
     spare = float(sys.argv[4]) if len(sys.argv) > 4 else 2.0  # "spare": its time limit
     run = {"pool": pool_run, "items": item_run, "spare": partial(pool_run, spare=spare)}
     run = run[sys.argv[1]]
-    count, every = int(sys.argv[2]), int(sys.argv[3])
+    count = int(sys.argv[2])
     full = run(10**9, "cuda", count)
+    if sys.argv[3].startswith("/"):
+        every = max(1, full["events"] // int(sys.argv[3][1:]))
+    else:
+        every = int(sys.argv[3])
     found = [f"run without Ctrl-C: {f}" for f in faults(full)]
     where: Counter = Counter()
     runs = 0
