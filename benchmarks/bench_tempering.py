@@ -56,11 +56,15 @@ LADDERS = ("4:0.22:0.3", "4:0.22:0.34", "6:0.21:0.34", "2:0.23:0.27")
 PRESETS = ("band", "candidate-auto")  # run with the candidate move
 
 
-def tempering(cells, replicas, t_low, t_high, every, limit, seed) -> dict:
-    """One puzzle by replica exchange: {"solved", "seconds", "swaps", "offers"}."""
-    filled, masks = logic_fill(cells, ORDER)
-    held = replace(by_name("sirdey-course:stall=0", ORDER), step=0.0, max_plateaus=10**11)
-    batch = make_batch(filled[None], ORDER, held, replicas, seed, move=rules.MOVE_CANDIDATE)
+def tempering(
+    cells, replicas, t_low, t_high, every, limit, seed, order=ORDER, move=rules.MOVE_CANDIDATE
+) -> dict:
+    """One puzzle by replica exchange: {"solved", "seconds", "swaps", "offers", "grid"}
+    (grid: the solving chain's cells, None unsolved). The chains make `move` (a rules move
+    code) on plateaus of the order's cells."""
+    filled, masks = logic_fill(cells, order)
+    held = replace(by_name("sirdey-course:stall=0", order), step=0.0, max_plateaus=10**11)
+    batch = make_batch(filled[None], order, held, replicas, seed, move=move)
     load_puzzle(batch, 0, filled, init_states(replicas, seed), masks)
     betas = np.geomspace(1.0 / t_high, 1.0 / t_low, replicas)  # rung 0 hottest
     ladder = np.array([beta_fixed(b) for b in betas], np.int64)
@@ -85,9 +89,11 @@ def tempering(cells, replicas, t_low, t_high, every, limit, seed) -> dict:
                 swaps += 1
         batch.ctr[at_rung, rules.C_BETA] = ladder
         parity ^= 1
-    solved = bool((batch.ctr[:, rules.C_STATUS] == rules.SOLVED).any())
-    return {"solved": solved, "seconds": time.perf_counter() - start, "swaps": swaps,
-            "offers": offers}  # fmt: skip
+    seconds = time.perf_counter() - start
+    winners = np.flatnonzero(batch.ctr[:, rules.C_STATUS] == rules.SOLVED)
+    grid = batch.best_vals[winners[0], : filled.size].copy() if winners.size else None
+    return {"solved": bool(winners.size), "seconds": seconds, "swaps": swaps, "offers": offers,
+            "grid": grid}  # fmt: skip
 
 
 def measure(args) -> dict:
@@ -115,7 +121,9 @@ def run_one(method: str, cells, limit: float, args) -> dict:
     """One puzzle by one method (a preset's name or "tempering R:T_LOW:T_HIGH")."""
     if not method.startswith("tempering "):
         return run_method(method, cells, ORDER, args, limit, None)
-    return tempering(cells, *_ladder(method), args.every, limit, args.seed)
+    out = tempering(cells, *_ladder(method), args.every, limit, args.seed)
+    del out["grid"]
+    return out
 
 
 def _ladder(method: str) -> tuple[int, float, float]:

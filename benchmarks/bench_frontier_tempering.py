@@ -1,0 +1,123 @@
+"""Replica exchange at the frontier (36x36 and up near the hardest fill) beside the default
+technique, on training instances (another seed than bench_frontier's reported ones).
+
+An experiment, not an engine option: bench_tempering.tempering's ladder of R chains of one
+puzzle (a geometric ladder of temperatures from T_LOW to T_HIGH, the focused move, deduction
+first, no restarts, an exchange of temperatures offered between neighbouring rungs every
+--every plateaus) against `gpu-anneal solve` with the default technique (its own process, as
+bench_frontier runs it: restarts and reheats on two chains). Instances: bench_frontier's
+Lewis-style generator (frontier_instances.make_instances) at --order, --fill, --count and
+--seed. A solution counts when the verifier passes it within --limit wall seconds.
+Results: benchmarks/results/tuning/frontier_tempering_{N}x{N}_{fill}.{json,md}.
+
+    python -m benchmarks.bench_frontier_tempering [--order 6] [--fill 50] [--count 3] [--seed 2]
+        [--limit 60] [--ladder R:T_LOW:T_HIGH ...] [--every 5] [--no-default]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+from benchmarks.bench_frontier import checked, run_gpu_anneal
+from benchmarks.bench_tempering import tempering
+from benchmarks.frontier_instances import make_instances
+from benchmarks.machine import machine
+from benchmarks.paths import results
+from benchmarks.tables import table_block
+from cpu_reference.sudoku import rules
+
+RESULTS = results("tuning")
+LADDERS = ("8:0.26:0.4", "4:0.27:0.36")
+
+
+def run_tempering(inst, ladder: str, args) -> dict:
+    """One instance by a ladder "R:T_LOW:T_HIGH": an outcome bench_frontier.checked reads."""
+    replicas, t_low, t_high = ladder.split(":")
+    move = rules.move_code("focused", inst.order)
+    got = tempering(inst.cells.astype(np.uint8), int(replicas), float(t_low), float(t_high),
+                    args.every, args.limit, args.seed, order=inst.order, move=move)  # fmt: skip
+    grid = got.pop("grid")
+    return {"status": "solved" if got["solved"] else "unsolved", "seconds": got["seconds"],
+            "solution": None if grid is None else grid.astype(np.int64).tolist(),
+            "swaps": got["swaps"], "offers": got["offers"]}  # fmt: skip
+
+
+def measure(args) -> dict:
+    """Every method on every instance, one at a time."""
+    instances = make_instances([args.order], [args.fill], args.count, args.seed)
+    methods = (["default"] if args.default else []) + list(args.ladder or LADDERS)
+    engine = SimpleNamespace(backend="cpu", seed=args.seed, schedule=None, grace=60.0)
+    table = []
+    for method in methods:
+        if method != "default":  # compile before any clock
+            tempering(instances[0].cells.astype(np.uint8), 2, 0.3, 0.3, 1, 0.3, args.seed,
+                      order=args.order, move=rules.move_code("focused", args.order))  # fmt: skip
+        rows = []
+        for inst in instances:
+            if method == "default":
+                outcome = run_gpu_anneal(inst, args.limit, engine)
+            else:
+                outcome = run_tempering(inst, method, args)
+            row = {"instance": inst.name, **checked(outcome, inst, args.limit)}
+            rows.append(row)
+            print(json.dumps({"method": method, **row}), flush=True)
+        solved = sorted(r["seconds"] for r in rows if r["solved"])
+        table.append({"method": method, "solved": len(solved), "instances": len(rows),
+                      "times": solved, "rows": rows})  # fmt: skip
+    command = "python -m benchmarks.bench_frontier_tempering " + " ".join(sys.argv[1:])
+    return {"machine": machine(), "args": vars(args), "table": table, "command": command}
+
+
+def render(result: dict) -> str:
+    """The markdown report of one run."""
+    m, a = result["machine"], result["args"]
+    size = f"{a['order'] ** 2}x{a['order'] ** 2}"
+    cells = [
+        (r["method"], f"{r['solved']}/{r['instances']}", _times(r["times"]))
+        for r in result["table"]
+    ]
+    lines = [f"# Replica exchange at the frontier: {size} at {a['fill']} %, training instances",
+             "", f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
+             f"{m['load_average_at_start']:.2f}, {m['date']}. Instances: seed {a['seed']}, "
+             f"{a['count']} of them. Limit {a['limit']:g} s wall a puzzle. default: `gpu-anneal "
+             "solve` in its own process (compiled code cached; its search seconds). tempering "
+             "R:T_LOW:T_HIGH: R chains of the focused move on a geometric ladder, an exchange "
+             f"offered every {a['every']} plateaus, no restarts.", ""]  # fmt: skip
+    lines += table_block("## Results", ("method", "solved", "seconds of the solved"), cells,
+                         f"Command: `{result['command']}`")  # fmt: skip
+    return "\n".join(lines)
+
+
+def _times(seconds: list[float]) -> str:
+    return ", ".join(f"{t:.3g}" for t in seconds) or "-"
+
+
+def main() -> None:
+    """Parse the flags, measure, write the results files."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--order", type=int, default=6)
+    ap.add_argument("--fill", type=int, default=50)
+    ap.add_argument("--count", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=2, help="instances' seed (and the chains')")
+    ap.add_argument("--limit", type=float, default=60.0)
+    ap.add_argument("--ladder", action="append", help="R:T_LOW:T_HIGH (repeatable)")
+    ap.add_argument("--every", type=int, default=5, help="plateaus between exchange offers")
+    ap.add_argument("--no-default", dest="default", action="store_false")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    size = f"{args.order**2}x{args.order**2}"
+    out = Path(args.out or RESULTS / f"frontier_tempering_{size}_{args.fill}")
+    result = measure(args)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False))
+    out.with_suffix(".md").write_text(render(result))
+
+
+if __name__ == "__main__":
+    main()
