@@ -1,5 +1,5 @@
 """Replica exchange at the frontier (36x36 and up near the hardest fill) beside the default
-technique, on training instances (another seed than bench_frontier's reported ones).
+technique, on training instances (--seed 2, the default) or bench_frontier's own (--seed 1).
 
 An experiment, not an engine option: bench_tempering.tempering's ladder of R chains of one
 puzzle (a geometric ladder of temperatures from T_LOW to T_HIGH, the focused move, deduction
@@ -82,7 +82,8 @@ def render(result: dict) -> str:
         (r["method"], f"{r['solved']}/{r['instances']}", _times(r["times"]))
         for r in result["table"]
     ]
-    lines = [f"# Replica exchange at the frontier: {size} at {a['fill']} %, training instances",
+    which = "bench_frontier's own instances" if a["seed"] == 1 else "training instances"
+    lines = [f"# Replica exchange at the frontier: {size} at {a['fill']} %, {which}",
              "", f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
              f"{m['load_average_at_start']:.2f}, {m['date']}. Instances: seed {a['seed']}, "
              f"{a['count']} of them. Limit {a['limit']:g} s wall a puzzle. default: `gpu-anneal "
