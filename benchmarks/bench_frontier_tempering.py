@@ -1,17 +1,20 @@
-"""Replica exchange at the frontier (36x36 and up near the hardest fill) beside the default
-technique, on training instances (--seed 2, the default) or bench_frontier's own (--seed 1).
+"""Replica exchange and population annealing at the frontier (36x36 and up near the hardest
+fill) beside the default technique, on training instances (--seed 2, the default) or
+bench_frontier's own (--seed 1).
 
-An experiment, not an engine option: bench_tempering.tempering's ladder of R chains of one
-puzzle (a geometric ladder of temperatures from T_LOW to T_HIGH, the focused move, deduction
-first, no restarts, an exchange of temperatures offered between neighbouring rungs every
---every plateaus) against `gpu-anneal solve` with the default technique (its own process, as
+Experiments, not engine options: bench_tempering.tempering's ladder of R chains of one puzzle
+(a geometric ladder of temperatures from T_LOW to T_HIGH, the focused move, deduction first, no
+restarts, an exchange of temperatures offered between neighbouring rungs every --every
+plateaus) and `population` below (R chains cooling together on the default band, resampled by
+their Boltzmann weights) against `gpu-anneal solve` with the default technique (its own process, as
 bench_frontier runs it: restarts and reheats on two chains). Instances: bench_frontier's
 Lewis-style generator (frontier_instances.make_instances) at --order, --fill, --count and
 --seed. A solution counts when the verifier passes it within --limit wall seconds.
 Results: benchmarks/results/tuning/frontier_tempering_{N}x{N}_{fill}.{json,md}.
 
     python -m benchmarks.bench_frontier_tempering [--order 6] [--fill 50] [--count 3] [--seed 2]
-        [--limit 60] [--ladder R:T_LOW:T_HIGH ...] [--every 5] [--no-default]
+        [--limit 60] [--ladder R:T_LOW:T_HIGH ...] [--every 5] [--population R:EVERY ...]
+        [--no-default]
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -30,7 +34,11 @@ from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
 from benchmarks.paths import results
 from benchmarks.tables import table_block
-from cpu_reference.sudoku import rules
+from cpu_reference.anneal.fixed_point import BETA_BITS
+from cpu_reference.anneal.rng import init_states
+from cpu_reference.sudoku import presets, rules
+from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch, run_slice_cpu
+from cpu_reference.sudoku.schedules import by_name
 
 RESULTS = results("tuning")
 LADDERS = ("8:0.26:0.4", "4:0.27:0.36")
@@ -48,20 +56,80 @@ def run_tempering(inst, ladder: str, args) -> dict:
             "swaps": got["swaps"], "offers": got["offers"]}  # fmt: skip
 
 
+def population(cells, replicas, every, limit, seed, order, move) -> dict:
+    """One puzzle by population annealing: {"solved", "seconds", "resamples", "grid"}.
+
+    R chains cool together on the default band of the order (the `auto` schedule, its reheats
+    included). After every `every` plateaus, where every chain is running at the same plateau
+    and beta has grown since the last resampling (from beta_0 to beta_1), the population is
+    resampled: R draws (systematic) from the chains, chain i weighted by
+    exp(-(beta_1 - beta_0) E_i); each chain takes the grid, bitboards and cost of its draw and
+    keeps its own random stream."""
+    filled, masks = logic_fill(cells, order)
+    schedule = by_name(presets.expand("auto", order), order)
+    batch = make_batch(filled[None], order, schedule, replicas, seed, move=move)
+    load_puzzle(batch, 0, filled, init_states(replicas, seed), masks)
+    draw = np.random.default_rng(seed)
+    resamples = 0
+    last_beta = None
+    start = time.perf_counter()
+    while not (batch.ctr[:, rules.C_STATUS] == rules.SOLVED).any():
+        if time.perf_counter() - start >= limit:
+            break
+        run_slice_cpu(batch, every)
+        beta = batch.ctr[:, rules.C_BETA].astype(float) / 2.0**BETA_BITS
+        plateau = batch.ctr[:, rules.C_PLATEAU]
+        running = (batch.ctr[:, rules.C_STATUS] == rules.RUNNING).all()
+        grown = last_beta is not None and (beta > last_beta).all()
+        if running and grown and (plateau == plateau[0]).all():
+            energy = batch.ctr[:, rules.C_COST].astype(float)
+            weight = np.exp(-(beta - last_beta) * (energy - energy.min()))
+            edges = np.cumsum(weight) / weight.sum()
+            picks = np.searchsorted(edges, (draw.random() + np.arange(replicas)) / replicas)
+            picks = np.minimum(picks, replicas - 1)
+            batch.vals[:] = batch.vals[picks]
+            batch.boards[:] = batch.boards[picks]
+            for column in (rules.C_COST, rules.C_BEST):
+                batch.ctr[:, column] = batch.ctr[picks, column]
+            resamples += 1
+        last_beta = beta
+    seconds = time.perf_counter() - start
+    winners = np.flatnonzero(batch.ctr[:, rules.C_STATUS] == rules.SOLVED)
+    grid = batch.best_vals[winners[0], : filled.size].copy() if winners.size else None
+    return {"solved": bool(winners.size), "seconds": seconds, "resamples": resamples,
+            "grid": grid}  # fmt: skip
+
+
+def run_population(inst, method: str, args) -> dict:
+    """One instance by "population R:EVERY": an outcome bench_frontier.checked reads."""
+    replicas, every = method.split()[1].split(":")
+    move = rules.move_code("focused", inst.order)
+    got = population(inst.cells.astype(np.uint8), int(replicas), int(every), args.limit,
+                     args.seed, inst.order, move)  # fmt: skip
+    grid = got.pop("grid")
+    return {"status": "solved" if got["solved"] else "unsolved", "seconds": got["seconds"],
+            "solution": None if grid is None else grid.astype(np.int64).tolist(),
+            "resamples": got["resamples"]}  # fmt: skip
+
+
 def measure(args) -> dict:
     """Every method on every instance, one at a time."""
     instances = make_instances([args.order], [args.fill], args.count, args.seed)
-    methods = (["default"] if args.default else []) + list(args.ladder or LADDERS)
+    ladders = list(args.ladder or ([] if args.population else LADDERS))
+    populations = [f"population {p}" for p in args.population or []]
+    methods = (["default"] if args.default else []) + ladders + populations
     engine = SimpleNamespace(backend="cpu", seed=args.seed, schedule=None, grace=60.0)
     table = []
     for method in methods:
-        if method != "default":  # compile before any clock
+        if method != "default":  # compile before any clock (the population's rules too)
             tempering(instances[0].cells.astype(np.uint8), 2, 0.3, 0.3, 1, 0.3, args.seed,
                       order=args.order, move=rules.move_code("focused", args.order))  # fmt: skip
         rows = []
         for inst in instances:
             if method == "default":
                 outcome = run_gpu_anneal(inst, args.limit, engine)
+            elif method.startswith("population "):
+                outcome = run_population(inst, method, args)
             else:
                 outcome = run_tempering(inst, method, args)
             row = {"instance": inst.name, **checked(outcome, inst, args.limit)}
@@ -89,7 +157,9 @@ def render(result: dict) -> str:
              f"{a['count']} of them. Limit {a['limit']:g} s wall a puzzle. default: `gpu-anneal "
              "solve` in its own process (compiled code cached; its search seconds). tempering "
              "R:T_LOW:T_HIGH: R chains of the focused move on a geometric ladder, an exchange "
-             f"offered every {a['every']} plateaus, no restarts.", ""]  # fmt: skip
+             f"offered every {a['every']} plateaus, no restarts. population R:EVERY: R chains "
+             "cooling together on the default band, resampled by their Boltzmann weights "
+             "every EVERY plateaus.", ""]  # fmt: skip
     lines += table_block("## Results", ("method", "solved", "seconds of the solved"), cells,
                          f"Command: `{result['command']}`")  # fmt: skip
     return "\n".join(lines)
@@ -109,6 +179,9 @@ def main() -> None:
     ap.add_argument("--limit", type=float, default=60.0)
     ap.add_argument("--ladder", action="append", help="R:T_LOW:T_HIGH (repeatable)")
     ap.add_argument("--every", type=int, default=5, help="plateaus between exchange offers")
+    ap.add_argument("--population", action="append",
+                    help="R:EVERY: population annealing of R chains resampled every EVERY "
+                    "plateaus (repeatable; without --ladder, no ladder runs)")  # fmt: skip
     ap.add_argument("--no-default", dest="default", action="store_false")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
