@@ -29,7 +29,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from benchmarks.bench_frontier import checked, run_gpu_anneal
-from benchmarks.bench_tempering import tempering
+from benchmarks.bench_tempering import finished, tempering
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
 from benchmarks.paths import results
@@ -50,10 +50,15 @@ def run_tempering(inst, ladder: str, args) -> dict:
     move = rules.move_code("focused", inst.order)
     got = tempering(inst.cells.astype(np.uint8), int(replicas), float(t_low), float(t_high),
                     args.every, args.limit, args.seed, order=inst.order, move=move)  # fmt: skip
-    grid = got.pop("grid")
-    return {"status": "solved" if got["solved"] else "unsolved", "seconds": got["seconds"],
-            "solution": None if grid is None else grid.astype(np.int64).tolist(),
-            "swaps": got["swaps"], "offers": got["offers"]}  # fmt: skip
+    return _outcome(got)
+
+
+def _outcome(got: dict) -> dict:
+    """A method's {"solved", "grid", "seconds", ...} as an outcome bench_frontier.checked reads
+    (status and solution in place of solved and grid; the other keys as they are)."""
+    solved, grid = got.pop("solved"), got.pop("grid")
+    solution = None if grid is None else grid.astype(np.int64).tolist()
+    return {"status": "solved" if solved else "unsolved", "solution": solution, **got}
 
 
 def population(cells, replicas, every, limit, seed, order, move) -> dict:
@@ -93,11 +98,7 @@ def population(cells, replicas, every, limit, seed, order, move) -> dict:
                 batch.ctr[:, column] = batch.ctr[picks, column]
             resamples += 1
         last_beta = beta
-    seconds = time.perf_counter() - start
-    winners = np.flatnonzero(batch.ctr[:, rules.C_STATUS] == rules.SOLVED)
-    grid = batch.best_vals[winners[0], : filled.size].copy() if winners.size else None
-    return {"solved": bool(winners.size), "seconds": seconds, "resamples": resamples,
-            "grid": grid}  # fmt: skip
+    return {**finished(batch, filled.size, start), "resamples": resamples}
 
 
 def run_population(inst, method: str, args) -> dict:
@@ -106,10 +107,7 @@ def run_population(inst, method: str, args) -> dict:
     move = rules.move_code("focused", inst.order)
     got = population(inst.cells.astype(np.uint8), int(replicas), int(every), args.limit,
                      args.seed, inst.order, move)  # fmt: skip
-    grid = got.pop("grid")
-    return {"status": "solved" if got["solved"] else "unsolved", "seconds": got["seconds"],
-            "solution": None if grid is None else grid.astype(np.int64).tolist(),
-            "resamples": got["resamples"]}  # fmt: skip
+    return _outcome(got)
 
 
 def measure(args) -> dict:
@@ -119,11 +117,11 @@ def measure(args) -> dict:
     populations = [f"population {p}" for p in args.population or []]
     methods = (["default"] if args.default else []) + ladders + populations
     engine = SimpleNamespace(backend="cpu", seed=args.seed, schedule=None, grace=60.0)
+    if methods != ["default"]:  # compile the rules (the population's too) before any clock
+        tempering(instances[0].cells.astype(np.uint8), 2, 0.3, 0.3, 1, 0.3, args.seed,
+                  order=args.order, move=rules.move_code("focused", args.order))  # fmt: skip
     table = []
     for method in methods:
-        if method != "default":  # compile before any clock (the population's rules too)
-            tempering(instances[0].cells.astype(np.uint8), 2, 0.3, 0.3, 1, 0.3, args.seed,
-                      order=args.order, move=rules.move_code("focused", args.order))  # fmt: skip
         rows = []
         for inst in instances:
             if method == "default":
@@ -151,7 +149,8 @@ def render(result: dict) -> str:
         for r in result["table"]
     ]
     which = "bench_frontier's own instances" if a["seed"] == 1 else "training instances"
-    lines = [f"# Replica exchange at the frontier: {size} at {a['fill']} %, {which}",
+    lines = [f"# Replica exchange and population annealing at the frontier: {size} at "
+             f"{a['fill']} %, {which}",
              "", f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
              f"{m['load_average_at_start']:.2f}, {m['date']}. Instances: seed {a['seed']}, "
              f"{a['count']} of them. Limit {a['limit']:g} s wall a puzzle. default: `gpu-anneal "

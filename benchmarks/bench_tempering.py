@@ -89,11 +89,16 @@ def tempering(
                 swaps += 1
         batch.ctr[at_rung, rules.C_BETA] = ladder
         parity ^= 1
+    return {**finished(batch, filled.size, start), "swaps": swaps, "offers": offers}
+
+
+def finished(batch, cells: int, start: float) -> dict:
+    """{"solved", "seconds", "grid"} of a one-puzzle batch run since perf_counter() `start`:
+    grid the first solving chain's `cells` digits (None unsolved)."""
     seconds = time.perf_counter() - start
     winners = np.flatnonzero(batch.ctr[:, rules.C_STATUS] == rules.SOLVED)
-    grid = batch.best_vals[winners[0], : filled.size].copy() if winners.size else None
-    return {"solved": bool(winners.size), "seconds": seconds, "swaps": swaps, "offers": offers,
-            "grid": grid}  # fmt: skip
+    grid = batch.best_vals[winners[0], :cells].copy() if winners.size else None
+    return {"solved": bool(winners.size), "seconds": seconds, "grid": grid}
 
 
 def measure(args) -> dict:
