@@ -95,9 +95,8 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
             with self._cond:
                 while self._live and not self._failed:
                     self._cond.wait()
-            failed = self._failed or [t for t in threads if t.exception]
-            if failed:
-                error, traceback = failed[0].exception
+            if self._failed:  # every thread that raised is there (thread_returned)
+                error, traceback = self._failed[0].exception
                 raise error.with_traceback(traceback)
             for thread in threads:
                 thread.join()
