@@ -79,6 +79,22 @@ def test_readme_starts_with_install_and_a_shipped_example():
     assert first[1].startswith("gpu-anneal solve --example ")
 
 
+def test_install_figures_are_the_results_files():
+    """The suite time and the install sizes README quotes are those of
+    benchmarks/results/install/install.json (python -m benchmarks.bench_install --suite)."""
+    import json
+
+    measured = json.loads((ROOT / "benchmarks/results/install/install.json").read_text())
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    minutes = f"{measured['suite']['seconds'] / 60:.1f}"
+    assert f"With every extra it took {minutes} min on 2 cores" in text
+    mb = {part: f"{row['mb']:.0f} MB" for part, row in measured["sizes"].items()}
+    quotes = (f"({mb['base']} installed", f"{mb['cuda']} more", f"needed; {mb['ptx']},",
+              f"ADDRESS`; {mb['dask']})", f"linters; {mb['dev']})")  # fmt: skip
+    for quoted in quotes:
+        assert quoted in text, quoted
+
+
 def test_layout_block_is_current():
     """docs/architecture.md's layers picture and module tree equal docs/generate.py's output."""
     spec = importlib.util.spec_from_file_location("docs_generate", DOCS / "generate.py")
