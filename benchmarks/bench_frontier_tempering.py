@@ -5,34 +5,45 @@ bench_frontier's own (--seed 1).
 Experiments, not engine options: bench_tempering.tempering's ladder of R chains of one puzzle
 (a geometric ladder of temperatures from T_LOW to T_HIGH, the focused move, deduction first, no
 restarts, an exchange of temperatures offered between neighbouring rungs every --every
-plateaus) and `population` below (R chains cooling together on the default band, resampled by
-their Boltzmann weights) against `gpu-anneal solve` with the default technique (its own process, as
-bench_frontier runs it: restarts and reheats on two chains). Instances: bench_frontier's
+plateaus), `population` below (R chains cooling together on the default band, resampled by
+their Boltzmann weights) and `run_portfolio` (the default technique and a population at once,
+each on one thread, the first verified solution wins) against `gpu-anneal solve` with the
+default technique (its own process, as bench_frontier runs it: restarts and reheats on two
+chains). Instances: bench_frontier's
 Lewis-style generator (frontier_instances.make_instances) at --order, --fill, --count and
 --seed. A solution counts when the verifier passes it within --limit wall seconds.
 Results: benchmarks/results/tuning/frontier_tempering_{N}x{N}_{fill}.{json,md}.
 
     python -m benchmarks.bench_frontier_tempering [--order 6] [--fill 50] [--count 3] [--seed 2]
         [--limit 60] [--ladder R:T_LOW:T_HIGH ...] [--every 5] [--population R:EVERY ...]
-        [--no-default]
+        [--portfolio R:EVERY ...] [--no-default]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
-from benchmarks.bench_frontier import checked, run_gpu_anneal
+from benchmarks.bench_frontier import (
+    checked,
+    gpu_anneal_command,
+    gpu_anneal_outcome,
+    last_json,
+    run_gpu_anneal,
+)
 from benchmarks.bench_tempering import finished, tempering
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
-from benchmarks.paths import results
+from benchmarks.paths import ROOT, results
 from benchmarks.tables import table_block
 from cpu_reference.anneal.fixed_point import BETA_BITS
 from cpu_reference.anneal.rng import init_states
@@ -110,22 +121,95 @@ def run_population(inst, method: str, args) -> dict:
     return _outcome(got)
 
 
+def portfolio_commands(index: int, spec: str, args, engine) -> dict[str, list[str]]:
+    """The two parts of "portfolio R:EVERY" on instance `index`: the default technique (`gpu-anneal
+    solve`, restarts and reheats) and population annealing R:EVERY (this script's --child)."""
+    child = [sys.executable, "-m", "benchmarks.bench_frontier_tempering", "--child", str(index),
+             "--population", spec, "--order", str(args.order), "--fill", str(args.fill),
+             "--count", str(args.count), "--seed", str(args.seed),
+             "--limit", f"{args.limit:g}"]  # fmt: skip
+    return {"restarts": gpu_anneal_command(args.limit, engine), "population": child}
+
+
+def run_portfolio(inst, index: int, method: str, args, engine) -> dict:
+    """One instance by "portfolio R:EVERY": restarts and population annealing at the same time,
+    each its own process on one thread (NUMBA_NUM_THREADS=1); the first to end with a solution
+    the verifier passes within the limit wins and the other is stopped. An outcome
+    bench_frontier.checked reads, with `part` (the winner, or None) and `parts` (each part's
+    status and seconds)."""
+    spec = method.split()[1]
+    env = {**os.environ, "NUMBA_NUM_THREADS": "1"}
+    stdin = {"restarts": inst.tsv_line() + "\n", "population": ""}
+    procs, files = {}, {}
+    start = time.perf_counter()
+    for part, cmd in portfolio_commands(index, spec, args, engine).items():
+        files[part] = tempfile.TemporaryFile(mode="w+")
+        procs[part] = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=files[part], stderr=subprocess.DEVNULL,
+            text=True, cwd=ROOT, env=env,
+        )  # fmt: skip
+        procs[part].stdin.write(stdin[part])
+        procs[part].stdin.close()
+    outcomes, winner = {}, None
+    deadline = start + args.limit + engine.grace
+    while winner is None and len(outcomes) < len(procs) and time.perf_counter() < deadline:
+        time.sleep(0.05)
+        for part, proc in procs.items():
+            if part in outcomes or proc.poll() is None:
+                continue
+            files[part].seek(0)
+            outcomes[part] = _part_outcome(part, proc.returncode, files[part].read())
+            if checked(outcomes[part], inst, args.limit)["solved"]:
+                winner = part
+                break
+    for part, proc in procs.items():
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        files[part].close()
+        outcomes.setdefault(part, {"status": "stopped" if winner else "timeout"})
+    best = outcomes[winner] if winner else {"status": "unsolved", "solution": None}
+    parts = {k: {"status": v["status"], "seconds": v.get("seconds")} for k, v in outcomes.items()}
+    return {"status": best["status"], "solution": best.get("solution"),
+            "seconds": best.get("seconds"), "part": winner, "parts": parts,
+            "wall_seconds": time.perf_counter() - start}  # fmt: skip
+
+
+def _part_outcome(part: str, code: int, stdout: str) -> dict:
+    """A finished part's outcome from its output."""
+    if part == "restarts":
+        return gpu_anneal_outcome({"code": code, "stdout": stdout, "stderr": ""})
+    record = last_json(stdout)
+    return record if record is not None else {"status": f"error: exit {code}"}
+
+
+def child(args) -> None:
+    """--child K: instance K by population annealing (the one --population), one JSON line."""
+    inst = make_instances([args.order], [args.fill], args.count, args.seed)[args.child]
+    print(json.dumps(run_population(inst, f"population {args.population[0]}", args)), flush=True)
+
+
 def measure(args) -> dict:
     """Every method on every instance, one at a time."""
     instances = make_instances([args.order], [args.fill], args.count, args.seed)
-    ladders = list(args.ladder or ([] if args.population else LADDERS))
+    ladders = list(args.ladder or ([] if args.population or args.portfolio else LADDERS))
     populations = [f"population {p}" for p in args.population or []]
-    methods = (["default"] if args.default else []) + ladders + populations
+    portfolios = [f"portfolio {p}" for p in args.portfolio or []]
+    methods = (["default"] if args.default else []) + ladders + populations + portfolios
     engine = SimpleNamespace(backend="cpu", seed=args.seed, schedule=None, grace=60.0)
-    if methods != ["default"]:  # compile the rules (the population's too) before any clock
+    if (
+        set(methods) - {"default"} - set(portfolios)
+    ):  # compile the rules (the population's too) before any clock
         tempering(instances[0].cells.astype(np.uint8), 2, 0.3, 0.3, 1, 0.3, args.seed,
                   order=args.order, move=rules.move_code("focused", args.order))  # fmt: skip
     table = []
     for method in methods:
         rows = []
-        for inst in instances:
+        for index, inst in enumerate(instances):
             if method == "default":
                 outcome = run_gpu_anneal(inst, args.limit, engine)
+            elif method.startswith("portfolio "):
+                outcome = run_portfolio(inst, index, method, args, engine)
             elif method.startswith("population "):
                 outcome = run_population(inst, method, args)
             else:
@@ -158,7 +242,9 @@ def render(result: dict) -> str:
              "R:T_LOW:T_HIGH: R chains of the focused move on a geometric ladder, an exchange "
              f"offered every {a['every']} plateaus, no restarts. population R:EVERY: R chains "
              "cooling together on the default band, resampled by their Boltzmann weights "
-             "every EVERY plateaus.", ""]  # fmt: skip
+             "every EVERY plateaus. portfolio R:EVERY: default and population R:EVERY at once, "
+             "each its own process on one thread, the first verified solution wins (the "
+             "winner's own seconds).", ""]  # fmt: skip
     lines += table_block("## Results", ("method", "solved", "seconds of the solved"), cells,
                          f"Command: `{result['command']}`")  # fmt: skip
     return "\n".join(lines)
@@ -181,9 +267,16 @@ def main() -> None:
     ap.add_argument("--population", action="append",
                     help="R:EVERY: population annealing of R chains resampled every EVERY "
                     "plateaus (repeatable; without --ladder, no ladder runs)")  # fmt: skip
+    ap.add_argument("--portfolio", action="append",
+                    help="R:EVERY: the default technique and population annealing R:EVERY at "
+                    "once, each on one thread (repeatable)")  # fmt: skip
     ap.add_argument("--no-default", dest="default", action="store_false")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child is not None:
+        child(args)
+        return
     size = f"{args.order**2}x{args.order**2}"
     out = Path(args.out or RESULTS / f"frontier_tempering_{size}_{args.fill}")
     result = measure(args)

@@ -223,24 +223,33 @@ def test_a_schedule_given_runs_in_place_of_the_default_and_names_the_row():
     assert bf.label(runs, "cadical") == bf.LABELS["cadical"]
 
 
-def test_tempering_ladder_exchanges_solves_16x16_and_is_verified():
-    """bench_frontier_tempering's ladder and population (no default run): two 16x16 instances
-    at 45 %, both solved by each within the limit (the ladder with exchanges made on the way),
-    each solution through the verifier; the report names the ladder and its solved count."""
+def test_tempering_ladder_population_and_portfolio_solve_16x16_and_are_verified():
+    """bench_frontier_tempering's ladder, population and portfolio (no default run): two 16x16
+    instances at 45 %, both solved by each within the limit (the ladder with exchanges made on
+    the way), each solution through the verifier; a portfolio names the part that won and
+    stops the other; the report names each method and its solved count."""
     from types import SimpleNamespace
 
     from benchmarks import bench_frontier_tempering as bft
 
     args = SimpleNamespace(
         order=4, fill=45, count=2, seed=2, limit=20.0, ladder=["4:0.27:0.36"], every=5,
-        population=["4:2"], default=False,
+        population=["4:2"], portfolio=["4:2"], default=False,
     )  # fmt: skip
     result = bft.measure(args)
-    ladder, population = result["table"]
+    ladder, population, portfolio = result["table"]
     assert ladder["method"] == "4:0.27:0.36" and population["method"] == "population 4:2"
-    for row in (ladder, population):
+    assert portfolio["method"] == "portfolio 4:2"
+    for row in (ladder, population, portfolio):
         assert row["solved"] == row["instances"] == 2
         assert all(r["verified"] is True and r["seconds"] <= args.limit for r in row["rows"])
     assert sum(r["swaps"] for r in ladder["rows"]) > 0
     assert all(r["swaps"] <= r["offers"] for r in ladder["rows"])
-    assert "| 4:0.27:0.36 | 2/2 |" in bft.render(result)
+    for r in portfolio["rows"]:
+        won, parts = r["part"], r["parts"]
+        assert set(parts) == {"restarts", "population"} and parts[won]["status"] == "solved"
+        assert parts[won]["seconds"] == r["seconds"]
+        (other,) = set(parts) - {won}
+        assert parts[other]["status"] in ("stopped", "solved")
+    text = bft.render(result)
+    assert "| 4:0.27:0.36 | 2/2 |" in text and "| portfolio 4:2 | 2/2 |" in text
