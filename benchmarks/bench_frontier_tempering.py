@@ -197,9 +197,8 @@ def measure(args) -> dict:
     portfolios = [f"portfolio {p}" for p in args.portfolio or []]
     methods = (["default"] if args.default else []) + ladders + populations + portfolios
     engine = SimpleNamespace(backend="cpu", seed=args.seed, schedule=None, grace=60.0)
-    if (
-        set(methods) - {"default"} - set(portfolios)
-    ):  # compile the rules (the population's too) before any clock
+    if methods != ["default"]:  # compile the rules (the population's, its children's from the
+        # disk cache, too) before any clock
         tempering(instances[0].cells.astype(np.uint8), 2, 0.3, 0.3, 1, 0.3, args.seed,
                   order=args.order, move=rules.move_code("focused", args.order))  # fmt: skip
     table = []
