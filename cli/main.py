@@ -306,7 +306,8 @@ def solve(
     from gpu_anneal.settings import SolveOptions
 
     if dry_run or device is not None:
-        args = (files, value(format), value(technique), value(move), chains, batch, device)
+        given = SolveRequest(files=files or [], example=value(example), kind=value(kind))
+        args = (given, value(format), value(technique), value(move), chains, batch, device)
         raise typer.Exit(guarded(_dry_run, *args, value(backend), dry_run))
 
     options = SolveOptions(
@@ -325,12 +326,13 @@ def solve(
     raise typer.Exit(guarded(run_solve, request))
 
 
-def _dry_run(files, fmt, technique, move, chains, batch, device, backend, dry_run) -> int:
-    """Print the plan of each order in the files and the backend --backend takes, with why
-    (--dry-run): on the card (this one, or the one --device describes), or on the cores where
-    the run takes them without a card to weigh (--backend cpu, or auto where none is usable).
-    The options are resolved as a run's (gpu_anneal.resolve), each order's run plan built from
-    them (gpu_anneal.run_plan.sudoku_plan)."""
+def _dry_run(given, fmt, technique, move, chains, batch, device, backend, dry_run) -> int:
+    """Print the plan of each order in the input (`given`: the files or --example, as a run
+    reads them) and the backend --backend takes, with why (--dry-run): on the card (this one,
+    or the one --device describes), or on the cores where the run takes them without a card to
+    weigh (--backend cpu, or auto where none is usable). The options are resolved as a run's
+    (gpu_anneal.resolve), each order's run plan built from them
+    (gpu_anneal.run_plan.sudoku_plan)."""
     from gpu_anneal import plan
     from gpu_anneal.backend_choice import describe_cores, describe_plans, format_cores_plan
     from gpu_anneal.backends import cuda_status
@@ -341,6 +343,7 @@ def _dry_run(files, fmt, technique, move, chains, batch, device, backend, dry_ru
     options = SolveOptions(backend=backend, chains=chains, technique=technique, move=move,
                            batch=batch, fmt=fmt)  # fmt: skip
     s = resolve(options, CLI)
+    files, _ = given.sources_and_kind()
     if not dry_run:
         raise InputError(f"--device {device!r} describes a card for --dry-run: add --dry-run")
     if backend == "cpu" and device is not None:

@@ -442,7 +442,8 @@ def test_dry_run_without_a_card_plans_the_cores_and_says_why(monkeypatch, tmp_pa
     """`solve FILE --dry-run` where no card is found: exit 0, a plan per order on this
     machine's cores (puzzles at once, chains, threads, the model's seconds) and why; the
     options shape it as they shape the run; --backend cpu plans the cores without looking for a
-    card; --backend cuda without a card is one line naming --device."""
+    card; --backend cuda without a card is one line naming --device; --example is planned as a
+    run reads it."""
     from typer.testing import CliRunner
 
     from cli.main import app
@@ -487,3 +488,13 @@ def test_dry_run_without_a_card_plans_the_cores_and_says_why(monkeypatch, tmp_pa
         app, ["solve", str(path), "--dry-run", *["--backend", "cpu", "--device", "L4"]]
     )
     assert run.exit_code == 2 and "--backend cpu runs on the cores" in run.stderr
+    run = runner.invoke(app, ["solve", "--example", "made-25x25", "--dry-run"])  # as a run reads
+    assert run.exit_code == 0, run.output
+    from gpu_anneal import datasets, plan
+
+    held = plan.count_orders([str(datasets.path("made-25x25"))])
+    head = f"plan (model) for {held[5]} puzzles, 25x25, move focused, {cores}"
+    assert list(held) == [5] and run.output.splitlines()[0] == head
+    run = runner.invoke(app, ["solve", "--example", "seed002", str(path), "--dry-run"])
+    assert run.exit_code == 2 and run.stdout == ""
+    assert run.stderr.strip() == "gpu-anneal: --example: give an example or files, not both"
