@@ -18,6 +18,7 @@ passed, so every solver reports what it holds as it does on Ctrl-C. `stop_reason
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -45,9 +46,26 @@ def _on_sigint(signum, frame) -> None:
 
 
 def install() -> None:
-    """Make SIGINT remember the press (main thread only: Python's rule for signal handlers)."""
+    """Make SIGINT remember the press (main thread only: Python's rule for signal handlers),
+    and keep quiet about a press that lands in a callback from compiled code (llvmlite's
+    object cache while numba compiles): Python would print its traceback as an exception it
+    ignored, and the press, already remembered, is answered by `check()`."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _on_sigint)
+        if not isinstance(sys.unraisablehook, _QuietPresses):
+            sys.unraisablehook = _QuietPresses(sys.unraisablehook)
+
+
+class _QuietPresses:
+    """sys.unraisablehook that passes on everything but a KeyboardInterrupt after a press."""
+
+    def __init__(self, previous) -> None:
+        self.previous = previous
+
+    def __call__(self, unraisable) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _ever:
+            return
+        self.previous(unraisable)
 
 
 def press() -> None:
