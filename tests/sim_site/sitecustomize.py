@@ -1,4 +1,5 @@
-"""The CUDA simulator's block scheduler, waiting on a condition instead of polling its threads.
+"""The CUDA simulator's block scheduler, waiting on a condition instead of polling its threads,
+and its swap of the `cuda` module made safe for threads that call the same module at once.
 
 Python imports this module at start-up when tests/sim_site is on PYTHONPATH (tests/simulate.py's
 simulator_env puts it there). Under NUMBA_ENABLE_CUDASIM=1 it replaces numba's simulator
@@ -15,6 +16,12 @@ for the interpreter lock with the threads it waits for. Here a barrier is a cond
 The semantics are the simulator's: a barrier counts the block's live threads (a thread that has
 returned no longer takes part), and the first thread's exception is raised from the launch with
 its traceback. The kernels' code runs unchanged; only who waits for whom, and how, differs.
+
+A device function call puts the simulator's fake `cuda` module in its module's globals for the
+call and restores the real one after. numba's own simulator (numba without numba-cuda: a
+`[dev]` install) does that per call with no count: when two threads are inside functions of one
+module, the first to return puts the real module back under the other, whose next `cuda.atomic`
+fails. Here the swap is counted per module: the first call in swaps, the last call out restores.
 """
 
 from __future__ import annotations
@@ -102,3 +109,30 @@ if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
                 thread.join()
 
     simulator_kernel.BlockManager = WaitingBlockManager
+
+    from contextlib import contextmanager
+
+    _swap_lock = threading.Lock()
+    _swaps: dict[int, list] = {}  # id(module globals) -> [calls inside, the names swapped]
+
+    @contextmanager
+    def counted_swap(fn, fake_cuda_module):
+        """fn's module sees fake_cuda_module for `cuda` while any call of the module runs."""
+        from numba import cuda
+
+        env = fn.__globals__
+        with _swap_lock:
+            entry = _swaps.setdefault(id(env), [0, {}])
+            if entry[0] == 0:
+                entry[1] = {name: value for name, value in env.items() if value is cuda}
+                env.update(dict.fromkeys(entry[1], fake_cuda_module))
+            entry[0] += 1
+        try:
+            yield
+        finally:
+            with _swap_lock:
+                entry[0] -= 1
+                if entry[0] == 0:
+                    env.update(entry[1])
+
+    simulator_kernel.swapped_cuda_module = counted_swap
