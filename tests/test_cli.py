@@ -260,13 +260,13 @@ def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path):
         time.sleep(0.2)
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=60)
+    _, stderr = proc.communicate(timeout=60)
     records = jsonl(out.read_text())
-    assert proc.returncode == 130, proc.stderr
-    assert [r["index"] for r in records] == [0, 1, 2]
+    assert proc.returncode == 130, stderr
+    assert [r["index"] for r in records] == [0, 1, 2], (records, stderr)
     assert records[0]["solved"] and records[1]["solved"]
-    assert records[2]["solved"] is False and records[2]["error"] == "interrupted"
-    assert "Traceback" not in proc.stderr
+    assert records[2]["solved"] is False and records[2]["error"] == "interrupted", records[2]
+    assert "Traceback" not in stderr, stderr
 
 
 def test_bench_tune_prints_valid_json_when_a_schedule_never_solves(monkeypatch):
