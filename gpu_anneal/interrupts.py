@@ -17,6 +17,7 @@ passed, so every solver reports what it holds as it does on Ctrl-C. `stop_reason
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -47,9 +48,10 @@ def _on_sigint(signum, frame) -> None:
 
 def install() -> None:
     """Make SIGINT remember the press (main thread only: Python's rule for signal handlers),
-    and keep quiet about a press that lands in a callback from compiled code (llvmlite's
-    object cache while numba compiles): Python would print its traceback as an exception it
-    ignored, and the press, already remembered, is answered by `check()`."""
+    and keep quiet about what a press that lands while numba compiles leaves behind: Python
+    prints as an exception it ignored the KeyboardInterrupt raised in a callback from compiled
+    code (llvmlite's object cache), or the finalizer's error of an llvmlite object the press cut
+    short; the press, already remembered, is answered by `check()`."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, _on_sigint)
         if not isinstance(sys.unraisablehook, _QuietPresses):
@@ -57,15 +59,30 @@ def install() -> None:
 
 
 class _QuietPresses:
-    """sys.unraisablehook that passes on everything but a KeyboardInterrupt after a press."""
+    """sys.unraisablehook that, once Ctrl-C was pressed, drops what the press leaves behind: the
+    KeyboardInterrupt itself, and an exception raised in llvmlite (the finalizer of an object
+    whose construction the press cut short); everything else is passed on."""
 
     def __init__(self, previous) -> None:
         self.previous = previous
 
     def __call__(self, unraisable) -> None:
-        if isinstance(unraisable.exc_value, KeyboardInterrupt) and _ever:
+        if _ever and (
+            isinstance(unraisable.exc_value, KeyboardInterrupt)
+            or _in_llvmlite(unraisable.exc_traceback)
+        ):
             return
         self.previous(unraisable)
+
+
+def _in_llvmlite(traceback) -> bool:
+    """Whether a traceback passes through llvmlite's code."""
+    part = f"{os.sep}llvmlite{os.sep}"
+    while traceback is not None:
+        if part in traceback.tb_frame.f_code.co_filename:
+            return True
+        traceback = traceback.tb_next
+    return False
 
 
 def press() -> None:
