@@ -9,9 +9,9 @@ plateaus), `population` below (R chains cooling together on the default band, re
 their Boltzmann weights) and `run_portfolio` (the default technique and a population at once,
 each on one thread, the first verified solution wins) against `gpu-anneal solve` with the
 default technique (its own process, as bench_frontier runs it: restarts and reheats on two
-chains). Instances: bench_frontier's
-Lewis-style generator (frontier_instances.make_instances) at --order, --fill, --count and
---seed. A solution counts when the verifier passes it within --limit wall seconds.
+chains). Instances: bench_frontier's Lewis-style generator (frontier_instances.make_instances)
+at --order, --fill, --count and --seed. A solution counts when the verifier passes it within
+--limit wall seconds.
 Results: benchmarks/results/tuning/frontier_tempering_{N}x{N}_{fill}.{json,md}.
 
     python -m benchmarks.bench_frontier_tempering [--order 6] [--fill 50] [--count 3] [--seed 2]
