@@ -364,7 +364,8 @@ def test_order_five_puzzles_default_to_backtracked_grids():
 @pytest.mark.parametrize("command", [["generate", "--puzzles"], ["minimize", "--tries", "1"]])
 def test_slow_emptying_says_at_the_start_how_long_it_expects(monkeypatch, command):
     """generate --order 5 --puzzles (minutes a grid) says first what it expects, from the
-    least one try takes, the tries and the threads; the emptying itself is stubbed out here."""
+    least one try takes, the tries and the threads at work (one grid a thread: one grid keeps
+    one thread busy whatever the machine has); the emptying itself is stubbed out here."""
     import numba
 
     from cli.generate import SLOW_EMPTYING_SECONDS
@@ -377,7 +378,8 @@ def test_slow_emptying_says_at_the_start_how_long_it_expects(monkeypatch, comman
     minutes = SLOW_EMPTYING_SECONDS[5] * tries / 60
     first = result.stderr.splitlines()[0]
     assert first.startswith("gpu-anneal: emptying 25x25 grids into minimal puzzles is slow")
-    assert first.endswith(f"--tries {tries}, {numba.get_num_threads()} thread(s): expect "
-                          f"{minutes:.0f} min or more")  # fmt: skip
+    threads = numba.get_num_threads()
+    assert first.endswith(f"--tries {tries}, one grid a thread, {min(threads, 1)} of {threads} "
+                          f"thread(s) at work: expect {minutes:.0f} min or more")  # fmt: skip
     quick = invoke(command[0], *command[1:], "--order", "2", "--count", "1")
     assert "slow" not in quick.stderr  # 4x4: quick, nothing said
