@@ -665,8 +665,19 @@ def focus_count(board, lane):
 def focus_select(board, lane, k):
     """FOCUS: cell k of the conflict set, counted from word 0's lowest bit (k < focus_count):
     every word read and the one holding cell k kept by arithmetic, so that nothing branches
-    and a warp's lanes stay together."""
+    and a warp's lanes stay together. LINEAR (the CPU runner's bitboards): the words are read
+    up to the one holding cell k and no further, the same cell."""
     kk = uint32(k)
+    if LINEAR:
+        w = uint32(0)
+        x = WT(board[bx(FOFF, lane)])
+        held = uint32(popc(x))
+        while kk >= held:
+            kk = uint32(kk - held)
+            w = uint32(w + ONE)
+            x = WT(board[bx(FOFF + w, lane)])
+            held = uint32(popc(x))
+        return cell_of(w, nth_bit(x, kk))
     wsel = uint32(0)
     xsel = WT(0)
     base = uint32(0)  # set cells in the words before the one holding cell k
