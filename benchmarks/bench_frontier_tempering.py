@@ -191,6 +191,7 @@ def child(args) -> None:
 
 def measure(args) -> dict:
     """Every method on every instance, one at a time."""
+    facts = machine()  # the load average before the run
     instances = make_instances([args.order], [args.fill], args.count, args.seed)
     ladders = list(args.ladder or ([] if args.population or args.portfolio else LADDERS))
     populations = [f"population {p}" for p in args.population or []]
@@ -220,7 +221,7 @@ def measure(args) -> dict:
         table.append({"method": method, "solved": len(solved), "instances": len(rows),
                       "times": solved, "rows": rows})  # fmt: skip
     command = "python -m benchmarks.bench_frontier_tempering " + " ".join(sys.argv[1:])
-    return {"machine": machine(), "args": vars(args), "table": table, "command": command}
+    return {"machine": facts, "args": vars(args), "table": table, "command": command}
 
 
 def render(result: dict) -> str:
