@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.bench_frontier import checked
+from benchmarks.bench_frontier_tempering import instance_arguments, method_entry, times_text
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
 from benchmarks.paths import results
@@ -162,9 +163,7 @@ def measure(args) -> dict:
             row = {"instance": inst.name, **checked(got, inst, args.limit)}
             rows.append(row)
             print(json.dumps({"method": method, **row}), flush=True)
-        solved = sorted(r["seconds"] for r in rows if r["solved"])
-        table.append({"method": method, "solved": len(solved), "instances": len(rows),
-                      "times": solved, "rows": rows})  # fmt: skip
+        table.append(method_entry(method, rows))
     command = "python -m benchmarks.bench_frontier_hybrid " + shlex.join(sys.argv[1:])
     run = {"machine": facts, "command": command}
     return {"machine": facts, "args": vars(args), "table": table, "runs": [run]}
@@ -202,7 +201,7 @@ def render(result: dict) -> str:
                 f"{sum(x['refuted'] for x in rows)} by search, {sum(x['cut'] for x in rows)} cut"
             )
         )
-        cells.append((r["method"], f"{r['solved']}/{r['instances']}", _times(r["times"]), by,
+        cells.append((r["method"], f"{r['solved']}/{r['instances']}", times_text(r["times"]), by,
                       ends))  # fmt: skip
     lines = [f"# Annealing with the exact solver beside it: {size} at {a['fill']} %, {which}",
              "", f"Instances: seed {a['seed']}, {a['count']} of them. Limit {a['limit']:g} s "
@@ -229,18 +228,10 @@ def render(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _times(seconds: list[float]) -> str:
-    return ", ".join(f"{t:.3g}" for t in seconds) or "-"
-
-
 def main() -> None:
     """Parse the flags, measure, write the results files."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--order", type=int, default=6)
-    ap.add_argument("--fill", type=int, default=50)
-    ap.add_argument("--count", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=2, help="instances' seed (and the chains')")
-    ap.add_argument("--limit", type=float, default=60.0)
+    instance_arguments(ap)
     ap.add_argument("--method", action="append",
                     help=f"repeatable; default: {', '.join(METHODS)}")  # fmt: skip
     ap.add_argument("--out", default=None)
@@ -251,7 +242,7 @@ def main() -> None:
         kind, _, spec = method.partition(" ")
         need = {"anneal": 1, "repair": 3, "guided": 2, "search": 2}.get(kind)
         if need is None or len(spec.split(":")) != need or not spec.replace(":", "").isdigit():
-            ap.error(f"--method {method!r}: expected 'anneal SLICE', 'repair SLICE:COST:NODES' "
+            ap.error(f"--method {method!r}: expected 'anneal SLICE', 'repair SLICE:COST:NODES', "
                      "'guided SLICE:NODES' or 'search SLICE:NODES'")  # fmt: skip
     size = f"{args.order**2}x{args.order**2}"
     out = Path(args.out or RESULTS / f"frontier_hybrid_{size}_{args.fill}")

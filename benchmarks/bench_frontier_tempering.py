@@ -217,9 +217,7 @@ def measure(args) -> dict:
             row = {"instance": inst.name, **checked(outcome, inst, args.limit)}
             rows.append(row)
             print(json.dumps({"method": method, **row}), flush=True)
-        solved = sorted(r["seconds"] for r in rows if r["solved"])
-        table.append({"method": method, "solved": len(solved), "instances": len(rows),
-                      "times": solved, "rows": rows})  # fmt: skip
+        table.append(method_entry(method, rows))
     command = "python -m benchmarks.bench_frontier_tempering " + " ".join(sys.argv[1:])
     return {"machine": facts, "args": vars(args), "table": table, "command": command}
 
@@ -229,7 +227,7 @@ def render(result: dict) -> str:
     m, a = result["machine"], result["args"]
     size = f"{a['order'] ** 2}x{a['order'] ** 2}"
     cells = [
-        (r["method"], f"{r['solved']}/{r['instances']}", _times(r["times"]))
+        (r["method"], f"{r['solved']}/{r['instances']}", times_text(r["times"]))
         for r in result["table"]
     ]
     which = "bench_frontier's own instances" if a["seed"] == 1 else "training instances"
@@ -250,18 +248,33 @@ def render(result: dict) -> str:
     return "\n".join(lines)
 
 
-def _times(seconds: list[float]) -> str:
+def method_entry(method: str, rows: list[dict]) -> dict:
+    """One method's entry of a report's table: its rows (one an instance, checked), how many
+    were solved and their seconds, ascending."""
+    solved = sorted(r["seconds"] for r in rows if r["solved"])
+    return {"method": method, "solved": len(solved), "instances": len(rows), "times": solved,
+            "rows": rows}  # fmt: skip
+
+
+def times_text(seconds: list[float]) -> str:
+    """The solved instances' seconds, three significant digits each; '-' for none."""
     return ", ".join(f"{t:.3g}" for t in seconds) or "-"
 
 
-def main() -> None:
-    """Parse the flags, measure, write the results files."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def instance_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options that pick the instances and the limit (--order, --fill, --count, --seed,
+    --limit), with the defaults of the frontier experiments: 36x36 at 50 %, training seed."""
     ap.add_argument("--order", type=int, default=6)
     ap.add_argument("--fill", type=int, default=50)
     ap.add_argument("--count", type=int, default=3)
     ap.add_argument("--seed", type=int, default=2, help="instances' seed (and the chains')")
     ap.add_argument("--limit", type=float, default=60.0)
+
+
+def main() -> None:
+    """Parse the flags, measure, write the results files."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    instance_arguments(ap)
     ap.add_argument("--ladder", action="append", help="R:T_LOW:T_HIGH (repeatable)")
     ap.add_argument("--every", type=int, default=5, help="plateaus between exchange offers")
     ap.add_argument("--population", action="append",
