@@ -39,6 +39,7 @@ import numpy as np
 
 from benchmarks.bench_frontier import checked
 from benchmarks.bench_frontier_tempering import instance_arguments, method_entry, times_text
+from benchmarks.bench_tempering import finished
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
 from benchmarks.paths import results
@@ -48,37 +49,17 @@ from cpu_reference.sudoku import exact_large, presets, rules
 from cpu_reference.sudoku.batch import load_puzzle, logic_fill, make_batch, run_slice_cpu
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import by_name
+from cpu_reference.sudoku.verify import conflicted_cells
 
 RESULTS = results("tuning")
 METHODS = ("anneal 200", "repair 20:8:5000", "guided 3000:5000", "search 3000:5000")
 CHAINS = 2
 
 
-class Units:
-    """The row, column and box of every cell of one order (int64[cells] each)."""
-
-    def __init__(self, order: int):
-        N = order * order
-        cell = np.arange(layout(order).cells)
-        self.N = N
-        self.row = cell // N
-        self.col = cell % N
-        self.box = (self.row // order) * order + self.col // order
-
-    def in_conflict(self, grid: np.ndarray) -> np.ndarray:
-        """bool[cells]: the cells a peer shares their digit with."""
-        bad = np.zeros(grid.size, bool)
-        for unit in (self.row, self.col, self.box):
-            key = unit * (self.N + 1) + grid
-            bad |= np.bincount(key, minlength=self.N * (self.N + 1))[key] > 1
-        return bad
-
-    def around(self, cells: np.ndarray) -> np.ndarray:
-        """bool[cells]: every cell sharing a row, column or box with one of `cells`."""
-        out = np.zeros(self.row.size, bool)
-        for unit in (self.row, self.col, self.box):
-            out |= np.isin(unit, unit[cells])
-        return out
+def around(order: int, cells: np.ndarray) -> np.ndarray:
+    """bool[cells of the order]: every cell sharing a row, column or box with one of `cells`."""
+    units = layout(order).cell_units  # row, column and box of each cell, distinct numbers
+    return np.isin(units, units[cells]).any(axis=1)
 
 
 def _exact(cells: np.ndarray, order: int, nodes: int, seed: int, ws, phase=None) -> tuple:
@@ -103,18 +84,18 @@ def hybrid(cells, order: int, method: str, limit: float, seed: int) -> dict:
     move = rules.move_code("focused", order)
     batch = make_batch(filled[None], order, schedule, CHAINS, seed, move=move)
     load_puzzle(batch, 0, filled, init_states(CHAINS, seed), masks)
-    units, ws = Units(order), exact_large.workspace(order, 64)
+    ws = exact_large.workspace(order, 64)
     free = filled == 0
     tally = {"searches": 0, "refuted_at_root": 0, "refuted": 0, "cut": 0}
     solution, by = None, None
     start = time.perf_counter()
     while solution is None and time.perf_counter() - start < limit:
         run_slice_cpu(batch, parts[0])
-        winners = np.flatnonzero(batch.ctr[:, rules.C_STATUS] == rules.SOLVED)
-        if winners.size:
-            solution, by = batch.best_vals[winners[0], : filled.size].copy(), "anneal"
+        annealed = finished(batch, filled.size, start)
+        if annealed["solved"]:
+            solution, by = annealed["grid"], "anneal"
             break
-        for sub, phase in _searches(kind, parts, batch, filled, free, units):
+        for sub, phase in _searches(kind, parts, batch, filled, free):
             count, spent, found = _exact(sub, order, parts[-1], tally["searches"] + 1, ws, phase)
             tally["searches"] += 1
             if count == 1:
@@ -132,7 +113,7 @@ def hybrid(cells, order: int, method: str, limit: float, seed: int) -> dict:
     }
 
 
-def _searches(kind: str, parts: list[int], batch, filled, free, units: Units):
+def _searches(kind: str, parts: list[int], batch, filled, free):
     """The exact searches one slice asks for: (cells, phase or None) pairs."""
     cost = batch.ctr[:CHAINS, rules.C_COST]
     if kind == "guided":
@@ -143,8 +124,8 @@ def _searches(kind: str, parts: list[int], batch, filled, free, units: Units):
     elif kind == "repair":
         for g in np.flatnonzero(cost <= parts[1]):
             grid = batch.grid(int(g)).astype(np.int64)
-            bad = np.flatnonzero(units.in_conflict(grid))
-            opened = units.around(bad) & free
+            bad = np.flatnonzero(conflicted_cells(grid, batch.order))
+            opened = around(batch.order, bad) & free
             yield np.where(opened, 0, grid).astype(np.uint8), None
 
 

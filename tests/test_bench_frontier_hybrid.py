@@ -10,26 +10,27 @@ import pytest
 from benchmarks import bench_frontier_hybrid as bh
 from benchmarks.bench_frontier import checked
 from benchmarks.frontier_instances import make_instances, pattern_grid
+from cpu_reference.sudoku.verify import conflicted_cells
 
 
 @pytest.mark.parametrize("order", [3, 4])
 def test_conflicts_and_units_around_match_a_cell_by_cell_count(order):
-    """Units.in_conflict marks exactly the cells a peer shares their digit with; around marks
-    exactly the cells sharing a row, column or box with one of the given cells."""
+    """The repair's cells in conflict (verify.conflicted_cells) are exactly the cells a peer
+    shares their digit with; around marks exactly the cells sharing a row, column or box with
+    one of the given cells."""
     N = order * order
-    units = bh.Units(order)
     rng = np.random.default_rng(order)
     grid = pattern_grid(order, rng).ravel()
-    assert not units.in_conflict(grid).any()
+    assert not conflicted_cells(grid, order).any()
     grid[rng.choice(grid.size, size=5, replace=False)] = rng.integers(1, N + 1, size=5)
     r, c = np.divmod(np.arange(grid.size), N)
     b = (r // order) * order + c // order
     peers = (r[:, None] == r) | (c[:, None] == c) | (b[:, None] == b)
     np.fill_diagonal(peers, False)
     want = ((grid[:, None] == grid[None, :]) & peers).any(axis=1)
-    assert want.any() and np.array_equal(units.in_conflict(grid), want)
+    assert want.any() and np.array_equal(conflicted_cells(grid, order), want)
     picked = np.array([0, grid.size - 1])
-    assert np.array_equal(units.around(picked), (peers[picked].any(axis=0)) | np.isin(
+    assert np.array_equal(bh.around(order, picked), (peers[picked].any(axis=0)) | np.isin(
         np.arange(grid.size), picked))  # fmt: skip
 
 

@@ -168,15 +168,21 @@ def conflict_cost(grid: np.ndarray, order: int) -> int:
 
 
 def conflicted_cells(grid: np.ndarray, order: int) -> np.ndarray:
-    """bool[cells]: the cells (d > 0) whose digit some peer also holds."""
-    clash = _same_digit_peers(grid, order)
-    np.fill_diagonal(clash, False)
-    return clash.any(axis=1)
+    """bool[cells]: the cells (d > 0) whose digit some peer also holds, i.e. whose row, column
+    or box holds that digit twice or more (counted a unit and digit: no matrix of pairs)."""
+    g, units = _grid_units(grid, order)
+    N = int(order) ** 2
+    d = np.where(g > 0, g, 0)
+    span = max(N, int(d.max(initial=0))) + 1  # a key per (unit, digit)
+    clash = np.zeros(g.size, dtype=bool)
+    for unit in units:
+        key = unit * span + d
+        clash |= np.bincount(key, minlength=N * span)[key] > 1
+    return clash & (g > 0)
 
 
-def _same_digit_peers(grid: np.ndarray, order: int) -> np.ndarray:
-    """bool[cells, cells]: a and b share a row, column or box and hold the same digit d > 0
-    (the diagonal holds each filled cell)."""
+def _grid_units(grid: np.ndarray, order: int) -> tuple[np.ndarray, tuple]:
+    """(the grid's digits as int64[cells], (row, column, box) of every cell as int64[cells])."""
     n = int(order)
     N = n * n
     g = np.asarray(grid).ravel().astype(np.int64)
@@ -184,7 +190,13 @@ def _same_digit_peers(grid: np.ndarray, order: int) -> np.ndarray:
         raise ValueError(f"wrong size: {g.size} cells, expected {N * N} ({N}x{N})")
     c = np.arange(N * N)
     r, k = c // N, c % N
-    b = (r // n) * n + k // n
+    return g, (r, k, (r // n) * n + k // n)
+
+
+def _same_digit_peers(grid: np.ndarray, order: int) -> np.ndarray:
+    """bool[cells, cells]: a and b share a row, column or box and hold the same digit d > 0
+    (the diagonal holds each filled cell)."""
+    g, (r, k, b) = _grid_units(grid, order)
     peer = (r[:, None] == r[None, :]) | (k[:, None] == k[None, :]) | (b[:, None] == b[None, :])
     same = (g[:, None] == g[None, :]) & (g[:, None] > 0)
     return peer & same
