@@ -212,26 +212,24 @@ def move_rate(res: Results) -> list[Row]:
             name,
         )
         for move, figures in by_move.items()
-    ] + [row for size in ("36x36", "49x49", "64x64") for row in _frontier_move_rate(res, size)]
+    ] + [_frontier_move_rate(res, size) for size in ("36x36", "49x49", "64x64")]
 
 
-def _frontier_move_rate(res: Results, size: str) -> list[Row]:
+def _frontier_move_rate(res: Results, size: str) -> Row:
     """The focused move's proposals/s on one frontier instance (one thread), per version."""
     name = f"throughput/move_rate_{size}.json"
     d = res.load(name)
     figures = [f"{rate(r['proposals_per_second'])} ({r['label']})" for r in d["rows"]]
-    return [
-        Row(
-            f"focused move while solving {d['setting'].split(',')[0]} ({size}, deduction first, "
-            "auto schedule), 1 thread, same trajectories",
-            ", ".join(figures),
-            "",
-            f"python -m benchmarks.bench_move_rate --file benchmarks/data/frontier/"
-            f"{d['setting'].split(',')[0]} --limit 1 --chains 2 --plateaus 1000 --move focused "
-            "--label LABEL",
-            name,
-        )
-    ]
+    file = d["setting"].split(",")[0]  # the setting starts with the instance's file name
+    return Row(
+        f"focused move while solving {file} ({size}, deduction first, auto schedule), 1 thread, "
+        "same trajectories",
+        ", ".join(figures),
+        "",
+        f"python -m benchmarks.bench_move_rate --file benchmarks/data/frontier/{file} --limit 1 "
+        "--chains 2 --plateaus 1000 --move focused --label LABEL",
+        name,
+    )
 
 
 def exact(res: Results) -> list[Row]:

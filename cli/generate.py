@@ -261,13 +261,13 @@ def emptying_notice(order: int, grids: int, tries: int) -> str | None:
     if least is None:
         return None
     N = order * order
-    rounds = -(-grids // _threads())  # one grid a thread at a time, its tries in a row
+    threads = _threads()
+    rounds = -(-grids // threads)  # one grid a thread at a time, its tries in a row
     minutes = least * tries * rounds / 60
-    busy = min(_threads(), grids)
     return (f"emptying {N}x{N} grids into minimal puzzles is slow: each try runs thousands of "
             f"exact uniqueness checks, {least / 60:.0f}+ min on one core; {grids} grid(s), "
-            f"--tries {tries}, one grid a thread, {busy} of {_threads()} thread(s) at work: "
-            f"expect {minutes:.0f} min or more")  # fmt: skip
+            f"--tries {tries}, one grid a thread, {min(threads, grids)} of {threads} thread(s) "
+            f"at work: expect {minutes:.0f} min or more")  # fmt: skip
 
 
 def _generate_puzzles(args: dict) -> int:
