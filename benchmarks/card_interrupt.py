@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.card_runs import sigint_default
 from benchmarks.isomorphs import isomorphs, line
 from benchmarks.machine import machine
 from cpu_reference.sudoku.formats import read_puzzles
@@ -80,7 +81,8 @@ def run_one(puzzles: Path, givens: np.ndarray, backend: str, after: float, work:
     out = work / f"r_{after:g}.jsonl"
     cmd = [sys.executable, "-m", "gpu_anneal", "solve", str(puzzles), "--backend", backend]
     start = time.perf_counter()
-    proc = subprocess.Popen([*cmd, "--out", str(out), "-q"], cwd=ROOT, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([*cmd, "--out", str(out), "-q"], cwd=ROOT, stderr=subprocess.PIPE,
+                            preexec_fn=sigint_default)  # fmt: skip
     time.sleep(after)
     proc.send_signal(signal.SIGINT)
     try:

@@ -38,6 +38,13 @@ EVENTS_MODULE = "benchmarks.kernel_events"
 INTERRUPT_GRACE = 20.0  # seconds a stopped run gets to write its finished results (SIGINT)
 
 
+def sigint_default() -> None:
+    """A subprocess preexec_fn: SIGINT's default action in the child, so that the SIGINT that
+    stops a run reaches it even when this script was started with SIGINT ignored (a shell's
+    background job), which the command line would otherwise keep."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @dataclass
 class Command:
     """A gpu-anneal command to time: its arguments (after the program name, without --out),
@@ -103,6 +110,7 @@ def run(command: Command) -> dict:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=sigint_default,
         )
         try:
             _, err = proc.communicate(timeout=max(1.0, command.timeout))

@@ -51,8 +51,11 @@ def install() -> None:
     and keep quiet about what a press that lands while numba compiles leaves behind: Python
     prints as an exception it ignored the KeyboardInterrupt raised in a callback from compiled
     code (llvmlite's object cache), or the finalizer's error of an llvmlite object the press cut
-    short; the press, already remembered, is answered by `check()`."""
-    if threading.current_thread() is threading.main_thread():
+    short; the press, already remembered, is answered by `check()`. A process started with
+    SIGINT ignored (a shell's background job, nohup) keeps it ignored, as Python itself does."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, _on_sigint)
         if not isinstance(sys.unraisablehook, _QuietPresses):
             sys.unraisablehook = _QuietPresses(sys.unraisablehook)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from terminal_signals import sigint_as_from_a_terminal
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -254,6 +255,7 @@ def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path):
         [sys.executable, "-m", "cli.main", "solve", str(path), "--out", str(out), "--chains", "1",
          "--time-limit", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=sigint_as_from_a_terminal,
     )  # fmt: skip
     deadline = time.time() + 120
     while time.time() < deadline and (not out.exists() or len(jsonl(out.read_text())) < 2):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from terminal_signals import sigint_as_from_a_terminal
 from typer.testing import CliRunner
 
 import gpu_anneal
@@ -478,13 +479,6 @@ def _loaded(pid: int, library: str) -> bool:
         return False
 
 
-def _sigint_as_from_a_terminal() -> None:
-    """In the child before it runs: SIGINT's default action, as a command started from a
-    terminal has it. A test runner started in the background of a script inherits SIGINT
-    ignored, and Python keeps an inherited SIG_IGN, so the press would be lost."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
 @pytest.mark.parametrize(
     "entry", ["console script", "python -m gpu_anneal", "python -m cli.main"]
@@ -499,7 +493,7 @@ def test_ctrl_c_while_the_command_imports_exits_130_with_one_line(puzzles, entry
             "gpu_anneal"], "python -m cli.main": COMMAND}[entry]  # fmt: skip
     proc = subprocess.Popen([*argv, "solve", str(puzzles), *EXACT], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_sigint_as_from_a_terminal)  # fmt: skip
+                            preexec_fn=sigint_as_from_a_terminal)  # fmt: skip
     deadline = time.time() + 60
     while not _loaded(proc.pid, library) and proc.poll() is None and time.time() < deadline:
         time.sleep(0.002)

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from cuda_sim.interrupt_points import faults, item_run, pool_run
 from simulate import run_simulated
+from terminal_signals import sigint_as_from_a_terminal
 
 import gpu_anneal
 from cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNSOLVED
@@ -158,6 +159,7 @@ def _interrupted_run(tmp_path, extra_args, presses):
         [sys.executable, "-c", "from cli.main import run; run()", "solve", str(path),
          "--out", str(out), "--chains", "1", "--time-limit", "0", *extra_args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=sigint_as_from_a_terminal,
     )  # fmt: skip
 
     def records():
@@ -216,10 +218,35 @@ def test_a_press_in_a_callback_from_compiled_code_prints_no_traceback_and_is_ans
     keeps quiet about both and `check()` answers the press afterwards; any other exception
     ignored in a callback is still printed."""
     child = subprocess.run([sys.executable, "-c", QUIET_CALLBACK], capture_output=True,
-                           text=True, timeout=60, cwd=HERE.parent)  # fmt: skip
+                           text=True, timeout=60, cwd=HERE.parent,
+                           preexec_fn=sigint_as_from_a_terminal)  # fmt: skip
     assert child.returncode == 0 and child.stdout.strip() == "answered", child.stderr
     assert "KeyboardInterrupt" not in child.stderr and "cut short" not in child.stderr
     assert "ValueError: not a press" in child.stderr
+
+
+INSTALL_AND_SHOW = """
+import signal
+from gpu_anneal import interrupts
+interrupts.install()
+handler = signal.getsignal(signal.SIGINT)
+print("ignored" if handler is signal.SIG_IGN else getattr(handler, "__name__", handler))
+"""
+
+
+@pytest.mark.parametrize(
+    ("inherited", "after"),
+    [(signal.SIG_IGN, "ignored"), (signal.SIG_DFL, "_on_sigint")],
+)  # fmt: skip
+def test_a_process_started_with_ctrl_c_ignored_keeps_it_ignored(inherited, after):
+    """install() in a process started with SIGINT ignored (a shell's background job, nohup)
+    leaves it ignored, as Python does; started with the default action, it puts the handler
+    that remembers the press in place."""
+    child = subprocess.run([sys.executable, "-c", INSTALL_AND_SHOW], capture_output=True,
+                           text=True, timeout=60, cwd=HERE.parent,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, inherited))  # fmt: skip
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.strip() == after
 
 
 def test_ctrl_c_after_a_bad_line_exits_130(tmp_path):
@@ -231,6 +258,7 @@ def test_ctrl_c_after_a_bad_line_exits_130(tmp_path):
         [sys.executable, "-c", "from cli.main import run; run()", "solve", str(path),
          "--out", str(out), "--chains", "1", "--time-limit", "0"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=sigint_as_from_a_terminal,
     )  # fmt: skip
     deadline = time.time() + 120
     while time.time() < deadline and (not out.exists() or not out.read_text()):
