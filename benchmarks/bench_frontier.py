@@ -2,8 +2,8 @@
 
     python -m benchmarks.bench_frontier [--orders 6,7,8] [--fills 40,45,50,55] [--count 5]
         [--limit 20 | --limit 6:60,7:120,8:300] [--seed 1] [--solvers gpu-anneal,cp-sat,cadical]
-        [--backend cpu] [--schedule S] [--grace 60] [--instances DIR] [--out PATH] [--append]
-        [--render]
+        [--backend cpu] [--schedule S] [--move M] [--grace 60] [--instances DIR] [--out PATH]
+        [--append] [--render]
 
 Instances: `--count` per order and fill, made Lewis-style from `--seed`
 (benchmarks/frontier_instances.py: a random solved grid, ceil(f x N^2 / 100) cells kept at
@@ -22,7 +22,8 @@ order), one process at a time, each in its own process with a hard timeout of th
                  order reads "refused: MESSAGE" with the engine's one-line message.
                  `--schedule S` runs that schedule in place of the default technique's (the
                  rest of the technique as by default), for measuring schedule candidates on
-                 instances of another `--seed` into another `--out`.
+                 instances of another `--seed` into another `--out`. `--move M` does the
+                 same for the move.
     cp-sat       OR-Tools CP-SAT, 1 worker, AllDifferent model (benchmarks/frontier_peers.py)
     cadical      CaDiCaL 1.9.5 through python-sat, the standard CNF (benchmarks/frontier_peers.py)
 
@@ -158,6 +159,7 @@ def gpu_anneal_command(limit: float, args) -> list[str]:
         sys.executable, "-m", "gpu_anneal", "solve", "-", "--format", "tsv",
         "--backend", args.backend, "--time-limit", f"{limit:g}", "--seed", str(args.seed),
         "--output", "jsonl", "-q", *(["--schedule", args.schedule] if args.schedule else []),
+        *(["--move", args.move] if args.move else []),
     ]  # fmt: skip
 
 
@@ -303,10 +305,12 @@ def instance_text(row: dict) -> str:
 
 
 def label(result: dict, solver: str) -> str:
-    """A solver's row label; gpu-anneal's names the schedule its last run gave (--schedule)."""
-    schedule = result["runs"][-1]["args"].get("schedule") if result["runs"] else None
-    if solver == "gpu-anneal" and schedule:
-        return f"gpu-anneal, schedule `{schedule}`"
+    """A solver's row label; gpu-anneal's names the schedule and the move its last run gave
+    (--schedule, --move)."""
+    settings = result["runs"][-1]["args"] if result["runs"] else {}
+    parts = [f"{key} `{settings[key]}`" for key in ("schedule", "move") if settings.get(key)]
+    if solver == "gpu-anneal" and parts:
+        return "gpu-anneal, " + ", ".join(parts)
     return LABELS.get(solver, solver)
 
 
@@ -388,6 +392,7 @@ def parse_args(argv: list[str] | None):
     ap.add_argument("--solvers", default=",".join(SOLVERS), help=", ".join(SOLVERS))
     ap.add_argument("--backend", default="cpu", help="gpu-anneal's --backend (cpu, cuda, auto)")
     ap.add_argument("--schedule", default=None, help="gpu-anneal's --schedule (default: none)")
+    ap.add_argument("--move", default=None, help="gpu-anneal's --move (default: none)")
     ap.add_argument("--grace", type=float, default=60.0,
                     help="seconds past the limit before a solver process is killed")  # fmt: skip
     ap.add_argument("--instances", default=str(INSTANCES), help="folder of the instance files")
@@ -454,7 +459,8 @@ def main(argv: list[str] | None = None) -> int:
     command = "python -m benchmarks.bench_frontier " + shlex.join(
         argv if argv is not None else sys.argv[1:]
     )
-    kept = ("orders", "fills", "count", "limit", "seed", "solvers", "backend", "schedule", "grace")
+    kept = ("orders", "fills", "count", "limit", "seed", "solvers", "backend", "schedule", "move",
+            "grace")  # fmt: skip
     settings = {k: getattr(args, k) for k in kept}
     run = {"command": command, "commit": git("rev-parse", "--short", "HEAD"), "args": settings,
            "machine": machine("ortools", "pysat")}  # fmt: skip

@@ -197,7 +197,7 @@ def measure(args) -> dict:
     populations = [f"population {p}" for p in args.population or []]
     portfolios = [f"portfolio {p}" for p in args.portfolio or []]
     methods = (["default"] if args.default else []) + ladders + populations + portfolios
-    engine = SimpleNamespace(backend="cpu", seed=args.seed, schedule=None, grace=60.0)
+    engine = SimpleNamespace(backend="cpu", seed=args.seed, schedule=None, move=None, grace=60.0)
     if methods != ["default"]:  # compile the rules (the population's, its children's from the
         # disk cache, too) before any clock
         tempering(instances[0].cells.astype(np.uint8), 2, 0.3, 0.3, 1, 0.3, args.seed,

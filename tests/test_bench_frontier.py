@@ -253,3 +253,16 @@ def test_tempering_ladder_population_and_portfolio_solve_16x16_and_are_verified(
         assert parts[other]["status"] in ("stopped", "solved")
     text = bft.render(result)
     assert "| 4:0.27:0.36 | 2/2 |" in text and "| portfolio 4:2 | 2/2 |" in text
+
+
+def test_a_move_given_goes_to_the_command_and_names_the_row_beside_the_schedule():
+    """--move M goes to gpu-anneal's command line; the row names it, after the schedule when
+    both are given; without it the command has no --move."""
+    given = bf.parse_args(["--orders", "3", "--move", "focused-two"])
+    command = bf.gpu_anneal_command(10, given)
+    assert command[command.index("--move") + 1] == "focused-two"
+    assert "--move" not in bf.gpu_anneal_command(10, bf.parse_args(["--orders", "3"]))
+    moved = {"runs": [{"args": {"schedule": None, "move": "focused-two"}}]}
+    assert bf.label(moved, "gpu-anneal") == "gpu-anneal, move `focused-two`"
+    both = {"runs": [{"args": {"schedule": "band", "move": "candidate"}}]}
+    assert bf.label(both, "gpu-anneal") == "gpu-anneal, schedule `band`, move `candidate`"
