@@ -424,6 +424,7 @@ def tune(args) -> None:
         for fill, items in training(path, levels, count).items():
             groups.append((size, fill, order, items))
     limit = {3: args.limit_9, 5: args.limit_25, 6: args.limit_36}
+    facts = machine()  # its load average before the runs
     table = []
     warmed = set()
     for set_name, level, order, items in groups:
@@ -446,7 +447,7 @@ def tune(args) -> None:
             table.append(row)
             print(json.dumps({k: v for k, v in row.items() if k != "rows"}), flush=True)
     record = {
-        "machine": machine(),
+        "machine": facts,
         "args": vars(args),
         "table": table,
         "command": "python -m benchmarks.bench_anneal_peers " + " ".join(sys.argv[1:]),

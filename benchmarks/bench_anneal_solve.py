@@ -78,13 +78,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--name", default="anneal_solve")
     args = parser.parse_args()
+    facts = machine()  # its load average before the runs
     started = time.time()
     sets = [
         run_set("4x4", unique_4x4(args.fours, args.seed), 2, args),
         run_set("seed002", [p.cells for p in read_puzzles(SEED002)], 3, args),
         run_set("top95", [p.cells for p in read_puzzles(args.top95)][: args.limit], 3, args),
     ]
-    result = {"machine": machine(), "schedule": args.schedule, "t0": args.t0, "move": args.move,
+    result = {"machine": facts, "schedule": args.schedule, "t0": args.t0, "move": args.move,
               "chains": args.chains, "time_limit": args.time_limit,
               "wall_seconds": time.time() - started, "sets": sets}  # fmt: skip
     out = results("anneal") / args.name

@@ -77,6 +77,7 @@ def price(per_puzzle: list[list[int | None]], k: int) -> dict:
 def measure(args) -> dict:
     """Every chain of the sample, then the price of each group size."""
     puzzles = [p.cells for p in read_puzzles(args.file) if p.order == 3][: args.puzzles]
+    facts = machine()  # its load average before the runs
     start = time.perf_counter()
     per_puzzle = [chain_proposals(p, args.chains, args.time_limit) for p in puzzles]
     seconds = time.perf_counter() - start
@@ -85,7 +86,7 @@ def measure(args) -> dict:
         f"--chains {args.chains} --time-limit {args.time_limit:g}",
         "file": str(args.file),
         "technique": dict(DEFAULT_TECHNIQUE, schedule=expand("auto", 3)),
-        "machine": machine(),
+        "machine": facts,
         "commit": git("rev-parse", "--short", "HEAD"),
         "seconds": round(seconds, 1),
         "chain_proposals": per_puzzle,

@@ -424,8 +424,9 @@ def run_large(args: argparse.Namespace) -> dict:
     """Lloyd & Amos 25x25 and 36x36 made here, counted to two."""
     prefixes = tuple(f"inst25x25_{fill}_" for fill in LEVELS)
     rows = read_tsv(args.data_dir / "general_25x25.tsv", prefixes)
+    facts = machine()  # its load average before the runs
     return {
-        "machine_large": machine(),
+        "machine_large": facts,
         "max_nodes": args.max_nodes,
         "large_25": bench_large(rows, args.max_nodes),
         "large_36": bench_large(instances_36(args.per_level_36, seed=36), args.max_nodes),
@@ -434,6 +435,7 @@ def run_large(args: argparse.Namespace) -> dict:
 
 def run_escalate(args: argparse.Namespace) -> dict:
     """Every 25x25 instance counted to two under each escalation budget (see the docstring)."""
+    facts = machine()  # its load average before the runs
     prefixes = tuple(f"inst25x25_{fill}_" for fill in LEVELS)
     rows = read_tsv(args.data_dir / "general_25x25.tsv", prefixes)
     solution = np.zeros(625, np.uint8)
@@ -461,7 +463,7 @@ def run_escalate(args: argparse.Namespace) -> dict:
             })  # fmt: skip
             print(f"escalate {label}: max {t.max():.3f} s", file=sys.stderr, flush=True)
     return {
-        "machine": machine(), "shipped": large.ESCALATE_NODES, "instances": len(rows),
+        "machine": facts, "shipped": large.ESCALATE_NODES, "instances": len(rows),
         "max_nodes": args.max_nodes, "rows": out,
     }  # fmt: skip
 
@@ -483,6 +485,7 @@ SETTINGS_36 = (  # label, rules, escalate_nodes, first restart budget
 
 def run_settings_36(args: argparse.Namespace) -> dict:
     """36x36 training grids counted to two under each of SETTINGS_36 (see the docstring)."""
+    facts = machine()  # its load average before the runs
     rows = instances_36(args.per_level_36, seed=37)
     solution = np.zeros(36 * 36, np.uint8)
     out = []
@@ -508,11 +511,12 @@ def run_settings_36(args: argparse.Namespace) -> dict:
                     "max_s": float(t.max()), "over_1s": int((t > TARGET_LARGE_S).sum()),
                 })  # fmt: skip
             print(f"{label}: done", file=sys.stderr, flush=True)
-    return {"machine": machine(), "max_nodes": args.max_nodes, "seed": 37, "rows": out}
+    return {"machine": facts, "max_nodes": args.max_nodes, "seed": 37, "rows": out}
 
 
 def run_cpsat_36(args: argparse.Namespace) -> dict:
     """CP-SAT asked for one solution of each reported 36x36 instance (see the docstring)."""
+    facts = machine()  # its load average before the runs
     spec = importlib.util.spec_from_file_location(
         "cpsat_sudoku", args.peers_dir / "cpsat_sudoku.py"
     )
@@ -533,7 +537,7 @@ def run_cpsat_36(args: argparse.Namespace) -> dict:
             "median_s": float(np.median(done)) if done else None,
             "max_s": max(done) if done else None,
         })  # fmt: skip
-    return {"machine": machine(), "workers": args.cpsat_workers, "limit": args.cpsat_limit,
+    return {"machine": facts, "workers": args.cpsat_workers, "limit": args.cpsat_limit,
             "rows": rows}  # fmt: skip
 
 

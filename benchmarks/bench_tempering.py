@@ -107,6 +107,7 @@ def measure(args) -> dict:
     picked = training(DATA / "general_25x25.tsv", levels, args.per_level)
     presets = args.preset or list(PRESETS)
     methods = presets + [f"tempering {ladder}" for ladder in args.ladder or LADDERS]
+    facts = machine()  # its load average before the runs
     table = []
     for fill in levels:
         items = picked[fill]
@@ -119,7 +120,7 @@ def measure(args) -> dict:
             table.append(row)
             print(json.dumps({k: v for k, v in row.items() if k != "rows"}), flush=True)
     command = "python -m benchmarks.bench_tempering " + " ".join(sys.argv[1:])
-    return {"machine": machine(), "args": vars(args), "table": table, "command": command}
+    return {"machine": facts, "args": vars(args), "table": table, "command": command}
 
 
 def run_one(method: str, cells, limit: float, args) -> dict:
