@@ -22,6 +22,14 @@
 #              order 4 and 5 kernels with the CPU runner, each under a time limit.
 # PHASE check: Ctrl-C on 60,000 isomorphs on the card (benchmarks/card_interrupt.py), then the
 #              equality of the kernels with the CPU runner, one order at a time (orders 3-6).
+# PHASE frontier36, frontier49: the frontier's card targets (issue: the card faster in wall time
+#              than the same machine's cores, solving no fewer): bench_frontier's own instances
+#              (seed 1, made again there) by gpu-anneal alone, on the card (--backend cuda), then
+#              on the machine's cores (--backend cpu), under the same limit: frontier36 36x36 at
+#              50 % (5 instances, FRONTIER_LIMIT seconds each, default 50), frontier49 49x49 at
+#              45 % (3, default 80). Each backend's run is stopped after FRONTIER_SECONDS
+#              (default 270; its finished instances are kept). Results:
+#              $out/{frontier36,frontier49}_{cuda,cpu}.{json,md} and $out/PHASE.log.
 #
 # Needs, in the checkout (carried as ignored paths): .whl/ with numpy < 2.5 (numba-cuda needs it;
 # the image's numpy is newer) and .gpudata/ with forum_hardest_1106.txt and general_25x25.tsv
@@ -56,9 +64,10 @@ case $phase in
     exec timeout 545 python3 -m benchmarks.card_session --data .gpudata --out-dir "$out" \
       --commit "$commit"
     ;;
-  sets|large|check) ;;
+  sets|large|check|frontier36|frontier49) ;;
   *)
-    echo "card_session.sh: phase must be all, prepare, sets, large or check, not '$phase'" >&2
+    echo "card_session.sh: phase must be all, prepare, sets, large, check, frontier36 or" \
+      "frontier49, not '$phase'" >&2
     exit 2
     ;;
 esac
@@ -93,6 +102,19 @@ case $phase in
       timeout "${EQUALITY_SECONDS:-50}" $bench --part equality --orders $order \
         --moves focused,sirdey,focused-two --tag "_o$order" 2>&1 | grep -E "^equality|wrote" \
         | tee -a "$out/check.log"
+    done
+    ;;
+  frontier36|frontier49)
+    if [ "$phase" = frontier36 ]; then
+      cell=(--orders 36x36 --fills 50 --count 5 --limit "${FRONTIER_LIMIT:-50}")
+    else
+      cell=(--orders 49x49 --fills 45 --count 3 --limit "${FRONTIER_LIMIT:-80}")
+    fi
+    for backend in cuda cpu; do
+      timeout "${FRONTIER_SECONDS:-270}" python3 -m benchmarks.bench_frontier "${cell[@]}" \
+        --solvers gpu-anneal --backend "$backend" --grace 30 \
+        --instances "${TMPDIR:-/tmp}/frontier_instances" --out "$out/${phase}_$backend" 2>&1 \
+        | tee -a "$out/$phase.log" | grep -E '^\{"instance"'
     done
     ;;
 esac
