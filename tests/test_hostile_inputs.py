@@ -263,6 +263,27 @@ def test_36x36_in_line_form_then_a_9x9_the_9x9_is_still_solved(tmp_path):
     assert record["line"] == 2 and record["solved"]
 
 
+@pytest.mark.parametrize("order", [3, 7])
+def test_comma_separated_numbers_on_one_line_say_which_forms_hold_them(order, tmp_path):
+    """A puzzle's N*N numbers on one line, comma-separated (a file reads one symbol a cell
+    there): one line naming the count and the forms that take numbers (tsv, rows), never the
+    characters counted as cells; a count no Sudoku has says the sizes; the 9x9 after is solved."""
+    N = order * order
+    numbers = ",".join(["0"] * (N**2 - 1) + [str(N)])
+    path = tmp_path / "p.txt"
+    path.write_text(f"{numbers}\n1,2,3\n{GOOD9}\n")
+    result = solve(path, "--method", "exact", "--output", "jsonl")
+    first, second = errors(result)
+    assert first == (
+        f"{path} line 1: {N * N} comma-separated numbers on one line, where one symbol a cell "
+        f"was expected; give a {N}x{N} puzzle of numbers as tsv (`name<TAB>{order}<TAB>` then "
+        f"the numbers) or as {N} rows of {N} numbers"
+    )
+    assert second.startswith(f"{path} line 2: 3 comma-separated numbers on one line; a Sudoku")
+    (record,) = records(result.stdout)
+    assert record["line"] == 3 and record["solved"]
+
+
 def test_a_36x36_solution_is_never_an_unwritable_line():
     """A 36x36 array is written as rows; a hand-made Item asking for the line form is one
     InputError naming the puzzle and the formats that can write it."""

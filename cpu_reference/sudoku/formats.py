@@ -310,10 +310,32 @@ def _fast_line(token: str, order: int | None) -> tuple[np.ndarray, int] | None:
 
 
 def _parse_symbol_line(token: str, order: int | None, fmt: str = "line") -> tuple[np.ndarray, int]:
+    numbers = _numbers_line_fault(token)
+    if numbers is not None:
+        raise _Fault(numbers)
     n = _order_of(len(token), order)
     if n > MAX_SYMBOL_ORDER:
         raise _Fault(_symbol_order_fault(n, fmt))
     return _decode_symbols(token, n * n), n
+
+
+def _numbers_line_fault(token: str) -> str | None:
+    """Why a line of comma-separated numbers is no one-symbol-a-cell puzzle, and the forms that
+    hold such numbers; None for any other token."""
+    parts = token.split(",")
+    if len(parts) < 2 or not all(p.strip().lstrip("+-").isdigit() for p in parts):
+        return None
+    count = len(parts)
+    if count not in CELL_COUNTS:
+        sizes = ", ".join(str(x) for x in CELL_COUNTS)
+        return f"{count} comma-separated numbers on one line; a Sudoku has {sizes} cells"
+    n = CELL_COUNTS.index(count) + MIN_ORDER
+    N = n * n
+    return (
+        f"{count} comma-separated numbers on one line, where one symbol a cell was expected; "
+        f"give a {N}x{N} puzzle of numbers as tsv (`name<TAB>{n}<TAB>` then the numbers) or as "
+        f"{N} rows of {N} numbers"
+    )
 
 
 def _symbol_order_fault(n: int, fmt: str) -> str:
