@@ -390,11 +390,19 @@ def check(
     output: Annotated[Output, typer.Option(help="How results are printed")] = Output.text,
     threads: Threads = None,
     progress: ShowProgress = None,
+    max_nodes: Annotated[
+        int | None,
+        typer.Option(
+            help="Branch values a puzzle's count may spend before it is reported unsettled "
+            "(ok false); 0: no limit  [default: 2,000,000]",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Verify full grids, or count the solutions of puzzles (0, 1, 2+)."""
     from cli.sudoku_check import run_check
 
-    args = (files or ["-"], value(format), value(output), threads, progress)
+    args = (files or ["-"], value(format), value(output), threads, progress, max_nodes)
     raise typer.Exit(guarded(run_check, *args))
 
 

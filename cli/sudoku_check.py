@@ -9,12 +9,13 @@ from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line, json_line
 from cli.progress import RunProgress, messages_above
 from cli.tally import Tally, read_all
 from cli.threads import use_threads
-from gpu_anneal.check import check_puzzle
+from gpu_anneal import validate
+from gpu_anneal.check import CHECK_NODES, check_puzzle
 
 
 def run_check(
     sources: list[str], fmt: str | None, output: str, threads: int | None = None,
-    progress: bool | None = None,
+    progress: bool | None = None, max_nodes: int | None = None,
 ) -> int:  # fmt: skip
     """Check each puzzle: a full grid is verified, a puzzle's solutions are counted up to two,
     and a solution the input claims (tdoku `puzzle:count:solution`) is verified.
@@ -25,8 +26,11 @@ def run_check(
     apply.
 
     `threads`: the threads of the solution counts (--threads); `progress`: the progress line
-    (cli.progress: checks done out of the input's puzzles, counted in the background).
+    (cli.progress: checks done out of the input's puzzles, counted in the background);
+    `max_nodes`: the branch values a count may spend (--max-nodes; None: CHECK_NODES, 0: no
+    limit).
     """
+    nodes = CHECK_NODES if max_nodes is None else validate.integer("--max-nodes", max_nodes, 0)
     use_threads(threads)
     tally = Tally()
     failures = 0
@@ -42,7 +46,7 @@ def run_check(
         for source in sources or ["-"]:
             name = "<stdin>" if source == "-" else source
             for puzzle in read_all([source], fmt, tally, check=False):
-                record = check_puzzle(puzzle, index, name)
+                record = check_puzzle(puzzle, index, name, nodes)
                 index += 1
                 failures += not record["ok"]
                 print(json_line(record) if output == "jsonl" else _text(record), flush=True)

@@ -17,8 +17,12 @@ from cpu_reference.sudoku.formats import Puzzle, check_givens
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.records import CheckRecord
 
+CHECK_NODES = 2_000_000  # branch values a puzzle's count may spend by default (--max-nodes)
 
-def check_puzzle(puzzle: Puzzle, index: int, source: str = "<stdin>") -> dict:
+
+def check_puzzle(
+    puzzle: Puzzle, index: int, source: str = "<stdin>", max_nodes: int = CHECK_NODES
+) -> dict:
     """The check record of one puzzle (read with check=False, so repeated givens reach here): a
     gpu_anneal.records.CheckRecord as a dict, every key present (docs/check.schema.json).
 
@@ -27,12 +31,13 @@ def check_puzzle(puzzle: Puzzle, index: int, source: str = "<stdin>") -> dict:
     and solution_ok (whether the claimed solution is a solution of these givens); error names
     the first fault; a field that does not apply is None. ok is true only when every check and
     every claim holds: a grid is valid, a puzzle has exactly one solution (or the claimed
-    count), and a claimed solution verifies.
+    count), and a claimed solution verifies. A count may spend `max_nodes` branch values (0: no
+    limit); one that spends them unsettled leaves solutions None, ok False, and error says so.
     """
-    return CheckRecord(index=index, source=source, **_findings(puzzle)).to_dict()
+    return CheckRecord(index=index, source=source, **_findings(puzzle, max_nodes)).to_dict()
 
 
-def _findings(puzzle: Puzzle) -> dict:
+def _findings(puzzle: Puzzle, max_nodes: int) -> dict:
     """The record's fields from line to error, as check_puzzle describes them."""
     record: dict = {"line": puzzle.line, "name": puzzle.name}
     full = bool(np.all(puzzle.cells))
@@ -45,15 +50,18 @@ def _findings(puzzle: Puzzle) -> dict:
         record.update(kind="grid", valid=fault is None, error=fault)
         ok = fault is None
     else:
-        count, _, _ = solve_exact(puzzle.cells, puzzle.order, limit=2)
-        record.update(kind="puzzle", solutions="2+" if count >= 2 else count)
+        count, found, _ = solve_exact(puzzle.cells, puzzle.order, limit=2, max_nodes=max_nodes)
+        settled = count >= 0
+        record.update(kind="puzzle", solutions=("2+" if count >= 2 else count) if settled else None)
         ok = count == 1
         if puzzle.expected_count is not None:
             expected = min(puzzle.expected_count, 2)
             record["expected"] = "2+" if expected >= 2 else expected
             ok = count == expected
-            if not ok:
+            if settled and not ok:
                 record["error"] = f"claims {record['expected']} solution(s), has {count}"
+        if not settled:
+            record["error"] = _unsettled(bool(found.any()), max_nodes)
     if puzzle.expected_solution is not None:
         fault = verify_solution(puzzle.expected_solution, puzzle.order, puzzle.cells)
         record["solution_ok"] = fault is None
@@ -62,3 +70,13 @@ def _findings(puzzle: Puzzle) -> dict:
             record["error"] = f"claimed solution: {fault}"
     record["ok"] = ok
     return record
+
+
+def _unsettled(found: bool, max_nodes: int) -> str:
+    """The error of a count that spent its branch values unsettled."""
+    what = (
+        "a solution found, but whether it is the only one is not known"
+        if found
+        else "no solution found, and none ruled out"
+    )
+    return f"count not settled: {what} within {max_nodes:,} branch values (--max-nodes)"

@@ -52,7 +52,9 @@ class CheckRecord(_Record):
     )
     valid: bool | None = described("Grid: whether it keeps every rule; null for a puzzle", None)
     solutions: SolutionCount | None = described(
-        "Puzzle: its solutions counted up to two (0, 1 or '2+'); null for a grid", None
+        "Puzzle: its solutions counted up to two (0, 1 or '2+'); null for a grid, or for a "
+        "count that spent its branch values (--max-nodes) unsettled",
+        None,
     )
     expected: SolutionCount | None = described(
         "The solution count the line claims (tdoku's count field; 2 or more as '2+'), else null",

@@ -156,6 +156,39 @@ def test_check_rejects_a_broken_grid(tmp_path):
     assert result.exit_code == 1
 
 
+def test_check_stops_a_count_at_its_node_budget_and_says_it_is_unsettled(tmp_path):
+    """check --max-nodes K: a count that needs more branch values than K is reported unsettled
+    (solutions null, ok false, exit 1), saying whether a solution was found; the default budget
+    settles it; a negative budget is one line, exit 2."""
+    import numpy as np
+
+    from cpu_reference.sudoku.exact import solve_exact
+    from gpu_anneal.check import CHECK_NODES
+
+    path = tmp_path / "empty16.txt"
+    path.write_text("." * 256 + "\n")
+    count, _, needed = solve_exact(np.zeros(256, np.uint8), 4, limit=2)
+    assert count == 2 and needed > 2
+    settled = invoke("check", str(path), "--output", "jsonl")
+    assert jsonl(settled.stdout)[0]["solutions"] == "2+" and settled.exit_code == 1
+    for budget, what in ((needed - 1, "a solution found, but whether it is the only one is not "
+                          "known"), (1, "no solution found, and none ruled out")):  # fmt: skip
+        result = invoke("check", str(path), "--output", "jsonl", "--max-nodes", str(budget))
+        (record,) = jsonl(result.stdout)
+        assert result.exit_code == 1
+        assert record["solutions"] is None and record["ok"] is False
+        assert record["error"] == (
+            f"count not settled: {what} within {budget:,} branch values (--max-nodes)"
+        )
+    refused = invoke("check", str(path), "--max-nodes", "-1")
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert (
+        refused.stderr.strip() == "gpu-anneal: --max-nodes -1: must be an integer in 0..(no limit)"
+    )
+    help_text = " ".join(invoke("check", "--help").stdout.split())
+    assert f"[default: {CHECK_NODES:,}]" in help_text
+
+
 def test_info_and_throughput_json():
     """info says CUDA is unusable here; bench throughput prints proposals_per_second."""
     info = json.loads(invoke("info").stdout)
