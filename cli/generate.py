@@ -43,7 +43,7 @@ from cli.output import json_line
 from cli.progress import RunProgress, messages_above
 from cli.threads import use_threads
 from gpu_anneal.kinds import game_id_kinds
-from gpu_anneal.reference import InputError
+from gpu_anneal.reference import MAX_ORDER, InputError
 
 SIZE_DEFAULT = "10x10"
 SEED_HELP = "Seed: the same seed gives the same output, another seed other puzzles"
@@ -66,8 +66,9 @@ SUDOKU_DEFAULTS = dict(
 BACKTRACK_FROM_ORDER = 5
 # Emptying a grid of these orders into a minimal puzzle takes minutes a try: the CPU seconds one
 # try takes at least (25x25: `gpu-anneal minimize --order 5 --count 1 --tries 1` had not
-# finished after 109 s of CPU on a 2-core EPYC; 36x36 not measured, the 25x25 bound kept)
-SLOW_EMPTYING_SECONDS = {5: 100.0, 6: 100.0}
+# finished after 109 s of CPU on a 2-core EPYC; 36x36 to 64x64 not measured, the 25x25 bound
+# kept: a larger grid's try runs more checks, each on more cells)
+SLOW_EMPTYING_SECONDS = dict.fromkeys(range(5, MAX_ORDER + 1), 100.0)
 # Sudoku options that only some methods take: option -> the methods that take it
 METHOD_OPTIONS = {"moves": ("permute",), "max_restarts": ("permute",), "backend": ("anneal",)}
 EMPTYING_OPTIONS = ("ti", "tf", "step", "tries", "max_rounds", "max_givens")

@@ -10,6 +10,7 @@ cpu_reference passes here.
                at an order: cpu_reference.sudoku.presets), with_start (a schedule string with
                its starting temperature: cpu_reference.sudoku.schedules)
     pictures   render_sudoku (cpu_reference.render)
+    layout     MAX_ORDER, the largest Sudoku order served (cpu_reference.sudoku.layout)
 """
 
 from __future__ import annotations
@@ -30,11 +31,13 @@ from cpu_reference.sudoku.formats import (
     format_grid,
     iter_puzzles,
 )
+from cpu_reference.sudoku.layout import MAX_ORDER
 from cpu_reference.sudoku.presets import move_of, technique
 from cpu_reference.sudoku.schedules import with_start
 
 __all__ = [
     "FORMATS",
+    "MAX_ORDER",
     "MAX_SYMBOL_ORDER",
     "InputError",
     "KernelWarning",

@@ -361,9 +361,10 @@ def test_order_five_puzzles_default_to_backtracked_grids():
     assert record["method"] == "backtrack" and verify_solution(grid, 5) is None
 
 
+@pytest.mark.parametrize("order", [5, 8])
 @pytest.mark.parametrize("command", [["generate", "--puzzles"], ["minimize", "--tries", "1"]])
-def test_slow_emptying_says_at_the_start_how_long_it_expects(monkeypatch, command):
-    """generate --order 5 --puzzles (minutes a grid) says first what it expects, from the
+def test_slow_emptying_says_at_the_start_how_long_it_expects(monkeypatch, command, order):
+    """generate --order 5 (to 8) --puzzles (minutes a grid) says first what it expects, from the
     least one try takes, the tries and the threads at work (one grid a thread: one grid keeps
     one thread busy whatever the machine has); the emptying itself is stubbed out here."""
     import numba
@@ -373,11 +374,12 @@ def test_slow_emptying_says_at_the_start_how_long_it_expects(monkeypatch, comman
 
     monkeypatch.setattr(generation, "generate_puzzles", lambda *a, **k: ([], {"grids_tried": 0}))
     monkeypatch.setattr(generation, "minimize_grids", lambda *a, **k: [])
-    result = invoke(*command, "--order", "5", "--count", "1")
+    result = invoke(*command, "--order", str(order), "--count", "1")
     tries = 1 if "--tries" in command else 4
-    minutes = SLOW_EMPTYING_SECONDS[5] * tries / 60
+    minutes = SLOW_EMPTYING_SECONDS[order] * tries / 60
     first = result.stderr.splitlines()[0]
-    assert first.startswith("gpu-anneal: emptying 25x25 grids into minimal puzzles is slow")
+    N = order * order
+    assert first.startswith(f"gpu-anneal: emptying {N}x{N} grids into minimal puzzles is slow")
     threads = numba.get_num_threads()
     assert first.endswith(f"--tries {tries}, one grid a thread, {min(threads, 1)} of {threads} "
                           f"thread(s) at work: expect {minutes:.0f} min or more")  # fmt: skip
