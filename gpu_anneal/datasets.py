@@ -7,6 +7,8 @@
     lloyd-amos-16x16  sudoku   3        Lloyd & Amos' benchmark, 16x16 at 50 % given (tsv)
     made-25x25        sudoku   2        25x25 at 60 % given, one solution each (tsv)
     made-36x36        sudoku   2        36x36 at 60 % given, one solution each (tsv)
+    made-49x49        sudoku   2        49x49 at 60 % given, one solution each (tsv)
+    made-64x64        sudoku   1        64x64 at 70 % given, one solution (tsv)
     shikaku           shikaku  5        unique 15x15 puzzles as Tatham `rect` game IDs
     hashi             hashi    5        unique 15x15 puzzles as Tatham `bridges` game IDs
 
@@ -66,6 +68,20 @@ DATASETS = {
             "made_36x36.tsv",
             2,
             "36x36 at 60 % of cells given, one solution each",
+        ),
+        Dataset(
+            "made-49x49",
+            "sudoku",
+            "made_49x49.tsv",
+            2,
+            "49x49 at 60 % of cells given, one solution each",
+        ),
+        Dataset(
+            "made-64x64",
+            "sudoku",
+            "made_64x64.tsv",
+            1,
+            "64x64 at 70 % of cells given, one solution",
         ),
         Dataset(
             "shikaku",

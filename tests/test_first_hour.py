@@ -264,9 +264,11 @@ def test_render_solve_draws_a_sudoku_solution(tmp_path):
     assert picture.read_text().count('<g id="text_') >= 81
 
 
-@pytest.mark.parametrize("name, order", [("made-25x25", 5), ("made-36x36", 6)])
+@pytest.mark.parametrize(
+    "name, order", [("made-25x25", 5), ("made-36x36", 6), ("made-49x49", 7), ("made-64x64", 8)]
+)
 def test_large_examples_ship_with_one_solution_each(tmp_path, name, order):
-    """The 25x25 and 36x36 examples are listed, print as files solve reads, and each puzzle
+    """The 25x25 to 64x64 examples are listed, print as files solve reads, and each puzzle
     has exactly one solution (check counts to two)."""
     assert name in invoke("examples").stdout
     text = invoke("examples", name).stdout
