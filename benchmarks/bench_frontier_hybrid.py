@@ -37,8 +37,12 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.bench_frontier import checked
-from benchmarks.bench_frontier_tempering import instance_arguments, method_entry, times_text
+from benchmarks.bench_frontier_tempering import (
+    instance_arguments,
+    instances_label,
+    method_tables,
+    times_text,
+)
 from benchmarks.bench_tempering import finished
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
@@ -136,15 +140,8 @@ def measure(args) -> dict:
     methods = args.method or list(METHODS)
     for method in methods:  # compiles every part before any clock
         hybrid(instances[0].cells.astype(np.uint8), args.order, method, 0.5, args.seed)
-    table = []
-    for method in methods:
-        rows = []
-        for inst in instances:
-            got = hybrid(inst.cells.astype(np.uint8), args.order, method, args.limit, args.seed)
-            row = {"instance": inst.name, **checked(got, inst, args.limit)}
-            rows.append(row)
-            print(json.dumps({"method": method, **row}), flush=True)
-        table.append(method_entry(method, rows))
+    table = method_tables(methods, instances, args.limit, lambda method, index, inst: hybrid(
+        inst.cells.astype(np.uint8), args.order, method, args.limit, args.seed))  # fmt: skip
     command = "python -m benchmarks.bench_frontier_hybrid " + shlex.join(sys.argv[1:])
     run = {"machine": facts, "command": command}
     return {"machine": facts, "args": vars(args), "table": table, "runs": [run]}
@@ -168,7 +165,7 @@ def render(result: dict) -> str:
     """The markdown report of one run."""
     a = result["args"]
     size = f"{a['order'] ** 2}x{a['order'] ** 2}"
-    which = "bench_frontier's own instances" if a["seed"] == 1 else "training instances"
+    which = instances_label(a["seed"])
     cells = []
     for r in result["table"]:
         rows = r["rows"]

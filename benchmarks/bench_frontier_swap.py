@@ -36,13 +36,18 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from types import SimpleNamespace
 
 import numba as nb
 import numpy as np
 
-from benchmarks.bench_frontier import checked, run_gpu_anneal
-from benchmarks.bench_frontier_tempering import instance_arguments, method_entry, times_text
+from benchmarks.bench_frontier import run_gpu_anneal
+from benchmarks.bench_frontier_tempering import (
+    default_engine,
+    instance_arguments,
+    instances_label,
+    method_tables,
+    times_text,
+)
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
 from benchmarks.paths import results
@@ -310,22 +315,17 @@ def measure(args) -> dict:
     facts = machine()  # the load average before the run
     instances = make_instances([args.order], [args.fill], args.count, args.seed)
     methods = (["default"] if args.default else []) + [f"swap {s}" for s in args.swap or SCHEDULES]
-    engine = SimpleNamespace(backend="cpu", seed=args.seed, schedule=None, move=None, grace=60.0)
+    engine = default_engine(args.seed)
     if methods != ["default"]:  # compile before any clock
         swap_solve(instances[0].cells, args.order, (args.swap or SCHEDULES)[0], 1, 0.1, 0)
-    table = []
-    for method in methods:
-        rows = []
-        for inst in instances:
-            if method == "default":
-                outcome = run_gpu_anneal(inst, args.limit, engine)
-            else:
-                outcome = swap_solve(inst.cells, inst.order, method.split()[1], args.chains,
-                                     args.limit, args.seed)  # fmt: skip
-            row = {"instance": inst.name, **checked(outcome, inst, args.limit)}
-            rows.append(row)
-            print(json.dumps({"method": method, **row}), flush=True)
-        table.append(method_entry(method, rows))
+
+    def solve(method: str, index: int, inst) -> dict:
+        if method == "default":
+            return run_gpu_anneal(inst, args.limit, engine)
+        return swap_solve(inst.cells, inst.order, method.split()[1], args.chains, args.limit,
+                          args.seed)  # fmt: skip
+
+    table = method_tables(methods, instances, args.limit, solve)
     command = "python -m benchmarks.bench_frontier_swap " + " ".join(sys.argv[1:])
     return {"machine": facts, "args": vars(args), "table": table, "command": command}
 
@@ -334,7 +334,7 @@ def render(result: dict) -> str:
     """The markdown report of one run."""
     m, a = result["machine"], result["args"]
     size = f"{a['order'] ** 2}x{a['order'] ** 2}"
-    which = "bench_frontier's own instances" if a["seed"] == 1 else "training instances"
+    which = instances_label(a["seed"])
     cells = []
     for r in result["table"]:
         proposals = [row.get("proposals") for row in r["rows"] if row.get("proposals")]

@@ -197,27 +197,22 @@ def measure(args) -> dict:
     populations = [f"population {p}" for p in args.population or []]
     portfolios = [f"portfolio {p}" for p in args.portfolio or []]
     methods = (["default"] if args.default else []) + ladders + populations + portfolios
-    engine = SimpleNamespace(backend="cpu", seed=args.seed, schedule=None, move=None, grace=60.0)
+    engine = default_engine(args.seed)
     if methods != ["default"]:  # compile the rules (the population's, its children's from the
         # disk cache, too) before any clock
         tempering(instances[0].cells.astype(np.uint8), 2, 0.3, 0.3, 1, 0.3, args.seed,
                   order=args.order, move=rules.move_code("focused", args.order))  # fmt: skip
-    table = []
-    for method in methods:
-        rows = []
-        for index, inst in enumerate(instances):
-            if method == "default":
-                outcome = run_gpu_anneal(inst, args.limit, engine)
-            elif method.startswith("portfolio "):
-                outcome = run_portfolio(inst, index, method, args, engine)
-            elif method.startswith("population "):
-                outcome = run_population(inst, method, args)
-            else:
-                outcome = run_tempering(inst, method, args)
-            row = {"instance": inst.name, **checked(outcome, inst, args.limit)}
-            rows.append(row)
-            print(json.dumps({"method": method, **row}), flush=True)
-        table.append(method_entry(method, rows))
+
+    def solve(method: str, index: int, inst) -> dict:
+        if method == "default":
+            return run_gpu_anneal(inst, args.limit, engine)
+        if method.startswith("portfolio "):
+            return run_portfolio(inst, index, method, args, engine)
+        if method.startswith("population "):
+            return run_population(inst, method, args)
+        return run_tempering(inst, method, args)
+
+    table = method_tables(methods, instances, args.limit, solve)
     command = "python -m benchmarks.bench_frontier_tempering " + " ".join(sys.argv[1:])
     return {"machine": facts, "args": vars(args), "table": table, "command": command}
 
@@ -230,7 +225,7 @@ def render(result: dict) -> str:
         (r["method"], f"{r['solved']}/{r['instances']}", times_text(r["times"]))
         for r in result["table"]
     ]
-    which = "bench_frontier's own instances" if a["seed"] == 1 else "training instances"
+    which = instances_label(a["seed"])
     lines = [f"# Replica exchange and population annealing at the frontier: {size} at "
              f"{a['fill']} %, {which}",
              "", f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
@@ -246,6 +241,32 @@ def render(result: dict) -> str:
     lines += table_block("## Results", ("method", "solved", "seconds of the solved"), cells,
                          f"Command: `{result['command']}`")  # fmt: skip
     return "\n".join(lines)
+
+
+def default_engine(seed: int) -> SimpleNamespace:
+    """bench_frontier's settings for `gpu-anneal solve` with the default technique (its
+    run_gpu_anneal): the CPU backend, the seed, no schedule or move in place of the default's."""
+    return SimpleNamespace(backend="cpu", seed=seed, schedule=None, move=None, grace=60.0)
+
+
+def method_tables(methods: list[str], instances, limit: float, solve) -> list[dict]:
+    """Every method on every instance, one at a time: solve(method, index, instance) gives an
+    outcome, checked by bench_frontier.checked and printed as a JSON line; one method_entry a
+    method."""
+    table = []
+    for method in methods:
+        rows = []
+        for index, inst in enumerate(instances):
+            row = {"instance": inst.name, **checked(solve(method, index, inst), inst, limit)}
+            rows.append(row)
+            print(json.dumps({"method": method, **row}), flush=True)
+        table.append(method_entry(method, rows))
+    return table
+
+
+def instances_label(seed: int) -> str:
+    """The report's name for the instances of a seed: bench_frontier's own (1) or training."""
+    return "bench_frontier's own instances" if seed == 1 else "training instances"
 
 
 def method_entry(method: str, rows: list[dict]) -> dict:
