@@ -37,13 +37,13 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.bench_frontier_tempering import (
+from benchmarks.bench_tempering import finished
+from benchmarks.frontier_chains import (
     instance_arguments,
     instances_label,
     method_tables,
     times_text,
 )
-from benchmarks.bench_tempering import finished
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
 from benchmarks.paths import results

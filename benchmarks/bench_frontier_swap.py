@@ -29,29 +29,11 @@ Results: benchmarks/results/tuning/frontier_swap_{N}x{N}_{fill}.{json,md}.
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-
 import numba as nb
 import numpy as np
 
-from benchmarks.bench_frontier import run_gpu_anneal
-from benchmarks.bench_frontier_tempering import (
-    default_engine,
-    instance_arguments,
-    instances_label,
-    method_tables,
-    times_text,
-)
-from benchmarks.frontier_instances import make_instances
-from benchmarks.machine import machine
+from benchmarks.frontier_chains import chains_report, experiment_main, measure_beside_default, race
 from benchmarks.paths import results
-from benchmarks.tables import table_block
 from cpu_reference.sudoku.batch import logic_fill
 
 RESULTS = results("tuning")
@@ -280,96 +262,41 @@ def swap_solve(cells, order: int, schedule: str, chains: int, limit: float, seed
     params = np.array([float(v) for v in schedule.split(":")], np.float64)
     if params.size != 5:
         raise ValueError(f"swap {schedule!r}: expected T_HI:T_LO:K:T_REHEAT:REHEATS")
-    start = time.perf_counter()
-    done = threading.Event()
-    found: dict = {}
-    tallies = []
 
-    def work(index: int) -> None:
-        made = new_chain(cells, order, seed * 1000 + index)
-        if made is None:
-            done.set()
-            return
-        chain, state = made
-        tallies.append(state)
-        while not done.is_set() and time.perf_counter() - start < limit:
-            run_plateaus(order, PLATEAUS_A_CALL, chain, state, params)
-            if state[5] and not done.is_set():
-                done.set()
-                found.update(seconds=time.perf_counter() - start, chain=index,
-                             solution=chain[6].tolist())  # fmt: skip
+    def advance(chain, state) -> list | None:
+        run_plateaus(order, PLATEAUS_A_CALL, chain, state, params)
+        return chain[6].tolist() if state[5] else None
 
-    with ThreadPoolExecutor(chains) as pool:
-        list(pool.map(work, range(chains)))
-    return {
-        "status": "solved" if found else "unsolved",
-        "seconds": found.get("seconds", time.perf_counter() - start),
-        "solution": found.get("solution"),
-        "proposals": int(sum(s[4] for s in tallies)),
-        "trials": int(sum(s[3] for s in tallies)),
-    }
+    return race(chains, limit, lambda index: new_chain(cells, order, seed * 1000 + index),
+                advance, lambda state: (state[4], state[3]))  # fmt: skip
 
 
 def measure(args) -> dict:
     """The default technique and every --swap schedule on every instance, one at a time."""
-    facts = machine()  # the load average before the run
-    instances = make_instances([args.order], [args.fill], args.count, args.seed)
-    methods = (["default"] if args.default else []) + [f"swap {s}" for s in args.swap or SCHEDULES]
-    engine = default_engine(args.seed)
-    if methods != ["default"]:  # compile before any clock
-        swap_solve(instances[0].cells, args.order, (args.swap or SCHEDULES)[0], 1, 0.1, 0)
+    return measure_beside_default(
+        args, "swap", args.swap or list(SCHEDULES),
+        lambda schedule, inst, chains, limit, seed: swap_solve(
+            inst.cells, inst.order, schedule, chains, limit, seed),
+        "bench_frontier_swap",
+    )  # fmt: skip
 
-    def solve(method: str, index: int, inst) -> dict:
-        if method == "default":
-            return run_gpu_anneal(inst, args.limit, engine)
-        return swap_solve(inst.cells, inst.order, method.split()[1], args.chains, args.limit,
-                          args.seed)  # fmt: skip
 
-    table = method_tables(methods, instances, args.limit, solve)
-    command = "python -m benchmarks.bench_frontier_swap " + " ".join(sys.argv[1:])
-    return {"machine": facts, "args": vars(args), "table": table, "command": command}
+HOW = (
+    "swap T_HI:T_LO:K:T_REHEAT:REHEATS: {chains} chains, one thread each, every box a "
+    "permutation of candidates, a conflicted cell swapping with another free cell of its box "
+    "(module docstring). M/s: proposals of all chains over the seconds spent."
+)
 
 
 def render(result: dict) -> str:
     """The markdown report of one run."""
-    m, a = result["machine"], result["args"]
-    size = f"{a['order'] ** 2}x{a['order'] ** 2}"
-    which = instances_label(a["seed"])
-    cells = []
-    for r in result["table"]:
-        proposals = [row.get("proposals") for row in r["rows"] if row.get("proposals")]
-        rate = f"{sum(proposals) / sum(row['seconds'] for row in r['rows']) / 1e6:.1f}" if (
-            proposals) else "-"  # fmt: skip
-        cells.append((r["method"], f"{r['solved']}/{r['instances']}", times_text(r["times"]), rate))
-    lines = [f"# Box permutations at the frontier: {size} at {a['fill']} %, {which}", "",
-             f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
-             f"{m['load_average_at_start']:.2f}, {m['date']}. Instances: seed {a['seed']}, "
-             f"{a['count']} of them. Limit {a['limit']:g} s wall a puzzle. default: `gpu-anneal "
-             "solve` in its own process (compiled code cached; its search seconds). swap "
-             "T_HI:T_LO:K:T_REHEAT:REHEATS: "
-             f"{a['chains']} chains, one thread each, every box a permutation of candidates, "
-             "a conflicted cell swapping with another free cell of its box (module docstring). "
-             "M/s: proposals of all chains over the seconds spent.", ""]  # fmt: skip
-    lines += table_block("## Results", ("method", "solved", "seconds of the solved", "M/s"),
-                         cells, f"Command: `{result['command']}`")  # fmt: skip
-    return "\n".join(lines)
+    return chains_report(result, "Box permutations at the frontier", HOW, 1)
 
 
 def main() -> None:
     """Parse the flags, measure, write the results files."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    instance_arguments(ap)
-    ap.add_argument("--chains", type=int, default=2, help="swap chains, one thread each")
-    ap.add_argument("--swap", action="append", help="T_HI:T_LO:K:T_REHEAT:REHEATS (repeatable)")
-    ap.add_argument("--no-default", dest="default", action="store_false")
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args()
-    size = f"{args.order**2}x{args.order**2}"
-    out = Path(args.out or RESULTS / f"frontier_swap_{size}_{args.fill}")
-    result = measure(args)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False))
-    out.with_suffix(".md").write_text(render(result))
+    experiment_main(__doc__, "swap", "T_HI:T_LO:K:T_REHEAT:REHEATS", RESULTS / "frontier_swap",
+                    measure, render)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -41,6 +40,14 @@ from benchmarks.bench_frontier import (
     run_gpu_anneal,
 )
 from benchmarks.bench_tempering import finished, tempering
+from benchmarks.frontier_chains import (
+    default_engine,
+    instance_arguments,
+    instances_label,
+    method_tables,
+    times_text,
+    write_results,
+)
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
 from benchmarks.paths import ROOT, results
@@ -243,55 +250,6 @@ def render(result: dict) -> str:
     return "\n".join(lines)
 
 
-def default_engine(seed: int) -> SimpleNamespace:
-    """bench_frontier's settings for `gpu-anneal solve` with the default technique (its
-    run_gpu_anneal): the CPU backend, the seed, no schedule or move in place of the default's."""
-    return SimpleNamespace(backend="cpu", seed=seed, schedule=None, move=None, grace=60.0)
-
-
-def method_tables(methods: list[str], instances, limit: float, solve) -> list[dict]:
-    """Every method on every instance, one at a time: solve(method, index, instance) gives an
-    outcome, checked by bench_frontier.checked and printed as a JSON line; one method_entry a
-    method."""
-    table = []
-    for method in methods:
-        rows = []
-        for index, inst in enumerate(instances):
-            row = {"instance": inst.name, **checked(solve(method, index, inst), inst, limit)}
-            rows.append(row)
-            print(json.dumps({"method": method, **row}), flush=True)
-        table.append(method_entry(method, rows))
-    return table
-
-
-def instances_label(seed: int) -> str:
-    """The report's name for the instances of a seed: bench_frontier's own (1) or training."""
-    return "bench_frontier's own instances" if seed == 1 else "training instances"
-
-
-def method_entry(method: str, rows: list[dict]) -> dict:
-    """One method's entry of a report's table: its rows (one an instance, checked), how many
-    were solved and their seconds, ascending."""
-    solved = sorted(r["seconds"] for r in rows if r["solved"])
-    return {"method": method, "solved": len(solved), "instances": len(rows), "times": solved,
-            "rows": rows}  # fmt: skip
-
-
-def times_text(seconds: list[float]) -> str:
-    """The solved instances' seconds, three significant digits each; '-' for none."""
-    return ", ".join(f"{t:.3g}" for t in seconds) or "-"
-
-
-def instance_arguments(ap: argparse.ArgumentParser) -> None:
-    """The options that pick the instances and the limit (--order, --fill, --count, --seed,
-    --limit), with the defaults of the frontier experiments: 36x36 at 50 %, training seed."""
-    ap.add_argument("--order", type=int, default=6)
-    ap.add_argument("--fill", type=int, default=50)
-    ap.add_argument("--count", type=int, default=3)
-    ap.add_argument("--seed", type=int, default=2, help="instances' seed (and the chains')")
-    ap.add_argument("--limit", type=float, default=60.0)
-
-
 def main() -> None:
     """Parse the flags, measure, write the results files."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -314,9 +272,7 @@ def main() -> None:
     size = f"{args.order**2}x{args.order**2}"
     out = Path(args.out or RESULTS / f"frontier_tempering_{size}_{args.fill}")
     result = measure(args)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False))
-    out.with_suffix(".md").write_text(render(result))
+    write_results(out, result, render)
 
 
 if __name__ == "__main__":
