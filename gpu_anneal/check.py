@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from cpu_reference.sudoku.exact import solve_exact
+from cpu_reference.sudoku.exact import QUICK_ORDER, solve_exact
 from cpu_reference.sudoku.formats import Puzzle, check_givens
 from cpu_reference.sudoku.verify import verify_solution
+from gpu_anneal import interrupts
 from gpu_anneal.records import CheckRecord
 
 CHECK_NODES = 2_000_000  # branch values a puzzle's count may spend by default (--max-nodes)
@@ -50,7 +51,10 @@ def _findings(puzzle: Puzzle, max_nodes: int) -> dict:
         record.update(kind="grid", valid=fault is None, error=fault)
         ok = fault is None
     else:
-        count, found, _ = solve_exact(puzzle.cells, puzzle.order, limit=2, max_nodes=max_nodes)
+        count, found, _ = interrupts.stoppable(
+            lambda stop: solve_exact(puzzle.cells, puzzle.order, 2, max_nodes=max_nodes, stop=stop),
+            quick=puzzle.order <= QUICK_ORDER,
+        )
         settled = count >= 0
         record.update(kind="puzzle", solutions=("2+" if count >= 2 else count) if settled else None)
         ok = count == 1

@@ -13,6 +13,9 @@ the way Ctrl-C does, without a press: `until(deadline)` gives the calling thread
 (time.perf_counter() seconds), and `check()` raises TimeSpent, a KeyboardInterrupt, once it has
 passed, so every solver reports what it holds as it does on Ctrl-C. `stop_reason()` is the
 `error` such a result carries: "interrupted", or TIME_SPENT when this thread's budget ran out.
+
+A compiled search cannot be interrupted while it runs: `stoppable(work)` runs it on a worker
+thread with a stop flag, and the calling thread answers Ctrl-C and its deadline meanwhile.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 # Plain flags, not threading.Event: the handler runs between any two calls of the main thread,
 # and an Event's lock taken by that thread (a second press while the handler of the first, or
@@ -33,7 +37,11 @@ _ever = False  # a press in this process
 _budget = threading.local()  # per thread: deadline (perf_counter seconds or None), spent (bool)
 
 INTERRUPTED = "interrupted"
+WAIT_STEP = 0.05  # seconds between two looks at Ctrl-C and the deadline while a search runs
 TIME_SPENT = "interrupted: the run's total time is spent"
+
+
+T = TypeVar("T")
 
 
 class TimeSpent(KeyboardInterrupt):
@@ -105,6 +113,41 @@ def check() -> None:
     if left is not None and left <= 0:
         spend()
         raise TimeSpent
+
+
+def stoppable(work: Callable[[object], T], quick: bool = False) -> T:
+    """work(stop) on a worker thread while the calling thread waits and answers Ctrl-C and its
+    deadline (`check`) every WAIT_STEP seconds: on either, stop (int64[1]) is set to 1, work
+    is waited for, and the interrupt is raised. work must release the GIL (compiled with
+    nogil) and end soon after stop is set, as the exact searches do; its own exception is
+    raised in the caller. `quick`: work ends within seconds anyway (a 9x9 search), and runs
+    on the calling thread, sparing a thread's start, with a stop flag nothing sets."""
+    import numpy as np
+
+    stop = np.zeros(1, np.int64)
+    if quick:
+        return work(stop)
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work(stop)
+        except BaseException as error:  # handed to the caller
+            outcome["error"] = error
+
+    worker = threading.Thread(target=run, name="gpu-anneal-search", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(WAIT_STEP)
+            check()
+    except KeyboardInterrupt:
+        stop[0] = 1
+        worker.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 @contextmanager

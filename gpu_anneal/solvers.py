@@ -327,7 +327,7 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     A search that passes EXACT_NODES nodes switches to randomised restarts for one solution;
     uniqueness is then unknown (null), and with no solution found the puzzle is unsolved.
     """
-    from cpu_reference.sudoku.exact import solve_exact, solve_restarts
+    from cpu_reference.sudoku.exact import QUICK_ORDER, solve_exact, solve_restarts
 
     for item in items:
 
@@ -340,12 +340,17 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         try:
             interrupts.check()  # the run's total time
             start = time.perf_counter()
-            count, solution, nodes = solve_exact(
-                item.puzzle, item.order, limit=2, max_nodes=EXACT_NODES, rules=s.rules
+            quick = item.order <= QUICK_ORDER
+            count, solution, nodes = interrupts.stoppable(
+                functools.partial(
+                    _exact_search, solve_exact, item, limit=2, max_nodes=EXACT_NODES, rules=s.rules
+                ),
+                quick,
             )
             if count < 0:  # the ordered search hit its cap: randomised restarts
-                found, solution, more = solve_restarts(
-                    item.puzzle, item.order, max_nodes=EXACT_NODES
+                found, solution, more = interrupts.stoppable(
+                    functools.partial(_exact_search, solve_restarts, item, max_nodes=EXACT_NODES),
+                    quick,
                 )
                 nodes += more
                 count = -1 if found > 0 else found
@@ -356,6 +361,12 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         search = (count, solution, nodes, compile_s, search_s)
         yield guarded(item, "exact", "cpu", functools.partial(_exact_result, item, s, *search))
         interrupts.check()  # the run's total time, before the next puzzle is read
+
+
+def _exact_search(search, item: Item, stop, **options):
+    """search(item's puzzle, its order, stop=stop, **options): one of the exact searches, as
+    interrupts.stoppable runs it."""
+    return search(item.puzzle, item.order, stop=stop, **options)
 
 
 def interrupted(item: Item, method: str, backend: str) -> Result:

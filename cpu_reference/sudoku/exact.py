@@ -58,6 +58,7 @@ from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER, layout
 CONTRADICTION = -1
 OPEN = 0
 SOLVED = 1
+QUICK_ORDER = 3  # searches up to this order end within seconds (9x9: the band solver, no stop)
 RESTART_BASE = 300  # first node budget of the restarted runs on grids other than 9x9
 
 
@@ -542,13 +543,14 @@ def _search9(cells_in, limit, max_nodes, stack, queue, choice, left, solution):
             descend = True
 
 
-@nb.njit(cache=True)
-def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution):
+@nb.njit(cache=True, nogil=True)
+def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution, stop=None):
     """Depth-first search on the explicit stack; returns (count, nodes); fills ``solution``.
 
     ``tables``: the order's Tables; ``ws``: a Workspace of the order (``workspace``), whose
     arrays the search overwrites. count is -1 when ``max_nodes`` > 0 branch values were tried
-    before the search could finish; ``shuffle_seed`` >= 0 tries branch values in a random order
+    before the search could finish, or when ``stop`` (int64[1], optional; not on the 9x9 path)
+    was set non-zero by another thread; ``shuffle_seed`` >= 0 tries branch values in a random order
     drawn from that seed, -1 in ascending order. 9x9 in ascending value order goes to
     ``_search9`` (int32 stack ``ws.stack9``; a 1x1 ``stack9`` keeps it on the general path,
     which the tests use to compare the two).
@@ -636,6 +638,8 @@ def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution):
         left[depth] ^= v
         if nodes == max_nodes and max_nodes > 0:
             return -1, nodes
+        if stop is not None and nodes % large.STOP_EVERY == 0 and stop[0] != 0:
+            return -1, nodes
         nodes += 1
         c = choice[depth]
         for i in range(ncells):
@@ -668,16 +672,17 @@ def workspace(N):
     )
 
 
-@nb.njit(cache=True)
-def _solve_one(cells_in, tables, limit, shuffle_seed, max_nodes):
+@nb.njit(cache=True, nogil=True)
+def _solve_one(cells_in, tables, limit, shuffle_seed, max_nodes, stop):
     N = tables.units.shape[1]
     solution = np.zeros(N * N, dtype=np.uint8)
-    count, nodes = search(cells_in, tables, limit, shuffle_seed, max_nodes, workspace(N), solution)
+    ws = workspace(N)
+    count, nodes = search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution, stop)
     return count, solution, nodes
 
 
-@nb.njit(cache=True)
-def _solve_restarts(cells_in, tables, base_nodes, max_nodes):
+@nb.njit(cache=True, nogil=True)
+def _solve_restarts(cells_in, tables, base_nodes, max_nodes, stop):
     N = tables.units.shape[1]
     ws = workspace(N)
     solution = np.zeros(N * N, dtype=np.uint8)
@@ -689,9 +694,9 @@ def _solve_restarts(cells_in, tables, base_nodes, max_nodes):
             cap = min(cap, max_nodes - total)
             if cap <= 0:
                 return -1, solution, total
-        count, nodes = search(cells_in, tables, 1, r, cap, ws, solution)
+        count, nodes = search(cells_in, tables, 1, r, cap, ws, solution, stop)
         total += nodes
-        if count >= 0:
+        if count >= 0 or stop[0] != 0:
             return count, solution, total
         r += 1
 
@@ -775,6 +780,7 @@ def solve_exact(
     shuffle_seed: int = -1,
     max_nodes: int = 0,
     rules: str = "fast",
+    stop: np.ndarray | None = None,
 ) -> tuple[int, np.ndarray, int]:
     """Solve one puzzle (N*N digits, 0 blank); stop after ``limit`` solutions.
 
@@ -789,7 +795,11 @@ def solve_exact(
     ``rules="seed"``: seed 003's three rules and search (this module), as published.
     ``shuffle_seed >= 0`` tries branch values in a random order drawn from that seed (for random
     full grids); it always takes the seed rules' search. -1 tries them in ascending order.
+    ``stop`` (int64[1]): another thread that sets it non-zero ends the search within
+    STOP_EVERY nodes, count -1 as for ``max_nodes`` (the 9x9 band solver, which ends within
+    seconds, does not look at it). The search releases the GIL.
     """
+    stop = _stop_flag(stop)
     lay, grid_tables = _tables(order)
     grid = _as_grid(cells, lay.cells)
     limit = _check_limit(limit)
@@ -809,27 +819,42 @@ def solve_exact(
                 RESTART_BASE,
                 large.DEFAULT_RULES,
                 solution,
+                stop,
             )
         return int(count), solution, int(nodes)
-    count, solution, nodes = _solve_one(grid, grid_tables, limit, int(shuffle_seed), int(max_nodes))
+    count, solution, nodes = _solve_one(
+        grid, grid_tables, limit, int(shuffle_seed), int(max_nodes), stop
+    )
     return int(count), solution, int(nodes)
 
 
+def _stop_flag(stop: np.ndarray | None) -> np.ndarray:
+    """The int64[1] stop flag a search looks at: `stop`, or a fresh one nothing sets."""
+    return np.zeros(1, np.int64) if stop is None else stop
+
+
 def solve_restarts(
-    cells: np.ndarray, order: int, base_nodes: int = 300, max_nodes: int = 0
+    cells: np.ndarray,
+    order: int,
+    base_nodes: int = 300,
+    max_nodes: int = 0,
+    stop: np.ndarray | None = None,
 ) -> tuple[int, np.ndarray, int]:
     """Find one solution by restarted randomised search (for big, loosely filled grids).
 
     Runs the search with branch values in random order (seeds 0, 1, 2, ...) and a node budget
     that starts at ``base_nodes`` and grows by ``base_nodes`` every four restarts, until a run
     finishes. Returns (count, solution, nodes) with count 1 (solved), 0 (no solution: a run
-    finished without one) or -1 (``max_nodes`` > 0 spent first); nodes counts all runs.
+    finished without one) or -1 (``max_nodes`` > 0 spent first, or ``stop`` set as in
+    ``solve_exact``); nodes counts all runs.
     """
     lay, grid_tables = _tables(order)
     grid = _as_grid(cells, lay.cells)
     if int(base_nodes) < 1:
         raise InputError(f"base_nodes: {base_nodes} must be at least 1")
-    count, solution, nodes = _solve_restarts(grid, grid_tables, int(base_nodes), int(max_nodes))
+    count, solution, nodes = _solve_restarts(
+        grid, grid_tables, int(base_nodes), int(max_nodes), _stop_flag(stop)
+    )
     return int(count), solution, int(nodes)
 
 

@@ -66,6 +66,7 @@ FISH = 8  # rules: bit set when all-different also runs on each digit's rows-to-
 PHASE = 16  # rules: bit set when a cell first tries the digit it took last time (phase saving)
 ESCALATE_NODES = 3000  # chosen on Lloyd & Amos 25x25 (benchmarks/results/exact_peers.md)
 DEFAULT_RULES = BOX_LINE | ESCALATE  # box-line always; all-different on the hard instances
+STOP_EVERY = 256  # nodes between two looks at the stop flag (a node takes microseconds)
 
 
 @nb.njit(cache=True, inline="always")
@@ -580,8 +581,8 @@ def _same(S, N2, solution):
     return True
 
 
-@nb.njit(cache=True)
-def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
+@nb.njit(cache=True, nogil=True)
+def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution, stop=None):
     """Depth-first count of solutions up to ``limit``: (count, nodes, distinct, stack, branch).
 
     Two-way branching: at each level the chosen cell c takes digit d on a copy one level deeper;
@@ -591,8 +592,9 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
     ``known`` > 0 means ``solution`` already holds a solution found elsewhere: then ``distinct``
     counts that one plus those found here that differ from it, and the search stops when
     ``distinct`` reaches ``limit``. Otherwise the first solution found is written to
-    ``solution``. count is -1 when ``max_nodes`` > 0 branch values were tried first.
-    The stack and branch arrays come back because they may have grown.
+    ``solution``. count is -1 when ``max_nodes`` > 0 branch values were tried first, or when
+    ``stop`` (int64[1], optional) was set non-zero by another thread (looked at every
+    STOP_EVERY nodes). The stack and branch arrays come back because they may have grown.
     """
     stack, branch, cq, fq, bq, flags, qs, uq, geo, phase = ws
     N = n * n
@@ -616,6 +618,8 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
             state = NEGATE
         if state == NEGATE:
             if nodes == max_nodes and max_nodes > 0:
+                return -1, nodes, distinct, stack, branch
+            if stop is not None and nodes % STOP_EVERY == 0 and stop[0] != 0:
                 return -1, nodes, distinct, stack, branch
             nodes += 1
             _reset_queues(bq, flags, qs, uq, N2)
@@ -650,6 +654,8 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
         branch[depth, 1] = d
         if nodes == max_nodes and max_nodes > 0:
             return -1, nodes, distinct, stack, branch
+        if stop is not None and nodes % STOP_EVERY == 0 and stop[0] != 0:
+            return -1, nodes, distinct, stack, branch
         nodes += 1
         if depth + 2 >= stack.shape[0]:
             stack, branch = _grow(stack, branch)
@@ -663,9 +669,19 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution):
             state = NEGATE
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, nogil=True)
 def count_restarts(
-    cells_in, n, limit, max_nodes, base_nodes, rules, seed0, ws, solution, escalate_nodes
+    cells_in,
+    n,
+    limit,
+    max_nodes,
+    base_nodes,
+    rules,
+    seed0,
+    ws,
+    solution,
+    escalate_nodes,
+    stop=None,
 ):
     """Count solutions up to ``limit`` (1 or 2) by restarted randomised searches: (count, nodes).
 
@@ -676,7 +692,7 @@ def count_restarts(
     the instances that the cheaper rules did not settle quickly. A run that finishes gives the
     exact count. A run cut short still counts its solutions: the first solution seen is kept in
     ``solution`` and any later solution that differs from it makes two. count -1:
-    ``max_nodes`` (> 0) spent first.
+    ``max_nodes`` (> 0) spent first, or ``stop`` set (as in ``search``).
     """
     solution[:] = 0
     total = 0
@@ -693,7 +709,7 @@ def count_restarts(
         if rules & ESCALATE and total >= escalate_nodes:
             run_rules |= ALL_DIFFERENT
         count, nodes, distinct, stack, branch = search(
-            cells_in, n, limit, cap, seed, run_rules, distinct, ws, solution
+            cells_in, n, limit, cap, seed, run_rules, distinct, ws, solution, stop
         )
         ws = (stack, branch, ws[2], ws[3], ws[4], ws[5], ws[6], ws[7], ws[8], ws[9])
         total += nodes
@@ -701,13 +717,18 @@ def count_restarts(
             return limit, total
         if count >= 0:
             return min(count, limit), total
+        if stop is not None and stop[0] != 0:
+            return -1, total
         r += 1
 
 
-@nb.njit(cache=True)
-def solve_one(cells_in, n, limit, max_nodes, seed, restarts, base_nodes, rules, solution):
+@nb.njit(cache=True, nogil=True)
+def solve_one(
+    cells_in, n, limit, max_nodes, seed, restarts, base_nodes, rules, solution, stop=None
+):
     """One puzzle: ``count_restarts`` (seed0 = max(seed, 0)) when ``restarts`` and limit <= 2,
-    else one ``search`` with that seed. Returns (count, nodes).
+    else one ``search`` with that seed. Returns (count, nodes); count -1 when ``max_nodes`` were
+    spent or ``stop`` was set first (as in ``search``).
     """
     ws = workspace(n, 64)
     if restarts and limit <= 2:
@@ -722,10 +743,11 @@ def solve_one(cells_in, n, limit, max_nodes, seed, restarts, base_nodes, rules, 
             ws,
             solution,
             ESCALATE_NODES,
+            stop,
         )
     solution[:] = 0
     count, nodes, _, _, _ = search(
-        cells_in, n, limit, max_nodes, seed, rules, np.int64(0), ws, solution
+        cells_in, n, limit, max_nodes, seed, rules, np.int64(0), ws, solution, stop
     )
     return count, nodes
 
