@@ -150,7 +150,9 @@ def solve(
     seed: Annotated[int | None, typer.Option(help="Seed of the RNG streams  [default: 0]")] = None,
     time_limit: Annotated[
         float | None,
-        typer.Option(help="Seconds per puzzle, 0 = none  [default: 60; --method exact: none]"),
+        typer.Option(
+            help="Seconds per puzzle, 0 = none  [default: 60; --method exact: none, its node cap]"
+        ),
     ] = None,
     max_trials: Annotated[
         int | None, typer.Option(help="Trials per puzzle, all chains  [default: no limit]")
@@ -308,7 +310,8 @@ def solve(
     if dry_run or device is not None:
         given = SolveRequest(files=files or [], example=value(example), kind=value(kind))
         args = (given, value(format), value(technique), value(move), chains, batch, device)
-        raise typer.Exit(guarded(_dry_run, *args, value(backend), dry_run))
+        exact = (value(method), time_limit, value(rules))
+        raise typer.Exit(guarded(_dry_run, *args, value(backend), dry_run, *exact))
 
     options = SolveOptions(
         method=value(method), backend=value(backend), chains=chains, seed=seed,
@@ -326,13 +329,17 @@ def solve(
     raise typer.Exit(guarded(run_solve, request))
 
 
-def _dry_run(given, fmt, technique, move, chains, batch, device, backend, dry_run) -> int:
+def _dry_run(
+    given, fmt, technique, move, chains, batch, device, backend, dry_run, method=None,
+    time_limit=None, rules=None,
+) -> int:  # fmt: skip
     """Print the plan of each order in the input (`given`: the files or --example, as a run
     reads them) and the backend --backend takes, with why (--dry-run): on the card (this one,
     or the one --device describes), or on the cores where the run takes them without a card to
     weigh (--backend cpu, or auto where none is usable). The options are resolved as a run's
     (gpu_anneal.resolve), each order's run plan built from them
-    (gpu_anneal.run_plan.sudoku_plan)."""
+    (gpu_anneal.run_plan.sudoku_plan). --method exact: each order's exact search, its node cap
+    and time limit (gpu_anneal.solvers.exact_plan_text)."""
     from gpu_anneal import plan
     from gpu_anneal.backend_choice import describe_cores, describe_plans, format_cores_plan
     from gpu_anneal.backends import cuda_status
@@ -341,11 +348,21 @@ def _dry_run(given, fmt, technique, move, chains, batch, device, backend, dry_ru
     from gpu_anneal.settings import CLI, SolveOptions
 
     options = SolveOptions(backend=backend, chains=chains, technique=technique, move=move,
-                           batch=batch, fmt=fmt)  # fmt: skip
+                           batch=batch, fmt=fmt, method=method, time_limit=time_limit,
+                           rules=rules)  # fmt: skip
     s = resolve(options, CLI)
     files, _ = given.sources_and_kind()
     if not dry_run:
         raise InputError(f"--device {device!r} describes a card for --dry-run: add --dry-run")
+    if s.method == "exact":
+        from gpu_anneal.solvers import exact_plan_text
+
+        if device is not None:
+            raise InputError(f"--device {device!r} describes a card; --method exact runs on "
+                             "the CPU only")  # fmt: skip
+        for order, n in plan.count_orders(files, s.fmt).items():
+            print(exact_plan_text(order, n, s))
+        return 0
     if backend == "cpu" and device is not None:
         raise InputError(f"--device {device!r} describes a card; --backend cpu runs on the "
                          "cores: give one of them")  # fmt: skip

@@ -154,8 +154,8 @@ def solve_stream(
         ":key=value,..." overrides; Shikaku/Hashi:
         "geometric[:t0=..,t_final=..,n_plateaus=..,plateau=..]".  t0: start temperature.
     move: Sudoku sirdey | candidate | box-swap | focused; Shikaku all (default) | pruned |
-        propagated.  time_limit: seconds per puzzle (default 60; 0 = no limit; Sudoku exact
-        has none: it stops at a node cap).  max_trials: trials per
+        propagated.  time_limit: seconds per puzzle (default 60; 0 = no limit; Sudoku exact:
+        none unless given, it stops at a node cap).  max_trials: trials per
         puzzle over all its chains.  propagate: Sudoku's deduction rules first (hybrid):
         True, False (none), None (the technique's).
     batch: Sudoku puzzles annealed at once (a pool: solved puzzles leave, the next enter; on

@@ -115,13 +115,15 @@ def check() -> None:
         raise TimeSpent
 
 
-def stoppable(work: Callable[[object], T], quick: bool = False) -> T:
+def stoppable(work: Callable[[object], T], quick: bool = False, seconds: float | None = None) -> T:
     """work(stop) on a worker thread while the calling thread waits and answers Ctrl-C and its
     deadline (`check`) every WAIT_STEP seconds: on either, stop (int64[1]) is set to 1, work
     is waited for, and the interrupt is raised. work must release the GIL (compiled with
     nogil) and end soon after stop is set, as the exact searches do; its own exception is
-    raised in the caller. `quick`: work ends within seconds anyway (a 9x9 search), and runs
-    on the calling thread, sparing a thread's start, with a stop flag nothing sets."""
+    raised in the caller. `seconds`: once they pass, stop is set and work's own result (what
+    it holds when stopped) is returned. `quick`: work ends within seconds anyway (a 9x9
+    search), and runs on the calling thread, sparing a thread's start, with a stop flag
+    nothing sets."""
     import numpy as np
 
     stop = np.zeros(1, np.int64)
@@ -137,10 +139,14 @@ def stoppable(work: Callable[[object], T], quick: bool = False) -> T:
 
     worker = threading.Thread(target=run, name="gpu-anneal-search", daemon=True)
     worker.start()
+    ends = None if seconds is None else time.perf_counter() + seconds
     try:
         while worker.is_alive():
-            worker.join(WAIT_STEP)
+            wait = WAIT_STEP if ends is None else min(WAIT_STEP, max(ends - time.perf_counter(), 0))
+            worker.join(wait)
             check()
+            if ends is not None and time.perf_counter() >= ends:
+                stop[0] = 1
     except KeyboardInterrupt:
         stop[0] = 1
         worker.join()

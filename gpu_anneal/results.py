@@ -140,7 +140,8 @@ class Params:
         "Start temperature that ran (annealing): the one given, else the schedule's", None
     )
     time_limit: float | None = _doc(
-        "Seconds allowed for the puzzle (60 unless given; Sudoku exact has none); null = none",
+        "Seconds allowed for the puzzle (60 unless given; Sudoku exact: none unless given); null "
+        "= none",
         None,
     )
     generator: str | None = _doc(

@@ -326,8 +326,10 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
 
     A search that passes EXACT_NODES nodes switches to randomised restarts for one solution;
     uniqueness is then unknown (null), and with no solution found the puzzle is unsolved.
+    s.time_limit (seconds a puzzle, None: none) stops both searches of a grid above 9x9 as
+    the node cap does (a 9x9 search ends at its cap within seconds).
     """
-    from cpu_reference.sudoku.exact import QUICK_ORDER, solve_exact, solve_restarts
+    from cpu_reference.sudoku.exact import solve_exact, solve_restarts
 
     for item in items:
 
@@ -340,27 +342,60 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         try:
             interrupts.check()  # the run's total time
             start = time.perf_counter()
-            quick = item.order <= QUICK_ORDER
-            count, solution, nodes = interrupts.stoppable(
-                functools.partial(
-                    _exact_search, solve_exact, item, limit=2, max_nodes=EXACT_NODES, rules=s.rules
-                ),
-                quick,
-            )
-            if count < 0:  # the ordered search hit its cap: randomised restarts
-                found, solution, more = interrupts.stoppable(
-                    functools.partial(_exact_search, solve_restarts, item, max_nodes=EXACT_NODES),
-                    quick,
-                )
-                nodes += more
-                count = -1 if found > 0 else found
+            count, solution, nodes, timed_out = _exact_searches(item, s)
             search_s = time.perf_counter() - start
         except KeyboardInterrupt:
             yield interrupted(item, "exact", "cpu")
             raise
-        search = (count, solution, nodes, compile_s, search_s)
+        search = (count, solution, nodes, compile_s, search_s, timed_out)
         yield guarded(item, "exact", "cpu", functools.partial(_exact_result, item, s, *search))
         interrupts.check()  # the run's total time, before the next puzzle is read
+
+
+def exact_plan_text(order: int, puzzles: int, s: Settings) -> str:
+    """What `solve --method exact` will do with `puzzles` puzzles of this order (--dry-run):
+    the search, its node cap and its time limit, as a few lines of text."""
+    from cpu_reference.sudoku.exact import QUICK_ORDER
+
+    side = order * order
+    if s.time_limit is None:
+        limit = "no time limit"
+    elif order <= QUICK_ORDER:
+        limit = f"--time-limit does not apply at {side}x{side} (the search ends within seconds)"
+    else:
+        limit = (f"time limit {s.time_limit:g} s a puzzle: then unsolved, or solved with "
+                 "uniqueness unknown")  # fmt: skip
+    return "\n".join([
+        f"plan for {puzzles:,} puzzle{'s' if puzzles != 1 else ''}, {side}x{side}, exact search "
+        f"(rules {s.rules}) on one CPU thread, one puzzle at a time",
+        f"  each: up to {EXACT_NODES:,} branch values counting its solutions to two, then up "
+        f"to {EXACT_NODES:,} in randomised restarts for one (uniqueness then unknown)",
+        f"  {limit}",
+    ])  # fmt: skip
+
+
+def _exact_searches(item: Item, s: Settings) -> tuple[int, np.ndarray, int, bool]:
+    """The ordered search for up to two solutions, then, past its node cap, randomised
+    restarts for one, both within s.time_limit: (count, solution, nodes, timed_out); count -1
+    where the count is not settled (a solution may still have been found)."""
+    from cpu_reference.sudoku.exact import QUICK_ORDER, solve_exact, solve_restarts
+
+    quick = item.order <= QUICK_ORDER
+    ends = None if s.time_limit is None else time.perf_counter() + s.time_limit
+
+    def left() -> float | None:
+        return None if ends is None else max(ends - time.perf_counter(), 0.0)
+
+    ordered = functools.partial(
+        _exact_search, solve_exact, item, limit=2, max_nodes=EXACT_NODES, rules=s.rules
+    )
+    count, solution, nodes = interrupts.stoppable(ordered, quick, left())
+    if count < 0 and left() != 0.0:
+        restarts = functools.partial(_exact_search, solve_restarts, item, max_nodes=EXACT_NODES)
+        found, solution, more = interrupts.stoppable(restarts, quick, left())
+        nodes += more
+        count = -1 if found > 0 else found
+    return count, solution, nodes, count < 0 and left() == 0.0
 
 
 def _exact_search(search, item: Item, stop, **options):
@@ -380,7 +415,7 @@ def interrupted(item: Item, method: str, backend: str) -> Result:
     return guarded(item, method, backend, build)
 
 
-def _exact_result(item, s, count, solution, nodes, compile_s, search_s) -> Result:
+def _exact_result(item, s, count, solution, nodes, compile_s, search_s, timed_out) -> Result:
     result = base_result(item, "exact", "cpu")
     ok, fault, verify_s = (False, None, 0.0)
     if count != 0 and np.any(solution):
@@ -391,9 +426,14 @@ def _exact_result(item, s, count, solution, nodes, compile_s, search_s) -> Resul
     if count == 0:
         result.status, result.error = "no_solution", NO_SOLUTION
     elif not ok:
-        result.error = fault or f"search stopped after {nodes} nodes without an answer"
+        when = f" at the time limit ({s.time_limit:g} s)" if timed_out else ""
+        result.error = fault or f"search stopped{when} after {nodes} nodes without an answer"
     result.counts = Counts(nodes=int(nodes))
-    result.params = Params(rules=s.rules, backend_choice="cpu: --method exact runs on the CPU only")
+    result.params = Params(
+        rules=s.rules,
+        time_limit=s.time_limit,
+        backend_choice="cpu: --method exact runs on the CPU only",
+    )
     result.timing = Timing(compile=compile_s, search=search_s, verify=verify_s)
     return result
 

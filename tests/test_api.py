@@ -48,7 +48,7 @@ def test_solve_stream_and_dask_share_one_explicit_signature():
         (dict(kind="hashi", fmt="line"), "^fmt does not apply to kind 'hashi'$"),
         (dict(method="exact", seed=3), "^seed does not apply to method 'exact'$"),
         (dict(method="exact", chains=2), "^chains does not apply to method 'exact'$"),
-        (dict(method="exact", time_limit=5), r"^time_limit does not apply to method 'exact' \("),
+        (dict(method="exact", max_trials=5), "^max_trials does not apply to method 'exact'$"),
         (dict(method="exact", backend="cuda"), "^backend 'cuda': method 'exact' runs on the CPU"),
         (dict(method="exact", rules="tdoku"), "^rules 'tdoku': expected one of"),
         (dict(rules="seed"), "^rules does not apply to method 'anneal'$"),

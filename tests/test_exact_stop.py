@@ -124,3 +124,21 @@ def test_ctrl_c_during_a_long_exact_search_ends_the_command_at_once(tmp_path, co
     first = json.loads(lines[0])
     assert first["index"] == 0 and first[done] is True, first
     assert "Traceback" not in stderr, stderr
+
+
+def test_a_time_limit_stops_the_exact_search_of_a_36x36_puzzle_unsettled(tmp_path):
+    """`solve --method exact --time-limit 1`: the search (minutes alone) stops after about a
+    second, unsolved (exit 1), its error naming the limit, the limit in its params."""
+    path = tmp_path / "hard.tsv"
+    path.write_text(HARD.tsv_line() + "\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpu_anneal", "solve", str(path), "--format", "tsv", "--method",
+         "exact", "--time-limit", "1", "--output", "jsonl", "-q"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    record = json.loads(proc.stdout.splitlines()[-1])
+    assert proc.returncode == 1, proc.stderr
+    assert record["status"] == "unsolved" and record["unique"] is None, record
+    assert "at the time limit (1 s)" in record["error"], record["error"]
+    assert record["params"]["time_limit"] == 1.0
+    assert 0.9 <= record["timing"]["search"] < 3.0, record["timing"]

@@ -330,3 +330,31 @@ def test_dry_run_command_prints_the_choice(monkeypatch, tmp_path):
     lines = run.output.splitlines()
     assert lines[1].startswith("  backend: auto: cpu, 1 puzzle of 9x9: cores ")
     assert "card H100 SXM" in lines[1] and "kernels cached" in lines[1]
+
+
+def test_dry_run_of_an_exact_solve_plans_the_exact_search_not_an_annealing_run(tmp_path):
+    """`solve --method exact --dry-run`: per order, the exact search with its node cap and
+    time limit; no chains, move or card. What a run refuses, the plan refuses too."""
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from gpu_anneal.solvers import EXACT_NODES
+
+    data = Path(plan.__file__).parent / "data"
+    path = tmp_path / "two_orders.txt"
+    path.write_text((data / "top95.txt").read_text().splitlines()[1] + "\n" + "." * 256 + "\n")
+    run = CliRunner().invoke(app, ["solve", str(path), "--method", "exact", "--time-limit", "30",
+                                   "--dry-run"])  # fmt: skip
+    assert run.exit_code == 0, run.output
+    assert "plan for 1 puzzle, 9x9, exact search (rules fast)" in run.stdout
+    assert "plan for 1 puzzle, 16x16, exact search (rules fast)" in run.stdout
+    assert run.stdout.count(f"up to {EXACT_NODES:,} branch values") == 2
+    assert "--time-limit does not apply at 9x9" in run.stdout
+    assert "time limit 30 s a puzzle" in run.stdout
+    assert "chains" not in run.stdout and "move" not in run.stdout
+    for extra, word in ((["--chains", "3"], "--chains"), (["--backend", "cuda"], "--backend"),
+                        (["--device", "H100 SXM"], "--device")):  # fmt: skip
+        refused = CliRunner().invoke(app, ["solve", str(path), "--method", "exact", "--dry-run",
+                                           *extra])  # fmt: skip
+        assert refused.exit_code == 2 and refused.stdout == "", refused.output
+        assert word in refused.stderr and "exact" in refused.stderr

@@ -40,9 +40,8 @@ class Sudoku(PuzzleKind):
         | FORMATS
         | {"technique", "move", "time_limit", "propagate", "batch", "scheduler", "workers"}
         | {"fixed_chains", "pool"},
-        "exact": FORMATS | {"rules"},
+        "exact": FORMATS | {"rules", "time_limit"},
     }
-    refusal_notes = {("exact", "time_limit"): "it stops at a node cap"}
     techniques = tuple(TECHNIQUES)
     parsed_types = (Puzzle,)
     cuda_methods = ("anneal",)
@@ -58,6 +57,13 @@ class Sudoku(PuzzleKind):
         """The --move choices as the help lists them."""
         presets = (f"{m} (the measured best)" for m in MOVE_PRESETS)
         return ", ".join([*rules.MOVE_NAMES, *presets])
+
+    def time_limit(self, method: str, value: float | None) -> float | None:
+        """Annealing: the kind's default when none was given; the exact search: none unless
+        given (it stops at its node cap); 0: none."""
+        if method == "exact" and value is None:
+            return None
+        return super().time_limit(method, value)
 
     def technique(self, method: str, name, schedule, move, propagate) -> tuple:
         """Annealing runs the named technique ("default": the best measured; "published":
