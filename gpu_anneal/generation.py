@@ -47,7 +47,7 @@ from cpu_reference.sudoku.exact import tables
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.schedules import Schedule, by_name, geometric
 from cpu_reference.sudoku.verify import verify_solution
-from gpu_anneal import phases, validate
+from gpu_anneal import interrupts, phases, validate
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.sudoku_solver import solve_batch
 
@@ -361,15 +361,17 @@ def minimize_grids(
     stats = np.zeros((count, sm.STATS), dtype=np.int64)
     steps = sm.step_count(ti, tf, step)
     start = time.perf_counter()
-    old = numba.get_parallel_chunksize()
-    numba.set_parallel_chunksize(1)
-    try:
+    threads = numba.get_num_threads()  # the caller's (--threads): numba's are per thread
+
+    def empty(stop) -> None:
+        numba.set_num_threads(threads)
+        numba.set_parallel_chunksize(1)
         sm.minimize_batch(
             a, seeds, units, cell_units, peer_list, lay.N, lay.peer_count, float(ti),
-            float(step), steps, int(max_nodes), int(tries), out, stats,
+            float(step), steps, int(max_nodes), int(tries), out, stats, stop,
         )  # fmt: skip
-    finally:
-        numba.set_parallel_chunksize(old)
+
+    interrupts.stoppable(empty)  # Ctrl-C and the run's deadline end every try at once
     per = (time.perf_counter() - start) / count
     return [
         {

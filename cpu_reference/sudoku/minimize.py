@@ -66,18 +66,23 @@ def _unique(puzzle, units, cell_units, peer_list, N, P, ws, solution, max_nodes,
 
 @nb.njit(cache=True)
 def minimize_tries(
-    grid, units, cell_units, peer_list, N, P, ti, step, steps, max_nodes, tries, out, stats
+    grid, units, cell_units, peer_list, N, P, ti, step, steps, max_nodes, tries, out, stats, stop
 ):
     """``minimize_one`` ``tries`` times in a row on one stream; the puzzle of fewest givens wins.
 
-    Counters (checks, degradations, nodes, steps) add up over the tries.
+    Counters (checks, degradations, nodes, steps) add up over the tries. ``stop`` as in
+    ``minimize_one``: no further try starts once it is set.
     """
     work = np.empty_like(out)
     st = np.zeros(STATS, dtype=np.int64)
     for col in (S_CHECKS, S_DEGRADATIONS, S_NODES, S_STEPS):
         stats[col] = 0
     for t in range(tries):
-        minimize_one(grid, units, cell_units, peer_list, N, P, ti, step, steps, max_nodes, work, st)
+        if stop[0] != 0:
+            return
+        minimize_one(
+            grid, units, cell_units, peer_list, N, P, ti, step, steps, max_nodes, work, st, stop
+        )
         if t == 0 or st[S_GIVENS] < stats[S_GIVENS]:
             out[:] = work
             stats[S_SA_GIVENS] = st[S_SA_GIVENS]
@@ -87,12 +92,16 @@ def minimize_tries(
 
 
 @nb.njit(cache=True)
-def minimize_one(grid, units, cell_units, peer_list, N, P, ti, step, steps, max_nodes, out, stats):
+def minimize_one(
+    grid, units, cell_units, peer_list, N, P, ti, step, steps, max_nodes, out, stats, stop
+):
     """Anneal then greedily empty the full ``grid``; the minimal puzzle goes to ``out``.
 
     ``stats`` (int64[STATS]) receives the counters named by the S_* columns. Uses numba's
     np.random stream, which the caller seeds. ``max_nodes`` bounds each check during the
-    annealing only (0: none); the greedy pass always runs checks to the end.
+    annealing only (0: none); the greedy pass always runs checks to the end. ``stop``
+    (int64[1]) set non-zero by another thread ends the try at its next step or check: ``out``
+    then holds no minimal puzzle, to be thrown away.
     """
     cells = N * N
     ws = workspace(N)
@@ -106,6 +115,8 @@ def minimize_one(grid, units, cell_units, peer_list, N, P, ti, step, steps, max_
     degradations = 0
     nodes = 0
     for k in range(steps):
+        if stop[0] != 0:
+            return
         t = ti - k * step
         c = np.random.randint(0, cells)
         if puzzle[c] != 0:
@@ -129,6 +140,8 @@ def minimize_one(grid, units, cell_units, peer_list, N, P, ti, step, steps, max_
     order = np.random.permutation(cells)
     givens = best_energy
     for j in range(cells):
+        if stop[0] != 0:
+            return
         c = order[j]
         if out[c] == 0:
             continue
@@ -148,16 +161,19 @@ def minimize_one(grid, units, cell_units, peer_list, N, P, ti, step, steps, max_
     stats[S_STEPS] = steps
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True, parallel=True, nogil=True)
 def minimize_batch(
-    grids, seeds, units, cell_units, peer_list, N, P, ti, step, steps, max_nodes, tries, out, stats
-):
-    """``minimize_tries`` for every row of ``grids`` (uint8[G, cells]) on all threads."""
+    grids, seeds, units, cell_units, peer_list, N, P, ti, step, steps, max_nodes, tries, out, stats,
+    stop,
+):  # fmt: skip
+    """``minimize_tries`` for every row of ``grids`` (uint8[G, cells]) on all threads; ``stop``
+    (int64[1]) set by another thread ends every grid's try within a step (the batch's puzzles
+    are then to be thrown away). Releases the GIL."""
     for i in nb.prange(grids.shape[0]):
         np.random.seed(seeds[i])
         minimize_tries(
             grids[i], units, cell_units, peer_list, N, P, ti, step, steps, max_nodes, tries,
-            out[i], stats[i],
+            out[i], stats[i], stop,
         )  # fmt: skip
 
 

@@ -1,6 +1,6 @@
-"""A long exact search stops when asked: the stop flag of the searches, interrupts.stoppable,
-and Ctrl-C during `solve --method exact` and `check --max-nodes 0` on a 36x36 puzzle whose
-search runs for minutes."""
+"""A long search stops when asked: the stop flag of the exact searches and of the emptying of
+grids, interrupts.stoppable, Ctrl-C during `solve --method exact`, `check --max-nodes 0` and
+`generate --puzzles`, and the time limit of an exact solve."""
 
 from __future__ import annotations
 
@@ -142,3 +142,40 @@ def test_a_time_limit_stops_the_exact_search_of_a_36x36_puzzle_unsettled(tmp_pat
     assert "at the time limit (1 s)" in record["error"], record["error"]
     assert record["params"]["time_limit"] == 1.0
     assert 0.9 <= record["timing"]["search"] < 3.0, record["timing"]
+
+
+def test_a_deadline_ends_the_emptying_of_a_25x25_grid_at_once():
+    """minimize_grids under a 1 s deadline: a try of minutes stops, TimeSpent is raised within
+    a few seconds of the deadline (the code compiled first, on a 4x4 grid)."""
+    from gpu_anneal import generation
+
+    small, _ = generation.generate_grids(2, 1, "backtrack", seed=1)
+    generation.minimize_grids(small, 2, seed=1, tries=1)
+    grids, _ = generation.generate_grids(5, 1, "backtrack", seed=1)
+    began = time.perf_counter()
+    try:
+        with interrupts.until(began + 1.0), pytest.raises(interrupts.TimeSpent):
+            generation.minimize_grids(grids, 5, seed=1, tries=4)
+    finally:
+        interrupts.reset_budget()
+    assert time.perf_counter() - began < 4.0
+
+
+def test_ctrl_c_while_generate_empties_a_25x25_grid_ends_it_at_once():
+    """`generate --order 5 --puzzles`: Ctrl-C after its notice of minutes to come ends it with
+    exit 130 (each try alone runs for minutes), no traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gpu_anneal", "generate", "--order", "5", "--puzzles", "--count",
+         "1", "--output", "jsonl", "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=sigint_as_from_a_terminal,
+    )  # fmt: skip
+    notice = proc.stderr.readline()
+    assert "expect" in notice, notice
+    time.sleep(3.0)
+    proc.send_signal(signal.SIGINT)
+    pressed = time.perf_counter()
+    out, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 130, stderr
+    assert time.perf_counter() - pressed < 60.0  # a cold compile may finish first
+    assert out == "" and "Traceback" not in stderr, stderr
