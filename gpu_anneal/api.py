@@ -16,13 +16,15 @@ applies where:
     chains seed schedule t0   yes             -              yes                    -
     max_trials                yes             -              yes                    -
     move                      yes             -              shikaku only           -
-    time_limit                yes             -              yes                    yes
+    time_limit                yes             yes (1)        yes                    yes
     technique propagate       yes             -              -                      -
     threads total_time        yes             yes            yes                    yes
     batch fixed_chains pool   yes             -              -                      -
     scheduler workers         yes (Dask)      -              -                      -
     fmt order                 yes             yes            -                      -
     backend                   yes             cpu only       yes                    cpu only
+
+    (1) no default: the search stops at its node cap unless a time limit is given.
 
 Reproducibility: chain i of the q-th puzzle draws RNG stream q * chains + i whatever the batch,
 backend or Dask chunking, and the reported chain is chosen from the seed alone, so the solving
