@@ -33,7 +33,6 @@ that removes every given still removable (cpu_reference.sudoku.minimize), on all
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Callable
 
@@ -213,36 +212,20 @@ def _anneal(rows, order, seed, backend, time_limit, batch, first_index, schedule
 
 
 def until_stopped(work: Callable[..., None], time_limit: float | None) -> bool:
-    """work(stop, rows) in a worker thread, stop a uint8[1] flag that it reads and rows a slice
-    of its batch; the flag is set when time_limit seconds pass (None: never) or on Ctrl-C,
-    which is raised once the work has stopped. work(stop, slice(0, 0)) runs first, here: it
-    compiles, and compilation is not counted in the limit. Returns whether the limit stopped
-    the work (an exception of the work is raised here)."""
-    stop = np.zeros(1, np.uint8)
-    work(stop, slice(0, 0))
-    failure: list[BaseException] = []
+    """work(stop, rows) by interrupts.stoppable, stop a uint8[1] flag that it reads and rows a
+    slice of its batch; the flag is set when time_limit seconds pass (None: never), on Ctrl-C
+    or at the run's deadline, which are raised once the work has stopped. work(stop,
+    slice(0, 0)) runs first, here: it compiles, and compilation is not counted in the limit.
+    Returns whether the limit stopped the work (an exception of the work is raised here)."""
+    work(np.zeros(1, np.uint8), slice(0, 0))
+    flags = []
 
-    def target() -> None:
-        try:
-            work(stop, slice(None))
-        except BaseException as exc:  # handed to the caller's thread
-            failure.append(exc)
+    def whole(stop) -> None:
+        flags.append(stop)
+        work(stop, slice(None))
 
-    worker = threading.Thread(target=target, name="grids", daemon=True)
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    worker.start()
-    try:
-        while worker.is_alive():
-            worker.join(0.05)
-            if deadline is not None and time.perf_counter() >= deadline:
-                stop[0] = 1
-    except KeyboardInterrupt:
-        stop[0] = 1
-        worker.join()
-        raise
-    if failure:
-        raise failure[0]
-    return bool(stop[0])
+    interrupts.stoppable(whole, seconds=time_limit)
+    return bool(flags[0][0])
 
 
 def _permute(rows, order, seed, moves, patience, max_restarts, first_index, time_limit=None):
@@ -361,11 +344,9 @@ def minimize_grids(
     stats = np.zeros((count, sm.STATS), dtype=np.int64)
     steps = sm.step_count(ti, tf, step)
     start = time.perf_counter()
-    threads = numba.get_num_threads()  # the caller's (--threads): numba's are per thread
 
     def empty(stop) -> None:
-        numba.set_num_threads(threads)
-        numba.set_parallel_chunksize(1)
+        numba.set_parallel_chunksize(1)  # on the worker's thread: numba keeps one a thread
         sm.minimize_batch(
             a, seeds, units, cell_units, peer_list, lay.N, lay.peer_count, float(ti),
             float(step), steps, int(max_nodes), int(tries), out, stats, stop,

@@ -117,22 +117,26 @@ def check() -> None:
 
 def stoppable(work: Callable[[object], T], quick: bool = False, seconds: float | None = None) -> T:
     """work(stop) on a worker thread while the calling thread waits and answers Ctrl-C and its
-    deadline (`check`) every WAIT_STEP seconds: on either, stop (int64[1]) is set to 1, work
+    deadline (`check`) every WAIT_STEP seconds: on either, stop (uint8[1]) is set to 1, work
     is waited for, and the interrupt is raised. work must release the GIL (compiled with
-    nogil) and end soon after stop is set, as the exact searches do; its own exception is
-    raised in the caller. `seconds`: once they pass, stop is set and work's own result (what
-    it holds when stopped) is returned. `quick`: work ends within seconds anyway (a 9x9
-    search), and runs on the calling thread, sparing a thread's start, with a stop flag
-    nothing sets."""
+    nogil) and end soon after stop is set, as the exact searches and the grid batches do; its
+    own exception is raised in the caller. The worker runs numba's parallel code on the
+    caller's thread count (numba keeps one a thread: --threads). `seconds`: once they pass,
+    stop is set and work's own result (what it holds when stopped) is returned. `quick`: work
+    ends within seconds anyway (a 9x9 search), and runs on the calling thread, sparing a
+    thread's start, with a stop flag nothing sets."""
+    import numba
     import numpy as np
 
-    stop = np.zeros(1, np.int64)
+    stop = np.zeros(1, np.uint8)
     if quick:
         return work(stop)
     outcome: dict = {}
+    threads = numba.get_num_threads()
 
     def run() -> None:
         try:
+            numba.set_num_threads(threads)
             outcome["value"] = work(stop)
         except BaseException as error:  # handed to the caller
             outcome["error"] = error

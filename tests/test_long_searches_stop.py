@@ -34,7 +34,7 @@ def _easy(instance):
 
 def _stopped_after(search, delay: float) -> tuple[tuple, float]:
     """search(stop) with stop set `delay` seconds in: its result and the seconds it ran on."""
-    stop = np.ones(1, np.int64)
+    stop = np.ones(1, np.uint8)
     search(stop)  # compiled, and stopped at its first look
     stop[0] = 0
     threading.Timer(delay, lambda: stop.__setitem__(0, 1)).start()
@@ -179,3 +179,21 @@ def test_ctrl_c_while_generate_empties_a_25x25_grid_ends_it_at_once():
     assert proc.returncode == 130, stderr
     assert time.perf_counter() - pressed < 60.0  # a cold compile may finish first
     assert out == "" and "Traceback" not in stderr, stderr
+
+
+def test_the_worker_runs_numba_on_the_callers_thread_count():
+    """numba keeps a thread count a thread: the grid batches' worker (until_stopped, by
+    stoppable) takes the caller's (--threads), not every core."""
+    import numba
+
+    from gpu_anneal import generation
+
+    seen = []
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        generation.until_stopped(lambda stop, rows: seen.append(numba.get_num_threads()), None)
+        interrupts.stoppable(lambda stop: seen.append(numba.get_num_threads()))
+    finally:
+        numba.set_num_threads(before)
+    assert seen == [1, 1, 1]

@@ -549,7 +549,7 @@ def search(cells_in, tables, limit, shuffle_seed, max_nodes, ws, solution, stop=
 
     ``tables``: the order's Tables; ``ws``: a Workspace of the order (``workspace``), whose
     arrays the search overwrites. count is -1 when ``max_nodes`` > 0 branch values were tried
-    before the search could finish, or when ``stop`` (int64[1], optional; not on the 9x9 path)
+    before the search could finish, or when ``stop`` (uint8[1], optional; not on the 9x9 path)
     was set non-zero by another thread; ``shuffle_seed`` >= 0 tries branch values in a random order
     drawn from that seed, -1 in ascending order. 9x9 in ascending value order goes to
     ``_search9`` (int32 stack ``ws.stack9``; a 1x1 ``stack9`` keeps it on the general path,
@@ -795,7 +795,7 @@ def solve_exact(
     ``rules="seed"``: seed 003's three rules and search (this module), as published.
     ``shuffle_seed >= 0`` tries branch values in a random order drawn from that seed (for random
     full grids); it always takes the seed rules' search. -1 tries them in ascending order.
-    ``stop`` (int64[1]): another thread that sets it non-zero ends the search within
+    ``stop`` (uint8[1]): another thread that sets it non-zero ends the search within
     STOP_EVERY nodes, count -1 as for ``max_nodes`` (the 9x9 band solver, which ends within
     seconds, does not look at it). The search releases the GIL.
     """
@@ -829,8 +829,8 @@ def solve_exact(
 
 
 def _stop_flag(stop: np.ndarray | None) -> np.ndarray:
-    """The int64[1] stop flag a search looks at: `stop`, or a fresh one nothing sets."""
-    return np.zeros(1, np.int64) if stop is None else stop
+    """The uint8[1] stop flag a search looks at: `stop`, or a fresh one nothing sets."""
+    return np.zeros(1, np.uint8) if stop is None else stop
 
 
 def solve_restarts(

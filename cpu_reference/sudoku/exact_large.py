@@ -593,7 +593,7 @@ def search(cells_in, n, limit, max_nodes, seed, rules, known, ws, solution, stop
     counts that one plus those found here that differ from it, and the search stops when
     ``distinct`` reaches ``limit``. Otherwise the first solution found is written to
     ``solution``. count is -1 when ``max_nodes`` > 0 branch values were tried first, or when
-    ``stop`` (int64[1], optional) was set non-zero by another thread (looked at every
+    ``stop`` (uint8[1], optional) was set non-zero by another thread (looked at every
     STOP_EVERY nodes). The stack and branch arrays come back because they may have grown.
     """
     stack, branch, cq, fq, bq, flags, qs, uq, geo, phase = ws

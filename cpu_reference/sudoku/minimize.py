@@ -100,7 +100,7 @@ def minimize_one(
     ``stats`` (int64[STATS]) receives the counters named by the S_* columns. Uses numba's
     np.random stream, which the caller seeds. ``max_nodes`` bounds each check during the
     annealing only (0: none); the greedy pass always runs checks to the end. ``stop``
-    (int64[1]) set non-zero by another thread ends the try at its next step or check: ``out``
+    (uint8[1]) set non-zero by another thread ends the try at its next step or check: ``out``
     then holds no minimal puzzle, to be thrown away.
     """
     cells = N * N
@@ -167,7 +167,7 @@ def minimize_batch(
     stop,
 ):  # fmt: skip
     """``minimize_tries`` for every row of ``grids`` (uint8[G, cells]) on all threads; ``stop``
-    (int64[1]) set by another thread ends every grid's try within a step (the batch's puzzles
+    (uint8[1]) set by another thread ends every grid's try within a step (the batch's puzzles
     are then to be thrown away). Releases the GIL."""
     for i in nb.prange(grids.shape[0]):
         np.random.seed(seeds[i])
