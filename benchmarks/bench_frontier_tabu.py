@@ -112,6 +112,50 @@ def _move(N, x, d, grid, movable, units, members, count, conf, cset, where):
 
 
 @nb.njit(cache=True, nogil=True)
+def tabu_step(N, chain, cost, aspiration, it, l_rand, lam):
+    """Step number `it` of a chain whose grid costs `cost`: the best move of a conflicted cell
+    that is not tabu (a tabu one that reaches below `aspiration`), ties broken at random; a
+    random move when every one is tabu. Returns the new cost (unchanged when that random move
+    drew the cell's own digit and nothing moved)."""
+    filled, cand, ncand, movable, units, members, grid, count, conf, cset, where, tabu = chain
+    best_delta = 1 << 30
+    ties = 0
+    bx = -1
+    bd = 0
+    for i in range(cset[0]):
+        x = cset[1 + i]
+        a = grid[x]
+        ux, uy, uz = units[x, 0], units[x, 1], units[x, 2]
+        lost = count[ux, a] + count[uy, a] + count[uz, a] - 3
+        for k in range(ncand[x]):
+            d = cand[x, k]
+            if d == a:
+                continue
+            delta = count[ux, d] + count[uy, d] + count[uz, d] - lost
+            if tabu[x, d] > it and cost + delta >= aspiration:
+                continue
+            if delta < best_delta:
+                best_delta, ties, bx, bd = delta, 1, x, d
+            elif delta == best_delta:
+                ties += 1
+                if np.random.randint(ties) == 0:
+                    bx, bd = x, d
+    if bx < 0:  # every move tabu: a random one
+        bx = cset[1 + np.random.randint(cset[0])]
+        bd = cand[bx, np.random.randint(ncand[bx])]
+        if bd == grid[bx]:
+            return cost
+        a = grid[bx]
+        best_delta = 0
+        for k in range(3):
+            best_delta += count[units[bx, k], bd] - count[units[bx, k], a] + 1
+    a = grid[bx]
+    _move(N, bx, bd, grid, movable, units, members, count, conf, cset, where)
+    tabu[bx, a] = it + 1 + int(l_rand * np.random.random() + lam * cset[0])
+    return cost + best_delta
+
+
+@nb.njit(cache=True, nogil=True)
 def run_steps(n, steps, chain, state, params):
     """`steps` tabu steps of one chain (see the module docstring). state: int64[cost, step,
     best cost of the trial, step of that best, trials, steps in all, solved]; params:
@@ -124,44 +168,7 @@ def run_steps(n, steps, chain, state, params):
         if cost == 0:
             state[0], state[6] = 0, 1
             return
-        it = state[1]
-        best_delta = 1 << 30
-        ties = 0
-        bx = -1
-        bd = 0
-        for i in range(cset[0]):
-            x = cset[1 + i]
-            a = grid[x]
-            ux, uy, uz = units[x, 0], units[x, 1], units[x, 2]
-            lost = count[ux, a] + count[uy, a] + count[uz, a] - 3
-            for k in range(ncand[x]):
-                d = cand[x, k]
-                if d == a:
-                    continue
-                delta = count[ux, d] + count[uy, d] + count[uz, d] - lost
-                if tabu[x, d] > it and cost + delta >= state[2]:
-                    continue
-                if delta < best_delta:
-                    best_delta, ties, bx, bd = delta, 1, x, d
-                elif delta == best_delta:
-                    ties += 1
-                    if np.random.randint(ties) == 0:
-                        bx, bd = x, d
-        if bx < 0:  # every move tabu: a random one
-            bx = cset[1 + np.random.randint(cset[0])]
-            bd = cand[bx, np.random.randint(ncand[bx])]
-            if bd == grid[bx]:
-                state[1] += 1
-                state[5] += 1
-                continue
-            a = grid[bx]
-            best_delta = 0
-            for k in range(3):
-                best_delta += count[units[bx, k], bd] - count[units[bx, k], a] + 1
-        a = grid[bx]
-        _move(N, bx, bd, grid, movable, units, members, count, conf, cset, where)
-        cost += best_delta
-        tabu[bx, a] = it + 1 + int(l_rand * np.random.random() + lam * cset[0])
+        cost = tabu_step(N, chain, cost, state[2], state[1], l_rand, lam)
         state[1] += 1
         state[5] += 1
         if cost < state[2]:
