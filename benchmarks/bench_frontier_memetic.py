@@ -204,8 +204,9 @@ def measure(args) -> dict:
 
 
 HOW = (
-    "memetic POP:STEPS:L_RAND:LAMBDA: {chains} populations, one thread each; a child of the "
-    "crossover improved by STEPS tabu steps each generation (module docstring). M/s: millions "
+    "memetic POP:STEPS:L_RAND:LAMBDA: {chains} chains, one thread each, each a population of "
+    "POP grids; a child of the crossover improved by STEPS tabu steps each generation (module "
+    "docstring). M/s: millions "
     "of proposals (default) or of tabu steps (memetic) of all threads over the seconds spent."
 )
 

@@ -1,4 +1,5 @@
-"""benchmarks.bench_frontier_memetic: the crossover, the tabu improvement and a solve."""
+"""benchmarks.bench_frontier_memetic: the crossover, the tabu improvement, its settings (its
+solves: tests/test_frontier_chains.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import pytest
 from benchmarks import bench_frontier_memetic as bm
 from benchmarks import bench_frontier_tabu as bt
 from benchmarks.frontier_instances import make_instances
-from cpu_reference.sudoku.verify import verify_solution
 
 
 def _chain(order: int, fill: int, seed: int):
@@ -70,16 +70,6 @@ def test_improve_keeps_the_lowest_cost_grid_it_saw_and_its_cost():
     cost = bm.improve(5, 300, chain, 5.0, 0.3, best)
     assert cost == _cost(best, chain, 5)
     assert cost <= start_cost
-
-
-@pytest.mark.parametrize("setting", ["6:2000:5:0.3"])
-def test_a_memetic_search_solves_a_16x16_puzzle(setting):
-    """16x16 at 45 %, one population, a fixed seed: a solution the verifier passes."""
-    inst = make_instances([4], [45], 1, 11)[0]
-    out = bm.memetic_solve(inst.cells, 4, setting, 1, 30.0, 5)
-    assert out["status"] == "solved"
-    solution = np.array(out["solution"], np.uint8)
-    assert verify_solution(solution, 4, np.asarray(inst.cells, np.uint8)) is None
 
 
 def test_a_malformed_setting_is_refused():

@@ -1,11 +1,13 @@
-"""benchmarks.frontier_chains and the experiments on it (box permutations, tabu search): each
-solves and is verified, refuses what it cannot run, and reports one row a method."""
+"""benchmarks.frontier_chains and the experiments on it (box permutations, tabu search, a
+memetic search): each solves and is verified, refuses what it cannot run, and reports one row
+a method."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from benchmarks import bench_frontier_memetic as bm
 from benchmarks import bench_frontier_swap as bs
 from benchmarks import bench_frontier_tabu as bt
 from benchmarks import frontier_chains as fc
@@ -16,8 +18,9 @@ from benchmarks.frontier_instances import make_instances
 EXPERIMENTS = [
     (bs, bs.swap_solve, bs.SCHEDULES[0], "T_HI:T_LO:K:T_REHEAT:REHEATS", "0.5:0.3"),
     (bt, bt.tabu_solve, bt.SETTINGS[0], "L_RAND:LAMBDA:STALL", "5:0.3"),
+    (bm, bm.memetic_solve, bm.SETTINGS[0], "POP:STEPS:L_RAND:LAMBDA", "10:20000"),
 ]
-NAMES = ["swap", "tabu"]
+NAMES = ["swap", "tabu", "memetic"]
 
 
 @pytest.mark.parametrize(("module", "solve", "setting", "form", "short"), EXPERIMENTS, ids=NAMES)
@@ -43,7 +46,10 @@ def test_a_contradiction_starts_no_chain_and_a_bad_setting_is_refused(
     row = free[0] // 9
     given = [c for c in range(row * 9, row * 9 + 9) if cells[c]][0]
     cells[free[0]] = cells[given]  # the same digit twice in a row
-    assert module.new_chain(cells, 3, seed=0) is None
+    if module is bm:  # a population of chains, each started as the tabu chain is
+        assert bm.new_population(cells, 3, setting, seed=0) is None
+    else:
+        assert module.new_chain(cells, 3, seed=0) is None
     assert solve(cells, 3, setting, 1, 1.0, seed=0)["status"] == "unsolved"
     with pytest.raises(ValueError, match=form):
         solve(cells, 3, short, 1, 1.0, seed=0)
@@ -51,7 +57,11 @@ def test_a_contradiction_starts_no_chain_and_a_bad_setting_is_refused(
 
 @pytest.mark.parametrize(
     ("module", "method", "rate"),
-    [(bs, "swap 0.7:0.55:3000:0.6:3", "2.0"), (bt, "tabu 5:0.3:2000000", "2.00")],
+    [
+        (bs, "swap 0.7:0.55:3000:0.6:3", "2.0"),
+        (bt, "tabu 5:0.3:2000000", "2.00"),
+        (bm, "memetic 10:20000:5:0.3", "2.00"),
+    ],  # fmt: skip
     ids=NAMES,
 )
 def test_the_report_names_each_method_with_its_solved_and_rate(module, method, rate):
