@@ -5,7 +5,7 @@ candidate moves, beside the default technique, on bench_frontier's Lewis-style i
 An experiment, not an engine option. Sudoku is graph colouring with the givens precoloured, and
 on hard colouring instances this hybrid is the reference method where tabu search alone stalls.
 Deduction first (cpu_reference.sudoku.batch.logic_fill), every free cell on one of its
-candidates, the cost the annealing's (benchmarks/bench_frontier_tabu.py, whose tabu steps this
+candidates, the cost the tabu search's (benchmarks/bench_frontier_tabu.py, whose tabu steps this
 uses).
 
     population  POP grids, each a random start improved by STEPS tabu steps (the lowest-cost

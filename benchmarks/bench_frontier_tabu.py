@@ -2,16 +2,16 @@
 the default technique, on bench_frontier's Lewis-style instances.
 
 An experiment, not an engine option. Deduction first (cpu_reference.sudoku.batch.logic_fill);
-then every free cell holds one of its candidates, drawn at random. The cost is the annealing's:
-the peer pairs holding the same digit in a row, a column or a box (a pair sharing two units
-counts twice). A step looks at every move of every free cell in conflict (the cell to another
-of its candidates), and makes the best one not tabu (ties broken at random); a tabu move is
-still made when it reaches a cost below the trial's best (aspiration). A cell that leaves digit
-x may not take x back for L_RAND x U + LAMBDA x (cells in conflict) steps (U uniform in [0,
-1)), as in Hertz and de Werra's TabuCol (Galinier and Hao's tenure). A trial that has not
-improved its best for STALL steps restarts from fresh random candidates. Chains run in threads
-(one each), each on numba's generator seeded from (--seed, chain); a solution counts when the
-verifier passes it within --limit wall seconds.
+then every free cell holds one of its candidates, drawn at random. The cost: the pairs of
+cells holding the same digit in a row, a column or a box, a pair sharing two units counted in
+each (the annealing counts such a pair once). A step looks at every move of every free cell in
+conflict (the cell to another of its candidates), and makes the best one not tabu (ties broken
+at random); a tabu move is still made when it reaches a cost below the trial's best
+(aspiration). A cell that leaves digit x may not take x back for L_RAND x U + LAMBDA x (cells
+in conflict) steps (U uniform in [0, 1)), as in Hertz and de Werra's TabuCol (Galinier and
+Hao's tenure). A trial that has not improved its best for STALL steps restarts from fresh
+random candidates. Chains run in threads (one each), each on numba's generator seeded from
+(--seed, chain); a solution counts when the verifier passes it within --limit wall seconds.
 
 Glossary of index names (as in cpu_reference.sudoku.layout):
     n        order, N = n * n digits and the side of the grid
