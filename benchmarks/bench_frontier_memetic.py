@@ -42,10 +42,8 @@ import numba as nb
 import numpy as np
 
 from benchmarks import bench_frontier_tabu as bt
-from benchmarks.frontier_chains import chains_report, experiment_main, measure_beside_default, race
-from benchmarks.paths import results
+from benchmarks.frontier_chains import chains_report, experiment_main, race
 
-RESULTS = results("tuning")
 SETTINGS = ("10:20000:5:0.3",)  # 10 members, 20,000 tabu steps a child, the tabu's tenure
 
 
@@ -193,16 +191,6 @@ def memetic_solve(cells, order: int, setting: str, chains: int, limit: float, se
                 advance, lambda state: (state[1], state[0]))  # fmt: skip
 
 
-def measure(args) -> dict:
-    """The default technique and every --memetic setting on every instance, one at a time."""
-    return measure_beside_default(
-        args, "memetic", args.memetic or list(SETTINGS),
-        lambda setting, inst, chains, limit, seed: memetic_solve(
-            inst.cells, inst.order, setting, chains, limit, seed),
-        "bench_frontier_memetic",
-    )  # fmt: skip
-
-
 HOW = (
     "memetic POP:STEPS:L_RAND:LAMBDA: {chains} chains, one thread each, each a population of "
     "POP grids; a child of the crossover improved by STEPS tabu steps each generation (module "
@@ -218,8 +206,7 @@ def render(result: dict) -> str:
 
 def main() -> None:
     """Parse the flags, measure, write the results files."""
-    experiment_main(__doc__, "memetic", "POP:STEPS:L_RAND:LAMBDA",
-                    RESULTS / "frontier_memetic", measure, render)  # fmt: skip
+    experiment_main(__doc__, "memetic", "POP:STEPS:L_RAND:LAMBDA", SETTINGS, memetic_solve, render)
 
 
 if __name__ == "__main__":

@@ -32,11 +32,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from benchmarks.frontier_chains import chains_report, experiment_main, measure_beside_default, race
-from benchmarks.paths import results
+from benchmarks.frontier_chains import chains_report, experiment_main, race
 from cpu_reference.sudoku.batch import logic_fill
 
-RESULTS = results("tuning")
 SWAP_TRIES = 4  # partner draws a proposal makes before it gives up
 PLATEAUS_A_CALL = 20  # plateaus between two looks at the clock
 SCHEDULES = ("0.7:0.55:3000:0.6:3",)  # the best of a first sweep at 25x25, 45 %
@@ -271,16 +269,6 @@ def swap_solve(cells, order: int, schedule: str, chains: int, limit: float, seed
                 advance, lambda state: (state[4], state[3]))  # fmt: skip
 
 
-def measure(args) -> dict:
-    """The default technique and every --swap schedule on every instance, one at a time."""
-    return measure_beside_default(
-        args, "swap", args.swap or list(SCHEDULES),
-        lambda schedule, inst, chains, limit, seed: swap_solve(
-            inst.cells, inst.order, schedule, chains, limit, seed),
-        "bench_frontier_swap",
-    )  # fmt: skip
-
-
 HOW = (
     "swap T_HI:T_LO:K:T_REHEAT:REHEATS: {chains} chains, one thread each, every box a "
     "permutation of candidates, a conflicted cell swapping with another free cell of its box "
@@ -295,8 +283,7 @@ def render(result: dict) -> str:
 
 def main() -> None:
     """Parse the flags, measure, write the results files."""
-    experiment_main(__doc__, "swap", "T_HI:T_LO:K:T_REHEAT:REHEATS", RESULTS / "frontier_swap",
-                    measure, render)  # fmt: skip
+    experiment_main(__doc__, "swap", "T_HI:T_LO:K:T_REHEAT:REHEATS", SCHEDULES, swap_solve, render)
 
 
 if __name__ == "__main__":

@@ -34,11 +34,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from benchmarks.frontier_chains import chains_report, experiment_main, measure_beside_default, race
-from benchmarks.paths import results
+from benchmarks.frontier_chains import chains_report, experiment_main, race
 from cpu_reference.sudoku.batch import logic_fill
 
-RESULTS = results("tuning")
 STEPS_A_CALL = 20_000  # steps between two looks at the clock
 SETTINGS = ("5:0.3:2000000",)  # the best of a short sweep at 25x25, 45 %; a restart after 2 M steps
 
@@ -243,16 +241,6 @@ def tabu_solve(cells, order: int, setting: str, chains: int, limit: float, seed:
                 advance, lambda state: (state[5], state[4]))  # fmt: skip
 
 
-def measure(args) -> dict:
-    """The default technique and every --tabu setting on every instance, one at a time."""
-    return measure_beside_default(
-        args, "tabu", args.tabu or list(SETTINGS),
-        lambda setting, inst, chains, limit, seed: tabu_solve(
-            inst.cells, inst.order, setting, chains, limit, seed),
-        "bench_frontier_tabu",
-    )  # fmt: skip
-
-
 HOW = (
     "tabu L_RAND:LAMBDA:STALL: {chains} chains, one thread each, the best non-tabu move of a "
     "conflicted cell each step (module docstring). M/s: millions of proposals (default) or "
@@ -267,8 +255,7 @@ def render(result: dict) -> str:
 
 def main() -> None:
     """Parse the flags, measure, write the results files."""
-    experiment_main(__doc__, "tabu", "L_RAND:LAMBDA:STALL", RESULTS / "frontier_tabu", measure,
-                    render)  # fmt: skip
+    experiment_main(__doc__, "tabu", "L_RAND:LAMBDA:STALL", SETTINGS, tabu_solve, render)
 
 
 if __name__ == "__main__":

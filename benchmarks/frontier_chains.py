@@ -21,6 +21,7 @@ from types import SimpleNamespace
 from benchmarks.bench_frontier import checked, run_gpu_anneal
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
+from benchmarks.paths import results
 from benchmarks.tables import table_block
 
 
@@ -68,25 +69,27 @@ def race(
     }
 
 
-def measure_beside_default(args, name: str, settings: list[str], solve, script: str) -> dict:
+def measure_beside_default(args, name: str, settings: list[str], solve) -> dict:
     """The default technique (unless args.default is false) and `name SETTING` for each setting
     on every instance of (args.order, args.fill, args.count, args.seed), one at a time.
-    solve(setting, instance, chains, limit, seed) gives an outcome; it runs once on the first
-    instance for 0.1 s before any clock, so that its code is compiled."""
+    solve(cells, order, setting, chains, limit, seed) gives an outcome; it runs once on the
+    first instance for 0.1 s before any clock, so that its code is compiled. The command
+    recorded is `python -m benchmarks.bench_frontier_NAME` with this run's flags."""
     facts = machine()  # the load average before the run
     instances = make_instances([args.order], [args.fill], args.count, args.seed)
     methods = (["default"] if args.default else []) + [f"{name} {s}" for s in settings]
     engine = default_engine(args.seed)
     if methods != ["default"]:
-        solve(settings[0], instances[0], 1, 0.1, 0)
+        solve(instances[0].cells, instances[0].order, settings[0], 1, 0.1, 0)
 
     def run(method: str, index: int, inst) -> dict:
         if method == "default":
             return run_gpu_anneal(inst, args.limit, engine)
-        return solve(method.split()[1], inst, args.chains, args.limit, args.seed)
+        setting = method.split()[1]
+        return solve(inst.cells, inst.order, setting, args.chains, args.limit, args.seed)
 
     table = method_tables(methods, instances, args.limit, run)
-    command = f"python -m benchmarks.{script} " + " ".join(sys.argv[1:])
+    command = f"python -m benchmarks.bench_frontier_{name} " + " ".join(sys.argv[1:])
     return {"machine": facts, "args": vars(args), "table": table, "command": command}
 
 
@@ -176,10 +179,11 @@ def chains_report(result: dict, title: str, how: str, digits: int) -> str:
     return "\n".join(lines)
 
 
-def experiment_main(doc: str, name: str, form: str, out_stem: Path, measure, render) -> None:
-    """The command line of a frontier experiment: the instance options, --chains, --NAME FORM
-    (repeatable), --no-default, --out (default: OUT_STEM_{N}x{N}_{fill}); measure(args), then
-    the results files."""
+def experiment_main(doc: str, name: str, form: str, defaults, solve, render) -> None:
+    """The command line of a frontier experiment (benchmarks/bench_frontier_NAME.py): the
+    instance options, --chains, --NAME FORM (repeatable; `defaults` when none is given),
+    --no-default, --out (default: results/tuning/frontier_NAME_{N}x{N}_{fill});
+    measure_beside_default with solve, then the results files written with render."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     instance_arguments(ap)
     ap.add_argument("--chains", type=int, default=2, help=f"{name} chains, one thread each")
@@ -188,5 +192,6 @@ def experiment_main(doc: str, name: str, form: str, out_stem: Path, measure, ren
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     size = f"{args.order**2}x{args.order**2}"
-    out = Path(args.out or f"{out_stem}_{size}_{args.fill}")
-    write_results(out, measure(args), render)
+    out = Path(args.out or results("tuning") / f"frontier_{name}_{size}_{args.fill}")
+    settings = getattr(args, name) or list(defaults)
+    write_results(out, measure_beside_default(args, name, settings, solve), render)
