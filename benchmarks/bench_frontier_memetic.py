@@ -48,9 +48,10 @@ SETTINGS = ("10:20000:5:0.3",)  # 10 members, 20,000 tabu steps a child, the tab
 
 
 @nb.njit(cache=True, nogil=True)
-def improve(n, steps, chain, l_rand, lam, best):
+def improve(n, steps, chain, l_rand, lam, best, made):
     """`steps` tabu steps from the chain's grid (tenures cleared first); best gets the
-    lowest-cost grid seen (the start included). Returns its cost; stops at a solution."""
+    lowest-cost grid seen (the start included). Returns its cost; stops at a solution. The
+    steps taken are added to made[0]."""
     filled, cand, ncand, movable, units, members, grid, count, conf, cset, where, tabu = chain
     N = n * n
     cost = bt.recount(N, grid, movable, units, count, conf, cset, where)
@@ -61,6 +62,7 @@ def improve(n, steps, chain, l_rand, lam, best):
         if cost == 0:
             break
         cost = bt.tabu_step(N, chain, cost, best_cost, it, l_rand, lam)
+        made[0] += 1
         if cost < best_cost:
             best_cost = cost
             best[:] = grid
@@ -104,14 +106,14 @@ def crossover(N, filled, cand, ncand, pa, pb, child, left):
 
 
 @nb.njit(cache=True, nogil=True)
-def populate(n, steps, chain, l_rand, lam, pop, pcost, best):
+def populate(n, steps, chain, l_rand, lam, pop, pcost, best, made):
     """Each member a random start improved by `steps` tabu steps; returns the index of a
     member that is a solution, else -1."""
     filled, cand, ncand = chain[0], chain[1], chain[2]
     grid = chain[6]
     for i in range(pop.shape[0]):
         bt.fresh_grid(n * n, filled, cand, ncand, grid)
-        pcost[i] = improve(n, steps, chain, l_rand, lam, best)
+        pcost[i] = improve(n, steps, chain, l_rand, lam, best, made)
         pop[i] = best
         if pcost[i] == 0:
             return i
@@ -119,7 +121,7 @@ def populate(n, steps, chain, l_rand, lam, pop, pcost, best):
 
 
 @nb.njit(cache=True, nogil=True)
-def generation(n, steps, chain, l_rand, lam, pop, pcost, best, left):
+def generation(n, steps, chain, l_rand, lam, pop, pcost, best, left, made):
     """One generation (module docstring); returns the index of the member that is a
     solution, else -1."""
     filled, cand, ncand = chain[0], chain[1], chain[2]
@@ -130,7 +132,7 @@ def generation(n, steps, chain, l_rand, lam, pop, pcost, best, left):
     if b >= a:
         b += 1
     crossover(n * n, filled, cand, ncand, pop[a], pop[b], grid, left)
-    cost = improve(n, steps, chain, l_rand, lam, best)
+    cost = improve(n, steps, chain, l_rand, lam, best, made)
     worse = a if pcost[a] >= pcost[b] else b
     for i in range(size):
         if pcost[i] == cost and np.array_equal(pop[i], best):
@@ -153,31 +155,32 @@ def parse_setting(setting: str) -> tuple[int, int, float, float]:
 
 def new_population(cells, order: int, setting: str, seed: int):
     """(population, state) of one thread: the tabu chain it works in, POP members made and
-    improved; state int64[generations, tabu steps, index of a solved member or -1]. None when
-    deduction contradicts the givens."""
+    improved; state int64[generations, tabu steps taken, index of a solved member or -1]. None
+    when deduction contradicts the givens."""
     size, steps, l_rand, lam = parse_setting(setting)
-    made = bt.new_chain(cells, order, seed)
-    if made is None:
+    started = bt.new_chain(cells, order, seed)
+    if started is None:
         return None
-    chain, _ = made
+    chain, _ = started
     N = order * order
     pop = np.zeros((size, N * N), np.int64)
     pcost = np.zeros(size, np.int64)
     best = np.zeros(N * N, np.int64)
     left = np.zeros((2, N + 1), np.int64)
-    solved = populate(order, steps, chain, l_rand, lam, pop, pcost, best)
-    state = np.array([0, size * steps, solved], np.int64)
-    return (chain, pop, pcost, best, left, (order, steps, l_rand, lam)), state
+    made = np.zeros(1, np.int64)
+    solved = populate(order, steps, chain, l_rand, lam, pop, pcost, best, made)
+    state = np.array([0, made[0], solved], np.int64)
+    return (chain, pop, pcost, best, left, made, (order, steps, l_rand, lam)), state
 
 
 def advance(population, state) -> list | None:
     """One generation, unless a member is a solution already; the solution as a list, or
     None."""
-    chain, pop, pcost, best, left, (order, steps, l_rand, lam) = population
+    chain, pop, pcost, best, left, made, (order, steps, l_rand, lam) = population
     if state[2] < 0:
-        state[2] = generation(order, steps, chain, l_rand, lam, pop, pcost, best, left)
+        state[2] = generation(order, steps, chain, l_rand, lam, pop, pcost, best, left, made)
         state[0] += 1
-        state[1] += steps
+        state[1] = made[0]
     return pop[state[2]].tolist() if state[2] >= 0 else None
 
 

@@ -67,9 +67,22 @@ def test_improve_keeps_the_lowest_cost_grid_it_saw_and_its_cost():
     _, chain = _chain(5, 45, 3)
     start_cost = _cost(chain[6], chain, 5)
     best = np.zeros_like(chain[6])
-    cost = bm.improve(5, 300, chain, 5.0, 0.3, best)
+    made = np.zeros(1, np.int64)
+    cost = bm.improve(5, 300, chain, 5.0, 0.3, best, made)
     assert cost == _cost(best, chain, 5)
     assert cost <= start_cost
+    assert made[0] == 300  # no solution within 300 steps: each one taken
+
+
+def test_the_steps_counted_are_the_steps_taken_when_a_member_solves():
+    """A 16x16 population solved while it is made counts the steps up to the solution, not
+    POP x STEPS."""
+    inst = make_instances([4], [45], 1, 7)[0]
+    made = bm.new_population(inst.cells, 4, "4:1000000:5:0.3", seed=1)
+    assert made is not None
+    population, state = made
+    assert state[2] >= 0  # a member solved while the population was made
+    assert 0 < state[1] < (state[2] + 1) * 1_000_000
 
 
 def test_a_malformed_setting_is_refused():
