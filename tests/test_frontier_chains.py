@@ -1,6 +1,6 @@
 """benchmarks.frontier_chains and the experiments on it (box permutations, tabu search, a
-memetic search): each solves and is verified, refuses what it cannot run, and reports one row
-a method."""
+memetic search, simulated quantum annealing): each solves and is verified, refuses what it
+cannot run, and reports one row a method."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from benchmarks import bench_frontier_memetic as bm
+from benchmarks import bench_frontier_quantum as bq
 from benchmarks import bench_frontier_swap as bs
 from benchmarks import bench_frontier_tabu as bt
 from benchmarks import frontier_chains as fc
@@ -19,8 +20,9 @@ EXPERIMENTS = [
     (bs, bs.swap_solve, bs.SCHEDULES[0], "T_HI:T_LO:K:T_REHEAT:REHEATS", "0.5:0.3"),
     (bt, bt.tabu_solve, bt.SETTINGS[0], "L_RAND:LAMBDA:STALL", "5:0.3"),
     (bm, bm.memetic_solve, bm.SETTINGS[0], "POP:STEPS:L_RAND:LAMBDA", "10:20000"),
+    (bq, bq.quantum_solve, bq.SETTINGS[0], "P:T0:T1:G0:SWEEPS:REHEATS", "10:0.45:0.3"),
 ]
-NAMES = ["swap", "tabu", "memetic"]
+NAMES = ["swap", "tabu", "memetic", "quantum"]
 
 
 @pytest.mark.parametrize(("module", "solve", "setting", "form", "short"), EXPERIMENTS, ids=NAMES)
@@ -48,6 +50,8 @@ def test_a_contradiction_starts_no_chain_and_a_bad_setting_is_refused(
     cells[free[0]] = cells[given]  # the same digit twice in a row
     if module is bm:  # a population of chains, each started as the tabu chain is
         assert bm.new_population(cells, 3, setting, seed=0) is None
+    elif module is bq:  # a ring of replicas, each started as the tabu chain is
+        assert bq.new_ring(cells, 3, bq.parse_setting(setting), seed=0) is None
     else:
         assert module.new_chain(cells, 3, seed=0) is None
     assert solve(cells, 3, setting, 1, 1.0, seed=0)["status"] == "unsolved"
@@ -61,6 +65,7 @@ def test_a_contradiction_starts_no_chain_and_a_bad_setting_is_refused(
         (bs, "swap 0.7:0.55:3000:0.6:3", "2.0"),
         (bt, "tabu 5:0.3:2000000", "2.00"),
         (bm, "memetic 10:20000:5:0.3", "2.00"),
+        (bq, "quantum 10:0.45:0.3:0.5:2000000:3", "2.00"),
     ],  # fmt: skip
     ids=NAMES,
 )
