@@ -111,7 +111,7 @@ def run_sweeps(n, sweeps, shared, reps, state, params):
         field = g0 * max(1.0 - progress, 1e-3)
         t = t0 * (t1 / t0) ** progress
         solved = sweep(N, shared, reps, t, coupling(t, field))
-        state[2] += P
+        state[2] += solved if solved else P  # a sweep stops at the replica that solves
         if solved:
             state[3] = solved
             return
@@ -140,7 +140,7 @@ def parse_setting(setting: str) -> np.ndarray:
 
 
 def new_ring(cells, order: int, params: np.ndarray, seed: int):
-    """(shared, replicas, state) of one ring on the puzzle, started; None when deduction
+    """((shared, replicas), state) of one ring on the puzzle, started; None when deduction
     contradicts the givens. Seeds numba's generator of the calling thread."""
     made = bt.new_chain(cells, order, seed)
     if made is None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tabu_chain_state import checked_cost
 
 from benchmarks import bench_frontier_quantum as bq
-from benchmarks import bench_frontier_tabu as bt
 from benchmarks.frontier_instances import make_instances
 
 
@@ -16,18 +16,6 @@ def _ring(setting: str, seed: int = 3):
     params = bq.parse_setting(setting)
     (shared, reps), state = bq.new_ring(inst.cells, 5, params, seed)
     return inst, params, shared, reps, state
-
-
-def _recounted(shared, grid):
-    """The counts, conflicts and conflict set of `grid` counted from scratch."""
-    filled, cand, ncand, movable, units, members = shared
-    N = 25
-    count = np.zeros((3 * N, N + 1), np.int64)
-    conf = np.zeros(N * N, np.int64)
-    cset = np.zeros(N * N + 1, np.int64)
-    where = np.full(N * N, -1, np.int64)
-    bt.recount(N, grid.copy(), movable, units, count, conf, cset, where)
-    return count, conf, set(cset[1 : 1 + cset[0]].tolist())
 
 
 def test_the_coupling_is_near_zero_at_a_large_field_and_grows_as_it_falls():
@@ -42,18 +30,25 @@ def test_every_replica_keeps_its_candidates_counts_and_conflict_set_exact():
     """25x25 at 45 %: after sweeps through two fresh starts, each replica holds the givens and
     candidates only, and its counts, conflicts and conflict set are its grid's recounted."""
     inst, params, shared, reps, state = _ring("4:0.45:0.3:0.5:300:1")
-    filled, cand, ncand, movable = shared[:4]
     bq.run_sweeps(5, 700, shared, reps, state, params)
     assert state[1] == 2 and state[2] == 4 * 700  # two trials ended, a fresh start between
-    grids, counts, confs, csets, _ = reps
-    free = np.flatnonzero(movable)
     for k in range(4):
-        assert np.array_equal(grids[k][filled > 0], filled[filled > 0])
-        assert all(grids[k][c] in cand[c, : ncand[c]] for c in free)
-        count, conf, cset = _recounted(shared, grids[k])
-        assert np.array_equal(counts[k], count)
-        assert np.array_equal(confs[k][free], conf[free])
-        assert set(csets[k][1 : 1 + csets[k][0]].tolist()) == cset
+        checked_cost((*shared, *(r[k] for r in reps), None), 5)
+
+
+def test_a_solved_ring_counts_its_proposals_up_to_the_replica_that_solved():
+    """16x16 at 45 %: the sweep that solves stops at the solving replica, and the proposals
+    counted are P for every whole sweep plus one for each replica up to that one."""
+    inst = make_instances([4], [45], 1, 7)[0]
+    params = bq.parse_setting("4:0.45:0.3:0.5:20000:3")
+    (shared, reps), state = bq.new_ring(inst.cells, 4, params, seed=2)
+    for _ in range(500):
+        bq.run_sweeps(4, 200, shared, reps, state, params)
+        if state[3]:
+            break
+    assert state[3] >= 1, "the ring did not solve the 16x16 grid"
+    assert reps[3][state[3] - 1][0] == 0  # that replica has no cell in conflict
+    assert (state[2] - state[3]) % 4 == 0
 
 
 def test_a_strong_coupling_pulls_the_replicas_onto_one_grid():
