@@ -11,6 +11,9 @@ puzzle solved). Results: benchmarks/results/tuning/sweep_tts_NxN.{json,md}.
     python -m benchmarks.bench_tts_sweep [--file ../shared/data/sudoku/magictour_top1465.txt]
         [--skip 0] [--limit 30] [--runs 10] [--schedule S ...] [--move M ...]
         [--case MOVE@SCHEDULE ...]   (pairs instead of every move with every schedule)
+        [--lewis ORDER:FILL:COUNT:SEED]   (instances made as bench_frontier makes them, in
+                                           place of --file: a seed bench_frontier's tables
+                                           do not use keeps them training instances)
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
 from benchmarks.paths import SUDOKU_DATA, results
 from benchmarks.tables import table_block
@@ -40,10 +44,31 @@ CANDIDATES = (
 )
 
 
+def lewis_instances(spec: str) -> list:
+    """The instances ``ORDER:FILL:COUNT:SEED`` names, made as bench_frontier makes them."""
+    parts = spec.split(":")
+    try:
+        order, fill, count, seed = (int(x) for x in parts)
+    except ValueError:
+        raise SystemExit(
+            f"--lewis {spec!r}: expected ORDER:FILL:COUNT:SEED, four integers"
+        ) from None
+    if not 2 <= order <= 8 or count < 1:
+        raise SystemExit(f"--lewis {spec!r}: the order must be 2..8 and the count at least 1")
+    return make_instances([order], [fill], count, seed)
+
+
+def training_puzzles(args: argparse.Namespace) -> list:
+    """The puzzles a sweep runs: --lewis's instances, else --file's after --skip."""
+    if args.lewis:
+        return lewis_instances(args.lewis)[args.skip : args.skip + args.limit]
+    puzzles = [p for p in iter_puzzles(args.file, name=args.file) if hasattr(p, "cells")]
+    return puzzles[args.skip : args.skip + args.limit]
+
+
 def sweep(args: argparse.Namespace) -> dict:
     """Every candidate on the same puzzles, one after the other."""
-    puzzles = [p for p in iter_puzzles(args.file, name=args.file) if hasattr(p, "cells")]
-    puzzles = puzzles[args.skip : args.skip + args.limit]
+    puzzles = training_puzzles(args)
     order = puzzles[0].order
     rows = []
     moves = args.move or ["candidate"]
@@ -78,7 +103,8 @@ def sweep(args: argparse.Namespace) -> dict:
         rows.append({"schedule": schedule, "move": move, "wall_seconds": wall, **summary})
         print(f"{move} {schedule}: median TTS99 {summary['tts99_median']} s", file=sys.stderr)
     return {
-        "machine": machine(), "file": str(args.file), "order": order, "puzzles": len(puzzles),
+        "machine": machine(), "file": f"lewis {args.lewis}" if args.lewis else str(args.file),
+        "order": order, "puzzles": len(puzzles),
         "skip": args.skip,
         "runs": args.runs, "move": " and ".join(moves), "propagate": not args.no_propagate,
         "time_limit": args.time_limit, "rows": rows,
@@ -132,6 +158,9 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per run")
     ap.add_argument("--schedule", action="append", help="a candidate (repeat; default: a set)")
     ap.add_argument("--case", action="append", help="MOVE@SCHEDULE (repeat): these pairs instead")
+    ap.add_argument(
+        "--lewis", default=None, help="ORDER:FILL:COUNT:SEED: bench_frontier's instances instead"
+    )
     ap.add_argument("--out", type=Path, default=None, help="results path without suffix")
     args = ap.parse_args()
     result = sweep(args)

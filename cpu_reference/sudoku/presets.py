@@ -19,7 +19,8 @@ it expands to; keys given there win over the preset's ("band:t0=0.3").
 
 The values were chosen from measured sweeps: benchmarks/results/tuning/sweep_tts_9x9*.md (9x9,
 by TTS99 on training puzzles), benchmarks/results/tuning/anneal_peers_tune_*.md (16x16 to 36x36,
-by wall seconds on Lloyd & Amos training instances) and frontier_tune_49x49_*.md (49x49, by wall
+by wall seconds on Lloyd & Amos training instances; 36x36 checked again by TTS99 on Lewis-style
+training instances: sweep_tts_36x36_49*.md) and frontier_tune_49x49_*.md (49x49, by wall
 seconds on Lewis-style training instances of another seed than bench_frontier's);
 docs/algorithm.md says which file gave each value.
 """
