@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from gpu_anneal.tts import clopper_pearson, measure_puzzle, summarize, tts99
+from gpu_anneal.tts import clopper_pearson, measure_puzzle, percentile, summarize, tts99
 
 
 def test_tts99_formula_and_edges():
@@ -34,6 +34,19 @@ def test_measure_puzzle_on_4x4_and_summary():
     assert row.tts99 >= row.seconds_per_trial > 0
     summary = summarize([row, row])
     assert summary["puzzles"] == 2 and summary["tts99_median"] == pytest.approx(row.tts99)
+
+
+def test_percentile_of_unsolved_puzzles_is_infinite_without_a_warning():
+    """Two or more puzzles never solved: the 90th percentile falls between two infinite TTS99
+    and is infinite, with no RuntimeWarning; between finite ones it interpolates as numpy does."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert math.isinf(percentile(np.array([1.0, 2.0, math.inf, math.inf]), 90))
+        assert math.isinf(percentile(np.array([1.0, math.inf]), 90))
+    finite = np.array([1.0, 2.0, 4.0, 8.0])
+    assert percentile(finite, 90) == pytest.approx(np.percentile(finite, 90))
 
 
 def test_tts99_interval_has_width_when_every_run_solves_at_once():
