@@ -154,8 +154,8 @@ def test_candidate_auto_holds_short_trials_on_9x9_and_a_short_band_above(order):
 def test_auto_is_the_focused_moves_schedules(order):
     """auto (the auto move's): on 4x4 and 9x9 (focused-two) held trials, geometric from T = 0.5
     to 0.48 over about 2,000 plateaus; from 16x16 (focused) a geometric band from T = 0.36 to
-    0.26 (about 16,300 plateaus), an unsolved trial reheated to 0.3 three times, then a fresh
-    grid."""
+    0.26 (about 16,300 plateaus; on 36x36 cooled half as fast, about 32,500), an unsolved trial
+    reheated to 0.3 three times, then a fresh grid."""
     sched = by_name("auto", order)
     if order <= 3:
         assert sched.kind == KIND_GEOMETRIC
@@ -165,7 +165,8 @@ def test_auto_is_the_focused_moves_schedules(order):
         assert sched.kind == KIND_GEOMETRIC
         assert (sched.t0, sched.t_final, sched.stall) == (0.36, 0.26, 0)
         assert (sched.reheat, sched.reheats) == (0.3, 3)
-        assert sched.max_plateaus == pytest.approx(16_272, rel=1e-3)
+        plateaus = 32_544 if order == 6 else 16_272
+        assert sched.max_plateaus == pytest.approx(plateaus, rel=1e-3)
 
 
 @pytest.mark.parametrize("order", [7, 8])

@@ -20,7 +20,8 @@ it expands to; keys given there win over the preset's ("band:t0=0.3").
 The values were chosen from measured sweeps: benchmarks/results/tuning/sweep_tts_9x9*.md (9x9,
 by TTS99 on training puzzles), benchmarks/results/tuning/anneal_peers_tune_*.md (16x16 to 36x36,
 by wall seconds on Lloyd & Amos training instances; 36x36 checked again by TTS99 on Lewis-style
-training instances: sweep_tts_36x36_49*.md) and sweep_tts_49x49_46*.md (49x49, by TTS99 on
+training instances: sweep_tts_36x36_49*.md, and its cooling rate at 50 % filled:
+sweep_tts_36x36_50_plateaus*.md) and sweep_tts_49x49_46*.md (49x49, by TTS99 on
 Lewis-style training instances of another seed than bench_frontier's; 64x64 keeps the values
 49x49 had before, chosen by wall seconds: frontier_tune_49x49_*.md);
 docs/algorithm.md says which file gave each value.
@@ -36,6 +37,8 @@ _SHORT_BAND = "geometric:t0=0.32,t_final=0.2,ratio=0.9999765,stall=0,reheat=0.28
 _FOCUSED_TWO_9X9 = "geometric:t0=0.5,t_final=0.48,ratio=0.99997959,stall=0"  # 2,000 plateaus
 # 0.36 -> 0.26 in about 16,000; an unsolved trial reheated to 0.3 up to 3 times in a row
 _FOCUSED_BAND = "geometric:t0=0.36,t_final=0.26,ratio=0.99998,stall=0,reheat=0.3,reheats=3"
+# 36x36 the same band cooled half as fast (about 32,500 plateaus: sweep_tts_36x36_50_plateaus*.md)
+_FOCUSED_BAND_36 = "geometric:t0=0.36,t_final=0.26,ratio=0.99999,stall=0,reheat=0.3,reheats=3"
 # 49x49 a cooler band: 0.31 -> 0.21, reheat 0.26 (by TTS99 at 46 %: sweep_tts_49x49_46*.md)
 _FOCUSED_BAND_49 = "geometric:t0=0.31,t_final=0.21,ratio=0.99998,stall=0,reheat=0.26,reheats=3"
 # 64x64 (not swept) keeps the band 49x49 had before its TTS99 sweep: 0.3 -> 0.2, reheat 0.25
@@ -49,7 +52,7 @@ PRESETS: dict[str, dict[int, str]] = {
         3: _FOCUSED_TWO_9X9,
         4: _FOCUSED_BAND,
         5: _FOCUSED_BAND,
-        6: _FOCUSED_BAND,
+        6: _FOCUSED_BAND_36,
         7: _FOCUSED_BAND_49,
         8: _FOCUSED_BAND_64,
     },
