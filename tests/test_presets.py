@@ -172,10 +172,12 @@ def test_auto_is_the_focused_moves_schedules(order):
 @pytest.mark.parametrize("order", [7, 8])
 def test_auto_runs_cooler_bands_from_49x49(order):
     """auto from 49x49: a cooler geometric band; 49x49 from T = 0.31 to 0.21 reheated to 0.26
-    (its TTS99 sweep), 64x64 from 0.3 to 0.2 reheated to 0.25 (the band 49x49 had
-    before), each reheated three times in a row before a fresh grid."""
+    over about 38,900 plateaus (its TTS99 sweeps), 64x64 from 0.3 to 0.2 reheated to 0.25 over
+    about 20,300 (the band 49x49 had before), each reheated three times in a row before a fresh
+    grid."""
     sched = by_name("auto", order)
     expected = (0.31, 0.21, 0.26) if order == 7 else (0.3, 0.2, 0.25)
     assert sched.kind == KIND_GEOMETRIC
     assert (sched.t0, sched.t_final, sched.reheat) == pytest.approx(expected)
+    assert sched.max_plateaus == pytest.approx(38_948 if order == 7 else 20_274, rel=1e-3)
     assert (sched.stall, sched.reheats) == (0, 3)

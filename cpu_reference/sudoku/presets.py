@@ -39,8 +39,9 @@ _FOCUSED_TWO_9X9 = "geometric:t0=0.5,t_final=0.48,ratio=0.99997959,stall=0"  # 2
 _FOCUSED_BAND = "geometric:t0=0.36,t_final=0.26,ratio=0.99998,stall=0,reheat=0.3,reheats=3"
 # 36x36 the same band cooled half as fast (about 32,500 plateaus: sweep_tts_36x36_50_plateaus*.md)
 _FOCUSED_BAND_36 = "geometric:t0=0.36,t_final=0.26,ratio=0.99999,stall=0,reheat=0.3,reheats=3"
-# 49x49 a cooler band: 0.31 -> 0.21, reheat 0.26 (by TTS99 at 46 %: sweep_tts_49x49_46*.md)
-_FOCUSED_BAND_49 = "geometric:t0=0.31,t_final=0.21,ratio=0.99998,stall=0,reheat=0.26,reheats=3"
+# 49x49 a cooler band: 0.31 -> 0.21, reheat 0.26 (by TTS99 at 46 %: sweep_tts_49x49_46*.md),
+# cooled half as fast (at 50 %: sweep_tts_49x49_50_plateaus.md)
+_FOCUSED_BAND_49 = "geometric:t0=0.31,t_final=0.21,ratio=0.99999,stall=0,reheat=0.26,reheats=3"
 # 64x64 (not swept) keeps the band 49x49 had before its TTS99 sweep: 0.3 -> 0.2, reheat 0.25
 _FOCUSED_BAND_64 = "geometric:t0=0.30,t_final=0.20,ratio=0.99998,stall=0,reheat=0.25,reheats=3"
 
