@@ -30,6 +30,7 @@ from benchmarks.machine import machine
 from benchmarks.paths import SUDOKU_DATA, results
 from benchmarks.tables import table_block
 from cpu_reference.sudoku.formats import iter_puzzles
+from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
 from cpu_reference.sudoku.schedules import with_start
 from gpu_anneal.tts import measure_puzzle, summarize
 
@@ -53,8 +54,10 @@ def lewis_instances(spec: str) -> list:
         raise SystemExit(
             f"--lewis {spec!r}: expected ORDER:FILL:COUNT:SEED, four integers"
         ) from None
-    if not 2 <= order <= 8 or count < 1:
-        raise SystemExit(f"--lewis {spec!r}: the order must be 2..8 and the count at least 1")
+    if not MIN_ORDER <= order <= MAX_ORDER or count < 1:
+        raise SystemExit(
+            f"--lewis {spec!r}: the order must be {MIN_ORDER}..{MAX_ORDER} and the count at least 1"
+        )
     return make_instances([order], [fill], count, seed)
 
 

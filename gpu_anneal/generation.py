@@ -43,7 +43,7 @@ from cpu_reference.errors import InputError
 from cpu_reference.sudoku import generate as sg
 from cpu_reference.sudoku import minimize as sm
 from cpu_reference.sudoku.exact import tables
-from cpu_reference.sudoku.layout import layout
+from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER, layout
 from cpu_reference.sudoku.schedules import Schedule, by_name, geometric
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import interrupts, phases, validate
@@ -51,8 +51,6 @@ from gpu_anneal.backends import resolve_backend
 from gpu_anneal.sudoku_solver import solve_batch
 
 METHODS = ("anneal", "permute", "backtrack")
-MIN_ORDER = 2
-MAX_ORDER = 8
 GRID_T0 = 0.3
 GRID_RATIO = 0.98
 PERMUTE_MOVES = {"any": sg.MOVES_ANY, "row": sg.MOVES_ROW}
