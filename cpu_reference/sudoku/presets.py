@@ -21,8 +21,9 @@ The values were chosen from measured sweeps: benchmarks/results/tuning/sweep_tts
 by TTS99 on training puzzles), benchmarks/results/tuning/anneal_peers_tune_*.md (16x16 to 36x36,
 by wall seconds on Lloyd & Amos training instances; 36x36 checked again by TTS99 on Lewis-style
 training instances: sweep_tts_36x36_49*.md, and its cooling rate at 50 % filled:
-sweep_tts_36x36_50_plateaus*.md) and sweep_tts_49x49_46*.md (49x49, by TTS99 on
-Lewis-style training instances of another seed than bench_frontier's; 64x64 keeps the values
+sweep_tts_36x36_50_plateaus*.md) and sweep_tts_49x49_46*.md and
+sweep_tts_49x49_50_plateaus.md (49x49, by TTS99 on Lewis-style training instances of another
+seed than bench_frontier's; 64x64 keeps the values
 49x49 had before, chosen by wall seconds: frontier_tune_49x49_*.md);
 docs/algorithm.md says which file gave each value.
 """
