@@ -14,6 +14,7 @@ puzzle solved). Results: benchmarks/results/tuning/sweep_tts_NxN.{json,md}.
         [--lewis ORDER:FILL:COUNT:SEED]   (instances made as bench_frontier makes them, in
                                            place of --file: a seed bench_frontier's tables
                                            do not use keeps them training instances)
+        [--probe]   (deduction probes every candidate after the rules: benchmarks/probing.py)
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ import json
 import math
 import sys
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine
 from benchmarks.paths import SUDOKU_DATA, results
+from benchmarks.probing import probing_deduction
 from benchmarks.tables import table_block
 from cpu_reference.sudoku.formats import iter_puzzles
 from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
@@ -110,6 +113,7 @@ def sweep(args: argparse.Namespace) -> dict:
         "order": order, "puzzles": len(puzzles),
         "skip": args.skip,
         "runs": args.runs, "move": " and ".join(moves), "propagate": not args.no_propagate,
+        "probe": args.probe,
         "time_limit": args.time_limit, "rows": rows,
         "command": "python -m benchmarks.bench_tts_sweep " + " ".join(sys.argv[1:]),
     }  # fmt: skip
@@ -125,6 +129,8 @@ def render(result: dict) -> str:
         else f"first {result['puzzles']} puzzles"
     )
     how = f"{result['move']} move" + (", deduction first" if result["propagate"] else "")
+    if result.get("probe"):
+        how += ", every candidate probed after the rules"
     title = (
         f"# TTS99 by schedule: {Path(result['file']).name}, {which}\n\n"
         f"Machine: {m['cpu_model']}, {m['cores']} cores, load average at start "
@@ -165,8 +171,14 @@ def main() -> None:
         "--lewis", default=None, help="ORDER:FILL:COUNT:SEED: bench_frontier's instances instead"
     )
     ap.add_argument("--out", type=Path, default=None, help="results path without suffix")
+    ap.add_argument(
+        "--probe", action="store_true", help="deduction probes every candidate after the rules"
+    )
     args = ap.parse_args()
-    result = sweep(args)
+    if args.probe and args.no_propagate:
+        raise SystemExit("--probe: probing follows the deduction rules; drop --no-propagate")
+    with probing_deduction() if args.probe else nullcontext():
+        result = sweep(args)
     out = args.out or RESULTS / f"sweep_tts_{result['order'] ** 2}x{result['order'] ** 2}"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(result, indent=1, allow_nan=False) + "\n")
