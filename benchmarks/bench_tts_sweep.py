@@ -27,13 +27,12 @@ import time
 from contextlib import nullcontext
 from pathlib import Path
 
-from benchmarks.frontier_instances import make_instances
+from benchmarks.frontier_instances import lewis_spec, make_instances
 from benchmarks.machine import machine
 from benchmarks.paths import SUDOKU_DATA, results
 from benchmarks.probing import probing_deduction
 from benchmarks.tables import table_block
 from cpu_reference.sudoku.formats import iter_puzzles
-from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
 from cpu_reference.sudoku.schedules import with_start
 from gpu_anneal.tts import measure_puzzle, summarize
 
@@ -50,17 +49,7 @@ CANDIDATES = (
 
 def lewis_instances(spec: str) -> list:
     """The instances ``ORDER:FILL:COUNT:SEED`` names, made as bench_frontier makes them."""
-    parts = spec.split(":")
-    try:
-        order, fill, count, seed = (int(x) for x in parts)
-    except ValueError:
-        raise SystemExit(
-            f"--lewis {spec!r}: expected ORDER:FILL:COUNT:SEED, four integers"
-        ) from None
-    if not MIN_ORDER <= order <= MAX_ORDER or count < 1:
-        raise SystemExit(
-            f"--lewis {spec!r}: the order must be {MIN_ORDER}..{MAX_ORDER} and the count at least 1"
-        )
+    order, fill, count, seed = lewis_spec(spec)
     return make_instances([order], [fill], count, seed)
 
 

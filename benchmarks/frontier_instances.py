@@ -38,6 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
+
 GENERATOR_ORDERS = range(2, 7)  # full grids from the project's generator; pattern_grid above
 
 
@@ -191,3 +193,18 @@ def read_lloyd_amos(path: Path) -> tuple[int, np.ndarray]:
             raise ValueError(f"{path} line {i}: value {bad[0]} outside 1..{N} (or -1 blank)")
         values += [0 if x == -1 else x for x in numbers]
     return order, np.array(values, dtype=np.int64)
+
+
+def lewis_spec(spec: str) -> tuple[int, int, int, int]:
+    """ORDER:FILL:COUNT:SEED as four integers; a one-line exit naming the spec otherwise."""
+    try:
+        order, fill, count, seed = (int(x) for x in spec.split(":"))
+    except ValueError:
+        raise SystemExit(
+            f"--lewis {spec!r}: expected ORDER:FILL:COUNT:SEED, four integers"
+        ) from None
+    if not MIN_ORDER <= order <= MAX_ORDER or count < 1:
+        raise SystemExit(
+            f"--lewis {spec!r}: the order must be {MIN_ORDER}..{MAX_ORDER} and the count at least 1"
+        )
+    return order, fill, count, seed

@@ -14,10 +14,17 @@ removes nothing (singleton consistency on the rules).
 ``probing_deduction()`` makes every run in its block deduce that way: it swaps the
 ``logic_fill_many`` that the CPU runner, the host cores and the pool import for one that probes
 after the rules. It is a benchmark's switch, not an engine option.
+
+    python -m benchmarks.probing [--lewis 6:50:6:5] [--out PATH]
+        (each instance's open cells and candidates after the rules, and after probing:
+         benchmarks/results/tuning/probe_candidates_NxN_F.{json,md})
 """
 
 from __future__ import annotations
 
+import argparse
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -26,6 +33,10 @@ import numpy as np
 import cpu_reference.sudoku.batch as batch
 import gpu_anneal.host_cores as host_cores
 import gpu_anneal.persistent_pool as persistent_pool
+from benchmarks.frontier_instances import lewis_spec, make_instances
+from benchmarks.machine import machine
+from benchmarks.paths import results
+from benchmarks.tables import add_out_arguments, rerender, table_block, write_results
 from cpu_reference.sudoku.exact import CONTRADICTION, OPEN, propagate, propagate_many
 
 _USERS = (batch, host_cores, persistent_pool)  # the modules that call logic_fill_many
@@ -86,3 +97,66 @@ def probing_deduction() -> Iterator[None]:
     finally:
         for module in _USERS:
             module.logic_fill_many = fill
+
+
+def candidates(masks: np.ndarray) -> tuple[int, int]:
+    """(open cells, their candidates): cells with two or more candidates, and those counted."""
+    cells, _ = open_candidates(masks)
+    return int(np.unique(cells).size), int(cells.size)
+
+
+def measure(spec: str) -> dict:
+    """Candidates after the rules and after probing on each instance ORDER:FILL:COUNT:SEED
+    (bench_frontier's instances of that seed)."""
+    order, fill, count, seed = lewis_spec(spec)
+    rows = []
+    for puzzle in make_instances([order], [fill], count, seed):
+        _, masks = batch.logic_fill(puzzle.cells, order)
+        before = candidates(masks)
+        start = time.perf_counter()
+        removed = probe(masks, order)
+        seconds = time.perf_counter() - start
+        after = candidates(masks)
+        rows.append({
+            "instance": puzzle.name, "open_rules": before[0], "candidates_rules": before[1],
+            "open_probed": after[0], "candidates_probed": after[1], "removed": removed,
+            "seconds": seconds,
+        })  # fmt: skip
+    return {"machine": machine(), "lewis": spec, "rows": rows,
+            "command": "python -m benchmarks.probing " + " ".join(sys.argv[1:])}  # fmt: skip
+
+
+def render(result: dict) -> str:
+    """The markdown table of a measure() result."""
+    m = result["machine"]
+    cells = [
+        (r["instance"], f"{r['open_rules']} / {r['candidates_rules']:,}",
+         f"{r['open_probed']} / {r['candidates_probed']:,}",
+         f"{100 * (1 - r['candidates_probed'] / r['candidates_rules']):.1f} %",
+         f"{r['seconds']:.2f}")
+        for r in result["rows"]
+    ]  # fmt: skip
+    title = (
+        f"# Candidates after the rules and after failed-literal probing: lewis {result['lewis']}"
+        f"\n\nMachine: {m['cpu_model']}, {m['cores']} cores, {m['date']}. Open cells / their "
+        "candidates; probing: every candidate of every open cell set alone and the rules run, a "
+        "contradicted one removed, round after round (benchmarks/probing.py)."
+    )
+    header = ("instance", "after the rules", "after probing", "candidates removed", "probing s")
+    return "\n".join(table_block(title, header, cells, f"Command: `{result['command']}`"))
+
+
+def main() -> None:
+    """Parse the flags, measure, write the JSON and markdown results."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--lewis", default="6:50:6:5", help="ORDER:FILL:COUNT:SEED instances")
+    add_out_arguments(ap, results("tuning") / "probe_candidates_36x36_50")
+    args = ap.parse_args()
+    if args.render:
+        rerender(args.out, render)
+        return
+    write_results(args.out, measure(args.lewis), render)
+
+
+if __name__ == "__main__":
+    main()

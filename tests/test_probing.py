@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 import cpu_reference.sudoku.batch as batch
-from benchmarks.probing import open_candidates, probe, probing_deduction
+from benchmarks.frontier_instances import make_instances
+from benchmarks.probing import measure, open_candidates, probe, probing_deduction, render
 from cpu_reference.sudoku.exact import solve_exact
 
 DATA = Path(__file__).parent / "data"
@@ -70,3 +71,17 @@ def test_probing_deduction_switches_inside_its_block_only():
     assert candidate_count(probed) < candidate_count(plain)
     assert np.all(probed & ~plain == 0)
     assert np.array_equal(after, plain)
+
+
+def test_measure_counts_what_probing_removes_and_renders_each_instance():
+    """Each instance's row: probing leaves no more candidates than the rules, at least
+    `removed` fewer; the table names every instance."""
+    result = measure("3:30:3:5")
+    assert [r["instance"] for r in result["rows"]] == [
+        p.name for p in make_instances([3], [30], 3, 5)
+    ]
+    for row in result["rows"]:
+        assert row["candidates_probed"] <= row["candidates_rules"] - row["removed"]
+        assert row["open_probed"] <= row["open_rules"]
+    report = render(result)
+    assert all(r["instance"] in report for r in result["rows"])
