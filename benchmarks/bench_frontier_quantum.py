@@ -93,7 +93,7 @@ def sweep(N, shared, reps, t, j):
         agree = (before == d) + (after == d) - (before == a) - (after == a)
         energy = delta - j * agree
         if energy <= 0.0 or np.random.random() < math.exp(-energy / t):
-            bt._move(N, x, d, g, movable, units, members, count, confs[k], cs, wheres[k])
+            bt.move_cell(N, x, d, g, movable, units, members, count, confs[k], cs, wheres[k])
             if cs[0] == 0:
                 return k + 1
     return 0

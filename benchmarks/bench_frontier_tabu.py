@@ -85,7 +85,7 @@ def _place(cell, movable, conf, cset, where):
 
 
 @nb.njit(cache=True, nogil=True)
-def _move(N, x, d, grid, movable, units, members, count, conf, cset, where):
+def move_cell(N, x, d, grid, movable, units, members, count, conf, cset, where):
     """Cell x from its digit to d: counts, the conflicts of x and of its peers, the set."""
     a = grid[x]
     for k in range(3):
@@ -148,7 +148,7 @@ def tabu_step(N, chain, cost, aspiration, it, l_rand, lam):
         for k in range(3):
             best_delta += count[units[bx, k], bd] - count[units[bx, k], a] + 1
     a = grid[bx]
-    _move(N, bx, bd, grid, movable, units, members, count, conf, cset, where)
+    move_cell(N, bx, bd, grid, movable, units, members, count, conf, cset, where)
     tabu[bx, a] = it + 1 + int(l_rand * np.random.random() + lam * cset[0])
     return cost + best_delta
 
