@@ -37,7 +37,7 @@ from benchmarks.frontier_instances import lewis_spec, make_instances
 from benchmarks.machine import machine
 from benchmarks.paths import results
 from benchmarks.tables import add_out_arguments, rerender, table_block, write_results
-from cpu_reference.sudoku.exact import CONTRADICTION, OPEN, propagate, propagate_many
+from cpu_reference.sudoku.exact import CONTRADICTION, OPEN, SOLVED, propagate, propagate_many
 
 _USERS = (batch, host_cores, persistent_pool)  # the modules that call logic_fill_many
 
@@ -50,37 +50,39 @@ def open_candidates(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cells, (np.uint64(1) << digits.astype(np.uint64)).view(np.int64)
 
 
-def probe(masks: np.ndarray, order: int) -> int:
+def probe(masks: np.ndarray, order: int) -> tuple[int, int]:
     """Remove from masks (changed in place) every candidate whose probe the rules contradict,
-    round after round with the rules between, until a round removes nothing; the candidates
-    removed. Stops early where the rules contradict or solve the grid."""
+    round after round with the rules between, until a round removes nothing: (the candidates
+    removed, the grid's status: OPEN, SOLVED or CONTRADICTION as propagate gives them). masks
+    come at a fixed point of the rules without a contradiction. Stops early where the rules
+    contradict or solve the grid."""
     removed = 0
     while True:
         cells, bits = open_candidates(masks)
         if cells.size == 0:
-            return removed
+            return removed, SOLVED
         rows = np.repeat(masks[None], cells.size, axis=0)
         rows[np.arange(cells.size), cells] = bits
         refuted = propagate_many(rows, order) == CONTRADICTION
         if not refuted.any():
-            return removed
+            return removed, OPEN
         np.bitwise_and.at(masks, cells[refuted], ~bits[refuted])
         removed += int(refuted.sum())
-        if propagate(masks, order) != OPEN:
-            return removed
+        status = propagate(masks, order)
+        if status != OPEN:
+            return removed, status
 
 
 def _probed(fill):
-    """logic_fill_many `fill` followed by probe() on every row it did not contradict."""
+    """logic_fill_many `fill` followed by probe() on every row it did not contradict; a row
+    that probing contradicts is then one as well (ok False, its cells as given)."""
 
     def logic_fill_many(cells: np.ndarray, order: int):
-        filled, masks, ok = fill(cells, order)
+        _, masks, ok = fill(cells, order)
         for j in np.nonzero(ok)[0]:
-            probe(masks[j], order)
-            single = (masks[j] & (masks[j] - 1)) == 0
-            digits = np.log2(masks[j][single].view(np.uint64)).astype(np.int64) + 1
-            filled[j][single] = digits.astype(np.uint8)
-        return filled, masks, ok
+            ok[j] = probe(masks[j], order)[1] != CONTRADICTION
+        rows = np.asarray(cells, np.uint8).reshape(masks.shape)
+        return batch.singles_filled(rows, masks, ok), masks, ok
 
     return logic_fill_many
 
@@ -114,7 +116,7 @@ def measure(spec: str) -> dict:
         _, masks = batch.logic_fill(puzzle.cells, order)
         before = candidates(masks)
         start = time.perf_counter()
-        removed = probe(masks, order)
+        removed, _ = probe(masks, order)
         seconds = time.perf_counter() - start
         after = candidates(masks)
         rows.append({

@@ -10,7 +10,7 @@ import numpy as np
 import cpu_reference.sudoku.batch as batch
 from benchmarks.frontier_instances import make_instances
 from benchmarks.probing import measure, open_candidates, probe, probing_deduction, render
-from cpu_reference.sudoku.exact import solve_exact
+from cpu_reference.sudoku.exact import CONTRADICTION, solve_exact
 
 DATA = Path(__file__).parent / "data"
 
@@ -52,7 +52,7 @@ def test_probe_keeps_the_solution_and_removes_candidates_the_rules_leave():
         assert count == 1
         _, masks = batch.logic_fill(cells, 3)
         before = candidate_count(masks)
-        removed = probe(masks, 3)
+        removed, _ = probe(masks, 3)
         assert candidate_count(masks) <= before - removed  # a later round of rules may fix more
         bit = np.left_shift(np.int64(1), solution.astype(np.int64) - 1)
         assert np.all(masks & bit)
@@ -63,7 +63,7 @@ def test_probe_keeps_the_solution_and_removes_candidates_the_rules_leave():
 def test_probing_deduction_switches_inside_its_block_only():
     """Inside the block logic_fill narrows the masks further than the rules; after it, the
     rules alone again (the same masks as before the block)."""
-    cells = next(c for c in puzzles(5) if probe(batch.logic_fill(c, 3)[1], 3) > 0)
+    cells = next(c for c in puzzles(5) if probe(batch.logic_fill(c, 3)[1], 3)[0] > 0)
     plain = batch.logic_fill(cells, 3)[1]
     with probing_deduction():
         probed = batch.logic_fill(cells, 3)[1]
@@ -85,3 +85,18 @@ def test_measure_counts_what_probing_removes_and_renders_each_instance():
         assert row["open_probed"] <= row["open_rules"]
     report = render(result)
     assert all(r["instance"] in report for r in result["rows"])
+
+
+def test_a_puzzle_probing_refutes_is_a_contradiction_with_its_cells_as_given():
+    """A wrong given (cell 1 set to 9 on the first test puzzle) that the rules alone do not
+    refute: inside the block probing does, so the row is not ok and keeps its cells as given;
+    outside it the rules leave it open."""
+    bad = puzzles(1)[0].copy()
+    bad[1] = 9
+    filled, masks, ok = batch.logic_fill_many(bad[None], 3)
+    assert ok[0]
+    with probing_deduction():
+        filled, masks, ok = batch.logic_fill_many(bad[None], 3)
+    assert not ok[0]
+    assert np.array_equal(filled[0], bad)
+    assert probe(batch.logic_fill(bad, 3)[1], 3)[1] == CONTRADICTION

@@ -427,10 +427,16 @@ def logic_fill_many(cells: np.ndarray, order: int) -> tuple[np.ndarray, np.ndarr
     digits = cells.astype(np.int64)
     masks = np.where(cells > 0, np.left_shift(1, np.maximum(digits - 1, 0)), full)
     ok = propagate_many(masks, order) != CONTRADICTION
+    return singles_filled(cells, masks, ok), masks, ok
+
+
+def singles_filled(cells: np.ndarray, masks: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """A copy of cells (uint8[k, cells]) with the digit of every one-candidate mask written in,
+    on the rows where ok (bool[k]) alone; the other rows stay as given."""
     single = ((masks & (masks - 1)) == 0) & ok[:, None]
     filled = cells.copy()
     filled[single] = (np.log2(masks[single].view(np.uint64)).astype(np.int64) + 1).astype(np.uint8)
-    return filled, masks, ok
+    return filled
 
 
 def flat_rows(array: np.ndarray) -> np.ndarray:
