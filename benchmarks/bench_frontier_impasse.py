@@ -1,0 +1,226 @@
+"""Annealing on partial legal grids at the frontier: Morgenstern's impasse neighbourhood (the
+search space of Blöchliger and Zufferey's PartialCol) on the engine's candidates, beside the
+default technique, on bench_frontier's Lewis-style instances.
+
+An experiment, not an engine option. Deduction first (cpu_reference.sudoku.batch.logic_fill).
+A grid here is never in conflict: each free cell holds one of its candidates or is open (0),
+and no row, column or box holds a digit twice. The cost is the number of open cells; a grid of
+cost 0 is a solution. A move draws an open cell x and one of its candidates d at random, writes
+d into x, and opens every cell of x's row, column and box that held d (at most three cells):
+its change of cost is the cells opened less one (-1, 0, 1 or 2), accepted by Metropolis' rule
+at temperature T. A trial starts from every free cell open, then fills the cells in a random
+order, each with a random candidate that opens nothing where one exists, and cools T
+geometrically from T0 to T1 over STEPS moves; an unsolved trial starts afresh. Chains run in
+threads (one each), each on numba's generator seeded from (--seed, chain); a solution counts
+when the verifier passes it within --limit wall seconds.
+
+Glossary of index names (as in cpu_reference.sudoku.layout and bench_frontier_tabu):
+    n        order, N = n * n digits and the side of the grid
+    cell     r * N + c (row r, column c)
+    unit     0..N-1 the rows, N..2N-1 the columns, 2N..3N-1 the boxes; units[cell] its three
+    d        digit 1..N; cand[cell, :ncand[cell]] the cell's candidates after deduction
+    holder   holder[unit, d]: the cell of the unit holding d, or -1
+    oset     the open set: oset[0] its size, oset[1:] its cells; where[cell] the cell's place
+             in it (-1 outside)
+
+Results: benchmarks/results/tuning/frontier_impasse_{N}x{N}_{fill}.{json,md}.
+
+    python -m benchmarks.bench_frontier_impasse [--order 6] [--fill 50] [--count 3] [--seed 2]
+        [--limit 60] [--chains 2] [--impasse T0:T1:STEPS ...] [--no-default]
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from benchmarks.bench_frontier_tabu import _seed
+from benchmarks.frontier_chains import chains_report, experiment_main, race
+from cpu_reference.sudoku.batch import logic_fill
+
+STEPS_A_CALL = 200_000  # moves between two looks at the clock
+SETTINGS = ("0.6:0.3:20000000",)
+
+
+@nb.njit(cache=True, nogil=True)
+def _open(cell, grid, units, holder, oset, where):
+    """Cell from its digit to open: the holders of its units forget it, it joins the set."""
+    d = grid[cell]
+    for k in range(3):
+        holder[units[cell, k], d] = -1
+    grid[cell] = 0
+    where[cell] = oset[0]
+    oset[1 + oset[0]] = cell
+    oset[0] += 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _close(cell, d, grid, units, holder, oset, where):
+    """An open cell takes d (no unit of it holds d): it leaves the set."""
+    for k in range(3):
+        holder[units[cell, k], d] = cell
+    grid[cell] = d
+    last = oset[oset[0]]
+    oset[1 + where[cell]] = last
+    where[last] = where[cell]
+    oset[0] -= 1
+    where[cell] = -1
+
+
+@nb.njit(cache=True, nogil=True)
+def fresh_trial(N, filled, cand, ncand, movable, units, grid, holder, oset, where):
+    """The start of a trial: the deduced grid with every free cell open, then the free cells in
+    a random order, each taking a random candidate that no unit of it holds, where one exists."""
+    holder[:] = -1
+    oset[0] = 0
+    where[:] = -1
+    for cell in range(N * N):
+        grid[cell] = filled[cell]
+        if filled[cell]:
+            for k in range(3):
+                holder[units[cell, k], filled[cell]] = cell
+    for cell in range(N * N):
+        if movable[cell]:
+            where[cell] = oset[0]
+            oset[1 + oset[0]] = cell
+            oset[0] += 1
+    order = oset[1 : 1 + oset[0]].copy()
+    np.random.shuffle(order)
+    for cell in order:
+        fits = 0
+        pick = 0
+        for k in range(ncand[cell]):
+            d = cand[cell, k]
+            if holder[units[cell, 0], d] < 0 and holder[units[cell, 1], d] < 0:
+                if holder[units[cell, 2], d] < 0:
+                    fits += 1
+                    if np.random.randint(fits) == 0:
+                        pick = d
+        if fits:
+            _close(cell, pick, grid, units, holder, oset, where)
+
+
+@nb.njit(cache=True, nogil=True)
+def _holders(x, d, units, holder):
+    """The distinct cells of x's row, column and box holding d (-1 for none): three slots."""
+    a = holder[units[x, 0], d]
+    b = holder[units[x, 1], d]
+    c = holder[units[x, 2], d]
+    if b == a:
+        b = -1
+    if c == a or c == b:
+        c = -1
+    return a, b, c
+
+
+@nb.njit(cache=True, nogil=True)
+def impasse_move(chain, beta):
+    """One move (see the module docstring) at 1 / T = beta; returns its change of cost (0 when
+    it was refused)."""
+    filled, cand, ncand, movable, units, grid, holder, oset, where = chain
+    x = oset[1 + np.random.randint(oset[0])]
+    d = cand[x, np.random.randint(ncand[x])]
+    a, b, c = _holders(x, d, units, holder)
+    opened = (a >= 0) + (b >= 0) + (c >= 0)
+    delta = opened - 1
+    if delta > 0 and np.random.random() >= np.exp(-beta * delta):
+        return 0
+    for y in (a, b, c):
+        if y >= 0:
+            _open(y, grid, units, holder, oset, where)
+    _close(x, d, grid, units, holder, oset, where)
+    return delta
+
+
+@nb.njit(cache=True, nogil=True)
+def run_steps(n, steps, chain, state, params):
+    """`steps` moves of one chain. state: int64[cost, move of the trial, trials, moves in all,
+    solved]; params: float64[T0, T1, STEPS] (STEPS moves a trial)."""
+    filled, cand, ncand, movable, units, grid, holder, oset, where = chain
+    N = n * n
+    t0, t1, trial = params[0], params[1], params[2]
+    ratio = (t1 / t0) ** (1.0 / trial)
+    beta = 1.0 / (t0 * ratio ** state[1])
+    for _ in range(steps):
+        if oset[0] == 0:
+            state[0], state[4] = 0, 1
+            return
+        if state[1] >= trial:
+            state[2] += 1
+            state[1] = 0
+            fresh_trial(N, filled, cand, ncand, movable, units, grid, holder, oset, where)
+            beta = 1.0 / t0
+            continue
+        impasse_move(chain, beta)
+        beta /= ratio
+        state[1] += 1
+        state[3] += 1
+    state[0] = oset[0]
+    if oset[0] == 0:
+        state[4] = 1
+
+
+def new_chain(cells: np.ndarray, order: int, seed: int):
+    """(chain, state) of one chain on the puzzle, its first trial started; None when deduction
+    contradicts the givens. Seeds numba's generator of the calling thread."""
+    N = order * order
+    filled, masks = logic_fill(np.asarray(cells, np.uint8), order)
+    if masks is None:
+        return None
+    filled = filled.astype(np.int64)
+    movable = (filled == 0).astype(np.int64)
+    bits = masks.view(np.uint64)
+    cand = np.zeros((N * N, N), np.int64)
+    ncand = np.ones(N * N, np.int64)
+    for cell in np.flatnonzero(movable):
+        digits = [d for d in range(1, N + 1) if (int(bits[cell]) >> (d - 1)) & 1]
+        cand[cell, : len(digits)] = digits
+        ncand[cell] = len(digits)
+    rows, cols = np.divmod(np.arange(N * N), N)
+    boxes = 2 * N + (rows // order) * order + cols // order
+    units = np.stack([rows, N + cols, boxes], axis=1).astype(np.int64)
+    grid = np.zeros(N * N, np.int64)
+    holder = np.full((3 * N, N + 1), -1, np.int64)
+    oset = np.zeros(N * N + 1, np.int64)
+    where = np.full(N * N, -1, np.int64)
+    _seed(seed)
+    chain = (filled, cand, ncand, movable, units, grid, holder, oset, where)
+    fresh_trial(N, filled, cand, ncand, movable, units, grid, holder, oset, where)
+    return chain, np.array([oset[0], 0, 0, 0, int(oset[0] == 0)], np.int64)
+
+
+def impasse_solve(cells, order: int, setting: str, chains: int, limit: float, seed: int) -> dict:
+    """One puzzle by `chains` impasse chains, one thread each, until one solves or `limit` wall
+    seconds pass: an outcome bench_frontier.checked reads (status, seconds, solution, proposals
+    (the moves), trials)."""
+    params = np.array([float(v) for v in setting.split(":")], np.float64)
+    if params.size != 3 or not (params[0] > 0 and params[1] > 0 and params[2] >= 1):
+        raise ValueError(f"impasse {setting!r}: expected T0:T1:STEPS, T0 and T1 above 0")
+
+    def advance(chain, state) -> list | None:
+        run_steps(order, STEPS_A_CALL, chain, state, params)
+        return chain[5].tolist() if state[4] else None
+
+    return race(chains, limit, lambda index: new_chain(cells, order, seed * 1000 + index),
+                advance, lambda state: (state[3], state[2]))  # fmt: skip
+
+
+HOW = (
+    "impasse T0:T1:STEPS: {chains} chains, one thread each, annealing on grids without "
+    "conflicts whose cost is their open cells (module docstring). M/s: millions of proposals "
+    "(default) or of moves (impasse) of all chains over the seconds spent."
+)
+
+
+def render(result: dict) -> str:
+    """The markdown report of one run."""
+    return chains_report(result, "Annealing on partial legal grids at the frontier", HOW, 1)
+
+
+def main() -> None:
+    """Parse the flags, measure, write the results files."""
+    experiment_main(__doc__, "impasse", "T0:T1:STEPS", SETTINGS, impasse_solve, render)
+
+
+if __name__ == "__main__":
+    main()

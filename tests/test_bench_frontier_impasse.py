@@ -1,0 +1,102 @@
+"""benchmarks.bench_frontier_impasse: chains on partial legal grids stay legal, keep their
+holders and open set exact, and solve."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks import bench_frontier_impasse as bi
+from benchmarks.frontier_instances import make_instances
+from cpu_reference.sudoku.verify import verify_solution
+
+
+def checked_open(chain, order: int) -> int:
+    """Every free cell open or on one of its candidates, the deduced cells kept, no unit
+    holding a digit twice, the holders and the open set those of the grid; returns the number
+    of open cells."""
+    filled, cand, ncand, movable, units, grid, holder, oset, where = chain
+    N = order * order
+    free = np.flatnonzero(movable)
+    assert all(grid[c] == 0 or grid[c] in cand[c, : ncand[c]] for c in free)
+    assert np.array_equal(grid[filled > 0], filled[filled > 0])
+    expected = np.full_like(holder, -1)
+    for cell in range(N * N):
+        if grid[cell]:
+            for u in units[cell]:
+                assert expected[u, grid[cell]] < 0, "a unit holds a digit twice"
+                expected[u, grid[cell]] = cell
+    assert np.array_equal(holder, expected)
+    open_cells = {int(c) for c in free if grid[c] == 0}
+    assert set(oset[1 : 1 + oset[0]].tolist()) == open_cells
+    assert all(oset[1 + where[c]] == c for c in open_cells)
+    assert all(where[c] == -1 for c in range(N * N) if c not in open_cells)
+    return len(open_cells)
+
+
+def started(order: int, fill: int, seed: int):
+    """(chain, state) of a fresh impasse chain on one Lewis-style instance."""
+    inst = make_instances([order], [fill], 1, 7)[0]
+    return bi.new_chain(inst.cells, order, seed=seed)
+
+
+def test_moves_and_restarts_keep_a_chain_legal_and_exact():
+    """25x25 at 45 %: after moves at a hot temperature (every move of cost +1 or +2 likely
+    taken) and restarts every 50 moves, the chain is legal and its state recounted from its
+    grid, and state[0] counts its open cells."""
+    chain, state = started(5, 45, 3)
+    assert state[0] == checked_open(chain, 5)
+    params = np.array([5.0, 5.0, 50.0])
+    for _ in range(40):
+        bi.run_steps(5, 17, chain, state, params)
+        assert state[0] == checked_open(chain, 5)
+    assert state[2] >= 10 and state[3] > 0
+
+
+def test_a_move_opens_the_holders_of_its_digit_and_returns_the_change_of_cost():
+    """Each accepted move changes the open cells by the change of cost it returns, writes its
+    digit into a cell that was open, and opens only cells that held that digit."""
+    chain, state = started(4, 45, 5)
+    grid, oset = chain[5], chain[7]
+    written_moves = 0
+    for _ in range(300):
+        before = grid.copy()
+        open_before = int(oset[0])
+        delta = bi.impasse_move(chain, 1.0)  # T = 1: moves that open two or three cells too
+        assert int(oset[0]) == open_before + delta
+        changed = np.flatnonzero(grid != before)
+        written = [c for c in changed if grid[c]]
+        assert len(written) <= 1
+        if written:
+            written_moves += 1
+            d = grid[written[0]]
+            assert before[written[0]] == 0
+            assert all(before[c] == d for c in changed if c != written[0])
+        checked_open(chain, 4)
+    assert written_moves > 100
+
+
+def test_a_trial_starts_from_a_greedy_legal_fill():
+    """A fresh trial leaves open only cells that no candidate could fill without a clash."""
+    chain, _ = started(5, 45, 9)
+    filled, cand, ncand, movable, units, grid, holder, oset, where = chain
+    for cell in oset[1 : 1 + oset[0]]:
+        for d in cand[cell, : ncand[cell]]:
+            assert any(holder[u, d] >= 0 for u in units[cell])
+
+
+def test_impasse_solves_a_16x16_puzzle():
+    """Two chains solve a 16x16 instance at 45 % within the limit: a full grid, every unit
+    holding each digit once, the givens kept."""
+    inst = make_instances([4], [45], 1, 7)[0]
+    outcome = bi.impasse_solve(inst.cells, 4, "0.4:0.2:5000000", 2, 60.0, 1)
+    assert outcome["status"] == "solved"
+    assert verify_solution(np.array(outcome["solution"], np.uint8), 4, inst.cells) is None
+
+
+def test_a_malformed_setting_is_refused():
+    """T0:T1:STEPS with a missing part or a temperature of 0 is a ValueError naming it."""
+    inst = make_instances([4], [45], 1, 7)[0]
+    for setting in ("0.3:0.2", "0:0.2:100"):
+        with pytest.raises(ValueError, match="T0:T1:STEPS"):
+            bi.impasse_solve(inst.cells, 4, setting, 1, 1.0, 1)
