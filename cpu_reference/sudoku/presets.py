@@ -24,7 +24,8 @@ training instances: sweep_tts_36x36_49*.md, and its cooling rate at 50 % filled:
 sweep_tts_36x36_50_plateaus*.md) and sweep_tts_49x49_46*.md and
 sweep_tts_49x49_50_plateaus.md (49x49, by TTS99 on Lewis-style training instances of another
 seed than bench_frontier's; 64x64 keeps the values
-49x49 had before, chosen by wall seconds: frontier_tune_49x49_*.md);
+49x49 had before, chosen by wall seconds: frontier_tune_49x49_*.md, and its cooling rate by
+TTS99: sweep_tts_64x64_45_plateaus.md);
 docs/algorithm.md says which file gave each value.
 """
 
@@ -43,7 +44,8 @@ _FOCUSED_BAND_36 = "geometric:t0=0.36,t_final=0.26,ratio=0.99999,stall=0,reheat=
 # 49x49 a cooler band: 0.31 -> 0.21, reheat 0.26 (by TTS99 at 46 %: sweep_tts_49x49_46*.md),
 # cooled half as fast (at 50 %: sweep_tts_49x49_50_plateaus.md)
 _FOCUSED_BAND_49 = "geometric:t0=0.31,t_final=0.21,ratio=0.99999,stall=0,reheat=0.26,reheats=3"
-# 64x64 (not swept) keeps the band 49x49 had before its TTS99 sweep: 0.3 -> 0.2, reheat 0.25
+# 64x64 keeps the band 49x49 had before its TTS99 sweep: 0.3 -> 0.2, reheat 0.25 (cooled half
+# as fast, slower by TTS99 at 45 %: sweep_tts_64x64_45_plateaus.md)
 _FOCUSED_BAND_64 = "geometric:t0=0.30,t_final=0.20,ratio=0.99998,stall=0,reheat=0.25,reheats=3"
 
 # preset -> order -> the schedule string it stands for (orders past a preset's last key take it)
