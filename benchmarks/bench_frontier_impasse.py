@@ -8,9 +8,11 @@ and no row, column or box holds a digit twice. The cost is the number of open ce
 cost 0 is a solution. A move draws an open cell x and one of its candidates d at random, writes
 d into x, and opens every cell of x's row, column and box that held d (at most three cells):
 its change of cost is the cells opened less one (-1, 0, 1 or 2), accepted by Metropolis' rule
-at temperature T. A trial starts from every free cell open, then fills the cells in a random
-order, each with a random candidate that opens nothing where one exists, and cools T
-geometrically from T0 to T1 over STEPS moves; an unsolved trial starts afresh. Chains run in
+at temperature T (updated every 1,024 moves while it cools). A trial starts from every free
+cell open, then fills the cells in a random order, each with a random candidate that opens
+nothing where one exists, and cools T geometrically from T0 to T1 over STEPS moves; an unsolved
+trial starts afresh. With a fourth field DT, chain i runs T0 + i DT down to T1 + i DT (a
+spread of temperatures over the chains; none by default). Chains run in
 threads (one each), each on numba's generator seeded from (--seed, chain); a solution counts
 when the verifier passes it within --limit wall seconds.
 
@@ -26,7 +28,7 @@ Glossary of index names (as in cpu_reference.sudoku.layout and bench_frontier_ta
 Results: benchmarks/results/tuning/frontier_impasse_{N}x{N}_{fill}.{json,md}.
 
     python -m benchmarks.bench_frontier_impasse [--order 6] [--fill 50] [--count 3] [--seed 2]
-        [--limit 60] [--chains 2] [--impasse T0:T1:STEPS ...] [--no-default]
+        [--limit 60] [--chains 2] [--impasse T0:T1:STEPS[:DT] ...] [--no-default]
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ from benchmarks.frontier_chains import chains_report, experiment_main, race
 from cpu_reference.sudoku.batch import logic_fill
 
 STEPS_A_CALL = 200_000  # moves between two looks at the clock
-SETTINGS = ("0.6:0.3:20000000",)
+SETTINGS = ("0.265:0.265:1e12",)  # T held at 0.265: the best of three at 36x36, 50 %
+TEMPERATURE_EVERY = 1024  # moves between two updates of T while it cools
 
 
 @nb.njit(cache=True, nogil=True)
@@ -114,16 +117,16 @@ def _holders(x, d, units, holder):
 
 
 @nb.njit(cache=True, nogil=True)
-def impasse_move(chain, beta):
-    """One move (see the module docstring) at 1 / T = beta; returns its change of cost (0 when
-    it was refused)."""
+def impasse_move(chain, accept_one, accept_two):
+    """One move (see the module docstring) whose rise of cost by 1 or 2 is taken with
+    probability accept_one or accept_two (exp(-1 / T), exp(-2 / T)); returns its change of cost
+    (0 when it was refused)."""
     filled, cand, ncand, movable, units, grid, holder, oset, where = chain
     x = oset[1 + np.random.randint(oset[0])]
     d = cand[x, np.random.randint(ncand[x])]
     a, b, c = _holders(x, d, units, holder)
-    opened = (a >= 0) + (b >= 0) + (c >= 0)
-    delta = opened - 1
-    if delta > 0 and np.random.random() >= np.exp(-beta * delta):
+    delta = (a >= 0) + (b >= 0) + (c >= 0) - 1
+    if delta > 0 and np.random.random() >= (accept_one if delta == 1 else accept_two):
         return 0
     for y in (a, b, c):
         if y >= 0:
@@ -140,8 +143,7 @@ def run_steps(n, steps, chain, state, params):
     N = n * n
     t0, t1, trial = params[0], params[1], params[2]
     ratio = (t1 / t0) ** (1.0 / trial)
-    beta = 1.0 / (t0 * ratio ** state[1])
-    for _ in range(steps):
+    for step in range(steps):
         if oset[0] == 0:
             state[0], state[4] = 0, 1
             return
@@ -149,10 +151,10 @@ def run_steps(n, steps, chain, state, params):
             state[2] += 1
             state[1] = 0
             fresh_trial(N, filled, cand, ncand, movable, units, grid, holder, oset, where)
-            beta = 1.0 / t0
-            continue
-        impasse_move(chain, beta)
-        beta /= ratio
+        if step == 0 or state[1] % TEMPERATURE_EVERY == 0:
+            beta = 1.0 / (t0 * ratio ** state[1])
+            accept_one, accept_two = np.exp(-beta), np.exp(-2.0 * beta)
+        impasse_move(chain, accept_one, accept_two)
         state[1] += 1
         state[3] += 1
     state[0] = oset[0]
@@ -189,24 +191,49 @@ def new_chain(cells: np.ndarray, order: int, seed: int):
     return chain, np.array([oset[0], 0, 0, 0, int(oset[0] == 0)], np.int64)
 
 
+def chain_settings(setting: str, chains: int) -> list[np.ndarray]:
+    """run_steps's params (T0, T1, STEPS) of each chain from T0:T1:STEPS[:DT]: chain i at
+    T0 + i DT down to T1 + i DT. ValueError naming the form where a part is missing or not a
+    number, or a chain's temperature is not above 0."""
+    try:
+        values = [float(v) for v in setting.split(":")]
+    except ValueError:
+        values = []
+    if len(values) not in (3, 4) or not values[2] >= 1:
+        raise ValueError(f"impasse {setting!r}: expected T0:T1:STEPS[:DT], STEPS 1 or more")
+    spread = values[3] if len(values) == 4 else 0.0
+    settings = []
+    for index in range(chains):
+        t0, t1 = values[0] + index * spread, values[1] + index * spread
+        if not (t0 > 0 and t1 > 0):
+            raise ValueError(f"impasse {setting!r}: expected T0:T1:STEPS[:DT], every T above 0")
+        settings.append(np.array([t0, t1, values[2]], np.float64))
+    return settings
+
+
 def impasse_solve(cells, order: int, setting: str, chains: int, limit: float, seed: int) -> dict:
     """One puzzle by `chains` impasse chains, one thread each, until one solves or `limit` wall
     seconds pass: an outcome bench_frontier.checked reads (status, seconds, solution, proposals
     (the moves), trials)."""
-    params = np.array([float(v) for v in setting.split(":")], np.float64)
-    if params.size != 3 or not (params[0] > 0 and params[1] > 0 and params[2] >= 1):
-        raise ValueError(f"impasse {setting!r}: expected T0:T1:STEPS, T0 and T1 above 0")
+    settings = chain_settings(setting, chains)
 
-    def advance(chain, state) -> list | None:
-        run_steps(order, STEPS_A_CALL, chain, state, params)
+    def start(index: int):
+        made = new_chain(cells, order, seed * 1000 + index)
+        if made is None:
+            return None
+        chain, state = made
+        return (chain, settings[index]), state
+
+    def advance(chain_and_params, state) -> list | None:
+        chain, own = chain_and_params
+        run_steps(order, STEPS_A_CALL, chain, state, own)
         return chain[5].tolist() if state[4] else None
 
-    return race(chains, limit, lambda index: new_chain(cells, order, seed * 1000 + index),
-                advance, lambda state: (state[3], state[2]))  # fmt: skip
+    return race(chains, limit, start, advance, lambda state: (state[3], state[2]))
 
 
 HOW = (
-    "impasse T0:T1:STEPS: {chains} chains, one thread each, annealing on grids without "
+    "impasse T0:T1:STEPS[:DT]: {chains} chains, one thread each, annealing on grids without "
     "conflicts whose cost is their open cells (module docstring). M/s: millions of proposals "
     "(default) or of moves (impasse) of all chains over the seconds spent."
 )
@@ -219,7 +246,7 @@ def render(result: dict) -> str:
 
 def main() -> None:
     """Parse the flags, measure, write the results files."""
-    experiment_main(__doc__, "impasse", "T0:T1:STEPS", SETTINGS, impasse_solve, render)
+    experiment_main(__doc__, "impasse", "T0:T1:STEPS[:DT]", SETTINGS, impasse_solve, render)
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ def test_a_move_opens_the_holders_of_its_digit_and_returns_the_change_of_cost():
     for _ in range(300):
         before = grid.copy()
         open_before = int(oset[0])
-        delta = bi.impasse_move(chain, 1.0)  # T = 1: moves that open two or three cells too
+        delta = bi.impasse_move(chain, np.exp(-1.0), np.exp(-2.0))  # T = 1: rises taken too
         assert int(oset[0]) == open_before + delta
         changed = np.flatnonzero(grid != before)
         written = [c for c in changed if grid[c]]
@@ -95,8 +95,20 @@ def test_impasse_solves_a_16x16_puzzle():
 
 
 def test_a_malformed_setting_is_refused():
-    """T0:T1:STEPS with a missing part or a temperature of 0 is a ValueError naming it."""
+    """T0:T1:STEPS[:DT] with a missing part, a temperature of 0, or a spread that takes a
+    chain's temperature to 0 or below is a ValueError naming the form."""
     inst = make_instances([4], [45], 1, 7)[0]
-    for setting in ("0.3:0.2", "0:0.2:100"):
-        with pytest.raises(ValueError, match="T0:T1:STEPS"):
-            bi.impasse_solve(inst.cells, 4, setting, 1, 1.0, 1)
+    refused = (("0.3:0.2", 1), ("0:0.2:100", 1), ("0.3:0.2:100:-0.1", 3), ("a:b:c", 1))
+    for setting, chains in refused:
+        with pytest.raises(ValueError, match=r"T0:T1:STEPS\[:DT\]"):
+            bi.impasse_solve(inst.cells, 4, setting, chains, 1.0, 1)
+
+
+def test_a_spread_gives_each_chain_its_temperature():
+    """T0:T1:STEPS:DT gives chain i T0 + i DT down to T1 + i DT; without DT every chain runs
+    the same temperatures."""
+    spread = bi.chain_settings("0.26:0.25:1e12:0.01", 3)
+    expected = [[0.26, 0.25, 1e12], [0.27, 0.26, 1e12], [0.28, 0.27, 1e12]]
+    assert np.allclose(np.array(spread), np.array(expected), rtol=0, atol=1e-12)
+    same = bi.chain_settings("0.3:0.2:500", 2)
+    assert [s.tolist() for s in same] == [[0.3, 0.2, 500.0], [0.3, 0.2, 500.0]]
