@@ -36,9 +36,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from benchmarks.bench_frontier_tabu import _seed
+from benchmarks.bench_frontier_tabu import puzzle_tables, seed_generator
 from benchmarks.frontier_chains import chains_report, experiment_main, race
-from cpu_reference.sudoku.batch import logic_fill
 
 STEPS_A_CALL = 200_000  # moves between two looks at the clock
 SETTINGS = ("0.265:0.265:1e12",)  # T held at 0.265: the best of three at 36x36, 50 %
@@ -166,26 +165,15 @@ def new_chain(cells: np.ndarray, order: int, seed: int):
     """(chain, state) of one chain on the puzzle, its first trial started; None when deduction
     contradicts the givens. Seeds numba's generator of the calling thread."""
     N = order * order
-    filled, masks = logic_fill(np.asarray(cells, np.uint8), order)
-    if masks is None:
+    tables = puzzle_tables(cells, order)
+    if tables is None:
         return None
-    filled = filled.astype(np.int64)
-    movable = (filled == 0).astype(np.int64)
-    bits = masks.view(np.uint64)
-    cand = np.zeros((N * N, N), np.int64)
-    ncand = np.ones(N * N, np.int64)
-    for cell in np.flatnonzero(movable):
-        digits = [d for d in range(1, N + 1) if (int(bits[cell]) >> (d - 1)) & 1]
-        cand[cell, : len(digits)] = digits
-        ncand[cell] = len(digits)
-    rows, cols = np.divmod(np.arange(N * N), N)
-    boxes = 2 * N + (rows // order) * order + cols // order
-    units = np.stack([rows, N + cols, boxes], axis=1).astype(np.int64)
+    filled, movable, cand, ncand, units = tables
     grid = np.zeros(N * N, np.int64)
     holder = np.full((3 * N, N + 1), -1, np.int64)
     oset = np.zeros(N * N + 1, np.int64)
     where = np.full(N * N, -1, np.int64)
-    _seed(seed)
+    seed_generator(seed)
     chain = (filled, cand, ncand, movable, units, grid, holder, oset, where)
     fresh_trial(N, filled, cand, ncand, movable, units, grid, holder, oset, where)
     return chain, np.array([oset[0], 0, 0, 0, int(oset[0] == 0)], np.int64)

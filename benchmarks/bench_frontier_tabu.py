@@ -183,13 +183,15 @@ def run_steps(n, steps, chain, state, params):
 
 
 @nb.njit(cache=True, nogil=True)
-def _seed(seed):
+def seed_generator(seed):
+    """Seed numba's generator of the calling thread."""
     np.random.seed(seed)
 
 
-def new_chain(cells: np.ndarray, order: int, seed: int):
-    """(chain, state) of one chain on the puzzle, started; None when deduction contradicts the
-    givens. Seeds numba's generator of the calling thread."""
+def puzzle_tables(cells: np.ndarray, order: int):
+    """(filled, movable, cand, ncand, units) of a puzzle after deduction (glossary; int64
+    arrays, filled the deduced grid, movable 1 on its open cells), or None when deduction
+    contradicts the givens."""
     N = order * order
     filled, masks = logic_fill(np.asarray(cells, np.uint8), order)
     if masks is None:
@@ -204,7 +206,19 @@ def new_chain(cells: np.ndarray, order: int, seed: int):
         cand[cell, : len(digits)] = digits
         ncand[cell] = len(digits)
     rows, cols = np.divmod(np.arange(N * N), N)
-    units = np.stack([rows, N + cols, 2 * N + (rows // order) * order + cols // order], axis=1)
+    boxes = 2 * N + (rows // order) * order + cols // order
+    units = np.stack([rows, N + cols, boxes], axis=1).astype(np.int64)
+    return filled, movable, cand, ncand, units
+
+
+def new_chain(cells: np.ndarray, order: int, seed: int):
+    """(chain, state) of one chain on the puzzle, started; None when deduction contradicts the
+    givens. Seeds numba's generator of the calling thread."""
+    N = order * order
+    tables = puzzle_tables(cells, order)
+    if tables is None:
+        return None
+    filled, movable, cand, ncand, units = tables
     members = np.zeros((3 * N, N), np.int64)
     fill = np.zeros(3 * N, np.int64)
     for cell in range(N * N):
@@ -217,11 +231,10 @@ def new_chain(cells: np.ndarray, order: int, seed: int):
     cset = np.zeros(N * N + 1, np.int64)
     where = np.full(N * N, -1, np.int64)
     tabu = np.zeros((N * N, N + 1), np.int64)
-    _seed(seed)
+    seed_generator(seed)
     fresh_grid(N, filled, cand, ncand, grid)
     cost = recount(N, grid, movable, units, count, conf, cset, where)
-    chain = (filled, cand, ncand, movable, units.astype(np.int64), members, grid, count, conf,
-             cset, where, tabu)  # fmt: skip
+    chain = (filled, cand, ncand, movable, units, members, grid, count, conf, cset, where, tabu)
     return chain, np.array([cost, 0, cost, 0, 0, 0, 0], np.int64)
 
 
