@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from frontier_solve import assert_solves_16x16
 
 from benchmarks import bench_frontier_impasse as bi
 from benchmarks.frontier_instances import make_instances
-from cpu_reference.sudoku.verify import verify_solution
 
 
 def checked_open(chain, order: int) -> int:
@@ -88,10 +88,7 @@ def test_a_trial_starts_from_a_greedy_legal_fill():
 def test_impasse_solves_a_16x16_puzzle():
     """Two chains solve a 16x16 instance at 45 % within the limit: a full grid, every unit
     holding each digit once, the givens kept."""
-    inst = make_instances([4], [45], 1, 7)[0]
-    outcome = bi.impasse_solve(inst.cells, 4, "0.4:0.2:5000000", 2, 60.0, 1)
-    assert outcome["status"] == "solved"
-    assert verify_solution(np.array(outcome["solution"], np.uint8), 4, inst.cells) is None
+    assert_solves_16x16(bi.impasse_solve, "0.4:0.2:5000000")
 
 
 def test_a_malformed_setting_is_refused():
