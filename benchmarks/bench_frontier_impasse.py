@@ -42,6 +42,8 @@ from benchmarks.frontier_chains import chains_report, experiment_main, race
 STEPS_A_CALL = 200_000  # moves between two looks at the clock
 SETTINGS = ("0.265:0.265:1e12",)  # T held at 0.265: the best of three at 36x36, 50 %
 TEMPERATURE_EVERY = 1024  # moves between two updates of T while it cools
+HEAT_PREFIX = "heat/"  # a setting's prefix for heat-bath moves
+FORM = "[heat/]T0:T1:STEPS[:DT]"
 
 
 @nb.njit(cache=True, nogil=True)
@@ -135,13 +137,48 @@ def impasse_move(chain, accept_one, accept_two):
 
 
 @nb.njit(cache=True, nogil=True)
+def heat_bath_move(chain, weights, deltas):
+    """One heat-bath move: a random open cell x stays open with weight 1 or takes candidate d
+    with weight weights[delta + 1] (exp(-delta / T)), delta the change of cost of writing d
+    (the module docstring's move); deltas is scratch of N entries. Returns the change of cost
+    (0 when x stays open)."""
+    filled, cand, ncand, movable, units, grid, holder, oset, where = chain
+    x = oset[1 + np.random.randint(oset[0])]
+    total = 1.0
+    for k in range(ncand[x]):
+        a, b, c = _holders(x, cand[x, k], units, holder)
+        deltas[k] = (a >= 0) + (b >= 0) + (c >= 0) - 1
+        total += weights[deltas[k] + 1]
+    r = np.random.random() * total - 1.0
+    if r < 0.0:
+        return 0
+    pick = ncand[x] - 1
+    for k in range(ncand[x]):
+        r -= weights[deltas[k] + 1]
+        if r < 0.0:
+            pick = k
+            break
+    d = cand[x, pick]
+    a, b, c = _holders(x, d, units, holder)
+    for y in (a, b, c):
+        if y >= 0:
+            _open(y, grid, units, holder, oset, where)
+    _close(x, d, grid, units, holder, oset, where)
+    return deltas[pick]
+
+
+@nb.njit(cache=True, nogil=True)
 def run_steps(n, steps, chain, state, params):
     """`steps` moves of one chain. state: int64[cost, move of the trial, trials, moves in all,
-    solved]; params: float64[T0, T1, STEPS] (STEPS moves a trial)."""
+    solved]; params: float64[T0, T1, STEPS, HEAT] (STEPS moves a trial; HEAT 1 for heat-bath
+    moves, 0 for Metropolis' rule)."""
     filled, cand, ncand, movable, units, grid, holder, oset, where = chain
     N = n * n
     t0, t1, trial = params[0], params[1], params[2]
+    heat = params[3] > 0.5
     ratio = (t1 / t0) ** (1.0 / trial)
+    weights = np.ones(4)
+    deltas = np.zeros(N, np.int64)
     for step in range(steps):
         if oset[0] == 0:
             state[0], state[4] = 0, 1
@@ -153,7 +190,11 @@ def run_steps(n, steps, chain, state, params):
         if step == 0 or state[1] % TEMPERATURE_EVERY == 0:
             beta = 1.0 / (t0 * ratio ** state[1])
             accept_one, accept_two = np.exp(-beta), np.exp(-2.0 * beta)
-        impasse_move(chain, accept_one, accept_two)
+            weights[0], weights[2], weights[3] = np.exp(beta), accept_one, accept_two
+        if heat:
+            heat_bath_move(chain, weights, deltas)
+        else:
+            impasse_move(chain, accept_one, accept_two)
         state[1] += 1
         state[3] += 1
     state[0] = oset[0]
@@ -183,19 +224,20 @@ def chain_settings(setting: str, chains: int) -> list[np.ndarray]:
     """run_steps's params (T0, T1, STEPS) of each chain from T0:T1:STEPS[:DT]: chain i at
     T0 + i DT down to T1 + i DT. ValueError naming the form where a part is missing or not a
     number, or a chain's temperature is not above 0."""
+    heat = setting.startswith(HEAT_PREFIX)
     try:
-        values = [float(v) for v in setting.split(":")]
+        values = [float(v) for v in setting.removeprefix(HEAT_PREFIX).split(":")]
     except ValueError:
         values = []
     if len(values) not in (3, 4) or not values[2] >= 1:
-        raise ValueError(f"impasse {setting!r}: expected T0:T1:STEPS[:DT], STEPS 1 or more")
+        raise ValueError(f"impasse {setting!r}: expected {FORM}, STEPS 1 or more")
     spread = values[3] if len(values) == 4 else 0.0
     settings = []
     for index in range(chains):
         t0, t1 = values[0] + index * spread, values[1] + index * spread
         if not (t0 > 0 and t1 > 0):
-            raise ValueError(f"impasse {setting!r}: expected T0:T1:STEPS[:DT], every T above 0")
-        settings.append(np.array([t0, t1, values[2]], np.float64))
+            raise ValueError(f"impasse {setting!r}: expected {FORM}, every T above 0")
+        settings.append(np.array([t0, t1, values[2], float(heat)], np.float64))
     return settings
 
 

@@ -105,7 +105,9 @@ def test_a_spread_gives_each_chain_its_temperature():
     """T0:T1:STEPS:DT gives chain i T0 + i DT down to T1 + i DT; without DT every chain runs
     the same temperatures."""
     spread = bi.chain_settings("0.26:0.25:1e12:0.01", 3)
-    expected = [[0.26, 0.25, 1e12], [0.27, 0.26, 1e12], [0.28, 0.27, 1e12]]
+    expected = [[0.26, 0.25, 1e12, 0], [0.27, 0.26, 1e12, 0], [0.28, 0.27, 1e12, 0]]
     assert np.allclose(np.array(spread), np.array(expected), rtol=0, atol=1e-12)
     same = bi.chain_settings("0.3:0.2:500", 2)
-    assert [s.tolist() for s in same] == [[0.3, 0.2, 500.0], [0.3, 0.2, 500.0]]
+    assert [s.tolist() for s in same] == [[0.3, 0.2, 500.0, 0.0], [0.3, 0.2, 500.0, 0.0]]
+    heat = bi.chain_settings("heat/0.3:0.2:500", 1)
+    assert heat[0].tolist() == [0.3, 0.2, 500.0, 1.0]
