@@ -44,6 +44,8 @@ SETTINGS = ("0.265:0.265:1e12",)  # T held at 0.265: the best of three at 36x36,
 TEMPERATURE_EVERY = 1024  # moves between two updates of T while it cools
 HEAT_PREFIX = "heat/"  # a setting's prefix for heat-bath moves
 FORM = "[heat/]T0:T1:STEPS[:DT]"
+TABU_PREFIX = "tabu/"  # a setting's prefix for PartialCol's tabu search
+TABU_FORM = "tabu/L:LAMBDA:STEPS"
 
 
 @nb.njit(cache=True, nogil=True)
@@ -202,6 +204,67 @@ def run_steps(n, steps, chain, state, params):
         state[4] = 1
 
 
+@nb.njit(cache=True, nogil=True)
+def partialcol_move(chain, tabu, state, tenure_rand, tenure_lambda):
+    """One PartialCol step: the move of least change of cost over every open cell and
+    candidate (ties drawn at random) whose pair is not tabu, or is tabu but reaches fewer open
+    cells than the trial's best (state[5]); each cell it opens may not take its digit back for
+    a random 0..tenure_rand steps plus tenure_lambda times the open cells. Returns the change
+    of cost (0 when every move is tabu)."""
+    filled, cand, ncand, movable, units, grid, holder, oset, where = chain
+    step = state[1]
+    best, ties, px, pd = 3, 0, -1, 0
+    for i in range(oset[0]):
+        x = oset[1 + i]
+        for k in range(ncand[x]):
+            d = cand[x, k]
+            a, b, c = _holders(x, d, units, holder)
+            delta = (a >= 0) + (b >= 0) + (c >= 0) - 1
+            if tabu[x, d] > step and oset[0] + delta >= state[5]:
+                continue
+            if delta < best:
+                best, ties, px, pd = delta, 1, x, d
+            elif delta == best:
+                ties += 1
+                if np.random.randint(ties) == 0:
+                    px, pd = x, d
+    if px < 0:
+        return 0
+    a, b, c = _holders(px, pd, units, holder)
+    tenure = step + int(tenure_lambda * (oset[0] + best))
+    for y in (a, b, c):
+        if y >= 0:
+            _open(y, grid, units, holder, oset, where)
+            tabu[y, pd] = tenure + np.random.randint(tenure_rand + 1)
+    _close(px, pd, grid, units, holder, oset, where)
+    state[5] = min(state[5], oset[0])
+    return best
+
+
+@nb.njit(cache=True, nogil=True)
+def run_partialcol(n, steps, chain, tabu, state, params):
+    """`steps` PartialCol steps of one chain (state as run_steps's, state[5] the trial's
+    fewest open cells); params: float64[L, LAMBDA, STEPS] (tenure 0..L plus LAMBDA times the
+    open cells; STEPS steps a trial, then a fresh trial)."""
+    filled, cand, ncand, movable, units, grid, holder, oset, where = chain
+    N = n * n
+    for _ in range(steps):
+        if oset[0] == 0:
+            break
+        if state[1] >= params[2]:
+            state[2] += 1
+            state[1] = 0
+            fresh_trial(N, filled, cand, ncand, movable, units, grid, holder, oset, where)
+            tabu[:] = 0
+            state[5] = oset[0]
+        partialcol_move(chain, tabu, state, int(params[0]), params[1])
+        state[1] += 1
+        state[3] += 1
+    state[0] = oset[0]
+    if oset[0] == 0:
+        state[4] = 1
+
+
 def new_chain(cells: np.ndarray, order: int, seed: int):
     """(chain, state) of one chain on the puzzle, its first trial started; None when deduction
     contradicts the givens. Seeds numba's generator of the calling thread."""
@@ -217,7 +280,7 @@ def new_chain(cells: np.ndarray, order: int, seed: int):
     seed_generator(seed)
     chain = (filled, cand, ncand, movable, units, grid, holder, oset, where)
     fresh_trial(N, filled, cand, ncand, movable, units, grid, holder, oset, where)
-    return chain, np.array([oset[0], 0, 0, 0, int(oset[0] == 0)], np.int64)
+    return chain, np.array([oset[0], 0, 0, 0, int(oset[0] == 0), oset[0]], np.int64)
 
 
 def chain_settings(setting: str, chains: int) -> list[np.ndarray]:
@@ -241,22 +304,42 @@ def chain_settings(setting: str, chains: int) -> list[np.ndarray]:
     return settings
 
 
+def tabu_settings(setting: str) -> np.ndarray:
+    """run_partialcol's params (L, LAMBDA, STEPS) from tabu/L:LAMBDA:STEPS. ValueError naming
+    the form where a part is missing or not a number, L or LAMBDA is below 0, or STEPS below 1."""
+    try:
+        values = [float(v) for v in setting.removeprefix(TABU_PREFIX).split(":")]
+    except ValueError:
+        values = []
+    if len(values) != 3 or not (values[0] >= 0 and values[1] >= 0 and values[2] >= 1):
+        raise ValueError(f"impasse {setting!r}: expected {TABU_FORM}")
+    return np.array(values, np.float64)
+
+
 def impasse_solve(cells, order: int, setting: str, chains: int, limit: float, seed: int) -> dict:
     """One puzzle by `chains` impasse chains, one thread each, until one solves or `limit` wall
     seconds pass: an outcome bench_frontier.checked reads (status, seconds, solution, proposals
     (the moves), trials)."""
-    settings = chain_settings(setting, chains)
+    tabu_search = setting.startswith(TABU_PREFIX)
+    if tabu_search:
+        settings = [tabu_settings(setting)] * chains
+    else:
+        settings = chain_settings(setting, chains)
 
     def start(index: int):
         made = new_chain(cells, order, seed * 1000 + index)
         if made is None:
             return None
         chain, state = made
-        return (chain, settings[index]), state
+        tabu = np.zeros((order**4, order * order + 1), np.int64)
+        return (chain, tabu, settings[index]), state
 
-    def advance(chain_and_params, state) -> list | None:
-        chain, own = chain_and_params
-        run_steps(order, STEPS_A_CALL, chain, state, own)
+    def advance(chain_tabu_params, state) -> list | None:
+        chain, tabu, own = chain_tabu_params
+        if tabu_search:
+            run_partialcol(order, STEPS_A_CALL // 20, chain, tabu, state, own)
+        else:
+            run_steps(order, STEPS_A_CALL, chain, state, own)
         return chain[5].tolist() if state[4] else None
 
     return race(chains, limit, start, advance, lambda state: (state[3], state[2]))
