@@ -46,6 +46,8 @@ HEAT_PREFIX = "heat/"  # a setting's prefix for heat-bath moves
 FORM = "[heat/]T0:T1:STEPS[:DT]"
 TABU_PREFIX = "tabu/"  # a setting's prefix for PartialCol's tabu search
 TABU_FORM = "tabu/L:LAMBDA:STEPS"
+LADDER_PREFIX = "pt"  # ptR/: replica exchange over R replicas a chain
+LADDER_FORM = "ptR/T_LOW:T_HIGH:MOVES"
 
 
 @nb.njit(cache=True, nogil=True)
@@ -265,6 +267,73 @@ def run_partialcol(n, steps, chain, tabu, state, params):
         state[4] = 1
 
 
+@nb.njit(cache=True, nogil=True)
+def run_ladder(n, sweeps, chain, ladder, state, params):
+    """`sweeps` rounds of replica exchange over R impasse replicas of one puzzle: each replica
+    makes params[2] Metropolis moves at its temperature, then the replicas at neighbouring
+    temperatures exchange them (even pairs on even rounds, odd pairs on odd rounds) with
+    probability min(1, exp((beta_i - beta_j)(cost_i - cost_j))). chain: the puzzle's tables
+    as new_chain's (its grid, holder, oset and where those of replica 0); ladder: (grids,
+    holders, osets, wheres, rung) with one row a replica, rung[r] the temperature index of
+    replica r. state as run_steps's, state[0] the fewest open cells of any replica, state[5]
+    the replica solved (when state[4]); params: float64[T_LOW, T_HIGH, MOVES] (R temperatures
+    geometric from T_LOW to T_HIGH)."""
+    filled, cand, ncand, movable, units = chain[0], chain[1], chain[2], chain[3], chain[4]
+    grids, holders, osets, wheres, rung = ladder
+    replicas = grids.shape[0]
+    betas = np.empty(replicas)
+    for i in range(replicas):
+        t = params[0] * (params[1] / params[0]) ** (i / max(replicas - 1, 1))
+        betas[i] = 1.0 / t
+    at_rung = np.empty(replicas, np.int64)
+    for r in range(replicas):
+        at_rung[rung[r]] = r
+    moves = int(params[2])
+    for _ in range(sweeps):
+        for r in range(replicas):
+            own = (filled, cand, ncand, movable, units, grids[r], holders[r], osets[r], wheres[r])
+            beta = betas[rung[r]]
+            accept_one, accept_two = np.exp(-beta), np.exp(-2.0 * beta)
+            for _move in range(moves):
+                impasse_move(own, accept_one, accept_two)
+                if osets[r, 0] == 0:
+                    state[0], state[4], state[5] = 0, 1, r
+                    state[3] += _move + 1
+                    return
+            state[3] += moves
+        for i in range(state[1] % 2, replicas - 1, 2):
+            lo, hi = at_rung[i], at_rung[i + 1]
+            gain = (betas[i] - betas[i + 1]) * (osets[lo, 0] - osets[hi, 0])
+            if gain >= 0.0 or np.random.random() < np.exp(gain):
+                rung[lo], rung[hi] = i + 1, i
+                at_rung[i], at_rung[i + 1] = hi, lo
+        state[1] += 1
+    state[0] = osets[:, 0].min()
+
+
+def new_ladder(cells: np.ndarray, order: int, seed: int, replicas: int):
+    """(chain, ladder, state) of `replicas` impasse replicas on the puzzle, each from its own
+    fresh trial (run_ladder's arguments); None when deduction contradicts the givens."""
+    made = new_chain(cells, order, seed)
+    if made is None:
+        return None
+    chain, state = made
+    N = order * order
+    filled, cand, ncand, movable, units = chain[:5]
+    grids = np.zeros((replicas, N * N), np.int64)
+    holders = np.full((replicas, 3 * N, N + 1), -1, np.int64)
+    osets = np.zeros((replicas, N * N + 1), np.int64)
+    wheres = np.full((replicas, N * N), -1, np.int64)
+    for r in range(replicas):
+        fresh_trial(
+            N, filled, cand, ncand, movable, units, grids[r], holders[r], osets[r], wheres[r]
+        )
+    state[0] = osets[:, 0].min()
+    state[4] = int(state[0] == 0)
+    state[5] = int(np.argmin(osets[:, 0]))
+    return chain, (grids, holders, osets, wheres, np.arange(replicas, dtype=np.int64)), state
+
+
 def new_chain(cells: np.ndarray, order: int, seed: int):
     """(chain, state) of one chain on the puzzle, its first trial started; None when deduction
     contradicts the givens. Seeds numba's generator of the calling thread."""
@@ -316,17 +385,42 @@ def tabu_settings(setting: str) -> np.ndarray:
     return np.array(values, np.float64)
 
 
+def ladder_settings(setting: str) -> tuple[int, np.ndarray]:
+    """(replicas, run_ladder's params (T_LOW, T_HIGH, MOVES)) from ptR/T_LOW:T_HIGH:MOVES.
+    ValueError naming the form where a part is missing or not a number, R is below 2, a
+    temperature is not above 0, or MOVES is below 1."""
+    try:
+        head, rest = setting.removeprefix(LADDER_PREFIX).split("/", 1)
+        replicas = int(head)
+        values = [float(v) for v in rest.split(":")]
+    except ValueError:
+        replicas, values = 0, []
+    if replicas < 2 or len(values) != 3 or not (min(values[:2]) > 0 and values[2] >= 1):
+        raise ValueError(f"impasse {setting!r}: expected {LADDER_FORM}")
+    return replicas, np.array(values, np.float64)
+
+
 def impasse_solve(cells, order: int, setting: str, chains: int, limit: float, seed: int) -> dict:
     """One puzzle by `chains` impasse chains, one thread each, until one solves or `limit` wall
     seconds pass: an outcome bench_frontier.checked reads (status, seconds, solution, proposals
     (the moves), trials)."""
     tabu_search = setting.startswith(TABU_PREFIX)
+    replicas = 0
     if tabu_search:
         settings = [tabu_settings(setting)] * chains
+    elif setting.startswith(LADDER_PREFIX):
+        replicas, ladder_params = ladder_settings(setting)
+        settings = [ladder_params] * chains
     else:
         settings = chain_settings(setting, chains)
 
     def start(index: int):
+        if replicas:
+            made = new_ladder(cells, order, seed * 1000 + index, replicas)
+            if made is None:
+                return None
+            chain, ladder, state = made
+            return (chain, ladder, settings[index]), state
         made = new_chain(cells, order, seed * 1000 + index)
         if made is None:
             return None
@@ -334,10 +428,14 @@ def impasse_solve(cells, order: int, setting: str, chains: int, limit: float, se
         tabu = np.zeros((order**4, order * order + 1), np.int64)
         return (chain, tabu, settings[index]), state
 
-    def advance(chain_tabu_params, state) -> list | None:
-        chain, tabu, own = chain_tabu_params
+    def advance(chain_extra_params, state) -> list | None:
+        chain, extra, own = chain_extra_params
+        if replicas:
+            sweeps = max(1, STEPS_A_CALL // int(own[2] * replicas))
+            run_ladder(order, sweeps, chain, extra, state, own)
+            return extra[0][state[5]].tolist() if state[4] else None
         if tabu_search:
-            run_partialcol(order, STEPS_A_CALL // 20, chain, tabu, state, own)
+            run_partialcol(order, STEPS_A_CALL // 20, chain, extra, state, own)
         else:
             run_steps(order, STEPS_A_CALL, chain, state, own)
         return chain[5].tolist() if state[4] else None

@@ -76,6 +76,51 @@ def test_a_move_opens_the_holders_of_its_digit_and_returns_the_change_of_cost():
     assert written_moves > 100
 
 
+def test_replica_exchange_keeps_every_replica_legal_and_its_rungs_a_permutation():
+    """25x25 at 45 %, four replicas: after rounds of moves and exchanges every replica is
+    legal and exact, each temperature held by one replica, state[0] the fewest open cells,
+    and exchanges happened (the rungs moved)."""
+    inst = make_instances([5], [45], 1, 7)[0]
+    chain, ladder, state = bi.new_ladder(inst.cells, 5, 3, 4)
+    grids, holders, osets, wheres, rung = ladder
+    params = bi.ladder_settings("pt4/0.8:2.0:25")[1]
+    moved = 0
+    for _ in range(30):
+        before = rung.copy()
+        bi.run_ladder(5, 3, chain, ladder, state, params)
+        moved += not np.array_equal(before, rung)
+        assert sorted(rung.tolist()) == [0, 1, 2, 3]
+        opens = []
+        for r in range(4):
+            own = (*chain[:5], grids[r], holders[r], osets[r], wheres[r])
+            opens.append(checked_open(own, 5))
+        assert state[0] == min(opens)
+    assert moved > 5
+
+
+def test_replica_exchange_solves_a_16x16_puzzle():
+    """Two ladders of three replicas solve a 16x16 instance at 45 % within the limit."""
+    assert_solves_16x16(bi.impasse_solve, "pt3/0.3:0.5:2000")
+
+
+def test_partialcol_steps_keep_a_chain_legal_and_record_the_best():
+    """25x25 at 45 %: PartialCol steps with restarts every 60 steps keep the chain legal and
+    exact, state[0] its open cells and state[5] at most the trial's open cells seen."""
+    chain, state = started(5, 45, 5)
+    tabu = np.zeros((5**4, 26), np.int64)
+    params = bi.tabu_settings("tabu/10:0.6:60")
+    for _ in range(40):
+        bi.run_partialcol(5, 7, chain, tabu, state, params)
+        assert state[0] == checked_open(chain, 5)
+        assert state[5] <= state[0]
+    assert state[2] >= 3
+
+
+def test_partialcol_solves_a_16x16_puzzle():
+    """Two PartialCol chains solve a 16x16 instance at 45 % within the limit."""
+    assert_solves_16x16(bi.impasse_solve, "tabu/10:0.6:100000")
+
+
 def test_a_trial_starts_from_a_greedy_legal_fill():
     """A fresh trial leaves open only cells that no candidate could fill without a clash."""
     chain, _ = started(5, 45, 9)
@@ -99,6 +144,12 @@ def test_a_malformed_setting_is_refused():
     for setting, chains in refused:
         with pytest.raises(ValueError, match=r"T0:T1:STEPS\[:DT\]"):
             bi.impasse_solve(inst.cells, 4, setting, chains, 1.0, 1)
+    for setting in ("pt1/0.3:0.4:10", "pt4/0:0.4:10", "pt4/0.3:0.4", "ptx/0.3:0.4:10"):
+        with pytest.raises(ValueError, match=r"ptR/T_LOW:T_HIGH:MOVES"):
+            bi.impasse_solve(inst.cells, 4, setting, 2, 1.0, 1)
+    for setting in ("tabu/10:0.6", "tabu/-1:0.6:100", "tabu/a:b:c"):
+        with pytest.raises(ValueError, match=r"tabu/L:LAMBDA:STEPS"):
+            bi.impasse_solve(inst.cells, 4, setting, 2, 1.0, 1)
 
 
 def test_a_spread_gives_each_chain_its_temperature():
