@@ -12,9 +12,20 @@ at temperature T (updated every 1,024 moves while it cools). A trial starts from
 cell open, then fills the cells in a random order, each with a random candidate that opens
 nothing where one exists, and cools T geometrically from T0 to T1 over STEPS moves; an unsolved
 trial starts afresh. With a fourth field DT, chain i runs T0 + i DT down to T1 + i DT (a
-spread of temperatures over the chains; none by default). Chains run in
-threads (one each), each on numba's generator seeded from (--seed, chain); a solution counts
-when the verifier passes it within --limit wall seconds.
+spread of temperatures over the chains; none by default). Other forms of a setting:
+
+    heat/T0:T1:STEPS[:DT]   heat-bath moves: a random open cell stays open with weight 1 or
+                            takes candidate d with weight exp(-delta_d / T)
+    tabu/L:LAMBDA:STEPS     PartialCol's tabu search: each step the least-cost move over every
+                            open cell and candidate, a cell it opens barred from its digit for
+                            0..L plus LAMBDA times the open cells steps (aspiration below the
+                            trial's best); a fresh trial after STEPS steps
+    ptR/T_LOW:T_HIGH:MOVES  replica exchange: each chain R replicas on temperatures geometric
+                            from T_LOW to T_HIGH, MOVES Metropolis moves each a round, then
+                            neighbouring temperatures exchanged by the usual rule
+
+Chains run in threads (one each), each on numba's generator seeded from (--seed, chain); a
+solution counts when the verifier passes it within --limit wall seconds.
 
 Glossary of index names (as in cpu_reference.sudoku.layout and bench_frontier_tabu):
     n        order, N = n * n digits and the side of the grid
@@ -28,7 +39,7 @@ Glossary of index names (as in cpu_reference.sudoku.layout and bench_frontier_ta
 Results: benchmarks/results/tuning/frontier_impasse_{N}x{N}_{fill}.{json,md}.
 
     python -m benchmarks.bench_frontier_impasse [--order 6] [--fill 50] [--count 3] [--seed 2]
-        [--limit 60] [--chains 2] [--impasse T0:T1:STEPS[:DT] ...] [--no-default]
+        [--limit 60] [--chains 2] [--impasse SETTING ...] [--no-default]
 """
 
 from __future__ import annotations
@@ -444,9 +455,11 @@ def impasse_solve(cells, order: int, setting: str, chains: int, limit: float, se
 
 
 HOW = (
-    "impasse T0:T1:STEPS[:DT]: {chains} chains, one thread each, annealing on grids without "
-    "conflicts whose cost is their open cells (module docstring). M/s: millions of proposals "
-    "(default) or of moves (impasse) of all chains over the seconds spent."
+    "impasse SETTING: {chains} chains, one thread each, on grids without conflicts whose "
+    "cost is their open cells: T0:T1:STEPS[:DT] Metropolis moves, heat/ heat-bath moves, "
+    "tabu/ PartialCol's tabu search, ptR/ replica exchange over R replicas a chain (module "
+    "docstring). M/s: millions of proposals (default) or of moves or steps (impasse) of all "
+    "chains over the seconds spent."
 )
 
 
@@ -457,7 +470,9 @@ def render(result: dict) -> str:
 
 def main() -> None:
     """Parse the flags, measure, write the results files."""
-    experiment_main(__doc__, "impasse", "T0:T1:STEPS[:DT]", SETTINGS, impasse_solve, render)
+    experiment_main(
+        __doc__, "impasse", f"{FORM}, {TABU_FORM} or {LADDER_FORM}", SETTINGS, impasse_solve, render
+    )
 
 
 if __name__ == "__main__":
