@@ -24,8 +24,9 @@ spread of temperatures over the chains; none by default). Other forms of a setti
                             from T_LOW to T_HIGH, MOVES Metropolis moves each a round, then
                             neighbouring temperatures exchanged by the usual rule
 
-Chains run in threads (one each), each on numba's generator seeded from (--seed, chain); a
-solution counts when the verifier passes it within --limit wall seconds.
+Chains run in threads (one each), each on numba's generator seeded from (--seed, chain) (heat-
+bath moves on the chain's own xorshift64* generator, seeded from the same); a solution counts
+when the verifier passes it within --limit wall seconds.
 
 Glossary of index names (as in cpu_reference.sudoku.layout and bench_frontier_tabu):
     n        order, N = n * n digits and the side of the grid
@@ -152,19 +153,51 @@ def impasse_move(chain, accept_one, accept_two):
 
 
 @nb.njit(cache=True, nogil=True)
-def heat_bath_move(chain, weights, deltas):
+def _xorshift(rng):
+    """The next 64 bits of a chain's xorshift64* generator (state rng[0], never 0)."""
+    x = rng[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng[0] = x
+    return x * np.uint64(0x2545F4914F6CDD1D)
+
+
+@nb.njit(cache=True, nogil=True)
+def _below(rng, n):
+    """A draw from 0..n-1 (n < 2**32) by the high 32 bits of the generator, scaled."""
+    return np.int64(((_xorshift(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@nb.njit(cache=True, nogil=True)
+def _uniform(rng):
+    """A draw from [0, 1): the generator's high 53 bits."""
+    return np.float64(_xorshift(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+def xorshift_seed(seed: int) -> np.int64:
+    """A generator state from a seed by splitmix64 (never 0), as the int64 state[6] keeps."""
+    z = (seed + 0x9E3779B97F4A7C15) % 2**64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) % 2**64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) % 2**64
+    z ^= z >> 31
+    return np.array([z or 1], np.uint64).view(np.int64)[0]
+
+
+@nb.njit(cache=True, nogil=True)
+def heat_bath_move(chain, weights, deltas, rng):
     """One heat-bath move: a random open cell x stays open with weight 1 or takes candidate d
     with weight weights[delta + 1] (exp(-delta / T)), delta the change of cost of writing d
-    (the module docstring's move); deltas is scratch of N entries. Returns the change of cost
-    (0 when x stays open)."""
+    (the module docstring's move); deltas is scratch of N entries, rng the chain's xorshift64*
+    state (uint64[1]). Returns the change of cost (0 when x stays open)."""
     filled, cand, ncand, movable, units, grid, holder, oset, where = chain
-    x = oset[1 + np.random.randint(oset[0])]
+    x = oset[1 + _below(rng, oset[0])]
     total = 1.0
     for k in range(ncand[x]):
         a, b, c = _holders(x, cand[x, k], units, holder)
         deltas[k] = (a >= 0) + (b >= 0) + (c >= 0) - 1
         total += weights[deltas[k] + 1]
-    r = np.random.random() * total - 1.0
+    r = _uniform(rng) * total - 1.0
     if r < 0.0:
         return 0
     pick = ncand[x] - 1
@@ -185,7 +218,8 @@ def heat_bath_move(chain, weights, deltas):
 @nb.njit(cache=True, nogil=True)
 def run_steps(n, steps, chain, state, params):
     """`steps` moves of one chain. state: int64[cost, move of the trial, trials, moves in all,
-    solved]; params: float64[T0, T1, STEPS, HEAT] (STEPS moves a trial; HEAT 1 for heat-bath
+    solved, (run_partialcol's and run_ladder's), generator] (the xorshift64* state of heat-bath
+    moves); params: float64[T0, T1, STEPS, HEAT] (STEPS moves a trial; HEAT 1 for heat-bath
     moves, 0 for Metropolis' rule)."""
     filled, cand, ncand, movable, units, grid, holder, oset, where = chain
     N = n * n
@@ -194,9 +228,11 @@ def run_steps(n, steps, chain, state, params):
     ratio = (t1 / t0) ** (1.0 / trial)
     weights = np.ones(4)
     deltas = np.zeros(N, np.int64)
+    rng = np.empty(1, np.uint64)
+    rng[0] = np.uint64(state[6])
     for step in range(steps):
         if oset[0] == 0:
-            state[0], state[4] = 0, 1
+            state[0], state[4], state[6] = 0, 1, np.int64(rng[0])
             return
         if state[1] >= trial:
             state[2] += 1
@@ -207,11 +243,12 @@ def run_steps(n, steps, chain, state, params):
             accept_one, accept_two = np.exp(-beta), np.exp(-2.0 * beta)
             weights[0], weights[2], weights[3] = np.exp(beta), accept_one, accept_two
         if heat:
-            heat_bath_move(chain, weights, deltas)
+            heat_bath_move(chain, weights, deltas, rng)
         else:
             impasse_move(chain, accept_one, accept_two)
         state[1] += 1
         state[3] += 1
+    state[6] = np.int64(rng[0])
     state[0] = oset[0]
     if oset[0] == 0:
         state[4] = 1
@@ -360,7 +397,9 @@ def new_chain(cells: np.ndarray, order: int, seed: int):
     seed_generator(seed)
     chain = (filled, cand, ncand, movable, units, grid, holder, oset, where)
     fresh_trial(N, filled, cand, ncand, movable, units, grid, holder, oset, where)
-    return chain, np.array([oset[0], 0, 0, 0, int(oset[0] == 0), oset[0]], np.int64)
+    state = np.array([oset[0], 0, 0, 0, int(oset[0] == 0), oset[0], 0], np.int64)
+    state[6] = xorshift_seed(seed)
+    return chain, state
 
 
 def chain_settings(setting: str, chains: int) -> list[np.ndarray]:

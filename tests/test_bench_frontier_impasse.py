@@ -121,6 +121,38 @@ def test_partialcol_solves_a_16x16_puzzle():
     assert_solves_16x16(bi.impasse_solve, "tabu/10:0.6:100000")
 
 
+def test_heat_bath_moves_keep_a_chain_legal_and_return_the_change_of_cost():
+    """Heat-bath moves at T = 1 change the open cells by what they return and leave the chain
+    legal and exact; some write a digit, some leave the cell open."""
+    chain, state = started(4, 45, 5)
+    oset = chain[7]
+    weights = np.exp(-np.arange(-1.0, 3.0))  # exp(-delta / T) at T = 1
+    deltas = np.zeros(16, np.int64)
+    rng = np.array([bi.xorshift_seed(3)]).view(np.uint64)
+    moved = 0
+    for _ in range(300):
+        open_before = int(oset[0])
+        delta = bi.heat_bath_move(chain, weights, deltas, rng)
+        assert int(oset[0]) == open_before + delta
+        moved += delta != 0
+        checked_open(chain, 4)
+    assert 30 < moved < 300
+
+
+def test_the_chain_generator_draws_evenly_in_range():
+    """_below(n) stays in 0..n-1 and hits each value about n / draws times (within 10 %);
+    _uniform stays in [0, 1) with a mean near 1/2; seeds give different states, never 0."""
+    rng = np.array([bi.xorshift_seed(11)]).view(np.uint64)
+    counts = np.zeros(7, np.int64)
+    for _ in range(70_000):
+        counts[bi._below(rng, 7)] += 1
+    assert counts.min() > 9_000 and counts.max() < 11_000
+    draws = [bi._uniform(rng) for _ in range(20_000)]
+    assert 0.0 <= min(draws) and max(draws) < 1.0 and abs(np.mean(draws) - 0.5) < 0.01
+    seeds = {int(bi.xorshift_seed(k)) for k in range(100)}
+    assert len(seeds) == 100 and 0 not in seeds
+
+
 def test_a_trial_starts_from_a_greedy_legal_fill():
     """A fresh trial leaves open only cells that no candidate could fill without a clash."""
     chain, _ = started(5, 45, 9)
