@@ -40,7 +40,7 @@ Glossary of index names (as in cpu_reference.sudoku.layout and bench_frontier_ta
 Results: benchmarks/results/tuning/frontier_impasse_{N}x{N}_{fill}.{json,md}.
 
     python -m benchmarks.bench_frontier_impasse [--order 6] [--fill 50] [--count 3] [--seed 2]
-        [--limit 60] [--chains 2] [--impasse SETTING ...] [--no-default]
+        [--limit 60] [--chains 2] [--impasse SETTING ...] [--no-default] [--chain-seed S]
 """
 
 from __future__ import annotations

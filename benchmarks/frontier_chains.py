@@ -78,7 +78,8 @@ def measure_beside_default(args, name: str, settings: list[str], solve) -> dict:
     facts = machine()  # the load average before the run
     instances = make_instances([args.order], [args.fill], args.count, args.seed)
     methods = (["default"] if args.default else []) + [f"{name} {s}" for s in settings]
-    engine = default_engine(args.seed)
+    seed = chains_seed(args)
+    engine = default_engine(seed)
     if methods != ["default"]:
         solve(instances[0].cells, instances[0].order, settings[0], 1, 0.1, 0)
 
@@ -86,11 +87,18 @@ def measure_beside_default(args, name: str, settings: list[str], solve) -> dict:
         if method == "default":
             return run_gpu_anneal(inst, args.limit, engine)
         setting = method.split()[1]
-        return solve(inst.cells, inst.order, setting, args.chains, args.limit, args.seed)
+        return solve(inst.cells, inst.order, setting, args.chains, args.limit, seed)
 
     table = method_tables(methods, instances, args.limit, run)
     command = f"python -m benchmarks.bench_frontier_{name} " + " ".join(sys.argv[1:])
     return {"machine": facts, "args": vars(args), "table": table, "command": command}
+
+
+def chains_seed(args) -> int:
+    """The seed of the chains (the default's and the experiment's): --chain-seed where given,
+    else the instances' seed."""
+    chain_seed = getattr(args, "chain_seed", None)
+    return args.seed if chain_seed is None else chain_seed
 
 
 def rate_cells(table: list[dict], digits: int) -> list[tuple]:
@@ -161,6 +169,12 @@ def instance_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--limit", type=float, default=60.0)
 
 
+def chain_seed_text(args: dict) -> str:
+    """', chains' seed N' where a run's chains had a seed of their own, else nothing."""
+    chain_seed = args.get("chain_seed")
+    return "" if chain_seed is None else f", chains' seed {chain_seed}"
+
+
 def chains_report(result: dict, title: str, how: str, digits: int) -> str:
     """The markdown report of a measure_beside_default run: `title` with the size, fill and
     instances, the machine and settings, then `how` (what the experiment's chains do), then one
@@ -170,7 +184,8 @@ def chains_report(result: dict, title: str, how: str, digits: int) -> str:
     lines = [f"# {title}: {size} at {a['fill']} %, {instances_label(a['seed'])}", "",
              f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
              f"{m['load_average_at_start']:.2f}, {m['date']}. Instances: seed {a['seed']}, "
-             f"{a['count']} of them. Limit {a['limit']:g} s wall a puzzle. default: `gpu-anneal "
+             f"{a['count']} of them{chain_seed_text(a)}. Limit {a['limit']:g} s wall a puzzle. "
+             "default: `gpu-anneal "
              "solve` in its own process (compiled code cached; its search seconds). "
              f"{how.format(chains=a['chains'])}", ""]  # fmt: skip
     header = ("method", "solved", "seconds of the solved", "M/s")
@@ -182,13 +197,14 @@ def chains_report(result: dict, title: str, how: str, digits: int) -> str:
 def experiment_main(doc: str, name: str, form: str, defaults, solve, render) -> None:
     """The command line of a frontier experiment (benchmarks/bench_frontier_NAME.py): the
     instance options, --chains, --NAME FORM (repeatable; `defaults` when none is given),
-    --no-default, --out (default: results/tuning/frontier_NAME_{N}x{N}_{fill});
+    --no-default, --chain-seed, --out (default: results/tuning/frontier_NAME_{N}x{N}_{fill});
     measure_beside_default with solve, then the results files written with render."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     instance_arguments(ap)
     ap.add_argument("--chains", type=int, default=2, help=f"{name} chains, one thread each")
     ap.add_argument(f"--{name}", action="append", help=f"{form} (repeatable)")
     ap.add_argument("--no-default", dest="default", action="store_false")
+    ap.add_argument("--chain-seed", type=int, default=None, help="default: the instances' seed")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     size = f"{args.order**2}x{args.order**2}"

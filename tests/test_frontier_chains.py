@@ -4,6 +4,8 @@ cannot run, and reports one row a method."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -108,3 +110,20 @@ def test_race_with_no_chain_to_start_ends_unsolved_at_once():
     outcome = fc.race(2, 30.0, lambda index: None, lambda c, s: None, lambda s: (0, 0))
     assert outcome["status"] == "unsolved" and outcome["solution"] is None
     assert outcome["seconds"] < 5.0 and outcome["proposals"] == 0
+
+
+def test_the_chains_seed_is_their_own_where_given_and_the_report_names_it():
+    """--chain-seed gives the chains (the default's and the experiment's) their own seed and
+    the report says so; without it they take the instances' seed and the report is silent."""
+    assert fc.chains_seed(SimpleNamespace(seed=2, chain_seed=None)) == 2
+    assert fc.chains_seed(SimpleNamespace(seed=2, chain_seed=13)) == 13
+    assert fc.chains_seed(SimpleNamespace(seed=4)) == 4
+    result = {
+        "machine": {"cpu": "X", "cores": 2, "load_average_at_start": 0.5, "date": "D"},
+        "args": {"order": 6, "fill": 50, "seed": 1, "count": 5, "limit": 60.0, "chains": 2},
+        "table": [fc.method_entry("tabu 5:0.3:2000000", [])],
+        "command": "python -m benchmarks.bench_frontier_tabu",
+    }
+    assert "chains' seed" not in bt.render(result)
+    result["args"]["chain_seed"] = 13
+    assert "Instances: seed 1, 5 of them, chains' seed 13." in bt.render(result)
