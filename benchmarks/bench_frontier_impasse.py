@@ -453,7 +453,7 @@ def ladder_settings(setting: str) -> tuple[int, np.ndarray]:
 def impasse_solve(cells, order: int, setting: str, chains: int, limit: float, seed: int) -> dict:
     """One puzzle by `chains` impasse chains, one thread each, until one solves or `limit` wall
     seconds pass: an outcome bench_frontier.checked reads (status, seconds, solution, proposals
-    (the moves), trials)."""
+    (the moves, tabu steps, or moves of every replica), trials)."""
     tabu_search = setting.startswith(TABU_PREFIX)
     replicas = 0
     if tabu_search:
