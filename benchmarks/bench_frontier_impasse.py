@@ -134,6 +134,22 @@ def _holders(x, d, units, holder):
 
 
 @nb.njit(cache=True, nogil=True)
+def _change(a, b, c):
+    """The change of cost of a write whose distinct holders are a, b, c: the cells it opens
+    less the one it closes."""
+    return (a >= 0) + (b >= 0) + (c >= 0) - 1
+
+
+@nb.njit(cache=True, nogil=True)
+def _write(x, d, a, b, c, grid, units, holder, oset, where):
+    """Open cell x takes d: its holders a, b, c (from _holders; -1 for none) open first."""
+    for y in (a, b, c):
+        if y >= 0:
+            _open(y, grid, units, holder, oset, where)
+    _close(x, d, grid, units, holder, oset, where)
+
+
+@nb.njit(cache=True, nogil=True)
 def impasse_move(chain, accept_one, accept_two):
     """One move (see the module docstring) whose rise of cost by 1 or 2 is taken with
     probability accept_one or accept_two (exp(-1 / T), exp(-2 / T)); returns its change of cost
@@ -142,13 +158,10 @@ def impasse_move(chain, accept_one, accept_two):
     x = oset[1 + np.random.randint(oset[0])]
     d = cand[x, np.random.randint(ncand[x])]
     a, b, c = _holders(x, d, units, holder)
-    delta = (a >= 0) + (b >= 0) + (c >= 0) - 1
+    delta = _change(a, b, c)
     if delta > 0 and np.random.random() >= (accept_one if delta == 1 else accept_two):
         return 0
-    for y in (a, b, c):
-        if y >= 0:
-            _open(y, grid, units, holder, oset, where)
-    _close(x, d, grid, units, holder, oset, where)
+    _write(x, d, a, b, c, grid, units, holder, oset, where)
     return delta
 
 
@@ -195,7 +208,7 @@ def heat_bath_move(chain, weights, deltas, rng):
     total = 1.0
     for k in range(ncand[x]):
         a, b, c = _holders(x, cand[x, k], units, holder)
-        deltas[k] = (a >= 0) + (b >= 0) + (c >= 0) - 1
+        deltas[k] = _change(a, b, c)
         total += weights[deltas[k] + 1]
     r = _uniform(rng) * total - 1.0
     if r < 0.0:
@@ -208,10 +221,7 @@ def heat_bath_move(chain, weights, deltas, rng):
             break
     d = cand[x, pick]
     a, b, c = _holders(x, d, units, holder)
-    for y in (a, b, c):
-        if y >= 0:
-            _open(y, grid, units, holder, oset, where)
-    _close(x, d, grid, units, holder, oset, where)
+    _write(x, d, a, b, c, grid, units, holder, oset, where)
     return deltas[pick]
 
 
@@ -269,7 +279,7 @@ def partialcol_move(chain, tabu, state, tenure_rand, tenure_lambda):
         for k in range(ncand[x]):
             d = cand[x, k]
             a, b, c = _holders(x, d, units, holder)
-            delta = (a >= 0) + (b >= 0) + (c >= 0) - 1
+            delta = _change(a, b, c)
             if tabu[x, d] > step and oset[0] + delta >= state[5]:
                 continue
             if delta < best:
@@ -284,9 +294,8 @@ def partialcol_move(chain, tabu, state, tenure_rand, tenure_lambda):
     tenure = step + int(tenure_lambda * (oset[0] + best))
     for y in (a, b, c):
         if y >= 0:
-            _open(y, grid, units, holder, oset, where)
             tabu[y, pd] = tenure + np.random.randint(tenure_rand + 1)
-    _close(px, pd, grid, units, holder, oset, where)
+    _write(px, pd, a, b, c, grid, units, holder, oset, where)
     state[5] = min(state[5], oset[0])
     return best
 
@@ -475,7 +484,7 @@ def impasse_solve(cells, order: int, setting: str, chains: int, limit: float, se
         if made is None:
             return None
         chain, state = made
-        tabu = np.zeros((order**4, order * order + 1), np.int64)
+        tabu = np.zeros((order**4, order * order + 1), np.int64) if tabu_search else None
         return (chain, tabu, settings[index]), state
 
     def advance(chain_extra_params, state) -> list | None:

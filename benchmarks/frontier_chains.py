@@ -185,8 +185,8 @@ def chains_report(result: dict, title: str, how: str, digits: int) -> str:
              f"Machine: {m['cpu']}, {m['cores']} cores, load average at start "
              f"{m['load_average_at_start']:.2f}, {m['date']}. Instances: seed {a['seed']}, "
              f"{a['count']} of them{chain_seed_text(a)}. Limit {a['limit']:g} s wall a puzzle. "
-             "default: `gpu-anneal "
-             "solve` in its own process (compiled code cached; its search seconds). "
+             "default: `gpu-anneal solve` in its own process (compiled code cached; its search "
+             "seconds). "
              f"{how.format(chains=a['chains'])}", ""]  # fmt: skip
     header = ("method", "solved", "seconds of the solved", "M/s")
     command = f"Command: `{result['command']}`"
