@@ -137,7 +137,11 @@ def solve(
     ] = None,
     kind: Annotated[str | None, kind_option("Puzzle kind  [default: sudoku]")] = None,
     method: Annotated[
-        Method, typer.Option(help="anneal: every kind; exact: Sudoku; ilp: Shikaku, Hashi")
+        Method,
+        typer.Option(
+            help="anneal: every kind; exact, impasse (heat-bath chains on partial legal grids): "
+            "Sudoku; ilp: Shikaku, Hashi"
+        ),
     ] = Method.anneal,
     backend: Annotated[Backend, typer.Option(help="auto: CUDA when usable")] = Backend.auto,
     chains: Annotated[
@@ -200,7 +204,11 @@ def solve(
         ),
     ] = None,
     t0: Annotated[
-        float | None, typer.Option(help="Start temperature  [default: the schedule's]")
+        float | None,
+        typer.Option(
+            help="Start temperature; --method impasse: the chains' held temperature  "
+            "[default: the schedule's; impasse: 0.325]"
+        ),
     ] = None,
     propagate: Annotated[
         bool | None,

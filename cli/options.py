@@ -50,7 +50,7 @@ GridKind = _choices("GridKind", game_id_kinds(), "A puzzle kind of Tatham game I
 Method = _choices(
     "Method",
     [m for spec in KINDS.values() for m in (*spec.methods, *spec.method_aliases)],
-    "Solving method: anneal (every kind), exact (Sudoku), ilp (Shikaku, Hashi).",
+    "Solving method: anneal (every kind), exact and impasse (Sudoku), ilp (Shikaku, Hashi).",
 )
 
 

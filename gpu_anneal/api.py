@@ -281,6 +281,7 @@ def replay(
     chain: int,
     *,
     chains: int,
+    method: str = "anneal",
     seed: int | None = None,
     technique: str | None = None,
     schedule: str | None = None,
@@ -296,9 +297,10 @@ def replay(
     """Re-run chain `chain` of a Sudoku annealing run with `chains` chains per puzzle, alone on
     the CPU: a chain that solved in the run solves here after the same trials and proposals, at
     the same grid. The chain belongs to puzzle chain // chains of the input. Give the run's
-    settings (technique and propagate included: the chain annealed the propagated puzzle)."""
+    settings (technique and propagate included: the chain annealed the propagated puzzle).
+    method "impasse": a chain of an impasse run (seed, t0 and time_limit apply)."""
     options = SolveOptions(
-        kind="sudoku", method="anneal", backend="cpu", chains=chains, seed=seed,
+        kind="sudoku", method=method, backend="cpu", chains=chains, seed=seed,
         technique=technique, schedule=schedule, move=move, t0=t0, time_limit=time_limit,
         max_trials=max_trials, propagate=propagate, fmt=fmt, order=order,
         on_input_error=on_input_error,

@@ -15,7 +15,8 @@ on the device, one chain a thread; a run's arrays stay there from load to fetch:
     load()         every array argument copied to the device, once
     run(1)         one launch
     status()       `solved` (int32 a chain) copied back: the host's stop test
-    fetch()        the chain results (states, best, best_f) copied back, once; device arrays freed
+    fetch()        the chain results (the kernel's results: states, best, best_f and any more)
+                   copied back, once; device arrays freed
 
 Its counters say what moved: launches, bytes_to_device, bytes_to_host.
 """
@@ -25,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from gpu_anneal.kernels.launch import GRID_THREADS_PER_BLOCK, PER_TRIAL, RESULTS, TrialKernel
+from gpu_anneal.kernels.launch import GRID_THREADS_PER_BLOCK, PER_TRIAL, TrialKernel
 
 
 class CudaTrials:
@@ -77,7 +78,7 @@ class CudaTrials:
     def fetch(self) -> None:
         """Copy the chain results back to the host arrays and release the device arrays."""
         if self.dev:
-            self._download(RESULTS)
+            self._download(self.kernel.results)
         self.dev = []
 
     def fetched(self) -> tuple:

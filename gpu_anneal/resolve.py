@@ -75,7 +75,7 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
         spec.check_schedule(schedule, order, t0)
     return Settings(
         kind=spec.name, method=method, backend=o.backend, chains=chains,
-        seed=(0 if seed is None else int(seed)) if anneal else None,
+        seed=(0 if seed is None else int(seed)) if spec.takes("seed", method) else None,
         schedule=schedule if anneal else None, move=move, t0=t0,
         time_limit=spec.time_limit(method, time_limit), max_trials=max_trials,
         propagate=bool(propagate), batch=batch, scheduler=o.scheduler, workers=workers,

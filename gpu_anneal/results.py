@@ -88,23 +88,23 @@ class Counts:
         None,
     )
     proposals: int | None = _doc(
-        "Moves proposed over all chains (Sudoku annealing)" + NO_CHAIN, None
+        "Moves proposed over all chains (Sudoku annealing; impasse: moves made)" + NO_CHAIN, None
     )
     accepted: int | None = _doc(
         "Moves accepted over all chains (Sudoku annealing)" + NO_CHAIN, None
     )
     nodes: int | None = _doc("Branch nodes of the search (Sudoku exact)", None)
     solving_chain: int | None = _doc(
-        "RNG stream of the chain whose grid is reported (Sudoku annealing, solved): chain i of "
-        "the q-th puzzle of a run draws stream q * chains + i, so --replay-chain re-runs it"
-        + NO_CHAIN,
+        "RNG stream of the chain whose grid is reported (Sudoku annealing and impasse, "
+        "solved): chain i of the q-th puzzle of a run draws stream q * chains + i, so "
+        "--replay-chain re-runs it" + NO_CHAIN,
         None,
     )
     chain_trials: int | None = _doc(
         "Trials of the reported chain (Sudoku annealing)" + NO_CHAIN, None
     )
     chain_proposals: int | None = _doc(
-        "Proposals of the reported chain (Sudoku annealing)" + NO_CHAIN, None
+        "Proposals of the reported chain (Sudoku annealing and impasse)" + NO_CHAIN, None
     )
     spare_chains: int | None = _doc(
         "Chains the puzzle got beyond params.chains once the input was exhausted (Sudoku "
@@ -133,11 +133,13 @@ class Params:
     move: str | None = _doc(
         "Neighbourhood that ran: sirdey | candidate | box-swap | focused | focused-two (Sudoku; "
         "the preset auto resolved for the order), all | pruned | propagated (Shikaku's candidate "
-        "rectangles); null for Hashiwokakero and the exact methods",
+        "rectangles), heat-bath (Sudoku impasse); null for Hashiwokakero and the exact methods",
         None,
     )
     t0: float | None = _doc(
-        "Start temperature that ran (annealing): the one given, else the schedule's", None
+        "Start temperature that ran (annealing): the one given, else the schedule's; Sudoku "
+        "impasse: the chains' held temperature",
+        None,
     )
     time_limit: float | None = _doc(
         "Seconds allowed for the puzzle (60 unless given; Sudoku exact: none unless given); null "
@@ -147,9 +149,10 @@ class Params:
     generator: str | None = _doc(
         "Random generator the chains drew from (Sudoku annealing): philox4x32-10, addressed "
         "by each chain's proposal index, for 16x16 to 36x36 with the sirdey, candidate, focused "
-        "and focused-two moves (since the cooperative kernels); xoroshiro128+ for 4x4, 9x9 and "
-        "the box swap. A run recorded without this field drew from xoroshiro128+ at every order: "
-        "at 16x16 and above it cannot be replayed by a version that draws from Philox",
+        "and focused-two moves (since the cooperative kernels); xoroshiro128+ for 4x4, 9x9, "
+        "the box swap and the impasse chains. A run recorded without this field drew from "
+        "xoroshiro128+ at every order: at 16x16 and above it cannot be replayed by a version "
+        "that draws from Philox",
         None,
     )
     max_trials: int | None = _doc("Trials allowed over all chains (annealing); null = none", None)

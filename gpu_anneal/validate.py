@@ -264,7 +264,7 @@ def replay_request(spec, method: str, **given) -> None:
     (spec: its gpu_anneal.kinds object, whose `replays` says whether it can) or method (they have
     no chains to replay) and for options it would not honour (given: option name -> value, None
     when not given)."""
-    if not spec.replays or method != "anneal":
+    if not spec.replays or method not in spec.replay_methods:
         what = f"--kind {spec.name}" if not spec.replays else f"--method {method}"
         raise OptionError(f"--replay-chain replays a Sudoku annealing run; {what} has no chains")
     for name, value in given.items():

@@ -212,10 +212,11 @@ class ParityCount(Parity):
 def test_a_registered_kinds_method_is_in_the_result_schema():
     """The result schema's method enum is the registered kinds' methods: a kind's own method
     ("count") comes with its registration and goes with it; its results validate."""
-    assert json_schema()["properties"]["method"]["enum"] == ["anneal", "exact", "ilp"]
+    assert json_schema()["properties"]["method"]["enum"] == ["anneal", "exact", "impasse", "ilp"]
     kinds.register(ParityCount())
     try:
-        assert json_schema()["properties"]["method"]["enum"] == ["anneal", "exact", "ilp", "count"]
+        enum = json_schema()["properties"]["method"]["enum"]
+        assert enum == ["anneal", "exact", "impasse", "ilp", "count"]
         results = api.solve("1.\n", kind="parity-count", method="count")
         assert [(r.method, r.solution) for r in results] == [("count", "11")]
         jsonschema.Draft202012Validator(json_schema()).validate(json.loads(results[0].to_json()))

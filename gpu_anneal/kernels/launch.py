@@ -69,17 +69,19 @@ def simulating() -> bool:
 
 class TrialKernel:
     """A puzzle's CUDA trial kernel made from its jitted `trial` (one chain a thread), its
-    parameters the trial's after `i`; `scalars` names those that are not arrays. Compiled on
+    parameters the trial's after `i`; `scalars` names those that are not arrays, `results` the
+    arrays the runner brings back after the last launch (RESULTS and any more). Compiled on
     first use."""
 
-    def __init__(self, trial, scalars: tuple[str, ...]):
+    def __init__(self, trial, scalars: tuple[str, ...], results: tuple[str, ...] = RESULTS):
         params = tuple(inspect.signature(trial.py_func).parameters)
         if params[:2] != ("i", "states"):
             raise ValueError(f"{trial.__name__}: the arguments must start with i, states")
         self.trial = trial
         self.names = params[1:]
         self.scalars = tuple(scalars)
-        for key in PER_TRIAL + RESULTS + self.scalars:
+        self.results = tuple(results)
+        for key in PER_TRIAL + RESULTS + self.results + self.scalars:
             if key not in self.names:
                 raise ValueError(f"{trial.__name__}: no argument named {key!r}")
         self._kernel = None

@@ -61,7 +61,7 @@ def trial_kernels() -> dict[str, tuple[Callable, Callable]]:
     """Each kind with a CUDA trial kernel -> (the kernel's Python function factory, the factory
     of its argument types), as gpu_anneal.kernels.ptx.kernel_registry takes them."""
     return {
-        name: (lambda k=k: k.trial_kernel().function(), k.trial_types)
+        getattr(k, "trial_name", name): (lambda k=k: k.trial_kernel().function(), k.trial_types)
         for name, k in KINDS.items()
         if getattr(k, "trial", None) is not None
     }

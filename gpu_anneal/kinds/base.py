@@ -48,6 +48,7 @@ class PuzzleKind:
     cuda_methods: tuple[str, ...] = ("anneal",)  # methods that may run on a CUDA device
     game_ids: bool = False  # sources hold Tatham game IDs, one a line, or one text grid
     replays: bool = False  # whether one chain of an annealing run can be re-run (api.replay)
+    replay_methods: tuple[str, ...] = ("anneal",)  # the methods whose chains can be re-run
 
     def method(self, name: str) -> str:
         """The method's name for this kind (aliases resolved); the caller checks it is one of

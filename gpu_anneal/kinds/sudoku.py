@@ -28,12 +28,12 @@ ORDERS = (2, 4, 5, 6)  # the orders other than 9x9 that the presets cover
 
 
 class Sudoku(PuzzleKind):
-    """Sudoku of orders 2..7: annealing (the pool of gpu_anneal.sudoku_solver) or the exact
-    bitmask search."""
+    """Sudoku of orders 2..8: annealing (the pool of gpu_anneal.sudoku_solver), heat-bath
+    chains on partial legal grids (gpu_anneal.impasse_solver) or the exact bitmask search."""
 
     name = "sudoku"
     title = "Sudoku"
-    methods = ("anneal", "exact")
+    methods = ("anneal", "exact", "impasse")
     default_move = "auto"
     applies = {
         "anneal": ANNEAL
@@ -41,11 +41,21 @@ class Sudoku(PuzzleKind):
         | {"technique", "move", "time_limit", "propagate", "batch", "scheduler", "workers"}
         | {"fixed_chains", "pool"},
         "exact": FORMATS | {"rules", "time_limit"},
+        "impasse": FORMATS | {"chains", "seed", "t0", "time_limit"},
+    }
+    refusal_notes = {
+        ("impasse", "schedule"): "its chains hold one temperature: --t0",
+        ("impasse", "move"): "its move is the heat-bath move",
     }
     techniques = tuple(TECHNIQUES)
     parsed_types = (Puzzle,)
-    cuda_methods = ("anneal",)
+    cuda_methods = ("anneal", "impasse")
     replays = True  # one chain of an annealing run can be re-run alone (api.replay)
+    replay_methods = ("anneal", "impasse")  # the methods whose chains --replay-chain re-runs
+    # The CUDA trial kernel of --method impasse (gpu_anneal.kernels.launch.TrialKernel, one
+    # chain a thread), registered for the PTX checks as trial_name
+    trial_name = "sudoku-impasse"
+    trial_scalars = ("side", "slice_moves", "trial_moves")
 
     @property
     def moves(self) -> tuple[str, ...]:
@@ -146,10 +156,40 @@ class Sudoku(PuzzleKind):
             raise first from None
 
     def solve(self, items, settings) -> Iterator:
-        """The pool's annealing, or the exact search."""
+        """The pool's annealing, the impasse chains, or the exact search."""
         if settings.method == "exact":
             return solvers.sudoku_exact(items, settings)
+        if settings.method == "impasse":
+            from gpu_anneal.impasse_solver import sudoku_impasse
+
+            return sudoku_impasse(items, settings)
         return solvers.sudoku_anneal(items, settings)
+
+    @property
+    def trial(self):
+        """The jitted chain of --method impasse (cpu_reference.sudoku.impasse.impasse_slice)."""
+        from cpu_reference.sudoku.impasse import impasse_slice
+
+        return impasse_slice
+
+    def trial_kernel(self):
+        """The TrialKernel of --method impasse (built on first use)."""
+        kernel = self.__dict__.get("_trial_kernel")
+        if kernel is None:
+            from gpu_anneal.kernels.launch import RESULTS, TrialKernel
+
+            kernel = TrialKernel(self.trial, self.trial_scalars, (*RESULTS, "counts"))
+            self.__dict__["_trial_kernel"] = kernel
+        return kernel
+
+    def trial_types(self) -> tuple:
+        """The numba types of the impasse kernel's arguments, from the chains of a 4x4 puzzle."""
+        import numba
+
+        from cpu_reference.sudoku.impasse import chain_arrays, impasse_tables
+
+        tables = impasse_tables(np.zeros(16, np.uint8), 2)
+        return tuple(numba.typeof(a) for a in chain_arrays(tables, 2, 2, 0, 1.0))
 
 
 KIND = Sudoku()

@@ -1,0 +1,408 @@
+"""Sudoku by heat-bath annealing on partial legal grids (Morgenstern's impasse neighbourhood,
+the search space of Blöchliger and Zufferey's PartialCol): jitted chain, CPU runner, replay.
+
+The exact solver's rules run first (batch.logic_fill); the chains work on what they leave. A
+chain's grid is never in conflict: each free cell holds one of its candidates or is open (0),
+and no row, column or box holds a digit twice. Its cost is its open cells; cost 0 is a
+solution. A move draws an open cell x; x stays open with weight w(0), or takes candidate d
+with weight w(delta_d), delta_d the change of cost of writing d (the holders of d in x's row,
+column and box open: delta_d = holders - 1, so -1..2), w(delta) = exp(-delta / T) at the
+chain's held temperature T. A trial starts from every free cell open, then fills the free
+cells in a random order, each with a random candidate that no unit of it holds where one
+exists; with trial_moves > 0 a chain starts a fresh trial after that many moves (0: never).
+
+Glossary of index names (as in cpu_reference.sudoku.layout):
+    n, N     order, N = n * n digits and the side of the grid; cells = N * N
+    i        chain index (thread index on the GPU); chain i draws from xoroshiro128+ stream i
+    cell     r * N + c (row r, column c)
+    unit     0..N-1 the rows, N..2N-1 the columns, 2N..3N-1 the boxes; units[cell] its three
+    d        digit 1..N; cand[cell, :ncand[cell]] the cell's candidates after deduction
+    free     free[:] the cells deduction leaves blank (the cells a chain writes)
+    holder   holder[i, unit * (N + 1) + d]: the cell of the unit holding d in chain i, or -1
+    oset     chain i's open set: oset[i, 0] its size, oset[i, 1:] its cells; where[i, cell] the
+             cell's place in it (-1 outside)
+
+Per-chain arrays (rows indexed by i):
+
+    states  uint64[chains, 2]       RNG states          solved int32[chains]  1 once solved
+    best    int16[chains, cells]    the grid of fewest open cells the chain has held (0 open);
+                                    its solution once solved
+    best_f  int64[chains]           best's open cells
+    grid    int16[chains, cells]    the chain's grid now (oset, where, holder: its indexes)
+    counts  int64[chains, 3]        moves in all, moves of the trial, trials started
+    weights int64[chains, 4]        w(-1), w(0), w(1), w(2) in fixed point (heat_weights)
+
+Draws per move: the open cell, then one draw among the weights (stay open first, then the
+candidates in their order). Every weight is an integer computed on the host, so a chain takes
+the same moves on the CPU and on a card.
+
+Fixed point of the weights (heat_weights):
+
+    w(delta) = round(2**24 * exp(-(delta + 1) / T))      delta = -1, 0, 1, 2
+    w(-1) = 2**24 .... w(2) = 2**24 * exp(-3 / T)        a draw's total <= (N + 1) * 2**24 < 2**31
+
+so the draw among them, uniform_below's top-32-bit product, is exact in 64-bit integers.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import int64, njit, prange, uint64
+
+from cpu_reference.anneal.rng import init_states, uniform_below
+from cpu_reference.sudoku.batch import logic_fill
+
+WEIGHT_BITS = 24  # w(-1), the largest weight, is 2**WEIGHT_BITS
+SLICE_MOVES = 200_000  # moves of every chain between two looks at the clock
+# moves a chain makes at most when replayed alone (api.replay): well past any run's
+REPLAY_MOVES = 2**62
+
+
+def heat_weights(temperature: float) -> np.ndarray:
+    """int64[4]: w(-1), w(0), w(1), w(2) at this temperature (the module's fixed point);
+    ValueError when the temperature is not a number above 0."""
+    if not (isinstance(temperature, (int, float)) and math.isfinite(temperature)):
+        raise ValueError(f"temperature {temperature!r}: expected a number above 0")
+    if temperature <= 0:
+        raise ValueError(f"temperature {temperature!r}: expected a number above 0")
+    scale = 2**WEIGHT_BITS
+    return np.array([round(scale * math.exp(-k / temperature)) for k in range(4)], np.int64)
+
+
+def impasse_tables(cells: np.ndarray, order: int):
+    """(filled, free, cand, ncand, units) of a puzzle after deduction (the glossary's; int16
+    arrays, filled the deduced grid), or None when deduction contradicts the givens (the
+    puzzle has no solution)."""
+    N = order * order
+    filled, masks = logic_fill(np.asarray(cells, np.uint8).ravel(), order)
+    if masks is None:
+        return None
+    free = np.flatnonzero(filled == 0)
+    bits = masks.view(np.uint64)[free]
+    digit_bits = np.uint64(1) << np.arange(N, dtype=np.uint64)
+    has = (bits[:, None] & digit_bits[None, :]) != 0  # has[k, d - 1]: free cell k may take d
+    cand = np.zeros((N * N, N), np.int16)
+    ncand = np.zeros(N * N, np.int16)
+    ncand[free] = has.sum(axis=1)
+    rank = np.cumsum(has, axis=1) - 1
+    rows_at, digits_at = np.nonzero(has)
+    cand[free[rows_at], rank[rows_at, digits_at]] = digits_at + 1
+    rows, cols = np.divmod(np.arange(N * N), N)
+    boxes = 2 * N + (rows // order) * order + cols // order
+    units = np.stack([rows, N + cols, boxes], axis=1).astype(np.int16)
+    return filled.astype(np.int16), free.astype(np.int16), cand, ncand, units
+
+
+@njit(cache=True)
+def _unit_holder(holder, i, units, cell, k, side, d):
+    """The cell of `cell`'s k-th unit holding d in chain i, or -1."""
+    return int64(holder[i, int64(units[cell, k]) * (side + 1) + d])
+
+
+@njit(cache=True)
+def _set_holders(holder, i, units, cell, side, d, value):
+    """The three units of `cell` record `value` (a cell, or -1) as their holder of d."""
+    for k in range(3):
+        holder[i, int64(units[cell, k]) * (side + 1) + d] = value
+
+
+@njit(cache=True)
+def _open_cell(i, cell, grid, holder, oset, where, units, side):
+    """Chain i's cell leaves its digit and joins the open set."""
+    d = int64(grid[i, cell])
+    _set_holders(holder, i, units, cell, side, d, -1)
+    grid[i, cell] = 0
+    size = int64(oset[i, 0])
+    where[i, cell] = size
+    oset[i, 1 + size] = cell
+    oset[i, 0] = size + 1
+
+
+@njit(cache=True)
+def _close_cell(i, cell, d, grid, holder, oset, where, units, side):
+    """Chain i's open cell takes d (no unit of it holds d) and leaves the open set."""
+    _set_holders(holder, i, units, cell, side, d, cell)
+    grid[i, cell] = d
+    size = int64(oset[i, 0])
+    last = int64(oset[i, size])
+    at = int64(where[i, cell])
+    oset[i, 1 + at] = last
+    where[i, last] = at
+    oset[i, 0] = size - 1
+    where[i, cell] = -1
+
+
+@njit(cache=True)
+def _delta(i, x, d, holder, units, side):
+    """The change of cost of writing d into open cell x: its distinct holders less one."""
+    a = _unit_holder(holder, i, units, x, 0, side, d)
+    b = _unit_holder(holder, i, units, x, 1, side, d)
+    c = _unit_holder(holder, i, units, x, 2, side, d)
+    opened = int64(a >= 0)
+    if b >= 0 and b != a:
+        opened += 1
+    if c >= 0 and c != a and c != b:
+        opened += 1
+    return opened - 1
+
+
+@njit(cache=True)
+def _write(i, x, d, grid, holder, oset, where, units, side):
+    """Open cell x takes d: the holders of d in its units open first."""
+    for k in range(3):
+        y = _unit_holder(holder, i, units, x, k, side, d)
+        if y >= 0:
+            _open_cell(i, y, grid, holder, oset, where, units, side)
+    _close_cell(i, x, d, grid, holder, oset, where, units, side)
+
+
+@njit(cache=True)
+def _fresh_trial(i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand, units, side):
+    """Chain i's grid at the start of a trial (module docstring); returns the RNG state."""
+    cells = side * side
+    for k in range(3 * side * (side + 1)):
+        holder[i, k] = -1
+    for cell in range(cells):
+        grid[i, cell] = filled[cell]
+        where[i, cell] = -1
+        if filled[cell] != 0:
+            _set_holders(holder, i, units, cell, side, int64(filled[cell]), cell)
+    nfree = free.shape[0]
+    for k in range(nfree):
+        oset[i, 1 + k] = free[k]
+    for k in range(nfree - 1, 0, -1):  # Fisher-Yates: the order the free cells are filled in
+        j, s0, s1 = uniform_below(uint64(s0), uint64(s1), k + 1)
+        swap = oset[i, 1 + k]
+        oset[i, 1 + k] = oset[i, 1 + int64(j)]
+        oset[i, 1 + int64(j)] = swap
+    for k in range(nfree):
+        cell = int64(oset[i, 1 + k])
+        fits = 0
+        pick = 0
+        for m in range(ncand[cell]):
+            d = int64(cand[cell, m])
+            if _delta(i, cell, d, holder, units, side) < 0:
+                fits += 1
+                r, s0, s1 = uniform_below(uint64(s0), uint64(s1), fits)
+                if r == 0:
+                    pick = d
+        if fits > 0:
+            grid[i, cell] = pick
+            _set_holders(holder, i, units, cell, side, pick, cell)
+    size = 0
+    for k in range(nfree):
+        cell = int64(free[k])
+        if grid[i, cell] == 0:
+            where[i, cell] = size
+            oset[i, 1 + size] = cell
+            size += 1
+    oset[i, 0] = size
+    return s0, s1
+
+
+@njit(cache=True)
+def _keep_best(i, grid, oset, best, best_f):
+    """Chain i's grid becomes its best when it has fewer open cells."""
+    size = int64(oset[i, 0])
+    if size < best_f[i]:
+        best_f[i] = size
+        for cell in range(grid.shape[1]):
+            best[i, cell] = grid[i, cell]
+
+
+@njit(cache=True)
+def impasse_slice(
+    i, states, best, best_f, solved, grid, holder, oset, where, counts, weights,
+    filled, free, cand, ncand, units, side, slice_moves, trial_moves,
+):  # fmt: skip
+    """Up to `slice_moves` heat-bath moves of chain i (none once solved): its first trial
+    started where it has none, a fresh one after `trial_moves` moves of a trial (0: never);
+    solved[i] = 1 at cost 0, best and best_f kept (module docstring)."""
+    if solved[i] != 0:
+        return
+    s0 = uint64(states[i, 0])
+    s1 = uint64(states[i, 1])
+    if counts[i, 2] == 0:
+        s0, s1 = _fresh_trial(
+            i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand, units, side
+        )
+        counts[i, 2] = 1
+        _keep_best(i, grid, oset, best, best_f)
+    stay = int64(weights[i, 1])
+    for _ in range(slice_moves):
+        size = int64(oset[i, 0])
+        if size == 0:
+            solved[i] = 1
+            break
+        if trial_moves > 0 and counts[i, 1] >= trial_moves:
+            s0, s1 = _fresh_trial(
+                i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand, units, side
+            )
+            counts[i, 1] = 0
+            counts[i, 2] += 1
+            _keep_best(i, grid, oset, best, best_f)
+            continue
+        at, s0, s1 = uniform_below(s0, s1, size)
+        x = int64(oset[i, 1 + int64(at)])
+        total = stay
+        for m in range(ncand[x]):
+            total += weights[i, _delta(i, x, int64(cand[x, m]), holder, units, side) + 1]
+        r, s0, s1 = uniform_below(s0, s1, total)
+        left = int64(r) - stay
+        if left >= 0:
+            for m in range(ncand[x]):
+                d = int64(cand[x, m])
+                left -= weights[i, _delta(i, x, d, holder, units, side) + 1]
+                if left < 0:
+                    _write(i, x, d, grid, holder, oset, where, units, side)
+                    break
+        counts[i, 0] += 1
+        counts[i, 1] += 1
+        _keep_best(i, grid, oset, best, best_f)
+    if oset[i, 0] == 0:
+        solved[i] = 1
+    states[i, 0] = s0
+    states[i, 1] = s1
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def run_impasse_cpu(states, *args):
+    """One slice on every chain, one chain per prange iteration (`args`: impasse_slice's
+    after states)."""
+    for i in prange(states.shape[0]):
+        impasse_slice(i, states, *args)
+
+
+def chain_arrays(tables, order: int, chains: int, seed: int, temperature: float) -> tuple:
+    """impasse_slice's arguments after i for `chains` fresh chains (slice_moves SLICE_MOVES,
+    trial_moves 0), chain i on xoroshiro128+ stream i of `seed`: states, best, best_f, solved,
+    grid, holder, oset, where, counts, weights, the puzzle's tables, side, slice_moves,
+    trial_moves."""
+    filled, free, cand, ncand, units = tables
+    N = order * order
+    cells = N * N
+    states = init_states(chains, seed)
+    weights = np.tile(heat_weights(temperature), (chains, 1))
+    return (
+        states, np.zeros((chains, cells), np.int16), np.full(chains, cells + 1, np.int64),
+        np.zeros(chains, np.int32), np.zeros((chains, cells), np.int16),
+        np.full((chains, 3 * N * (N + 1)), -1, np.int16), np.zeros((chains, cells + 1), np.int16),
+        np.full((chains, cells), -1, np.int16), np.zeros((chains, 3), np.int64), weights,
+        filled, free, cand, ncand, units, N, SLICE_MOVES, 0,
+    )  # fmt: skip
+
+
+# indexes of chain_arrays' tuple
+STATES, BEST, BEST_F, SOLVED, GRID, HOLDER, OSET, WHERE, COUNTS, WEIGHTS = range(10)
+SLICE_AT, TRIAL_AT = 16, 17
+
+
+def winner(solved: np.ndarray, counts: np.ndarray) -> int:
+    """The reported chain: among the solved, the one that solved in the fewest moves (the
+    lowest index on a tie; every chain runs the same moves a slice, so the choice does not
+    depend on how chains are scheduled); -1 when none solved."""
+    done = np.flatnonzero(solved)
+    if done.size == 0:
+        return -1
+    return int(done[np.argmin(counts[done, 0])])
+
+
+def impasse_solve(
+    cells,
+    order: int,
+    chains: int,
+    seed: int,
+    temperature: float,
+    time_limit: float | None,
+    runner=None,
+    trial_moves: int = 0,
+    slice_moves: int = SLICE_MOVES,
+    stop=None,
+) -> dict:
+    """One puzzle by `chains` heat-bath chains until one solves, `time_limit` seconds pass
+    (None: none) or stop() is true (checked between slices).
+
+    runner: a TrialRunner (cpu_reference.anneal.contract; budget = slices) over
+    impasse_slice's arguments, None for run_impasse_cpu. Returns {status ("solved", "unsolved"
+    or "no_solution"), free (the cells deduction left blank: 0 when it solved the puzzle),
+    grid (uint8[cells]: the solution, else the best chain's best grid with 0 on its open
+    cells; None for no_solution), open (its open cells), chain (the solving
+    chain or -1), moves (over all chains), chain_moves (the solving chain's), trials, slices,
+    seconds}.
+    """
+    from cpu_reference.anneal.trials import CpuTrials
+
+    start = time.perf_counter()
+    cells = np.asarray(cells, np.uint8).ravel()
+    tables = impasse_tables(cells, order)
+    if tables is None:
+        return {"status": "no_solution", "free": 0, "grid": None, "open": None, "chain": -1, "moves": 0,
+                "chain_moves": 0, "trials": 0, "slices": 0,
+                "seconds": time.perf_counter() - start}  # fmt: skip
+    args = list(chain_arrays(tables, order, chains, seed, temperature))
+    args[SLICE_AT], args[TRIAL_AT] = int(slice_moves), int(trial_moves)
+    solved = args[SOLVED]
+    if runner is None:
+        runner = CpuTrials(run_impasse_cpu, solved)
+    runner.load(tuple(args))
+    slices = 0
+    while True:
+        runner.run(1)
+        slices += 1
+        done = runner.status().any()
+        late = time_limit is not None and time.perf_counter() - start > time_limit
+        if done or late or (stop is not None and stop()):
+            break
+    runner.fetch()
+    host = runner.fetched()
+    best, best_f, solved, counts = host[BEST], host[BEST_F], host[SOLVED], host[COUNTS]
+    chain = winner(solved, counts)
+    shown = chain if chain >= 0 else int(np.argmin(best_f))
+    return {
+        "status": "solved" if chain >= 0 else "unsolved",
+        "free": len(tables[1]),
+        "grid": best[shown].astype(np.uint8),
+        "open": int(best_f[shown]),
+        "chain": chain,
+        "moves": int(counts[:, 0].sum()),
+        "chain_moves": int(counts[shown, 0]),
+        "trials": int(counts[:, 2].sum()),
+        "slices": slices,
+        "seconds": time.perf_counter() - start,
+    }
+
+
+def impasse_replay(
+    cells, order: int, chains: int, seed: int, temperature: float, chain: int,
+    trial_moves: int = 0, max_moves: int = REPLAY_MOVES, time_limit: float | None = None,
+) -> dict:  # fmt: skip
+    """Chain `chain` of a run with `chains` chains re-run alone on the CPU from its own stream,
+    until it solves, makes max_moves moves or `time_limit` seconds pass (None: none): {status,
+    free, grid, open, moves, trials} as impasse_solve's (the same grid and moves as in the run
+    where it solved)."""
+    start = time.perf_counter()
+    cells = np.asarray(cells, np.uint8).ravel()
+    tables = impasse_tables(cells, order)
+    if tables is None:
+        return {"status": "no_solution", "free": 0, "grid": None, "open": None, "moves": 0,
+                "trials": 0}  # fmt: skip
+    args = list(chain_arrays(tables, order, 1, seed, temperature))
+    args[STATES] = init_states(chains, seed)[chain : chain + 1].copy()
+    args[TRIAL_AT] = int(trial_moves)
+    counts = args[COUNTS]
+    while not args[SOLVED][0] and counts[0, 0] < max_moves:
+        if time_limit is not None and time.perf_counter() - start > time_limit:
+            break
+        args[SLICE_AT] = int(min(SLICE_MOVES, max_moves - counts[0, 0]))
+        impasse_slice(0, *args)
+    return {
+        "status": "solved" if args[SOLVED][0] else "unsolved",
+        "free": len(tables[1]),
+        "grid": args[BEST][0].astype(np.uint8),
+        "open": int(args[BEST_F][0]),
+        "moves": int(counts[0, 0]),
+        "trials": int(counts[0, 2]),
+    }

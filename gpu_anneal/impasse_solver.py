@@ -1,0 +1,201 @@
+"""Sudoku's `impasse` method: heat-bath chains on partial legal grids
+(cpu_reference.sudoku.impasse), one puzzle at a time, on the cores or on the card.
+
+Glossary:
+    item       a Sudoku read by gpu_anneal.inputs
+    q          the item's place in the input (item.index)
+    cpp        chains per puzzle; chain i of puzzle q draws xoroshiro128+ stream i of the seed
+               puzzle_seed(seed, q), and a result names it as stream q * cpp + i
+               (counts.solving_chain), which --replay-chain re-runs alone on the CPU
+    T          the chains' held temperature: --t0, else TEMPERATURES' for the order
+
+The chains never restart (a trial runs until the puzzle is solved or its time is up). The
+first chain to reach a solution in moves wins (impasse.winner), so the answer does not depend on
+how the chains were scheduled.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import time
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from gpu_anneal import interrupts
+from gpu_anneal.backend_choice import Choice, asked
+from gpu_anneal.items import Item
+from gpu_anneal.results import Counts, Params, Result, Timing
+from gpu_anneal.solvers import (
+    NO_SOLUTION,
+    base_result,
+    fill_solution,
+    guarded,
+    interrupted,
+    timed_verify,
+    warm_up_seconds,
+)
+
+if TYPE_CHECKING:
+    from gpu_anneal.settings import Settings
+
+METHOD = "impasse"
+# order -> the held temperature measured best there (36x36 at 50 % filled:
+# benchmarks/results/tuning/frontier_impasse_36x36_50_heat*.md); other orders take the nearest
+TEMPERATURES = {6: 0.325}
+CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given
+CUDA_SLICE_MOVES = 20_000  # moves of every chain a launch on a card
+GOLDEN = 0x9E3779B97F4A7C15
+
+
+def temperature_at(order: int, given: float | None) -> float:
+    """The held temperature of a run at this order: the one given, else the table's for the
+    nearest order measured."""
+    if given is not None:
+        return float(given)
+    nearest = min(TEMPERATURES, key=lambda known: (abs(known - order), known))
+    return TEMPERATURES[nearest]
+
+
+def puzzle_seed(seed: int, q: int) -> int:
+    """The seed of puzzle q's chains in a run of `seed`: seed + q times the golden ratio of 2**64
+    (so puzzles draw different streams)."""
+    return (int(seed) + int(q) * GOLDEN) % 2**64
+
+
+def impasse_choice(s: Settings) -> Choice:
+    """The backend of an impasse run: the one asked, else the card when one is usable."""
+    fixed = asked(s.backend, s.naming.flags)
+    if fixed is not None:
+        return fixed
+    from gpu_anneal.backends import cuda_status
+
+    usable, why = cuda_status()
+    if usable:
+        return Choice("cuda", f"auto: cuda, {why} (--method impasse takes a usable card)")
+    return Choice("cpu", f"auto: cpu, no usable CUDA device: {why}")
+
+
+def chains_of(s: Settings, backend: str) -> int:
+    """Chains a puzzle: --chains, else one a CPU thread, or CUDA_CHAINS on a card."""
+    if s.chains is not None:
+        return int(s.chains)
+    if backend == "cuda":
+        return CUDA_CHAINS
+    from gpu_anneal.backends import cpu_threads
+
+    return cpu_threads()
+
+
+def runner_for(backend: str):
+    """(a fresh TrialRunner or None for the CPU runner, the moves a slice)."""
+    from cpu_reference.sudoku.impasse import SLICE_MOVES
+
+    if backend != "cuda":
+        return None, SLICE_MOVES
+    from gpu_anneal.grid_runners import cuda_trials
+    from gpu_anneal.kinds import kind_of
+
+    return cuda_trials(kind_of("sudoku").trial_kernel()), CUDA_SLICE_MOVES
+
+
+def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
+    """Each item by heat-bath chains on partial legal grids, within s.time_limit seconds."""
+    from cpu_reference.sudoku.impasse import impasse_solve
+
+    choice = impasse_choice(s)
+    used = choice.backend
+    chains = chains_of(s, used)
+
+    def warm() -> None:
+        runner, _ = runner_for(used)
+        impasse_solve(np.zeros(16, np.uint8), 2, 1, 0, 1.0, None, runner, slice_moves=10)
+
+    for item in items:
+        compile_s = warm_up_seconds(("sudoku-impasse", used), warm)
+        temperature = temperature_at(item.order, s.t0)
+        seed = puzzle_seed(s.seed or 0, item.index)
+        try:
+            interrupts.check()  # the run's total time
+            left = interrupts.time_left()
+            limit = s.time_limit if left is None else min(s.time_limit or left, left)
+            runner, slice_moves = runner_for(used)
+            search = (item, chains, seed, temperature, limit, runner, slice_moves)
+            raw = interrupts.stoppable(functools.partial(_search, *search))
+        except KeyboardInterrupt:
+            yield interrupted(item, METHOD, used)
+            raise
+        build = functools.partial(_result, item, raw, s, used, chains, temperature, choice)
+        result = guarded(item, METHOD, used, functools.partial(build, compile_s))
+        left = interrupts.time_left()
+        if left is not None and left <= 0 and result.status == "unsolved":
+            interrupts.spend()  # stopped by the run's total time: reported as on Ctrl-C
+            result.status, result.error = "interrupted", interrupts.stop_reason()
+        yield result
+        interrupts.check()
+
+
+def _search(item, chains, seed, temperature, limit, runner, slice_moves, stop) -> dict:
+    """impasse_solve on the item, stopped between slices once stop[0] is set."""
+    from cpu_reference.sudoku.impasse import impasse_solve
+
+    return impasse_solve(
+        item.puzzle, item.order, chains, seed, temperature, limit, runner,
+        slice_moves=slice_moves, stop=lambda: stop[0] != 0,
+    )  # fmt: skip
+
+
+def _result(item, raw, s, used, chains, temperature, choice, compile_s) -> Result:
+    result = base_result(item, METHOD, used)
+    grid = raw["grid"]
+    ok, fault, verify_s = (False, None, 0.0)
+    if raw["status"] == "solved":
+        ok, fault, verify_s = timed_verify(item, grid)
+    if grid is not None:
+        fill_solution(result, item, grid, ok)
+    if raw["status"] == "no_solution":
+        result.status = "no_solution"
+        result.error = f"{NO_SOLUTION}: deduction contradicts the givens"
+    elif ok:
+        result.cost = 0
+    else:
+        result.cost = raw["open"]  # the best grid's open cells
+        result.error = fault
+    if raw["free"] > 0:  # else deduction completed the puzzle (or refuted it): no chain ran
+        result.counts = Counts(
+            trials=raw["trials"], proposals=raw["moves"],
+            solving_chain=item.index * chains + raw["chain"] if raw["chain"] >= 0 else None,
+            chain_proposals=raw["chain_moves"],
+        )  # fmt: skip
+    result.params = Params(
+        seed=s.seed, chains=chains, t0=temperature, time_limit=s.time_limit,
+        move="heat-bath", generator="xoroshiro128+", propagate=True,
+        backend_choice=choice.reason,
+    )  # fmt: skip
+    result.timing = Timing(compile=compile_s, search=raw["seconds"], verify=verify_s)
+    return result
+
+
+def replay(item: Item, stream: int, s: Settings) -> Result:
+    """Stream `stream` of an impasse run with s.chains chains a puzzle (chain stream % chains
+    of puzzle stream // chains, the item) re-run alone on the CPU."""
+    from cpu_reference.sudoku.impasse import impasse_replay
+
+    chains = int(s.chains)
+    temperature = temperature_at(item.order, s.t0)
+    seed = puzzle_seed(s.seed or 0, item.index)
+    start = time.perf_counter()
+    raw = impasse_replay(
+        item.puzzle, item.order, chains, seed, temperature, stream % chains,
+        time_limit=s.time_limit,
+    )  # fmt: skip
+    raw.update(
+        chain=stream % chains if raw["status"] == "solved" else -1, chain_moves=raw["moves"],
+        seconds=time.perf_counter() - start,
+    )  # fmt: skip
+    choice = Choice("cpu", "cpu: --replay-chain runs on the CPU")
+    result = _result(item, raw, s, "cpu", chains, temperature, choice, 0.0)
+    result.params = dataclasses.replace(result.params, replay_chain=stream)
+    return result
