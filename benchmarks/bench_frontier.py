@@ -67,9 +67,12 @@ from benchmarks.machine import git, machine
 from benchmarks.tables import add_out_arguments, rerender, secs, write_results
 from cpu_reference.sudoku.verify import verify_solution
 
-SOLVERS = ("gpu-anneal", "cp-sat", "cadical")
+SOLVERS = ("gpu-anneal", "gpu-anneal-impasse", "cp-sat", "cadical")
+DEFAULT_SOLVERS = ("gpu-anneal", "cp-sat", "cadical")
+ENGINE = {"gpu-anneal": "anneal", "gpu-anneal-impasse": "impasse"}  # solver -> --method
 LABELS = {
     "gpu-anneal": "gpu-anneal, default technique",
+    "gpu-anneal-impasse": "gpu-anneal, --method impasse",
     "cp-sat": "CP-SAT, 1 worker",
     "cadical": "CaDiCaL (python-sat)",
 }
@@ -152,14 +155,19 @@ def engine_message(stderr: str) -> str:
     return re.sub(r"^(<stdin>|\S+) line \d+:\s*", "", text)
 
 
-def gpu_anneal_command(limit: float, args) -> list[str]:
+def gpu_anneal_command(limit: float, args, method: str = "anneal") -> list[str]:
     """The CLI call that solves one tsv instance from stdin with the default technique (its
-    schedule replaced by args.schedule when given)."""
+    schedule replaced by args.schedule when given), or with --method impasse (its held
+    temperature args.t0 when given)."""
+    if method == "impasse":
+        tail = ["--method", "impasse", *(["--t0", f"{args.t0:g}"] if args.t0 else [])]
+    else:
+        tail = [*(["--schedule", args.schedule] if args.schedule else []),
+                *(["--move", args.move] if args.move else [])]  # fmt: skip
     return [
         sys.executable, "-m", "gpu_anneal", "solve", "-", "--format", "tsv",
         "--backend", args.backend, "--time-limit", f"{limit:g}", "--seed", str(args.seed),
-        "--output", "jsonl", "-q", *(["--schedule", args.schedule] if args.schedule else []),
-        *(["--move", args.move] if args.move else []),
+        "--output", "jsonl", "-q", *tail,
     ]  # fmt: skip
 
 
@@ -186,16 +194,18 @@ def gpu_anneal_outcome(proc: dict) -> dict:
     }
 
 
-def run_gpu_anneal(inst: Instance, limit: float, args) -> dict:
-    """One instance by gpu-anneal in its own process."""
-    proc = run_process(gpu_anneal_command(limit, args), limit + args.grace, inst.tsv_line() + "\n")
+def run_gpu_anneal(inst: Instance, limit: float, args, method: str = "anneal") -> dict:
+    """One instance by gpu-anneal (--method `method`) in its own process."""
+    command = gpu_anneal_command(limit, args, method)
+    proc = run_process(command, limit + args.grace, inst.tsv_line() + "\n")
     return {**gpu_anneal_outcome(proc), "wall_seconds": proc["wall"], "cpu_seconds": proc["cpu"]}
 
 
-def probe_gpu_anneal(inst: Instance, args) -> str | None:
+def probe_gpu_anneal(inst: Instance, args, method: str = "anneal") -> str | None:
     """None when the engine takes the instance's order (its code is then loaded), else the
     status every instance of the order gets ("refused: MESSAGE", or an error)."""
-    proc = run_process(gpu_anneal_command(PROBE_LIMIT, args), PROBE_TIMEOUT, inst.tsv_line() + "\n")
+    command = gpu_anneal_command(PROBE_LIMIT, args, method)
+    proc = run_process(command, PROBE_TIMEOUT, inst.tsv_line() + "\n")
     outcome = gpu_anneal_outcome(proc)
     if outcome["status"] in ("solved", "unsolved"):
         return None
@@ -389,10 +399,12 @@ def parse_args(argv: list[str] | None):
     ap.add_argument("--count", type=int, default=5, help="instances per order and fill")
     ap.add_argument("--limit", default="20", help="seconds: 20, or per order 6:60,7:120,8:300")
     ap.add_argument("--seed", type=int, default=1, help="instances' seed (and gpu-anneal's)")
-    ap.add_argument("--solvers", default=",".join(SOLVERS), help=", ".join(SOLVERS))
+    ap.add_argument("--solvers", default=",".join(DEFAULT_SOLVERS), help=", ".join(SOLVERS))
     ap.add_argument("--backend", default="cpu", help="gpu-anneal's --backend (cpu, cuda, auto)")
     ap.add_argument("--schedule", default=None, help="gpu-anneal's --schedule (default: none)")
     ap.add_argument("--move", default=None, help="gpu-anneal's --move (default: none)")
+    ap.add_argument("--t0", type=float, default=None,
+                    help="gpu-anneal-impasse's --t0 (default: the method's)")  # fmt: skip
     ap.add_argument("--grace", type=float, default=60.0,
                     help="seconds past the limit before a solver process is killed")  # fmt: skip
     ap.add_argument("--instances", default=str(INSTANCES), help="folder of the instance files")
@@ -428,13 +440,16 @@ def solve_all(args, result: dict, save) -> None:
         for inst in instances:
             write_lloyd_amos(Path(args.instances) / f"{inst.name}.txt", inst.order, inst.cells)
         refused = None
-        if "gpu-anneal" in args.solver_list:
-            refused = probe_gpu_anneal(instances[0], args)
+        engines = [ENGINE[solver] for solver in args.solver_list if solver in ENGINE]
+        if engines:
+            refused = probe_gpu_anneal(instances[0], args, engines[0])
         limit = args.limits[order]
         for inst in instances:
             for solver in args.solver_list:
-                if solver == "gpu-anneal":
-                    outcome = {"status": refused} if refused else run_gpu_anneal(inst, limit, args)
+                if solver in ENGINE:
+                    outcome = {"status": refused} if refused else run_gpu_anneal(
+                        inst, limit, args, ENGINE[solver]
+                    )  # fmt: skip
                 else:
                     outcome = run_peer(solver, inst, limit, args)
                 row = {"instance": inst.name, "order": order, "fill": inst.fill, "k": inst.k,
