@@ -28,7 +28,9 @@
 #              on the machine's cores (--backend cpu), under the same limit: frontier36 36x36 at
 #              50 % (5 instances, FRONTIER_LIMIT seconds each, default 50), frontier49 49x49 at
 #              45 % (3, default 80). Each backend's run is stopped after FRONTIER_SECONDS
-#              (default 270; its finished instances are kept). Results:
+#              (default 270; its finished instances are kept). FRONTIER_SOLVERS (default
+#              gpu-anneal) names bench_frontier's engine solvers: gpu-anneal,gpu-anneal-impasse
+#              adds --method impasse on the same instances. Results:
 #              $out/{frontier36,frontier49}_{cuda,cpu}.{json,md} and $out/PHASE.log.
 #
 # Needs, in the checkout (carried as ignored paths): .whl/ with numpy < 2.5 (numba-cuda needs it;
@@ -112,7 +114,7 @@ case $phase in
     fi
     for backend in cuda cpu; do
       timeout "${FRONTIER_SECONDS:-270}" python3 -m benchmarks.bench_frontier "${cell[@]}" \
-        --solvers gpu-anneal --backend "$backend" --grace 30 \
+        --solvers "${FRONTIER_SOLVERS:-gpu-anneal}" --backend "$backend" --grace 30 \
         --instances "${TMPDIR:-/tmp}/frontier_instances" --out "$out/${phase}_$backend" 2>&1 \
         | tee -a "$out/$phase.log" | grep -E '^\{"instance"'
     done

@@ -318,7 +318,7 @@ def solve(
     if dry_run or device is not None:
         given = SolveRequest(files=files or [], example=value(example), kind=value(kind))
         args = (given, value(format), value(technique), value(move), chains, batch, device)
-        exact = (value(method), time_limit, value(rules))
+        exact = (value(method), time_limit, value(rules), t0)
         raise typer.Exit(guarded(_dry_run, *args, value(backend), dry_run, *exact))
 
     options = SolveOptions(
@@ -339,7 +339,7 @@ def solve(
 
 def _dry_run(
     given, fmt, technique, move, chains, batch, device, backend, dry_run, method=None,
-    time_limit=None, rules=None,
+    time_limit=None, rules=None, t0=None,
 ) -> int:  # fmt: skip
     """Print the plan of each order in the input (`given`: the files or --example, as a run
     reads them) and the backend --backend takes, with why (--dry-run): on the card (this one,
@@ -347,7 +347,8 @@ def _dry_run(
     weigh (--backend cpu, or auto where none is usable). The options are resolved as a run's
     (gpu_anneal.resolve), each order's run plan built from them
     (gpu_anneal.run_plan.sudoku_plan). --method exact: each order's exact search, its node cap
-    and time limit (gpu_anneal.solvers.exact_plan_text)."""
+    and time limit (gpu_anneal.solvers.exact_plan_text); --method impasse: its chains
+    (gpu_anneal.impasse_solver.plan_text)."""
     from gpu_anneal import plan
     from gpu_anneal.backend_choice import describe_cores, describe_plans, format_cores_plan
     from gpu_anneal.backends import cuda_status
@@ -357,7 +358,7 @@ def _dry_run(
 
     options = SolveOptions(backend=backend, chains=chains, technique=technique, move=move,
                            batch=batch, fmt=fmt, method=method, time_limit=time_limit,
-                           rules=rules)  # fmt: skip
+                           rules=rules, t0=t0)  # fmt: skip
     s = resolve(options, CLI)
     files, _ = given.sources_and_kind()
     if not dry_run:
@@ -370,6 +371,15 @@ def _dry_run(
                              "the CPU only")  # fmt: skip
         for order, n in plan.count_orders(files, s.fmt).items():
             print(exact_plan_text(order, n, s))
+        return 0
+    if s.method == "impasse":
+        from gpu_anneal.impasse_solver import plan_text
+
+        if backend == "cpu" and device is not None:
+            raise InputError(f"--device {device!r} describes a card; --backend cpu runs on the "
+                             "cores: give one of them")  # fmt: skip
+        for order, n in plan.count_orders(files, s.fmt).items():
+            print(plan_text(order, n, s, device))
         return 0
     if backend == "cpu" and device is not None:
         raise InputError(f"--device {device!r} describes a card; --backend cpu runs on the "

@@ -137,8 +137,9 @@ def solve_stream(
         (P, cells) or (P, N, N) P grids; a (16, 16) array needs order= to say which), parsed
         puzzles, or Items from `read` (gpu_anneal.inputs.read); a wrong one is an InputError
         naming `puzzles`.
-    kind: sudoku | shikaku | hashi.  method: anneal | exact (Sudoku) | ilp (Shikaku, Hashi;
-        "exact" is taken as ilp there).  backend: auto | cpu | cuda (auto: with a usable device,
+    kind: sudoku | shikaku | hashi.  method: anneal | exact (Sudoku) | impasse (Sudoku: heat-
+        bath chains on partial legal grids, held at t0) | ilp (Shikaku, Hashi; "exact" is
+        taken as ilp there).  backend: auto | cpu | cuda (auto: with a usable device,
         the backend the model predicts finishes first, gpu_anneal.backend_choice, a stream read
         ahead to decide; each result's params.backend_choice says why; cuda without a device
         raises BackendError).

@@ -101,6 +101,32 @@ def runner_for(backend: str):
     return cuda_trials(kind_of("sudoku").trial_kernel()), CUDA_SLICE_MOVES
 
 
+def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) -> str:
+    """What `solve --method impasse` will do with `puzzles` puzzles of this order (--dry-run):
+    where the chains run, how many, at what temperature, for how long. `device` names a card
+    described rather than found (--device)."""
+    if device is not None:
+        choice = Choice("cuda", f"cuda: the card described (--device {device!r})")
+    else:
+        choice = impasse_choice(s)
+    chains = chains_of(s, choice.backend)
+    where = ("on the card, one chain a thread" if choice.backend == "cuda"
+             else "on the cores, one chain a thread")  # fmt: skip
+    side = order * order
+    limit = "no time limit" if s.time_limit is None else f"time limit {s.time_limit:g} s a puzzle"
+    lines = [
+        f"plan for {puzzles:,} puzzle{'s' if puzzles != 1 else ''}, {side}x{side}, --method "
+        f"impasse (heat-bath chains on partial legal grids, deduction first), one puzzle at a "
+        f"time",
+        f"  {chains:,} chains a puzzle {where}, held at T = "
+        f"{temperature_at(order, s.t0):g}, never restarted; {limit}",
+        f"  backend: {choice.reason}",
+    ]  # fmt: skip
+    if choice.backend == "cuda":
+        lines.append(f"  {CUDA_SLICE_MOVES:,} moves a chain a launch")
+    return "\n".join(lines)
+
+
 def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     """Each item by heat-bath chains on partial legal grids, within s.time_limit seconds."""
     from cpu_reference.sudoku.impasse import impasse_solve

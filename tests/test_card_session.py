@@ -114,16 +114,19 @@ case "$*" in *benchmarks.bench_frontier*) echo '{"instance": "one", "status": "s
 
 
 @pytest.mark.parametrize(
-    ("phase", "limit", "cell"),
-    [("frontier36", None, "--orders 36x36 --fills 50 --count 5 --limit 50"),
-     ("frontier49", "90", "--orders 49x49 --fills 45 --count 3 --limit 90")],
+    ("phase", "limit", "solvers", "cell"),
+    [("frontier36", None, None, "--orders 36x36 --fills 50 --count 5 --limit 50"),
+     ("frontier36", None, "gpu-anneal,gpu-anneal-impasse",
+      "--orders 36x36 --fills 50 --count 5 --limit 50"),
+     ("frontier49", "90", None, "--orders 49x49 --fills 45 --count 3 --limit 90")],
 )  # fmt: skip
 def test_a_frontier_phase_runs_bench_frontier_on_the_card_then_on_the_cores(
-    tmp_path, phase, limit, cell
+    tmp_path, phase, limit, solvers, cell
 ):
     """frontier36 / frontier49 (python3 and nvidia-smi stand-ins on the PATH): bench_frontier
-    on the phase's cell, gpu-anneal alone, --backend cuda then cpu, each to its own results
-    file under $OUT; FRONTIER_LIMIT replaces the limit; each run's instance lines are shown."""
+    on the phase's cell, gpu-anneal alone (FRONTIER_SOLVERS: the solvers it names), --backend
+    cuda then cpu, each to its own results file under $OUT; FRONTIER_LIMIT replaces the limit;
+    each run's instance lines are shown."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name, text in (("python3", FAKE_PYTHON), ("nvidia-smi", "#!/bin/sh\necho card\n")):
@@ -131,15 +134,16 @@ def test_a_frontier_phase_runs_bench_frontier_on_the_card_then_on_the_cores(
         (bin_dir / name).chmod(0o755)
     out, calls = tmp_path / "out", tmp_path / "calls.txt"
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "OUT": str(out), "CALLS": str(calls),
-           "TMPDIR": str(tmp_path), **({"FRONTIER_LIMIT": limit} if limit else {})}  # fmt: skip
+           "TMPDIR": str(tmp_path), **({"FRONTIER_LIMIT": limit} if limit else {}),
+           **({"FRONTIER_SOLVERS": solvers} if solvers else {})}  # fmt: skip
     proc = subprocess.run(["bash", str(SCRIPT), phase], capture_output=True, text=True,
                           cwd=ROOT, env=env, timeout=60)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     runs = [line for line in calls.read_text().splitlines() if "bench_frontier" in line]
     assert len(runs) == 2
     for run, backend in zip(runs, ("cuda", "cpu"), strict=True):
-        assert run.startswith(f"-m benchmarks.bench_frontier {cell} --solvers gpu-anneal "
-                              f"--backend {backend} ")  # fmt: skip
+        assert run.startswith(f"-m benchmarks.bench_frontier {cell} --solvers "
+                              f"{solvers or 'gpu-anneal'} --backend {backend} ")  # fmt: skip
         assert f"--out {out}/{phase}_{backend}" in run
         assert f"--instances {tmp_path}/frontier_instances" in run
     assert proc.stdout.count('{"instance": "one"') == 2

@@ -339,8 +339,8 @@ def impasse_solve(
     cells = np.asarray(cells, np.uint8).ravel()
     tables = impasse_tables(cells, order)
     if tables is None:
-        return {"status": "no_solution", "free": 0, "grid": None, "open": None, "chain": -1, "moves": 0,
-                "chain_moves": 0, "trials": 0, "slices": 0,
+        return {"status": "no_solution", "free": 0, "grid": None, "open": None, "chain": -1,
+                "moves": 0, "chain_moves": 0, "trials": 0, "slices": 0,
                 "seconds": time.perf_counter() - start}  # fmt: skip
     args = list(chain_arrays(tables, order, chains, seed, temperature))
     args[SLICE_AT], args[TRIAL_AT] = int(slice_moves), int(trial_moves)

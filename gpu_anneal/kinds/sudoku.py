@@ -44,7 +44,7 @@ class Sudoku(PuzzleKind):
         "impasse": FORMATS | {"chains", "seed", "t0", "time_limit"},
     }
     refusal_notes = {
-        ("impasse", "schedule"): "its chains hold one temperature: --t0",
+        ("impasse", "schedule"): "its chains hold one temperature, t0",
         ("impasse", "move"): "its move is the heat-bath move",
     }
     techniques = tuple(TECHNIQUES)
