@@ -32,6 +32,10 @@
 #              gpu-anneal) names bench_frontier's engine solvers: gpu-anneal,gpu-anneal-impasse
 #              adds --method impasse on the same instances. Results:
 #              $out/{frontier36,frontier49}_{cuda,cpu}.{json,md} and $out/PHASE.log.
+# PHASE impasse: --method impasse's moves a second against chains (benchmarks.bench_impasse_rate),
+#              on the card (IMPASSE_CHAINS, default 1024,4096,16384,65536; 5 launches of 20,000
+#              moves a chain) then on the machine's cores (one chain a core), each under
+#              IMPASSE_SECONDS (default 200). Results: $out/impasse_rate_{cuda,cpu}.{json,md}.
 #
 # Needs, in the checkout (carried as ignored paths): .whl/ with numpy < 2.5 (numba-cuda needs it;
 # the image's numpy is newer) and .gpudata/ with forum_hardest_1106.txt and general_25x25.tsv
@@ -66,10 +70,10 @@ case $phase in
     exec timeout 545 python3 -m benchmarks.card_session --data .gpudata --out-dir "$out" \
       --commit "$commit"
     ;;
-  sets|large|check|frontier36|frontier49) ;;
+  sets|large|check|frontier36|frontier49|impasse) ;;
   *)
-    echo "card_session.sh: phase must be all, prepare, sets, large, check, frontier36 or" \
-      "frontier49, not '$phase'" >&2
+    echo "card_session.sh: phase must be all, prepare, sets, large, check, frontier36," \
+      "frontier49 or impasse, not '$phase'" >&2
     exit 2
     ;;
 esac
@@ -105,6 +109,14 @@ case $phase in
         --moves focused,sirdey,focused-two --tag "_o$order" 2>&1 | grep -E "^equality|wrote" \
         | tee -a "$out/check.log"
     done
+    ;;
+  impasse)
+    timeout "${IMPASSE_SECONDS:-200}" python3 -m benchmarks.bench_impasse_rate --backend cuda \
+      --chains "${IMPASSE_CHAINS:-1024,4096,16384,65536}" --slices 5 --moves 20000 \
+      --out "$out/impasse_rate_cuda" 2>&1 | tee "$out/impasse.log" | tail -n 12
+    timeout "${IMPASSE_SECONDS:-200}" python3 -m benchmarks.bench_impasse_rate --backend cpu \
+      --chains "$(nproc)" --out "$out/impasse_rate_cpu" 2>&1 | tee -a "$out/impasse.log" \
+      | tail -n 12
     ;;
   frontier36|frontier49)
     if [ "$phase" = frontier36 ]; then

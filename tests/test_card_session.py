@@ -102,8 +102,8 @@ def test_an_unknown_phase_is_one_line_and_exit_two():
                           cwd=ROOT, timeout=60)  # fmt: skip
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
-        "card_session.sh: phase must be all, prepare, sets, large, check, frontier36 or "
-        "frontier49, not 'everything'"
+        "card_session.sh: phase must be all, prepare, sets, large, check, frontier36, "
+        "frontier49 or impasse, not 'everything'"
     )
 
 
@@ -148,6 +148,29 @@ def test_a_frontier_phase_runs_bench_frontier_on_the_card_then_on_the_cores(
         assert f"--instances {tmp_path}/frontier_instances" in run
     assert proc.stdout.count('{"instance": "one"') == 2
     assert (out / f"{phase}.log").read_text().count('"instance"') == 2
+
+
+def test_the_impasse_phase_measures_rates_on_the_card_then_on_the_cores(tmp_path):
+    """impasse (python3, nvidia-smi and nproc stand-ins on the PATH): bench_impasse_rate on the
+    card over IMPASSE_CHAINS, then on the cores with one chain a core, each to its own file."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("python3", FAKE_PYTHON), ("nvidia-smi", "#!/bin/sh\necho card\n"),
+                       ("nproc", "#!/bin/sh\necho 16\n")):  # fmt: skip
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    out, calls = tmp_path / "out", tmp_path / "calls.txt"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "OUT": str(out), "CALLS": str(calls),
+           "IMPASSE_CHAINS": "64,128"}  # fmt: skip
+    proc = subprocess.run(["bash", str(SCRIPT), "impasse"], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    runs = [line for line in calls.read_text().splitlines() if "bench_impasse_rate" in line]
+    assert runs == [
+        f"-m benchmarks.bench_impasse_rate --backend cuda --chains 64,128 --slices 5 --moves "
+        f"20000 --out {out}/impasse_rate_cuda",
+        f"-m benchmarks.bench_impasse_rate --backend cpu --chains 16 --out {out}/impasse_rate_cpu",
+    ]
 
 
 def test_the_base_set_missing_is_named(tmp_path):

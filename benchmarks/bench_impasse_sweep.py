@@ -1,0 +1,139 @@
+"""The held temperature of `--method impasse` per order and fill: each temperature on the same
+Lewis-style training instances, the chains of the engine (cpu_reference.sudoku.impasse).
+
+For each (order, fill) of --cells and each T of its list, --count instances of --seed (2 by
+default: training grids, neither bench_frontier's own, seed 1, nor its held-out ones, seed 4)
+are solved by --chains chains (one a core) held at T within --limit seconds, chains' seed 1.
+Reports, per T, the instances solved, their median seconds (an unsolved one counting as
+infinitely slow) and each instance's seconds or its fewest open cells when unsolved.
+
+Glossary: cell, one (order, fill) with its temperatures, written ORDER:FILL:T1/T2/...
+
+Results: benchmarks/results/tuning/impasse_sweep.{json,md} (--out).
+
+    python -m benchmarks.bench_impasse_sweep [--cells 6:45:0.25/0.29,7:50:0.27] [--count 3]
+        [--seed 2] [--limit 60] [--chains 2] [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+
+import numpy as np
+
+from benchmarks.frontier_instances import make_instances
+from benchmarks.machine import git, machine
+from benchmarks.paths import results
+from benchmarks.tables import add_out_arguments, rerender, secs, table_block, write_results
+from cpu_reference.sudoku.impasse import impasse_solve
+from cpu_reference.sudoku.verify import verify_solution
+
+OUT = results("tuning") / "impasse_sweep"
+
+
+def parse_cells(text: str) -> list[tuple[int, int, list[float]]]:
+    """[(order, fill, temperatures)] from ORDER:FILL:T1/T2,...; ValueError naming the form."""
+    cells = []
+    for part in text.split(","):
+        try:
+            order, fill, temps = part.split(":")
+            cell = (int(order), int(fill), [float(t) for t in temps.split("/")])
+        except ValueError:
+            raise ValueError(f"--cells {part!r}: expected ORDER:FILL:T1/T2/...") from None
+        if not 2 <= cell[0] <= 8 or not 0 <= cell[1] <= 100 or min(cell[2]) <= 0:
+            raise ValueError(f"--cells {part!r}: order 2..8, fill 0..100, every T above 0")
+        cells.append(cell)
+    return cells
+
+
+def solve_once(inst, temperature: float, chains: int, limit: float) -> dict:
+    """One instance at one temperature: status (verified), seconds, fewest open cells."""
+    cells = np.asarray(inst.cells, np.uint8)
+    r = impasse_solve(cells, inst.order, chains, 1, temperature, limit)
+    ok = r["status"] == "solved" and verify_solution(r["grid"], inst.order, cells) is None
+    return {"instance": inst.name, "solved": ok, "seconds": r["seconds"], "open": r["open"],
+            "moves": r["moves"]}  # fmt: skip
+
+
+def median_text(runs: list[dict]) -> str:
+    """'k/n, median S' with an unsolved run counting as infinitely slow."""
+    times = sorted(r["seconds"] if r["solved"] else float("inf") for r in runs)
+    solved = sum(r["solved"] for r in runs)
+    median = statistics.median(times)
+    return f"{solved}/{len(runs)}, median " + (secs(median) if median != float("inf") else "-")
+
+
+def render(result: dict) -> str:
+    """The markdown report of one sweep."""
+    m = result["machine"]
+    lines = [
+        "# --method impasse: the held temperature per order and fill",
+        "",
+        f"Made by `{result['command']}` at {result['commit'] or '?'}: {m.get('cpu_model')}, "
+        f"{m.get('cores')} cores, {m.get('date')}, load average "
+        f"{', '.join(f'{x:.1f}' for x in m.get('load_average') or [])} at the start. Instances "
+        f"Lewis-style of seed {result['seed']}, {result['chains']} chains (chains' seed 1) within "
+        f"{result['limit']:g} s; a cell: seconds when solved (the verifier passed it), else "
+        "`open N`, the fewest open cells a chain reached.",
+        "",
+    ]
+    for cell in result["cells"]:
+        side = cell["order"] ** 2
+        names = [r["instance"] for r in cell["rows"][0]["runs"]]
+        rows = [
+            (f"{row['temperature']:g}", median_text(row["runs"]),
+             *(secs(r["seconds"]) if r["solved"] else f"open {r['open']}" for r in row["runs"]))
+            for row in cell["rows"]
+        ]  # fmt: skip
+        lines += table_block(
+            f"## {side}x{side}, {cell['fill']} % filled", ("T", "solved", *names), rows, ""
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the flags, run every cell and temperature, write the results files."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cells", default="6:45:0.25/0.29/0.325", help="ORDER:FILL:T1/T2,...")
+    ap.add_argument("--count", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=2, help="instances' seed")
+    ap.add_argument("--limit", type=float, default=60.0, help="seconds an instance")
+    ap.add_argument("--chains", type=int, default=2)
+    add_out_arguments(ap, OUT)
+    args = ap.parse_args(argv)
+    if args.render:
+        rerender(args.out, render)
+        return 0
+    try:
+        cells = parse_cells(args.cells)
+    except ValueError as exc:
+        ap.error(str(exc))
+    if args.count < 1 or args.limit <= 0 or args.chains < 1:
+        ap.error("--count and --chains must be 1 or more, --limit above 0")
+    facts = machine()
+    impasse_solve(np.zeros(16, np.uint8), 2, 1, 0, 1.0, None, slice_moves=10)  # compiled first
+    out_cells = []
+    for order, fill, temperatures in cells:
+        instances = make_instances([order], [fill], args.count, args.seed)
+        rows = []
+        for temperature in temperatures:
+            runs = [solve_once(inst, temperature, args.chains, args.limit) for inst in instances]
+            print(order, fill, temperature, median_text(runs), flush=True)
+            rows.append({"temperature": temperature, "runs": runs})
+        out_cells.append({"order": order, "fill": fill, "rows": rows})
+    command = "python -m benchmarks.bench_impasse_sweep " + " ".join(
+        argv if argv is not None else sys.argv[1:]
+    )
+    result = {
+        "command": command.strip(), "commit": git("rev-parse", "--short", "HEAD"),
+        "machine": facts, "seed": args.seed, "chains": args.chains, "limit": args.limit,
+        "cells": out_cells,
+    }  # fmt: skip
+    write_results(args.out, result, render)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
