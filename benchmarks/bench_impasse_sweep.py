@@ -88,8 +88,9 @@ def render(result: dict) -> str:
             for row in cell["rows"]
         ]  # fmt: skip
         lines += table_block(
-            f"## {side}x{side}, {cell['fill']} % filled", ("T", "solved", *names), rows, ""
-        )
+            f"## {side}x{side}, {cell['fill']} % filled", ("T", "solved", *names), rows,
+            f"{len(names)} instances, each at every temperature.",
+        )  # fmt: skip
     return "\n".join(lines)
 
 

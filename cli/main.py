@@ -207,7 +207,7 @@ def solve(
         float | None,
         typer.Option(
             help="Start temperature; --method impasse: the chains' held temperature  "
-            "[default: the schedule's; impasse: 0.325]"
+            "[default: the schedule's; impasse: by order and fill]"
         ),
     ] = None,
     propagate: Annotated[

@@ -7,7 +7,8 @@ Glossary:
     cpp        chains per puzzle; chain i of puzzle q draws xoroshiro128+ stream i of the seed
                puzzle_seed(seed, q), and a result names it as stream q * cpp + i
                (counts.solving_chain), which --replay-chain re-runs alone on the CPU
-    T          the chains' held temperature: --t0, else TEMPERATURES' for the order
+    T          the chains' held temperature: --t0, else TEMPERATURES' for the order and the
+               puzzle's fill (percent of its cells given)
 
 The chains never restart (a trial runs until the puzzle is solved or its time is up). The
 first chain to reach a solution in moves wins (impasse.winner), so the answer does not depend on
@@ -42,21 +43,50 @@ if TYPE_CHECKING:
     from gpu_anneal.settings import Settings
 
 METHOD = "impasse"
-# order -> the held temperature measured best there (36x36 at 50 % filled:
-# benchmarks/results/tuning/frontier_impasse_36x36_50_heat*.md); other orders take the nearest
-TEMPERATURES = {6: 0.325}
+# order -> ((fill below which, T), ..., (None, T)): the held temperature measured best at the
+# order for a puzzle's fill (its givens over its cells, in percent), by
+# benchmarks/bench_impasse_sweep.py on training instances (benchmarks/results/tuning/
+# impasse_sweep_*.md; 36x36 at 50 % also frontier_impasse_36x36_50_heat*.md); an order
+# without a row takes the nearest order's
+TEMPERATURES = {
+    6: ((42.5, 0.25), (47.5, 0.29), (None, 0.325)),  # best at 40, 45 and 50 %
+    7: ((47.5, 0.25), (None, 0.27)),  # best at 45 and 50 %
+}
 CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given
 CUDA_SLICE_MOVES = 20_000  # moves of every chain a launch on a card
 GOLDEN = 0x9E3779B97F4A7C15
 
 
-def temperature_at(order: int, given: float | None) -> float:
-    """The held temperature of a run at this order: the one given, else the table's for the
-    nearest order measured."""
+def temperature_at(order: int, fill: float, given: float | None = None) -> float:
+    """The held temperature of a puzzle of this order and fill (percent of its cells given):
+    the one given, else TEMPERATURES' for the fill at the nearest order measured."""
     if given is not None:
         return float(given)
-    nearest = min(TEMPERATURES, key=lambda known: (abs(known - order), known))
-    return TEMPERATURES[nearest]
+    for below, temperature in TEMPERATURES[nearest_order(order)]:
+        if below is None or fill < below:
+            return temperature
+    raise AssertionError("a TEMPERATURES row ends with (None, T)")
+
+
+def nearest_order(order: int) -> int:
+    """The order of TEMPERATURES nearest this one (the lower on a tie)."""
+    return min(TEMPERATURES, key=lambda known: (abs(known - order), known))
+
+
+def temperature_text(order: int, given: float | None) -> str:
+    """The temperatures of a run at this order as --dry-run says them: 'T = 0.3', or by fill
+    ('T = 0.25 below 47.5 % filled, else 0.27')."""
+    if given is not None:
+        return f"T = {given:g}"
+    bands = TEMPERATURES[nearest_order(order)]
+    parts = [f"{t:g} below {below:g} % filled" for below, t in bands[:-1]]
+    return "T = " + ", ".join([*parts, f"else {bands[-1][1]:g}" if parts else f"{bands[-1][1]:g}"])
+
+
+def fill_of(item: Item) -> float:
+    """The percent of the item's cells given."""
+    cells = np.asarray(item.puzzle)
+    return 100.0 * np.count_nonzero(cells) / cells.size
 
 
 def puzzle_seed(seed: int, q: int) -> int:
@@ -118,8 +148,8 @@ def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) 
         f"plan for {puzzles:,} puzzle{'s' if puzzles != 1 else ''}, {side}x{side}, --method "
         f"impasse (heat-bath chains on partial legal grids, deduction first), one puzzle at a "
         f"time",
-        f"  {chains:,} chains a puzzle {where}, held at T = "
-        f"{temperature_at(order, s.t0):g}, never restarted; {limit}",
+        f"  {chains:,} chains a puzzle {where}, held at {temperature_text(order, s.t0)}, never "
+        f"restarted; {limit}",
         f"  backend: {choice.reason}",
     ]  # fmt: skip
     if choice.backend == "cuda":
@@ -141,7 +171,7 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
 
     for item in items:
         compile_s = warm_up_seconds(("sudoku-impasse", used), warm)
-        temperature = temperature_at(item.order, s.t0)
+        temperature = temperature_at(item.order, fill_of(item), s.t0)
         seed = puzzle_seed(s.seed or 0, item.index)
         try:
             interrupts.check()  # the run's total time
@@ -210,7 +240,7 @@ def replay(item: Item, stream: int, s: Settings) -> Result:
     from cpu_reference.sudoku.impasse import impasse_replay
 
     chains = int(s.chains)
-    temperature = temperature_at(item.order, s.t0)
+    temperature = temperature_at(item.order, fill_of(item), s.t0)
     seed = puzzle_seed(s.seed or 0, item.index)
     start = time.perf_counter()
     raw = impasse_replay(

@@ -22,6 +22,7 @@ from cpu_reference.sudoku import impasse
 from cpu_reference.sudoku.batch import logic_fill
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import api
+from gpu_anneal.impasse_solver import TEMPERATURES, temperature_at, temperature_text
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -145,6 +146,22 @@ def test_the_answer_does_not_depend_on_the_slices():
     assert other["moves"] != first["chain_moves"]
 
 
+def test_the_temperature_is_the_tables_for_the_order_and_fill_unless_given():
+    """A puzzle takes its order's band for its fill (the nearest order's where its own has no
+    row), a temperature given wins, and --dry-run's text names the bands."""
+    (low, coldest), (high, cool), (_, warm) = TEMPERATURES[6]
+    assert temperature_at(6, low - 0.1) == coldest and temperature_at(6, low) == cool
+    assert temperature_at(6, high - 0.1) == cool and temperature_at(6, high) == warm
+    assert temperature_at(5, 30.0) == coldest and temperature_at(2, 60.0) == warm  # nearest: 6
+    far = max(TEMPERATURES)
+    assert temperature_at(far + 1, 50.0) == temperature_at(far, 50.0)
+    assert temperature_at(6, 10.0, 0.4) == 0.4
+    assert temperature_text(6, None) == (
+        f"T = {coldest:g} below {low:g} % filled, {cool:g} below {high:g} % filled, else {warm:g}"
+    )
+    assert temperature_text(6, 0.31) == "T = 0.31"
+
+
 def test_the_winner_is_the_fewest_moves_then_the_lowest_chain():
     """winner() takes the solved chain with the fewest moves, the lowest index on a tie."""
     counts = np.array([[9, 0, 1], [5, 0, 1], [5, 0, 1], [1, 0, 1]], np.int64)
@@ -173,7 +190,8 @@ def test_api_solves_reports_and_replays_the_winning_chain():
     assert [r.status for r in results] == ["solved", "solved"]
     last = results[1]
     assert last.verified and last.cost == 0 and last.method == "impasse"
-    assert last.params.move == "heat-bath" and last.params.t0 == 0.325
+    fill = 100 * np.count_nonzero(cells_of(HARDEST)) / 81
+    assert last.params.move == "heat-bath" and last.params.t0 == temperature_at(3, fill)
     assert last.params.chains == 2 and last.params.seed == 4
     assert last.counts.solving_chain in (2, 3)  # puzzle 1's chains
     assert last.counts.proposals >= last.counts.chain_proposals > 0
