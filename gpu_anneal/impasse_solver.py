@@ -51,6 +51,7 @@ METHOD = "impasse"
 TEMPERATURES = {
     6: ((42.5, 0.25), (47.5, 0.29), (None, 0.325)),  # best at 40, 45 and 50 %
     7: ((47.5, 0.25), (None, 0.27)),  # best at 45 and 50 %
+    8: ((None, 0.23),),  # measured at 45 % alone (0.21 and 0.23 solved; 49x49's 0.25 did not)
 }
 CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given
 CUDA_SLICE_MOVES = 20_000  # moves of every chain a launch on a card
