@@ -321,6 +321,10 @@ def replay_run(puzzles, chain: int, options: SolveOptions, naming: Naming = API)
     wanted = puzzle_of_stream(chain, s.chains)
     for item in _items(puzzles, s):
         if item.index == wanted:
+            if s.method == "impasse":
+                from gpu_anneal.impasse_solver import replay as impasse_replay
+
+                return impasse_replay(item, chain, s)
             return solvers.replay(item, chain, s)
     raise InputError(f"{naming.value('chain', chain)}: the input has no puzzle {wanted}")
 

@@ -120,6 +120,20 @@ def chains_of(s: Settings, backend: str) -> int:
     return cpu_threads()
 
 
+KERNEL_SCALARS = ("side", "slice_moves", "trial_moves")  # impasse_slice's non-array arguments
+
+
+@functools.cache
+def impasse_kernel():
+    """The TrialKernel of the impasse chains (one chain a thread; built once, compiled on first
+    use): impasse_slice's arguments, its RNG states, best grids, their open cells and counts
+    brought back after the last launch."""
+    from cpu_reference.sudoku.impasse import impasse_slice
+    from gpu_anneal.kernels.launch import RESULTS, TrialKernel
+
+    return TrialKernel(impasse_slice, KERNEL_SCALARS, (*RESULTS, "counts"))
+
+
 def runner_for(backend: str):
     """(a fresh TrialRunner or None for the CPU runner, the moves a slice)."""
     from cpu_reference.sudoku.impasse import SLICE_MOVES
@@ -127,9 +141,8 @@ def runner_for(backend: str):
     if backend != "cuda":
         return None, SLICE_MOVES
     from gpu_anneal.grid_runners import cuda_trials
-    from gpu_anneal.kinds import kind_of
 
-    return cuda_trials(kind_of("sudoku").trial_kernel()), CUDA_SLICE_MOVES
+    return cuda_trials(impasse_kernel()), CUDA_SLICE_MOVES
 
 
 def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) -> str:

@@ -307,10 +307,6 @@ def _status(error: str | None) -> str:
 
 def replay(item: Item, chain: int, s: Settings) -> Result:
     """Chain `chain` of a run with `s.chains` chains per puzzle, re-run alone on the CPU."""
-    if s.method == "impasse":
-        from gpu_anneal.impasse_solver import replay as impasse_replay
-
-        return impasse_replay(item, chain, s)
     from gpu_anneal.sudoku_solver import replay_planned
 
     plan = sudoku_plan(s, item.order, "cpu", "cpu: --replay-chain runs on the CPU")

@@ -55,7 +55,6 @@ class Sudoku(PuzzleKind):
     # The CUDA trial kernel of --method impasse (gpu_anneal.kernels.launch.TrialKernel, one
     # chain a thread), registered for the PTX checks as trial_name
     trial_name = "sudoku-impasse"
-    trial_scalars = ("side", "slice_moves", "trial_moves")
 
     @property
     def moves(self) -> tuple[str, ...]:
@@ -173,14 +172,10 @@ class Sudoku(PuzzleKind):
         return impasse_slice
 
     def trial_kernel(self):
-        """The TrialKernel of --method impasse (built on first use)."""
-        kernel = self.__dict__.get("_trial_kernel")
-        if kernel is None:
-            from gpu_anneal.kernels.launch import RESULTS, TrialKernel
+        """The TrialKernel of --method impasse (gpu_anneal.impasse_solver.impasse_kernel)."""
+        from gpu_anneal.impasse_solver import impasse_kernel
 
-            kernel = TrialKernel(self.trial, self.trial_scalars, (*RESULTS, "counts"))
-            self.__dict__["_trial_kernel"] = kernel
-        return kernel
+        return impasse_kernel()
 
     def trial_types(self) -> tuple:
         """The numba types of the impasse kernel's arguments, from the chains of a 4x4 puzzle."""
