@@ -38,9 +38,9 @@ def runner_of(backend: str, solved: np.ndarray):
     """A TrialRunner of the impasse chains on `backend` (the CPU one over `solved`)."""
     if backend == "cuda":
         from gpu_anneal.grid_runners import cuda_trials
-        from gpu_anneal.kinds import kind_of
+        from gpu_anneal.impasse_solver import impasse_kernel
 
-        return cuda_trials(kind_of("sudoku").trial_kernel())
+        return cuda_trials(impasse_kernel())
     return CpuTrials(impasse.run_impasse_cpu, solved)
 
 

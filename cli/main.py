@@ -372,18 +372,15 @@ def _dry_run(
         for order, n in plan.count_orders(files, s.fmt).items():
             print(exact_plan_text(order, n, s))
         return 0
-    if s.method == "impasse":
-        from gpu_anneal.impasse_solver import plan_text
-
-        if backend == "cpu" and device is not None:
-            raise InputError(f"--device {device!r} describes a card; --backend cpu runs on the "
-                             "cores: give one of them")  # fmt: skip
-        for order, n in plan.count_orders(files, s.fmt).items():
-            print(plan_text(order, n, s, device))
-        return 0
     if backend == "cpu" and device is not None:
         raise InputError(f"--device {device!r} describes a card; --backend cpu runs on the "
                          "cores: give one of them")  # fmt: skip
+    if s.method == "impasse":
+        from gpu_anneal.impasse_solver import plan_text
+
+        for order, n in plan.count_orders(files, s.fmt).items():
+            print(plan_text(order, n, s, device))
+        return 0
     if device is None:
         usable, reason = cuda_status()
         if backend == "cuda" and not usable:

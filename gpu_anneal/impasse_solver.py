@@ -35,6 +35,7 @@ from gpu_anneal.solvers import (
     fill_solution,
     guarded,
     interrupted,
+    out_of_time,
     timed_verify,
     warm_up_seconds,
 )
@@ -199,11 +200,7 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
             raise
         build = functools.partial(_result, item, raw, s, used, chains, temperature, choice)
         result = guarded(item, METHOD, used, functools.partial(build, compile_s))
-        left = interrupts.time_left()
-        if left is not None and left <= 0 and result.status == "unsolved":
-            interrupts.spend()  # stopped by the run's total time: reported as on Ctrl-C
-            result.status, result.error = "interrupted", interrupts.stop_reason()
-        yield result
+        yield out_of_time(result)
         interrupts.check()
 
 

@@ -473,12 +473,18 @@ def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
             _from_grid, item, raw, s, plan.chains, compile_s, search_s, choice.reason
         )
         result = guarded(item, method, used, build)
-        left = interrupts.time_left()
-        if left is not None and left <= 0 and result.status == "unsolved":
-            interrupts.spend()  # stopped by the run's total time: reported as on Ctrl-C
-            result.status, result.error = "interrupted", interrupts.stop_reason()
-        yield result
+        yield out_of_time(result)
         interrupts.check()
+
+
+def out_of_time(result: Result) -> Result:
+    """The result, reported interrupted (as on Ctrl-C) when it is unsolved because the run's
+    total time ran out during its search."""
+    left = interrupts.time_left()
+    if left is not None and left <= 0 and result.status == "unsolved":
+        interrupts.spend()
+        result.status, result.error = "interrupted", interrupts.stop_reason()
+    return result
 
 
 def _from_grid(
