@@ -105,12 +105,18 @@ class Session:
         self.log.append(text)
 
 
+def share(name: str, budget: float) -> float:
+    """A phase's seconds under a session of `budget` seconds: BUDGETS[name], scaled down in
+    proportion where the session is shorter than TOTAL."""
+    return BUDGETS[name] * min(1.0, budget / TOTAL)
+
+
 class Phase:
     """A phase's clock: allowance(cap) is what a step may take now (0: skip it)."""
 
     def __init__(self, session: Session, name: str):
         self.session, self.name = session, name
-        self.budget = 1e9 if session.dry else BUDGETS[name]
+        self.budget = 1e9 if session.dry else share(name, session.budget)
         self.start = time.perf_counter()
         self.skipped: list[str] = []
 
@@ -131,7 +137,7 @@ class Phase:
         """The phase's seconds, budget and skipped steps."""
         return {
             "seconds": round(time.perf_counter() - self.start, 2),
-            "budget": None if self.session.dry else BUDGETS[self.name],
+            "budget": None if self.session.dry else round(share(self.name, self.session.budget)),
             "skipped": self.skipped,
         }
 
@@ -356,7 +362,7 @@ def phase_occupancy(session: Session) -> None:
     """Per-chain proposals/s against chains launched, in a child process (the card's)."""
     phase = Phase(session, "occupancy")
     points = DRY_POINTS if session.dry else OCCUPANCY_POINTS
-    allowance = phase.allowance(BUDGETS["occupancy"])
+    allowance = phase.allowance(share("occupancy", session.budget))
     if not allowance:
         phase.skip("occupancy")
         session.doc["occupancy"] = []
@@ -426,7 +432,7 @@ def phase_ncu(session: Session, files: dict) -> None:
     if status is None:
         path, _ = files["warm"]
         for pool in session.doc["pools"]:
-            allowance = phase.allowance(BUDGETS["ncu"] / len(session.doc["pools"]))
+            allowance = phase.allowance(share("ncu", session.budget) / len(session.doc["pools"]))
             if not allowance:
                 phase.skip(f"ncu, {pool} pool")
                 continue

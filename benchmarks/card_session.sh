@@ -10,6 +10,12 @@
 #              prediction); at most 5 files in $OUT. COMMIT may be left out (then "unknown").
 #              `all --dry` runs the same code here: the CPU and the CUDA simulator, tiny sizes,
 #              the environment as it is (no wheels installed; $PYTHON, else python3).
+#              CARD_BUDGET (default 510) is the session's seconds; a shorter one scales each
+#              step's phase down in proportion.
+# PHASE lent:  a 15-minute lease's one command: all (CARD_BUDGET 280), then frontier36 by
+#              --method impasse (FRONTIER_LIMIT 20, FRONTIER_SECONDS 95), then impasse
+#              (IMPASSE_CHAINS 4096,65536, IMPASSE_SECONDS 45), each under what is left of
+#              LENT_SECONDS (default 565); every phase's files in $OUT/card_lent.tgz.
 # PHASE prepare (here, not on the card): .gpudata/ with the base sets from ../shared and .whl/
 #              with the numpy numba-cuda needs (.gitignore names both); then, on the card,
 #              `bash benchmarks/card_session.sh all HASH` with carry [".gpudata", ".whl"].
@@ -67,12 +73,32 @@ case $phase in
     export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
     # the session's own budget (510 s, a stopped step's 20 s of grace after it) ends it; this
     # limit only guards against a hang (SIGTERM: the files are still written)
-    exec timeout 545 python3 -m benchmarks.card_session --data .gpudata --out-dir "$out" \
-      --commit "$commit"
+    budget=${CARD_BUDGET:-510}
+    exec timeout $((budget + 35)) python3 -m benchmarks.card_session --data .gpudata \
+      --out-dir "$out" --commit "$commit" --budget "$budget"
+    ;;
+  lent)
+    # one lease's single command: all, frontier36, impasse in turn, each under what is left of
+    # LENT_SECONDS; every file in one archive, $OUT/card_lent.tgz (a call returns 8 files)
+    work=${TMPDIR:-/tmp}/card_lent
+    rm -rf "$work" && mkdir -p "$work" "$out" || exit 1
+    end=$(($(date +%s) + ${LENT_SECONDS:-565}))
+    within() {
+      local left=$((end - $(date +%s)))
+      if [ "$left" -lt 10 ]; then echo "card_session.sh: no time left for $1" >&2; return 0; fi
+      OUT=$work/$1 timeout "$left" bash "$0" "$1" "$commit"
+    }
+    CARD_BUDGET=${CARD_BUDGET:-280} within all
+    FRONTIER_SOLVERS=${FRONTIER_SOLVERS:-gpu-anneal-impasse} FRONTIER_LIMIT=${FRONTIER_LIMIT:-20} \
+      FRONTIER_SECONDS=${FRONTIER_SECONDS:-95} within frontier36
+    IMPASSE_CHAINS=${IMPASSE_CHAINS:-4096,65536} IMPASSE_SECONDS=${IMPASSE_SECONDS:-45} \
+      within impasse
+    tar czf "$out/card_lent.tgz" -C "$work" . && ls -l "$out"
+    exit 0
     ;;
   sets|large|check|frontier36|frontier49|impasse) ;;
   *)
-    echo "card_session.sh: phase must be all, prepare, sets, large, check, frontier36," \
+    echo "card_session.sh: phase must be all, lent, prepare, sets, large, check, frontier36," \
       "frontier49 or impasse, not '$phase'" >&2
     exit 2
     ;;

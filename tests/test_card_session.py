@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tarfile
 
 import pytest
 from simulate import one_core, simulator_env
@@ -87,6 +88,8 @@ def test_a_spent_budget_skips_the_step_and_says_so(tmp_path):
     roomy = cs.Session(tmp_path, tmp_path, dry=False, commit="x", budget=1000.0)
     assert cs.Phase(roomy, "cores").allowance(25) == 25
     assert cs.Phase(roomy, "env").allowance(1000) == pytest.approx(cs.BUDGETS["env"], abs=0.5)
+    half = cs.Session(tmp_path, tmp_path, dry=False, commit="x", budget=cs.TOTAL / 2)
+    assert cs.Phase(half, "pools").budget == pytest.approx(cs.BUDGETS["pools"] / 2)
     assert sum(cs.BUDGETS.values()) <= cs.TOTAL + 10  # the last phase may find less left
     assert cs.TOTAL + card_runs.INTERRUPT_GRACE <= 540  # 9 minutes, the wheels' install aside
 
@@ -102,7 +105,7 @@ def test_an_unknown_phase_is_one_line_and_exit_two():
                           cwd=ROOT, timeout=60)  # fmt: skip
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
-        "card_session.sh: phase must be all, prepare, sets, large, check, frontier36, "
+        "card_session.sh: phase must be all, lent, prepare, sets, large, check, frontier36, "
         "frontier49 or impasse, not 'everything'"
     )
 
@@ -171,6 +174,36 @@ def test_the_impasse_phase_measures_rates_on_the_card_then_on_the_cores(tmp_path
         f"20000 --out {out}/impasse_rate_cuda",
         f"-m benchmarks.bench_impasse_rate --backend cpu --chains 16 --out {out}/impasse_rate_cpu",
     ]
+
+
+def test_the_lent_phase_runs_all_then_frontier36_then_impasse_into_one_archive(tmp_path):
+    """lent (python3, nvidia-smi and nproc stand-ins on the PATH): the session at CARD_BUDGET's
+    280 s, then bench_frontier by --method impasse at a 20 s limit on the card and the cores,
+    then the impasse rates, each phase's files under its own folder of $OUT/card_lent.tgz."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("python3", FAKE_PYTHON), ("nvidia-smi", "#!/bin/sh\necho card\n"),
+                       ("nproc", "#!/bin/sh\necho 16\n")):  # fmt: skip
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    out, calls = tmp_path / "out", tmp_path / "calls.txt"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "OUT": str(out), "CALLS": str(calls),
+           "TMPDIR": str(tmp_path)}  # fmt: skip
+    proc = subprocess.run(["bash", str(SCRIPT), "lent", "abc123"], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    runs = [line.split()[1] for line in calls.read_text().splitlines()
+            if line.startswith("-m benchmarks")]  # fmt: skip
+    assert runs == ["benchmarks.card_session", "benchmarks.bench_frontier",
+                    "benchmarks.bench_frontier", "benchmarks.bench_impasse_rate",
+                    "benchmarks.bench_impasse_rate"]  # fmt: skip
+    text = calls.read_text()
+    assert "--commit abc123 --budget 280" in text
+    assert text.count("--limit 20 --solvers gpu-anneal-impasse") == 2
+    assert "--chains 4096,65536" in text
+    with tarfile.open(out / "card_lent.tgz") as archive:
+        names = set(archive.getnames())
+    assert {"./all", "./frontier36/frontier36.log", "./impasse/impasse.log"} <= names
 
 
 def test_the_base_set_missing_is_named(tmp_path):
