@@ -5,7 +5,7 @@ Phases, in order, each under its own budget of seconds (BUDGETS; a step that wou
 nothing left of its phase, or of the whole --budget, is recorded as skipped, and a running
 step is stopped at its allowance, SIGINT, its finished puzzles kept):
 
-    env        the card (nvidia-smi), the versions, whether `gpu-anneal solve` knows --pool
+    env        the card (nvidia-smi), the versions, whether `gpu-anneal solve` takes --pool
     startup    `gpu-anneal solve --example seed002 --backend cuda --verbose` twice, with this
                environment's cache root (a fresh machine's is empty): the first start (compiles)
                and the second; the start-up timeline of each (gpu_anneal.timeline), its wall
@@ -176,6 +176,16 @@ def base_set(session: Session) -> np.ndarray:
 # ---- phases ------------------------------------------------------------------------------
 
 
+def knows_pool(env: dict) -> bool:
+    """Whether `gpu-anneal solve` takes --pool: its exit code with the option given (the help
+    text's layout differs between typer versions, so it is not read)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpu_anneal", "solve", "--pool", "slices", "--help"],
+        capture_output=True, text=True, cwd=ROOT, env=env, timeout=60,
+    )  # fmt: skip
+    return proc.returncode == 0
+
+
 def phase_env(session: Session) -> None:
     """The card, the versions, and whether solve knows --pool."""
     phase = Phase(session, "env")
@@ -193,15 +203,11 @@ def phase_env(session: Session) -> None:
             versions[name] = __import__(name).__version__
         except ImportError:
             versions[name] = None
-    helped = subprocess.run(
-        [sys.executable, "-m", "gpu_anneal", "solve", "--help"], capture_output=True,
-        text=True, cwd=ROOT, env=env_for(session, False), timeout=60,
-    )  # fmt: skip
-    pools = ["persistent", "slices"] if "--pool" in helped.stdout else ["slices"]
+    has_pool = knows_pool(env_for(session, False))
+    pools = ["persistent", "slices"] if has_pool else ["slices"]
     session.doc.update(
         card=card if not session.dry else "CUDA simulator (dry run)",
-        cores=os.cpu_count(), versions=versions, pools=pools,
-        pool_option="--pool" in helped.stdout,
+        cores=os.cpu_count(), versions=versions, pools=pools, pool_option=has_pool,
     )  # fmt: skip
     if len(pools) == 1:
         session.note("solve has no --pool here: the slice pool alone is measured")

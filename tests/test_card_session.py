@@ -40,7 +40,8 @@ def test_dry_run_writes_at_most_five_files_with_every_phase(tmp_path):
     assert {"context", "module loads", "first launch", "first result"} <= set(steps)
     assert list(start["timeline"].values()) == sorted(start["timeline"].values())
     pools = doc["pools_runs"]
-    assert [r["pool"] for r in pools] == doc["pools"] and doc["pools"][-1] == "slices"
+    assert [r["pool"] for r in pools] == doc["pools"] == ["persistent", "slices"]
+    assert doc["pool_option"] is True  # solve takes --pool: both pools are measured
     for run in pools:  # every puzzle reported once, on the card's backend
         assert run["results"] == run["puzzles"] == 2 and run["missing"] == 0
         assert run["backends_reported"] == ["cuda"] and run["chains_per_puzzle"] == 2

@@ -1,0 +1,222 @@
+"""One lent card's measurements, read back from the results files the session committed, as one
+page beside the models and the issues' targets (`bash benchmarks/card_session.sh lent` and the
+phases run after it write those files).
+
+    python -m benchmarks.card_lent_report --tag h200_c83e05b            # write the page
+    python -m benchmarks.card_lent_report --tag h200_c83e05b --check    # exit 1 if it differs
+
+Reads, under benchmarks/results/ (TAG = CARD_COMMIT):
+    gpu/card_session_TAG.json                     the session (pools, cores, occupancy)
+    frontier/frontier_card_CARD_CELL_SOLVER_BACKEND.json   bench_frontier, card then cores
+    throughput/impasse_rate_CARD_*.json           bench_impasse_rate, card and cores
+Writes gpu/card_lent_TAG.md. Nothing here holds a measured number.
+
+Which pool ran: a session whose `solve --help` showed no --pool passed none, so each card run
+took solve's default pool (gpu_anneal.sudoku_solver.persistent_chosen: the persistent pool on
+a card where its kernel runs the order and move); the page names that pool and sets the run
+beside that pool's model, whatever label the session gave it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+
+from benchmarks import card_session as cs
+from benchmarks.paths import results
+
+# The issues' card targets (requirements, not measurements).
+COOP_TARGET = 2_000_000  # issue 40: the 25x25 chain >= 2 M proposals/s on a lent card
+POOL_TARGETS = {  # the card pools' issue (benchmarks/results/gpu/card_vs_cores.md's targets)
+    "iso6000": 15.0,  # the card >= 15x the cores on 6,000 isomorphs, start-up included
+    "iso60000": 10_000.0,  # >= 10,000 puzzles/s on 60,000 isomorphs
+}
+CELL = re.compile(r"frontier_card_(?P<card>[a-z0-9]+)_(?P<cell>\d+x\d+_\d+)_(?P<solver>[a-z]+)"
+                  r"_(?P<backend>cuda|cpu)\.json$")  # fmt: skip
+
+
+def default_pool(move: str, order: int = 3) -> str:
+    """The pool solve takes on a card when none is named: persistent where its kernel runs the
+    order and move, else slices."""
+    from cpu_reference.sudoku.rules import move_code
+    from gpu_anneal.persistent_pool import serves
+
+    return "persistent" if serves(order, move_code(move, order)) else "slices"
+
+
+def pool_rows(session: dict) -> list[str]:
+    """The pools' table: each card run under the pool that ran, beside that pool's model."""
+    out = ["| workload | pool that ran | chains | wall s | puzzles/s | solved | model puzzles/s "
+           "| measured / model |", "|---|---|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for run in session.get("pools_runs", []):
+        ran = run["pool"] if session.get("pool_option") else default_pool(run["move"])
+        note = "" if session.get("pool_option") else " (solve's default)"
+        model = cs.pool_prediction(run["puzzles"], ran, run.get("chains_per_puzzle"))
+        rate = model["puzzles_per_second"] if model else None
+        ratio = f"{run['puzzles_per_second'] / rate:.2f}" if rate else "-"
+        out.append(f"| {run['workload']} ({run['puzzles']:,}) | {ran}{note} | "
+                   f"{run.get('chains_per_puzzle')} | {run['wall_seconds']:.2f} | "
+                   f"{run['puzzles_per_second']:,.0f} | {run['solved']:,} | "
+                   f"{f'{rate:,.0f}' if rate else 'no model'} | {ratio} |")  # fmt: skip
+    for run in session.get("cores_runs", []):
+        out.append(f"| {run['workload']} ({run['puzzles']:,}) | {session['cores']} cores, "
+                   f"{run.get('method', run.get('label', ''))} | - | {run['wall_seconds']:.2f} | "
+                   f"{run['puzzles_per_second']:,.0f} | {run['solved']:,} | - | - |")  # fmt: skip
+    return out
+
+
+def pool_targets(session: dict) -> list[str]:
+    """The card pools' targets against what ran."""
+    card = {r["workload"]: r for r in session.get("pools_runs", [])}
+    cores = [r for r in session.get("cores_runs", []) if "anneal" in str(r.get("label", ""))]
+    out = []
+    if "iso6000" in card and cores:
+        ratio = cores[0]["wall_seconds"] / card["iso6000"]["wall_seconds"]
+        out.append(target_row("6,000 isomorphs: the card against the cores' annealing",
+                              f">= {POOL_TARGETS['iso6000']:g}x", f"{ratio:.1f}x",
+                              ratio >= POOL_TARGETS["iso6000"]))  # fmt: skip
+    if "iso60000" in card:
+        rate = card["iso60000"]["puzzles_per_second"]
+        out.append(target_row("60,000 isomorphs on the card, start-up included",
+                              f">= {POOL_TARGETS['iso60000']:,.0f} puzzles/s", f"{rate:,.0f}/s",
+                              rate >= POOL_TARGETS["iso60000"]))  # fmt: skip
+    return out
+
+
+def target_row(what: str, target: str, measured: str, met: bool) -> str:
+    """One row of the targets table."""
+    return f"| {what} | {target} | {measured} | {'met' if met else '**not met**'} |"
+
+
+def occupancy_rows(session: dict) -> tuple[list[str], list[str]]:
+    """The per-chain rates against chains, and the 25x25 chain's target."""
+    out = ["| kernel | chains | regime | proposals/s a chain | model |", "|---|---:|---|---:|---:|"]
+    targets = []
+    for row in session.get("occupancy", []):
+        model = row.get("predicted_chain_proposals_per_second")
+        out.append(f"| {row['kernel']} | {row['chains']:,} ({row['point']}) | {row['regime']} | "
+                   f"{row['chain_proposals_per_second']:,.0f} | "
+                   f"{f'{model:,.0f}' if model else '-'} |")  # fmt: skip
+        if row["kernel"].startswith("25x25") and row["point"] == "a full wave":
+            rate = row["chain_proposals_per_second"]
+            targets.append(target_row(f"25x25 chain, a full wave, {row['regime']} regime",
+                                      ">= 2 M proposals/s", f"{rate / 1e6:.2f} M/s",
+                                      rate >= COOP_TARGET))  # fmt: skip
+    return out, targets
+
+
+def frontier_pairs(card: str) -> dict[tuple[str, str], dict[str, dict]]:
+    """{(cell, solver): {backend: bench_frontier's document}} of this card's frontier files."""
+    pairs: dict[tuple[str, str], dict[str, dict]] = {}
+    for path in sorted(results("frontier").glob(f"frontier_card_{card}_*.json")):
+        m = CELL.match(path.name)
+        if m:
+            key = (m["cell"], m["solver"])
+            pairs.setdefault(key, {})[m["backend"]] = json.loads(path.read_text())
+    return pairs
+
+
+def frontier_rows(card: str, cores: int) -> tuple[list[str], list[str]]:
+    """Each frontier cell and solver, instance by instance, card then cores, and the target:
+    the card faster in wall time than the cores over the instances both reached, solving no
+    fewer."""
+    out, targets = [], []
+    for (cell, solver), docs in frontier_pairs(card).items():
+        if set(docs) != {"cuda", "cpu"}:
+            continue
+        by = {b: {r["instance"]: r for r in d["rows"]} for b, d in docs.items()}
+        limit = next(iter(by["cuda"].values()))["limit"] if by["cuda"] else None
+        out += ["", f"### {cell.replace('_', ' at ')} % filled, --method {solver}, "
+                f"{limit:g} s a grid", "",
+                "| instance | card | cores |", "|---|---:|---:|"]  # fmt: skip
+        names = sorted(set(by["cuda"]) | set(by["cpu"]))
+        for name in names:
+            cells = [_status(by[b].get(name)) for b in ("cuda", "cpu")]
+            out.append(f"| {name} | {cells[0]} | {cells[1]} |")
+        both = [n for n in names if n in by["cuda"] and n in by["cpu"]]
+        solved = {b: sum(by[b][n]["solved"] for n in both) for b in by}
+        wall = {b: sum(by[b][n]["seconds"] for n in both) for b in by}
+        unreached = [n for n in names if n not in by["cuda"] or n not in by["cpu"]]
+        out.append("")
+        out.append(f"Over the {len(both)} grids both reached: the card solved {solved['cuda']} "
+                   f"in {wall['cuda']:.1f} s of solving, the cores {solved['cpu']} in "
+                   f"{wall['cpu']:.1f} s (an unsolved grid counts its limit)"
+                   + (f"; not reached by one backend within the phase's time: "
+                      f"{', '.join(unreached)}." if unreached else "."))  # fmt: skip
+        met = solved["cuda"] >= solved["cpu"] and wall["cuda"] < wall["cpu"]
+        targets.append(target_row(f"{cell.replace('_', ' at ')} %, --method {solver}: the card "
+                                  f"against {cores} cores", "faster, solving no fewer",
+                                  f"card {solved['cuda']}/{len(both)} in {wall['cuda']:.1f} s, "
+                                  f"cores {solved['cpu']}/{len(both)} in {wall['cpu']:.1f} s",
+                                  met))  # fmt: skip
+    return out, targets
+
+
+def _status(row: dict | None) -> str:
+    if row is None:
+        return "not reached"
+    return f"{row['seconds']:.2f} s" if row["solved"] else row["status"]
+
+
+def impasse_rows(card: str) -> list[str]:
+    """--method impasse's moves a second against chains, card and cores."""
+    out = [
+        "| file | backend | chains | M moves/s | M moves/s a chain |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for path in sorted(results("throughput").glob(f"impasse_rate_{card}_*.json")):
+        doc = json.loads(path.read_text())
+        for row in doc["rows"]:
+            out.append(f"| {path.stem} | {doc['backend']} | {row['chains']:,} | "
+                       f"{row['rate'] / 1e6:,.1f} | {row['rate_a_chain'] / 1e6:.3f} |")  # fmt: skip
+    return out
+
+
+def render(tag: str) -> str:
+    """The page of the lent session TAG (CARD_COMMIT)."""
+    card = tag.split("_")[0]
+    session = json.loads((results("gpu") / f"card_session_{tag}.json").read_text())
+    occupancy, coop_targets = occupancy_rows(session)
+    frontier, frontier_targets = frontier_rows(card, session["cores"])
+    pool_note = ("solve named --pool" if session.get("pool_option") else
+                 "the session saw no --pool in solve's help and passed none: each card run took "
+                 "solve's default pool, named below")  # fmt: skip
+    out = [f"# A lent card: {session['card']}", "",
+           f"Written by `python -m benchmarks.card_lent_report --tag {tag}` from the committed "
+           f"results files (module docstring). Session commit {session['commit']}; "
+           f"{session['cores']} cores; {session['versions']}. Models are on an H100 SXM's rates, "
+           "made before these runs.", "", "## Targets", "",
+           "| target | asked | measured | |", "|---|---|---|---|",
+           *pool_targets(session), *coop_targets, *frontier_targets, "",
+           "## Pools and cores (9x9)", "", f"Pools: {pool_note}.", "", *pool_rows(session), "",
+           "## Per-chain rate against chains", "", *occupancy, "",
+           "## The frontier, card then cores", *frontier, "",
+           "## --method impasse: moves a second", "", *impasse_rows(card), ""]  # fmt: skip
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write (or --check) gpu/card_lent_TAG.md."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tag", required=True, help="CARD_COMMIT, e.g. h200_c83e05b")
+    ap.add_argument("--check", action="store_true", help="exit 1 if the page differs")
+    args = ap.parse_args(argv)
+    source = results("gpu") / f"card_session_{args.tag}.json"
+    if not source.exists():
+        print(f"card_lent_report: no session file {source}", file=sys.stderr)
+        return 2
+    page, text = results("gpu") / f"card_lent_{args.tag}.md", render(args.tag)
+    if args.check:
+        same = page.exists() and page.read_text() == text
+        if not same:
+            print(f"card_lent_report: {page} differs from its output", file=sys.stderr)
+        return 0 if same else 1
+    page.write_text(text)
+    print(f"wrote {page}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

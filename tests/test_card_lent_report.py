@@ -1,0 +1,66 @@
+"""benchmarks/card_lent_report.py: the lent card's page is the committed results files' (it is
+regenerated, not typed), the pool that ran is named where the session passed none, and the
+frontier target compares the card and the cores over the grids both reached."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from benchmarks import card_lent_report as report
+from benchmarks import card_session as cs
+
+TAG = "h200_c83e05b"
+
+
+def test_the_committed_page_is_its_results_files_output():
+    assert report.main(["--tag", TAG, "--check"]) == 0
+
+
+def test_a_missing_session_is_one_line_and_exit_two(capsys):
+    assert report.main(["--tag", "nocard_0000000"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_run_without_pool_is_set_beside_the_default_pools_model():
+    session = {"pool_option": False, "cores": 16, "pools_runs": [
+        {"workload": "iso60000", "puzzles": 60000, "pool": "slices", "move": "focused-two",
+         "chains_per_puzzle": 64, "wall_seconds": 10.0, "puzzles_per_second": 6000.0,
+         "solved": 60000}]}  # fmt: skip
+    assert report.default_pool("focused-two") == "persistent"
+    row = report.pool_rows(session)[2]
+    model = cs.pool_prediction(60000, "persistent", 64)["puzzles_per_second"]
+    assert "| persistent (solve's default) |" in row
+    assert f"{6000.0 / model:.2f}" in row
+
+
+def _doc(rows):
+    return {"rows": [{"instance": n, "limit": 20.0, "seconds": s, "solved": ok,
+                      "status": "solved" if ok else "unsolved"} for n, s, ok in rows]}  # fmt: skip
+
+
+def test_the_frontier_target_counts_only_grids_both_backends_reached(tmp_path, monkeypatch):
+    folder = tmp_path / "frontier"
+    folder.mkdir()
+    card = _doc([("a", 3.0, True), ("b", 10.0, True), ("c", 20.0, False)])
+    cores = _doc([("a", 1.0, True), ("b", 20.0, False)])
+    for backend, doc in (("cuda", card), ("cpu", cores)):
+        (folder / f"frontier_card_x1_36x36_50_anneal_{backend}.json").write_text(json.dumps(doc))
+    monkeypatch.setattr(report, "results", lambda topic: tmp_path / topic)
+    lines, targets = report.frontier_rows("x1", 16)
+    assert targets == [
+        "| 36x36 at 50 %, --method anneal: the card against 16 cores | faster, "
+        "solving no fewer | card 2/2 in 13.0 s, cores 1/2 in 21.0 s | met |"
+    ]
+    assert "| c | unsolved | not reached |" in lines
+    cores["rows"][1].update(seconds=5.0, solved=True, status="solved")
+    (folder / "frontier_card_x1_36x36_50_anneal_cpu.json").write_text(json.dumps(cores))
+    assert report.frontier_rows("x1", 16)[1][0].endswith("**not met** |")  # cores faster
+
+
+def test_knows_pool_reads_the_exit_code(monkeypatch):
+    for code, expected in ((0, True), (2, False)):
+        monkeypatch.setattr(
+            cs.subprocess, "run", lambda *a, code=code, **k: subprocess.CompletedProcess(a, code)
+        )
+        assert cs.knows_pool({}) is expected
