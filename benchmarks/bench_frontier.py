@@ -15,7 +15,8 @@ order), one process at a time, each in its own process with a hard timeout of th
 `--grace` seconds (start-up, compiling or loading code, building a model):
 
     gpu-anneal   `python -m gpu_anneal solve - --format tsv --backend BACKEND --time-limit LIMIT
-                 --seed SEED --output jsonl -q`: the default technique, the instance on stdin.
+                 --seed SEED --output jsonl -q --method anneal`: annealing's default
+                 technique, the instance on stdin.
                  Seconds: the record's timing.search (compiling excluded). Before an order's
                  first instance one probe solve (limit 1 s, not counted) loads its code and finds
                  whether the engine takes the order: where it refuses, every instance of the
@@ -71,7 +72,7 @@ SOLVERS = ("gpu-anneal", "gpu-anneal-impasse", "cp-sat", "cadical")
 DEFAULT_SOLVERS = ("gpu-anneal", "cp-sat", "cadical")
 ENGINE = {"gpu-anneal": "anneal", "gpu-anneal-impasse": "impasse"}  # solver -> --method
 LABELS = {
-    "gpu-anneal": "gpu-anneal, default technique",
+    "gpu-anneal": "gpu-anneal, annealing (its default technique)",
     "gpu-anneal-impasse": "gpu-anneal, --method impasse",
     "cp-sat": "CP-SAT, 1 worker",
     "cadical": "CaDiCaL (python-sat)",
@@ -156,13 +157,13 @@ def engine_message(stderr: str) -> str:
 
 
 def gpu_anneal_command(limit: float, args, method: str = "anneal") -> list[str]:
-    """The CLI call that solves one tsv instance from stdin with the default technique (its
+    """The CLI call that solves one tsv instance from stdin by annealing's default technique (its
     schedule replaced by args.schedule when given), or with --method impasse (its held
     temperature args.t0 when given)."""
     if method == "impasse":
         tail = ["--method", "impasse", *(["--t0", f"{args.t0:g}"] if args.t0 else [])]
     else:
-        tail = [*(["--schedule", args.schedule] if args.schedule else []),
+        tail = ["--method", "anneal", *(["--schedule", args.schedule] if args.schedule else []),
                 *(["--move", args.move] if args.move else [])]  # fmt: skip
     return [
         sys.executable, "-m", "gpu_anneal", "solve", "-", "--format", "tsv",

@@ -139,10 +139,11 @@ def solve(
     method: Annotated[
         Method,
         typer.Option(
-            help="anneal: every kind; exact, impasse (heat-bath chains on partial legal grids): "
+            help="auto: Sudoku by impasse at 25x25-64x64 on the cores, else by annealing; "
+            "anneal: every kind; exact, impasse (heat-bath chains on partial legal grids): "
             "Sudoku; ilp: Shikaku, Hashi"
         ),
-    ] = Method.anneal,
+    ] = Method.auto,
     backend: Annotated[Backend, typer.Option(help="auto: CUDA when usable")] = Backend.auto,
     chains: Annotated[
         int | None,
@@ -352,6 +353,7 @@ def _dry_run(
     from gpu_anneal import plan
     from gpu_anneal.backend_choice import describe_cores, describe_plans, format_cores_plan
     from gpu_anneal.backends import cuda_status
+    from gpu_anneal.method_choice import AUTO, settings_for
     from gpu_anneal.reference import InputError
     from gpu_anneal.resolve import resolve
     from gpu_anneal.settings import CLI, SolveOptions
@@ -381,6 +383,12 @@ def _dry_run(
         for order, n in plan.count_orders(files, s.fmt).items():
             print(plan_text(order, n, s, device))
         return 0
+    only = None  # the orders whose annealing plans are printed (None: every order)
+    if s.method == AUTO:
+        only = _auto_dry_run(files, s, device, backend)
+        if only is not None and not only:
+            return 0
+        s = settings_for(s, "anneal")
     if device is None:
         usable, reason = cuda_status()
         if backend == "cuda" and not usable:
@@ -390,11 +398,30 @@ def _dry_run(
             why = ("cpu: asked (--backend cpu)" if backend == "cpu"
                    else f"auto: cpu, no usable CUDA device: {reason}")  # fmt: skip
             for one in describe_cores(files, s, why):
-                print(format_cores_plan(one))
+                if only is None or one["order"] in only:
+                    print(format_cores_plan(one))
             return 0
     for one in describe_plans(files, s, device):
         print(plan.format_plan(one))
     return 0
+
+
+def _auto_dry_run(files, s, device, backend) -> set[int] | None:
+    """--method auto's part of --dry-run: on the cores, the impasse plan of each order it runs
+    by the impasse chains, after the line saying so; returns the orders left to annealing
+    (None on a card: auto anneals every order there)."""
+    from gpu_anneal import plan
+    from gpu_anneal.impasse_solver import plan_text
+    from gpu_anneal.method_choice import method_for, on_card, settings_for, why
+
+    if device is not None or (backend != "cpu" and on_card(backend)):
+        return None
+    counts = plan.count_orders(files, s.fmt)
+    for order, n in counts.items():
+        if method_for(order, False) == "impasse":
+            print(why(order, False))
+            print(plan_text(order, n, settings_for(s, "impasse"), device))
+    return {order for order in counts if method_for(order, False) == "anneal"}
 
 
 @app.command()

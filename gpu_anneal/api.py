@@ -43,9 +43,10 @@ from collections.abc import Callable, Iterator
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku.formats import iter_puzzles, parse_line
-from gpu_anneal import solvers, validate
+from gpu_anneal import method_choice, solvers, validate
 from gpu_anneal.inputs import Item, as_sources, game_id, parse_grid_puzzle, read
 from gpu_anneal.kinds import KINDS, kind_of
+from gpu_anneal.method_choice import AUTO
 from gpu_anneal.resolve import resolve
 from gpu_anneal.results import Result
 from gpu_anneal.resume import ResumeFile
@@ -73,7 +74,7 @@ def solve(
     puzzles,
     *,
     kind: str = "sudoku",
-    method: str = "anneal",
+    method: str = "auto",
     backend: str = "auto",
     chains: int | None = None,
     seed: int | None = None,
@@ -106,7 +107,7 @@ def solve_stream(
     puzzles,
     *,
     kind: str = "sudoku",
-    method: str = "anneal",
+    method: str = "auto",
     backend: str = "auto",
     chains: int | None = None,
     seed: int | None = None,
@@ -137,12 +138,14 @@ def solve_stream(
         (P, cells) or (P, N, N) P grids; a (16, 16) array needs order= to say which), parsed
         puzzles, or Items from `read` (gpu_anneal.inputs.read); a wrong one is an InputError
         naming `puzzles`.
-    kind: sudoku | shikaku | hashi.  method: anneal | exact (Sudoku) | impasse (Sudoku: heat-
-        bath chains on partial legal grids, held at t0) | ilp (Shikaku, Hashi; "exact" is
-        taken as ilp there).  backend: auto | cpu | cuda (auto: with a usable device,
-        the backend the model predicts finishes first, gpu_anneal.backend_choice, a stream read
-        ahead to decide; each result's params.backend_choice says why; cuda without a device
-        raises BackendError).
+    kind: sudoku | shikaku | hashi.  method: auto | anneal | exact (Sudoku) | impasse (Sudoku:
+        heat-bath chains on partial legal grids, held at t0) | ilp (Shikaku, Hashi; "exact" is
+        taken as ilp there). auto (the default): Sudoku by the impasse chains at 25x25 to
+        64x64 on the cores, by annealing elsewhere, on a card and wherever an option only
+        annealing takes is given (gpu_anneal.method_choice); Shikaku and Hashi by annealing.
+    backend: auto | cpu | cuda (auto: with a usable device, the backend the model predicts
+        finishes first, gpu_anneal.backend_choice, a stream read ahead to decide; each result's
+        params.backend_choice says why; cuda without a device raises BackendError).
     chains: chains per puzzle (default: fill the machine, the same in one process and on Dask:
         Sudoku ceil(threads / batch) on the CPU, on CUDA each puzzle's share of a full wave
         (gpu_anneal.plan); Shikaku/Hashi 16 or 4096).
@@ -202,7 +205,7 @@ def solve_on_dask(
     puzzles,
     *,
     kind: str = "sudoku",
-    method: str = "anneal",
+    method: str = "auto",
     backend: str = "auto",
     chains: int | None = None,
     seed: int | None = None,
@@ -282,7 +285,7 @@ def replay(
     chain: int,
     *,
     chains: int,
-    method: str = "anneal",
+    method: str = "auto",
     seed: int | None = None,
     technique: str | None = None,
     schedule: str | None = None,
@@ -299,7 +302,8 @@ def replay(
     the CPU: a chain that solved in the run solves here after the same trials and proposals, at
     the same grid. The chain belongs to puzzle chain // chains of the input. Give the run's
     settings (technique and propagate included: the chain annealed the propagated puzzle).
-    method "impasse": a chain of an impasse run (seed, t0 and time_limit apply)."""
+    method "impasse": a chain of an impasse run (seed, t0 and time_limit apply); "auto": the
+    method auto runs the puzzle with on the cores (gpu_anneal.method_choice)."""
     options = SolveOptions(
         kind="sudoku", method=method, backend="cpu", chains=chains, seed=seed,
         technique=technique, schedule=schedule, move=move, t0=t0, time_limit=time_limit,
@@ -321,6 +325,8 @@ def replay_run(puzzles, chain: int, options: SolveOptions, naming: Naming = API)
     wanted = puzzle_of_stream(chain, s.chains)
     for item in _items(puzzles, s):
         if item.index == wanted:
+            if s.method == AUTO:
+                s = method_choice.settings_for(s, method_choice.method_for(item.order, False))
             if s.method == "impasse":
                 from gpu_anneal.impasse_solver import replay as impasse_replay
 

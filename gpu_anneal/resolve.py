@@ -8,7 +8,8 @@ Glossary:
                "--time-limit")
 
 Rules: a parameter the chosen kind and method do not take must be left at None (fixed_chains
-at False);
+at False; --method auto takes what annealing or the impasse chains take, and anneals where an
+option only annealing takes is given, or on --backend cuda);
 setting it is an InputError naming it, never ignored. The checks run in a fixed order, so one
 bad call always gets the same message.
 """
@@ -22,6 +23,7 @@ from gpu_anneal import validate
 from gpu_anneal.backends import BACKENDS
 from gpu_anneal.kinds import KINDS, kind_of
 from gpu_anneal.kinds.base import PARAMETERS
+from gpu_anneal.method_choice import AUTO, pinned
 from gpu_anneal.settings import API, POOLS, Naming, Settings, SolveOptions
 
 
@@ -43,6 +45,8 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     given["fixed_chains"] = fixed_chains or None
     given["schedule"] = schedule
     _refuse(name, spec, method, given)
+    if method == AUTO and (o.backend == "cuda" or pinned(spec, given)):
+        method = "anneal"  # auto anneals on a card and wherever an annealing option is given
     if o.backend == "cuda" and method not in spec.cuda_methods:
         raise InputError(f"{name.value('backend', 'cuda')}: {name.value('method', method)} "
                          "runs on the CPU only")  # fmt: skip
@@ -69,7 +73,7 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     resume = validate.file_name(o.resume, name("resume"))
     threads = validate.threads(o.threads, name("threads"))
     total_time = validate.total_time(o.total_time, name("total_time"))
-    anneal = method == "anneal"
+    anneal = method in ("anneal", AUTO)
     schedule, move, propagate = spec.technique(method, o.technique, schedule, o.move, propagate)
     if anneal and schedule is not None:
         spec.check_schedule(schedule, order, t0)

@@ -31,7 +31,7 @@ class SolveOptions:
     gpu_anneal.api.solve_stream for what each means)."""
 
     kind: str = "sudoku"
-    method: str = "anneal"
+    method: str = "auto"
     backend: str = "auto"
     chains: int | None = None
     seed: int | None = None

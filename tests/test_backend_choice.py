@@ -493,8 +493,13 @@ def test_dry_run_without_a_card_plans_the_cores_and_says_why(monkeypatch, tmp_pa
     from gpu_anneal import datasets, plan
 
     held = plan.count_orders([str(datasets.path("made-25x25"))])
+    first, second = run.output.splitlines()[:2]  # 25x25 on the cores: --method auto's chains
+    assert first == "method auto: impasse at 25x25 on the cores"
+    assert list(held) == [5] and f"{held[5]} puzzles, 25x25, --method impasse" in second
+    run = runner.invoke(app, ["solve", "--example", "made-25x25", "--dry-run", "--method",
+                              "anneal"])  # fmt: skip
     head = f"plan (model) for {held[5]} puzzles, 25x25, move focused, {cores}"
-    assert list(held) == [5] and run.output.splitlines()[0] == head
+    assert run.exit_code == 0 and run.output.splitlines()[0] == head
     run = runner.invoke(app, ["solve", "--example", "seed002", str(path), "--dry-run"])
     assert run.exit_code == 2 and run.stdout == ""
     assert run.stderr.strip() == "gpu-anneal: --example: give an example or files, not both"

@@ -286,7 +286,7 @@ def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path):
     out = tmp_path / "out.jsonl"
     proc = subprocess.Popen(
         [sys.executable, "-m", "cli.main", "solve", str(path), "--out", str(out), "--chains", "1",
-         "--time-limit", "0"],
+         "--time-limit", "0", "--method", "anneal"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=sigint_as_from_a_terminal,
     )  # fmt: skip

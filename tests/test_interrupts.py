@@ -157,7 +157,8 @@ def _interrupted_run(tmp_path, extra_args, presses):
     out = tmp_path / "out.jsonl"
     proc = subprocess.Popen(
         [sys.executable, "-c", "from cli.main import run; run()", "solve", str(path),
-         "--out", str(out), "--chains", "1", "--time-limit", "0", *extra_args],
+         "--out", str(out), "--chains", "1", "--time-limit", "0", "--method", "anneal",
+         *extra_args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=sigint_as_from_a_terminal,
     )  # fmt: skip
@@ -256,7 +257,7 @@ def test_ctrl_c_after_a_bad_line_exits_130(tmp_path):
     out = tmp_path / "out.jsonl"
     proc = subprocess.Popen(
         [sys.executable, "-c", "from cli.main import run; run()", "solve", str(path),
-         "--out", str(out), "--chains", "1", "--time-limit", "0"],
+         "--out", str(out), "--chains", "1", "--time-limit", "0", "--method", "anneal"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=sigint_as_from_a_terminal,
     )  # fmt: skip

@@ -187,7 +187,8 @@ def test_a_49x49_grid_is_annealed_on_the_cpu_and_verified(tmp_path):
     givens, _ = instance(7, 90, seed=4)
     path = tmp_path / "p49.tsv"
     path.write_text("p49\t7\t" + ",".join(map(str, givens.tolist())) + "\n")
-    record = solved_and_verified(path, 7, givens, "tsv", "--backend", "cpu", "--time-limit", "300")
+    args = ("--backend", "cpu", "--time-limit", "300", "--method", "anneal")
+    record = solved_and_verified(path, 7, givens, "tsv", *args)
     assert record["method"] == "anneal" and record["verified"]
 
 
@@ -197,7 +198,7 @@ def test_a_64x64_lloyd_amos_file_is_annealed_on_the_cpu_and_verified(tmp_path):
     where the 64x64 rules compile afresh (a cold cache, as in CI); the 49x49 and exact 64x64
     cases above and the mask tests below check the same path in CI."""
     path, givens = published_file(tmp_path, 8, 90, seed=3)
-    args = ("--backend", "cpu", "--time-limit", "300")
+    args = ("--backend", "cpu", "--time-limit", "300", "--method", "anneal")
     record = solved_and_verified(path, 8, givens, "lloyd-amos", *args)
     assert record["method"] == "anneal" and record["verified"]
 

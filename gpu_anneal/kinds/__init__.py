@@ -69,8 +69,8 @@ def trial_kernels() -> dict[str, tuple[Callable, Callable]]:
 
 def methods() -> tuple[str, ...]:
     """Every registered kind's methods, in registration order, repeats dropped ("anneal",
-    "exact", "ilp"): a result's `method`."""
-    return tuple(dict.fromkeys(m for kind in KINDS.values() for m in kind.methods))
+    "exact", "ilp"): a result's `method` (never "auto", which runs one of the others)."""
+    return tuple(dict.fromkeys(m for k in KINDS.values() for m in k.methods if m != "auto"))
 
 
 def game_id_kinds() -> tuple[str, ...]:

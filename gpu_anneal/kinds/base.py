@@ -51,8 +51,10 @@ class PuzzleKind:
     replay_methods: tuple[str, ...] = ("anneal",)  # the methods whose chains can be re-run
 
     def method(self, name: str) -> str:
-        """The method's name for this kind (aliases resolved); the caller checks it is one of
-        `methods`."""
+        """The method's name for this kind (aliases resolved; "auto", Sudoku's default, is the
+        kind's own default where it has no auto); the caller checks it is one of `methods`."""
+        if name == "auto" and name not in self.methods:
+            return self.methods[0]
         return self.method_aliases.get(name, name)
 
     def takes(self, parameter: str, method: str | None = None) -> bool:

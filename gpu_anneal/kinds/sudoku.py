@@ -20,8 +20,9 @@ from cpu_reference.sudoku.formats import Puzzle, format_grid
 from cpu_reference.sudoku.presets import MOVE_PRESETS, TECHNIQUES, technique
 from cpu_reference.sudoku.schedules import with_start
 from cpu_reference.sudoku.verify import conflict_cost, verify_solution
-from gpu_anneal import items, solvers
+from gpu_anneal import items, method_choice, solvers
 from gpu_anneal.kinds.base import ANNEAL, PuzzleKind, int_rows
+from gpu_anneal.method_choice import AUTO
 
 FORMATS = frozenset({"fmt", "order"})
 ORDERS = (2, 4, 5, 6)  # the orders other than 9x9 that the presets cover
@@ -29,11 +30,13 @@ ORDERS = (2, 4, 5, 6)  # the orders other than 9x9 that the presets cover
 
 class Sudoku(PuzzleKind):
     """Sudoku of orders 2..8: annealing (the pool of gpu_anneal.sudoku_solver), heat-bath
-    chains on partial legal grids (gpu_anneal.impasse_solver) or the exact bitmask search."""
+    chains on partial legal grids (gpu_anneal.impasse_solver) or the exact bitmask search;
+    "auto" (the default) takes annealing or the impasse chains per order and backend
+    (gpu_anneal.method_choice)."""
 
     name = "sudoku"
     title = "Sudoku"
-    methods = ("anneal", "exact", "impasse")
+    methods = (AUTO, "anneal", "exact", "impasse")
     default_move = "auto"
     applies = {
         "anneal": ANNEAL
@@ -43,15 +46,16 @@ class Sudoku(PuzzleKind):
         "exact": FORMATS | {"rules", "time_limit"},
         "impasse": FORMATS | {"chains", "seed", "t0", "time_limit"},
     }
+    applies[AUTO] = applies["anneal"] | applies["impasse"]
     refusal_notes = {
         ("impasse", "schedule"): "its chains hold one temperature, t0",
         ("impasse", "move"): "its move is the heat-bath move",
     }
     techniques = tuple(TECHNIQUES)
     parsed_types = (Puzzle,)
-    cuda_methods = ("anneal", "impasse")
+    cuda_methods = (AUTO, "anneal", "impasse")
     replays = True  # one chain of an annealing run can be re-run alone (api.replay)
-    replay_methods = ("anneal", "impasse")  # the methods whose chains --replay-chain re-runs
+    replay_methods = (AUTO, "anneal", "impasse")  # the methods whose chains --replay-chain re-runs
     # The CUDA trial kernel of --method impasse (gpu_anneal.kernels.launch.TrialKernel, one
     # chain a thread), registered for the PTX checks as trial_name
     trial_name = "sudoku-impasse"
@@ -77,8 +81,9 @@ class Sudoku(PuzzleKind):
     def technique(self, method: str, name, schedule, move, propagate) -> tuple:
         """Annealing runs the named technique ("default": the best measured; "published":
         Sirdey's), each of schedule, move and propagate given in place of that part alone
-        (cpu_reference.sudoku.presets.technique)."""
-        if method != "anneal":
+        (cpu_reference.sudoku.presets.technique); --method auto fills them in as annealing
+        would, for the puzzles it anneals."""
+        if method not in ("anneal", AUTO):
             return schedule, move, propagate
         return technique(schedule, move, propagate, name)
 
@@ -155,7 +160,10 @@ class Sudoku(PuzzleKind):
             raise first from None
 
     def solve(self, items, settings) -> Iterator:
-        """The pool's annealing, the impasse chains, or the exact search."""
+        """The pool's annealing, the impasse chains, or the exact search; --method auto sends
+        each run of consecutive puzzles to the method gpu_anneal.method_choice takes for them."""
+        if settings.method == AUTO:
+            return self._auto(items, settings)
         if settings.method == "exact":
             return solvers.sudoku_exact(items, settings)
         if settings.method == "impasse":
@@ -163,6 +171,11 @@ class Sudoku(PuzzleKind):
 
             return sudoku_impasse(items, settings)
         return solvers.sudoku_anneal(items, settings)
+
+    def _auto(self, items, settings) -> Iterator:
+        card = method_choice.on_card(settings.backend)
+        for method, group in method_choice.split(items, card):
+            yield from self.solve(group, method_choice.settings_for(settings, method))
 
     @property
     def trial(self):

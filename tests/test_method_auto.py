@@ -1,0 +1,87 @@
+"""Sudoku's default --method auto (gpu_anneal.method_choice): the impasse chains at 25x25 to
+64x64 on the cores, annealing at the smaller orders, on a card and wherever an option only
+annealing takes is given; each record names the method that ran, and a chain replays."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from benchmarks.frontier_instances import make_instances
+from cli.main import app
+from cpu_reference.sudoku.formats import format_grid
+from gpu_anneal import api, kinds, method_choice
+from gpu_anneal.resolve import resolve
+from gpu_anneal.settings import SolveOptions
+
+HARD_9X9 = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+
+
+def grid_25x25(fill: int = 30) -> str:
+    """A Lewis-style 25x25 puzzle (a random solved grid, fill % of its cells kept), one line."""
+    cells = np.asarray(make_instances([5], [fill], 1, 5)[0].cells, np.uint8)
+    return format_grid(cells, 5, "line")
+
+
+def test_the_rule_by_order_and_backend():
+    assert [method_choice.method_for(n, card=False) for n in range(2, 9)] == [
+        "anneal", "anneal", "anneal", "impasse", "impasse", "impasse", "impasse"]  # fmt: skip
+    assert {method_choice.method_for(n, card=True) for n in range(2, 9)} == {"anneal"}
+    assert method_choice.why(6, False) == "method auto: impasse at 36x36 on the cores"
+    assert "auto" not in kinds.methods()  # a record names the method that ran
+
+
+@pytest.mark.parametrize(
+    ("given", "method"),
+    [({}, "auto"), ({"backend": "cuda"}, "anneal"), ({"schedule": "auto"}, "anneal"),
+     ({"t0": 0.5}, "anneal"), ({"propagate": False}, "anneal"), ({"batch": 2}, "anneal"),
+     ({"move": "focused"}, "anneal"), ({"chains": 3, "seed": 1}, "auto")],
+)  # fmt: skip
+def test_an_annealing_option_or_a_card_pins_annealing(given, method):
+    assert resolve(SolveOptions(**given)).method == method
+
+
+def test_the_default_solves_each_order_by_its_method_in_input_order():
+    """A 9x9, a 25x25 and a 9x9 in one input: annealing, the impasse chains, annealing, each
+    record saying so and verified; the impasse record replays from its chain by default."""
+    text = "\n".join([HARD_9X9, grid_25x25(), HARD_9X9])
+    results = api.solve(text, backend="cpu", chains=2, seed=3, time_limit=30)
+    assert [r.method for r in results] == ["anneal", "impasse", "anneal"]
+    assert all(r.status == "solved" and r.verified for r in results)
+    big = results[1]
+    again = api.replay(text, big.counts.solving_chain, chains=2, seed=3, time_limit=30)
+    assert again.method == "impasse" and again.solution == big.solution
+    assert again.counts.chain_proposals == big.counts.chain_proposals
+
+
+def test_an_annealing_option_keeps_a_large_grid_annealing():
+    (result,) = api.solve(grid_25x25(45), backend="cpu", chains=2, move="focused", time_limit=30)
+    assert result.method == "anneal" and result.status == "solved"
+
+
+def test_the_grid_kinds_take_auto_as_annealing():
+    (result,) = api.solve("5x4:3c2b9f6e", kind="shikaku", backend="cpu", time_limit=10)
+    assert result.method == "anneal"
+
+
+def test_the_command_line_default_and_its_dry_run(tmp_path):
+    """solve with no --method: the 25x25 grid's record says impasse; --dry-run on the cores
+    says which orders auto sends to the impasse chains and plans the rest as annealing."""
+    puzzles = tmp_path / "mixed.txt"
+    puzzles.write_text(grid_25x25() + "\n" + HARD_9X9 + "\n")
+    runner = CliRunner()
+    ran = runner.invoke(app, ["solve", str(puzzles), "--backend", "cpu", "--output", "jsonl",
+                              "--chains", "2", "--time-limit", "30"])  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    records = [json.loads(line) for line in ran.output.splitlines() if line.startswith("{")]
+    assert sorted(r["method"] for r in records) == ["anneal", "impasse"]
+    plan = runner.invoke(app, ["solve", str(puzzles), "--backend", "cpu", "--dry-run"])
+    assert plan.exit_code == 0, plan.output
+    assert "method auto: impasse at 25x25 on the cores" in plan.output
+    assert "1 puzzle, 25x25, --method impasse" in plan.output
+    assert "9x9" in plan.output.split("--method impasse")[-1]  # then 9x9's annealing plan
+    card = runner.invoke(app, ["solve", str(puzzles), "--dry-run", "--device", "H100 SXM"])
+    assert card.exit_code == 0 and "impasse" not in card.output  # auto anneals on a card
