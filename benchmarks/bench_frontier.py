@@ -25,6 +25,9 @@ order), one process at a time, each in its own process with a hard timeout of th
                  rest of the technique as by default), for measuring schedule candidates on
                  instances of another `--seed` into another `--out`. `--move M` does the
                  same for the move.
+    gpu-anneal-impasse, gpu-anneal-auto   the same with `--method impasse` (`--t0 T`: its
+                 held temperature), or with no --method: auto, the engine's choice for the
+                 order and backend (gpu_anneal.method_choice)
     cp-sat       OR-Tools CP-SAT, 1 worker, AllDifferent model (benchmarks/frontier_peers.py)
     cadical      CaDiCaL 1.9.5 through python-sat, the standard CNF (benchmarks/frontier_peers.py)
 
@@ -68,12 +71,14 @@ from benchmarks.machine import git, machine
 from benchmarks.tables import add_out_arguments, rerender, secs, write_results
 from cpu_reference.sudoku.verify import verify_solution
 
-SOLVERS = ("gpu-anneal", "gpu-anneal-impasse", "cp-sat", "cadical")
+SOLVERS = ("gpu-anneal", "gpu-anneal-impasse", "gpu-anneal-auto", "cp-sat", "cadical")
 DEFAULT_SOLVERS = ("gpu-anneal", "cp-sat", "cadical")
-ENGINE = {"gpu-anneal": "anneal", "gpu-anneal-impasse": "impasse"}  # solver -> --method
+# solver -> --method
+ENGINE = {"gpu-anneal": "anneal", "gpu-anneal-impasse": "impasse", "gpu-anneal-auto": "auto"}
 LABELS = {
     "gpu-anneal": "gpu-anneal, annealing (its default technique)",
     "gpu-anneal-impasse": "gpu-anneal, --method impasse",
+    "gpu-anneal-auto": "gpu-anneal, --method auto (the default)",
     "cp-sat": "CP-SAT, 1 worker",
     "cadical": "CaDiCaL (python-sat)",
 }
@@ -159,8 +164,11 @@ def engine_message(stderr: str) -> str:
 def gpu_anneal_command(limit: float, args, method: str = "anneal") -> list[str]:
     """The CLI call that solves one tsv instance from stdin by annealing's default technique (its
     schedule replaced by args.schedule when given), or with --method impasse (its held
-    temperature args.t0 when given)."""
-    if method == "impasse":
+    temperature args.t0 when given), or with no --method (auto: the method the engine takes for
+    the order and backend)."""
+    if method == "auto":
+        tail = []
+    elif method == "impasse":
         tail = ["--method", "impasse", *(["--t0", f"{args.t0:g}"] if args.t0 else [])]
     else:
         tail = ["--method", "anneal", *(["--schedule", args.schedule] if args.schedule else []),

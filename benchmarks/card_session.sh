@@ -12,10 +12,12 @@
 #              the environment as it is (no wheels installed; $PYTHON, else python3).
 #              CARD_BUDGET (default 510) is the session's seconds; a shorter one scales each
 #              step's phase down in proportion.
-# PHASE lent:  a 15-minute lease's one command: all (CARD_BUDGET 280), then frontier36 by
-#              --method impasse (FRONTIER_LIMIT 20, FRONTIER_SECONDS 95), then impasse
-#              (IMPASSE_CHAINS 4096,65536, IMPASSE_SECONDS 45), each under what is left of
-#              LENT_SECONDS (default 565); every phase's files in $OUT/card_lent.tgz.
+# PHASE lent:  a 15-minute lease's one command: all (CARD_BUDGET 240), then frontier36 and
+#              frontier49 by the engine's default, --method auto (annealing on the card, the
+#              impasse chains on the cores; FRONTIER_SOLVERS gpu-anneal-auto, FRONTIER_LIMIT 20,
+#              FRONTIER_SECONDS 80), then impasse (IMPASSE_CHAINS 4096,65536, IMPASSE_SECONDS
+#              45), each under what is left of LENT_SECONDS (default 565); every phase's files
+#              in $OUT/card_lent.tgz.
 # PHASE prepare (here, not on the card): .gpudata/ with the base sets from ../shared and .whl/
 #              with the numpy numba-cuda needs (.gitignore names both); then, on the card,
 #              `bash benchmarks/card_session.sh all HASH` with carry [".gpudata", ".whl"].
@@ -88,9 +90,11 @@ case $phase in
       if [ "$left" -lt 10 ]; then echo "card_session.sh: no time left for $1" >&2; return 0; fi
       OUT=$work/$1 timeout "$left" bash "$0" "$1" "$commit"
     }
-    CARD_BUDGET=${CARD_BUDGET:-280} within all
-    FRONTIER_SOLVERS=${FRONTIER_SOLVERS:-gpu-anneal-impasse} FRONTIER_LIMIT=${FRONTIER_LIMIT:-20} \
-      FRONTIER_SECONDS=${FRONTIER_SECONDS:-95} within frontier36
+    CARD_BUDGET=${CARD_BUDGET:-240} within all
+    for cell in frontier36 frontier49; do
+      FRONTIER_SOLVERS=${FRONTIER_SOLVERS:-gpu-anneal-auto} FRONTIER_LIMIT=${FRONTIER_LIMIT:-20} \
+        FRONTIER_SECONDS=${FRONTIER_SECONDS:-80} within "$cell"
+    done
     IMPASSE_CHAINS=${IMPASSE_CHAINS:-4096,65536} IMPASSE_SECONDS=${IMPASSE_SECONDS:-45} \
       within impasse
     tar czf "$out/card_lent.tgz" -C "$work" . && ls -l "$out"

@@ -266,3 +266,15 @@ def test_a_move_given_goes_to_the_command_and_names_the_row_beside_the_schedule(
     assert bf.label(moved, "gpu-anneal") == "gpu-anneal, move `focused-two`"
     both = {"runs": [{"args": {"schedule": "band", "move": "candidate"}}]}
     assert bf.label(both, "gpu-anneal") == "gpu-anneal, schedule `band`, move `candidate`"
+
+
+def test_each_engine_solver_names_its_method_and_auto_names_none():
+    """gpu-anneal runs --method anneal, gpu-anneal-impasse --method impasse (with --t0 when
+    given), gpu-anneal-auto no --method at all: the engine's default, auto."""
+    args = bf.parse_args(["--orders", "3", "--t0", "0.3"])
+    solvers = ("gpu-anneal", "gpu-anneal-impasse", "gpu-anneal-auto")
+    anneal, impasse, auto = (bf.gpu_anneal_command(10, args, bf.ENGINE[s]) for s in solvers)
+    assert anneal[anneal.index("--method") + 1] == "anneal"
+    assert impasse[impasse.index("--method") + 1 :] == ["impasse", "--t0", "0.3"]
+    assert "--method" not in auto and "--t0" not in auto
+    assert set(bf.ENGINE) <= set(bf.SOLVERS) and set(bf.ENGINE) <= set(bf.LABELS)

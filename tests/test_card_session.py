@@ -179,8 +179,9 @@ def test_the_impasse_phase_measures_rates_on_the_card_then_on_the_cores(tmp_path
 
 def test_the_lent_phase_runs_all_then_frontier36_then_impasse_into_one_archive(tmp_path):
     """lent (python3, nvidia-smi and nproc stand-ins on the PATH): the session at CARD_BUDGET's
-    280 s, then bench_frontier by --method impasse at a 20 s limit on the card and the cores,
-    then the impasse rates, each phase's files under its own folder of $OUT/card_lent.tgz."""
+    240 s, then bench_frontier at 36x36 and 49x49 by the engine's default (--method auto) at a
+    20 s limit on the card and the cores, then the impasse rates, each phase's files under its
+    own folder of $OUT/card_lent.tgz."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name, text in (("python3", FAKE_PYTHON), ("nvidia-smi", "#!/bin/sh\necho card\n"),
@@ -195,16 +196,17 @@ def test_the_lent_phase_runs_all_then_frontier36_then_impasse_into_one_archive(t
     assert proc.returncode == 0, proc.stderr
     runs = [line.split()[1] for line in calls.read_text().splitlines()
             if line.startswith("-m benchmarks")]  # fmt: skip
-    assert runs == ["benchmarks.card_session", "benchmarks.bench_frontier",
-                    "benchmarks.bench_frontier", "benchmarks.bench_impasse_rate",
-                    "benchmarks.bench_impasse_rate"]  # fmt: skip
+    assert runs == ["benchmarks.card_session", *["benchmarks.bench_frontier"] * 4,
+                    "benchmarks.bench_impasse_rate", "benchmarks.bench_impasse_rate"]  # fmt: skip
     text = calls.read_text()
-    assert "--commit abc123 --budget 280" in text
-    assert text.count("--limit 20 --solvers gpu-anneal-impasse") == 2
+    assert "--commit abc123 --budget 240" in text
+    assert text.count("--limit 20 --solvers gpu-anneal-auto") == 4
+    assert text.count("--orders 49x49 --fills 45") == 2
     assert "--chains 4096,65536" in text
     with tarfile.open(out / "card_lent.tgz") as archive:
         names = set(archive.getnames())
-    assert {"./all", "./frontier36/frontier36.log", "./impasse/impasse.log"} <= names
+    assert {"./all", "./frontier36/frontier36.log", "./frontier49/frontier49.log",
+            "./impasse/impasse.log"} <= names  # fmt: skip
 
 
 def test_the_base_set_missing_is_named(tmp_path):

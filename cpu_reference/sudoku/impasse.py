@@ -32,8 +32,10 @@ Per-chain arrays (rows indexed by i):
     counts  int64[chains, 3]        moves in all, moves of the trial, trials started
     weights int64[chains, 4]        w(-1), w(0), w(1), w(2) in fixed point (heat_weights)
 
-Draws per move: the open cell, then one draw among the weights (stay open first, then the
-candidates in their order). Every weight is an integer computed on the host, so a chain takes
+Draws per move: the open cell, then one draw a candidate in their order, a one-pass weighted
+choice (stay open first; candidate m replaces the choice so far when a draw below the running
+total falls under its weight), which picks d with probability w(delta_d) over the total while
+computing each delta once. Every weight is an integer computed on the host, so a chain takes
 the same moves on the CPU and on a card.
 
 Fixed point of the weights (heat_weights):
@@ -247,18 +249,17 @@ def impasse_slice(
             continue
         at, s0, s1 = uniform_below(s0, s1, size)
         x = int64(oset[i, 1 + int64(at)])
-        total = stay
-        for m in range(ncand[x]):
-            total += weights[i, _delta(i, x, int64(cand[x, m]), holder, units, side) + 1]
-        r, s0, s1 = uniform_below(s0, s1, total)
-        left = int64(r) - stay
-        if left >= 0:
-            for m in range(ncand[x]):
-                d = int64(cand[x, m])
-                left -= weights[i, _delta(i, x, d, holder, units, side) + 1]
-                if left < 0:
-                    _write(i, x, d, grid, holder, oset, where, units, side)
-                    break
+        total = stay  # one pass, a draw a candidate: candidate m replaces the choice so far
+        pick = 0  # with probability w_m / (stay + w_0 + ... + w_m), so d ends up chosen with
+        for m in range(ncand[x]):  # probability w_d / the total weight (0: the cell stays open)
+            d = int64(cand[x, m])
+            w = weights[i, _delta(i, x, d, holder, units, side) + 1]
+            total += w
+            r, s0, s1 = uniform_below(s0, s1, total)
+            if int64(r) < w:
+                pick = d
+        if pick != 0:
+            _write(i, x, pick, grid, holder, oset, where, units, side)
         counts[i, 0] += 1
         counts[i, 1] += 1
         _keep_best(i, grid, oset, best, best_f)
