@@ -895,9 +895,27 @@ def anneal_peers(res: Results) -> list[Row]:
     return rows
 
 
+# the engine's default (--method auto) on bench_frontier's grids, after the peers' table:
+# (results file, what its rows add to "NxN at F % fill")
+FRONTIER_DEFAULT = (
+    ("frontier/frontier_auto_36x36_50.json", ""),
+    ("frontier/frontier_auto_heldout_36x36_50.json", ", held-out grids (seed 4)"),
+    ("frontier/frontier_auto_49x49_50.json", ""),
+    ("frontier/frontier_auto_64x64_45.json", ""),
+)
+
+
 def frontier(res: Results) -> list[Row]:
-    """gpu-anneal beside CP-SAT and CaDiCaL on large grids: one row per order, fill and limit."""
-    name = "frontier/frontier.json"
+    """gpu-anneal beside CP-SAT and CaDiCaL on large grids, then the default alone: one row
+    per file, order, fill and limit."""
+    rows = frontier_rows(res, "frontier/frontier.json")
+    for name, note in FRONTIER_DEFAULT:
+        rows += frontier_rows(res, name, note)
+    return rows
+
+
+def frontier_rows(res: Results, name: str, note: str = "") -> list[Row]:
+    """One bench_frontier results file's rows: one per order, fill and limit."""
     d = res.load(name)
     cmd = "; ".join(run["command"] for run in d["runs"])
     rows = []
@@ -913,8 +931,8 @@ def frontier(res: Results) -> list[Row]:
         )
         rows.append(
             Row(
-                f"{part[0]['size']} at {fill} % fill ({max(e['instances'] for e in part)}), "
-                f"{limit:g} s limit",
+                f"{part[0]['size']} at {fill} % fill ({max(e['instances'] for e in part)})"
+                f"{note}, {limit:g} s limit",
                 figure,
                 frontier_bench.TARGETS.get((order, fill), ""),
                 cmd,
@@ -1234,7 +1252,8 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
         "Large grids near the phase transition, beside CP-SAT and CaDiCaL",
         "`benchmarks/bench_frontier.py`: Lewis-style instances, every solver under the same "
         "limit on the same cores; solved of instances and the median (tables: "
-        "`frontier/frontier.md`).",
+        "`frontier/frontier.md`); then the engine's default, `--method auto` (the impasse "
+        "chains on the cores), on the same grids (`frontier/frontier_auto_*.md`).",
         [frontier],
     ),
     (
