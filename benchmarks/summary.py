@@ -909,8 +909,10 @@ def frontier(res: Results) -> list[Row]:
     """gpu-anneal beside CP-SAT and CaDiCaL on large grids, then the default alone: one row
     per file, order, fill and limit."""
     rows = frontier_rows(res, "frontier/frontier.json")
+    present = set(res.names("frontier/frontier_auto_*.json"))  # none: the peers' rows alone
     for name, note in FRONTIER_DEFAULT:
-        rows += frontier_rows(res, name, note)
+        if name in present:
+            rows += frontier_rows(res, name, note)
     return rows
 
 
