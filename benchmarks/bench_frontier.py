@@ -55,7 +55,6 @@ import math
 import os
 import re
 import resource
-import shlex
 import statistics
 import subprocess
 import sys
@@ -67,7 +66,7 @@ import numpy as np
 from benchmarks import paths
 from benchmarks.frontier_instances import Instance, make_instances, write_lloyd_amos
 from benchmarks.frontier_peers import PACKAGES
-from benchmarks.machine import git, machine
+from benchmarks.machine import machine, made_by
 from benchmarks.tables import add_out_arguments, rerender, secs, write_results
 from cpu_reference.sudoku.verify import verify_solution
 
@@ -480,13 +479,10 @@ def main(argv: list[str] | None = None) -> int:
     result = {"rows": [], "runs": [], "table": [], "complete": False}
     if args.append and out.with_suffix(".json").exists():
         result = json.loads(out.with_suffix(".json").read_text())
-    command = "python -m benchmarks.bench_frontier " + shlex.join(
-        argv if argv is not None else sys.argv[1:]
-    )
     kept = ("orders", "fills", "count", "limit", "seed", "solvers", "backend", "schedule", "move",
             "grace")  # fmt: skip
     settings = {k: getattr(args, k) for k in kept}
-    run = {"command": command, "commit": git("rev-parse", "--short", "HEAD"), "args": settings,
+    run = {**made_by("bench_frontier", argv), "args": settings,
            "machine": machine("ortools", "pysat")}  # fmt: skip
     # cells this run measures replace the same cells of an earlier run
     measured = {

@@ -19,13 +19,12 @@ benchmarks/results/gpu/).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 import numpy as np
 
 from benchmarks.frontier_instances import make_instances
-from benchmarks.machine import git, machine
+from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
 from benchmarks.tables import add_out_arguments, rerender, table_block, write_results
 from cpu_reference.anneal.trials import CpuTrials
@@ -139,14 +138,10 @@ def main(argv: list[str] | None = None) -> int:
                       args.moves, args.backend)  # fmt: skip
         rows.append(row)
         print(row, flush=True)
-    command = "python -m benchmarks.bench_impasse_rate " + " ".join(
-        argv if argv is not None else sys.argv[1:]
-    )
     result = {
-        "command": command.strip(), "commit": git("rev-parse", "--short", "HEAD"),
-        "machine": facts, "backend": args.backend, "instance": inst.name,
-        "compile_seconds": compile_s, "args": vars(args) | {"chain_list": args.chain_list},
-        "rows": rows,
+        **made_by("bench_impasse_rate", argv), "machine": facts, "backend": args.backend,
+        "instance": inst.name, "compile_seconds": compile_s,
+        "args": vars(args) | {"chain_list": args.chain_list}, "rows": rows,
     }  # fmt: skip
     write_results(args.out, result, render)
     return 0

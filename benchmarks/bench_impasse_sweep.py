@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 
 import numpy as np
 
 from benchmarks.frontier_instances import make_instances
-from benchmarks.machine import git, machine
+from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
 from benchmarks.tables import add_out_arguments, rerender, secs, table_block, write_results
 from cpu_reference.sudoku.impasse import impasse_solve
@@ -124,13 +123,9 @@ def main(argv: list[str] | None = None) -> int:
             print(order, fill, temperature, median_text(runs), flush=True)
             rows.append({"temperature": temperature, "runs": runs})
         out_cells.append({"order": order, "fill": fill, "rows": rows})
-    command = "python -m benchmarks.bench_impasse_sweep " + " ".join(
-        argv if argv is not None else sys.argv[1:]
-    )
     result = {
-        "command": command.strip(), "commit": git("rev-parse", "--short", "HEAD"),
-        "machine": facts, "seed": args.seed, "chains": args.chains, "limit": args.limit,
-        "cells": out_cells,
+        **made_by("bench_impasse_sweep", argv), "machine": facts, "seed": args.seed,
+        "chains": args.chains, "limit": args.limit, "cells": out_cells,
     }  # fmt: skip
     write_results(args.out, result, render)
     return 0

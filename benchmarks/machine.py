@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 from cli.info import machine_now
@@ -23,6 +25,14 @@ def machine(*extra_packages: str) -> dict:
         except ImportError:
             facts[name] = None
     return facts
+
+
+def made_by(module: str, argv: list[str] | None) -> dict:
+    """{"command": the benchmark's command line as run (argv: its arguments, None for
+    sys.argv's), "commit": HEAD's short hash} for a results file."""
+    args = sys.argv[1:] if argv is None else argv
+    command = f"python -m benchmarks.{module}" + (f" {shlex.join(args)}" if args else "")
+    return {"command": command, "commit": git("rev-parse", "--short", "HEAD")}
 
 
 def git(*args: str) -> str:

@@ -117,6 +117,19 @@ case "$*" in *benchmarks.bench_frontier*) echo '{"instance": "one", "status": "s
 """
 
 
+def stand_in_env(tmp_path, **extra: str) -> dict:
+    """The environment of a card phase run here: python3 (FAKE_PYTHON), nvidia-smi and nproc
+    (16) stand-ins first on the PATH, $OUT and $CALLS under tmp_path, then `extra`."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("python3", FAKE_PYTHON), ("nvidia-smi", "#!/bin/sh\necho card\n"),
+                       ("nproc", "#!/bin/sh\necho 16\n")):  # fmt: skip
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin", "OUT": str(tmp_path / "out"),
+            "CALLS": str(tmp_path / "calls.txt"), **extra}  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("phase", "limit", "solvers", "cell"),
     [("frontier36", None, None, "--orders 36x36 --fills 50 --count 5 --limit 50"),
@@ -127,19 +140,14 @@ case "$*" in *benchmarks.bench_frontier*) echo '{"instance": "one", "status": "s
 def test_a_frontier_phase_runs_bench_frontier_on_the_card_then_on_the_cores(
     tmp_path, phase, limit, solvers, cell
 ):
-    """frontier36 / frontier49 (python3 and nvidia-smi stand-ins on the PATH): bench_frontier
+    """frontier36 / frontier49 (stand-ins on the PATH, stand_in_env): bench_frontier
     on the phase's cell, gpu-anneal alone (FRONTIER_SOLVERS: the solvers it names), --backend
     cuda then cpu, each to its own results file under $OUT; FRONTIER_LIMIT replaces the limit;
     each run's instance lines are shown."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for name, text in (("python3", FAKE_PYTHON), ("nvidia-smi", "#!/bin/sh\necho card\n")):
-        (bin_dir / name).write_text(text)
-        (bin_dir / name).chmod(0o755)
     out, calls = tmp_path / "out", tmp_path / "calls.txt"
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "OUT": str(out), "CALLS": str(calls),
-           "TMPDIR": str(tmp_path), **({"FRONTIER_LIMIT": limit} if limit else {}),
-           **({"FRONTIER_SOLVERS": solvers} if solvers else {})}  # fmt: skip
+    env = stand_in_env(tmp_path, TMPDIR=str(tmp_path),
+                       **({"FRONTIER_LIMIT": limit} if limit else {}),
+                       **({"FRONTIER_SOLVERS": solvers} if solvers else {}))  # fmt: skip
     proc = subprocess.run(["bash", str(SCRIPT), phase], capture_output=True, text=True,
                           cwd=ROOT, env=env, timeout=60)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -155,17 +163,10 @@ def test_a_frontier_phase_runs_bench_frontier_on_the_card_then_on_the_cores(
 
 
 def test_the_impasse_phase_measures_rates_on_the_card_then_on_the_cores(tmp_path):
-    """impasse (python3, nvidia-smi and nproc stand-ins on the PATH): bench_impasse_rate on the
+    """impasse (stand-ins on the PATH, stand_in_env): bench_impasse_rate on the
     card over IMPASSE_CHAINS, then on the cores with one chain a core, each to its own file."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for name, text in (("python3", FAKE_PYTHON), ("nvidia-smi", "#!/bin/sh\necho card\n"),
-                       ("nproc", "#!/bin/sh\necho 16\n")):  # fmt: skip
-        (bin_dir / name).write_text(text)
-        (bin_dir / name).chmod(0o755)
     out, calls = tmp_path / "out", tmp_path / "calls.txt"
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "OUT": str(out), "CALLS": str(calls),
-           "IMPASSE_CHAINS": "64,128"}  # fmt: skip
+    env = stand_in_env(tmp_path, IMPASSE_CHAINS="64,128")
     proc = subprocess.run(["bash", str(SCRIPT), "impasse"], capture_output=True, text=True,
                           cwd=ROOT, env=env, timeout=60)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -178,19 +179,12 @@ def test_the_impasse_phase_measures_rates_on_the_card_then_on_the_cores(tmp_path
 
 
 def test_the_lent_phase_runs_all_then_frontier36_then_impasse_into_one_archive(tmp_path):
-    """lent (python3, nvidia-smi and nproc stand-ins on the PATH): the session at CARD_BUDGET's
+    """lent (stand-ins on the PATH, stand_in_env): the session at CARD_BUDGET's
     240 s, then bench_frontier at 36x36 and 49x49 by the engine's default (--method auto) at a
     20 s limit on the card and the cores, then the impasse rates, each phase's files under its
     own folder of $OUT/card_lent.tgz."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for name, text in (("python3", FAKE_PYTHON), ("nvidia-smi", "#!/bin/sh\necho card\n"),
-                       ("nproc", "#!/bin/sh\necho 16\n")):  # fmt: skip
-        (bin_dir / name).write_text(text)
-        (bin_dir / name).chmod(0o755)
     out, calls = tmp_path / "out", tmp_path / "calls.txt"
-    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "OUT": str(out), "CALLS": str(calls),
-           "TMPDIR": str(tmp_path)}  # fmt: skip
+    env = stand_in_env(tmp_path, TMPDIR=str(tmp_path))
     proc = subprocess.run(["bash", str(SCRIPT), "lent", "abc123"], capture_output=True,
                           text=True, cwd=ROOT, env=env, timeout=60)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
