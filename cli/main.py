@@ -237,6 +237,16 @@ def solve(
             "persistent where its kernel runs the order and move, else slices]",
         ),
     ] = None,
+    lanes: Annotated[
+        int | None,
+        typer.Option(
+            metavar="LANES",
+            help="Sudoku --method impasse on --backend cuda: threads a chain, 1 (a thread) or "
+            "32 (a warp over the drawn cell's candidates); the same moves either way  "
+            "[default: 1]",
+            show_default=False,
+        ),
+    ] = None,
     rules: Annotated[
         Rules | None,
         typer.Option(help="--method exact: seed runs seed 003's three rules  [default: fast]"),
@@ -319,7 +329,7 @@ def solve(
     if dry_run or device is not None:
         given = SolveRequest(files=files or [], example=value(example), kind=value(kind))
         args = (given, value(format), value(technique), value(move), chains, batch, device)
-        exact = (value(method), time_limit, value(rules), t0)
+        exact = (value(method), time_limit, value(rules), t0, lanes)
         raise typer.Exit(guarded(_dry_run, *args, value(backend), dry_run, *exact))
 
     options = SolveOptions(
@@ -329,6 +339,7 @@ def solve(
         max_trials=max_trials, propagate=propagate, rules=value(rules), batch=batch,
         fmt=value(format), resume=resume, scheduler=scheduler, workers=workers,
         fixed_chains=fixed_chains, threads=threads, total_time=total_time, pool=pool,
+        lanes=lanes,
     )  # fmt: skip
     request = SolveRequest(
         options, files=files or [], example=value(example), kind=value(kind),
@@ -340,7 +351,7 @@ def solve(
 
 def _dry_run(
     given, fmt, technique, move, chains, batch, device, backend, dry_run, method=None,
-    time_limit=None, rules=None, t0=None,
+    time_limit=None, rules=None, t0=None, lanes=None,
 ) -> int:  # fmt: skip
     """Print the plan of each order in the input (`given`: the files or --example, as a run
     reads them) and the backend --backend takes, with why (--dry-run): on the card (this one,
@@ -360,7 +371,7 @@ def _dry_run(
 
     options = SolveOptions(backend=backend, chains=chains, technique=technique, move=move,
                            batch=batch, fmt=fmt, method=method, time_limit=time_limit,
-                           rules=rules, t0=t0)  # fmt: skip
+                           rules=rules, t0=t0, lanes=lanes)  # fmt: skip
     s = resolve(options, CLI)
     files, _ = given.sources_and_kind()
     if not dry_run:

@@ -20,11 +20,13 @@ applies where:
     technique propagate       yes             -              -                      -
     threads total_time        yes             yes            yes                    yes
     batch fixed_chains pool   yes             -              -                      -
+    lanes                     impasse (2)     -              -                      -
     scheduler workers         yes (Dask)      -              -                      -
     fmt order                 yes             yes            -                      -
     backend                   yes             cpu only       yes                    cpu only
 
     (1) no default: the search stops at its node cap unless a time limit is given.
+    (2) Sudoku --method impasse on backend cuda alone.
 
 Reproducibility: chain i of the q-th puzzle draws RNG stream q * chains + i whatever the batch,
 backend or Dask chunking, and the reported chain is chosen from the seed alone, so the solving
@@ -97,6 +99,7 @@ def solve(
     threads: int | None = None,
     total_time: float | None = None,
     pool: str | None = None,
+    lanes: int | None = None,
 ) -> list[Result]:
     """Solve every puzzle; results in input order (see solve_stream for the parameters)."""
     results = list(run(puzzles, resolve(SolveOptions.of(locals()))))
@@ -130,6 +133,7 @@ def solve_stream(
     threads: int | None = None,
     total_time: float | None = None,
     pool: str | None = None,
+    lanes: int | None = None,
 ) -> Iterator[Result]:
     """Solve every puzzle, yielding each Result as it finishes (completion order).
 
@@ -194,6 +198,9 @@ def solve_stream(
         runs) or
         "slices" (the slice pool: gpu_anneal.sudoku_solver). None: persistent on a card where it
         serves, slices otherwise. The CPU backend takes either and runs as ever.
+    lanes: Sudoku method "impasse" on backend "cuda": threads a chain, 1 (a thread, the
+        default) or 32 (a warp, its lanes over the drawn cell's candidates:
+        gpu_anneal.kernels.impasse_warp); the chains take the same moves either way.
 
     Ctrl-C: results of puzzles still running are yielded with status "interrupted", then
     KeyboardInterrupt is raised.
@@ -228,6 +235,7 @@ def solve_on_dask(
     threads: int | None = None,
     total_time: float | None = None,
     pool: str | None = None,
+    lanes: int | None = None,
 ) -> Iterator[Result]:
     """solve_stream on a Dask cluster (Sudoku annealing; `pip install .[dask]`).
 

@@ -10,7 +10,8 @@ relates to the Sudoku pool's runners), driven by cpu_reference.anneal.trials.run
 
 CPU: cpu_reference.anneal.trials.CpuTrials runs a kind's run_chains_cpu on the host arrays.
 CUDA: CudaTrials runs the kind's trial kernel (its kind's trial_kernel(), gpu_anneal.kinds.grid)
-on the device, one chain a thread; a run's arrays stay there from load to fetch:
+on the device, one chain a thread (or a warp, where the kernel has 32 lanes a chain:
+gpu_anneal.kernels.impasse_warp); a run's arrays stay there from load to fetch:
 
     load()         every array argument copied to the device, once
     run(1)         one launch
@@ -66,10 +67,12 @@ class CudaTrials:
             self.launches += 1
 
     def launch(self, dev: list) -> None:
-        """Launch the kernel over every chain with the device arguments in kernel order."""
-        chains = self.host[0].shape[0]
-        tpb = self.threads_per_block
-        self.kernel.get()[(chains + tpb - 1) // tpb, tpb](*dev)
+        """Launch the kernel over every chain with the device arguments in kernel order: the
+        kernel's `lanes` threads a chain (1 unless it says), in blocks of its
+        `threads_per_block` where it names one."""
+        threads = self.host[0].shape[0] * getattr(self.kernel, "lanes", 1)
+        tpb = getattr(self.kernel, "threads_per_block", self.threads_per_block)
+        self.kernel.get()[(threads + tpb - 1) // tpb, tpb](*dev)
 
     def status(self) -> np.ndarray:
         """The chains' solved flags, copied back into the host's `solved`."""

@@ -54,7 +54,11 @@ TEMPERATURES = {
     7: ((47.5, 0.25), (None, 0.27)),  # best at 45 and 50 %
     8: ((None, 0.23),),  # measured at 45 % alone (0.21 and 0.23 solved; 49x49's 0.25 did not)
 }
-CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given
+CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given, a thread a chain
+# chains a puzzle on a card at 32 lanes a chain (a warp each): under one wave of the kernel on a
+# card of 132 multiprocessors, 12 warps each at its sm_90 registers (gpu_anneal kernels
+# --arch sm_90); not yet tuned on a card
+WARP_CHAINS = 1024
 CUDA_SLICE_MOVES = 20_000  # moves of every chain a launch on a card
 GOLDEN = 0x9E3779B97F4A7C15
 
@@ -110,12 +114,18 @@ def impasse_choice(s: Settings) -> Choice:
     return Choice("cpu", f"auto: cpu, no usable CUDA device: {why}")
 
 
+def lanes_of(s: Settings, backend: str) -> int:
+    """Threads a chain: --lanes on a card (1 unless given), 1 on the cores."""
+    return int(s.lanes or 1) if backend == "cuda" else 1
+
+
 def chains_of(s: Settings, backend: str) -> int:
-    """Chains a puzzle: --chains, else one a CPU thread, or CUDA_CHAINS on a card."""
+    """Chains a puzzle: --chains, else one a CPU thread, or on a card CUDA_CHAINS (WARP_CHAINS
+    at 32 lanes a chain)."""
     if s.chains is not None:
         return int(s.chains)
     if backend == "cuda":
-        return CUDA_CHAINS
+        return WARP_CHAINS if lanes_of(s, backend) > 1 else CUDA_CHAINS
     from gpu_anneal.backends import cpu_threads
 
     return cpu_threads()
@@ -135,14 +145,19 @@ def impasse_kernel():
     return TrialKernel(impasse_slice, KERNEL_SCALARS, (*RESULTS, "counts"))
 
 
-def runner_for(backend: str):
-    """(a fresh TrialRunner or None for the CPU runner, the moves a slice)."""
+def runner_for(backend: str, lanes: int = 1):
+    """(a fresh TrialRunner or None for the CPU runner, the moves a slice): on a card, the
+    kernel of one chain a thread, or of one warp a chain at 32 lanes."""
     from cpu_reference.sudoku.impasse import SLICE_MOVES
 
     if backend != "cuda":
         return None, SLICE_MOVES
     from gpu_anneal.grid_runners import cuda_trials
 
+    if lanes > 1:
+        from gpu_anneal.kernels.impasse_warp import warp_kernel
+
+        return cuda_trials(warp_kernel()), CUDA_SLICE_MOVES
     return cuda_trials(impasse_kernel()), CUDA_SLICE_MOVES
 
 
@@ -155,8 +170,10 @@ def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) 
     else:
         choice = impasse_choice(s)
     chains = chains_of(s, choice.backend)
-    where = ("on the card, one chain a thread" if choice.backend == "cuda"
-             else "on the cores, one chain a thread")  # fmt: skip
+    where = "on the cores, one chain a thread"
+    if choice.backend == "cuda":
+        where = ("on the card, one chain a warp (its 32 lanes over the drawn cell's candidates)"
+                 if lanes_of(s, "cuda") > 1 else "on the card, one chain a thread")  # fmt: skip
     side = order * order
     limit = "no time limit" if s.time_limit is None else f"time limit {s.time_limit:g} s a puzzle"
     lines = [
@@ -179,26 +196,27 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     choice = impasse_choice(s)
     used = choice.backend
     chains = chains_of(s, used)
+    lanes = lanes_of(s, used)
 
     def warm() -> None:
-        runner, _ = runner_for(used)
+        runner, _ = runner_for(used, lanes)
         impasse_solve(np.zeros(16, np.uint8), 2, 1, 0, 1.0, None, runner, slice_moves=10)
 
     for item in items:
-        compile_s = warm_up_seconds(("sudoku-impasse", used), warm)
+        compile_s = warm_up_seconds(("sudoku-impasse", used, lanes), warm)
         temperature = temperature_at(item.order, fill_of(item), s.t0)
         seed = puzzle_seed(s.seed or 0, item.index)
         try:
             interrupts.check()  # the run's total time
             left = interrupts.time_left()
             limit = s.time_limit if left is None else min(s.time_limit or left, left)
-            runner, slice_moves = runner_for(used)
+            runner, slice_moves = runner_for(used, lanes)
             search = (item, chains, seed, temperature, limit, runner, slice_moves)
             raw = interrupts.stoppable(functools.partial(_search, *search))
         except KeyboardInterrupt:
             yield interrupted(item, METHOD, used)
             raise
-        build = functools.partial(_result, item, raw, s, used, chains, temperature, choice)
+        build = functools.partial(_result, item, raw, s, used, chains, temperature, choice, lanes)
         result = guarded(item, METHOD, used, functools.partial(build, compile_s))
         yield out_of_time(result)
         interrupts.check()
@@ -214,7 +232,7 @@ def _search(item, chains, seed, temperature, limit, runner, slice_moves, stop) -
     )  # fmt: skip
 
 
-def _result(item, raw, s, used, chains, temperature, choice, compile_s) -> Result:
+def _result(item, raw, s, used, chains, temperature, choice, lanes, compile_s) -> Result:
     result = base_result(item, METHOD, used)
     grid = raw["grid"]
     ok, fault, verify_s = (False, None, 0.0)
@@ -239,7 +257,7 @@ def _result(item, raw, s, used, chains, temperature, choice, compile_s) -> Resul
     result.params = Params(
         seed=s.seed, chains=chains, t0=temperature, time_limit=s.time_limit,
         move="heat-bath", generator="xoroshiro128+", propagate=True,
-        backend_choice=choice.reason,
+        backend_choice=choice.reason, lanes=lanes if used == "cuda" else None,
     )  # fmt: skip
     result.timing = Timing(compile=compile_s, search=raw["seconds"], verify=verify_s)
     return result
@@ -263,6 +281,6 @@ def replay(item: Item, stream: int, s: Settings) -> Result:
         seconds=time.perf_counter() - start,
     )  # fmt: skip
     choice = Choice("cpu", "cpu: --replay-chain runs on the CPU")
-    result = _result(item, raw, s, "cpu", chains, temperature, choice, 0.0)
+    result = _result(item, raw, s, "cpu", chains, temperature, choice, 1, 0.0)
     result.params = dataclasses.replace(result.params, replay_chain=stream)
     return result

@@ -73,6 +73,10 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     resume = validate.file_name(o.resume, name("resume"))
     threads = validate.threads(o.threads, name("threads"))
     total_time = validate.total_time(o.total_time, name("total_time"))
+    lanes = validate.lanes(o.lanes, name("lanes"))
+    if lanes is not None and o.backend != "cuda":
+        raise InputError(f"{name.value('lanes', lanes)}: lanes set the impasse kernel on a "
+                         f"card; give {name.value('backend', 'cuda')}")  # fmt: skip
     anneal = method in ("anneal", AUTO)
     schedule, move, propagate = spec.technique(method, o.technique, schedule, o.move, propagate)
     if anneal and schedule is not None:
@@ -85,7 +89,8 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
         propagate=bool(propagate), batch=batch, scheduler=o.scheduler, workers=workers,
         rules=(o.rules or "fast") if spec.takes("rules", method) else None, fmt=o.fmt,
         order=order, resume=resume, fixed_chains=bool(fixed_chains), threads=threads,
-        total_time=total_time, pool=o.pool, on_input_error=o.on_input_error, naming=naming,
+        total_time=total_time, pool=o.pool, lanes=lanes, on_input_error=o.on_input_error,
+        naming=naming,
     )  # fmt: skip
 
 

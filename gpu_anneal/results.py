@@ -160,6 +160,11 @@ class Params:
         "Whether the exact solver's deduction rules fixed digits first (Sudoku annealing)", None
     )
     replay_chain: int | None = _doc("The chain re-run alone (--replay-chain), else null", None)
+    lanes: int | None = _doc(
+        "Threads a chain ran on (Sudoku impasse on a card): 1, a thread a chain, or 32, a warp "
+        "a chain over the drawn cell's candidates; null elsewhere",
+        None,
+    )
     rules: str | None = _doc(
         "Exact Sudoku's rules: fast (this project's solvers) | seed (seed 003's, as published)",
         None,

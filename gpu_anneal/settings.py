@@ -54,6 +54,7 @@ class SolveOptions:
     threads: int | None = None
     total_time: float | None = None
     pool: str | None = None
+    lanes: int | None = None
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
@@ -119,6 +120,7 @@ class Settings:
     threads: int | None = None  # numba's threads for the run; None: as they are
     total_time: float | None = None  # seconds for the whole run; None: no budget
     pool: str | None = None  # Sudoku annealing on CUDA: persistent | slices (None: default)
+    lanes: int | None = None  # Sudoku impasse on CUDA: threads a chain, 1 or 32 (None: 1)
     on_input_error: Any = field(default=None, compare=False)
     naming: Naming = API  # how this call's messages name parameters
 

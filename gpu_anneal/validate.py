@@ -254,6 +254,20 @@ def chains(value, cells: int = 81, puzzles: int = 1, option: str = "--chains") -
     return integer(option, value, 1, max_chains(cells, puzzles))
 
 
+LANES = (1, 32)  # threads a chain of the impasse kernels on a card: a thread, or a warp
+
+
+def lanes(value, option: str = "--lanes") -> int | None:
+    """Threads a chain of the impasse chains on a card: 1 or 32; None stays None."""
+    if value is None:
+        return None
+    ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if not ok or int(value) not in LANES:
+        raise OptionError(f"{option} {_show(value)}: must be 1 (a thread a chain) or 32 (a warp "
+                          "a chain)")  # fmt: skip
+    return int(value)
+
+
 def replay_chain(value, option: str = "--replay-chain") -> int:
     """A chain's RNG stream index (--replay-chain), 0..2**63 - 1."""
     return integer(option, value, 0, 2**63 - 1)

@@ -27,6 +27,7 @@ ANNEAL = frozenset({"chains", "seed", "schedule", "t0", "max_trials"})
 PARAMETERS = (
     "chains", "seed", "technique", "schedule", "t0", "max_trials", "move", "propagate", "batch",
     "scheduler", "workers", "fmt", "order", "time_limit", "rules", "fixed_chains", "pool",
+    "lanes",
 )  # fmt: skip
 
 

@@ -44,12 +44,14 @@ class Sudoku(PuzzleKind):
         | {"technique", "move", "time_limit", "propagate", "batch", "scheduler", "workers"}
         | {"fixed_chains", "pool"},
         "exact": FORMATS | {"rules", "time_limit"},
-        "impasse": FORMATS | {"chains", "seed", "t0", "time_limit"},
+        "impasse": FORMATS | {"chains", "seed", "t0", "time_limit", "lanes"},
     }
-    applies[AUTO] = applies["anneal"] | applies["impasse"]
+    applies[AUTO] = (applies["anneal"] | applies["impasse"]) - {"lanes"}
     refusal_notes = {
         ("impasse", "schedule"): "its chains hold one temperature, t0",
         ("impasse", "move"): "its move is the heat-bath move",
+        (AUTO, "lanes"): "lanes set the impasse kernel on a card: give --method impasse",
+        ("anneal", "lanes"): "lanes set the impasse kernel on a card",
     }
     techniques = tuple(TECHNIQUES)
     parsed_types = (Puzzle,)

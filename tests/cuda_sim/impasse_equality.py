@@ -1,11 +1,12 @@
 """Run under NUMBA_ENABLE_CUDASIM=1: Sudoku --method impasse through the real trial kernel.
 
 Argument: a JSON list of cases, each {"order": n, "cells": a puzzle's cells (0 blank), "chains",
-"seed", "temperature", "slice_moves", "slices", "trial_moves"}. Each case runs impasse_solve on
-the device runner (gpu_anneal.grid_runners.CudaTrials over the Sudoku kind's trial kernel) for
-`slices` launches at most. Prints one JSON list, per case: the arrays the runner brought back
-(RNG states, best grids, their open cells, solved flags, counts), the result's status, chain
-and moves, the kernel's module and the launches.
+"seed", "temperature", "slice_moves", "slices", "trial_moves", "lanes"}. Each case runs
+impasse_solve on the device runner (gpu_anneal.grid_runners.CudaTrials over the Sudoku kind's
+trial kernel, one chain a thread, or with "lanes": 32 over gpu_anneal.kernels.impasse_warp's
+kernel, one warp a chain) for `slices` launches at most. Prints one JSON list, per case: the
+arrays the runner brought back (RNG states, best grids, their open cells, solved flags,
+counts), the result's status, chain and moves, the kernel's module and the launches.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np  # noqa: E402
 
 from cpu_reference.sudoku import impasse  # noqa: E402
 from gpu_anneal.grid_runners import CudaTrials  # noqa: E402
+from gpu_anneal.kernels.impasse_warp import warp_kernel  # noqa: E402
 from gpu_anneal.kernels.launch import simulating  # noqa: E402
 from gpu_anneal.kinds import kind_of  # noqa: E402
 
@@ -30,7 +32,10 @@ ARRAYS = {"states": impasse.STATES, "best": impasse.BEST, "best_f": impasse.BEST
 
 def run_case(case: dict) -> dict:
     """One impasse run on the simulated device for `slices` launches at most."""
-    kernel = kind_of("sudoku").trial_kernel()
+    if case.get("lanes", 1) == 1:
+        kernel = kind_of("sudoku").trial_kernel()
+    else:
+        kernel = warp_kernel()
     runner = CudaTrials(kernel)
     launches = iter(range(1, case["slices"]))  # stop() is asked after each launch
     result = impasse.impasse_solve(

@@ -1,0 +1,312 @@
+"""The impasse chains with one warp a chain: lanes over a cell's candidates, the very moves of
+cpu_reference.sudoku.impasse.impasse_slice.
+
+Glossary (besides cpu_reference.sudoku.impasse's):
+    lane     the thread's index in its warp, 0..31; every lane holds the chain's control values
+             (RNG state, counts, the drawn cell) as the same numbers
+    chunk    candidates base .. base + 31 of the drawn cell, candidate base + lane on a lane
+             (one chunk up to 32 candidates, two at 49x49 and 64x64)
+    votes    a ballot of the lanes: bit j set when lane j's candidate replaces the choice
+
+One move, every lane of the warp together:
+
+    1. every lane draws the open cell x from the same RNG state (the same draw);
+    2. a chunk at a time, lane j takes candidate m = base + j: its weight w_m (impasse._delta,
+       three holder loads), the running total stay + w_0 + ... + w_m by a warp scan, and the
+       raw output of draw m of the one-pass choice; every lane steps the RNG over the chunk's
+       draws (the same steps) and keeps draw j. The sequential choice replaces its pick with m
+       when draw m, scaled to the running total, falls under w_m; those tests depend on no
+       earlier pick, so the lanes make them at once and the last replacement wins: the highest
+       lane of the ballot;
+    3. lane 0 writes the pick (impasse._write: the holders open, x closes), the warp syncs;
+    4. the lanes copy the grid into the chain's best, cell by cell, where it has fewer open
+       cells.
+
+A draw's raw output does not depend on its bound (rng.uniform_below scales the top 32 bits), so
+the chain draws what the CPU runner draws, move for move: RNG states, grids, best grids and
+counts equal the CPU runner's (tests/cuda_sim/impasse_equality.py under the simulator). A trial
+start (impasse._fresh_trial) runs on lane 0 alone.
+
+A warp's state is the chain's arrays in global memory, as one thread's: lane 0 writes, the warp
+syncs, every lane reads. Warp operations (warp_sync, warp_ballot, warp_scan) are votes and
+shuffles on a card; the simulator (NUMBA_ENABLE_CUDASIM=1), which has none, runs them through a
+scratch row of its block and syncthreads, one warp a block:
+
+    scratch[0 .. 31]   int64   lane j's value (ballot, scan)
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+import numpy as np
+from numba import config, cuda, int64, njit, uint32, uint64
+
+from cpu_reference.anneal.rng import next_u64, uniform_below
+from cpu_reference.sudoku.impasse import _delta, _fresh_trial, _write, impasse_slice
+from gpu_anneal.kernels.compat import plain
+
+SIM = bool(config.ENABLE_CUDASIM)
+WARP = 32
+FULL = uint32(0xFFFFFFFF)
+NAME = "sudoku-impasse-warp"  # the kernel's name in the PTX tables
+# warps a block on a card (the simulator runs one: its warp operations sync the block)
+WARPS_A_BLOCK = 1 if SIM else 4
+
+
+# ----------------------------------------------------------------------------- lane arithmetic
+
+
+@njit(inline="always")
+def lane_draw(s0, s1, count, lane):
+    """Step the RNG over `count` draws (the same steps on every lane): (the top 32 bits of draw
+    `lane`'s output, 0 past count; s0; s1)."""
+    mine = uint64(0)
+    for j in range(count):
+        r, s0, s1 = next_u64(uint64(s0), uint64(s1))
+        if j == lane:
+            mine = r >> uint32(32)
+    return mine, s0, s1
+
+
+@njit(inline="always")
+def draw_falls_under(top, bound, weight):
+    """Whether a draw (the top 32 bits of its output), scaled to 0..bound-1 as
+    rng.uniform_below scales it, is below `weight`."""
+    return int64((uint64(top) * uint64(bound)) >> uint32(32)) < weight
+
+
+@njit(inline="always")
+def highest_lane(votes):
+    """Index of the highest set bit of a nonzero 32-bit ballot."""
+    v = uint64(votes)
+    top = 0
+    for shift in (16, 8, 4, 2, 1):
+        if v >> uint64(shift) != 0:
+            v >>= uint64(shift)
+            top += shift
+    return top
+
+
+@njit(inline="always")
+def lane_weight(i, x, m, nc, cand, holder, units, weights, side):
+    """Candidate m's weight w(delta) for open cell x, 0 past its nc candidates."""
+    if m >= nc:
+        return int64(0)
+    d = int64(cand[x, m])
+    return int64(weights[i, _delta(i, x, d, holder, units, side) + 1])
+
+
+# ----------------------------------------------------------------------------- warp operations
+
+if SIM:  # device functions: the simulator gives them its fake cuda module
+    _ROWS: dict = {}  # block -> its scratch row
+    _ROWS_LOCK = threading.Lock()
+
+    @cuda.jit(device=True)
+    def scratch_row():
+        """The block's scratch row (made once, under a lock: the simulator's own shared arrays
+        are made by whichever thread comes first, unlocked)."""
+        with _ROWS_LOCK:
+            return _ROWS.setdefault(cuda.blockIdx.x, np.zeros(WARP, np.int64))
+
+    @cuda.jit(device=True)
+    def warp_sync():
+        """All lanes of the warp reach this point (memory written before is seen after)."""
+        cuda.syncthreads()
+
+    @cuda.jit(device=True)
+    def warp_ballot(lane, vote):
+        """Bit j set iff lane j votes."""
+        scratch = scratch_row()
+        scratch[lane] = 1 if vote else 0
+        cuda.syncthreads()
+        total = 0
+        for j in range(WARP):
+            total |= int(scratch[j]) << j
+        cuda.syncthreads()
+        return total
+
+    @cuda.jit(device=True)
+    def warp_scan(lane, x):
+        """(x summed over lanes 0..lane, x summed over the warp)."""
+        scratch = scratch_row()
+        scratch[lane] = x
+        cuda.syncthreads()
+        upto = sum(int(scratch[j]) for j in range(int(lane) + 1))
+        total = sum(int(scratch[j]) for j in range(WARP))
+        cuda.syncthreads()
+        return upto, total
+
+else:
+
+    @njit
+    def warp_sync():
+        """All lanes of the warp reach this point (memory written before is seen after)."""
+        cuda.syncwarp(FULL)
+
+    @njit
+    def warp_ballot(lane, vote):
+        """Bit j set iff lane j votes."""
+        return uint32(cuda.ballot_sync(FULL, vote))
+
+    @njit
+    def warp_scan(lane, x):
+        """(x summed over lanes 0..lane, x summed over the warp); x < 2**31 over the warp."""
+        v = np.int32(x)
+        d = 1
+        while d < WARP:
+            y = cuda.shfl_up_sync(FULL, v, d)
+            if lane >= d:
+                v = np.int32(v + y)
+            d *= 2
+        return int64(v), int64(cuda.shfl_sync(FULL, v, WARP - 1))
+
+
+# ----------------------------------------------------------------------------- the kernel
+
+
+def kernel(
+    states, best, best_f, solved, grid, holder, oset, where, counts, weights,
+    filled, free, cand, ncand, units, side, slice_moves, trial_moves,
+):  # fmt: skip
+    """Up to `slice_moves` moves of chain i = the thread's warp, as impasse_slice(i, ...)."""
+    i = cuda.grid(1) // WARP
+    lane = cuda.threadIdx.x % WARP
+    if i >= states.shape[0]:
+        return
+    states, best, best_f, solved = plain(states), plain(best), plain(best_f), plain(solved)
+    grid, holder, oset, where = plain(grid), plain(holder), plain(oset), plain(where)
+    counts, weights, filled, free = plain(counts), plain(weights), plain(filled), plain(free)
+    cand, ncand, units = plain(cand), plain(ncand), plain(units)
+    if solved[i] != 0:
+        return
+    cells = grid.shape[1]
+    first = counts[i, 2] == 0
+    warp_sync()  # every lane has read before lane 0 writes
+    if first:  # the chain's first trial
+        if lane == 0:
+            s0, s1 = _fresh_trial(i, uint64(states[i, 0]), uint64(states[i, 1]), grid, holder,
+                                  oset, where, filled, free, cand, ncand, units, side)  # fmt: skip
+            states[i, 0] = uint64(s0)
+            states[i, 1] = uint64(s1)
+            counts[i, 2] = 1
+        warp_sync()
+    s0 = uint64(states[i, 0])
+    s1 = uint64(states[i, 1])
+    moves, trial, trials = int64(counts[i, 0]), int64(counts[i, 1]), int64(counts[i, 2])
+    kept = int64(best_f[i])
+    stay = int64(weights[i, 1])
+    warp_sync()  # every lane has read before lane 0 writes
+    kept = keep_best(i, lane, grid, oset, best, best_f, kept, cells)
+    for _ in range(slice_moves):
+        size = int64(oset[i, 0])
+        if size == 0:
+            break
+        if trial_moves > 0 and trial >= trial_moves:
+            warp_sync()  # every lane has read the open cells before lane 0 writes
+            if lane == 0:
+                s0, s1 = _fresh_trial(i, s0, s1, grid, holder, oset, where, filled, free, cand,
+                                      ncand, units, side)  # fmt: skip
+                states[i, 0] = uint64(s0)
+                states[i, 1] = uint64(s1)
+            warp_sync()
+            s0 = uint64(states[i, 0])
+            s1 = uint64(states[i, 1])
+            trial = 0
+            trials += 1
+            kept = keep_best(i, lane, grid, oset, best, best_f, kept, cells)
+            continue
+        at, s0, s1 = uniform_below(s0, s1, size)
+        s0, s1 = uint64(s0), uint64(s1)  # the simulator: numbers back from jitted code
+        x = int64(oset[i, 1 + int64(at)])
+        nc = int64(ncand[x])
+        total = stay
+        pick = 0
+        for base in range(0, nc, WARP):
+            m = base + lane
+            w = lane_weight(i, x, m, nc, cand, holder, units, weights, side)
+            upto, chunk = warp_scan(lane, w)
+            top, s0, s1 = lane_draw(s0, s1, min(nc - base, WARP), lane)
+            s0, s1 = uint64(s0), uint64(s1)
+            votes = warp_ballot(lane, m < nc and draw_falls_under(top, total + upto, w))
+            if votes != 0:
+                pick = int64(cand[x, base + highest_lane(votes)])
+            total += chunk
+        if pick != 0:  # the ballot synced the warp: every lane's holder loads are done
+            if lane == 0:
+                _write(i, x, pick, grid, holder, oset, where, units, side)
+            warp_sync()
+        moves += 1
+        trial += 1
+        kept = keep_best(i, lane, grid, oset, best, best_f, kept, cells)
+    if lane == 0:
+        states[i, 0] = s0
+        states[i, 1] = s1
+        counts[i, 0] = moves
+        counts[i, 1] = trial
+        counts[i, 2] = trials
+        if oset[i, 0] == 0:
+            solved[i] = 1
+
+
+@njit(inline="always")
+def keep_best(i, lane, grid, oset, best, best_f, kept, cells):
+    """The chain's grid becomes its best when it has fewer open cells than `kept` (each lane
+    copies every WARP-th cell; lane 0 records the count): the best's open cells now."""
+    size = int64(oset[i, 0])
+    if size >= kept:
+        return kept
+    for cell in range(lane, cells, WARP):
+        best[i, cell] = grid[i, cell]
+    if lane == 0:
+        best_f[i] = size
+    return size
+
+
+# ----------------------------------------------------------------------------- building it
+
+
+def kernel_function():
+    """The kernel as a module-level function of its generated module (compile it with cuda.jit
+    or ptx.compile_ptx)."""
+    from gpu_anneal.kernels.kernel_cache import module_copy
+
+    return module_copy("impasse_warp", [kernel]).kernel
+
+
+class WarpKernel:
+    """The impasse chains' kernel with one warp a chain, as launch.TrialKernel describes a
+    trial kernel to gpu_anneal.grid_runners.CudaTrials: its parameter names (impasse_slice's
+    after i), the arrays brought back after the last launch, the threads a chain."""
+
+    lanes = WARP
+    threads_per_block = WARPS_A_BLOCK * WARP
+
+    def __init__(self):
+        from gpu_anneal.kernels.launch import RESULTS
+
+        self.names = tuple(inspect.signature(impasse_slice.py_func).parameters)[1:]
+        self.results = (*RESULTS, "counts")
+        self._kernel = None
+
+    def function(self):
+        """The kernel's Python function (kernel_function())."""
+        return kernel_function()
+
+    def get(self):
+        """The kernel for the current device, loaded from the disk cache or compiled on first
+        use (the simulator runs the same source, uncached)."""
+        if self._kernel is None:
+            from gpu_anneal.kernels.kernel_cache import cached_jit
+
+            self._kernel = cached_jit(self.function())
+        return self._kernel
+
+
+@functools.cache
+def warp_kernel() -> WarpKernel:
+    """The one WarpKernel of a process (compiled on first use)."""
+    return WarpKernel()

@@ -1,0 +1,180 @@
+"""The impasse chains with one warp a chain (gpu_anneal.kernels.impasse_warp, --lanes 32): its
+lane arithmetic, the option's checks and plan, and the real kernel under the CUDA simulator
+taking the CPU runner's moves at orders 2 to 8 (tests/cuda_sim/impasse_equality.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from simulate import one_core, simulator_env
+from test_impasse import HARDEST, RESULT_ARRAYS, cells_of, cpu_case, lewis
+from typer.testing import CliRunner
+
+from cli.main import app
+from cpu_reference.anneal.rng import init_states, uniform_below
+from cpu_reference.errors import InputError
+from gpu_anneal import api
+from gpu_anneal.kernels import impasse_warp
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent
+
+
+def xoroshiro(s0: int, s1: int) -> tuple[int, int, int]:
+    """One xoroshiro128+ step in Python integers: (output, s0, s1)."""
+    mask = 2**64 - 1
+
+    def rotl(x: int, k: int) -> int:
+        return ((x << k) | (x >> (64 - k))) & mask
+
+    out = (s0 + s1) & mask
+    s1 ^= s0
+    return out, rotl(s0, 55) ^ s1 ^ ((s1 << 14) & mask), rotl(s1, 36)
+
+
+def test_each_lane_keeps_its_own_draw_of_the_chunk():
+    """lane_draw steps the state over the chunk's draws whatever the lane, and lane j keeps the
+    top 32 bits of draw j (0 past the chunk)."""
+    s0, s1 = (int(v) for v in init_states(1, 5)[0])
+    outputs = []
+    t0, t1 = s0, s1
+    for _ in range(7):
+        r, t0, t1 = xoroshiro(t0, t1)
+        outputs.append(r >> 32)
+    for lane in range(9):
+        top, a, b = impasse_warp.lane_draw(np.uint64(s0), np.uint64(s1), 7, lane)
+        assert (int(a) % 2**64, int(b) % 2**64) == (t0, t1)
+        assert int(top) == (outputs[lane] if lane < 7 else 0)
+
+
+def test_a_lane_scales_its_draw_as_the_sequential_choice_does():
+    """draw_falls_under(top, bound, w) is uniform_below(bound) < w for the same output."""
+    rng = np.random.default_rng(4)
+    for s0, s1 in rng.integers(1, 2**63, size=(200, 2), dtype=np.uint64):
+        bound = int(rng.integers(1, 65 * 2**24))
+        weight = int(rng.integers(0, 2**24 + 1))
+        below, _, _ = uniform_below(s0, s1, bound)
+        top = xoroshiro(int(s0), int(s1))[0] >> 32
+        assert top * bound >> 32 == int(below)  # the scaling the lanes repeat
+        assert impasse_warp.draw_falls_under(top, bound, weight) == (int(below) < weight)
+
+
+def test_the_last_voting_lane_wins():
+    """highest_lane is the index of the ballot's highest set bit."""
+    for votes in (1, 2, 3, 0b10110, 1 << 17, (1 << 31) | 5, 0xFFFFFFFF):
+        assert impasse_warp.highest_lane(votes) == votes.bit_length() - 1
+
+
+def test_lanes_are_refused_where_they_do_not_apply(tmp_path):
+    """--lanes: 1 or 32, with --method impasse on --backend cuda alone; each refusal is one
+    line naming the option, exit code 2."""
+    with pytest.raises(InputError, match="lanes 7: must be 1 .* or 32"):
+        api.solve(HARDEST, method="impasse", backend="cuda", lanes=7)
+    with pytest.raises(InputError, match="give backend 'cuda'"):
+        api.solve(HARDEST, method="impasse", backend="cpu", lanes=32)
+    with pytest.raises(InputError, match="lanes does not apply to method 'auto'"):
+        api.solve(HARDEST, lanes=32)
+    with pytest.raises(InputError, match="lanes does not apply to method 'anneal'"):
+        api.solve(HARDEST, method="anneal", lanes=32)
+    puzzle = tmp_path / "p.txt"
+    puzzle.write_text(HARDEST + "\n")
+    bad = CliRunner().invoke(app, ["solve", str(puzzle), "--method", "impasse", "--lanes", "32"])
+    assert bad.exit_code == 2
+    assert bad.output.strip() == ("gpu-anneal: --lanes 32: lanes set the impasse kernel on a "
+                                  "card; give --backend cuda")  # fmt: skip
+
+
+def test_dry_run_names_a_warp_a_chain_on_a_card(tmp_path):
+    """--dry-run of --lanes 32 on a card described: WARP_CHAINS chains a puzzle, a warp each;
+    without it, a thread each."""
+    puzzle = tmp_path / "p.txt"
+    puzzle.write_text(HARDEST + "\n")
+    base = ["solve", str(puzzle), "--method", "impasse", "--dry-run", "--device", "H100 SXM",
+            "--backend", "cuda"]  # fmt: skip
+    warp = CliRunner().invoke(app, [*base, "--lanes", "32"])
+    assert warp.exit_code == 0, warp.output
+    assert "1,024 chains a puzzle on the card, one chain a warp" in warp.output
+    thread = CliRunner().invoke(app, base)
+    assert "4,096 chains a puzzle on the card, one chain a thread" in thread.output
+
+
+# ---- the real kernel under the CUDA simulator ---------------------------------------------
+
+WARP_CASES = [
+    {"order": 2, "cells": [0] * 16, "chains": 2, "seed": 1, "temperature": 0.5,
+     "slice_moves": 30, "slices": 2, "trial_moves": 0},
+    {"order": 3, "cells": cells_of(HARDEST).tolist(), "chains": 3, "seed": 2,
+     "temperature": 0.325, "slice_moves": 200, "slices": 3, "trial_moves": 150},
+    {"order": 4, "cells": lewis(4, 45).tolist(), "chains": 2, "seed": 3, "temperature": 0.325,
+     "slice_moves": 200, "slices": 2, "trial_moves": 0},
+    *[{"order": n, "cells": [0] * n**4, "chains": 2, "seed": n, "temperature": 0.325,
+       "slice_moves": 60, "slices": 2, "trial_moves": 0} for n in (5, 6, 7, 8)],
+]  # fmt: skip
+for _case in WARP_CASES:
+    _case["lanes"] = 32
+
+
+@pytest.fixture(scope="module")
+def simulated() -> list[dict]:
+    """Every WARP_CASES case through the warp kernel in one simulator run."""
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "cuda_sim" / "impasse_equality.py"), json.dumps(WARP_CASES)],
+        preexec_fn=one_core(), env=simulator_env(), cwd=ROOT, capture_output=True, text=True,
+        timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.cudasim
+def test_simulated_warp_kernel_takes_the_cpu_chains_moves_at_every_order(simulated):
+    """At orders 2 to 8 (two chunks of candidates at 49x49 and 64x64, fresh trials at 9x9) the
+    warp kernel ends every chain where the CPU runner does: RNG states, best grids, their open
+    cells, solved flags and counts, and the same result."""
+    assert set(RESULT_ARRAYS) <= set(simulated[0])
+    for case, got in zip(WARP_CASES, simulated, strict=True):
+        # the warp kernel ran (its module's digest covers the simulator's warp operations)
+        assert got["kernel"].startswith("gpu_anneal_kernel_impasse_warp_")
+        assert got["kernel"].endswith(".kernel")
+        expected = cpu_case(case)
+        for key, value in expected.items():
+            assert got[key] == value, (case["order"], key)
+        assert np.asarray(got["counts"])[:, 0].max() > 0
+        if case["trial_moves"]:
+            assert np.asarray(got["counts"])[:, 2].max() > 1  # a fresh trial ran
+
+
+@pytest.mark.cudasim
+def test_a_simulated_run_at_32_lanes_solves_records_and_replays(tmp_path):
+    """solve --method impasse --backend cuda --lanes 32 under the simulator: solved and verified,
+    params.lanes 32 and the warp's chains; the solving chain replays on the CPU to the same grid
+    after as many moves."""
+    puzzle = tmp_path / "p.txt"
+    text = "1..2..3.........\n2..1............\n"  # two 4x4 puzzles: streams q * chains + i
+    puzzle.write_text(text)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpu_anneal", "solve", str(puzzle), "--method", "impasse",
+         "--backend", "cuda", "--lanes", "32", "--chains", "2", "--seed", "3", "--output",
+         "jsonl", "-q"],
+        preexec_fn=one_core(), env=simulator_env(), cwd=ROOT, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    records = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    assert [r["status"] for r in records] == ["solved", "solved"]
+    assert max(r["counts"]["chain_proposals"] or 0 for r in records) > 0  # chains moved
+    for q, record in enumerate(records):
+        assert record["backend"] == "cuda" and record["verified"]
+        assert record["params"]["lanes"] == 32 and record["params"]["chains"] == 2
+        chain = record["counts"]["solving_chain"]
+        if chain is None:  # deduction alone solved it: no chain ran
+            continue
+        assert chain // 2 == q
+        again = api.replay(text, chain, chains=2, method="impasse", seed=3)
+        assert again.solution == record["solution"]
+        assert again.counts.chain_proposals == record["counts"]["chain_proposals"]
