@@ -9,7 +9,9 @@ dicts) fail here, as they would on a card, although the simulator runs them.
 The kernels compiled here are the very functions a device process compiles and caches
 (kernel_registry): the Sudoku kernels' generated modules (sudoku.kernel_function, one chain a
 thread, and sudoku_coop.kernel_function, one warp a chain), the grid kinds' trial kernels'
-generated copies (launch.TrialKernel.function), handed in from the kinds registry. A device
+generated copies (launch.TrialKernel.function), handed in from the kinds registry, and beside
+the impasse trial kernel its one-warp-a-chain kernel (impasse_warp.kernel_function), which takes
+the same arguments. A device
 process builds for its card's own target (numba-cuda picks sm_90a on an sm_90 card); the PTX
 here is for plain sm_80 / sm_90.
 
@@ -169,6 +171,14 @@ def kernel_registry(trials: Mapping[str, tuple[Callable, Callable]] | None = Non
         )
     for name, (function, types) in (trials or {}).items():  # the grid puzzles' trial kernels
         registry[name] = (lambda key, function=function: function(), types, ("any",))
+    if "sudoku-impasse" in (trials or {}):  # the impasse chains' kernel of one warp a chain
+        from gpu_anneal.kernels import impasse_warp
+
+        registry[impasse_warp.NAME] = (
+            lambda key: impasse_warp.kernel_function(),
+            trials["sudoku-impasse"][1],
+            ("any",),
+        )
     return registry
 
 
