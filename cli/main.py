@@ -394,7 +394,7 @@ def _dry_run(
         for order, n in plan.count_orders(files, s.fmt).items():
             print(plan_text(order, n, s, device))
         return 0
-    only = None  # the orders whose annealing plans are printed (None: every order)
+    only = None  # the puzzles of each order annealed, counted (None: every order, uncounted)
     if s.method == AUTO:
         only = _auto_dry_run(files, s, device, backend)
         if only is not None and not only:
@@ -408,19 +408,18 @@ def _dry_run(
         if backend == "cpu" or not usable:
             why = ("cpu: asked (--backend cpu)" if backend == "cpu"
                    else f"auto: cpu, no usable CUDA device: {reason}")  # fmt: skip
-            for one in describe_cores(files, s, why):
-                if only is None or one["order"] in only:
-                    print(format_cores_plan(one))
+            for one in describe_cores(files, s, why, counts=only):
+                print(format_cores_plan(one))
             return 0
     for one in describe_plans(files, s, device):
         print(plan.format_plan(one))
     return 0
 
 
-def _auto_dry_run(files, s, device, backend) -> set[int] | None:
+def _auto_dry_run(files, s, device, backend) -> dict[int, int] | None:
     """--method auto's part of --dry-run: on the cores, the impasse plan of each order it runs
-    by the impasse chains, after the line saying so; returns the orders left to annealing
-    (None on a card: auto anneals every order there)."""
+    by the impasse chains, after the line saying so; returns the orders left to annealing with
+    their puzzles (the input read once; None on a card: auto anneals every order there)."""
     from gpu_anneal import plan
     from gpu_anneal.impasse_solver import plan_text
     from gpu_anneal.method_choice import method_for, on_card, settings_for, why
@@ -432,7 +431,7 @@ def _auto_dry_run(files, s, device, backend) -> set[int] | None:
         if method_for(order, False) == "impasse":
             print(why(order, False))
             print(plan_text(order, n, settings_for(s, "impasse"), device))
-    return {order for order in counts if method_for(order, False) == "anneal"}
+    return {order: n for order, n in counts.items() if method_for(order, False) == "anneal"}
 
 
 @app.command()

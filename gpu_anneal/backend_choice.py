@@ -801,18 +801,22 @@ def describe_cores(
     s,
     reason: str = "",
     cores: Cores | None = None,
+    counts: dict[int, int] | None = None,
 ) -> list[dict]:
     """The plans of a Sudoku solve on this machine's cores over these files, one per order
     found (what `solve --dry-run` prints where the run takes the cores without a card to weigh:
     none found, or --backend cpu), from the run plan run_plan.sudoku_plan builds from resolved
     settings `s` for the CPU: puzzles at once, chains each, threads, and the seconds the model
     predicts for that many puzzles of the reference class (`cpu_seconds`); `reason` says why
-    the cores run it (`cores`: this CPU's side for every order, else gathered)."""
+    the cores run it (`cores`: this CPU's side for every order, else gathered; `counts`: the
+    puzzles of each order, already counted, else read from the files)."""
     from gpu_anneal import plan
     from gpu_anneal.run_plan import sudoku_plan
 
     plans = []
-    for order, n in plan.count_orders(sources, s.fmt).items():
+    if counts is None:
+        counts = plan.count_orders(sources, s.fmt)
+    for order, n in counts.items():
         run = sudoku_plan(s, order, "cpu", reason)
         side = cores or cores_side(order, run.move)
         w = Workload(order=order, move=run.move, puzzles=n, chains=s.chains, batch=s.batch)

@@ -85,3 +85,20 @@ def test_the_command_line_default_and_its_dry_run(tmp_path):
     assert "9x9" in plan.output.split("--method impasse")[-1]  # then 9x9's annealing plan
     card = runner.invoke(app, ["solve", str(puzzles), "--dry-run", "--device", "H100 SXM"])
     assert card.exit_code == 0 and "impasse" not in card.output  # auto anneals on a card
+
+
+def test_the_dry_run_reads_the_input_once(tmp_path, monkeypatch):
+    """--dry-run under auto on the cores counts the orders once and plans the annealed ones
+    from those counts (the 9x9 puzzles: 2, not the 25x25 one)."""
+    from gpu_anneal import plan
+
+    puzzles = tmp_path / "mixed.txt"
+    puzzles.write_text("\n".join([grid_25x25(), HARD_9X9, HARD_9X9]) + "\n")
+    reads = []
+    counted = plan.count_orders
+    monkeypatch.setattr(plan, "count_orders", lambda *a, **k: reads.append(a) or counted(*a, **k))
+    shown = CliRunner().invoke(app, ["solve", str(puzzles), "--backend", "cpu", "--dry-run"])
+    assert shown.exit_code == 0, shown.output
+    assert len(reads) == 1
+    assert "plan (model) for 2 puzzles, 9x9" in shown.output
+    assert "25x25, move" not in shown.output  # no annealing plan for the impasse order
