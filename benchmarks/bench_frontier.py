@@ -28,6 +28,8 @@ order), one process at a time, each in its own process with a hard timeout of th
     gpu-anneal-impasse, gpu-anneal-auto   the same with `--method impasse` (`--t0 T`: its
                  held temperature), or with no --method: auto, the engine's choice for the
                  order and backend (gpu_anneal.method_choice)
+    gpu-anneal-impasse-warp   `--method impasse --lanes 32`: on a card, one warp a chain
+                 (gpu_anneal.kernels.impasse_warp); the engine refuses it on the cores
     cp-sat       OR-Tools CP-SAT, 1 worker, AllDifferent model (benchmarks/frontier_peers.py)
     cadical      CaDiCaL 1.9.5 through python-sat, the standard CNF (benchmarks/frontier_peers.py)
 
@@ -70,13 +72,26 @@ from benchmarks.machine import machine, made_by
 from benchmarks.tables import add_out_arguments, rerender, secs, write_results
 from cpu_reference.sudoku.verify import verify_solution
 
-SOLVERS = ("gpu-anneal", "gpu-anneal-impasse", "gpu-anneal-auto", "cp-sat", "cadical")
+SOLVERS = (
+    "gpu-anneal",
+    "gpu-anneal-impasse",
+    "gpu-anneal-impasse-warp",
+    "gpu-anneal-auto",
+    "cp-sat",
+    "cadical",
+)
 DEFAULT_SOLVERS = ("gpu-anneal", "cp-sat", "cadical")
 # solver -> --method
-ENGINE = {"gpu-anneal": "anneal", "gpu-anneal-impasse": "impasse", "gpu-anneal-auto": "auto"}
+ENGINE = {
+    "gpu-anneal": "anneal",
+    "gpu-anneal-impasse": "impasse",
+    "gpu-anneal-impasse-warp": "impasse-warp",
+    "gpu-anneal-auto": "auto",
+}
 LABELS = {
     "gpu-anneal": "gpu-anneal, annealing (its default technique)",
     "gpu-anneal-impasse": "gpu-anneal, --method impasse",
+    "gpu-anneal-impasse-warp": "gpu-anneal, --method impasse --lanes 32 (a warp a chain)",
     "gpu-anneal-auto": "gpu-anneal, --method auto (the default)",
     "cp-sat": "CP-SAT, 1 worker",
     "cadical": "CaDiCaL (python-sat)",
@@ -163,12 +178,13 @@ def engine_message(stderr: str) -> str:
 def gpu_anneal_command(limit: float, args, method: str = "anneal") -> list[str]:
     """The CLI call that solves one tsv instance from stdin by annealing's default technique (its
     schedule replaced by args.schedule when given), or with --method impasse (its held
-    temperature args.t0 when given), or with no --method (auto: the method the engine takes for
-    the order and backend)."""
+    temperature args.t0 when given; method impasse-warp: --lanes 32 too), or with no --method
+    (auto: the method the engine takes for the order and backend)."""
     if method == "auto":
         tail = []
-    elif method == "impasse":
-        tail = ["--method", "impasse", *(["--t0", f"{args.t0:g}"] if args.t0 else [])]
+    elif method in ("impasse", "impasse-warp"):
+        tail = ["--method", "impasse", *(["--t0", f"{args.t0:g}"] if args.t0 else []),
+                *(["--lanes", "32"] if method == "impasse-warp" else [])]  # fmt: skip
     else:
         tail = ["--method", "anneal", *(["--schedule", args.schedule] if args.schedule else []),
                 *(["--move", args.move] if args.move else [])]  # fmt: skip

@@ -12,8 +12,10 @@ Glossary: C chains; slice, moves of every chain between two looks of the host.
 Results: benchmarks/results/throughput/impasse_rate_{backend}.{json,md} (card runs: --out in
 benchmarks/results/gpu/).
 
-    python -m benchmarks.bench_impasse_rate [--backend cpu] [--chains 1,2,4]
+    python -m benchmarks.bench_impasse_rate [--backend cpu] [--chains 1,2,4] [--lanes 1]
         [--slices 5] [--moves 200000] [--order 6] [--fill 50] [--k 0] [--seed 1] [--out PATH]
+
+--lanes 32 (a card): one warp a chain (gpu_anneal.kernels.impasse_warp) in place of a thread.
 """
 
 from __future__ import annotations
@@ -33,22 +35,24 @@ from cpu_reference.sudoku import impasse
 TEMPERATURE = 0.325  # --method impasse's default held temperature
 
 
-def runner_of(backend: str, solved: np.ndarray):
-    """A TrialRunner of the impasse chains on `backend` (the CPU one over `solved`)."""
+def runner_of(backend: str, solved: np.ndarray, lanes: int = 1):
+    """A TrialRunner of the impasse chains on `backend` (the CPU one over `solved`; on a card
+    one chain a thread, or a warp at 32 lanes)."""
     if backend == "cuda":
-        from gpu_anneal.grid_runners import cuda_trials
-        from gpu_anneal.impasse_solver import impasse_kernel
+        from gpu_anneal.impasse_solver import runner_for
 
-        return cuda_trials(impasse_kernel())
+        return runner_for("cuda", lanes)[0]
     return CpuTrials(impasse.run_impasse_cpu, solved)
 
 
-def measure(cells, order: int, chains: int, slices: int, moves: int, backend: str) -> dict:
+def measure(
+    cells, order: int, chains: int, slices: int, moves: int, backend: str, lanes: int = 1
+) -> dict:
     """One count of chains: its moves, seconds, moves a second (all chains, one chain)."""
     args = list(impasse.chain_arrays(impasse.impasse_tables(cells, order), order, chains, 0,
                                      TEMPERATURE))  # fmt: skip
     args[impasse.SLICE_AT] = moves
-    runner = runner_of(backend, args[impasse.SOLVED])
+    runner = runner_of(backend, args[impasse.SOLVED], lanes)
     runner.load(tuple(args))
     start = time.perf_counter()
     for _ in range(slices):
@@ -66,10 +70,10 @@ def measure(cells, order: int, chains: int, slices: int, moves: int, backend: st
     }  # fmt: skip
 
 
-def compile_first(backend: str) -> float:
+def compile_first(backend: str, lanes: int = 1) -> float:
     """Seconds to compile (or load) the chains' code for the backend: a 4x4 run."""
     start = time.perf_counter()
-    runner = runner_of(backend, None) if backend == "cuda" else None
+    runner = runner_of(backend, None, lanes) if backend == "cuda" else None
     impasse.impasse_solve(np.zeros(16, np.uint8), 2, 1, 0, 1.0, None, runner, slice_moves=10)
     return time.perf_counter() - start
 
@@ -82,7 +86,9 @@ def render(result: dict) -> str:
              str(r["solved_chains"])) for r in result["rows"]]  # fmt: skip
     m = result["machine"]
     head = (
-        f"# --method impasse: moves a second against chains ({result['backend']})\n\n"
+        f"# --method impasse: moves a second against chains ({result['backend']}"
+        f"{', ' + str(a.get('lanes', 1)) + ' lanes a chain' if result['backend'] == 'cuda' else ''}"
+        ")\n\n"
         f"Made by `{result['command']}` at {result['commit'] or '?'}: instance "
         f"{result['instance']} ({a['order'] ** 2}x{a['order'] ** 2}, {a['fill']} % filled), "
         f"held at T = {TEMPERATURE:g}, {a['slices']} slices of {a['moves']:,} moves a chain, each "
@@ -108,6 +114,8 @@ def parse_args(argv):
     ap.add_argument("--fill", type=int, default=50)
     ap.add_argument("--k", type=int, default=0, help="which instance of the seed")
     ap.add_argument("--seed", type=int, default=1, help="instances' seed (bench_frontier's)")
+    ap.add_argument("--lanes", type=int, default=1, choices=(1, 32),
+                    help="threads a chain on a card: 1, or 32 (a warp)")  # fmt: skip
     add_out_arguments(ap, None)
     args = ap.parse_args(argv)
     try:
@@ -118,6 +126,8 @@ def parse_args(argv):
         ap.error("--chains, --slices and --moves must be 1 or more, --k 0 or more")
     if not 2 <= args.order <= 8 or not 0 <= args.fill <= 100:
         ap.error("--order must be 2..8, --fill a percentage")
+    if args.lanes > 1 and args.backend != "cuda":
+        ap.error("--lanes 32 runs on a card: give --backend cuda")
     if args.out in (None, "None"):
         args.out = str(results("throughput") / f"impasse_rate_{args.backend}")
     return args
@@ -131,11 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     facts = machine()
     inst = make_instances([args.order], [args.fill], args.k + 1, args.seed)[args.k]
-    compile_s = compile_first(args.backend)
+    compile_s = compile_first(args.backend, args.lanes)
     rows = []
     for chains in args.chain_list:
         row = measure(np.asarray(inst.cells, np.uint8), args.order, chains, args.slices,
-                      args.moves, args.backend)  # fmt: skip
+                      args.moves, args.backend, args.lanes)  # fmt: skip
         rows.append(row)
         print(row, flush=True)
     result = {

@@ -8,6 +8,8 @@ phases run after it write those files).
 Reads, under benchmarks/results/ (TAG = CARD_COMMIT):
     gpu/card_session_TAG.json                     the session (pools, cores, occupancy)
     frontier/frontier_card_CARD_CELL_SOLVER_BACKEND.json   bench_frontier, card then cores
+                                                  (SOLVER warp: the warp kernel on the card,
+                                                  the default on the cores)
     throughput/impasse_rate_CARD_*.json           bench_impasse_rate, card and cores
 Writes gpu/card_lent_TAG.md. Nothing here holds a measured number.
 
@@ -32,6 +34,10 @@ COOP_TARGET = 2_000_000  # issue 40: the 25x25 chain >= 2 M proposals/s on a len
 POOL_TARGETS = {  # the card pools' issue (benchmarks/results/gpu/card_vs_cores.md's targets)
     "iso6000": 15.0,  # the card >= 15x the cores on 6,000 isomorphs, start-up included
     "iso60000": 10_000.0,  # >= 10,000 puzzles/s on 60,000 isomorphs
+}
+# how a frontier file's SOLVER reads on the page (else "--method SOLVER" on both backends)
+SOLVER_TEXT = {
+    "warp": "the card by --method impasse --lanes 32 (a warp a chain), the cores by the default",
 }
 CELL = re.compile(r"frontier_card_(?P<card>[a-z0-9]+)_(?P<cell>\d+x\d+_\d+)_(?P<solver>[a-z]+)"
                   r"_(?P<backend>cuda|cpu)\.json$")  # fmt: skip
@@ -128,8 +134,8 @@ def frontier_rows(card: str, cores: int) -> tuple[list[str], list[str]]:
             continue
         by = {b: {r["instance"]: r for r in d["rows"]} for b, d in docs.items()}
         limit = next(iter(by["cuda"].values()))["limit"] if by["cuda"] else None
-        out += ["", f"### {cell.replace('_', ' at ')} % filled, --method {solver}, "
-                f"{limit:g} s a grid", "",
+        text = SOLVER_TEXT.get(solver, f"--method {solver}")
+        out += ["", f"### {cell.replace('_', ' at ')} % filled, {text}, {limit:g} s a grid", "",
                 "| instance | card | cores |", "|---|---:|---:|"]  # fmt: skip
         names = sorted(set(by["cuda"]) | set(by["cpu"]))
         for name in names:
@@ -146,7 +152,7 @@ def frontier_rows(card: str, cores: int) -> tuple[list[str], list[str]]:
                    + (f"; not reached by one backend within the phase's time: "
                       f"{', '.join(unreached)}." if unreached else "."))  # fmt: skip
         met = solved["cuda"] >= solved["cpu"] and wall["cuda"] < wall["cpu"]
-        targets.append(target_row(f"{cell.replace('_', ' at ')} %, --method {solver}: the card "
+        targets.append(target_row(f"{cell.replace('_', ' at ')} %, {text}: the card "
                                   f"against {cores} cores", "faster, solving no fewer",
                                   f"card {solved['cuda']}/{len(both)} in {wall['cuda']:.1f} s, "
                                   f"cores {solved['cpu']}/{len(both)} in {wall['cpu']:.1f} s",

@@ -12,12 +12,15 @@
 #              the environment as it is (no wheels installed; $PYTHON, else python3).
 #              CARD_BUDGET (default 510) is the session's seconds; a shorter one scales each
 #              step's phase down in proportion.
-# PHASE lent:  a 15-minute lease's one command: all (CARD_BUDGET 240), then frontier36 and
-#              frontier49 by the engine's default, --method auto (annealing on the card, the
-#              impasse chains on the cores; FRONTIER_SOLVERS gpu-anneal-auto, FRONTIER_LIMIT 20,
-#              FRONTIER_SECONDS 80), then impasse (IMPASSE_CHAINS 4096,65536, IMPASSE_SECONDS
-#              45), each under what is left of LENT_SECONDS (default 565); every phase's files
-#              in $OUT/card_lent.tgz.
+# PHASE lent:  a 15-minute lease's one command: warp (IMPASSE_SECONDS 40), then frontier36 and
+#              frontier49 with the impasse chains a warp a chain on the card against the
+#              engine's default on the cores (the impasse chains there; FRONTIER_SOLVERS
+#              gpu-anneal-impasse-warp, FRONTIER_CPU_SOLVERS gpu-anneal-auto, FRONTIER_LIMIT 20,
+#              FRONTIER_SECONDS 75), then all (CARD_BUDGET 120), each under what is left of
+#              LENT_SECONDS (default 565); every phase's files in $OUT/card_lent.tgz. Commit
+#              frontierCELL_cuda.json and frontierCELL_cpu.json as
+#              frontier/frontier_card_CARD_CELL_warp_{cuda,cpu}.json (card_lent_report pairs
+#              them), the rates as throughput/impasse_rate_CARD_*.
 # PHASE prepare (here, not on the card): .gpudata/ with the base sets from ../shared and .whl/
 #              with the numpy numba-cuda needs (.gitignore names both); then, on the card,
 #              `bash benchmarks/card_session.sh all HASH` with carry [".gpudata", ".whl"].
@@ -38,12 +41,18 @@
 #              45 % (3, default 80). Each backend's run is stopped after FRONTIER_SECONDS
 #              (default 270; its finished instances are kept). FRONTIER_SOLVERS (default
 #              gpu-anneal) names bench_frontier's engine solvers: gpu-anneal,gpu-anneal-impasse
-#              adds --method impasse on the same instances. Results:
+#              adds --method impasse on the same instances; FRONTIER_CPU_SOLVERS (default
+#              FRONTIER_SOLVERS) those of the cores' run. Results:
 #              $out/{frontier36,frontier49}_{cuda,cpu}.{json,md} and $out/PHASE.log.
 # PHASE impasse: --method impasse's moves a second against chains (benchmarks.bench_impasse_rate),
 #              on the card (IMPASSE_CHAINS, default 1024,4096,16384,65536; 5 launches of 20,000
 #              moves a chain) then on the machine's cores (one chain a core), each under
 #              IMPASSE_SECONDS (default 200). Results: $out/impasse_rate_{cuda,cpu}.{json,md}.
+# PHASE warp:  the impasse chains a warp a chain (--lanes 32, gpu_anneal.kernels.impasse_warp):
+#              moves a second against chains (WARP_CHAINS, default 1,32,132,528,1056,2112,4096;
+#              3 launches of 20,000 moves a chain), then a thread a chain at IMPASSE_CHAINS
+#              (default 1,1056,4096) on the same instance, then the machine's cores, each under
+#              IMPASSE_SECONDS (default 60). Results: $out/impasse_rate_{warp,cuda,cpu}.*.
 #
 # Needs, in the checkout (carried as ignored paths): .whl/ with numpy < 2.5 (numba-cuda needs it;
 # the image's numpy is newer) and .gpudata/ with forum_hardest_1106.txt and general_25x25.tsv
@@ -80,8 +89,9 @@ case $phase in
       --out-dir "$out" --commit "$commit" --budget "$budget"
     ;;
   lent)
-    # one lease's single command: all, frontier36, impasse in turn, each under what is left of
-    # LENT_SECONDS; every file in one archive, $OUT/card_lent.tgz (a call returns 8 files)
+    # one lease's single command: warp, frontier36, frontier49, all in turn, each under what is
+    # left of LENT_SECONDS; every file in one archive, $OUT/card_lent.tgz (a call returns 8
+    # files)
     work=${TMPDIR:-/tmp}/card_lent
     rm -rf "$work" && mkdir -p "$work" "$out" || exit 1
     end=$(($(date +%s) + ${LENT_SECONDS:-565}))
@@ -90,20 +100,21 @@ case $phase in
       if [ "$left" -lt 10 ]; then echo "card_session.sh: no time left for $1" >&2; return 0; fi
       OUT=$work/$1 timeout "$left" bash "$0" "$1" "$commit"
     }
-    CARD_BUDGET=${CARD_BUDGET:-240} within all
+    IMPASSE_SECONDS=${IMPASSE_SECONDS:-40} within warp
     for cell in frontier36 frontier49; do
-      FRONTIER_SOLVERS=${FRONTIER_SOLVERS:-gpu-anneal-auto} FRONTIER_LIMIT=${FRONTIER_LIMIT:-20} \
-        FRONTIER_SECONDS=${FRONTIER_SECONDS:-80} within "$cell"
+      FRONTIER_SOLVERS=${FRONTIER_SOLVERS:-gpu-anneal-impasse-warp} \
+        FRONTIER_CPU_SOLVERS=${FRONTIER_CPU_SOLVERS:-gpu-anneal-auto} \
+        FRONTIER_LIMIT=${FRONTIER_LIMIT:-20} FRONTIER_SECONDS=${FRONTIER_SECONDS:-75} \
+        within "$cell"
     done
-    IMPASSE_CHAINS=${IMPASSE_CHAINS:-4096,65536} IMPASSE_SECONDS=${IMPASSE_SECONDS:-45} \
-      within impasse
+    CARD_BUDGET=${CARD_BUDGET:-120} within all
     tar czf "$out/card_lent.tgz" -C "$work" . && ls -l "$out"
     exit 0
     ;;
-  sets|large|check|frontier36|frontier49|impasse) ;;
+  sets|large|check|frontier36|frontier49|impasse|warp) ;;
   *)
     echo "card_session.sh: phase must be all, lent, prepare, sets, large, check, frontier36," \
-      "frontier49 or impasse, not '$phase'" >&2
+      "frontier49, impasse or warp, not '$phase'" >&2
     exit 2
     ;;
 esac
@@ -148,6 +159,16 @@ case $phase in
       --chains "$(nproc)" --out "$out/impasse_rate_cpu" 2>&1 | tee -a "$out/impasse.log" \
       | tail -n 12
     ;;
+  warp)
+    rate="python3 -m benchmarks.bench_impasse_rate --slices 3 --moves 20000"
+    timeout "${IMPASSE_SECONDS:-60}" $rate --backend cuda --lanes 32 \
+      --chains "${WARP_CHAINS:-1,32,132,528,1056,2112,4096}" --out "$out/impasse_rate_warp" 2>&1 \
+      | tee "$out/warp.log" | tail -n 12
+    timeout "${IMPASSE_SECONDS:-60}" $rate --backend cuda --chains "${IMPASSE_CHAINS:-1,1056,4096}" \
+      --out "$out/impasse_rate_cuda" 2>&1 | tee -a "$out/warp.log" | tail -n 12
+    timeout "${IMPASSE_SECONDS:-60}" python3 -m benchmarks.bench_impasse_rate --backend cpu \
+      --chains "$(nproc)" --out "$out/impasse_rate_cpu" 2>&1 | tee -a "$out/warp.log" | tail -n 12
+    ;;
   frontier36|frontier49)
     if [ "$phase" = frontier36 ]; then
       cell=(--orders 36x36 --fills 50 --count 5 --limit "${FRONTIER_LIMIT:-50}")
@@ -155,8 +176,10 @@ case $phase in
       cell=(--orders 49x49 --fills 45 --count 3 --limit "${FRONTIER_LIMIT:-80}")
     fi
     for backend in cuda cpu; do
+      solvers=${FRONTIER_SOLVERS:-gpu-anneal}
+      [ "$backend" = cpu ] && solvers=${FRONTIER_CPU_SOLVERS:-$solvers}
       timeout "${FRONTIER_SECONDS:-270}" python3 -m benchmarks.bench_frontier "${cell[@]}" \
-        --solvers "${FRONTIER_SOLVERS:-gpu-anneal}" --backend "$backend" --grace 30 \
+        --solvers "$solvers" --backend "$backend" --grace 30 \
         --instances "${TMPDIR:-/tmp}/frontier_instances" --out "$out/${phase}_$backend" 2>&1 \
         | tee -a "$out/$phase.log" | grep -E '^\{"instance"'
     done

@@ -64,3 +64,18 @@ def test_knows_pool_reads_the_exit_code(monkeypatch):
             cs.subprocess, "run", lambda *a, code=code, **k: subprocess.CompletedProcess(a, code)
         )
         assert cs.knows_pool({}) is expected
+
+
+def test_the_warp_pair_names_both_backends_methods(tmp_path, monkeypatch):
+    """A `warp` pair reads as the warp kernel on the card against the default on the cores."""
+    folder = tmp_path / "frontier"
+    folder.mkdir()
+    for backend in ("cuda", "cpu"):
+        (folder / f"frontier_card_x1_49x49_45_warp_{backend}.json").write_text(
+            json.dumps(_doc([("a", 2.0, True)]))
+        )
+    monkeypatch.setattr(report, "results", lambda topic: tmp_path / topic)
+    lines, targets = report.frontier_rows("x1", 16)
+    assert "### 49x49 at 45 % filled, the card by --method impasse --lanes 32 (a warp a chain), " \
+           "the cores by the default, 20 s a grid" in lines  # fmt: skip
+    assert targets[0].startswith("| 49x49 at 45 %, the card by --method impasse --lanes 32")

@@ -107,7 +107,7 @@ def test_an_unknown_phase_is_one_line_and_exit_two():
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
         "card_session.sh: phase must be all, lent, prepare, sets, large, check, frontier36, "
-        "frontier49 or impasse, not 'everything'"
+        "frontier49, impasse or warp, not 'everything'"
     )
 
 
@@ -178,11 +178,44 @@ def test_the_impasse_phase_measures_rates_on_the_card_then_on_the_cores(tmp_path
     ]
 
 
-def test_the_lent_phase_runs_all_then_frontier36_then_impasse_into_one_archive(tmp_path):
-    """lent (stand-ins on the PATH, stand_in_env): the session at CARD_BUDGET's
-    240 s, then bench_frontier at 36x36 and 49x49 by the engine's default (--method auto) at a
-    20 s limit on the card and the cores, then the impasse rates, each phase's files under its
-    own folder of $OUT/card_lent.tgz."""
+def test_the_warp_phase_measures_both_kernels_then_the_cores(tmp_path):
+    """warp (stand-ins on the PATH, stand_in_env): bench_impasse_rate at 32 lanes a chain over
+    WARP_CHAINS, then a thread a chain over IMPASSE_CHAINS on the same card, then the cores with
+    one chain a core, each to its own file."""
+    out, calls = tmp_path / "out", tmp_path / "calls.txt"
+    env = stand_in_env(tmp_path, WARP_CHAINS="32,64", IMPASSE_CHAINS="1,64")
+    proc = subprocess.run(["bash", str(SCRIPT), "warp"], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    runs = [line for line in calls.read_text().splitlines() if "bench_impasse_rate" in line]
+    rate = "-m benchmarks.bench_impasse_rate"
+    assert runs == [
+        f"{rate} --slices 3 --moves 20000 --backend cuda --lanes 32 --chains 32,64 --out "
+        f"{out}/impasse_rate_warp",
+        f"{rate} --slices 3 --moves 20000 --backend cuda --chains 1,64 --out "
+        f"{out}/impasse_rate_cuda",
+        f"{rate} --backend cpu --chains 16 --out {out}/impasse_rate_cpu",
+    ]
+
+
+def test_a_frontier_phase_runs_other_solvers_on_the_cores_where_asked(tmp_path):
+    """FRONTIER_CPU_SOLVERS names the cores' solvers; the card's stay FRONTIER_SOLVERS."""
+    calls = tmp_path / "calls.txt"
+    env = stand_in_env(tmp_path, TMPDIR=str(tmp_path), FRONTIER_SOLVERS="gpu-anneal-impasse-warp",
+                       FRONTIER_CPU_SOLVERS="gpu-anneal-auto")  # fmt: skip
+    proc = subprocess.run(["bash", str(SCRIPT), "frontier36"], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    runs = [line for line in calls.read_text().splitlines() if "bench_frontier" in line]
+    assert "--solvers gpu-anneal-impasse-warp --backend cuda" in runs[0]
+    assert "--solvers gpu-anneal-auto --backend cpu" in runs[1]
+
+
+def test_the_lent_phase_runs_warp_then_the_frontier_then_all_into_one_archive(tmp_path):
+    """lent (stand-ins on the PATH, stand_in_env): the impasse rates of both kernels and the
+    cores, then bench_frontier at 36x36 and 49x49 at a 20 s limit, the warp kernel on the card
+    and the engine's default on the cores, then the session at CARD_BUDGET's 120 s, each
+    phase's files under its own folder of $OUT/card_lent.tgz."""
     out, calls = tmp_path / "out", tmp_path / "calls.txt"
     env = stand_in_env(tmp_path, TMPDIR=str(tmp_path))
     proc = subprocess.run(["bash", str(SCRIPT), "lent", "abc123"], capture_output=True,
@@ -190,17 +223,18 @@ def test_the_lent_phase_runs_all_then_frontier36_then_impasse_into_one_archive(t
     assert proc.returncode == 0, proc.stderr
     runs = [line.split()[1] for line in calls.read_text().splitlines()
             if line.startswith("-m benchmarks")]  # fmt: skip
-    assert runs == ["benchmarks.card_session", *["benchmarks.bench_frontier"] * 4,
-                    "benchmarks.bench_impasse_rate", "benchmarks.bench_impasse_rate"]  # fmt: skip
+    assert runs == [*["benchmarks.bench_impasse_rate"] * 3, *["benchmarks.bench_frontier"] * 4,
+                    "benchmarks.card_session"]  # fmt: skip
     text = calls.read_text()
-    assert "--commit abc123 --budget 240" in text
-    assert text.count("--limit 20 --solvers gpu-anneal-auto") == 4
+    assert "--commit abc123 --budget 120" in text
+    assert text.count("--limit 20 --solvers gpu-anneal-impasse-warp --backend cuda") == 2
+    assert text.count("--limit 20 --solvers gpu-anneal-auto --backend cpu") == 2
     assert text.count("--orders 49x49 --fills 45") == 2
-    assert "--chains 4096,65536" in text
+    assert "--lanes 32 --chains 1,32,132,528,1056,2112,4096" in text
     with tarfile.open(out / "card_lent.tgz") as archive:
         names = set(archive.getnames())
     assert {"./all", "./frontier36/frontier36.log", "./frontier49/frontier49.log",
-            "./impasse/impasse.log"} <= names  # fmt: skip
+            "./warp/warp.log"} <= names  # fmt: skip
 
 
 def test_the_base_set_missing_is_named(tmp_path):
