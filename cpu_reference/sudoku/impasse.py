@@ -138,7 +138,7 @@ def _close_cell(i, cell, d, grid, holder, oset, where, units, side):
 
 
 @njit(cache=True)
-def _delta(i, x, d, holder, units, side):
+def cell_delta(i, x, d, holder, units, side):
     """The change of cost of writing d into open cell x: its distinct holders less one."""
     a = _unit_holder(holder, i, units, x, 0, side, d)
     b = _unit_holder(holder, i, units, x, 1, side, d)
@@ -152,7 +152,7 @@ def _delta(i, x, d, holder, units, side):
 
 
 @njit(cache=True)
-def _write(i, x, d, grid, holder, oset, where, units, side):
+def write_digit(i, x, d, grid, holder, oset, where, units, side):
     """Open cell x takes d: the holders of d in its units open first."""
     for k in range(3):
         y = _unit_holder(holder, i, units, x, k, side, d)
@@ -162,7 +162,7 @@ def _write(i, x, d, grid, holder, oset, where, units, side):
 
 
 @njit(cache=True)
-def _fresh_trial(i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand, units, side):
+def fresh_trial(i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand, units, side):
     """Chain i's grid at the start of a trial (module docstring); returns the RNG state."""
     cells = side * side
     for k in range(3 * side * (side + 1)):
@@ -186,7 +186,7 @@ def _fresh_trial(i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand
         pick = 0
         for m in range(ncand[cell]):
             d = int64(cand[cell, m])
-            if _delta(i, cell, d, holder, units, side) < 0:
+            if cell_delta(i, cell, d, holder, units, side) < 0:
                 fits += 1
                 r, s0, s1 = uniform_below(uint64(s0), uint64(s1), fits)
                 if r == 0:
@@ -228,7 +228,7 @@ def impasse_slice(
     s0 = uint64(states[i, 0])
     s1 = uint64(states[i, 1])
     if counts[i, 2] == 0:
-        s0, s1 = _fresh_trial(
+        s0, s1 = fresh_trial(
             i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand, units, side
         )
         counts[i, 2] = 1
@@ -240,7 +240,7 @@ def impasse_slice(
             solved[i] = 1
             break
         if trial_moves > 0 and counts[i, 1] >= trial_moves:
-            s0, s1 = _fresh_trial(
+            s0, s1 = fresh_trial(
                 i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand, units, side
             )
             counts[i, 1] = 0
@@ -253,13 +253,13 @@ def impasse_slice(
         pick = 0  # with probability w_m / (stay + w_0 + ... + w_m), so d ends up chosen with
         for m in range(ncand[x]):  # probability w_d / the total weight (0: the cell stays open)
             d = int64(cand[x, m])
-            w = weights[i, _delta(i, x, d, holder, units, side) + 1]
+            w = weights[i, cell_delta(i, x, d, holder, units, side) + 1]
             total += w
             r, s0, s1 = uniform_below(s0, s1, total)
             if int64(r) < w:
                 pick = d
         if pick != 0:
-            _write(i, x, pick, grid, holder, oset, where, units, side)
+            write_digit(i, x, pick, grid, holder, oset, where, units, side)
         counts[i, 0] += 1
         counts[i, 1] += 1
         _keep_best(i, grid, oset, best, best_f)

@@ -11,21 +11,21 @@ Glossary (besides cpu_reference.sudoku.impasse's):
 One move, every lane of the warp together:
 
     1. every lane draws the open cell x from the same RNG state (the same draw);
-    2. a chunk at a time, lane j takes candidate m = base + j: its weight w_m (impasse._delta,
+    2. a chunk at a time, lane j takes candidate m = base + j: its weight w_m (impasse.cell_delta,
        three holder loads), the running total stay + w_0 + ... + w_m by a warp scan, and the
        raw output of draw m of the one-pass choice; every lane steps the RNG over the chunk's
        draws (the same steps) and keeps draw j. The sequential choice replaces its pick with m
        when draw m, scaled to the running total, falls under w_m; those tests depend on no
        earlier pick, so the lanes make them at once and the last replacement wins: the highest
        lane of the ballot;
-    3. lane 0 writes the pick (impasse._write: the holders open, x closes), the warp syncs;
+    3. lane 0 writes the pick (impasse.write_digit: the holders open, x closes), the warp syncs;
     4. the lanes copy the grid into the chain's best, cell by cell, where it has fewer open
        cells.
 
 A draw's raw output does not depend on its bound (rng.uniform_below scales the top 32 bits), so
 the chain draws what the CPU runner draws, move for move: RNG states, grids, best grids and
 counts equal the CPU runner's (tests/cuda_sim/impasse_equality.py under the simulator). A trial
-start (impasse._fresh_trial) runs on lane 0 alone.
+start (impasse.fresh_trial) runs on lane 0 alone.
 
 A warp's state is the chain's arrays in global memory, as one thread's: lane 0 writes, the warp
 syncs, every lane reads. Warp operations (warp_sync, warp_ballot, warp_scan) are votes and
@@ -45,7 +45,7 @@ import numpy as np
 from numba import config, cuda, int64, njit, uint32, uint64
 
 from cpu_reference.anneal.rng import next_u64, uniform_below
-from cpu_reference.sudoku.impasse import _delta, _fresh_trial, _write, impasse_slice
+from cpu_reference.sudoku.impasse import cell_delta, fresh_trial, impasse_slice, write_digit
 from gpu_anneal.kernels.compat import plain
 
 SIM = bool(config.ENABLE_CUDASIM)
@@ -96,7 +96,7 @@ def lane_weight(i, x, m, nc, cand, holder, units, weights, side):
     if m >= nc:
         return int64(0)
     d = int64(cand[x, m])
-    return int64(weights[i, _delta(i, x, d, holder, units, side) + 1])
+    return int64(weights[i, cell_delta(i, x, d, holder, units, side) + 1])
 
 
 # ----------------------------------------------------------------------------- warp operations
@@ -188,7 +188,7 @@ def kernel(
     warp_sync()  # every lane has read before lane 0 writes
     if first:  # the chain's first trial
         if lane == 0:
-            s0, s1 = _fresh_trial(i, uint64(states[i, 0]), uint64(states[i, 1]), grid, holder,
+            s0, s1 = fresh_trial(i, uint64(states[i, 0]), uint64(states[i, 1]), grid, holder,
                                   oset, where, filled, free, cand, ncand, units, side)  # fmt: skip
             states[i, 0] = uint64(s0)
             states[i, 1] = uint64(s1)
@@ -208,7 +208,7 @@ def kernel(
         if trial_moves > 0 and trial >= trial_moves:
             warp_sync()  # every lane has read the open cells before lane 0 writes
             if lane == 0:
-                s0, s1 = _fresh_trial(i, s0, s1, grid, holder, oset, where, filled, free, cand,
+                s0, s1 = fresh_trial(i, s0, s1, grid, holder, oset, where, filled, free, cand,
                                       ncand, units, side)  # fmt: skip
                 states[i, 0] = uint64(s0)
                 states[i, 1] = uint64(s1)
@@ -237,7 +237,7 @@ def kernel(
             total += chunk
         if pick != 0:  # the ballot synced the warp: every lane's holder loads are done
             if lane == 0:
-                _write(i, x, pick, grid, holder, oset, where, units, side)
+                write_digit(i, x, pick, grid, holder, oset, where, units, side)
             warp_sync()
         moves += 1
         trial += 1
