@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from gpu_anneal.kernels.launch import GRID_THREADS_PER_BLOCK, PER_TRIAL, TrialKernel
+from gpu_anneal.kernels.launch import PER_TRIAL, TrialKernel
 
 
 class CudaTrials:
@@ -37,9 +37,8 @@ class CudaTrials:
     name = "cuda"
     overlaps = True  # run() returns when the launch is queued; status() waits for it
 
-    def __init__(self, kernel: TrialKernel, threads_per_block: int = GRID_THREADS_PER_BLOCK):
+    def __init__(self, kernel: TrialKernel):
         self.kernel = kernel
-        self.threads_per_block = threads_per_block
         self.host: tuple = ()
         self.dev: list = []
         self.launches = 0
@@ -68,10 +67,9 @@ class CudaTrials:
 
     def launch(self, dev: list) -> None:
         """Launch the kernel over every chain with the device arguments in kernel order: the
-        kernel's `lanes` threads a chain (1 unless it says), in blocks of its
-        `threads_per_block` where it names one."""
-        threads = self.host[0].shape[0] * getattr(self.kernel, "lanes", 1)
-        tpb = getattr(self.kernel, "threads_per_block", self.threads_per_block)
+        kernel's `lanes` threads a chain, in blocks of its `threads_per_block`."""
+        threads = self.host[0].shape[0] * self.kernel.lanes
+        tpb = self.kernel.threads_per_block
         self.kernel.get()[(threads + tpb - 1) // tpb, tpb](*dev)
 
     def status(self) -> np.ndarray:

@@ -135,14 +135,20 @@ KERNEL_SCALARS = ("side", "slice_moves", "trial_moves")  # impasse_slice's non-a
 
 
 @functools.cache
-def impasse_kernel():
-    """The TrialKernel of the impasse chains (one chain a thread; built once, compiled on first
-    use): impasse_slice's arguments, its RNG states, best grids, their open cells and counts
-    brought back after the last launch."""
+def impasse_kernel(lanes: int = 1):
+    """The TrialKernel of the impasse chains, one chain a thread, or at 32 lanes one warp a
+    chain (gpu_anneal.kernels.impasse_warp); built once, compiled on first use:
+    impasse_slice's arguments, its RNG states, best grids, their open cells and counts brought
+    back after the last launch."""
     from cpu_reference.sudoku.impasse import impasse_slice
     from gpu_anneal.kernels.launch import RESULTS, TrialKernel
 
-    return TrialKernel(impasse_slice, KERNEL_SCALARS, (*RESULTS, "counts"))
+    kind = TrialKernel
+    if lanes > 1:
+        from gpu_anneal.kernels.impasse_warp import WarpKernel
+
+        kind = WarpKernel
+    return kind(impasse_slice, KERNEL_SCALARS, (*RESULTS, "counts"))
 
 
 def runner_for(backend: str, lanes: int = 1):
@@ -154,11 +160,7 @@ def runner_for(backend: str, lanes: int = 1):
         return None, SLICE_MOVES
     from gpu_anneal.grid_runners import cuda_trials
 
-    if lanes > 1:
-        from gpu_anneal.kernels.impasse_warp import warp_kernel
-
-        return cuda_trials(warp_kernel()), CUDA_SLICE_MOVES
-    return cuda_trials(impasse_kernel()), CUDA_SLICE_MOVES
+    return cuda_trials(impasse_kernel(lanes)), CUDA_SLICE_MOVES
 
 
 def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) -> str:

@@ -37,16 +37,15 @@ scratch row of its block and syncthreads, one warp a block:
 
 from __future__ import annotations
 
-import functools
-import inspect
 import threading
 
 import numpy as np
 from numba import config, cuda, int64, njit, uint32, uint64
 
 from cpu_reference.anneal.rng import next_u64, uniform_below
-from cpu_reference.sudoku.impasse import cell_delta, fresh_trial, impasse_slice, write_digit
+from cpu_reference.sudoku.impasse import cell_delta, fresh_trial, write_digit
 from gpu_anneal.kernels.compat import plain
+from gpu_anneal.kernels.launch import TrialKernel
 
 SIM = bool(config.ENABLE_CUDASIM)
 WARP = 32
@@ -277,36 +276,14 @@ def kernel_function():
     return module_copy("impasse_warp", [kernel]).kernel
 
 
-class WarpKernel:
-    """The impasse chains' kernel with one warp a chain, as launch.TrialKernel describes a
-    trial kernel to gpu_anneal.grid_runners.CudaTrials: its parameter names (impasse_slice's
-    after i), the arrays brought back after the last launch, the threads a chain."""
+class WarpKernel(TrialKernel):
+    """The impasse chains' kernel with one warp a chain: a TrialKernel of impasse_slice (its
+    parameters, scalars and results) whose kernel function is this module's, launched with
+    `lanes` threads a chain."""
 
     lanes = WARP
     threads_per_block = WARPS_A_BLOCK * WARP
 
-    def __init__(self):
-        from gpu_anneal.kernels.launch import RESULTS
-
-        self.names = tuple(inspect.signature(impasse_slice.py_func).parameters)[1:]
-        self.results = (*RESULTS, "counts")
-        self._kernel = None
-
     def function(self):
         """The kernel's Python function (kernel_function())."""
         return kernel_function()
-
-    def get(self):
-        """The kernel for the current device, loaded from the disk cache or compiled on first
-        use (the simulator runs the same source, uncached)."""
-        if self._kernel is None:
-            from gpu_anneal.kernels.kernel_cache import cached_jit
-
-            self._kernel = cached_jit(self.function())
-        return self._kernel
-
-
-@functools.cache
-def warp_kernel() -> WarpKernel:
-    """The one WarpKernel of a process (compiled on first use)."""
-    return WarpKernel()

@@ -71,7 +71,10 @@ class TrialKernel:
     """A puzzle's CUDA trial kernel made from its jitted `trial` (one chain a thread), its
     parameters the trial's after `i`; `scalars` names those that are not arrays, `results` the
     arrays the runner brings back after the last launch (RESULTS and any more). Compiled on
-    first use."""
+    first use. `lanes` threads run a chain, in blocks of `threads_per_block`."""
+
+    lanes = 1
+    threads_per_block = GRID_THREADS_PER_BLOCK
 
     def __init__(self, trial, scalars: tuple[str, ...], results: tuple[str, ...] = RESULTS):
         params = tuple(inspect.signature(trial.py_func).parameters)

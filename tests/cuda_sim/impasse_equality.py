@@ -21,7 +21,7 @@ import numpy as np  # noqa: E402
 
 from cpu_reference.sudoku import impasse  # noqa: E402
 from gpu_anneal.grid_runners import CudaTrials  # noqa: E402
-from gpu_anneal.kernels.impasse_warp import warp_kernel  # noqa: E402
+from gpu_anneal.impasse_solver import impasse_kernel  # noqa: E402
 from gpu_anneal.kernels.launch import simulating  # noqa: E402
 from gpu_anneal.kinds import kind_of  # noqa: E402
 
@@ -32,10 +32,8 @@ ARRAYS = {"states": impasse.STATES, "best": impasse.BEST, "best_f": impasse.BEST
 
 def run_case(case: dict) -> dict:
     """One impasse run on the simulated device for `slices` launches at most."""
-    if case.get("lanes", 1) == 1:
-        kernel = kind_of("sudoku").trial_kernel()
-    else:
-        kernel = warp_kernel()
+    lanes = case.get("lanes", 1)
+    kernel = kind_of("sudoku").trial_kernel() if lanes == 1 else impasse_kernel(lanes)
     runner = CudaTrials(kernel)
     launches = iter(range(1, case["slices"]))  # stop() is asked after each launch
     result = impasse.impasse_solve(
