@@ -294,16 +294,22 @@ def cpu_case(case: dict) -> dict:
     return out | {key: result[key] for key in ("status", "chain", "moves")}
 
 
-@pytest.fixture(scope="module")
-def simulated() -> list[dict]:
-    """Every SIM_CASES case through the real kernel in one simulator run."""
+def simulate(cases: list[dict], timeout: float = 600) -> list[dict]:
+    """Every case through its kernel in one simulator run (tests/cuda_sim/impasse_equality.py):
+    the script's report, one entry a case."""
     proc = subprocess.run(
-        [sys.executable, str(HERE / "cuda_sim" / "impasse_equality.py"), json.dumps(SIM_CASES)],
+        [sys.executable, str(HERE / "cuda_sim" / "impasse_equality.py"), json.dumps(cases)],
         preexec_fn=one_core(), env=simulator_env(), cwd=ROOT, capture_output=True, text=True,
-        timeout=600,
+        timeout=timeout,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def simulated() -> list[dict]:
+    """Every SIM_CASES case through the real kernel in one simulator run."""
+    return simulate(SIM_CASES)
 
 
 @pytest.mark.cudasim

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from simulate import one_core, simulator_env
-from test_impasse import HARDEST, RESULT_ARRAYS, cells_of, cpu_case, lewis
+from test_impasse import HARDEST, RESULT_ARRAYS, cells_of, cpu_case, lewis, simulate
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -122,13 +122,7 @@ for _case in WARP_CASES:
 @pytest.fixture(scope="module")
 def simulated() -> list[dict]:
     """Every WARP_CASES case through the warp kernel in one simulator run."""
-    proc = subprocess.run(
-        [sys.executable, str(HERE / "cuda_sim" / "impasse_equality.py"), json.dumps(WARP_CASES)],
-        preexec_fn=one_core(), env=simulator_env(), cwd=ROOT, capture_output=True, text=True,
-        timeout=900,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return simulate(WARP_CASES, timeout=900)
 
 
 @pytest.mark.cudasim
