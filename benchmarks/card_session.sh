@@ -45,14 +45,15 @@
 #              FRONTIER_SOLVERS) those of the cores' run. Results:
 #              $out/{frontier36,frontier49}_{cuda,cpu}.{json,md} and $out/PHASE.log.
 # PHASE impasse: --method impasse's moves a second against chains (benchmarks.bench_impasse_rate),
-#              on the card (IMPASSE_CHAINS, default 1024,4096,16384,65536; 5 launches of 20,000
-#              moves a chain) then on the machine's cores (one chain a core), each under
+#              on the card (IMPASSE_CHAINS, default 1024,4096,16384,65536; IMPASSE_SLICES,
+#              default 5, launches of 20,000 moves a chain) then on the machine's cores (one chain a core), each under
 #              IMPASSE_SECONDS (default 200). Results: $out/impasse_rate_{cuda,cpu}.{json,md}.
 # PHASE warp:  the impasse chains a warp a chain (--lanes 32, gpu_anneal.kernels.impasse_warp):
 #              moves a second against chains (WARP_CHAINS, default 1,32,132,528,1056,2112,4096;
-#              3 launches of 20,000 moves a chain), then a thread a chain at IMPASSE_CHAINS
-#              (default 1,1056,4096) on the same instance, then the machine's cores, each under
-#              IMPASSE_SECONDS (default 60). Results: $out/impasse_rate_{warp,cuda,cpu}.*.
+#              3 launches of 20,000 moves a chain), then the impasse phase (a thread a chain at
+#              IMPASSE_CHAINS, default 1,1056,4096, IMPASSE_SLICES 3, then the machine's cores),
+#              each under IMPASSE_SECONDS (default 60). Results: $out/impasse_rate_{warp,cuda,
+#              cpu}.*, $out/warp.log and $out/impasse.log.
 #
 # Needs, in the checkout (carried as ignored paths): .whl/ with numpy < 2.5 (numba-cuda needs it;
 # the image's numpy is newer) and .gpudata/ with forum_hardest_1106.txt and general_25x25.tsv
@@ -151,23 +152,20 @@ case $phase in
         | tee -a "$out/check.log"
     done
     ;;
+  warp)
+    IMPASSE_SECONDS=${IMPASSE_SECONDS:-60}
+    timeout "$IMPASSE_SECONDS" python3 -m benchmarks.bench_impasse_rate --backend cuda --lanes 32 \
+      --chains "${WARP_CHAINS:-1,32,132,528,1056,2112,4096}" --slices 3 --moves 20000 \
+      --out "$out/impasse_rate_warp" 2>&1 | tee "$out/warp.log" | tail -n 12
+    IMPASSE_CHAINS=${IMPASSE_CHAINS:-1,1056,4096} IMPASSE_SLICES=${IMPASSE_SLICES:-3}
+    ;&  # then the impasse phase: a thread a chain, then the cores
   impasse)
     timeout "${IMPASSE_SECONDS:-200}" python3 -m benchmarks.bench_impasse_rate --backend cuda \
-      --chains "${IMPASSE_CHAINS:-1024,4096,16384,65536}" --slices 5 --moves 20000 \
-      --out "$out/impasse_rate_cuda" 2>&1 | tee "$out/impasse.log" | tail -n 12
+      --chains "${IMPASSE_CHAINS:-1024,4096,16384,65536}" --slices "${IMPASSE_SLICES:-5}" \
+      --moves 20000 --out "$out/impasse_rate_cuda" 2>&1 | tee "$out/impasse.log" | tail -n 12
     timeout "${IMPASSE_SECONDS:-200}" python3 -m benchmarks.bench_impasse_rate --backend cpu \
       --chains "$(nproc)" --out "$out/impasse_rate_cpu" 2>&1 | tee -a "$out/impasse.log" \
       | tail -n 12
-    ;;
-  warp)
-    rate="python3 -m benchmarks.bench_impasse_rate --slices 3 --moves 20000"
-    timeout "${IMPASSE_SECONDS:-60}" $rate --backend cuda --lanes 32 \
-      --chains "${WARP_CHAINS:-1,32,132,528,1056,2112,4096}" --out "$out/impasse_rate_warp" 2>&1 \
-      | tee "$out/warp.log" | tail -n 12
-    timeout "${IMPASSE_SECONDS:-60}" $rate --backend cuda --chains "${IMPASSE_CHAINS:-1,1056,4096}" \
-      --out "$out/impasse_rate_cuda" 2>&1 | tee -a "$out/warp.log" | tail -n 12
-    timeout "${IMPASSE_SECONDS:-60}" python3 -m benchmarks.bench_impasse_rate --backend cpu \
-      --chains "$(nproc)" --out "$out/impasse_rate_cpu" 2>&1 | tee -a "$out/warp.log" | tail -n 12
     ;;
   frontier36|frontier49)
     if [ "$phase" = frontier36 ]; then

@@ -180,8 +180,8 @@ def test_the_impasse_phase_measures_rates_on_the_card_then_on_the_cores(tmp_path
 
 def test_the_warp_phase_measures_both_kernels_then_the_cores(tmp_path):
     """warp (stand-ins on the PATH, stand_in_env): bench_impasse_rate at 32 lanes a chain over
-    WARP_CHAINS, then a thread a chain over IMPASSE_CHAINS on the same card, then the cores with
-    one chain a core, each to its own file."""
+    WARP_CHAINS, then the impasse phase at 3 slices: a thread a chain over IMPASSE_CHAINS on the
+    same card, then the cores with one chain a core, each to its own file."""
     out, calls = tmp_path / "out", tmp_path / "calls.txt"
     env = stand_in_env(tmp_path, WARP_CHAINS="32,64", IMPASSE_CHAINS="1,64")
     proc = subprocess.run(["bash", str(SCRIPT), "warp"], capture_output=True, text=True,
@@ -190,12 +190,13 @@ def test_the_warp_phase_measures_both_kernels_then_the_cores(tmp_path):
     runs = [line for line in calls.read_text().splitlines() if "bench_impasse_rate" in line]
     rate = "-m benchmarks.bench_impasse_rate"
     assert runs == [
-        f"{rate} --slices 3 --moves 20000 --backend cuda --lanes 32 --chains 32,64 --out "
+        f"{rate} --backend cuda --lanes 32 --chains 32,64 --slices 3 --moves 20000 --out "
         f"{out}/impasse_rate_warp",
-        f"{rate} --slices 3 --moves 20000 --backend cuda --chains 1,64 --out "
+        f"{rate} --backend cuda --chains 1,64 --slices 3 --moves 20000 --out "
         f"{out}/impasse_rate_cuda",
         f"{rate} --backend cpu --chains 16 --out {out}/impasse_rate_cpu",
     ]
+    assert (out / "warp.log").exists() and (out / "impasse.log").exists()
 
 
 def test_a_frontier_phase_runs_other_solvers_on_the_cores_where_asked(tmp_path):
