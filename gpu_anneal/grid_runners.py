@@ -45,6 +45,11 @@ class CudaTrials:
         self.bytes_to_device = 0
         self.bytes_to_host = 0
 
+    @property
+    def threads_per_block(self) -> int:
+        """The block size the runner launches with: its kernel's."""
+        return self.kernel.threads_per_block
+
     def load(self, args: tuple) -> None:
         """Copy the run's array arguments to the device (scalars are passed as they are)."""
         names = self.kernel.names
@@ -69,7 +74,7 @@ class CudaTrials:
         """Launch the kernel over every chain with the device arguments in kernel order: the
         kernel's `lanes` threads a chain, in blocks of its `threads_per_block`."""
         threads = self.host[0].shape[0] * self.kernel.lanes
-        tpb = self.kernel.threads_per_block
+        tpb = self.threads_per_block
         self.kernel.get()[(threads + tpb - 1) // tpb, tpb](*dev)
 
     def status(self) -> np.ndarray:
