@@ -206,6 +206,7 @@ def gpu_anneal_outcome(proc: dict) -> dict:
             return {"status": f"refused: {engine_message(proc['stderr'])}"}
         return {"status": "error: no result printed"}
     timing = record.get("timing") or {}
+    counts = record.get("counts") or {}
     rows = record.get("solution_rows")
     return {
         "status": "solved" if record.get("solved") else "unsolved",
@@ -215,6 +216,7 @@ def gpu_anneal_outcome(proc: dict) -> dict:
         "solution": [v for row in rows for v in row] if rows else None,
         "chains": (record.get("params") or {}).get("chains"),
         "move": (record.get("params") or {}).get("move"),
+        "chain_moves": counts.get("chain_proposals"),  # the solving (or shown) chain's moves
     }
 
 

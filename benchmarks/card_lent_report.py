@@ -9,7 +9,9 @@ Reads, under benchmarks/results/ (TAG = CARD_COMMIT):
     gpu/card_session_TAG.json                     the session (pools, cores, occupancy)
     frontier/frontier_card_CARD_CELL_SOLVER_BACKEND.json   bench_frontier, card then cores
                                                   (SOLVER warp: the warp kernel on the card,
-                                                  the default on the cores)
+                                                  the default on the cores; a card row's
+                                                  chain_moves, where recorded: the solving
+                                                  chain's moves, shown with the rate they imply)
     throughput/impasse_rate_CARD_*.json           bench_impasse_rate, card and cores
 Writes gpu/card_lent_TAG.md. Nothing here holds a measured number.
 
@@ -135,12 +137,16 @@ def frontier_rows(card: str, cores: int) -> tuple[list[str], list[str]]:
         by = {b: {r["instance"]: r for r in d["rows"]} for b, d in docs.items()}
         limit = next(iter(by["cuda"].values()))["limit"] if by["cuda"] else None
         text = SOLVER_TEXT.get(solver, f"--method {solver}")
-        out += ["", f"### {cell.replace('_', ' at ')} % filled, {text}, {limit:g} s a grid", "",
-                "| instance | card | cores |", "|---|---:|---:|"]  # fmt: skip
         names = sorted(set(by["cuda"]) | set(by["cpu"]))
+        moves = any(r.get("chain_moves") for r in by["cuda"].values())
+        out += ["", f"### {cell.replace('_', ' at ')} % filled, {text}, {limit:g} s a grid", "",
+                "| instance | card | cores |" + (" card: the solving chain's moves |" if moves
+                                                  else ""),
+                "|---|---:|---:|" + ("---:|" if moves else "")]  # fmt: skip
         for name in names:
             cells = [_status(by[b].get(name)) for b in ("cuda", "cpu")]
-            out.append(f"| {name} | {cells[0]} | {cells[1]} |")
+            extra = f" {_chain_moves(by['cuda'].get(name))} |" if moves else ""
+            out.append(f"| {name} | {cells[0]} | {cells[1]} |{extra}")
         both = [n for n in names if n in by["cuda"] and n in by["cpu"]]
         solved = {b: sum(by[b][n]["solved"] for n in both) for b in by}
         wall = {b: sum(by[b][n]["seconds"] for n in both) for b in by}
@@ -158,6 +164,15 @@ def frontier_rows(card: str, cores: int) -> tuple[list[str], list[str]]:
                                   f"cores {solved['cpu']}/{len(both)} in {wall['cpu']:.1f} s",
                                   met))  # fmt: skip
     return out, targets
+
+
+def _chain_moves(row: dict | None) -> str:
+    """A solved card row's solving chain: its moves, and the moves a second they make over the
+    search seconds (to set beside bench_impasse_horizon's moves before a first solve)."""
+    if row is None or not row["solved"] or not row.get("chain_moves"):
+        return "-"
+    return (f"{row['chain_moves'] / 1e6:.3g} M ({row['chain_moves'] / row['seconds'] / 1e6:.3g} "
+            "M/s)")  # fmt: skip
 
 
 def _status(row: dict | None) -> str:

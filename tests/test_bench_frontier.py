@@ -113,6 +113,10 @@ def test_refusal_timeout_and_medians_read_from_processes():
         "status": "refused: order field '7' is not an order 2..6"
     }
     assert bf.gpu_anneal_outcome({**proc, "code": None})["status"] == "timeout"
+    record = {"solved": True, "status": "solved", "timing": {"search": 2.0},
+              "counts": {"chain_proposals": 1_234_567}, "params": {"chains": 1024}}  # fmt: skip
+    read = bf.gpu_anneal_outcome({**proc, "code": 0, "stdout": json.dumps(record) + "\n"})
+    assert read["chain_moves"] == 1_234_567 and read["chains"] == 1024
     assert bf.peer_outcome({**proc, "code": -14})["status"] == "timeout"
     killed = bf.run_process(["sleep", "5"], 0.2)
     assert killed["code"] is None and killed["wall"] < 4

@@ -79,3 +79,23 @@ def test_the_warp_pair_names_both_backends_methods(tmp_path, monkeypatch):
     assert "### 49x49 at 45 % filled, the card by --method impasse --lanes 32 (a warp a chain), " \
            "the cores by the default, 20 s a grid" in lines  # fmt: skip
     assert targets[0].startswith("| 49x49 at 45 %, the card by --method impasse --lanes 32")
+
+
+def test_a_card_rows_solving_chain_moves_show_with_their_rate(tmp_path, monkeypatch):
+    """Where the card's rows record the solving chain's moves, the table shows them and the
+    moves a second they imply; an unsolved row shows none, and a pair without them no column."""
+    folder = tmp_path / "frontier"
+    folder.mkdir()
+    card = _doc([("a", 2.0, True), ("b", 20.0, False)])
+    card["rows"][0]["chain_moves"] = 3_000_000
+    card["rows"][1]["chain_moves"] = 9_000_000
+    for backend, doc in (("cuda", card), ("cpu", _doc([("a", 1.0, True), ("b", 5.0, True)]))):
+        (folder / f"frontier_card_x1_49x49_45_warp_{backend}.json").write_text(json.dumps(doc))
+    monkeypatch.setattr(report, "results", lambda topic: tmp_path / topic)
+    lines, _ = report.frontier_rows("x1", 16)
+    assert "| instance | card | cores | card: the solving chain's moves |" in lines
+    assert "| a | 2.00 s | 1.00 s | 3 M (1.5 M/s) |" in lines
+    assert "| b | unsolved | 5.00 s | - |" in lines
+    del card["rows"][0]["chain_moves"], card["rows"][1]["chain_moves"]
+    (folder / "frontier_card_x1_49x49_45_warp_cuda.json").write_text(json.dumps(card))
+    assert "| instance | card | cores |" in report.frontier_rows("x1", 16)[0]
