@@ -41,7 +41,7 @@ from gpu_anneal.impasse_solver import temperature_at
 
 OUT = results("tuning") / "impasse_horizon"
 CHECKPOINTS = (250_000, 500_000, 1_000_000, 2_000_000, 3_000_000)  # moves a chain
-RUN_CHAINS = (2, 16)  # C: the chains of the runs whose first solve the report estimates
+RUN_CHAINS = (16, 64, 128, 256)  # C: the chains of the runs whose first solve the report estimates
 SLICE_MOVES = 100_000
 
 
