@@ -34,7 +34,14 @@ import numpy as np
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
-from benchmarks.tables import add_out_arguments, rerender, secs, table_block, write_results
+from benchmarks.tables import (
+    add_out_arguments,
+    made_sentence,
+    rerender,
+    secs,
+    table_block,
+    write_results,
+)
 from cpu_reference.sudoku import impasse as im
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.impasse_solver import temperature_at
@@ -101,16 +108,13 @@ def millions(x: int | None) -> str:
 
 def render(result: dict) -> str:
     """The markdown report of one run."""
-    m = result["machine"]
     k, budget = result["chains"], result["moves"]
     points = [c for c in CHECKPOINTS if c <= budget]
     lines = [
         "# --method impasse: moves a chain makes before it solves",
         "",
-        f"Made by `{result['command']}` at {result['commit'] or '?'}: {m.get('cpu_model')}, "
-        f"{m.get('cores')} cores, {m.get('date')}, load average "
-        f"{', '.join(f'{x:.1f}' for x in m.get('load_average') or [])} at the start. Instances "
-        f"Lewis-style of seed {result['seed']}; {k:,} chains (streams 0.. of chains' seed 1) "
+        f"{made_sentence(result)} Instances Lewis-style of seed {result['seed']}; {k:,} chains "
+        "(streams 0.. of chains' seed 1) "
         f"on the CPU runner, each up to {budget / 1e6:g} M moves, held at the engine's "
         "temperature for the order and fill unless the cell names one. A card runs these very "
         "moves; only its rate a chain differs. First of C: the moves by which the first of C "

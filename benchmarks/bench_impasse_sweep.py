@@ -25,7 +25,14 @@ import numpy as np
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
-from benchmarks.tables import add_out_arguments, rerender, secs, table_block, write_results
+from benchmarks.tables import (
+    add_out_arguments,
+    made_sentence,
+    rerender,
+    secs,
+    table_block,
+    write_results,
+)
 from cpu_reference.sudoku.impasse import impasse_solve
 from cpu_reference.sudoku.verify import verify_solution
 
@@ -66,14 +73,11 @@ def median_text(runs: list[dict]) -> str:
 
 def render(result: dict) -> str:
     """The markdown report of one sweep."""
-    m = result["machine"]
     lines = [
         "# --method impasse: the held temperature per order and fill",
         "",
-        f"Made by `{result['command']}` at {result['commit'] or '?'}: {m.get('cpu_model')}, "
-        f"{m.get('cores')} cores, {m.get('date')}, load average "
-        f"{', '.join(f'{x:.1f}' for x in m.get('load_average') or [])} at the start. Instances "
-        f"Lewis-style of seed {result['seed']}, {result['chains']} chains (chains' seed 1) within "
+        f"{made_sentence(result)} Instances Lewis-style of seed {result['seed']}, "
+        f"{result['chains']} chains (chains' seed 1) within "
         f"{result['limit']:g} s; a cell: seconds when solved (the verifier passed it), else "
         "`open N`, the fewest open cells a chain reached.",
         "",

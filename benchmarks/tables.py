@@ -18,6 +18,17 @@ def secs(x: float | None) -> str:
     return f"{x:.3g} s"
 
 
+def made_sentence(result: dict) -> str:
+    """'Made by `COMMAND` at COMMIT: CPU, N cores, DATE, load average A, B, C at the start.' of
+    a results document (made_by's fields and its machine)."""
+    m = result["machine"]
+    load = ", ".join(f"{x:.1f}" for x in m.get("load_average") or [])
+    return (
+        f"Made by `{result['command']}` at {result['commit'] or '?'}: {m.get('cpu_model')}, "
+        f"{m.get('cores')} cores, {m.get('date')}, load average {load} at the start."
+    )
+
+
 def table_block(title: str, header: tuple, cells: list[tuple], tail: str) -> list[str]:
     """Markdown lines: a title, a table (first column left-aligned, the rest right), a tail."""
     align = "| --- |" + " ---: |" * (len(header) - 1)
