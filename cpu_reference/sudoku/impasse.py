@@ -227,11 +227,14 @@ def impasse_slice(
         return
     s0 = uint64(states[i, 0])
     s1 = uint64(states[i, 1])
-    if counts[i, 2] == 0:
+    # the counts live in registers for the slice: a chain's row of counts shares a cache line
+    # with its neighbours', which other threads write
+    moves, trial, trials = int64(counts[i, 0]), int64(counts[i, 1]), int64(counts[i, 2])
+    if trials == 0:
         s0, s1 = fresh_trial(
             i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand, units, side
         )
-        counts[i, 2] = 1
+        trials = 1
         _keep_best(i, grid, oset, best, best_f)
     stay = int64(weights[i, 1])
     for _ in range(slice_moves):
@@ -239,12 +242,12 @@ def impasse_slice(
         if size == 0:
             solved[i] = 1
             break
-        if trial_moves > 0 and counts[i, 1] >= trial_moves:
+        if trial_moves > 0 and trial >= trial_moves:
             s0, s1 = fresh_trial(
                 i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand, units, side
             )
-            counts[i, 1] = 0
-            counts[i, 2] += 1
+            trial = 0
+            trials += 1
             _keep_best(i, grid, oset, best, best_f)
             continue
         at, s0, s1 = uniform_below(s0, s1, size)
@@ -260,9 +263,12 @@ def impasse_slice(
                 pick = d
         if pick != 0:
             write_digit(i, x, pick, grid, holder, oset, where, units, side)
-        counts[i, 0] += 1
-        counts[i, 1] += 1
+        moves += 1
+        trial += 1
         _keep_best(i, grid, oset, best, best_f)
+    counts[i, 0] = moves
+    counts[i, 1] = trial
+    counts[i, 2] = trials
     if oset[i, 0] == 0:
         solved[i] = 1
     states[i, 0] = s0
