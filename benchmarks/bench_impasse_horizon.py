@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.temperature is not None and not args.temperature > 0:
         ap.error("--temperature must be above 0")
     facts = machine()
-    im.impasse_solve(np.zeros(16, np.uint8), 2, 1, 0, 1.0, None, slice_moves=10)  # compiled
+    im.compile_chains()
     out_cells = []
     for order, fill in cells:
         temperature = args.temperature or temperature_at(order, fill)

@@ -74,7 +74,7 @@ def compile_first(backend: str, lanes: int = 1) -> float:
     """Seconds to compile (or load) the chains' code for the backend: a 4x4 run."""
     start = time.perf_counter()
     runner = runner_of(backend, None, lanes) if backend == "cuda" else None
-    impasse.impasse_solve(np.zeros(16, np.uint8), 2, 1, 0, 1.0, None, runner, slice_moves=10)
+    impasse.compile_chains(runner)
     return time.perf_counter() - start
 
 

@@ -33,7 +33,7 @@ from benchmarks.tables import (
     table_block,
     write_results,
 )
-from cpu_reference.sudoku.impasse import impasse_solve
+from cpu_reference.sudoku.impasse import compile_chains, impasse_solve
 from cpu_reference.sudoku.verify import verify_solution
 
 OUT = results("tuning") / "impasse_sweep"
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.count < 1 or args.limit <= 0 or args.chains < 1:
         ap.error("--count and --chains must be 1 or more, --limit above 0")
     facts = machine()
-    impasse_solve(np.zeros(16, np.uint8), 2, 1, 0, 1.0, None, slice_moves=10)  # compiled first
+    compile_chains()
     out_cells = []
     for order, fill, temperatures in cells:
         instances = make_instances([order], [fill], args.count, args.seed)

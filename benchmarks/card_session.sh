@@ -46,8 +46,9 @@
 #              $out/{frontier36,frontier49}_{cuda,cpu}.{json,md} and $out/PHASE.log.
 # PHASE impasse: --method impasse's moves a second against chains (benchmarks.bench_impasse_rate),
 #              on the card (IMPASSE_CHAINS, default 1024,4096,16384,65536; IMPASSE_SLICES,
-#              default 5, launches of 20,000 moves a chain) then on the machine's cores (one chain a core), each under
-#              IMPASSE_SECONDS (default 200). Results: $out/impasse_rate_{cuda,cpu}.{json,md}.
+#              default 5, launches of 20,000 moves a chain) then on the machine's cores (one
+#              chain a core), each under IMPASSE_SECONDS (default 200). Results:
+#              $out/impasse_rate_{cuda,cpu}.{json,md}.
 # PHASE warp:  the impasse chains a warp a chain (--lanes 32, gpu_anneal.kernels.impasse_warp):
 #              moves a second against chains (WARP_CHAINS, default 1,32,132,528,1056,2112,4096;
 #              3 launches of 20,000 moves a chain), then the impasse phase (a thread a chain at

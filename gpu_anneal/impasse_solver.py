@@ -193,7 +193,7 @@ def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) 
 
 def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     """Each item by heat-bath chains on partial legal grids, within s.time_limit seconds."""
-    from cpu_reference.sudoku.impasse import impasse_solve
+    from cpu_reference.sudoku.impasse import compile_chains
 
     choice = impasse_choice(s)
     used = choice.backend
@@ -201,8 +201,7 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     lanes = lanes_of(s, used)
 
     def warm() -> None:
-        runner, _ = runner_for(used, lanes)
-        impasse_solve(np.zeros(16, np.uint8), 2, 1, 0, 1.0, None, runner, slice_moves=10)
+        compile_chains(runner_for(used, lanes)[0])
 
     for item in items:
         compile_s = warm_up_seconds(("sudoku-impasse", used, lanes), warm)

@@ -382,6 +382,12 @@ def impasse_solve(
     }
 
 
+def compile_chains(runner=None) -> None:
+    """Compile (or load from the cache) the chains' code, and the runner's kernel where one is
+    given: impasse_solve on a blank 4x4 grid, 10 moves of one chain."""
+    impasse_solve(np.zeros(16, np.uint8), 2, 1, 0, 1.0, None, runner, slice_moves=10)
+
+
 def impasse_replay(
     cells, order: int, chains: int, seed: int, temperature: float, chain: int,
     trial_moves: int = 0, max_moves: int = REPLAY_MOVES, time_limit: float | None = None,
