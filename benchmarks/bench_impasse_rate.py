@@ -14,8 +14,11 @@ benchmarks/results/gpu/).
 
     python -m benchmarks.bench_impasse_rate [--backend cpu] [--chains 1,2,4] [--lanes 1]
         [--slices 5] [--moves 200000] [--order 6] [--fill 50] [--k 0] [--seed 1] [--out PATH]
+        [--warp-state shared]
 
---lanes 32 (a card): one warp a chain (gpu_anneal.kernels.impasse_warp) in place of a thread.
+--lanes 32 (a card): one warp a chain (gpu_anneal.kernels.impasse_warp) in place of a thread,
+its state rows in shared memory where they fit (up to 49x49), or with --warp-state global in
+global memory.
 """
 
 from __future__ import annotations
@@ -35,24 +38,35 @@ from cpu_reference.sudoku import impasse
 TEMPERATURE = 0.325  # --method impasse's default held temperature
 
 
-def runner_of(backend: str, solved: np.ndarray, lanes: int = 1):
+def runner_of(
+    backend: str, solved: np.ndarray, lanes: int = 1, order: int = 6, state: str = "shared"
+):
     """A TrialRunner of the impasse chains on `backend` (the CPU one over `solved`; on a card
-    one chain a thread, or a warp at 32 lanes)."""
+    one chain a thread, or a warp at 32 lanes, its state rows in `state` memory where they fit
+    shared memory at this order, else in global memory)."""
     if backend == "cuda":
-        from gpu_anneal.impasse_solver import runner_for
+        from gpu_anneal.grid_runners import cuda_trials
+        from gpu_anneal.impasse_solver import impasse_kernel
 
-        return runner_for("cuda", lanes)[0]
+        return cuda_trials(impasse_kernel(lanes, order, state == "shared"))
     return CpuTrials(impasse.run_impasse_cpu, solved)
 
 
 def measure(
-    cells, order: int, chains: int, slices: int, moves: int, backend: str, lanes: int = 1
+    cells,
+    order: int,
+    chains: int,
+    slices: int,
+    moves: int,
+    backend: str,
+    lanes: int = 1,
+    state: str = "shared",
 ) -> dict:
     """One count of chains: its moves, seconds, moves a second (all chains, one chain)."""
     args = list(impasse.chain_arrays(impasse.impasse_tables(cells, order), order, chains, 0,
                                      TEMPERATURE))  # fmt: skip
     args[impasse.SLICE_AT] = moves
-    runner = runner_of(backend, args[impasse.SOLVED], lanes)
+    runner = runner_of(backend, args[impasse.SOLVED], lanes, order, state)
     runner.load(tuple(args))
     start = time.perf_counter()
     for _ in range(slices):
@@ -70,10 +84,10 @@ def measure(
     }  # fmt: skip
 
 
-def compile_first(backend: str, lanes: int = 1) -> float:
+def compile_first(backend: str, lanes: int = 1, order: int = 6, state: str = "shared") -> float:
     """Seconds to compile (or load) the chains' code for the backend: a 4x4 run."""
     start = time.perf_counter()
-    runner = runner_of(backend, None, lanes) if backend == "cuda" else None
+    runner = runner_of(backend, None, lanes, order, state) if backend == "cuda" else None
     impasse.compile_chains(runner)
     return time.perf_counter() - start
 
@@ -85,10 +99,13 @@ def render(result: dict) -> str:
              f"{r['rate'] / 1e6:.3g}", f"{r['rate_a_chain'] / 1e6:.3g}",
              str(r["solved_chains"])) for r in result["rows"]]  # fmt: skip
     m = result["machine"]
+    lanes = ""
+    if result["backend"] == "cuda" and a.get("lanes", 1) > 1:
+        lanes = f", {a['lanes']} lanes a chain"
+        if "warp_state" in a:
+            lanes += f", state in {a['warp_state']} memory"
     head = (
-        f"# --method impasse: moves a second against chains ({result['backend']}"
-        f"{', ' + str(a.get('lanes', 1)) + ' lanes a chain' if result['backend'] == 'cuda' else ''}"
-        ")\n\n"
+        f"# --method impasse: moves a second against chains ({result['backend']}{lanes})\n\n"
         f"Made by `{result['command']}` at {result['commit'] or '?'}: instance "
         f"{result['instance']} ({a['order'] ** 2}x{a['order'] ** 2}, {a['fill']} % filled), "
         f"held at T = {TEMPERATURE:g}, {a['slices']} slices of {a['moves']:,} moves a chain, each "
@@ -116,6 +133,9 @@ def parse_args(argv):
     ap.add_argument("--seed", type=int, default=1, help="instances' seed (bench_frontier's)")
     ap.add_argument("--lanes", type=int, default=1, choices=(1, 32),
                     help="threads a chain on a card: 1, or 32 (a warp)")  # fmt: skip
+    ap.add_argument("--warp-state", default="shared", choices=("shared", "global"),
+                    help="at 32 lanes, a chain's state rows in shared memory (where they fit) "
+                         "or in global memory")  # fmt: skip
     add_out_arguments(ap, None)
     args = ap.parse_args(argv)
     try:
@@ -141,11 +161,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     facts = machine()
     inst = make_instances([args.order], [args.fill], args.k + 1, args.seed)[args.k]
-    compile_s = compile_first(args.backend, args.lanes)
+    compile_s = compile_first(args.backend, args.lanes, args.order, args.warp_state)
     rows = []
     for chains in args.chain_list:
         row = measure(np.asarray(inst.cells, np.uint8), args.order, chains, args.slices,
-                      args.moves, args.backend, args.lanes)  # fmt: skip
+                      args.moves, args.backend, args.lanes, args.warp_state)  # fmt: skip
         rows.append(row)
         print(row, flush=True)
     result = {

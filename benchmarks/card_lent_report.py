@@ -189,8 +189,12 @@ def impasse_rows(card: str) -> list[str]:
     ]
     for path in sorted(results("throughput").glob(f"impasse_rate_{card}_*.json")):
         doc = json.loads(path.read_text())
+        backend = doc["backend"]
+        if doc["args"].get("lanes", 1) > 1:  # runs before --warp-state held it in global memory
+            state = doc["args"].get("warp_state", "global")
+            backend += f", a warp a chain, state in {state} memory"
         for row in doc["rows"]:
-            out.append(f"| {path.stem} | {doc['backend']} | {row['chains']:,} | "
+            out.append(f"| {path.stem} | {backend} | {row['chains']:,} | "
                        f"{row['rate'] / 1e6:,.1f} | {row['rate_a_chain'] / 1e6:.3f} |")  # fmt: skip
     return out
 

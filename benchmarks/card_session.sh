@@ -50,11 +50,13 @@
 #              chain a core), each under IMPASSE_SECONDS (default 200). Results:
 #              $out/impasse_rate_{cuda,cpu}.{json,md}.
 # PHASE warp:  the impasse chains a warp a chain (--lanes 32, gpu_anneal.kernels.impasse_warp):
-#              moves a second against chains (WARP_CHAINS, default 1,32,132,528,1056,2112,4096;
-#              3 launches of 20,000 moves a chain), then the impasse phase (a thread a chain at
-#              IMPASSE_CHAINS, default 1,1056,4096, IMPASSE_SLICES 3, then the machine's cores),
-#              each under IMPASSE_SECONDS (default 60). Results: $out/impasse_rate_{warp,cuda,
-#              cpu}.*, $out/warp.log and $out/impasse.log.
+#              moves a second against chains (WARP_CHAINS, default 1,32,132,528,924,1452,2112;
+#              3 launches of 20,000 moves a chain), each chain's state in shared memory, then in
+#              global memory (WARP_GLOBAL_CHAINS, default 1,132,1056), then the impasse phase (a
+#              thread a chain at IMPASSE_CHAINS, default 1,1056,4096, IMPASSE_SLICES 3, then the
+#              machine's cores), each under IMPASSE_SECONDS (default 60). Results:
+#              $out/impasse_rate_{warp,warp_global,cuda,cpu}.*, $out/warp.log and
+#              $out/impasse.log.
 #
 # Needs, in the checkout (carried as ignored paths): .whl/ with numpy < 2.5 (numba-cuda needs it;
 # the image's numpy is newer) and .gpudata/ with forum_hardest_1106.txt and general_25x25.tsv
@@ -156,8 +158,12 @@ case $phase in
   warp)
     IMPASSE_SECONDS=${IMPASSE_SECONDS:-60}
     timeout "$IMPASSE_SECONDS" python3 -m benchmarks.bench_impasse_rate --backend cuda --lanes 32 \
-      --chains "${WARP_CHAINS:-1,32,132,528,1056,2112,4096}" --slices 3 --moves 20000 \
+      --chains "${WARP_CHAINS:-1,32,132,528,924,1452,2112}" --slices 3 --moves 20000 \
       --out "$out/impasse_rate_warp" 2>&1 | tee "$out/warp.log" | tail -n 12
+    timeout "$IMPASSE_SECONDS" python3 -m benchmarks.bench_impasse_rate --backend cuda --lanes 32 \
+      --warp-state global --chains "${WARP_GLOBAL_CHAINS:-1,132,1056}" --slices 3 \
+      --moves 20000 --out "$out/impasse_rate_warp_global" 2>&1 | tee -a "$out/warp.log" \
+      | tail -n 6
     IMPASSE_CHAINS=${IMPASSE_CHAINS:-1,1056,4096} IMPASSE_SLICES=${IMPASSE_SLICES:-3}
     ;&  # then the impasse phase: a thread a chain, then the cores
   impasse)

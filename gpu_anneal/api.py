@@ -152,7 +152,8 @@ def solve_stream(
         params.backend_choice says why; cuda without a device raises BackendError).
     chains: chains per puzzle (default: fill the machine, the same in one process and on Dask:
         Sudoku ceil(threads / batch) on the CPU, on CUDA each puzzle's share of a full wave
-        (gpu_anneal.plan); Shikaku/Hashi 16 or 4096).
+        (gpu_anneal.plan); Sudoku's impasse chains one a CPU thread, on CUDA 4096 a thread each
+        or at lanes=32 one full wave of warps at the puzzle's order; Shikaku/Hashi 16 or 4096).
     technique: Sudoku annealing's set of schedule, move and propagate: "default" (when None),
         the best measured: schedule "auto", move "auto", propagation first; "published":
         Sirdey's algorithm, schedule "sirdey-course", move "sirdey", no propagation

@@ -55,10 +55,11 @@ TEMPERATURES = {
     8: ((None, 0.23),),  # measured at 45 % alone (0.21 and 0.23 solved; 49x49's 0.25 did not)
 }
 CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given, a thread a chain
-# chains a puzzle on a card at 32 lanes a chain (a warp each): under one wave of the kernel on a
-# card of 132 multiprocessors, 12 warps each at its sm_90 registers (gpu_anneal kernels
-# --arch sm_90); not yet tuned on a card
-WARP_CHAINS = 1024
+# registers a thread of the warp kernel, its state rows in shared memory or in global memory:
+# ptxas's sm_80 figures (above sm_90's) rounded up to a multiple of 8
+# (benchmarks/results/kernels/ptxas_sm_*.json), by which its chains a puzzle on a card are sized
+# to one full wave (warp_chains)
+WARP_REGISTERS = {True: 176, False: 200}
 CUDA_SLICE_MOVES = 20_000  # moves of every chain a launch on a card
 GOLDEN = 0x9E3779B97F4A7C15
 
@@ -119,48 +120,86 @@ def lanes_of(s: Settings, backend: str) -> int:
     return int(s.lanes or 1) if backend == "cuda" else 1
 
 
-def chains_of(s: Settings, backend: str) -> int:
-    """Chains a puzzle: --chains, else one a CPU thread, or on a card CUDA_CHAINS (WARP_CHAINS
-    at 32 lanes a chain)."""
+def chains_of(s: Settings, backend: str, order: int = 3, card=None) -> int:
+    """Chains a puzzle: --chains, else one a CPU thread, or on a card CUDA_CHAINS (at 32 lanes
+    a chain, one full wave of the warp kernel at this order on `card`, the current device when
+    None: warp_chains)."""
     if s.chains is not None:
         return int(s.chains)
     if backend == "cuda":
-        return WARP_CHAINS if lanes_of(s, backend) > 1 else CUDA_CHAINS
+        if lanes_of(s, backend) > 1:
+            from gpu_anneal.plan import resolve_card
+
+            return warp_chains(resolve_card(card), order)
+        return CUDA_CHAINS
     from gpu_anneal.backends import cpu_threads
 
     return cpu_threads()
+
+
+def warp_chains(card, order: int) -> int:
+    """Chains of one full wave of the warp kernel on `card` (a gpu_anneal.plan.Card) at this
+    order: its SMs times the blocks each holds (by threads, blocks, WARP_REGISTERS and the
+    state rows' shared memory where they are there) times the chains a block."""
+    from gpu_anneal.kernels import impasse_warp
+    from gpu_anneal.plan import wave_chains
+
+    shared = impasse_warp.shared_fits(order)
+    warps = 1 if shared else impasse_warp.WARPS_A_BLOCK
+    threads = warps * impasse_warp.WARP
+    shape = {
+        "threads_per_block": threads,
+        "chains_per_block": warps,
+        "blocks_by_registers": card.registers_per_sm // (WARP_REGISTERS[shared] * threads),
+        "shared_per_block": impasse_warp.state_bytes(order) if shared else 0,
+    }
+    return wave_chains(card, shape)
 
 
 KERNEL_SCALARS = ("side", "slice_moves", "trial_moves")  # impasse_slice's non-array arguments
 
 
 @functools.cache
-def impasse_kernel(lanes: int = 1):
+def impasse_kernel(lanes: int = 1, order: int | None = None, shared: bool = True):
     """The TrialKernel of the impasse chains, one chain a thread, or at 32 lanes one warp a
-    chain (gpu_anneal.kernels.impasse_warp); built once, compiled on first use:
-    impasse_slice's arguments, its RNG states, best grids, their open cells and counts brought
-    back after the last launch."""
+    chain (gpu_anneal.kernels.impasse_warp), its state rows in shared memory where `order`
+    (the puzzles' order, or above) is given, they fit and `shared` holds, else in global
+    memory; built once, compiled on first use: impasse_slice's arguments, its RNG states, best
+    grids, their open cells and counts brought back after the last launch."""
     from cpu_reference.sudoku.impasse import impasse_slice
     from gpu_anneal.kernels.launch import RESULTS, TrialKernel
 
-    kind = TrialKernel
+    results = (*RESULTS, "counts")
     if lanes > 1:
-        from gpu_anneal.kernels.impasse_warp import WarpKernel
+        from gpu_anneal.kernels import impasse_warp
 
-        kind = WarpKernel
-    return kind(impasse_slice, KERNEL_SCALARS, (*RESULTS, "counts"))
+        if shared and order is not None and impasse_warp.shared_fits(order):
+            return impasse_warp.SharedWarpKernel(impasse_slice, KERNEL_SCALARS, results, order)
+        return impasse_warp.WarpKernel(impasse_slice, KERNEL_SCALARS, results)
+    return TrialKernel(impasse_slice, KERNEL_SCALARS, results)
 
 
-def runner_for(backend: str, lanes: int = 1):
+def warp_state_text(order: int) -> str:
+    """Where a warp chain's state rows live at this order, as --dry-run says it."""
+    from gpu_anneal.kernels import impasse_warp
+
+    size = impasse_warp.state_bytes(order)
+    if impasse_warp.shared_fits(order):
+        return f"its state ({size:,} bytes) in shared memory, a chain a block"
+    return (f"its state in global memory: {size:,} bytes a chain pass the "
+            f"{impasse_warp.SHARED_LIMIT:,} bytes of shared memory a block")  # fmt: skip
+
+
+def runner_for(backend: str, lanes: int = 1, order: int | None = None):
     """(a fresh TrialRunner or None for the CPU runner, the moves a slice): on a card, the
-    kernel of one chain a thread, or of one warp a chain at 32 lanes."""
+    kernel of one chain a thread, or of one warp a chain at 32 lanes (sized for `order`)."""
     from cpu_reference.sudoku.impasse import SLICE_MOVES
 
     if backend != "cuda":
         return None, SLICE_MOVES
     from gpu_anneal.grid_runners import cuda_trials
 
-    return cuda_trials(impasse_kernel(lanes)), CUDA_SLICE_MOVES
+    return cuda_trials(impasse_kernel(lanes, order)), CUDA_SLICE_MOVES
 
 
 def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) -> str:
@@ -171,11 +210,12 @@ def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) 
         choice = Choice("cuda", f"cuda: the card described (--device {device!r})")
     else:
         choice = impasse_choice(s)
-    chains = chains_of(s, choice.backend)
+    chains = chains_of(s, choice.backend, order, device)
     where = "on the cores, one chain a thread"
     if choice.backend == "cuda":
-        where = ("on the card, one chain a warp (its 32 lanes over the drawn cell's candidates)"
-                 if lanes_of(s, "cuda") > 1 else "on the card, one chain a thread")  # fmt: skip
+        where = ("on the card, one chain a warp (its 32 lanes over the drawn cell's candidates;"
+                 f" {warp_state_text(order)})" if lanes_of(s, "cuda") > 1
+                 else "on the card, one chain a thread")  # fmt: skip
     side = order * order
     limit = "no time limit" if s.time_limit is None else f"time limit {s.time_limit:g} s a puzzle"
     lines = [
@@ -197,21 +237,23 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
 
     choice = impasse_choice(s)
     used = choice.backend
-    chains = chains_of(s, used)
     lanes = lanes_of(s, used)
 
-    def warm() -> None:
-        compile_chains(runner_for(used, lanes)[0])
+    def warm(order: int) -> None:
+        compile_chains(runner_for(used, lanes, order)[0])
 
     for item in items:
-        compile_s = warm_up_seconds(("sudoku-impasse", used, lanes), warm)
+        # a warp's kernel is sized for the order (its shared memory): compiled for each
+        key = ("sudoku-impasse", used, lanes, item.order if lanes > 1 else None)
+        compile_s = warm_up_seconds(key, functools.partial(warm, item.order))
+        chains = chains_of(s, used, item.order)
         temperature = temperature_at(item.order, fill_of(item), s.t0)
         seed = puzzle_seed(s.seed or 0, item.index)
         try:
             interrupts.check()  # the run's total time
             left = interrupts.time_left()
             limit = s.time_limit if left is None else min(s.time_limit or left, left)
-            runner, slice_moves = runner_for(used, lanes)
+            runner, slice_moves = runner_for(used, lanes, item.order)
             search = (item, chains, seed, temperature, limit, runner, slice_moves)
             raw = interrupts.stoppable(functools.partial(_search, *search))
         except KeyboardInterrupt:

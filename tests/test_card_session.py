@@ -180,10 +180,12 @@ def test_the_impasse_phase_measures_rates_on_the_card_then_on_the_cores(tmp_path
 
 def test_the_warp_phase_measures_both_kernels_then_the_cores(tmp_path):
     """warp (stand-ins on the PATH, stand_in_env): bench_impasse_rate at 32 lanes a chain over
-    WARP_CHAINS, then the impasse phase at 3 slices: a thread a chain over IMPASSE_CHAINS on the
-    same card, then the cores with one chain a core, each to its own file."""
+    WARP_CHAINS (state in shared memory), then WARP_GLOBAL_CHAINS (state in global memory),
+    then the impasse phase at 3 slices: a thread a chain over IMPASSE_CHAINS on the same card,
+    then the cores with one chain a core, each to its own file."""
     out, calls = tmp_path / "out", tmp_path / "calls.txt"
-    env = stand_in_env(tmp_path, WARP_CHAINS="32,64", IMPASSE_CHAINS="1,64")
+    env = stand_in_env(tmp_path, WARP_CHAINS="32,64", WARP_GLOBAL_CHAINS="8",
+                       IMPASSE_CHAINS="1,64")  # fmt: skip
     proc = subprocess.run(["bash", str(SCRIPT), "warp"], capture_output=True, text=True,
                           cwd=ROOT, env=env, timeout=60)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -192,6 +194,8 @@ def test_the_warp_phase_measures_both_kernels_then_the_cores(tmp_path):
     assert runs == [
         f"{rate} --backend cuda --lanes 32 --chains 32,64 --slices 3 --moves 20000 --out "
         f"{out}/impasse_rate_warp",
+        f"{rate} --backend cuda --lanes 32 --warp-state global --chains 8 --slices 3 --moves "
+        f"20000 --out {out}/impasse_rate_warp_global",
         f"{rate} --backend cuda --chains 1,64 --slices 3 --moves 20000 --out "
         f"{out}/impasse_rate_cuda",
         f"{rate} --backend cpu --chains 16 --out {out}/impasse_rate_cpu",
@@ -224,14 +228,15 @@ def test_the_lent_phase_runs_warp_then_the_frontier_then_all_into_one_archive(tm
     assert proc.returncode == 0, proc.stderr
     runs = [line.split()[1] for line in calls.read_text().splitlines()
             if line.startswith("-m benchmarks")]  # fmt: skip
-    assert runs == [*["benchmarks.bench_impasse_rate"] * 3, *["benchmarks.bench_frontier"] * 4,
+    assert runs == [*["benchmarks.bench_impasse_rate"] * 4, *["benchmarks.bench_frontier"] * 4,
                     "benchmarks.card_session"]  # fmt: skip
     text = calls.read_text()
     assert "--commit abc123 --budget 120" in text
     assert text.count("--limit 20 --solvers gpu-anneal-impasse-warp --backend cuda") == 2
     assert text.count("--limit 20 --solvers gpu-anneal-auto --backend cpu") == 2
     assert text.count("--orders 49x49 --fills 45") == 2
-    assert "--lanes 32 --chains 1,32,132,528,1056,2112,4096" in text
+    assert "--lanes 32 --chains 1,32,132,528,924,1452,2112" in text
+    assert "--lanes 32 --warp-state global --chains 1,132,1056" in text
     with tarfile.open(out / "card_lent.tgz") as archive:
         names = set(archive.getnames())
     assert {"./all", "./frontier36/frontier36.log", "./frontier49/frontier49.log",

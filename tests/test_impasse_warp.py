@@ -18,8 +18,10 @@ from typer.testing import CliRunner
 from cli.main import app
 from cpu_reference.anneal.rng import init_states, uniform_below
 from cpu_reference.errors import InputError
-from gpu_anneal import api
+from gpu_anneal import api, impasse_solver
 from gpu_anneal.kernels import impasse_warp
+from gpu_anneal.plan import card_named
+from gpu_anneal.settings import Settings
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -90,17 +92,50 @@ def test_lanes_are_refused_where_they_do_not_apply(tmp_path):
 
 
 def test_dry_run_names_a_warp_a_chain_on_a_card(tmp_path):
-    """--dry-run of --lanes 32 on a card described: WARP_CHAINS chains a puzzle, a warp each;
-    without it, a thread each."""
+    """--dry-run of --lanes 32 on a card described: a full wave of warps a puzzle (at 9x9 on an
+    H100, 11 blocks of one warp an SM by its 176 registers, 132 SMs), each chain's state in
+    shared memory; without it, CUDA_CHAINS chains a thread each."""
     puzzle = tmp_path / "p.txt"
     puzzle.write_text(HARDEST + "\n")
     base = ["solve", str(puzzle), "--method", "impasse", "--dry-run", "--device", "H100 SXM",
             "--backend", "cuda"]  # fmt: skip
     warp = CliRunner().invoke(app, [*base, "--lanes", "32"])
     assert warp.exit_code == 0, warp.output
-    assert "1,024 chains a puzzle on the card, one chain a warp" in warp.output
+    assert "1,452 chains a puzzle on the card, one chain a warp" in warp.output
+    assert "its state (1,028 bytes) in shared memory, a chain a block" in warp.output
     thread = CliRunner().invoke(app, base)
     assert "4,096 chains a puzzle on the card, one chain a thread" in thread.output
+
+
+def test_a_chains_state_is_in_shared_memory_up_to_49x49():
+    """A chain's state rows (int16 grid, where, oset, holder) fit a block's 48 KiB of static
+    shared memory up to 49x49 (29,108 bytes) and not at 64x64 (49,538), where the kernel keeps
+    them in global memory and the plan says why."""
+    assert impasse_warp.state_bytes(6) == 2 * (2 * 1296 + 1297 + 3 * 36 * 37) == 15_770
+    assert impasse_warp.state_bytes(7) == 29_108 and impasse_warp.shared_fits(7)
+    assert impasse_warp.state_bytes(8) == 49_538 and not impasse_warp.shared_fits(8)
+    assert impasse_warp.shared_orders() == (2, 3, 4, 5, 6, 7)
+    with pytest.raises(ValueError, match="order 8: a chain's state .49,538 bytes. is past"):
+        impasse_warp.shared_kernel_function(8)
+    assert "global memory: 49,538 bytes a chain pass" in impasse_solver.warp_state_text(8)
+
+
+def test_the_warp_chains_of_a_puzzle_are_one_full_wave():
+    """Default chains at 32 lanes: an H100's 132 SMs times the blocks one holds. At 36x36 its
+    registers allow 65,536 // (176 x 32) = 11 (shared memory 13); at 49x49 its shared memory
+    allows 233,472 // (29,108 + 1,024 reserved) = 7; at 64x64, state in global memory, blocks of
+    4 warps at 200 registers: 65,536 // 25,600 = 2 blocks, 8 chains."""
+    card = card_named("H100 SXM")
+    assert impasse_solver.warp_chains(card, 6) == 132 * 11
+    assert impasse_solver.warp_chains(card, 7) == 132 * 7
+    assert impasse_solver.warp_chains(card, 8) == 132 * 8
+
+    def settings(chains):
+        return Settings("sudoku", "impasse", "cuda", chains, 0, None, None, None, None, None,
+                        True, None, lanes=32)  # fmt: skip
+
+    assert impasse_solver.chains_of(settings(None), "cuda", 7, card) == 924
+    assert impasse_solver.chains_of(settings(5), "cuda", 7, card) == 5
 
 
 # ---- the real kernel under the CUDA simulator ---------------------------------------------
@@ -115,6 +150,8 @@ WARP_CASES = [
     *[{"order": n, "cells": [0] * n**4, "chains": 2, "seed": n, "temperature": 0.325,
        "slice_moves": 60, "slices": 2, "trial_moves": 0} for n in (5, 6, 7, 8)],
 ]  # fmt: skip
+# the state rows in global memory where they fit shared memory too: the kernel of 64x64's kind
+WARP_CASES.append({**WARP_CASES[2], "seed": 4, "shared": False})
 for _case in WARP_CASES:
     _case["lanes"] = 32
 
@@ -129,11 +166,14 @@ def simulated() -> list[dict]:
 def test_simulated_warp_kernel_takes_the_cpu_chains_moves_at_every_order(simulated):
     """At orders 2 to 8 (two chunks of candidates at 49x49 and 64x64, fresh trials at 9x9) the
     warp kernel ends every chain where the CPU runner does: RNG states, best grids, their open
-    cells, solved flags and counts, and the same result."""
+    cells, solved flags and counts, and the same result; its state rows in shared memory up to
+    49x49, in global memory at 64x64 and where asked."""
     assert set(RESULT_ARRAYS) <= set(simulated[0])
     for case, got in zip(WARP_CASES, simulated, strict=True):
         # the warp kernel ran (its module's digest covers the simulator's warp operations)
-        assert got["kernel"].startswith("gpu_anneal_kernel_impasse_warp_")
+        shared = case.get("shared", True) and case["order"] <= 7
+        made = f"impasse_warp_shared{case['order']}_" if shared else "impasse_warp_"
+        assert got["kernel"].startswith("gpu_anneal_kernel_" + made), got["kernel"]
         assert got["kernel"].endswith(".kernel")
         expected = cpu_case(case)
         for key, value in expected.items():

@@ -215,5 +215,23 @@ def test_fingerprint_follows_constants_read_through_another_module():
     assert trial != digest and status != digest
 
 
+def test_a_module_copy_sets_its_constants_and_is_named_by_them():
+    """module_copy's constants replace the home module's values of those names in the copy
+    (the rest still imported from home), and copies differing in a constant get different
+    modules."""
+    from gpu_anneal.kernels import impasse_warp, kernel_cache
+
+    sized = {"SHARED_STATE": 1, **impasse_warp.state_shape(6)}
+    copy = kernel_cache.module_copy("test_constants", [impasse_warp.kernel], sized)
+    assert (copy.SHARED_STATE, copy.SHARED_CELLS, copy.SHARED_HOLDERS) == (1, 1296, 3996)
+    assert copy.keep_best is impasse_warp.keep_best  # imported, not copied
+    assert impasse_warp.SHARED_STATE is False and impasse_warp.SHARED_CELLS == 1
+    other = kernel_cache.module_copy("test_constants", [impasse_warp.kernel], {**sized,
+                                     "SHARED_CELLS": 1297})  # fmt: skip
+    assert other.__name__ != copy.__name__ and other.SHARED_CELLS == 1297
+    plain = kernel_cache.module_copy("test_constants", [impasse_warp.kernel])
+    assert plain.SHARED_STATE is False
+
+
 if __name__ == "__main__" and sys.argv[1:] == ["child"]:
     _child()

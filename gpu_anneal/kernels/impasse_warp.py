@@ -40,7 +40,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from numba import config, cuda, int64, njit, uint32, uint64
+from numba import config, cuda, int16, int64, njit, uint32, uint64
 
 from cpu_reference.anneal.rng import next_u64, uniform_below
 from cpu_reference.sudoku.impasse import cell_delta, fresh_trial, write_digit
@@ -53,6 +53,15 @@ FULL = uint32(0xFFFFFFFF)
 NAME = "sudoku-impasse-warp"  # the kernel's name in the PTX tables
 # warps a block on a card (the simulator runs one: its warp operations sync the block)
 WARPS_A_BLOCK = 1 if SIM else 4
+SHARED_NAME = "sudoku-impasse-warp-shared"  # the shared-state copies' name in the PTX tables
+SHARED_LIMIT = 48 * 1024  # bytes of static shared memory a block may hold
+# The kernel here keeps a chain's state rows in global memory; a copy written by
+# shared_kernel_function(order) sets these to hold them in its block's shared memory instead,
+# the arrays sized for the order (one warp, one chain, a block)
+SHARED_STATE = False
+SHARED_CELLS = 1  # grid's and where's row: the cells
+SHARED_OPEN = 2  # oset's row: the cells and the count
+SHARED_HOLDERS = 1  # holder's row: 3 N (N + 1)
 
 
 # ----------------------------------------------------------------------------- lane arithmetic
@@ -90,12 +99,13 @@ def highest_lane(votes):
 
 
 @njit(inline="always")
-def lane_weight(i, x, m, nc, cand, holder, units, weights, side):
-    """Candidate m's weight w(delta) for open cell x, 0 past its nc candidates."""
+def lane_weight(i, k, x, m, nc, cand, holder, units, weights, side):
+    """Candidate m's weight w(delta) for chain i's open cell x (its holders row k of holder), 0
+    past its nc candidates."""
     if m >= nc:
         return int64(0)
     d = int64(cand[x, m])
-    return int64(weights[i, cell_delta(i, x, d, holder, units, side) + 1])
+    return int64(weights[i, cell_delta(k, x, d, holder, units, side) + 1])
 
 
 # ----------------------------------------------------------------------------- warp operations
@@ -171,7 +181,8 @@ def kernel(
     states, best, best_f, solved, grid, holder, oset, where, counts, weights,
     filled, free, cand, ncand, units, side, slice_moves, trial_moves,
 ):  # fmt: skip
-    """Up to `slice_moves` moves of chain i = the thread's warp, as impasse_slice(i, ...)."""
+    """Up to `slice_moves` moves of chain i = the thread's warp, as impasse_slice(i, ...); with
+    SHARED_STATE, on a copy of the chain's state rows in the block's shared memory."""
     i = cuda.grid(1) // WARP
     lane = cuda.threadIdx.x % WARP
     if i >= states.shape[0]:
@@ -183,12 +194,24 @@ def kernel(
     if solved[i] != 0:
         return
     cells = grid.shape[1]
+    if SHARED_STATE:  # row 0 of the block's arrays holds the chain's rows for the slice
+        k = 0
+        on_grid = plain(cuda.shared.array((1, SHARED_CELLS), int16))
+        on_holder = plain(cuda.shared.array((1, SHARED_HOLDERS), int16))
+        on_oset = plain(cuda.shared.array((1, SHARED_OPEN), int16))
+        on_where = plain(cuda.shared.array((1, SHARED_CELLS), int16))
+        copy_rows(i, 0, lane, grid, holder, oset, where, on_grid, on_holder, on_oset, on_where,
+                  cells, holder.shape[1])  # fmt: skip
+    else:
+        k = i
+        on_grid, on_holder, on_oset, on_where = grid, holder, oset, where
     first = counts[i, 2] == 0
-    warp_sync()  # every lane has read before lane 0 writes
+    warp_sync()  # every lane has read (and copied) before lane 0 writes
     if first:  # the chain's first trial
         if lane == 0:
-            s0, s1 = fresh_trial(i, uint64(states[i, 0]), uint64(states[i, 1]), grid, holder,
-                                  oset, where, filled, free, cand, ncand, units, side)  # fmt: skip
+            s0, s1 = fresh_trial(k, uint64(states[i, 0]), uint64(states[i, 1]), on_grid,
+                                  on_holder, on_oset, on_where, filled, free, cand, ncand,
+                                  units, side)  # fmt: skip
             states[i, 0] = uint64(s0)
             states[i, 1] = uint64(s1)
             counts[i, 2] = 1
@@ -199,16 +222,16 @@ def kernel(
     kept = int64(best_f[i])
     stay = int64(weights[i, 1])
     warp_sync()  # every lane has read before lane 0 writes
-    kept = keep_best(i, lane, grid, oset, best, best_f, kept, cells)
+    kept = keep_best(i, k, lane, on_grid, on_oset, best, best_f, kept, cells)
     for _ in range(slice_moves):
-        size = int64(oset[i, 0])
+        size = int64(on_oset[k, 0])
         if size == 0:
             break
         if trial_moves > 0 and trial >= trial_moves:
             warp_sync()  # every lane has read the open cells before lane 0 writes
             if lane == 0:
-                s0, s1 = fresh_trial(i, s0, s1, grid, holder, oset, where, filled, free, cand,
-                                      ncand, units, side)  # fmt: skip
+                s0, s1 = fresh_trial(k, s0, s1, on_grid, on_holder, on_oset, on_where, filled,
+                                      free, cand, ncand, units, side)  # fmt: skip
                 states[i, 0] = uint64(s0)
                 states[i, 1] = uint64(s1)
             warp_sync()
@@ -216,17 +239,17 @@ def kernel(
             s1 = uint64(states[i, 1])
             trial = 0
             trials += 1
-            kept = keep_best(i, lane, grid, oset, best, best_f, kept, cells)
+            kept = keep_best(i, k, lane, on_grid, on_oset, best, best_f, kept, cells)
             continue
         at, s0, s1 = uniform_below(s0, s1, size)
         s0, s1 = uint64(s0), uint64(s1)  # the simulator: numbers back from jitted code
-        x = int64(oset[i, 1 + int64(at)])
+        x = int64(on_oset[k, 1 + int64(at)])
         nc = int64(ncand[x])
         total = stay
         pick = 0
         for base in range(0, nc, WARP):
             m = base + lane
-            w = lane_weight(i, x, m, nc, cand, holder, units, weights, side)
+            w = lane_weight(i, k, x, m, nc, cand, on_holder, units, weights, side)
             upto, chunk = warp_scan(lane, w)
             top, s0, s1 = lane_draw(s0, s1, min(nc - base, WARP), lane)
             s0, s1 = uint64(s0), uint64(s1)
@@ -236,30 +259,50 @@ def kernel(
             total += chunk
         if pick != 0:  # the ballot synced the warp: every lane's holder loads are done
             if lane == 0:
-                write_digit(i, x, pick, grid, holder, oset, where, units, side)
+                write_digit(k, x, pick, on_grid, on_holder, on_oset, on_where, units, side)
             warp_sync()
         moves += 1
         trial += 1
-        kept = keep_best(i, lane, grid, oset, best, best_f, kept, cells)
+        kept = keep_best(i, k, lane, on_grid, on_oset, best, best_f, kept, cells)
     if lane == 0:
         states[i, 0] = s0
         states[i, 1] = s1
         counts[i, 0] = moves
         counts[i, 1] = trial
         counts[i, 2] = trials
-        if oset[i, 0] == 0:
+        if on_oset[k, 0] == 0:
             solved[i] = 1
+    if SHARED_STATE:  # the chain's rows back to global memory once lane 0's writes are seen
+        warp_sync()
+        copy_rows(0, i, lane, on_grid, on_holder, on_oset, on_where, grid, holder, oset, where,
+                  cells, holder.shape[1])  # fmt: skip
 
 
 @njit(inline="always")
-def keep_best(i, lane, grid, oset, best, best_f, kept, cells):
-    """The chain's grid becomes its best when it has fewer open cells than `kept` (each lane
-    copies every WARP-th cell; lane 0 records the count): the best's open cells now."""
-    size = int64(oset[i, 0])
+def copy_rows(a, b, lane, grid, holder, oset, where, to_grid, to_holder, to_oset, to_where,
+              cells, holders):  # fmt: skip
+    """The first cells (grid, where), cells + 1 (oset) and holders (holder) entries of row a of
+    a chain's state arrays into row b of the others, each lane every WARP-th entry (the caller
+    syncs the warp before the copies are read)."""
+    for at in range(lane, cells, WARP):
+        to_grid[b, at] = grid[a, at]
+        to_where[b, at] = where[a, at]
+    for at in range(lane, cells + 1, WARP):
+        to_oset[b, at] = oset[a, at]
+    for at in range(lane, holders, WARP):
+        to_holder[b, at] = holder[a, at]
+
+
+@njit(inline="always")
+def keep_best(i, k, lane, grid, oset, best, best_f, kept, cells):
+    """Chain i's grid (row k of grid and oset) becomes its best when it has fewer open cells
+    than `kept` (each lane copies every WARP-th cell; lane 0 records the count): the best's
+    open cells now."""
+    size = int64(oset[k, 0])
     if size >= kept:
         return kept
     for cell in range(lane, cells, WARP):
-        best[i, cell] = grid[i, cell]
+        best[i, cell] = grid[k, cell]
     if lane == 0:
         best_f[i] = size
     return size
@@ -276,10 +319,46 @@ def kernel_function():
     return module_copy("impasse_warp", [kernel]).kernel
 
 
+def state_shape(order: int) -> dict[str, int]:
+    """The shared-state copy's constants at this order: the lengths of a chain's state rows."""
+    side = order * order
+    cells = side * side
+    holders = 3 * side * (side + 1)
+    return {"SHARED_CELLS": cells, "SHARED_OPEN": cells + 1, "SHARED_HOLDERS": holders}
+
+
+def state_bytes(order: int) -> int:
+    """Bytes of a chain's state rows at this order (int16 grid, where, oset and holder)."""
+    shape = state_shape(order)
+    return 2 * (2 * shape["SHARED_CELLS"] + shape["SHARED_OPEN"] + shape["SHARED_HOLDERS"])
+
+
+def shared_fits(order: int) -> bool:
+    """Whether a chain's state rows at this order fit a block's static shared memory."""
+    return state_bytes(order) <= SHARED_LIMIT
+
+
+def shared_orders() -> tuple[int, ...]:
+    """The orders 2..8 whose chains' state fits shared memory (the PTX tables' sizes)."""
+    return tuple(order for order in range(2, 9) if shared_fits(order))
+
+
+def shared_kernel_function(order: int):
+    """The kernel of a copy holding a chain's state rows in shared memory, sized for `order`
+    (it runs any order up to it); ValueError where they do not fit a block."""
+    from gpu_anneal.kernels.kernel_cache import module_copy
+
+    if not shared_fits(order):
+        raise ValueError(f"order {order}: a chain's state ({state_bytes(order):,} bytes) is "
+                         f"past a block's {SHARED_LIMIT:,} bytes of shared memory")  # fmt: skip
+    constants = {"SHARED_STATE": 1, **state_shape(order)}
+    return module_copy(f"impasse_warp_shared{order}", [kernel], constants).kernel
+
+
 class WarpKernel(TrialKernel):
     """The impasse chains' kernel with one warp a chain: a TrialKernel of impasse_slice (its
     parameters, scalars and results) whose kernel function is this module's, launched with
-    `lanes` threads a chain."""
+    `lanes` threads a chain, its state rows in global memory."""
 
     lanes = WARP
     threads_per_block = WARPS_A_BLOCK * WARP
@@ -287,3 +366,18 @@ class WarpKernel(TrialKernel):
     def function(self):
         """The kernel's Python function (kernel_function())."""
         return kernel_function()
+
+
+class SharedWarpKernel(WarpKernel):
+    """WarpKernel whose chains hold their state rows in shared memory for a launch, one warp
+    (one chain) a block, its arrays sized for `order` (shared_kernel_function)."""
+
+    threads_per_block = WARP
+
+    def __init__(self, trial, scalars, results, order: int):
+        super().__init__(trial, scalars, results)
+        self.order = int(order)
+
+    def function(self):
+        """The kernel's Python function (shared_kernel_function(order))."""
+        return shared_kernel_function(self.order)

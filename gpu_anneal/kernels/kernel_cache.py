@@ -46,7 +46,7 @@ import hashlib
 import inspect
 import sys
 import types
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -192,13 +192,18 @@ def generated_module(
     return import_generated(f"{PREFIX}{name}_{digest.hexdigest()[:16]}", text, kernel_dir)
 
 
-def module_copy(name: str, functions: Iterable[Callable]) -> types.ModuleType:
+def module_copy(
+    name: str, functions: Iterable[Callable], constants: Mapping[str, int] | None = None
+) -> types.ModuleType:
     """A generated module holding copies of module-level `functions` of one module.
 
     The copy imports every global the functions name from their module, so each copy sees the
-    objects its original sees; it depends on them (fingerprint), so the copy's name changes
-    with any of them. The functions must not be closures.
+    objects its original sees, except the names of `constants`, which the copy sets to their
+    values (compile-time constants of its kernels: shared arrays' shapes); it depends on them
+    (fingerprint), so the copy's name changes with any of them. The functions must not be
+    closures.
     """
+    constants = dict(constants or {})
     functions = list(functions)
     home = sys.modules[functions[0].__module__]
     own = {fn.__name__ for fn in functions}
@@ -211,9 +216,11 @@ def module_copy(name: str, functions: Iterable[Callable]) -> types.ModuleType:
             raise ValueError(f"{fn.__qualname__}: a closure's cells cannot be copied")
         names |= {n for n in _code_names(fn.__code__) if n in vars(home) and n not in own}
         sources.append(inspect.getsource(fn))
+    names -= set(constants)
     header = [f'"""Copy of {", ".join(sorted(own))} from {home.__name__} (kernel_cache)."""']
     if names:
         header.append(f"from {home.__name__} import {', '.join(sorted(names))}")
+    header += [f"{key} = {int(value)!r}" for key, value in sorted(constants.items())]
     text = "\n".join(header) + "\n\n\n" + "\n\n".join(sources)
     return generated_module(name, text, depends=functions)
 

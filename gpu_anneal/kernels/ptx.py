@@ -179,6 +179,11 @@ def kernel_registry(trials: Mapping[str, tuple[Callable, Callable]] | None = Non
             trials["sudoku-impasse"][1],
             ("any",),
         )
+        registry[impasse_warp.SHARED_NAME] = (  # its state rows in shared memory, by order
+            impasse_warp.shared_kernel_function,
+            trials["sudoku-impasse"][1],
+            impasse_warp.shared_orders(),
+        )
     return registry
 
 

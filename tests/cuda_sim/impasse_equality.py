@@ -1,10 +1,11 @@
 """Run under NUMBA_ENABLE_CUDASIM=1: Sudoku --method impasse through the real trial kernel.
 
 Argument: a JSON list of cases, each {"order": n, "cells": a puzzle's cells (0 blank), "chains",
-"seed", "temperature", "slice_moves", "slices", "trial_moves", "lanes"}. Each case runs
+"seed", "temperature", "slice_moves", "slices", "trial_moves", "lanes"[, "shared"]}. Each case runs
 impasse_solve on the device runner (gpu_anneal.grid_runners.CudaTrials over the Sudoku kind's
 trial kernel, one chain a thread, or with "lanes": 32 over gpu_anneal.kernels.impasse_warp's
-kernel, one warp a chain) for `slices` launches at most. Prints one JSON list, per case: the
+kernel, one warp a chain, its state in shared memory where it fits unless "shared" is false)
+for `slices` launches at most. Prints one JSON list, per case: the
 arrays the runner brought back (RNG states, best grids, their open cells, solved flags,
 counts), the result's status, chain and moves, the kernel's module and the launches.
 """
@@ -33,7 +34,10 @@ ARRAYS = {"states": impasse.STATES, "best": impasse.BEST, "best_f": impasse.BEST
 def run_case(case: dict) -> dict:
     """One impasse run on the simulated device for `slices` launches at most."""
     lanes = case.get("lanes", 1)
-    kernel = kind_of("sudoku").trial_kernel() if lanes == 1 else impasse_kernel(lanes)
+    if lanes == 1:
+        kernel = kind_of("sudoku").trial_kernel()
+    else:  # the state rows in shared memory where they fit, unless "shared" is false
+        kernel = impasse_kernel(lanes, case["order"], case.get("shared", True))
     runner = CudaTrials(kernel)
     launches = iter(range(1, case["slices"]))  # stop() is asked after each launch
     result = impasse.impasse_solve(
