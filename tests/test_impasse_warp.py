@@ -138,6 +138,18 @@ def test_the_warp_chains_of_a_puzzle_are_one_full_wave():
     assert impasse_solver.chains_of(settings(5), "cuda", 7, card) == 5
 
 
+def test_the_wave_sizing_registers_cover_the_committed_ptxas_figures():
+    """WARP_REGISTERS, by which the default chains fill one wave, are ptxas's highest figure of
+    each placement over sm_80 and sm_90 rounded up to a multiple of 8: never below (a wave
+    would not fit, and a second wave would run after the first)."""
+    tables = [json.loads((ROOT / "benchmarks" / "results" / "kernels" / f"ptxas_{arch}.json")
+                         .read_text()) for arch in ("sm_80", "sm_90")]  # fmt: skip
+    for shared, name in ((True, impasse_warp.SHARED_NAME), (False, impasse_warp.NAME)):
+        figures = [row["registers"] for table in tables for row in table if row["kernel"] == name]
+        assert figures, name
+        assert impasse_solver.WARP_REGISTERS[shared] == -(-max(figures) // 8) * 8, name
+
+
 # ---- the real kernel under the CUDA simulator ---------------------------------------------
 
 WARP_CASES = [
