@@ -199,7 +199,9 @@ def runner_for(backend: str, lanes: int = 1, order: int | None = None):
         return None, SLICE_MOVES
     from gpu_anneal.grid_runners import cuda_trials
 
-    return cuda_trials(impasse_kernel(lanes, order)), CUDA_SLICE_MOVES
+    # one kernel object for every order at a thread a chain: compiled (or loaded) once
+    sized = order if lanes > 1 else None
+    return cuda_trials(impasse_kernel(lanes, sized)), CUDA_SLICE_MOVES
 
 
 def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) -> str:
