@@ -52,7 +52,8 @@
 # PHASE warp:  the impasse chains a warp a chain (--lanes 32, gpu_anneal.kernels.impasse_warp):
 #              moves a second against chains (WARP_CHAINS, default 1,32,132,528,924,1452,2112;
 #              3 launches of 20,000 moves a chain), each chain's state in shared memory, then in
-#              global memory (WARP_GLOBAL_CHAINS, default 1,132,1056), then the impasse phase (a
+#              global memory (WARP_GLOBAL_CHAINS, default 1,132,1056, under half of
+#              IMPASSE_SECONDS), then the impasse phase (a
 #              thread a chain at IMPASSE_CHAINS, default 1,1056,4096, IMPASSE_SLICES 3, then the
 #              machine's cores), each under IMPASSE_SECONDS (default 60). Results:
 #              $out/impasse_rate_{warp,warp_global,cuda,cpu}.*, $out/warp.log and
@@ -160,8 +161,9 @@ case $phase in
     timeout "$IMPASSE_SECONDS" python3 -m benchmarks.bench_impasse_rate --backend cuda --lanes 32 \
       --chains "${WARP_CHAINS:-1,32,132,528,924,1452,2112}" --slices 3 --moves 20000 \
       --out "$out/impasse_rate_warp" 2>&1 | tee "$out/warp.log" | tail -n 12
-    timeout "$IMPASSE_SECONDS" python3 -m benchmarks.bench_impasse_rate --backend cuda --lanes 32 \
-      --warp-state global --chains "${WARP_GLOBAL_CHAINS:-1,132,1056}" --slices 3 \
+    # half the time: three counts, and the lent phase's sum stays within LENT_SECONDS
+    timeout $((IMPASSE_SECONDS / 2)) python3 -m benchmarks.bench_impasse_rate --backend cuda \
+      --lanes 32 --warp-state global --chains "${WARP_GLOBAL_CHAINS:-1,132,1056}" --slices 3 \
       --moves 20000 --out "$out/impasse_rate_warp_global" 2>&1 | tee -a "$out/warp.log" \
       | tail -n 6
     IMPASSE_CHAINS=${IMPASSE_CHAINS:-1,1056,4096} IMPASSE_SLICES=${IMPASSE_SLICES:-3}
