@@ -27,8 +27,20 @@ the chain draws what the CPU runner draws, move for move: RNG states, grids, bes
 counts equal the CPU runner's (tests/cuda_sim/impasse_equality.py under the simulator). A trial
 start (impasse.fresh_trial) runs on lane 0 alone.
 
-A warp's state is the chain's arrays in global memory, as one thread's: lane 0 writes, the warp
-syncs, every lane reads. Warp operations (warp_sync, warp_ballot, warp_scan) are votes and
+A warp's state is the chain's rows of the state arrays, as one thread's: lane 0 writes, the warp
+syncs, every lane reads. Where they are (k: the row the move loop indexes):
+
+    global   this module's kernel (WarpKernel): the rows of chain i in global memory (k = i);
+             blocks of WARPS_A_BLOCK warps
+    shared   a copy written for an order (shared_kernel_function, SharedWarpKernel): the block
+             copies its chain's rows into row 0 of shared arrays (k = 0) at a launch's start
+             and back at its end, one warp a block; per chain, int16:
+
+                 grid[cells] | where[cells] | oset[cells + 1] | holder[3 N (N + 1)]
+                 36x36: 2,592 + 2,592 + 2,594 + 7,992 = 15,770 bytes; 49x49: 29,108
+                 64x64: 49,538, past a block's 48 KiB (SHARED_LIMIT): global memory only
+
+Warp operations (warp_sync, warp_ballot, warp_scan) are votes and
 shuffles on a card; the simulator (NUMBA_ENABLE_CUDASIM=1), which has none, runs them through a
 scratch row of its block and syncthreads, one warp a block:
 
