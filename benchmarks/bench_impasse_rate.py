@@ -45,10 +45,9 @@ def runner_of(
     one chain a thread, or a warp at 32 lanes, its state rows in `state` memory where they fit
     shared memory at this order, else in global memory)."""
     if backend == "cuda":
-        from gpu_anneal.grid_runners import cuda_trials
-        from gpu_anneal.impasse_solver import impasse_kernel
+        from gpu_anneal.impasse_solver import runner_for
 
-        return cuda_trials(impasse_kernel(lanes, order, state == "shared"))
+        return runner_for("cuda", lanes, order, state == "shared")[0]
     return CpuTrials(impasse.run_impasse_cpu, solved)
 
 

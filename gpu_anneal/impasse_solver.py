@@ -190,9 +190,10 @@ def warp_state_text(order: int) -> str:
             f"{impasse_warp.SHARED_LIMIT:,} bytes of shared memory a block")  # fmt: skip
 
 
-def runner_for(backend: str, lanes: int = 1, order: int | None = None):
+def runner_for(backend: str, lanes: int = 1, order: int | None = None, shared: bool = True):
     """(a fresh TrialRunner or None for the CPU runner, the moves a slice): on a card, the
-    kernel of one chain a thread, or of one warp a chain at 32 lanes (sized for `order`)."""
+    kernel of one chain a thread, or of one warp a chain at 32 lanes (sized for `order`, its
+    state in shared memory where it fits and `shared` holds: impasse_kernel)."""
     from cpu_reference.sudoku.impasse import SLICE_MOVES
 
     if backend != "cuda":
@@ -201,7 +202,7 @@ def runner_for(backend: str, lanes: int = 1, order: int | None = None):
 
     # one kernel object for every order at a thread a chain: compiled (or loaded) once
     sized = order if lanes > 1 else None
-    return cuda_trials(impasse_kernel(lanes, sized)), CUDA_SLICE_MOVES
+    return cuda_trials(impasse_kernel(lanes, sized, shared)), CUDA_SLICE_MOVES
 
 
 def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) -> str:

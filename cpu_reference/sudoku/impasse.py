@@ -283,6 +283,13 @@ def run_impasse_cpu(states, *args):
         impasse_slice(i, states, *args)
 
 
+def row_lengths(side: int) -> dict[str, int]:
+    """The length of a chain's row of each int16 state array for a side-N grid: grid and
+    where (the cells), oset (the cells and the count), holder (3 N (N + 1))."""
+    cells = side * side
+    return {"grid": cells, "where": cells, "oset": cells + 1, "holder": 3 * side * (side + 1)}
+
+
 def chain_arrays(tables, order: int, chains: int, seed: int, temperature: float) -> tuple:
     """impasse_slice's arguments after i for `chains` fresh chains (slice_moves SLICE_MOVES,
     trial_moves 0), chain i on xoroshiro128+ stream i of `seed`: states, best, best_f, solved,
@@ -291,13 +298,15 @@ def chain_arrays(tables, order: int, chains: int, seed: int, temperature: float)
     filled, free, cand, ncand, units = tables
     N = order * order
     cells = N * N
+    rows = row_lengths(N)
     states = init_states(chains, seed)
     weights = np.tile(heat_weights(temperature), (chains, 1))
     return (
         states, np.zeros((chains, cells), np.int16), np.full(chains, cells + 1, np.int64),
-        np.zeros(chains, np.int32), np.zeros((chains, cells), np.int16),
-        np.full((chains, 3 * N * (N + 1)), -1, np.int16), np.zeros((chains, cells + 1), np.int16),
-        np.full((chains, cells), -1, np.int16), np.zeros((chains, 3), np.int64), weights,
+        np.zeros(chains, np.int32), np.zeros((chains, rows["grid"]), np.int16),
+        np.full((chains, rows["holder"]), -1, np.int16),
+        np.zeros((chains, rows["oset"]), np.int16), np.full((chains, rows["where"]), -1, np.int16),
+        np.zeros((chains, 3), np.int64), weights,
         filled, free, cand, ncand, units, N, SLICE_MOVES, 0,
     )  # fmt: skip
 

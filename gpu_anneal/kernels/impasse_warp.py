@@ -55,7 +55,7 @@ import numpy as np
 from numba import config, cuda, int16, int64, njit, uint32, uint64
 
 from cpu_reference.anneal.rng import next_u64, uniform_below
-from cpu_reference.sudoku.impasse import cell_delta, fresh_trial, write_digit
+from cpu_reference.sudoku.impasse import cell_delta, fresh_trial, row_lengths, write_digit
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.launch import TrialKernel
 
@@ -332,17 +332,16 @@ def kernel_function():
 
 
 def state_shape(order: int) -> dict[str, int]:
-    """The shared-state copy's constants at this order: the lengths of a chain's state rows."""
-    side = order * order
-    cells = side * side
-    holders = 3 * side * (side + 1)
-    return {"SHARED_CELLS": cells, "SHARED_OPEN": cells + 1, "SHARED_HOLDERS": holders}
+    """The shared-state copy's constants at this order: the lengths of a chain's state rows
+    (impasse.row_lengths)."""
+    rows = row_lengths(order * order)
+    return {"SHARED_CELLS": rows["grid"], "SHARED_OPEN": rows["oset"],
+            "SHARED_HOLDERS": rows["holder"]}  # fmt: skip
 
 
 def state_bytes(order: int) -> int:
     """Bytes of a chain's state rows at this order (int16 grid, where, oset and holder)."""
-    shape = state_shape(order)
-    return 2 * (2 * shape["SHARED_CELLS"] + shape["SHARED_OPEN"] + shape["SHARED_HOLDERS"])
+    return 2 * sum(row_lengths(order * order).values())
 
 
 def shared_fits(order: int) -> bool:
