@@ -1,0 +1,345 @@
+"""The impasse kernels' move for the latency model: which SASS one move runs, and how often each
+loop in it goes round. A model, not a measurement.
+
+gpu_anneal.kernels.latency_model walks a round's instructions; its move loop is found by
+markers no impasse kernel holds (no POPC, and the one-thread kernel no ballot), and its walk
+repeats every inner loop alike. An impasse move differs: its inner loops run as many times as
+the drawn cell has candidates, and the slice loop also holds a trial start (impasse.fresh_trial
+inlined) that a move does not run. This module reads the one-thread kernel (sudoku-impasse)
+and the warp kernels (sudoku-impasse-warp, -shared) alike.
+
+Glossary:
+    slice loop   the kernel's `for _ in range(slice_moves)`: one move a trip (a trip that
+                 starts a trial runs that instead)
+    draw loop    the loop directly inside the slice loop holding an RNG step and no store:
+                 the one-thread kernel's candidate loop (a draw a candidate), the warp kernel's
+                 chunk loop (a ballot a chunk of 32 candidates)
+    lane loop    a loop inside the draw loop holding an RNG step and no memory access: the warp
+                 kernel's lane_draw, every lane stepping the RNG over the chunk's draws
+    step         one xoroshiro128+ step: two 64-bit rotations, each two wrap-mode funnel shifts
+                 (STEP_SHIFTS of them)
+    move path    the slice loop's blocks one move runs: those on a path from the slice loop's
+                 header to the draw loop's header, the draw loop's, and those on a path from
+                 the draw loop to a latch of the slice loop, no path passing the slice loop's
+                 header again; a warp operation's divergent fallback (the jump of BRA.DIV, taken
+                 only when the warp is diverged) is not followed. A trial start's blocks lead
+                 back to the header without reaching the draw loop, so they are left out
+    nc           the drawn cell's candidates; a move draws 1 + nc times (the cell, then a draw a
+                 candidate)
+    trips        times a loop body runs in a move. The draw loop's: nc (one-thread; real,
+                 below) or ceil(nc / 32) chunks (warp); a lane loop's: real, chosen so that the
+                 walked sequence makes 1 + nc RNG steps; a loop on the path that stores (a new
+                 best's copy, rare): 0
+
+A loop body unrolled by ptxas holds several steps and the remainder blocks beside it hold the
+rest; the walk runs every path block once, so trips is solved from the step count, not from the
+source's iterations: with S(t) = a + b t the steps of the sequence at t trips, t = (1 + nc - a) /
+b, and the walk's figures are interpolated between floor(t) and ceil(t).
+
+Counted though a move may not run them (over-counts): each of write_digit's three opens (a
+holder of the written digit leaves its cell; a move opens at most three, usually none or one),
+the write itself (a move that leaves its cell open skips it), and the other side of a branch the
+latency model's uniform_alternatives does not recognise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from gpu_anneal.kernels import latency_model as lm
+from gpu_anneal.kernels import sass
+from gpu_anneal.kernels.cards import Timing
+from gpu_anneal.kernels.perf_model import DEFAULT, Assumptions
+
+STEP_SHIFTS = 4  # wrap-mode funnel shifts of one xoroshiro128+ step
+LANES = 32
+_STORES = ("STG", "ST", "STS", "STL", "ATOMG", "ATOM", "ATOMS", "RED")
+_MEMORY = _STORES + ("LDG", "LD", "LDS", "LDL")
+
+
+def steps_in(instrs: Iterable[sass.Instr]) -> float:
+    """xoroshiro128+ steps a run of instructions makes (its wrap shifts / STEP_SHIFTS)."""
+    return sum(1 for i in instrs if sass.is_rng_rotate(i)) / STEP_SHIFTS
+
+
+def _stores(instrs: Iterable[sass.Instr]) -> bool:
+    return any(i.base in _STORES for i in instrs)
+
+
+def _memory(instrs: Iterable[sass.Instr]) -> bool:
+    return any(i.base in _MEMORY for i in instrs)
+
+
+@dataclass(frozen=True)
+class MoveShape:
+    """The loops and blocks of one impasse move in a listing (module docstring)."""
+
+    slice_loop: int  # index in cfg.loops
+    draw_loop: int
+    lane_loop: int | None  # the warp kernel's lane_draw loop, None in the one-thread kernel
+    path: frozenset[int]  # block ids of the move path
+    idle_loops: tuple[int, ...]  # loops on the path walked 0 times (they store: a best's copy)
+    skip: frozenset[int]  # path blocks a warp does not run (a uniform if/else's other side)
+
+
+def _draw_loops(cfg: sass.Cfg) -> list[tuple[int, int]]:
+    """(parent, child) loop indexes where the child holds an RNG step and no store."""
+    out = []
+    for k, loop in enumerate(cfg.loops):
+        if loop.parent is None:
+            continue
+        body = cfg.loop_instrs(loop)
+        if steps_in(body) > 0 and not _stores(body):
+            out.append((loop.parent, k))
+    return out
+
+
+def _reach(cfg: sass.Cfg, start: Iterable[int], inside: frozenset[int], stop: int) -> set[int]:
+    """Blocks of `inside` reachable from `start` (included) without entering block `stop` and
+    without a BRA.DIV's jump."""
+    seen: set[int] = set()
+    stack = [b for b in start if b in inside and b != stop]
+    while stack:
+        b = stack.pop()
+        if b in seen:
+            continue
+        seen.add(b)
+        last = cfg.instrs[cfg.blocks[b].end - 1]
+        succs = cfg.blocks[b].succs
+        if last.base == "BRA" and "DIV" in last.mods:  # follow the converged fall-through only
+            target = cfg.labels.get(last.target or "")
+            succs = [s for s in succs if cfg.blocks[s].start != target]
+        stack.extend(s for s in succs if s in inside and s != stop and s not in seen)
+    return seen
+
+
+def _reverse(cfg: sass.Cfg, inside: frozenset[int]) -> dict[int, list[int]]:
+    preds: dict[int, list[int]] = {b: [] for b in inside}
+    for b in inside:
+        for s in cfg.blocks[b].succs:
+            if s in inside:
+                preds[s].append(b)
+    return preds
+
+
+def _reaching(cfg: sass.Cfg, targets: Iterable[int], inside: frozenset[int], stop: int) -> set[int]:
+    """Blocks of `inside` from which a block of `targets` is reachable without entering
+    `stop` (targets included)."""
+    preds = _reverse(cfg, inside)
+    seen: set[int] = set()
+    stack = [t for t in targets if t in inside]
+    while stack:
+        b = stack.pop()
+        if b in seen:
+            continue
+        seen.add(b)
+        stack.extend(p for p in preds[b] if p != stop and p not in seen)
+    return seen
+
+
+def move_shape(listing: sass.Listing) -> MoveShape:
+    """The move's loops and path in an impasse kernel's listing; ValueError where the listing
+    does not have the shape (module docstring), naming what is missing."""
+    cfg = listing.cfg
+    pairs = _draw_loops(cfg)
+    if not pairs:
+        raise ValueError(f"{listing.kernel}: no loop holds a loop with an RNG step and no store")
+    # the slice loop: of the loops directly holding such a loop, the largest (it also holds a
+    # trial start's inlined code; the trial start's own fill loop holds one too)
+    slice_k = max({p for p, _ in pairs}, key=lambda k: len(cfg.loops[k].blocks))
+    draws = [c for p, c in pairs if p == slice_k]
+    if len(draws) != 1:
+        raise ValueError(f"{listing.kernel}: {len(draws)} draw loops in the slice loop")
+    draw_k = draws[0]
+    slice_loop, draw = cfg.loops[slice_k], cfg.loops[draw_k]
+    inside, header = slice_loop.blocks, slice_loop.header
+    before = _reach(cfg, cfg.blocks[header].succs, inside, header) | {header}
+    before &= _reaching(cfg, [draw.header], inside, header) | {header}
+    within = _reach(cfg, [draw.header], draw.blocks, header)  # no divergent fallback
+    after = _reach(cfg, within, inside, header)
+    after &= _reaching(cfg, slice_loop.latches, inside, header)
+    path = frozenset((before | after | within) & inside)
+    lanes = [
+        k
+        for k, loop in enumerate(cfg.loops)
+        if loop.blocks < draw.blocks
+        and steps_in(cfg.loop_instrs(loop)) > 0
+        and not _memory(cfg.loop_instrs(loop))
+    ]
+    if len(lanes) > 1:
+        raise ValueError(f"{listing.kernel}: {len(lanes)} lane loops in the draw loop")
+    idle, unknown = [], []
+    for k, loop in enumerate(cfg.loops):
+        if k in (draw_k, *lanes) or not loop.blocks < inside or not loop.blocks <= path:
+            continue
+        if loop.blocks < draw.blocks and any(loop.blocks < cfg.loops[j].blocks for j in lanes):
+            continue
+        (idle if _stores(cfg.loop_instrs(loop)) else unknown).append(k)
+    if unknown:
+        spans = ", ".join(f"{cfg.loop_span(cfg.loops[k])[0]:#x}" for k in unknown)
+        raise ValueError(f"{listing.kernel}: loops on the move path of unknown trips at {spans}")
+    skip = frozenset(lm.uniform_alternatives(cfg, path, lm.Uniformity(cfg)))
+    return MoveShape(slice_k, draw_k, lanes[0] if lanes else None, path, tuple(idle), skip)
+
+
+def sequence(listing: sass.Listing, shape: MoveShape, trips: dict[int, int]) -> list[sass.Instr]:
+    """The move's instructions in walk order: the path's blocks in listing order but
+    shape.skip, each loop's body `trips[loop]` times in a row (a loop missing from trips: 0)."""
+    cfg = listing.cfg
+    skip = shape.skip
+    loops = {k: cfg.loops[k] for k in (shape.draw_loop, shape.lane_loop, *shape.idle_loops)
+             if k is not None}  # fmt: skip
+
+    def seq(blocks: frozenset[int], within: int | None) -> list[sass.Instr]:
+        out: list[sass.Instr] = []
+        done: set[int] = set(skip)
+        inner = [k for k, lp in loops.items() if k != within and lp.blocks < blocks]
+        top = [k for k in inner if not any(loops[k].blocks < loops[j].blocks for j in inner)]
+        for b in sorted(blocks & shape.path, key=lambda b: cfg.blocks[b].start):
+            if b in done:
+                continue
+            owner = next((k for k in top if b in loops[k].blocks), None)
+            if owner is None:
+                out.extend(cfg.instrs[cfg.blocks[b].start : cfg.blocks[b].end])
+                continue
+            body = seq(loops[owner].blocks, owner)
+            out.extend(body * trips.get(owner, 0))
+            done |= loops[owner].blocks
+        return out
+
+    return seq(cfg.loops[shape.slice_loop].blocks, shape.slice_loop)
+
+
+@dataclass
+class Move:
+    """A move's walk and demand for one candidate count (before any calibration)."""
+
+    nc: int
+    trips: dict[int, float]  # loop index -> trips (the lane or draw loop's real)
+    steps: float  # RNG steps of the walked sequence (1 + nc by construction)
+    cycles: float  # L: a lone warp's cycles a move
+    part: lm.Part  # the sub-partition and MIO demand of a move
+    waits: dict[str, float]
+
+
+def _mix(a: float, b: float, f: float) -> float:
+    return a + f * (b - a)
+
+
+def _mixed_part(a: lm.Part, b: lm.Part, f: float) -> lm.Part:
+    units = set(a.busy) | set(b.busy)
+    return lm.Part(
+        round(_mix(a.instructions, b.instructions, f)),
+        {u: _mix(a.busy.get(u, 0.0), b.busy.get(u, 0.0), f) for u in units},
+        _mix(a.mio, b.mio, f),
+    )
+
+
+def move_at(
+    listing: sass.Listing,
+    shape: MoveShape,
+    nc: int,
+    timing: Timing,
+    l1_hit: float,
+    shared_chain: bool,
+    a: Assumptions = DEFAULT,
+) -> Move:
+    """The walk of a move whose cell has nc candidates (module docstring's trips);
+    `shared_chain`: the warp's lanes work on one chain (perf_model's wavefront rule)."""
+    if shape.lane_loop is None:  # one-thread: the draw loop steps once a candidate
+        fixed: dict[int, int] = {}
+        solved_loop = shape.draw_loop
+    else:
+        fixed = {shape.draw_loop: math.ceil(nc / LANES)}
+        solved_loop = shape.lane_loop
+    rounds: dict[int, tuple[list[sass.Instr], float]] = {}
+
+    def at(t: int) -> tuple[list[sass.Instr], float]:
+        if t not in rounds:
+            instrs = sequence(listing, shape, {**fixed, solved_loop: t})
+            rounds[t] = (instrs, steps_in(instrs))
+        return rounds[t]
+
+    s0, s1 = at(0)[1], at(1)[1]
+    per_trip = s1 - s0
+    if per_trip <= 0:
+        raise ValueError(f"{listing.kernel}: the solved loop makes no RNG step")
+    t = max(0.0, (1 + nc - s0) / per_trip)
+    lo, hi = math.floor(t), math.ceil(t)
+    f = t - lo
+    walks, parts = [], []
+    for trips in (lo, hi):
+        instrs, _ = at(trips)
+        walks.append(lm.walk(instrs, timing, l1_hit))
+        parts.append(lm.demand(instrs, timing, listing.uniform, shared_chain=shared_chain, a=a))
+    waits = {
+        k: _mix(walks[0].waits.get(k, 0.0), walks[1].waits.get(k, 0.0), f)
+        for k in set(walks[0].waits) | set(walks[1].waits)
+    }
+    return Move(
+        nc=nc,
+        trips={**{k: float(v) for k, v in fixed.items()}, solved_loop: t},
+        steps=_mix(at(lo)[1], at(hi)[1], f),
+        cycles=_mix(walks[0].cycles, walks[1].cycles, f),
+        part=_mixed_part(parts[0], parts[1], f),
+        waits=waits,
+    )
+
+
+@dataclass
+class MoveModel:
+    """A kernel's move mixed over the drawn cells' candidate counts."""
+
+    kernel: str
+    cycles: float  # E[L]
+    part: lm.Part  # E[demand]
+    waits: dict[str, float]
+    moves: list[Move]
+
+    def sched(self) -> float:
+        """D_s: the busiest sub-partition unit's cycles a move."""
+        return max(self.part.busy.values())
+
+    def round_cycles(self, warps: int) -> float:
+        """T(N): cycles a move takes each of `warps` warps on one SM (latency_model's MVA)."""
+        return lm.mva_round_cycles(warps, self.sched(), self.part.mio, self.cycles)
+
+    def bound(self, warps: int) -> str:
+        """Which of latency, issue and MIO bounds the round at `warps` warps an SM."""
+        return lm._which(warps, self.sched(), self.part.mio, self.cycles)  # noqa: SLF001
+
+
+def mixed(
+    listing: sass.Listing,
+    shape: MoveShape,
+    share: dict[int, float],
+    move: Callable[[int], Move],
+) -> MoveModel:
+    """The model of `share` (nc -> the fraction of moves drawing a cell of nc candidates),
+    `move(nc)` each candidate count's walk."""
+    total = sum(share.values())
+    if total <= 0:
+        raise ValueError("no candidate counts to mix")
+    moves = [move(nc) for nc in sorted(share)]
+    weights = [share[m.nc] / total for m in moves]
+    units = {u for m in moves for u in m.part.busy}
+    part = lm.Part(
+        round(sum(w * m.part.instructions for w, m in zip(weights, moves, strict=True))),
+        {
+            u: sum(w * m.part.busy.get(u, 0.0) for w, m in zip(weights, moves, strict=True))
+            for u in units
+        },  # fmt: skip
+        sum(w * m.part.mio for w, m in zip(weights, moves, strict=True)),
+    )
+    why = {k for m in moves for k in m.waits}
+    waits = {k: sum(w * m.waits.get(k, 0.0) for w, m in zip(weights, moves, strict=True))
+             for k in why}  # fmt: skip
+    return MoveModel(
+        kernel=listing.kernel,
+        cycles=sum(w * m.cycles for w, m in zip(weights, moves, strict=True)),
+        part=part,
+        waits=waits,
+        moves=moves,
+    )
