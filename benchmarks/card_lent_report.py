@@ -13,6 +13,8 @@ Reads, under benchmarks/results/ (TAG = CARD_COMMIT):
                                                   chain_moves, where recorded: the solving
                                                   chain's moves, shown with the rate they imply)
     throughput/impasse_rate_CARD_*.json           bench_impasse_rate, card and cores
+    kernels/impasse_latency.json                  the warp kernel's modeled rate a chain
+                                                  (two factors: bench_impasse_latency)
 Writes gpu/card_lent_TAG.md. Nothing here holds a measured number.
 
 Which pool ran: a session whose `solve --help` showed no --pool passed none, so each card run
@@ -30,7 +32,9 @@ import sys
 
 from benchmarks import card_session as cs
 from benchmarks.paths import results
+from gpu_anneal.kernels.cards import CARDS
 
+LATENCY = results("kernels") / "impasse_latency.json"  # the impasse kernels' latency model
 # The issues' card targets (requirements, not measurements).
 COOP_TARGET = 2_000_000  # issue 40: the 25x25 chain >= 2 M proposals/s on a lent card
 POOL_TARGETS = {  # the card pools' issue (benchmarks/results/gpu/card_vs_cores.md's targets)
@@ -181,11 +185,42 @@ def _status(row: dict | None) -> str:
     return f"{row['seconds']:.2f} s" if row["solved"] else row["status"]
 
 
+def warps_an_sm(chains: int, state: str, sms: int) -> int:
+    """Warps on the busiest SM when `chains` warp-kernel chains spread over `sms` SMs: one
+    chain a block with the state in shared memory, WARPS_A_BLOCK in global memory."""
+    from gpu_anneal.kernels.impasse_warp import WARPS_A_BLOCK
+
+    block = 1 if state == "shared" else WARPS_A_BLOCK
+    blocks = -(-chains // block)
+    return -(-blocks // sms) * min(block, chains)
+
+
+def modeled_rate(doc: dict, chains: int) -> str:
+    """The latency model's rate of one chain (M moves/s, its two factors) for a warp-kernel
+    row of bench_impasse_rate, from kernels/impasse_latency.json; '-' where it has none."""
+    if doc["backend"] != "cuda" or doc["args"].get("lanes", 1) == 1 or not LATENCY.exists():
+        return "-"
+    model = json.loads(LATENCY.read_text())
+    state = doc["args"].get("warp_state", "global")
+    cell = next((c for c in model["cells"] if (c["order"], c["fill"]) ==
+                 (doc["args"]["order"], doc["args"]["fill"])), None)  # fmt: skip
+    kernel = (cell or {}).get("kernels", {}).get(f"warp-{state}")
+    if kernel is None:
+        return "-"
+    warps = warps_an_sm(chains, state, CARDS[model["card"]].sms)
+    row = next((r for r in kernel["rows"] if r["warps"] == warps), None)
+    if row is None:
+        return "-"
+    low, high = (row["chain_rate_bare"] / model[k] / 1e6 for k in ("coop_scale", "impasse_scale"))
+    return f"{low:.2f}-{high:.2f}"
+
+
 def impasse_rows(card: str) -> list[str]:
-    """--method impasse's moves a second against chains, card and cores."""
+    """--method impasse's moves a second against chains, card and cores, beside the latency
+    model's rate a chain for the warp kernel's rows (kernels/impasse_latency.json)."""
     out = [
-        "| file | backend | chains | M moves/s | M moves/s a chain |",
-        "|---|---|---:|---:|---:|",
+        "| file | backend | chains | M moves/s | M moves/s a chain | model, M moves/s a chain |",
+        "|---|---|---:|---:|---:|---:|",
     ]
     for path in sorted(results("throughput").glob(f"impasse_rate_{card}_*.json")):
         doc = json.loads(path.read_text())
@@ -195,7 +230,8 @@ def impasse_rows(card: str) -> list[str]:
             backend += f", a warp a chain, state in {state} memory"
         for row in doc["rows"]:
             out.append(f"| {path.stem} | {backend} | {row['chains']:,} | "
-                       f"{row['rate'] / 1e6:,.1f} | {row['rate_a_chain'] / 1e6:.3f} |")  # fmt: skip
+                       f"{row['rate'] / 1e6:,.1f} | {row['rate_a_chain'] / 1e6:.3f} | "
+                       f"{modeled_rate(doc, row['chains'])} |")  # fmt: skip
     return out
 
 

@@ -517,6 +517,47 @@ def coop_latency(res: Results) -> list[Row]:
     return rows
 
 
+def impasse_latency(res: Results) -> list[Row]:
+    """The impasse kernels' latency model: its check on the one-thread kernel's lone chain and
+    a chain's modeled rate in one wave of the warp kernel, at each order modeled."""
+    name = "kernels/impasse_latency.json"
+    d = res.load(name)
+    cmd = "python -m benchmarks.bench_impasse_latency"
+    check = d["lone_check"]
+    factors = (d["coop_scale"], d["impasse_scale"])
+    rows = [
+        Row(
+            f"Impasse kernels' latency model (sm_90, {d['card']}): the one-thread kernel's lone "
+            "chain, measured vs modeled",
+            f"{MODEL}: {rate(check['model_coop'], ' moves/s')} (factor {factors[0]:.2f}) "
+            f"against {rate(check['measured'], ' moves/s')} measured on the card; measured / "
+            f"model {check['ratio']:.2f}",
+            "",
+            cmd,
+            name,
+        )
+    ]
+    for cell in d["cells"]:
+        side = cell["order"] ** 2
+        parts = []
+        for kind in ("warp-global", "warp-shared"):
+            wave = cell["kernels"].get(kind, {}).get("wave")
+            if wave:
+                low, high = (wave["chain_rate_bare"] / f for f in factors)
+                parts.append(f"{kind} {rate(low, ' moves/s')}-{rate(high, ' moves/s')}")
+        rows.append(
+            Row(
+                f"A chain of one wave of the impasse warp kernel, {side}x{side} at "
+                f"{cell['fill']} % ({cell['wave_chains']:,} chains)",
+                f"{MODEL} (factors {factors[0]:.2f} and {factors[1]:.2f}): " + "; ".join(parts),
+                "",
+                "same",
+                name,
+            )
+        )
+    return rows
+
+
 # ---------------------------------------------------------------- generation
 
 
@@ -1230,7 +1271,7 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
         "Performance model (a model, not a measurement)",
         "Proposals/s computed from the SASS of each kernel's move loop on the card(s) of the "
         "file's architecture (docs/performance-model.md); never run on a GPU.",
-        [kernel_model, coop_latency],
+        [kernel_model, coop_latency, impasse_latency],
     ),
     ("Generation", "Grids checked by the verifier; puzzles unique and minimal.", [generation]),
     (

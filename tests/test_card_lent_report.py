@@ -99,3 +99,28 @@ def test_a_card_rows_solving_chain_moves_show_with_their_rate(tmp_path, monkeypa
     del card["rows"][0]["chain_moves"], card["rows"][1]["chain_moves"]
     (folder / "frontier_card_x1_49x49_45_warp_cuda.json").write_text(json.dumps(card))
     assert "| instance | card | cores |" in report.frontier_rows("x1", 16)[0]
+
+
+def test_warp_chains_spread_one_block_an_sm_before_an_sm_takes_two():
+    """Shared state: a chain a block, so 132 chains put one warp on each of 132 SMs and 1,452
+    put 11; global state: 4 warps a block, so 132 chains make 33 blocks of 4 warps."""
+    assert report.warps_an_sm(1, "shared", 132) == 1
+    assert report.warps_an_sm(132, "shared", 132) == 1
+    assert report.warps_an_sm(1452, "shared", 132) == 11
+    assert report.warps_an_sm(132, "global", 132) == 4
+    assert report.warps_an_sm(2, "global", 132) == 2
+
+
+def test_a_warp_rows_model_is_the_latency_models_row_at_its_warps():
+    """A shared-state warp row of 1,452 chains at 36x36 and 50 % reads the model's 11-warp row,
+    with both factors; a one-thread row has none."""
+    model = json.loads(report.LATENCY.read_text())
+    cell = next(c for c in model["cells"] if (c["order"], c["fill"]) == (6, 50))
+    row = next(r for r in cell["kernels"]["warp-shared"]["rows"] if r["warps"] == 11)
+    low = row["chain_rate_bare"] / model["coop_scale"] / 1e6
+    high = row["chain_rate_bare"] / model["impasse_scale"] / 1e6
+    doc = {"backend": "cuda", "args": {"lanes": 32, "warp_state": "shared", "order": 6,
+                                       "fill": 50}}  # fmt: skip
+    assert report.modeled_rate(doc, 1452) == f"{low:.2f}-{high:.2f}"
+    assert report.modeled_rate(doc | {"args": {"lanes": 1, "order": 6, "fill": 50}}, 1452) == "-"
+    assert report.modeled_rate(doc | {"backend": "cpu"}, 16) == "-"
