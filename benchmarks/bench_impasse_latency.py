@@ -24,7 +24,7 @@ Glossary: nc the drawn cell's candidates; L a lone warp's cycles a move; W warps
 chain a warp in the warp kernels, 32 chains a warp in the one-thread kernel); h the L1 hit
 fraction of the move's global loads.
 
-    python -m benchmarks.bench_impasse_latency [--cells 6:50,7:45] [--out PATH] [--render]
+    python -m benchmarks.bench_impasse_latency [--cells 6:50,7:45,8:45] [--out PATH] [--render]
 
 Results: benchmarks/results/kernels/impasse_latency.{json,md}.
 """
@@ -462,8 +462,8 @@ def parse_cells(text: str) -> list[tuple[int, int]]:
 def main(argv: list[str] | None = None) -> int:
     """Run the model and write its results (or --render them again)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cells", type=parse_cells, default=parse_cells("6:50,7:45"),
-                    help="ORDER:FILL pairs (default 6:50,7:45)")  # fmt: skip
+    ap.add_argument("--cells", type=parse_cells, default=parse_cells("6:50,7:45,8:45"),
+                    help="ORDER:FILL pairs (default 6:50,7:45,8:45)")  # fmt: skip
     add_out_arguments(ap, results("kernels") / "impasse_latency")
     a = ap.parse_args(argv)
     if a.render:
