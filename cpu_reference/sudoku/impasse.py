@@ -28,7 +28,7 @@ Per-chain arrays (rows indexed by i):
     best    int16[chains, cells]    the grid of fewest open cells the chain has held (0 open);
                                     its solution once solved
     best_f  int64[chains]           best's open cells
-    grid    int16[chains, cells]    the chain's grid now (oset, where, holder: its indexes)
+    grid    uint8[chains, cells]    the chain's grid now (oset, where, holder: its indexes)
     counts  int64[chains, 3]        moves in all, moves of the trial, trials started
     weights int64[chains, 4]        w(-1), w(0), w(1), w(2) in fixed point (heat_weights)
 
@@ -283,11 +283,21 @@ def run_impasse_cpu(states, *args):
         impasse_slice(i, states, *args)
 
 
+# the state arrays' types: a digit (1..N, N <= 64) fits a byte; a cell (< 4,096) or -1 an int16
+ROW_TYPES = {"grid": np.uint8, "where": np.int16, "oset": np.int16, "holder": np.int16}
+
+
 def row_lengths(side: int) -> dict[str, int]:
-    """The length of a chain's row of each int16 state array for a side-N grid: grid and
-    where (the cells), oset (the cells and the count), holder (3 N (N + 1))."""
+    """The length of a chain's row of each state array (ROW_TYPES) for a side-N grid: grid
+    and where (the cells), oset (the cells and the count), holder (3 N (N + 1))."""
     cells = side * side
     return {"grid": cells, "where": cells, "oset": cells + 1, "holder": 3 * side * (side + 1)}
+
+
+def row_bytes(side: int, name: str) -> int:
+    """Bytes of a chain's row of the state array `name` for a side-N grid (row_lengths,
+    ROW_TYPES)."""
+    return row_lengths(side)[name] * np.dtype(ROW_TYPES[name]).itemsize
 
 
 def chain_arrays(tables, order: int, chains: int, seed: int, temperature: float) -> tuple:
@@ -303,9 +313,10 @@ def chain_arrays(tables, order: int, chains: int, seed: int, temperature: float)
     weights = np.tile(heat_weights(temperature), (chains, 1))
     return (
         states, np.zeros((chains, cells), np.int16), np.full(chains, cells + 1, np.int64),
-        np.zeros(chains, np.int32), np.zeros((chains, rows["grid"]), np.int16),
-        np.full((chains, rows["holder"]), -1, np.int16),
-        np.zeros((chains, rows["oset"]), np.int16), np.full((chains, rows["where"]), -1, np.int16),
+        np.zeros(chains, np.int32), np.zeros((chains, rows["grid"]), ROW_TYPES["grid"]),
+        np.full((chains, rows["holder"]), -1, ROW_TYPES["holder"]),
+        np.zeros((chains, rows["oset"]), ROW_TYPES["oset"]),
+        np.full((chains, rows["where"]), -1, ROW_TYPES["where"]),
         np.zeros((chains, 3), np.int64), weights,
         filled, free, cand, ncand, units, N, SLICE_MOVES, 0,
     )  # fmt: skip

@@ -34,11 +34,13 @@ syncs, every lane reads. Where they are (k: the row the move loop indexes):
              blocks of WARPS_A_BLOCK warps
     shared   a copy written for an order (shared_kernel_function, SharedWarpKernel): the block
              copies its chain's rows into row 0 of shared arrays (k = 0) at a launch's start
-             and back at its end, one warp a block; per chain, int16:
+             and back at its end, one warp a block; per chain (uint8 grid, int16 the rest):
 
                  grid[cells] | where[cells] | oset[cells + 1] | holder[3 N (N + 1)]
-                 36x36: 2,592 + 2,592 + 2,594 + 7,992 = 15,770 bytes; 49x49: 29,108
-                 64x64: 49,538, past a block's 48 KiB (SHARED_LIMIT): global memory only
+                 36x36: 1,296 + 2,592 + 2,594 + 7,992 = 14,474 bytes; 49x49: 26,708 (the
+                 grid's 2,401 bytes padded to the int16 arrays' alignment)
+                 64x64: 4,096 + 8,192 + 8,194 + 24,960 = 45,442, within a block's 48 KiB
+                 (SHARED_LIMIT)
 
 Warp operations (warp_sync, warp_ballot, warp_scan) are votes and
 shuffles on a card; the simulator (NUMBA_ENABLE_CUDASIM=1), which has none, runs them through a
@@ -52,10 +54,16 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from numba import config, cuda, int16, int64, njit, uint32, uint64
+from numba import config, cuda, int16, int64, njit, uint8, uint32, uint64
 
 from cpu_reference.anneal.rng import next_u64, uniform_below
-from cpu_reference.sudoku.impasse import cell_delta, fresh_trial, row_lengths, write_digit
+from cpu_reference.sudoku.impasse import (
+    cell_delta,
+    fresh_trial,
+    row_bytes,
+    row_lengths,
+    write_digit,
+)
 from gpu_anneal.kernels.compat import plain
 from gpu_anneal.kernels.launch import TrialKernel
 
@@ -208,7 +216,7 @@ def kernel(
     cells = grid.shape[1]
     if SHARED_STATE:  # row 0 of the block's arrays holds the chain's rows for the slice
         k = 0
-        on_grid = plain(cuda.shared.array((1, SHARED_CELLS), int16))
+        on_grid = plain(cuda.shared.array((1, SHARED_CELLS), uint8))
         on_holder = plain(cuda.shared.array((1, SHARED_HOLDERS), int16))
         on_oset = plain(cuda.shared.array((1, SHARED_OPEN), int16))
         on_where = plain(cuda.shared.array((1, SHARED_CELLS), int16))
@@ -340,8 +348,10 @@ def state_shape(order: int) -> dict[str, int]:
 
 
 def state_bytes(order: int) -> int:
-    """Bytes of a chain's state rows at this order (int16 grid, where, oset and holder)."""
-    return 2 * sum(row_lengths(order * order).values())
+    """Bytes of a chain's state rows in a block's shared memory at this order (uint8 grid,
+    int16 where, oset and holder), each array padded to the int16 arrays' 2-byte alignment."""
+    side = order * order
+    return sum(-(-row_bytes(side, name) // 2) * 2 for name in row_lengths(side))
 
 
 def shared_fits(order: int) -> bool:
