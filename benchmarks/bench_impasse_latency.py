@@ -126,9 +126,9 @@ def compile_listing(kind: str, order: int) -> tuple[sass.Listing, dict]:
 
 def table_bytes(free: int, order: int) -> int:
     """Bytes of the read-only tables a move reads at random over the free cells: a cell's
-    candidates (int16 row of N), its count and its three units (int16)."""
-    side = order * order
-    return free * (2 * side + 2 + 6)
+    candidates (a row of N), its count and its three units (impasse.TABLE_TYPES)."""
+    size = {name: np.dtype(t).itemsize for name, t in impasse.TABLE_TYPES.items()}
+    return free * (order * order * size["cand"] + size["ncand"] + 3 * size["units"])
 
 
 def l1_hit(kind: str, order: int, free: int, warps: int, lone: bool = False) -> float:

@@ -74,9 +74,15 @@ def heat_weights(temperature: float) -> np.ndarray:
     return np.array([round(scale * math.exp(-k / temperature)) for k in range(4)], np.int64)
 
 
+# the tables' types: a move reads cand, ncand and units, so they are bytes (a digit, a count
+# <= 64, a unit < 3 x 64) and more of them stay in a card's L1; free holds cells (< 4,096)
+TABLE_TYPES = {"filled": np.int16, "free": np.int16, "cand": np.uint8, "ncand": np.uint8,
+               "units": np.uint8}  # fmt: skip
+
+
 def impasse_tables(cells: np.ndarray, order: int):
-    """(filled, free, cand, ncand, units) of a puzzle after deduction (the glossary's; int16
-    arrays, filled the deduced grid), or None when deduction contradicts the givens (the
+    """(filled, free, cand, ncand, units) of a puzzle after deduction (the glossary's, typed as
+    TABLE_TYPES, filled the deduced grid), or None when deduction contradicts the givens (the
     puzzle has no solution)."""
     N = order * order
     filled, masks = logic_fill(np.asarray(cells, np.uint8).ravel(), order)
@@ -86,16 +92,17 @@ def impasse_tables(cells: np.ndarray, order: int):
     bits = masks.view(np.uint64)[free]
     digit_bits = np.uint64(1) << np.arange(N, dtype=np.uint64)
     has = (bits[:, None] & digit_bits[None, :]) != 0  # has[k, d - 1]: free cell k may take d
-    cand = np.zeros((N * N, N), np.int16)
-    ncand = np.zeros(N * N, np.int16)
+    cand = np.zeros((N * N, N), TABLE_TYPES["cand"])
+    ncand = np.zeros(N * N, TABLE_TYPES["ncand"])
     ncand[free] = has.sum(axis=1)
     rank = np.cumsum(has, axis=1) - 1
     rows_at, digits_at = np.nonzero(has)
     cand[free[rows_at], rank[rows_at, digits_at]] = digits_at + 1
     rows, cols = np.divmod(np.arange(N * N), N)
     boxes = 2 * N + (rows // order) * order + cols // order
-    units = np.stack([rows, N + cols, boxes], axis=1).astype(np.int16)
-    return filled.astype(np.int16), free.astype(np.int16), cand, ncand, units
+    units = np.stack([rows, N + cols, boxes], axis=1).astype(TABLE_TYPES["units"])
+    return (filled.astype(TABLE_TYPES["filled"]), free.astype(TABLE_TYPES["free"]), cand, ncand,
+            units)  # fmt: skip
 
 
 @njit(cache=True)
