@@ -313,7 +313,8 @@ def render(doc: dict) -> str:
         f"- The check it never saw: the one-thread impasse kernel, one chain alone on the "
         f"H200 ({check['instance']}): measured **{_m(check['measured'])} M moves/s** "
         f"(`{lone['file']}`, {lone['date']}); the model with the cooperative factor "
-        f"{_m(check['model_coop'])} M moves/s: measured / model **{check['ratio']:.2f}**.",
+        f"{_m(check['model_coop'])} M moves/s: measured / model **{check['ratio']:.2f}**. The "
+        f"card ran the kernel of commit {lone['commit']}; the model walks this commit's.",
         f"- The impasse kernels' own factor, from that one figure: **{s_imp:.3f}** card "
         "cycles a modeled cycle. Below, each rate is given with both factors: the one fitted "
         "on the other kernels and the one fitted on this figure alone.",
