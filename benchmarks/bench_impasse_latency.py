@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 
 import numpy as np
@@ -107,6 +106,29 @@ def candidate_share(cells, order: int, temperature: float, chains: int = 16, war
     }  # fmt: skip
 
 
+def opens_and_writes(cells, order: int, temperature: float, chains: int = 4,
+                     warm: int = 20_000, moves: int = 5_000, seed: int = 1) -> dict:  # fmt: skip
+    """The cells a move opens (write_digit's opens) and the share of moves that write a digit:
+    `chains` chains on the CPU runner, `warm` moves, then `moves` moves one at a time, each
+    move's grid compared with the grid before it."""
+    tables = impasse.impasse_tables(cells, order)
+    args = list(impasse.chain_arrays(tables, order, chains, seed, temperature))
+    args[impasse.SLICE_AT] = warm
+    impasse.run_impasse_cpu(*args)
+    args[impasse.SLICE_AT] = 1
+    grid, counts = args[impasse.GRID], args[impasse.COUNTS]
+    made = int(counts[:, 0].sum())
+    opened = written = 0
+    for _ in range(moves):
+        before = grid.copy()
+        impasse.run_impasse_cpu(*args)
+        opened += int(np.count_nonzero((before != 0) & (grid == 0)))
+        written += int(np.count_nonzero((before == 0) & (grid != 0)))
+    made = int(counts[:, 0].sum()) - made
+    return {"opens_a_move": opened / made, "writes_a_move": written / made, "moves": made,
+            "chains": chains, "warm": warm}  # fmt: skip
+
+
 def compile_listing(kind: str, order: int) -> tuple[sass.Listing, dict]:
     """One impasse kernel for ARCH: its SASS read and ptxas's figures."""
     from gpu_anneal import kinds
@@ -147,20 +169,17 @@ def l1_hit(kind: str, order: int, free: int, warps: int, lone: bool = False) -> 
 # ----------------------------------------------------------------------------- the model
 
 
-def model(listing, shape, share: dict[int, float], kind: str, h: float,
+def model(listing, shape, share: dict[int, float], kind: str, h: float, open_share: float,
           rng_free: bool = False) -> il.MoveModel:  # fmt: skip
-    """The kernel's move mixed over `share` at L1 hit h; rng_free: the warp kernel's lane loop
-    walked 0 times (its RNG steps made elsewhere, free)."""
+    """The kernel's move mixed over `share` at L1 hit h, its opens walked `open_share` of the
+    time; rng_free: the warp kernel's lane loop walked 0 times (its RNG steps made elsewhere,
+    free)."""
     coop = kind != "thread"
+    trips = 0.0 if rng_free else None
 
     def one(nc: int) -> il.Move:
-        if not rng_free:
-            return il.move_at(listing, shape, nc, HOPPER_TIMING, h, coop)
-        trips = {shape.draw_loop: math.ceil(nc / il.LANES), shape.lane_loop: 0}
-        instrs = il.sequence(listing, shape, trips)
-        walked = lm.walk(instrs, HOPPER_TIMING, h)
-        part = lm.demand(instrs, HOPPER_TIMING, listing.uniform, shared_chain=coop)
-        return il.Move(nc, trips, il.steps_in(instrs), walked.cycles, part, walked.waits)
+        return il.move_at(listing, shape, nc, HOPPER_TIMING, h, coop, open_share=open_share,
+                          solved_trips=trips)  # fmt: skip
 
     return il.mixed(listing, shape, share, one)
 
@@ -226,13 +245,16 @@ def run(cells_arg: list[tuple[int, int]]) -> dict:
         inst = make_instances([order], [fill], 1, 1)[0]
         temperature = temperature_at(order, fill)
         share = candidate_share(inst.cells, order, temperature)
+        writes = opens_and_writes(inst.cells, order, temperature)
+        open_share = writes["opens_a_move"] / 3
         weights = {int(k): v for k, v in share["share"].items()}
         free = share["free_cells"]
         wave = warp_chains(card_named(WAVE_CARD), order)
         sms = CARDS[CARD].sms
         cell = {"order": order, "fill": fill, "instance": inst.name, "temperature": temperature,
-                "candidates": share, "wave_chains": wave, "wave_warps": wave // sms,
-                "first_solves": first_solves(order, fill, temperature), "kernels": {}}  # fmt: skip
+                "candidates": share, "writes": writes, "wave_chains": wave,
+                "wave_warps": wave // sms, "first_solves": first_solves(order, fill, temperature),
+                "kernels": {}}  # fmt: skip
         for kind in KERNELS:
             if kind == "warp-shared" and not impasse_warp.shared_fits(order):
                 continue
@@ -242,7 +264,7 @@ def run(cells_arg: list[tuple[int, int]]) -> dict:
             for w in sorted({*WARPS, wave // sms}):
                 h = l1_hit(kind, order, free, w)
                 if h not in memo:  # the walk depends on W only through h
-                    memo[h] = model(listing, shape, weights, kind, h)
+                    memo[h] = model(listing, shape, weights, kind, h, open_share)
                 m = memo[h]
                 rows.append({
                     "warps": w, "l1_hit": h, "lone_cycles": m.cycles, "sched": m.sched(),
@@ -251,7 +273,7 @@ def run(cells_arg: list[tuple[int, int]]) -> dict:
                     "chain_rate_coop": chain_rate(m, w, coop_scale),
                 })  # fmt: skip
             h1 = l1_hit(kind, order, free, 1, lone=True)
-            alone = memo.get(h1) or model(listing, shape, weights, kind, h1)
+            alone = memo.get(h1) or model(listing, shape, weights, kind, h1, open_share)
             entry = {
                 "registers": report.get("registers"), "spill_stores": report.get("spill_stores"),
                 "path_instructions": sum(listing.cfg.blocks[b].end - listing.cfg.blocks[b].start
@@ -262,10 +284,10 @@ def run(cells_arg: list[tuple[int, int]]) -> dict:
                 "rows": rows,
             }  # fmt: skip
             if kind != "thread":
-                free_rng = model(listing, shape, weights, kind, h1, rng_free=True)
+                free_rng = model(listing, shape, weights, kind, h1, open_share, rng_free=True)
                 entry["lone"]["cycles_rng_free"] = free_rng.cycles
                 w = wave // sms
-                in_l1 = memo.get(1.0) or model(listing, shape, weights, kind, 1.0)
+                in_l1 = memo.get(1.0) or model(listing, shape, weights, kind, 1.0, open_share)
                 entry["wave"] = {
                     "warps": w, "l1_hit": l1_hit(kind, order, free, w),
                     "chain_rate_bare": next(r["chain_rate_bare"] for r in rows if r["warps"] == w),
@@ -330,8 +352,11 @@ def render(doc: dict) -> str:
             f"Candidates of a drawn cell (CPU runner, {c['chains']} chains, {c['warm']:,} moves, "
             f"then {c['looks']} looks {c['gap']:,} moves apart): mean nc {c['mean_nc']:.1f} "
             f"(at most {c['max_nc']}); {c['mean_open']:.1f} open cells on average of "
-            f"{c['free_cells']} free. One wave of the warp kernel: {cell['wave_chains']:,} "
-            f"chains, {cell['wave_warps']} warps an SM.",
+            f"{c['free_cells']} free. A move opens {cell['writes']['opens_a_move']:.3f} cells "
+            f"and writes a digit in {100 * cell['writes']['writes_a_move']:.0f} % of moves "
+            f"({cell['writes']['chains']} chains, {cell['writes']['moves']:,} moves one at a "
+            "time), so write_digit's three opens are walked that share of three. One wave of "
+            f"the warp kernel: {cell['wave_chains']:,} chains, {cell['wave_warps']} warps an SM.",
             "",
         ]
         lines += table_block(
@@ -403,10 +428,11 @@ def render(doc: dict) -> str:
             ]
         lines += _first_solve_lines(doc, cell, s_coop, s_imp)
     lines += [
-        "Left out (besides latency_model's own): a move that leaves its cell open (no write) "
-        "and write_digit's opens are walked on every move (over-counts); a trial start and a new "
-        "best's copy are never walked (they are rare); the RNG loop's remainder steps are "
-        "walked in full, so a move of few candidates walks more steps than it makes.",
+        "Left out (besides latency_model's own): the write itself is walked on every move, "
+        "though a move that leaves its cell open skips it (an over-count; the share of moves "
+        "that write is given above); a trial start and a new best's copy and record are never "
+        "walked (they are rare); the RNG loop's remainder steps are walked in full, so a move "
+        "of few candidates walks more steps than it makes.",
         "",
     ]
     return "\n".join(lines)

@@ -210,3 +210,20 @@ def test_shared_state_shortens_a_lone_warps_move(compiled):
         listing, shape = compiled[kind]
         cycles[kind] = il.move_at(listing, shape, 10, HOPPER_TIMING, 1.0, True).cycles
     assert cycles["warp-shared"] < cycles["warp-global"]
+
+
+@pytest.mark.ptx
+def test_write_digits_three_opens_are_found_and_weighed(compiled):
+    """Every kernel: three opens (blocks holding stores, each an if-then's body) after the draw
+    loop and one rarer record of a new best; a move walked with none of the opens is shorter
+    than with all three, and open_share mixes the two."""
+    for kind, (listing, shape) in compiled.items():
+        assert len(shape.opens) == 3 and len(shape.rare) == 1, kind
+        assert not set(shape.opens) & shape.rare, kind
+        coop = kind != "thread"
+        at = [
+            il.move_at(listing, shape, 9, HOPPER_TIMING, 1.0, coop, open_share=share).cycles
+            for share in (0.0, 0.5, 1.0)
+        ]
+        assert at[0] < at[2], kind
+        assert at[1] == pytest.approx((at[0] + at[2]) / 2), kind

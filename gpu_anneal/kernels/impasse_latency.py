@@ -36,10 +36,13 @@ rest; the walk runs every path block once, so trips is solved from the step coun
 source's iterations: with S(t) = a + b t the steps of the sequence at t trips, t = (1 + nc - a) /
 b, and the walk's figures are interpolated between floor(t) and ceil(t).
 
-Counted though a move may not run them (over-counts): each of write_digit's three opens (a
-holder of the written digit leaves its cell; a move opens at most three, usually none or one),
-the write itself (a move that leaves its cell open skips it), and the other side of a branch the
-latency model's uniform_alternatives does not recognise.
+write_digit's three opens (a holder of the written digit leaves its cell) are the first three
+path blocks after the draw loop that hold a store and are an if-then's body (`opens`); a later
+such block records a new best (`rare`, never walked). A move makes fewer opens than three, so
+the walks with all three and with none are mixed by the opens a move makes over three (measured
+by the caller). Counted though a move may not run them (over-counts): the write itself (a move
+that leaves its cell open skips it) and the other side of a branch the latency model's
+uniform_alternatives does not recognise.
 """
 
 from __future__ import annotations
@@ -82,6 +85,8 @@ class MoveShape:
     path: frozenset[int]  # block ids of the move path
     idle_loops: tuple[int, ...]  # loops on the path walked 0 times (they store: a best's copy)
     skip: frozenset[int]  # path blocks a warp does not run (a uniform if/else's other side)
+    opens: tuple[int, ...] = ()  # write_digit's three opens (conditional store blocks)
+    rare: frozenset[int] = frozenset()  # later conditional store blocks (a new best's record)
 
 
 def _draw_loops(cfg: sass.Cfg) -> list[tuple[int, int]]:
@@ -181,14 +186,48 @@ def move_shape(listing: sass.Listing) -> MoveShape:
         spans = ", ".join(f"{cfg.loop_span(cfg.loops[k])[0]:#x}" for k in unknown)
         raise ValueError(f"{listing.kernel}: loops on the move path of unknown trips at {spans}")
     skip = frozenset(lm.uniform_alternatives(cfg, path, lm.Uniformity(cfg)))
-    return MoveShape(slice_k, draw_k, lanes[0] if lanes else None, path, tuple(idle), skip)
+    stored = _conditional_stores(cfg, path, draw)
+    if 0 < len(stored) < 3:
+        raise ValueError(f"{listing.kernel}: {len(stored)} conditional stores after the draw "
+                         "loop, not write_digit's three opens")  # fmt: skip
+    return MoveShape(slice_k, draw_k, lanes[0] if lanes else None, path, tuple(idle), skip,
+                     tuple(stored[:3]), frozenset(stored[3:]))  # fmt: skip
 
 
-def sequence(listing: sass.Listing, shape: MoveShape, trips: dict[int, int]) -> list[sass.Instr]:
+def _conditional_stores(cfg: sass.Cfg, path: frozenset[int], draw: sass.Loop) -> list[int]:
+    """Path blocks after the draw loop, in listing order, that hold a store and are the body of
+    an if-then: one predecessor, whose guarded branch jumps to the block's one successor."""
+    start = cfg.blocks[draw.header].start
+    preds: dict[int, list[int]] = {}
+    for b in path:
+        for succ in cfg.blocks[b].succs:
+            preds.setdefault(succ, []).append(b)
+    out = []
+    for b in sorted(path, key=lambda b: cfg.blocks[b].start):
+        block = cfg.blocks[b]
+        if b in draw.blocks or block.start <= start or len(block.succs) != 1:
+            continue
+        if not _stores(cfg.instrs[block.start : block.end]) or len(preds.get(b, [])) != 1:
+            continue
+        before = cfg.blocks[preds[b][0]]
+        last = cfg.instrs[before.end - 1]
+        if last.base == "BRA" and last.guarded and "DIV" not in last.mods:
+            if block.succs[0] in before.succs:
+                out.append(b)
+    return out
+
+
+def sequence(
+    listing: sass.Listing,
+    shape: MoveShape,
+    trips: dict[int, int],
+    omit: frozenset[int] = frozenset(),
+) -> list[sass.Instr]:
     """The move's instructions in walk order: the path's blocks in listing order but
-    shape.skip, each loop's body `trips[loop]` times in a row (a loop missing from trips: 0)."""
+    shape.skip and `omit`, each loop's body `trips[loop]` times in a row (a loop missing from
+    trips: 0)."""
     cfg = listing.cfg
-    skip = shape.skip
+    skip = shape.skip | omit
     loops = {k: cfg.loops[k] for k in (shape.draw_loop, shape.lane_loop, *shape.idle_loops)
              if k is not None}  # fmt: skip
 
@@ -245,46 +284,61 @@ def move_at(
     l1_hit: float,
     shared_chain: bool,
     a: Assumptions = DEFAULT,
+    open_share: float = 1.0,
+    solved_trips: float | None = None,
 ) -> Move:
     """The walk of a move whose cell has nc candidates (module docstring's trips);
-    `shared_chain`: the warp's lanes work on one chain (perf_model's wavefront rule)."""
+    `shared_chain`: the warp's lanes work on one chain (perf_model's wavefront rule);
+    `open_share`: the opens a move makes over three (the walks with all three of write_digit's
+    opens and with none, mixed; a new best's record is never walked); `solved_trips`: the RNG
+    loop's trips given, not solved from the steps (0: a move without its RNG loop)."""
     if shape.lane_loop is None:  # one-thread: the draw loop steps once a candidate
         fixed: dict[int, int] = {}
         solved_loop = shape.draw_loop
     else:
         fixed = {shape.draw_loop: math.ceil(nc / LANES)}
         solved_loop = shape.lane_loop
-    rounds: dict[int, tuple[list[sass.Instr], float]] = {}
+    rounds: dict[tuple[int, bool], tuple[list[sass.Instr], float]] = {}
+    without = shape.rare | frozenset(shape.opens)
 
-    def at(t: int) -> tuple[list[sass.Instr], float]:
-        if t not in rounds:
-            instrs = sequence(listing, shape, {**fixed, solved_loop: t})
-            rounds[t] = (instrs, steps_in(instrs))
-        return rounds[t]
+    def at(t: int, opens: bool = True) -> tuple[list[sass.Instr], float]:
+        if (t, opens) not in rounds:
+            omit = shape.rare if opens else without
+            instrs = sequence(listing, shape, {**fixed, solved_loop: t}, omit)
+            rounds[(t, opens)] = (instrs, steps_in(instrs))
+        return rounds[(t, opens)]
 
     s0, s1 = at(0)[1], at(1)[1]
     per_trip = s1 - s0
     if per_trip <= 0:
         raise ValueError(f"{listing.kernel}: the solved loop makes no RNG step")
-    t = max(0.0, (1 + nc - s0) / per_trip)
+    t = max(0.0, (1 + nc - s0) / per_trip) if solved_trips is None else float(solved_trips)
     lo, hi = math.floor(t), math.ceil(t)
     f = t - lo
-    walks, parts = [], []
+    cycles, parts, waits = [], [], []
     for trips in (lo, hi):
-        instrs, _ = at(trips)
-        walks.append(lm.walk(instrs, timing, l1_hit))
-        parts.append(lm.demand(instrs, timing, listing.uniform, shared_chain=shared_chain, a=a))
-    waits = {
-        k: _mix(walks[0].waits.get(k, 0.0), walks[1].waits.get(k, 0.0), f)
-        for k in set(walks[0].waits) | set(walks[1].waits)
-    }
+        ends = []
+        for opens in (False, True):
+            instrs, _ = at(trips, opens)
+            walked = lm.walk(instrs, timing, l1_hit)
+            part = lm.demand(instrs, timing, listing.uniform, shared_chain=shared_chain, a=a)
+            ends.append((walked, part))
+        share = open_share if shape.opens else 1.0
+        (w0, p0), (w1, p1) = ends
+        cycles.append(_mix(w0.cycles, w1.cycles, share))
+        parts.append(_mixed_part(p0, p1, share))
+        waits.append({k: _mix(w0.waits.get(k, 0.0), w1.waits.get(k, 0.0), share)
+                      for k in set(w0.waits) | set(w1.waits)})  # fmt: skip
     return Move(
         nc=nc,
         trips={**{k: float(v) for k, v in fixed.items()}, solved_loop: t},
         steps=_mix(at(lo)[1], at(hi)[1], f),
-        cycles=_mix(walks[0].cycles, walks[1].cycles, f),
+        cycles=_mix(cycles[0], cycles[1], f),
         part=_mixed_part(parts[0], parts[1], f),
-        waits=waits,
+        waits={
+            k: _mix(waits[0].get(k, 0.0), waits[1].get(k, 0.0), f)
+            for k in set(waits[0]) | set(waits[1])
+        },  # fmt: skip
     )
 
 
