@@ -6,8 +6,10 @@ Compiles for sm_90 the one-thread impasse kernel (sudoku-impasse) and the warp k
 memory, at the instance's order), finds one move's path in each (gpu_anneal.kernels.
 impasse_latency), walks it with the latency model's instruction figures and shares the SM among
 its warps by the model's Mean Value Analysis. A move's inner loops run as often as the drawn
-cell has candidates, so the model mixes over the candidate counts the chains draw: measured here
-on the CPU runner, the chains held at the engine's temperature for the instance.
+cell has candidates, so the model mixes over the candidate counts the chains draw, and a move
+opens fewer cells than write_digit's three, so its opens are walked by the opens a move makes:
+both measured here on the CPU runner, the chains held at the engine's temperature for the
+instance.
 
 - calibration: the cooperative kernels' factor (card cycles a modeled cycle,
   benchmarks/results/kernels/coop_latency.json), and a check it never saw: the one-thread
@@ -18,7 +20,10 @@ on the CPU runner, the chains held at the engine's temperature for the instance.
 - one wave of the warp kernel (gpu_anneal.impasse_solver.warp_chains) against the same card's 16
   cores (benchmarks/results/throughput/impasse_rate_h200_cpu.json, 36x36);
 - where a lone warp's move waits, and the move without its RNG loop (what drawing ahead could
-  gain at most).
+  gain at most);
+- the time to the first solve: the earliest solve among the CPU chains of
+  benchmarks/results/tuning/impasse_horizon.json over the wave's modeled chain rate, beside the
+  same card's 16 cores solving the grid (benchmarks/results/frontier/frontier_card_h200_*).
 
 Glossary: nc the drawn cell's candidates; L a lone warp's cycles a move; W warps an SM (one
 chain a warp in the warp kernels, 32 chains a warp in the one-thread kernel); h the L1 hit
