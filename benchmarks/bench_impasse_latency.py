@@ -174,17 +174,18 @@ def l1_hit(kind: str, order: int, free: int, warps: int, lone: bool = False) -> 
 # ----------------------------------------------------------------------------- the model
 
 
-def model(listing, shape, share: dict[int, float], kind: str, h: float, open_share: float,
+def model(listing, shape, share: dict[int, float], kind: str, h: float, writes: dict,
           rng_free: bool = False) -> il.MoveModel:  # fmt: skip
-    """The kernel's move mixed over `share` at L1 hit h, its opens walked `open_share` of the
-    time; rng_free: the warp kernel's lane loop walked 0 times (its RNG steps made elsewhere,
-    free)."""
+    """The kernel's move mixed over `share` at L1 hit h, its write and opens walked as often as
+    `writes` (opens_and_writes) says; rng_free: the warp kernel's lane loop walked 0 times (its
+    RNG steps made elsewhere, free)."""
     coop = kind != "thread"
     trips = 0.0 if rng_free else None
 
     def one(nc: int) -> il.Move:
-        return il.move_at(listing, shape, nc, HOPPER_TIMING, h, coop, open_share=open_share,
-                          solved_trips=trips)  # fmt: skip
+        return il.move_at(listing, shape, nc, HOPPER_TIMING, h, coop,
+                          open_share=writes["opens_a_move"] / 3, solved_trips=trips,
+                          write_share=writes["writes_a_move"])  # fmt: skip
 
     return il.mixed(listing, shape, share, one)
 
@@ -251,7 +252,6 @@ def run(cells_arg: list[tuple[int, int]]) -> dict:
         temperature = temperature_at(order, fill)
         share = candidate_share(inst.cells, order, temperature)
         writes = opens_and_writes(inst.cells, order, temperature)
-        open_share = writes["opens_a_move"] / 3
         weights = {int(k): v for k, v in share["share"].items()}
         free = share["free_cells"]
         wave = warp_chains(card_named(WAVE_CARD), order)
@@ -269,7 +269,7 @@ def run(cells_arg: list[tuple[int, int]]) -> dict:
             for w in sorted({*WARPS, wave // sms}):
                 h = l1_hit(kind, order, free, w)
                 if h not in memo:  # the walk depends on W only through h
-                    memo[h] = model(listing, shape, weights, kind, h, open_share)
+                    memo[h] = model(listing, shape, weights, kind, h, writes)
                 m = memo[h]
                 rows.append({
                     "warps": w, "l1_hit": h, "lone_cycles": m.cycles, "sched": m.sched(),
@@ -278,7 +278,7 @@ def run(cells_arg: list[tuple[int, int]]) -> dict:
                     "chain_rate_coop": chain_rate(m, w, coop_scale),
                 })  # fmt: skip
             h1 = l1_hit(kind, order, free, 1, lone=True)
-            alone = memo.get(h1) or model(listing, shape, weights, kind, h1, open_share)
+            alone = memo.get(h1) or model(listing, shape, weights, kind, h1, writes)
             entry = {
                 "registers": report.get("registers"), "spill_stores": report.get("spill_stores"),
                 "path_instructions": sum(listing.cfg.blocks[b].end - listing.cfg.blocks[b].start
@@ -289,10 +289,10 @@ def run(cells_arg: list[tuple[int, int]]) -> dict:
                 "rows": rows,
             }  # fmt: skip
             if kind != "thread":
-                free_rng = model(listing, shape, weights, kind, h1, open_share, rng_free=True)
+                free_rng = model(listing, shape, weights, kind, h1, writes, rng_free=True)
                 entry["lone"]["cycles_rng_free"] = free_rng.cycles
                 w = wave // sms
-                in_l1 = memo.get(1.0) or model(listing, shape, weights, kind, 1.0, open_share)
+                in_l1 = memo.get(1.0) or model(listing, shape, weights, kind, 1.0, writes)
                 entry["wave"] = {
                     "warps": w, "l1_hit": l1_hit(kind, order, free, w),
                     "chain_rate_bare": next(r["chain_rate_bare"] for r in rows if r["warps"] == w),
@@ -360,7 +360,8 @@ def render(doc: dict) -> str:
             f"{c['free_cells']} free. A move opens {cell['writes']['opens_a_move']:.3f} cells "
             f"and writes a digit in {100 * cell['writes']['writes_a_move']:.0f} % of moves "
             f"({cell['writes']['chains']} chains, {cell['writes']['moves']:,} moves one at a "
-            "time), so write_digit's three opens are walked that share of three. One wave of "
+            "time), so a move's write is walked that share of moves, and write_digit's three "
+            "opens the opens of a writing move over three. One wave of "
             f"the warp kernel: {cell['wave_chains']:,} chains, {cell['wave_warps']} warps an SM.",
             "",
         ]
@@ -433,11 +434,9 @@ def render(doc: dict) -> str:
             ]
         lines += _first_solve_lines(doc, cell, s_coop, s_imp)
     lines += [
-        "Left out (besides latency_model's own): the write itself is walked on every move, "
-        "though a move that leaves its cell open skips it (an over-count; the share of moves "
-        "that write is given above); a trial start and a new best's copy and record are never "
-        "walked (they are rare); the RNG loop's remainder steps are walked in full, so a move "
-        "of few candidates walks more steps than it makes.",
+        "Left out (besides latency_model's own): a trial start and a new best's copy and "
+        "record are never walked (they are rare); the RNG loop's remainder steps are walked in "
+        "full, so a move of few candidates walks more steps than it makes.",
         "",
     ]
     return "\n".join(lines)

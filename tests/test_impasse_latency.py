@@ -227,3 +227,22 @@ def test_write_digits_three_opens_are_found_and_weighed(compiled):
         ]
         assert at[0] < at[2], kind
         assert at[1] == pytest.approx((at[0] + at[2]) / 2), kind
+
+
+@pytest.mark.ptx
+def test_a_moves_write_is_walked_as_often_as_moves_write(compiled):
+    """Every kernel: the write region holds the three opens and not the draw loop; a move
+    walked as never writing is shorter than one always writing, and write_share mixes the
+    two (no opens in either: open_share 0)."""
+    for kind, (listing, shape) in compiled.items():
+        assert set(shape.opens) <= shape.write, kind
+        assert not shape.write & listing.cfg.loops[shape.draw_loop].blocks, kind
+        coop = kind != "thread"
+        at = [
+            il.move_at(
+                listing, shape, 9, HOPPER_TIMING, 1.0, coop, open_share=0.0, write_share=share
+            ).cycles
+            for share in (0.0, 0.5, 1.0)
+        ]
+        assert at[0] < at[2], kind
+        assert at[1] == pytest.approx((at[0] + at[2]) / 2), kind

@@ -38,11 +38,12 @@ b, and the walk's figures are interpolated between floor(t) and ceil(t).
 
 write_digit's three opens (a holder of the written digit leaves its cell) are the first three
 path blocks after the draw loop that hold a store and are an if-then's body (`opens`); a later
-such block records a new best (`rare`, never walked). A move makes fewer opens than three, so
-the walks with all three and with none are mixed by the opens a move makes over three (measured
-by the caller). Counted though a move may not run them (over-counts): the write itself (a move
-that leaves its cell open skips it) and the other side of a branch the latency model's
-uniform_alternatives does not recognise.
+such block records a new best (`rare`, never walked). The write (`write`) is the blocks between
+the first guarded branch after the draw loop that jumps past the last open (taken by a move that
+leaves its cell open) and its target. A move writes in some moves and opens fewer cells than
+three, so three walks are mixed: no write, a write without opens, a write with all three, by the
+shares the caller measures. Counted though a warp may not run it (an over-count): the other side
+of a branch the latency model's uniform_alternatives does not recognise.
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ class MoveShape:
     skip: frozenset[int]  # path blocks a warp does not run (a uniform if/else's other side)
     opens: tuple[int, ...] = ()  # write_digit's three opens (conditional store blocks)
     rare: frozenset[int] = frozenset()  # later conditional store blocks (a new best's record)
+    write: frozenset[int] = frozenset()  # the blocks a move that writes a digit runs (opens in)
 
 
 def _draw_loops(cfg: sass.Cfg) -> list[tuple[int, int]]:
@@ -190,8 +192,33 @@ def move_shape(listing: sass.Listing) -> MoveShape:
     if 0 < len(stored) < 3:
         raise ValueError(f"{listing.kernel}: {len(stored)} conditional stores after the draw "
                          "loop, not write_digit's three opens")  # fmt: skip
+    opens = tuple(stored[:3])
+    write = _write_region(cfg, path, draw, opens)
     return MoveShape(slice_k, draw_k, lanes[0] if lanes else None, path, tuple(idle), skip,
-                     tuple(stored[:3]), frozenset(stored[3:]))  # fmt: skip
+                     opens, frozenset(stored[3:]), write)  # fmt: skip
+
+
+def _write_region(
+    cfg: sass.Cfg, path: frozenset[int], draw: sass.Loop, opens: tuple[int, ...]
+) -> frozenset[int]:
+    """The path blocks a move that writes runs: those between the first guarded branch after
+    the draw loop that jumps past the last open (a move that leaves its cell open takes it)
+    and its target (empty where there are no opens)."""
+    if not opens:
+        return frozenset()
+    start = cfg.blocks[draw.header].start
+    first = min(cfg.blocks[b].start for b in opens)
+    last = max(cfg.blocks[b].start for b in opens)
+    for b in sorted(path, key=lambda b: cfg.blocks[b].start):
+        block = cfg.blocks[b]
+        if b in draw.blocks or block.start <= start or block.start >= first:
+            continue
+        jump = cfg.instrs[block.end - 1]
+        target = cfg.labels.get(jump.target or "")
+        if jump.base == "BRA" and jump.guarded and "DIV" not in jump.mods and target is not None:
+            if target > last:
+                return frozenset(x for x in path if block.end <= cfg.blocks[x].start < target)
+    raise ValueError("no branch after the draw loop skips write_digit's opens")
 
 
 def _conditional_stores(cfg: sass.Cfg, path: frozenset[int], draw: sass.Loop) -> list[int]:
@@ -276,6 +303,16 @@ def _mixed_part(a: lm.Part, b: lm.Part, f: float) -> lm.Part:
     )
 
 
+def _weighted_part(parts: list[tuple[lm.Part, float]]) -> lm.Part:
+    """The demand of parts run with these weights (summing to 1)."""
+    units = {u for p, _ in parts for u in p.busy}
+    return lm.Part(
+        round(sum(p.instructions * x for p, x in parts)),
+        {u: sum(p.busy.get(u, 0.0) * x for p, x in parts) for u in units},
+        sum(p.mio * x for p, x in parts),
+    )
+
+
 def move_at(
     listing: sass.Listing,
     shape: MoveShape,
@@ -286,27 +323,33 @@ def move_at(
     a: Assumptions = DEFAULT,
     open_share: float = 1.0,
     solved_trips: float | None = None,
+    write_share: float = 1.0,
 ) -> Move:
     """The walk of a move whose cell has nc candidates (module docstring's trips);
     `shared_chain`: the warp's lanes work on one chain (perf_model's wavefront rule);
     `open_share`: the opens a move makes over three (the walks with all three of write_digit's
     opens and with none, mixed; a new best's record is never walked); `solved_trips`: the RNG
-    loop's trips given, not solved from the steps (0: a move without its RNG loop)."""
+    loop's trips given, not solved from the steps (0: a move without its RNG loop);
+    `write_share`: the share of moves that write a digit (the walk without the write region
+    mixed in; open_share then counts over the moves that write, at most three opens each)."""
     if shape.lane_loop is None:  # one-thread: the draw loop steps once a candidate
         fixed: dict[int, int] = {}
         solved_loop = shape.draw_loop
     else:
         fixed = {shape.draw_loop: math.ceil(nc / LANES)}
         solved_loop = shape.lane_loop
-    rounds: dict[tuple[int, bool], tuple[list[sass.Instr], float]] = {}
-    without = shape.rare | frozenset(shape.opens)
+    rounds: dict[tuple[int, str], tuple[list[sass.Instr], float]] = {}
+    omits = {
+        "all": shape.rare,  # the write with its three opens
+        "write": shape.rare | frozenset(shape.opens),  # the write, no open
+        "none": shape.rare | shape.write,  # no write
+    }
 
-    def at(t: int, opens: bool = True) -> tuple[list[sass.Instr], float]:
-        if (t, opens) not in rounds:
-            omit = shape.rare if opens else without
-            instrs = sequence(listing, shape, {**fixed, solved_loop: t}, omit)
-            rounds[(t, opens)] = (instrs, steps_in(instrs))
-        return rounds[(t, opens)]
+    def at(t: int, part: str = "all") -> tuple[list[sass.Instr], float]:
+        if (t, part) not in rounds:
+            instrs = sequence(listing, shape, {**fixed, solved_loop: t}, omits[part])
+            rounds[(t, part)] = (instrs, steps_in(instrs))
+        return rounds[(t, part)]
 
     s0, s1 = at(0)[1], at(1)[1]
     per_trip = s1 - s0
@@ -315,20 +358,26 @@ def move_at(
     t = max(0.0, (1 + nc - s0) / per_trip) if solved_trips is None else float(solved_trips)
     lo, hi = math.floor(t), math.ceil(t)
     f = t - lo
+    if shape.opens:  # weights of: no write, a write without opens, a write with all three
+        writes = max(0.0, min(1.0, write_share))
+        per_write = min(1.0, open_share / writes) if writes > 0 else 0.0
+        weights = {"none": 1.0 - writes, "write": writes * (1.0 - per_write),
+                   "all": writes * per_write}  # fmt: skip
+    else:
+        weights = {"all": 1.0}
     cycles, parts, waits = [], [], []
     for trips in (lo, hi):
-        ends = []
-        for opens in (False, True):
-            instrs, _ = at(trips, opens)
-            walked = lm.walk(instrs, timing, l1_hit)
-            part = lm.demand(instrs, timing, listing.uniform, shared_chain=shared_chain, a=a)
-            ends.append((walked, part))
-        share = open_share if shape.opens else 1.0
-        (w0, p0), (w1, p1) = ends
-        cycles.append(_mix(w0.cycles, w1.cycles, share))
-        parts.append(_mixed_part(p0, p1, share))
-        waits.append({k: _mix(w0.waits.get(k, 0.0), w1.waits.get(k, 0.0), share)
-                      for k in set(w0.waits) | set(w1.waits)})  # fmt: skip
+        walked = {}
+        for part, weight in weights.items():
+            instrs, _ = at(trips, part)
+            walked[part] = (lm.walk(instrs, timing, l1_hit),
+                            lm.demand(instrs, timing, listing.uniform, shared_chain=shared_chain,
+                                      a=a), weight)  # fmt: skip
+        cycles.append(sum(w.cycles * x for w, _, x in walked.values()))
+        parts.append(_weighted_part([(p, x) for _, p, x in walked.values()]))
+        names = {k for w, _, _ in walked.values() for k in w.waits}
+        waits.append({k: sum(w.waits.get(k, 0.0) * x for w, _, x in walked.values())
+                      for k in names})  # fmt: skip
     return Move(
         nc=nc,
         trips={**{k: float(v) for k, v in fixed.items()}, solved_loop: t},
