@@ -58,7 +58,6 @@ from gpu_anneal.kernels.cards import Timing
 from gpu_anneal.kernels.perf_model import DEFAULT, Assumptions
 
 STEP_SHIFTS = 4  # wrap-mode funnel shifts of one xoroshiro128+ step
-LANES = 32
 _STORES = ("STG", "ST", "STS", "STL", "ATOMG", "ATOM", "ATOMS", "RED")
 _MEMORY = _STORES + ("LDG", "LD", "LDS", "LDL")
 
@@ -225,16 +224,13 @@ def _conditional_stores(cfg: sass.Cfg, path: frozenset[int], draw: sass.Loop) ->
     """Path blocks after the draw loop, in listing order, that hold a store and are the body of
     an if-then: one predecessor, whose guarded branch jumps to the block's one successor."""
     start = cfg.blocks[draw.header].start
-    preds: dict[int, list[int]] = {}
-    for b in path:
-        for succ in cfg.blocks[b].succs:
-            preds.setdefault(succ, []).append(b)
+    preds = _reverse(cfg, path)
     out = []
     for b in sorted(path, key=lambda b: cfg.blocks[b].start):
         block = cfg.blocks[b]
         if b in draw.blocks or block.start <= start or len(block.succs) != 1:
             continue
-        if not _stores(cfg.instrs[block.start : block.end]) or len(preds.get(b, [])) != 1:
+        if not _stores(cfg.instrs[block.start : block.end]) or len(preds[b]) != 1:
             continue
         before = cfg.blocks[preds[b][0]]
         last = cfg.instrs[before.end - 1]
@@ -290,19 +286,6 @@ class Move:
     waits: dict[str, float]
 
 
-def _mix(a: float, b: float, f: float) -> float:
-    return a + f * (b - a)
-
-
-def _mixed_part(a: lm.Part, b: lm.Part, f: float) -> lm.Part:
-    units = set(a.busy) | set(b.busy)
-    return lm.Part(
-        round(_mix(a.instructions, b.instructions, f)),
-        {u: _mix(a.busy.get(u, 0.0), b.busy.get(u, 0.0), f) for u in units},
-        _mix(a.mio, b.mio, f),
-    )
-
-
 def _weighted_part(parts: list[tuple[lm.Part, float]]) -> lm.Part:
     """The demand of parts run with these weights (summing to 1)."""
     units = {u for p, _ in parts for u in p.busy}
@@ -311,6 +294,12 @@ def _weighted_part(parts: list[tuple[lm.Part, float]]) -> lm.Part:
         {u: sum(p.busy.get(u, 0.0) * x for p, x in parts) for u in units},
         sum(p.mio * x for p, x in parts),
     )
+
+
+def _weighted_waits(waits: list[tuple[dict[str, float], float]]) -> dict[str, float]:
+    """Waits by unit of walks taken with these weights (summing to 1)."""
+    names = {k for w, _ in waits for k in w}
+    return {k: sum(w.get(k, 0.0) * x for w, x in waits) for k in names}
 
 
 def move_at(
@@ -336,7 +325,7 @@ def move_at(
         fixed: dict[int, int] = {}
         solved_loop = shape.draw_loop
     else:
-        fixed = {shape.draw_loop: math.ceil(nc / LANES)}
+        fixed = {shape.draw_loop: math.ceil(nc / lm.LANES)}
         solved_loop = shape.lane_loop
     rounds: dict[tuple[int, str], tuple[list[sass.Instr], float]] = {}
     omits = {
@@ -365,29 +354,23 @@ def move_at(
                    "all": writes * per_write}  # fmt: skip
     else:
         weights = {"all": 1.0}
-    cycles, parts, waits = [], [], []
-    for trips in (lo, hi):
-        walked = {}
+    # every walk of both whole trips, weighted by its share and by the trips' interpolation
+    walked = []
+    for trips, near in ((lo, 1.0 - f), (hi, f)):
         for part, weight in weights.items():
+            if near * weight == 0:  # a walk that counts for nothing (f 0, or a share 0)
+                continue
             instrs, _ = at(trips, part)
-            walked[part] = (lm.walk(instrs, timing, l1_hit),
-                            lm.demand(instrs, timing, listing.uniform, shared_chain=shared_chain,
-                                      a=a), weight)  # fmt: skip
-        cycles.append(sum(w.cycles * x for w, _, x in walked.values()))
-        parts.append(_weighted_part([(p, x) for _, p, x in walked.values()]))
-        names = {k for w, _, _ in walked.values() for k in w.waits}
-        waits.append({k: sum(w.waits.get(k, 0.0) * x for w, _, x in walked.values())
-                      for k in names})  # fmt: skip
+            walk = lm.walk(instrs, timing, l1_hit)
+            demand = lm.demand(instrs, timing, listing.uniform, shared_chain=shared_chain, a=a)
+            walked.append((walk, demand, near * weight))
     return Move(
         nc=nc,
         trips={**{k: float(v) for k, v in fixed.items()}, solved_loop: t},
-        steps=_mix(at(lo)[1], at(hi)[1], f),
-        cycles=_mix(cycles[0], cycles[1], f),
-        part=_mixed_part(parts[0], parts[1], f),
-        waits={
-            k: _mix(waits[0].get(k, 0.0), waits[1].get(k, 0.0), f)
-            for k in set(waits[0]) | set(waits[1])
-        },  # fmt: skip
+        steps=(1.0 - f) * at(lo)[1] + f * at(hi)[1],
+        cycles=sum(w.cycles * x for w, _, x in walked),
+        part=_weighted_part([(d, x) for _, d, x in walked]),
+        waits=_weighted_waits([(w.waits, x) for w, _, x in walked]),
     )
 
 
@@ -425,24 +408,11 @@ def mixed(
     total = sum(share.values())
     if total <= 0:
         raise ValueError("no candidate counts to mix")
-    moves = [move(nc) for nc in sorted(share)]
-    weights = [share[m.nc] / total for m in moves]
-    units = {u for m in moves for u in m.part.busy}
-    part = lm.Part(
-        round(sum(w * m.part.instructions for w, m in zip(weights, moves, strict=True))),
-        {
-            u: sum(w * m.part.busy.get(u, 0.0) for w, m in zip(weights, moves, strict=True))
-            for u in units
-        },  # fmt: skip
-        sum(w * m.part.mio for w, m in zip(weights, moves, strict=True)),
-    )
-    why = {k for m in moves for k in m.waits}
-    waits = {k: sum(w * m.waits.get(k, 0.0) for w, m in zip(weights, moves, strict=True))
-             for k in why}  # fmt: skip
+    moves = [(move(nc), share[nc] / total) for nc in sorted(share)]
     return MoveModel(
         kernel=listing.kernel,
-        cycles=sum(w * m.cycles for w, m in zip(weights, moves, strict=True)),
-        part=part,
-        waits=waits,
-        moves=moves,
+        cycles=sum(m.cycles * x for m, x in moves),
+        part=_weighted_part([(m.part, x) for m, x in moves]),
+        waits=_weighted_waits([(m.waits, x) for m, x in moves]),
+        moves=[m for m, _ in moves],
     )
