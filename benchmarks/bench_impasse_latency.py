@@ -51,6 +51,7 @@ from gpu_anneal.kernels import impasse_latency as il
 from gpu_anneal.kernels import impasse_warp, ptx, sass
 from gpu_anneal.kernels import latency_model as lm
 from gpu_anneal.kernels.cards import CARDS, HOPPER_TIMING
+from gpu_anneal.plan import RESERVED_SHARED_PER_BLOCK
 
 ARCH = "sm_90"
 CARD = "H200 SXM"
@@ -138,9 +139,9 @@ def compile_listing(kind: str, order: int) -> tuple[sass.Listing, dict]:
     """One impasse kernel for ARCH: its SASS read and ptxas's figures."""
     from gpu_anneal import kinds
 
-    types = kinds.trial_kernels()["sudoku-impasse"][1]
+    trial_function, types = kinds.trial_kernels()["sudoku-impasse"]
     function = {
-        "thread": lambda: kinds.trial_kernels()["sudoku-impasse"][0](),
+        "thread": trial_function,
         "warp-global": impasse_warp.kernel_function,
         "warp-shared": lambda: impasse_warp.shared_kernel_function(order),
     }[kind]()
@@ -165,7 +166,7 @@ def l1_hit(kind: str, order: int, free: int, warps: int, lone: bool = False) -> 
     state = impasse_warp.state_bytes(order)
     tables = table_bytes(free, order)
     if kind == "warp-shared":
-        shared = warps * (state + 1024)
+        shared = warps * (state + RESERVED_SHARED_PER_BLOCK)
         return lm.l1_hit_fraction(card, shared, tables)
     chains = 1 if lone else (warps if kind == "warp-global" else 32 * warps)
     return lm.l1_hit_fraction(card, 0, tables + chains * state)

@@ -186,11 +186,11 @@ def _status(row: dict | None) -> str:
 
 
 def warps_an_sm(chains: int, state: str, sms: int) -> int:
-    """Warps on the busiest SM when `chains` warp-kernel chains spread over `sms` SMs: one
-    chain a block with the state in shared memory, WARPS_A_BLOCK in global memory."""
-    from gpu_anneal.kernels.impasse_warp import WARPS_A_BLOCK
+    """Warps on the busiest SM when `chains` warp-kernel chains spread over `sms` SMs, a block
+    holding impasse_warp.warps_a_block of them for the state's placement."""
+    from gpu_anneal.kernels.impasse_warp import warps_a_block
 
-    block = 1 if state == "shared" else WARPS_A_BLOCK
+    block = warps_a_block(state == "shared")
     blocks = -(-chains // block)
     return -(-blocks // sms) * min(block, chains)
 

@@ -145,7 +145,7 @@ def warp_chains(card, order: int) -> int:
     from gpu_anneal.plan import wave_chains
 
     shared = impasse_warp.shared_fits(order)
-    warps = 1 if shared else impasse_warp.WARPS_A_BLOCK
+    warps = impasse_warp.warps_a_block(shared)
     threads = warps * impasse_warp.WARP
     shape = {
         "threads_per_block": threads,

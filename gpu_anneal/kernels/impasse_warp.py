@@ -54,10 +54,11 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from numba import config, cuda, int16, int64, njit, uint8, uint32, uint64
+from numba import config, cuda, from_dtype, int64, njit, uint32, uint64
 
 from cpu_reference.anneal.rng import next_u64, uniform_below
 from cpu_reference.sudoku.impasse import (
+    ROW_TYPES,
     cell_delta,
     fresh_trial,
     row_bytes,
@@ -82,6 +83,10 @@ SHARED_STATE = False
 SHARED_CELLS = 1  # grid's and where's row: the cells
 SHARED_OPEN = 2  # oset's row: the cells and the count
 SHARED_HOLDERS = 1  # holder's row: 3 N (N + 1)
+# the shared arrays' element types: the state arrays' (impasse.ROW_TYPES)
+GRID_TYPE, WHERE_TYPE, OSET_TYPE, HOLDER_TYPE = (
+    from_dtype(np.dtype(ROW_TYPES[name])) for name in ("grid", "where", "oset", "holder")
+)
 
 
 # ----------------------------------------------------------------------------- lane arithmetic
@@ -216,10 +221,10 @@ def kernel(
     cells = grid.shape[1]
     if SHARED_STATE:  # row 0 of the block's arrays holds the chain's rows for the slice
         k = 0
-        on_grid = plain(cuda.shared.array((1, SHARED_CELLS), uint8))
-        on_holder = plain(cuda.shared.array((1, SHARED_HOLDERS), int16))
-        on_oset = plain(cuda.shared.array((1, SHARED_OPEN), int16))
-        on_where = plain(cuda.shared.array((1, SHARED_CELLS), int16))
+        on_grid = plain(cuda.shared.array((1, SHARED_CELLS), GRID_TYPE))
+        on_holder = plain(cuda.shared.array((1, SHARED_HOLDERS), HOLDER_TYPE))
+        on_oset = plain(cuda.shared.array((1, SHARED_OPEN), OSET_TYPE))
+        on_where = plain(cuda.shared.array((1, SHARED_CELLS), WHERE_TYPE))
         copy_rows(i, 0, lane, grid, holder, oset, where, on_grid, on_holder, on_oset, on_where,
                   cells, holder.shape[1])  # fmt: skip
     else:
@@ -402,3 +407,8 @@ class SharedWarpKernel(WarpKernel):
     def function(self):
         """The kernel's Python function (shared_kernel_function(order))."""
         return shared_kernel_function(self.order)
+
+
+def warps_a_block(shared: bool) -> int:
+    """Warps (chains) a block of the warp kernel: its state rows in shared memory or not."""
+    return (SharedWarpKernel if shared else WarpKernel).threads_per_block // WARP
