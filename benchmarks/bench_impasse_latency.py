@@ -77,16 +77,24 @@ NAMES = {
 # ----------------------------------------------------------------------------- inputs
 
 
+def warmed_chains(cells, order: int, temperature: float, chains: int, warm: int,
+                  seed: int) -> tuple[tuple, list]:  # fmt: skip
+    """(the puzzle's tables, impasse_slice's arguments) of `chains` chains held at
+    `temperature` on the CPU runner after `warm` moves each."""
+    tables = impasse.impasse_tables(cells, order)
+    args = list(impasse.chain_arrays(tables, order, chains, seed, temperature))
+    args[impasse.SLICE_AT] = warm
+    impasse.run_impasse_cpu(*args)
+    return tables, args
+
+
 def candidate_share(cells, order: int, temperature: float, chains: int = 16, warm: int = 20_000,
                     looks: int = 100, gap: int = 2_000, seed: int = 0) -> dict:  # fmt: skip
     """nc -> the fraction of moves whose drawn cell has nc candidates, and the mean open cells:
     `chains` chains on the CPU runner, `warm` moves, then `looks` looks `gap` moves apart (a move
     draws its cell uniformly from the open set, so a look weighs each open cell 1 / open)."""
-    tables = impasse.impasse_tables(cells, order)
+    tables, args = warmed_chains(cells, order, temperature, chains, warm, seed)
     ncand = tables[3]
-    args = list(impasse.chain_arrays(tables, order, chains, seed, temperature))
-    args[impasse.SLICE_AT] = warm
-    impasse.run_impasse_cpu(*args)
     args[impasse.SLICE_AT] = gap
     share: dict[int, float] = {}
     opened = []
@@ -117,10 +125,7 @@ def opens_and_writes(cells, order: int, temperature: float, chains: int = 4,
     """The cells a move opens (write_digit's opens) and the share of moves that write a digit:
     `chains` chains on the CPU runner, `warm` moves, then `moves` moves one at a time, each
     move's grid compared with the grid before it."""
-    tables = impasse.impasse_tables(cells, order)
-    args = list(impasse.chain_arrays(tables, order, chains, seed, temperature))
-    args[impasse.SLICE_AT] = warm
-    impasse.run_impasse_cpu(*args)
+    _, args = warmed_chains(cells, order, temperature, chains, warm, seed)
     args[impasse.SLICE_AT] = 1
     grid, counts = args[impasse.GRID], args[impasse.COUNTS]
     made = int(counts[:, 0].sum())
