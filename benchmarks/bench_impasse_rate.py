@@ -17,8 +17,8 @@ benchmarks/results/gpu/).
         [--warp-state shared]
 
 --lanes 32 (a card): one warp a chain (gpu_anneal.kernels.impasse_warp) in place of a thread,
-its state rows in shared memory where they fit (up to 49x49), or with --warp-state global in
-global memory.
+its state rows in shared memory where they fit (every order up to 64x64), or with --warp-state
+global in global memory.
 """
 
 from __future__ import annotations
