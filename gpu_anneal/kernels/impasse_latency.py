@@ -58,8 +58,6 @@ from gpu_anneal.kernels.cards import Timing
 from gpu_anneal.kernels.perf_model import DEFAULT, Assumptions
 
 STEP_SHIFTS = 4  # wrap-mode funnel shifts of one xoroshiro128+ step
-_STORES = ("STG", "ST", "STS", "STL", "ATOMG", "ATOM", "ATOMS", "RED")
-_MEMORY = _STORES + ("LDG", "LD", "LDS", "LDL")
 
 
 def steps_in(instrs: Iterable[sass.Instr]) -> float:
@@ -68,11 +66,11 @@ def steps_in(instrs: Iterable[sass.Instr]) -> float:
 
 
 def _stores(instrs: Iterable[sass.Instr]) -> bool:
-    return any(i.base in _STORES for i in instrs)
+    return any(i.base in sass.STORE_OPCODES for i in instrs)
 
 
 def _memory(instrs: Iterable[sass.Instr]) -> bool:
-    return any(i.base in _MEMORY for i in instrs)
+    return any(i.base in sass.MEMORY_OPCODES for i in instrs)
 
 
 @dataclass(frozen=True)
@@ -394,7 +392,7 @@ class MoveModel:
 
     def bound(self, warps: int) -> str:
         """Which of latency, issue and MIO bounds the round at `warps` warps an SM."""
-        return lm._which(warps, self.sched(), self.part.mio, self.cycles)  # noqa: SLF001
+        return lm.binding_term(warps, self.sched(), self.part.mio, self.cycles)
 
 
 def mixed(

@@ -648,13 +648,13 @@ def rates(prof: Profile, card: Card, warps: int, p: float = 1.0, scale: float = 
         "latency_cycles": scale * latency,
         "sched_cycles": scale * sched,
         "mio_cycles": scale * mio,
-        "bound": _which(warps, sched, mio, latency),
+        "bound": binding_term(warps, sched, mio, latency),
         "chain_proposals_per_second": chain,
         "card_proposals_per_second": chain * chains * card.sms,
     }
 
 
-def _which(warps: int, sched: float, mio: float, latency: float) -> str:
+def binding_term(warps: int, sched: float, mio: float, latency: float) -> str:
     """Which term of round_bound is largest: latency, issue (the sub-partition) or mio."""
     terms = {"latency": latency, "issue": warps * sched / SUB_PARTITIONS, "mio": warps * mio}
     return max(terms, key=terms.get)

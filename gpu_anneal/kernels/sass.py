@@ -533,6 +533,12 @@ _MEMORY = {
     "LDSM": "shared_loads",
     "STS": "shared_stores",
 }
+# Opcodes that write memory (stores, and atomics, which write too: ATOMS, a shared-memory
+# atomic, has no class of its own above) and every opcode that touches memory.
+STORE_OPCODES = frozenset(
+    op for op, cls in _MEMORY.items() if cls.endswith(("_stores", "_atomics"))
+) | {"ATOMS"}
+MEMORY_OPCODES = frozenset(_MEMORY) | {"ATOMS"}
 CLASSES = (
     "instructions",
     "local_loads",
