@@ -245,11 +245,18 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     def warm(order: int) -> None:
         compile_chains(runner_for(used, lanes, order)[0])
 
+    # a warp a chain fills a wave of the current card: its attributes read once for the run
+    card = None
+    if used == "cuda" and lanes > 1:
+        from gpu_anneal.plan import resolve_card
+
+        card = resolve_card(None)
+
     for item in items:
         # a warp's kernel is sized for the order (its shared memory): compiled for each
         key = ("sudoku-impasse", used, lanes, item.order if lanes > 1 else None)
         compile_s = warm_up_seconds(key, functools.partial(warm, item.order))
-        chains = chains_of(s, used, item.order)
+        chains = chains_of(s, used, item.order, card)
         temperature = temperature_at(item.order, fill_of(item), s.t0)
         seed = puzzle_seed(s.seed or 0, item.index)
         try:
