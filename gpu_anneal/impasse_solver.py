@@ -50,7 +50,7 @@ METHOD = "impasse"
 # impasse_sweep_*.md; 36x36 at 50 % also frontier_impasse_36x36_50_heat*.md); an order
 # without a row takes the nearest order's
 TEMPERATURES = {
-    6: ((42.5, 0.25), (47.5, 0.29), (None, 0.325)),  # best at 40, 45 and 50 %
+    6: ((42.5, 0.25), (47.5, 0.29), (None, 0.32)),  # best at 40, 45 and 50 %
     7: ((47.5, 0.25), (None, 0.27)),  # best at 45 and 50 %
     8: ((None, 0.23),),  # measured at 45 % alone (0.21 and 0.23 solved; 49x49's 0.25 did not)
 }
