@@ -3,16 +3,17 @@ Lewis-style training instances, the chains of the engine (cpu_reference.sudoku.i
 
 For each (order, fill) of --cells and each T of its list, --count instances of --seed (2 by
 default: training grids, neither bench_frontier's own, seed 1, nor its held-out ones, seed 4)
-are solved by --chains chains (one a core) held at T within --limit seconds, chains' seed 1.
-Reports, per T, the instances solved, their median seconds (an unsolved one counting as
-infinitely slow) and each instance's seconds or its fewest open cells when unsolved.
+are solved by --chains chains (one a core) held at T within --limit seconds, once for each
+chains' seed of --chain-seeds (1 alone by default). Reports, per T, the runs solved, their
+median seconds (an unsolved one counting as infinitely slow) and each instance's seconds or its
+fewest open cells when unsolved (with several chains' seeds: its runs solved and their median).
 
 Glossary: cell, one (order, fill) with its temperatures, written ORDER:FILL:T1/T2/...
 
 Results: benchmarks/results/tuning/impasse_sweep.{json,md} (--out).
 
     python -m benchmarks.bench_impasse_sweep [--cells 6:45:0.25/0.29,7:50:0.27] [--count 3]
-        [--seed 2] [--limit 60] [--chains 2] [--out PATH]
+        [--seed 2] [--limit 60] [--chains 2] [--chain-seeds 1,2,3] [--out PATH]
 """
 
 from __future__ import annotations
@@ -54,13 +55,14 @@ def parse_cells(text: str) -> list[tuple[int, int, list[float]]]:
     return cells
 
 
-def solve_once(inst, temperature: float, chains: int, limit: float) -> dict:
-    """One instance at one temperature: status (verified), seconds, fewest open cells."""
+def solve_once(inst, temperature: float, chains: int, limit: float, chain_seed: int = 1) -> dict:
+    """One instance at one temperature on one chains' seed: status (verified), seconds, fewest
+    open cells."""
     cells = np.asarray(inst.cells, np.uint8)
-    r = impasse_solve(cells, inst.order, chains, 1, temperature, limit)
+    r = impasse_solve(cells, inst.order, chains, chain_seed, temperature, limit)
     ok = r["status"] == "solved" and verify_solution(r["grid"], inst.order, cells) is None
-    return {"instance": inst.name, "solved": ok, "seconds": r["seconds"], "open": r["open"],
-            "moves": r["moves"]}  # fmt: skip
+    return {"instance": inst.name, "chain_seed": chain_seed, "solved": ok,
+            "seconds": r["seconds"], "open": r["open"], "moves": r["moves"]}  # fmt: skip
 
 
 def median_text(runs: list[dict]) -> str:
@@ -71,28 +73,45 @@ def median_text(runs: list[dict]) -> str:
     return f"{solved}/{len(runs)}, median " + (secs(median) if median != float("inf") else "-")
 
 
+def instance_text(runs: list[dict]) -> str:
+    """One instance's cell: its seconds or `open N` for one run, else median_text of its runs."""
+    if len(runs) > 1:
+        return median_text(runs)
+    r = runs[0]
+    return secs(r["seconds"]) if r["solved"] else f"open {r['open']}"
+
+
 def render(result: dict) -> str:
     """The markdown report of one sweep."""
+    seeds = result.get("chain_seeds", [1])
+    several = len(seeds) > 1
+    cell_text = (
+        "seconds when solved (the verifier passed it), else `open N`, the fewest open "
+        "cells a chain reached"
+        if not several
+        else "an instance's runs solved and their median seconds"
+    )
     lines = [
         "# --method impasse: the held temperature per order and fill",
         "",
         f"{made_sentence(result)} Instances Lewis-style of seed {result['seed']}, "
-        f"{result['chains']} chains (chains' seed 1) within "
-        f"{result['limit']:g} s; a cell: seconds when solved (the verifier passed it), else "
-        "`open N`, the fewest open cells a chain reached.",
+        f"{result['chains']} chains (chains' seed {', '.join(map(str, seeds))}) within "
+        f"{result['limit']:g} s; a cell: {cell_text}.",
         "",
     ]
     for cell in result["cells"]:
         side = cell["order"] ** 2
-        names = [r["instance"] for r in cell["rows"][0]["runs"]]
+        names = list(dict.fromkeys(r["instance"] for r in cell["rows"][0]["runs"]))
         rows = [
             (f"{row['temperature']:g}", median_text(row["runs"]),
-             *(secs(r["seconds"]) if r["solved"] else f"open {r['open']}" for r in row["runs"]))
+             *(instance_text([r for r in row["runs"] if r["instance"] == name])
+               for name in names))
             for row in cell["rows"]
         ]  # fmt: skip
+        per = f" on each of {len(seeds)} chains' seeds" if several else ""
         lines += table_block(
             f"## {side}x{side}, {cell['fill']} % filled", ("T", "solved", *names), rows,
-            f"{len(names)} instances, each at every temperature.",
+            f"{len(names)} instances, each at every temperature{per}.",
         )  # fmt: skip
     return "\n".join(lines)
 
@@ -105,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=2, help="instances' seed")
     ap.add_argument("--limit", type=float, default=60.0, help="seconds an instance")
     ap.add_argument("--chains", type=int, default=2)
+    ap.add_argument("--chain-seeds", default="1", help="chains' seeds, comma-separated")
     add_out_arguments(ap, OUT)
     args = ap.parse_args(argv)
     if args.render:
@@ -114,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         cells = parse_cells(args.cells)
     except ValueError as exc:
         ap.error(str(exc))
+    try:
+        chain_seeds = [int(x) for x in args.chain_seeds.split(",")]
+    except ValueError:
+        ap.error(f"--chain-seeds {args.chain_seeds!r}: expected integers, comma-separated")
     if args.count < 1 or args.limit <= 0 or args.chains < 1:
         ap.error("--count and --chains must be 1 or more, --limit above 0")
     facts = machine()
@@ -123,13 +147,15 @@ def main(argv: list[str] | None = None) -> int:
         instances = make_instances([order], [fill], args.count, args.seed)
         rows = []
         for temperature in temperatures:
-            runs = [solve_once(inst, temperature, args.chains, args.limit) for inst in instances]
+            runs = [solve_once(inst, temperature, args.chains, args.limit, chain_seed)
+                    for inst in instances for chain_seed in chain_seeds]  # fmt: skip
             print(order, fill, temperature, median_text(runs), flush=True)
             rows.append({"temperature": temperature, "runs": runs})
         out_cells.append({"order": order, "fill": fill, "rows": rows})
     result = {
         **made_by("bench_impasse_sweep", argv), "machine": facts, "seed": args.seed,
-        "chains": args.chains, "limit": args.limit, "cells": out_cells,
+        "chains": args.chains, "chain_seeds": chain_seeds, "limit": args.limit,
+        "cells": out_cells,
     }  # fmt: skip
     write_results(args.out, result, render)
     return 0
