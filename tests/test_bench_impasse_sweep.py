@@ -30,3 +30,31 @@ def test_a_malformed_cell_is_refused_naming_the_form(bad):
     """A cell without temperatures, with one that is not a number above 0, or past order 8."""
     with pytest.raises(ValueError, match="--cells"):
         sweep.parse_cells(bad)
+
+
+def test_several_chain_seeds_run_each_instance_once_a_seed(tmp_path):
+    """--chain-seeds runs every instance at every temperature once for each seed, each run
+    naming its seed; the report's cell for an instance counts its runs; other seeds make other
+    moves."""
+    out = tmp_path / "sweep"
+    assert sweep.main(["--cells", "4:45:0.45", "--count", "1", "--limit", "20",
+                       "--chain-seeds", "1,2", "--out", str(out)]) == 0  # fmt: skip
+    result = json.loads(out.with_suffix(".json").read_text())
+    assert result["chain_seeds"] == [1, 2]
+    (row,) = result["cells"][0]["rows"]
+    assert [(r["instance"], r["chain_seed"]) for r in row["runs"]] == [
+        ("inst16x16_45_0", 1),
+        ("inst16x16_45_0", 2),
+    ]
+    assert all(r["solved"] for r in row["runs"])
+    assert row["runs"][0]["moves"] != row["runs"][1]["moves"]
+    report = out.with_suffix(".md").read_text()
+    assert "chains' seed 1, 2" in report and "| 0.45 | 2/2, median" in report
+    assert "| 2/2, median" in report.split("| 0.45 | 2/2, median")[1]  # the instance's cell
+
+
+def test_chain_seeds_that_are_not_integers_are_refused(capsys):
+    """--chain-seeds 1,x stops with a one-line usage error naming the flag."""
+    with pytest.raises(SystemExit) as stop:
+        sweep.main(["--chain-seeds", "1,x"])
+    assert stop.value.code == 2 and "--chain-seeds '1,x'" in capsys.readouterr().err
