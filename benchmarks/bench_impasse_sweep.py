@@ -86,10 +86,10 @@ def render(result: dict) -> str:
     seeds = result.get("chain_seeds", [1])
     several = len(seeds) > 1
     cell_text = (
-        "seconds when solved (the verifier passed it), else `open N`, the fewest open "
+        "an instance's runs solved and their median seconds"
+        if several
+        else "seconds when solved (the verifier passed it), else `open N`, the fewest open "
         "cells a chain reached"
-        if not several
-        else "an instance's runs solved and their median seconds"
     )
     lines = [
         "# --method impasse: the held temperature per order and fill",

@@ -195,6 +195,15 @@ def move_shape(listing: sass.Listing) -> MoveShape:
                      opens, frozenset(stored[3:]), write)  # fmt: skip
 
 
+def _after_draw(cfg: sass.Cfg, path: frozenset[int], draw: sass.Loop) -> list[int]:
+    """Path blocks after the draw loop's header and outside the loop, in listing order."""
+    start = cfg.blocks[draw.header].start
+    return sorted(
+        (b for b in path if b not in draw.blocks and cfg.blocks[b].start > start),
+        key=lambda b: cfg.blocks[b].start,
+    )
+
+
 def _write_region(
     cfg: sass.Cfg, path: frozenset[int], draw: sass.Loop, opens: tuple[int, ...]
 ) -> frozenset[int]:
@@ -203,38 +212,33 @@ def _write_region(
     and its target (empty where there are no opens)."""
     if not opens:
         return frozenset()
-    start = cfg.blocks[draw.header].start
     first = min(cfg.blocks[b].start for b in opens)
     last = max(cfg.blocks[b].start for b in opens)
-    for b in sorted(path, key=lambda b: cfg.blocks[b].start):
+    for b in _after_draw(cfg, path, draw):
         block = cfg.blocks[b]
-        if b in draw.blocks or block.start <= start or block.start >= first:
+        if block.start >= first:
             continue
         jump = cfg.instrs[block.end - 1]
         target = cfg.labels.get(jump.target or "")
-        if jump.base == "BRA" and jump.guarded and "DIV" not in jump.mods and target is not None:
-            if target > last:
-                return frozenset(x for x in path if block.end <= cfg.blocks[x].start < target)
+        if jump.predicated_branch and target is not None and target > last:
+            return frozenset(x for x in path if block.end <= cfg.blocks[x].start < target)
     raise ValueError("no branch after the draw loop skips write_digit's opens")
 
 
 def _conditional_stores(cfg: sass.Cfg, path: frozenset[int], draw: sass.Loop) -> list[int]:
     """Path blocks after the draw loop, in listing order, that hold a store and are the body of
     an if-then: one predecessor, whose guarded branch jumps to the block's one successor."""
-    start = cfg.blocks[draw.header].start
     preds = _reverse(cfg, path)
     out = []
-    for b in sorted(path, key=lambda b: cfg.blocks[b].start):
+    for b in _after_draw(cfg, path, draw):
         block = cfg.blocks[b]
-        if b in draw.blocks or block.start <= start or len(block.succs) != 1:
+        if len(block.succs) != 1 or len(preds[b]) != 1:
             continue
-        if not _stores(cfg.instrs[block.start : block.end]) or len(preds[b]) != 1:
+        if not _stores(cfg.instrs[block.start : block.end]):
             continue
         before = cfg.blocks[preds[b][0]]
-        last = cfg.instrs[before.end - 1]
-        if last.base == "BRA" and last.guarded and "DIV" not in last.mods:
-            if block.succs[0] in before.succs:
-                out.append(b)
+        if cfg.instrs[before.end - 1].predicated_branch and block.succs[0] in before.succs:
+            out.append(b)
     return out
 
 

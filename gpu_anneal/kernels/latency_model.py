@@ -262,7 +262,7 @@ def uniform_alternatives(cfg: sass.Cfg, blocks: frozenset[int], uniform: Uniform
     out = set()
     for c in blocks:
         last = cfg.instrs[cfg.blocks[c].end - 1]
-        if last.base != "BRA" or not last.guarded or "DIV" in last.mods or "CONV" in last.mods:
+        if not last.predicated_branch:
             continue
         if not all(uniform.name_at(last.index, n) for n in sass.reads_writes(last)[0]):
             continue

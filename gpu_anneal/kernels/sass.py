@@ -222,6 +222,17 @@ class Instr:
         return bool(self.predicate) and self.predicate.strip() != "@PT"
 
     @property
+    def predicated_branch(self) -> bool:
+        """True for a BRA taken on a predicate: guarded, and not BRA.DIV or BRA.CONV (whose
+        condition is the warp's state)."""
+        return (
+            self.base == "BRA"
+            and self.guarded
+            and "DIV" not in self.mods
+            and "CONV" not in self.mods
+        )
+
+    @property
     def target(self) -> str | None:
         """The label a branch or call names, if any."""
         found = _TARGET.search(self.operands)
