@@ -7,25 +7,29 @@ are solved by --chains chains (one a core) held at T within --limit seconds, onc
 chains' seed of --chain-seeds (1 alone by default). Reports, per T, the runs solved, their
 median seconds (an unsolved one counting as infinitely slow) and each instance's seconds or its
 fewest open cells when unsolved (with several chains' seeds: its runs solved and their median).
+`--probe` has deduction probe every candidate after the rules before the chains start
+(failed-literal probing, benchmarks/probing.py): an experiment, not an engine option.
 
 Glossary: cell, one (order, fill) with its temperatures, written ORDER:FILL:T1/T2/...
 
 Results: benchmarks/results/tuning/impasse_sweep.{json,md} (--out).
 
     python -m benchmarks.bench_impasse_sweep [--cells 6:45:0.25/0.29,7:50:0.27] [--count 3]
-        [--seed 2] [--limit 60] [--chains 2] [--chain-seeds 1,2,3] [--out PATH]
+        [--seed 2] [--limit 60] [--chains 2] [--chain-seeds 1,2,3] [--probe] [--out PATH]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+from contextlib import nullcontext
 
 import numpy as np
 
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
+from benchmarks.probing import probing_deduction
 from benchmarks.tables import (
     add_out_arguments,
     made_sentence,
@@ -73,6 +77,19 @@ def median_text(runs: list[dict]) -> str:
     return f"{solved}/{len(runs)}, median " + (secs(median) if median != float("inf") else "-")
 
 
+def moves_a_solve_text(runs: list[dict]) -> str:
+    """All runs' moves (every chain's) over their solves, in millions: the moves a solve takes
+    were solving memoryless; `> M` where no run solved in M million moves."""
+    moves = sum(r["moves"] for r in runs) / 1e6
+    solves = sum(r["solved"] for r in runs)
+    return f"{millions(moves / solves)} M" if solves else f"> {millions(moves)} M"
+
+
+def millions(x: float) -> str:
+    """x to three figures, whole from 100 up with thousands separated."""
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
 def instance_text(runs: list[dict]) -> str:
     """One instance's cell: its seconds or `open N` for one run, else median_text of its runs."""
     if len(runs) > 1:
@@ -91,12 +108,17 @@ def render(result: dict) -> str:
         else "seconds when solved (the verifier passed it), else `open N`, the fewest open "
         "cells a chain reached"
     )
+    probed = (
+        " Deduction probed every candidate after the rules before the chains started."
+        if result.get("probe")
+        else ""
+    )
     lines = [
         "# --method impasse: the held temperature per order and fill",
         "",
         f"{made_sentence(result)} Instances Lewis-style of seed {result['seed']}, "
         f"{result['chains']} chains (chains' seed {', '.join(map(str, seeds))}) within "
-        f"{result['limit']:g} s; a cell: {cell_text}.",
+        f"{result['limit']:g} s; a cell: {cell_text}.{probed}",
         "",
     ]
     for cell in result["cells"]:
@@ -113,6 +135,17 @@ def render(result: dict) -> str:
             f"## {side}x{side}, {cell['fill']} % filled", ("T", "solved", *names), rows,
             f"{len(names)} instances, each at every temperature{per}.",
         )  # fmt: skip
+        if several:
+            lines += table_block(
+                f"### {side}x{side}, {cell['fill']} % filled: chains' moves a solve",
+                ("T", *names),
+                [(f"{row['temperature']:g}",
+                  *(moves_a_solve_text([r for r in row["runs"] if r["instance"] == name])
+                    for name in names))
+                 for row in cell["rows"]],
+                "Moves of all the instance's runs (every chain's) over their solves; `> M`: "
+                "none solved in M moves.",
+            )  # fmt: skip
     return "\n".join(lines)
 
 
@@ -125,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=float, default=60.0, help="seconds an instance")
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument("--chain-seeds", default="1", help="chains' seeds, comma-separated")
+    ap.add_argument("--probe", action="store_true", help="probe every candidate before chains")
     add_out_arguments(ap, OUT)
     args = ap.parse_args(argv)
     if args.render:
@@ -142,23 +176,28 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--count and --chains must be 1 or more, --limit above 0")
     facts = machine()
     compile_chains()
-    out_cells = []
-    for order, fill, temperatures in cells:
-        instances = make_instances([order], [fill], args.count, args.seed)
-        rows = []
-        for temperature in temperatures:
-            runs = [solve_once(inst, temperature, args.chains, args.limit, chain_seed)
-                    for inst in instances for chain_seed in chain_seeds]  # fmt: skip
-            print(order, fill, temperature, median_text(runs), flush=True)
-            rows.append({"temperature": temperature, "runs": runs})
-        out_cells.append({"order": order, "fill": fill, "rows": rows})
+    with probing_deduction() if args.probe else nullcontext():
+        out_cells = [run_cell(cell, args, chain_seeds) for cell in cells]
     result = {
         **made_by("bench_impasse_sweep", argv), "machine": facts, "seed": args.seed,
         "chains": args.chains, "chain_seeds": chain_seeds, "limit": args.limit,
-        "cells": out_cells,
+        "probe": args.probe, "cells": out_cells,
     }  # fmt: skip
     write_results(args.out, result, render)
     return 0
+
+
+def run_cell(cell: tuple, args, chain_seeds: list[int]) -> dict:
+    """One (order, fill, temperatures) of --cells: every temperature's runs on its instances."""
+    order, fill, temperatures = cell
+    instances = make_instances([order], [fill], args.count, args.seed)
+    rows = []
+    for temperature in temperatures:
+        runs = [solve_once(inst, temperature, args.chains, args.limit, chain_seed)
+                for inst in instances for chain_seed in chain_seeds]  # fmt: skip
+        print(order, fill, temperature, median_text(runs), flush=True)
+        rows.append({"temperature": temperature, "runs": runs})
+    return {"order": order, "fill": fill, "rows": rows}
 
 
 if __name__ == "__main__":

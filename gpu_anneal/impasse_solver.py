@@ -137,6 +137,17 @@ def chains_of(s: Settings, backend: str, order: int = 3, card=None) -> int:
     return cpu_threads()
 
 
+def wave_card(s: Settings, backend: str, lanes: int):
+    """The card whose full wave sizes a puzzle's chains (a gpu_anneal.plan.Card, the current
+    device's attributes read once a run): at more than one lane a chain on a card when --chains
+    is not given, else None (no card is read)."""
+    if backend != "cuda" or lanes <= 1 or s.chains is not None:
+        return None
+    from gpu_anneal.plan import resolve_card
+
+    return resolve_card(None)
+
+
 def warp_chains(card, order: int) -> int:
     """Chains of one full wave of the warp kernel on `card` (a gpu_anneal.plan.Card) at this
     order: its SMs times the blocks each holds (by threads, blocks, WARP_REGISTERS and the
@@ -245,13 +256,7 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     def warm(order: int) -> None:
         compile_chains(runner_for(used, lanes, order)[0])
 
-    # a warp a chain fills a wave of the current card: its attributes read once for the run
-    card = None
-    if used == "cuda" and lanes > 1:
-        from gpu_anneal.plan import resolve_card
-
-        card = resolve_card(None)
-
+    card = wave_card(s, used, lanes)
     for item in items:
         # a warp's kernel is sized for the order (its shared memory): compiled for each
         key = ("sudoku-impasse", used, lanes, item.order if lanes > 1 else None)

@@ -58,3 +58,34 @@ def test_chain_seeds_that_are_not_integers_are_refused(capsys):
     with pytest.raises(SystemExit) as stop:
         sweep.main(["--chain-seeds", "1,x"])
     assert stop.value.code == 2 and "--chain-seeds '1,x'" in capsys.readouterr().err
+
+
+def test_probe_probes_before_the_chains_and_the_report_says_so(tmp_path, monkeypatch):
+    """--probe runs failed-literal probing on each instance before its chains, records it and
+    names it in the report; without it no probe runs."""
+    from benchmarks import probing
+
+    probed = []
+    real = probing.probe
+    monkeypatch.setattr(
+        probing, "probe", lambda masks, order: probed.append(order) or real(masks, order)
+    )
+    out = tmp_path / "sweep"
+    assert sweep.main(["--cells", "4:45:0.45", "--count", "1", "--limit", "20",
+                       "--out", str(out)]) == 0  # fmt: skip
+    assert probed == [] and json.loads(out.with_suffix(".json").read_text())["probe"] is False
+    assert sweep.main(["--cells", "4:45:0.45", "--count", "1", "--limit", "20", "--probe",
+                       "--out", str(out)]) == 0  # fmt: skip
+    assert probed and set(probed) == {4}
+    result = json.loads(out.with_suffix(".json").read_text())
+    assert result["probe"] is True and result["cells"][0]["rows"][0]["runs"][0]["solved"]
+    assert "Deduction probed every candidate" in out.with_suffix(".md").read_text()
+
+
+def test_moves_a_solve_is_all_runs_moves_over_their_solves():
+    """Two runs of 3 M and 5 M moves with one solve: 8 M a solve; none solved: more than their
+    moves."""
+    runs = [{"moves": 3_000_000, "solved": True}, {"moves": 5_000_000, "solved": False}]
+    assert sweep.moves_a_solve_text(runs) == "8 M"
+    assert sweep.moves_a_solve_text([dict(r, solved=False) for r in runs]) == "> 8 M"
+    assert sweep.moves_a_solve_text([{"moves": 2_150_000_000, "solved": True}]) == "2,150 M"

@@ -141,6 +141,26 @@ def test_the_warp_chains_of_a_puzzle_are_one_full_wave():
     assert impasse_solver.chains_of(settings(5), "cuda", 7, card) == 5
 
 
+def test_the_card_is_read_only_where_a_wave_sizes_the_chains(monkeypatch):
+    """wave_card reads the current card at 32 lanes on a card with --chains not given, and not
+    at all with --chains given, at one lane a chain or on the cores."""
+    from gpu_anneal import plan
+
+    reads = []
+    monkeypatch.setattr(plan, "resolve_card", lambda name: reads.append(name) or "card")
+
+    def settings(chains, lanes):
+        return Settings("sudoku", "impasse", "cuda", chains, 0, None, None, None, None, None,
+                        True, None, lanes=lanes)  # fmt: skip
+
+    assert impasse_solver.wave_card(settings(None, 32), "cuda", 32) == "card"
+    assert reads == [None]
+    assert impasse_solver.wave_card(settings(5, 32), "cuda", 32) is None
+    assert impasse_solver.wave_card(settings(None, 1), "cuda", 1) is None
+    assert impasse_solver.wave_card(settings(None, 32), "cpu", 1) is None
+    assert reads == [None]
+
+
 def test_the_wave_sizing_registers_cover_the_committed_ptxas_figures():
     """WARP_REGISTERS, by which the default chains fill one wave, are ptxas's highest figure of
     each placement over sm_80 and sm_90 rounded up to a multiple of 8: never below (a wave
