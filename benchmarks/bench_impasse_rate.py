@@ -35,7 +35,7 @@ from benchmarks.tables import add_out_arguments, rerender, table_block, write_re
 from cpu_reference.anneal.trials import CpuTrials
 from cpu_reference.sudoku import impasse
 
-TEMPERATURE = 0.325  # --method impasse's default held temperature
+TEMPERATURE = 0.325  # every rate here is measured at this T, so that runs compare
 
 
 def runner_of(

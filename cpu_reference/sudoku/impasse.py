@@ -105,20 +105,22 @@ def impasse_tables(cells: np.ndarray, order: int):
             units)  # fmt: skip
 
 
-@njit(cache=True)
+# The helpers a move runs are inlined into the slice by numba: called, each takes its arrays as
+# a stack of words, and a move's calls (its best kept, its write) cost more than its candidates.
+@njit(cache=True, inline="always")
 def _unit_holder(holder, i, units, cell, k, side, d):
     """The cell of `cell`'s k-th unit holding d in chain i, or -1."""
     return int64(holder[i, int64(units[cell, k]) * (side + 1) + d])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _set_holders(holder, i, units, cell, side, d, value):
     """The three units of `cell` record `value` (a cell, or -1) as their holder of d."""
     for k in range(3):
         holder[i, int64(units[cell, k]) * (side + 1) + d] = value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _open_cell(i, cell, grid, holder, oset, where, units, side):
     """Chain i's cell leaves its digit and joins the open set."""
     d = int64(grid[i, cell])
@@ -130,7 +132,7 @@ def _open_cell(i, cell, grid, holder, oset, where, units, side):
     oset[i, 0] = size + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _close_cell(i, cell, d, grid, holder, oset, where, units, side):
     """Chain i's open cell takes d (no unit of it holds d) and leaves the open set."""
     _set_holders(holder, i, units, cell, side, d, cell)
@@ -144,7 +146,7 @@ def _close_cell(i, cell, d, grid, holder, oset, where, units, side):
     where[i, cell] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cell_delta(i, x, d, holder, units, side):
     """The change of cost of writing d into open cell x: its distinct holders less one."""
     a = _unit_holder(holder, i, units, x, 0, side, d)
@@ -158,7 +160,7 @@ def cell_delta(i, x, d, holder, units, side):
     return opened - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def write_digit(i, x, d, grid, holder, oset, where, units, side):
     """Open cell x takes d: the holders of d in its units open first."""
     for k in range(3):
@@ -212,7 +214,7 @@ def fresh_trial(i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand,
     return s0, s1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _keep_best(i, grid, oset, best, best_f):
     """Chain i's grid becomes its best when it has fewer open cells."""
     size = int64(oset[i, 0])
