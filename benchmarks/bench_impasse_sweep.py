@@ -85,6 +85,12 @@ def moves_a_solve_text(runs: list[dict]) -> str:
     return f"{millions(moves / solves)} M" if solves else f"> {millions(moves)} M"
 
 
+def rate_text(runs: list[dict]) -> str:
+    """All runs' moves over all their seconds, in millions a second."""
+    rate = sum(r["moves"] for r in runs) / sum(r["seconds"] for r in runs) / 1e6
+    return f"{rate:.3g} M/s"
+
+
 def millions(x: float) -> str:
     """x to three figures, whole from 100 up with thousands separated."""
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
@@ -138,13 +144,13 @@ def render(result: dict) -> str:
         if several:
             lines += table_block(
                 f"### {side}x{side}, {cell['fill']} % filled: chains' moves a solve",
-                ("T", *names),
-                [(f"{row['temperature']:g}",
+                ("T", "moves a second", *names),
+                [(f"{row['temperature']:g}", rate_text(row["runs"]),
                   *(moves_a_solve_text([r for r in row["runs"] if r["instance"] == name])
                     for name in names))
                  for row in cell["rows"]],
                 "Moves of all the instance's runs (every chain's) over their solves; `> M`: "
-                "none solved in M moves.",
+                "none solved in M moves. Moves a second: all runs' moves over their seconds.",
             )  # fmt: skip
     return "\n".join(lines)
 

@@ -89,3 +89,9 @@ def test_moves_a_solve_is_all_runs_moves_over_their_solves():
     assert sweep.moves_a_solve_text(runs) == "8 M"
     assert sweep.moves_a_solve_text([dict(r, solved=False) for r in runs]) == "> 8 M"
     assert sweep.moves_a_solve_text([{"moves": 2_150_000_000, "solved": True}]) == "2,150 M"
+
+
+def test_the_rate_is_all_runs_moves_over_their_seconds():
+    """6 M moves in 1 s and 2 M in 1 s: 4 M moves a second."""
+    runs = [{"moves": 6_000_000, "seconds": 1.0}, {"moves": 2_000_000, "seconds": 1.0}]
+    assert sweep.rate_text(runs) == "4 M/s"
