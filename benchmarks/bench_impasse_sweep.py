@@ -78,8 +78,8 @@ def median_text(runs: list[dict]) -> str:
 
 
 def moves_a_solve_text(runs: list[dict]) -> str:
-    """All runs' moves (every chain's) over their solves, in millions: the moves a solve takes
-    were solving memoryless; `> M` where no run solved in M million moves."""
+    """All runs' moves (every chain's) over their solves, in millions: the mean moves to a
+    solve, were solving memoryless; `> M` where no run solved in M million moves."""
     moves = sum(r["moves"] for r in runs) / 1e6
     solves = sum(r["solved"] for r in runs)
     return f"{millions(moves / solves)} M" if solves else f"> {millions(moves)} M"
@@ -94,6 +94,11 @@ def rate_text(runs: list[dict]) -> str:
 def millions(x: float) -> str:
     """x to three figures, whole from 100 up with thousands separated."""
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def by_instance(runs: list[dict], names: list[str]) -> list[list[dict]]:
+    """The runs of each instance of `names`, in that order."""
+    return [[r for r in runs if r["instance"] == name] for name in names]
 
 
 def instance_text(runs: list[dict]) -> str:
@@ -132,8 +137,7 @@ def render(result: dict) -> str:
         names = list(dict.fromkeys(r["instance"] for r in cell["rows"][0]["runs"]))
         rows = [
             (f"{row['temperature']:g}", median_text(row["runs"]),
-             *(instance_text([r for r in row["runs"] if r["instance"] == name])
-               for name in names))
+             *map(instance_text, by_instance(row["runs"], names)))
             for row in cell["rows"]
         ]  # fmt: skip
         per = f" on each of {len(seeds)} chains' seeds" if several else ""
@@ -146,8 +150,7 @@ def render(result: dict) -> str:
                 f"### {side}x{side}, {cell['fill']} % filled: chains' moves a solve",
                 ("T", "moves a second", *names),
                 [(f"{row['temperature']:g}", rate_text(row["runs"]),
-                  *(moves_a_solve_text([r for r in row["runs"] if r["instance"] == name])
-                    for name in names))
+                  *map(moves_a_solve_text, by_instance(row["runs"], names)))
                  for row in cell["rows"]],
                 "Moves of all the instance's runs (every chain's) over their solves; `> M`: "
                 "none solved in M moves. Moves a second: all runs' moves over their seconds.",

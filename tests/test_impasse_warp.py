@@ -39,6 +39,13 @@ def xoroshiro(s0: int, s1: int) -> tuple[int, int, int]:
     return out, rotl(s0, 55) ^ s1 ^ ((s1 << 14) & mask), rotl(s1, 36)
 
 
+def warp_settings(chains, lanes: int = 32) -> Settings:
+    """--method impasse --backend cuda settings with these --chains (None: not given) and
+    --lanes."""
+    return Settings("sudoku", "impasse", "cuda", chains, 0, None, None, None, None, None, True,
+                    None, lanes=lanes)  # fmt: skip
+
+
 def test_each_lane_keeps_its_own_draw_of_the_chunk():
     """lane_draw steps the state over the chunk's draws whatever the lane, and lane j keeps the
     top 32 bits of draw j (0 past the chunk)."""
@@ -133,12 +140,8 @@ def test_the_warp_chains_of_a_puzzle_are_one_full_wave():
     assert impasse_solver.warp_chains(card, 7) == 132 * 8
     assert impasse_solver.warp_chains(card, 8) == 132 * 5
 
-    def settings(chains):
-        return Settings("sudoku", "impasse", "cuda", chains, 0, None, None, None, None, None,
-                        True, None, lanes=32)  # fmt: skip
-
-    assert impasse_solver.chains_of(settings(None), "cuda", 7, card) == 1_056
-    assert impasse_solver.chains_of(settings(5), "cuda", 7, card) == 5
+    assert impasse_solver.chains_of(warp_settings(None), "cuda", 7, card) == 1_056
+    assert impasse_solver.chains_of(warp_settings(5), "cuda", 7, card) == 5
 
 
 def test_the_card_is_read_only_where_a_wave_sizes_the_chains(monkeypatch):
@@ -149,15 +152,11 @@ def test_the_card_is_read_only_where_a_wave_sizes_the_chains(monkeypatch):
     reads = []
     monkeypatch.setattr(plan, "resolve_card", lambda name: reads.append(name) or "card")
 
-    def settings(chains, lanes):
-        return Settings("sudoku", "impasse", "cuda", chains, 0, None, None, None, None, None,
-                        True, None, lanes=lanes)  # fmt: skip
-
-    assert impasse_solver.wave_card(settings(None, 32), "cuda", 32) == "card"
+    assert impasse_solver.wave_card(warp_settings(None), "cuda", 32) == "card"
     assert reads == [None]
-    assert impasse_solver.wave_card(settings(5, 32), "cuda", 32) is None
-    assert impasse_solver.wave_card(settings(None, 1), "cuda", 1) is None
-    assert impasse_solver.wave_card(settings(None, 32), "cpu", 1) is None
+    assert impasse_solver.wave_card(warp_settings(5), "cuda", 32) is None
+    assert impasse_solver.wave_card(warp_settings(None, 1), "cuda", 1) is None
+    assert impasse_solver.wave_card(warp_settings(None), "cpu", 1) is None
     assert reads == [None]
 
 
