@@ -13,7 +13,9 @@ candidates at random (the mean of 1 / candidates over the free cells).
 
 A near-solution (a few open cells) that agrees with the planted grid on most cells could be
 finished by a local repair or by fixing what the chains agree on; one that agrees on few is a
-different, distant grid.
+different, distant grid. A solved run that differs from the planted grid found another solution
+(an instance keeps ceil(f N^2 / 100) cells of its grid, not always a unique puzzle): solutions
+seen counts the distinct grids among the planted one and the solved runs'.
 
 Glossary (as in cpu_reference.sudoku.impasse): free, the cells deduction leaves blank; run, one
 chain on one chains' seed.
@@ -34,7 +36,7 @@ import numpy as np
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
-from benchmarks.tables import add_out_arguments, made_sentence, rerender, table_block
+from benchmarks.tables import add_out_arguments, made_sentence, rerender, seed_list, table_block
 from benchmarks.tables import write_results as write_files
 from cpu_reference.sudoku.impasse import compile_chains, impasse_solve, impasse_tables
 from gpu_anneal.impasse_solver import temperature_at
@@ -77,6 +79,20 @@ def measure_instance(inst, temperature: float, limit: float, chain_seeds: list[i
             "runs": runs, "apart": apart(grids, free)}  # fmt: skip
 
 
+def solutions_seen(entry: dict) -> int:
+    """The distinct solutions among the planted grid and the solved runs' best grids (a solved
+    run fills every free cell: it is the planted grid where it differs nowhere, and two solved
+    runs are one grid where they are nowhere apart)."""
+    runs = entry["runs"]
+    pairs = dict(zip(itertools.combinations(range(len(runs)), 2), entry["apart"], strict=True))
+    others: list[int] = []  # one solved run of each solution other than the planted grid
+    for i, run in enumerate(runs):
+        if run["status"] == "solved" and run["differ"] > 0:
+            if all(pairs[(j, i)] > 0 for j in others):
+                others.append(i)
+    return 1 + len(others)
+
+
 def percent(part: float, whole: float) -> str:
     """part / whole as a whole percentage."""
     return f"{100 * part / whole:.0f} %"
@@ -90,7 +106,7 @@ def render(result: dict) -> str:
              f"chain at T {result['temperature']:g} for {result['limit']:g} s on each chains' "
              "seed; the free cells deduction leaves (module docstring).", ""]  # fmt: skip
     header = ("instance", "free", "run (seed: status, open)", "agree with the planted grid",
-              "differ from it", "chance", "runs' best grids apart")  # fmt: skip
+              "differ from it", "chance", "runs' best grids apart", "solutions seen")  # fmt: skip
     rows = []
     for e in result["instances"]:
         for k, r in enumerate(e["runs"]):
@@ -103,10 +119,12 @@ def render(result: dict) -> str:
                 f"{r['differ']} ({percent(r['differ'], e['free'])})",
                 percent(e["chance"], 1) if first else "",
                 mean_apart if first and e["apart"] else "",
+                str(solutions_seen(e)) if first else "",
             ))  # fmt: skip
     tail = ("Agree, differ: the free cells a run's best grid fills as the planted grid does, and "
             "otherwise. Apart: the mean over pairs of runs of the free cells their best grids "
-            "fill differently.")  # fmt: skip
+            "fill differently. Solutions seen: the planted grid and the solved runs' other "
+            "solutions (module docstring).")  # fmt: skip
     lines += table_block("## Runs", header, rows, tail)
     return "\n".join(lines)
 
@@ -119,17 +137,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=5)
     ap.add_argument("--seed", type=int, default=1, help="instances' seed (1: bench_frontier's)")
     ap.add_argument("--limit", type=float, default=20.0, help="seconds a run")
-    ap.add_argument("--chain-seeds", default="1,2,3,4", help="chains' seeds, comma-separated")
+    ap.add_argument(
+        "--chain-seeds", type=seed_list, default="1,2,3,4", help="chains' seeds, comma-separated"
+    )
     ap.add_argument("--temperature", type=float, default=None)
     add_out_arguments(ap, results("tuning") / "frontier_overlap")
     args = ap.parse_args(argv)
     if args.render:
         rerender(args.out, render)
         return 0
-    try:
-        chain_seeds = [int(x) for x in args.chain_seeds.split(",")]
-    except ValueError:
-        ap.error(f"--chain-seeds {args.chain_seeds!r}: expected integers, comma-separated")
+    chain_seeds = args.chain_seeds
     if not 2 <= args.order <= 8 or args.count < 1 or args.limit <= 0:
         ap.error("--order 2..8, --count 1 or more, --limit above 0")
     temperature = args.temperature or temperature_at(args.order, args.fill)

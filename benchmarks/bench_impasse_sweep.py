@@ -35,6 +35,7 @@ from benchmarks.tables import (
     made_sentence,
     rerender,
     secs,
+    seed_list,
     table_block,
     write_results,
 )
@@ -166,7 +167,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=2, help="instances' seed")
     ap.add_argument("--limit", type=float, default=60.0, help="seconds an instance")
     ap.add_argument("--chains", type=int, default=2)
-    ap.add_argument("--chain-seeds", default="1", help="chains' seeds, comma-separated")
+    ap.add_argument(
+        "--chain-seeds", type=seed_list, default="1", help="chains' seeds, comma-separated"
+    )
     ap.add_argument("--probe", action="store_true", help="probe every candidate before chains")
     add_out_arguments(ap, OUT)
     args = ap.parse_args(argv)
@@ -177,10 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         cells = parse_cells(args.cells)
     except ValueError as exc:
         ap.error(str(exc))
-    try:
-        chain_seeds = [int(x) for x in args.chain_seeds.split(",")]
-    except ValueError:
-        ap.error(f"--chain-seeds {args.chain_seeds!r}: expected integers, comma-separated")
+    chain_seeds = args.chain_seeds
     if args.count < 1 or args.limit <= 0 or args.chains < 1:
         ap.error("--count and --chains must be 1 or more, --limit above 0")
     facts = machine()

@@ -64,6 +64,15 @@ def out_path(text: str) -> str:
     return text
 
 
+def seed_list(text: str) -> list[int]:
+    """A comma-separated list of seeds (--chain-seeds' value) as integers; argparse reports a
+    refusal in one line."""
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected integers, comma-separated") from None
+
+
 def add_out_arguments(ap, default) -> None:
     """The results arguments of a benchmark: --out (path without suffix) and --render."""
     ap.add_argument(

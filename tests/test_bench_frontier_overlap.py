@@ -47,3 +47,18 @@ def test_a_run_accounts_for_every_free_cell_of_every_run(tmp_path):
         assert run["status"] != "solved" or run["open"] == 0
     report = out.with_suffix(".md").read_text()
     assert "1: " in report and "2: " in report and entry["instance"] in report
+
+
+def test_solutions_seen_counts_the_planted_grid_and_each_other_solution_once():
+    """Four runs: a solved one equal to the planted grid, two solved ones on the same other
+    grid, one unsolved: two solutions seen; with the two others apart, three."""
+
+    def run(status: str, differ: int) -> dict:
+        return {"status": status, "differ": differ, "open": 0 if status == "solved" else 2}
+
+    runs = [run("solved", 0), run("solved", 40), run("solved", 40), run("unsolved", 30)]
+    # pairs in order (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
+    same = {"runs": runs, "apart": [40, 40, 30, 0, 35, 35]}
+    assert bo.solutions_seen(same) == 2
+    assert bo.solutions_seen({**same, "apart": [40, 40, 30, 12, 35, 35]}) == 3
+    assert bo.solutions_seen({"runs": runs[3:], "apart": []}) == 1

@@ -57,7 +57,7 @@ def test_chain_seeds_that_are_not_integers_are_refused(capsys):
     """--chain-seeds 1,x stops with a one-line usage error naming the flag."""
     with pytest.raises(SystemExit) as stop:
         sweep.main(["--chain-seeds", "1,x"])
-    assert stop.value.code == 2 and "--chain-seeds '1,x'" in capsys.readouterr().err
+    assert stop.value.code == 2 and "argument --chain-seeds: '1,x'" in capsys.readouterr().err
 
 
 def test_probe_probes_before_the_chains_and_the_report_says_so(tmp_path, monkeypatch):
