@@ -72,16 +72,14 @@ def race(
 def measure_beside_default(args, name: str, settings: list[str], solve) -> dict:
     """The default technique (unless args.default is false) and `name SETTING` for each setting
     on every instance of (args.order, args.fill, args.count, args.seed), one at a time.
-    solve(cells, order, setting, chains, limit, seed) gives an outcome; it runs once on the
-    first instance for 0.1 s before any clock, so that its code is compiled. The command
-    recorded is `python -m benchmarks.bench_frontier_NAME` with this run's flags."""
+    solve(cells, order, setting, chains, limit, seed) gives an outcome; settings_checked has
+    run each setting first (its code compiled). The command recorded is `python -m
+    benchmarks.bench_frontier_NAME` with this run's flags."""
     facts = machine()  # the load average before the run
     instances = make_instances([args.order], [args.fill], args.count, args.seed)
     methods = (["default"] if args.default else []) + [f"{name} {s}" for s in settings]
     seed = chains_seed(args)
     engine = default_engine(seed)
-    if methods != ["default"]:
-        solve(instances[0].cells, instances[0].order, settings[0], 1, 0.1, 0)
 
     def run(method: str, index: int, inst) -> dict:
         if method == "default":
@@ -92,6 +90,18 @@ def measure_beside_default(args, name: str, settings: list[str], solve) -> dict:
     table = method_tables(methods, instances, args.limit, run)
     command = f"python -m benchmarks.bench_frontier_{name} " + " ".join(sys.argv[1:])
     return {"machine": facts, "args": vars(args), "table": table, "command": command}
+
+
+def settings_checked(args, name: str, form: str, settings: list[str], solve) -> None:
+    """Each setting run once on the first instance of the run, one chain for 0.1 s, before any
+    clock: its code compiled, and a setting solve refuses (a ValueError) refused again as
+    ValueError('--NAME SETTING: expected FORM') before anything is measured."""
+    first = make_instances([args.order], [args.fill], 1, args.seed)[0]
+    for setting in settings:
+        try:
+            solve(first.cells, first.order, setting, 1, 0.1, 0)
+        except ValueError:
+            raise ValueError(f"--{name} {setting!r}: expected {form}") from None
 
 
 def chains_seed(args) -> int:
@@ -198,7 +208,8 @@ def experiment_main(doc: str, name: str, form: str, defaults, solve, render) -> 
     """The command line of a frontier experiment (benchmarks/bench_frontier_NAME.py): the
     instance options, --chains, --NAME FORM (repeatable; `defaults` when none is given),
     --no-default, --chain-seed, --out (default: results/tuning/frontier_NAME_{N}x{N}_{fill});
-    measure_beside_default with solve, then the results files written with render."""
+    a flag or setting out of range refused in one usage line (settings_checked), then
+    measure_beside_default with solve and the results files written with render."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     instance_arguments(ap)
     ap.add_argument("--chains", type=int, default=2, help=f"{name} chains, one thread each")
@@ -210,4 +221,10 @@ def experiment_main(doc: str, name: str, form: str, defaults, solve, render) -> 
     size = f"{args.order**2}x{args.order**2}"
     out = Path(args.out or results("tuning") / f"frontier_{name}_{size}_{args.fill}")
     settings = getattr(args, name) or list(defaults)
+    if not 2 <= args.order <= 8 or args.count < 1 or args.limit <= 0 or args.chains < 1:
+        ap.error("--order 2..8, --count and --chains 1 or more, --limit above 0")
+    try:
+        settings_checked(args, name, form, settings, solve)
+    except ValueError as exc:
+        ap.error(str(exc))
     write_results(out, measure_beside_default(args, name, settings, solve), render)

@@ -127,3 +127,29 @@ def test_the_chains_seed_is_their_own_where_given_and_the_report_names_it():
     assert "chains' seed" not in bt.render(result)
     result["args"]["chain_seed"] = 13
     assert "Instances: seed 1, 5 of them, chains' seed 13." in bt.render(result)
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--tabu", "5:0.3"], "L_RAND:LAMBDA:STALL"),
+        (["--tabu", "5:0.3:100", "--tabu", "x:0.3:100"], "L_RAND:LAMBDA:STALL"),
+        (["--count", "0"], "--count and --chains 1 or more"),
+        (["--order", "9"], "--order 2..8"),
+    ],
+    ids=["short", "second", "count", "order"],
+)
+def test_an_experiment_refuses_a_bad_flag_or_setting_in_one_line_before_measuring(
+    monkeypatch, capsys, tmp_path, flags, named
+):
+    """experiment_main stops with a usage error naming what is wrong, every setting checked
+    before any instance is measured: no results file is written."""
+    out = tmp_path / "run"
+    argv = ["bench_frontier_tabu", "--order", "3", "--count", "1", "--limit", "1",
+            "--no-default", "--out", str(out), *flags]  # fmt: skip
+    monkeypatch.setattr("sys.argv", argv)
+    with pytest.raises(SystemExit) as stop:
+        bt.main()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and named in err[-1] and "Traceback" not in "\n".join(err)
+    assert not out.with_suffix(".json").exists()
