@@ -284,12 +284,23 @@ def impasse_slice(
     states[i, 1] = s1
 
 
+# impasse_slice compiled once more to be inlined into the CPU runner's parallel loop: called,
+# the loop's body passes its 18 arguments a chain and the slice's loop compiles apart from it
+_inlined_slice = njit(cache=True, inline="always")(impasse_slice.py_func)
+
+
 @njit(parallel=True, cache=True, nogil=True)
-def run_impasse_cpu(states, *args):
-    """One slice on every chain, one chain per prange iteration (`args`: impasse_slice's
-    after states)."""
+def run_impasse_cpu(
+    states, best, best_f, solved, grid, holder, oset, where, counts, weights,
+    filled, free, cand, ncand, units, side, slice_moves, trial_moves,
+):  # fmt: skip
+    """One slice on every chain, one chain per prange iteration (impasse_slice's arguments
+    after i)."""
     for i in prange(states.shape[0]):
-        impasse_slice(i, states, *args)
+        _inlined_slice(
+            i, states, best, best_f, solved, grid, holder, oset, where, counts, weights,
+            filled, free, cand, ncand, units, side, slice_moves, trial_moves,
+        )  # fmt: skip
 
 
 # the state arrays' types: a digit (1..N, N <= 64) fits a byte; a cell (< 4,096) or -1 an int16
