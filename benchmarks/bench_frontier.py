@@ -8,7 +8,9 @@
 Instances: `--count` per order and fill, made Lewis-style from `--seed`
 (benchmarks/frontier_instances.py: a random solved grid, ceil(f x N^2 / 100) cells kept at
 random), written as Lloyd & Amos instance files to `--instances` (benchmarks/data/frontier by
-default; `inst{N}x{N}_{f}_{k}.txt`). Orders may be given as 6 or as 36x36.
+default; `inst{N}x{N}_{f}_{k}.txt`). Every seed names its instances alike, so a run whose
+folder holds another instance under one of its names stops before it starts, in one line naming
+the file (give another seed another folder). Orders may be given as 6 or as 36x36.
 
 Solvers, each on every instance under the same limit (`--limit` seconds, or ORDER:SECONDS per
 order), one process at a time, each in its own process with a hard timeout of the limit plus
@@ -66,7 +68,12 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks import paths
-from benchmarks.frontier_instances import Instance, make_instances, write_lloyd_amos
+from benchmarks.frontier_instances import (
+    Instance,
+    lloyd_amos_text,
+    make_instances,
+    write_lloyd_amos,
+)
 from benchmarks.frontier_peers import PACKAGES
 from benchmarks.machine import machine, made_by
 from benchmarks.tables import add_out_arguments, rerender, secs, write_results
@@ -453,7 +460,25 @@ def parse_args(argv: list[str] | None):
         ap.error("--fills: a fill is a percentage 0..100")
     if args.count < 1 or any(x <= 0 for x in args.limits.values()) or args.grace < 0:
         ap.error("--count and --limit must be positive, --grace not negative")
+    clash = instance_clash(args)
+    if clash:
+        ap.error(clash)
     return args
+
+
+def instance_clash(args) -> str | None:
+    """Where a file of --instances already holds another instance under the name of one this
+    run makes (another seed's: every seed names its instances alike), the line that says so;
+    else None. A run writes its instances there, and would replace that file."""
+    for order in args.order_list:
+        for inst in make_instances([order], args.fill_list, args.count, args.seed):
+            path = Path(args.instances) / f"{inst.name}.txt"
+            if path.exists() and path.read_text() != lloyd_amos_text(inst.order, inst.cells):
+                return (
+                    f"--instances: {path} holds another instance than {inst.name} of "
+                    f"--seed {args.seed}; give another folder for this seed's files"
+                )
+    return None
 
 
 def solve_all(args, result: dict, save) -> None:

@@ -146,6 +146,25 @@ def test_bad_options_exit_with_one_line(argv, fault, capsys):
     assert fault in capsys.readouterr().err.strip().splitlines()[-1]
 
 
+def test_another_seeds_instance_under_the_same_name_is_kept_and_named(tmp_path, capsys):
+    """A folder holding seed 2's 16x16 instance under the name seed 1 gives it: the run stops
+    in one line naming the file and the seed, and the file is kept; the same instance's file
+    is no clash."""
+    folder = tmp_path / "inst"
+    folder.mkdir()
+    other = make_instances([4], [45], 1, 2)[0]
+    path = folder / f"{other.name}.txt"
+    text = lloyd_amos_text(4, other.cells)
+    path.write_text(text)
+    argv = ["--orders", "16x16", "--fills", "45", "--count", "1", "--instances", str(folder)]
+    with pytest.raises(SystemExit) as e:
+        bf.main([*argv, "--seed", "1", "--out", str(tmp_path / "out")])
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert e.value.code == 2 and str(path) in line and "--seed 1" in line
+    assert path.read_text() == text
+    assert bf.instance_clash(bf.parse_args([*argv, "--seed", "2"])) is None
+
+
 def run_bench(tmp_path, *args) -> dict:
     """bench_frontier on tmp_path; its results JSON, after checking the .md was written."""
     out = tmp_path / "res" / "frontier" / "frontier"
