@@ -36,7 +36,7 @@ import numpy as np
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
-from benchmarks.tables import add_out_arguments, made_sentence, rerender, seed_list, table_block
+from benchmarks.tables import add_out_arguments, int_list, made_sentence, rerender, table_block
 from benchmarks.tables import write_results as write_files
 from cpu_reference.sudoku.impasse import compile_chains, impasse_solve, impasse_tables
 from gpu_anneal.impasse_solver import temperature_at
@@ -109,17 +109,19 @@ def render(result: dict) -> str:
               "differ from it", "chance", "runs' best grids apart", "solutions seen")  # fmt: skip
     rows = []
     for e in result["instances"]:
+        mean_apart = np.mean(e["apart"]) if e["apart"] else None  # none with a single run
+        apart_text = "" if mean_apart is None else (
+            f"{mean_apart:.0f} ({percent(mean_apart, e['free'])})")  # fmt: skip
+        # the instance's cells, on its first run's row alone
+        once = (e["instance"], str(e["free"]), percent(e["chance"], 1), apart_text,
+                str(solutions_seen(e)))  # fmt: skip
         for k, r in enumerate(e["runs"]):
-            first = k == 0
-            mean_apart = f"{np.mean(e['apart']):.0f} ({percent(np.mean(e['apart']), e['free'])})"
+            name, free, chance_text, apart_cell, seen = once if k == 0 else ("",) * len(once)
             rows.append((
-                e["instance"] if first else "", str(e["free"]) if first else "",
-                f"{r['chain_seed']}: {r['status']}, {r['open']} open",
+                name, free, f"{r['chain_seed']}: {r['status']}, {r['open']} open",
                 f"{r['agree']} ({percent(r['agree'], e['free'])})",
                 f"{r['differ']} ({percent(r['differ'], e['free'])})",
-                percent(e["chance"], 1) if first else "",
-                mean_apart if first and e["apart"] else "",
-                str(solutions_seen(e)) if first else "",
+                chance_text, apart_cell, seen,
             ))  # fmt: skip
     tail = ("Agree, differ: the free cells a run's best grid fills as the planted grid does, and "
             "otherwise. Apart: the mean over pairs of runs of the free cells their best grids "
@@ -138,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="instances' seed (1: bench_frontier's)")
     ap.add_argument("--limit", type=float, default=20.0, help="seconds a run")
     ap.add_argument(
-        "--chain-seeds", type=seed_list, default="1,2,3,4", help="chains' seeds, comma-separated"
+        "--chain-seeds", type=int_list, default="1,2,3,4", help="chains' seeds, comma-separated"
     )
     ap.add_argument("--temperature", type=float, default=None)
     add_out_arguments(ap, results("tuning") / "frontier_overlap")
@@ -146,19 +148,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.render:
         rerender(args.out, render)
         return 0
-    chain_seeds = args.chain_seeds
     if not 2 <= args.order <= 8 or args.count < 1 or args.limit <= 0:
         ap.error("--order 2..8, --count 1 or more, --limit above 0")
     temperature = args.temperature or temperature_at(args.order, args.fill)
     facts = machine()
     compile_chains()
     instances = make_instances([args.order], [args.fill], args.count, args.seed)
-    measured = [measure_instance(inst, temperature, args.limit, chain_seeds)
+    measured = [measure_instance(inst, temperature, args.limit, args.chain_seeds)
                 for inst in instances]  # fmt: skip
     result = {
         **made_by("bench_frontier_overlap", argv), "machine": facts, "order": args.order,
         "fill": args.fill, "seed": args.seed, "limit": args.limit, "temperature": temperature,
-        "chain_seeds": chain_seeds, "instances": measured,
+        "chain_seeds": args.chain_seeds, "instances": measured,
     }  # fmt: skip
     write_files(args.out, result, render)
     return 0

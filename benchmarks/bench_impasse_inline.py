@@ -31,7 +31,7 @@ from benchmarks.bench_impasse_rate import TEMPERATURE
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
-from benchmarks.tables import add_out_arguments, made_sentence, rerender, table_block
+from benchmarks.tables import add_out_arguments, int_list, made_sentence, rerender, table_block
 from benchmarks.tables import write_results as write_files
 from cpu_reference.sudoku import impasse
 
@@ -100,7 +100,7 @@ def render(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Parse the flags, compare the runners at each chain count, write the results files."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--chains", default="1,2", help="chain counts, comma-separated")
+    ap.add_argument("--chains", type=int_list, default="1,2", help="chain counts, comma-separated")
     ap.add_argument("--reps", type=int, default=8)
     ap.add_argument("--slices", type=int, default=40)
     ap.add_argument("--moves", type=int, default=200_000, help="moves a chain a slice")
@@ -113,11 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.render:
         rerender(args.out, render)
         return 0
-    try:
-        counts = [int(c) for c in args.chains.split(",")]
-    except ValueError:
-        ap.error(f"--chains {args.chains!r}: expected integers, comma-separated")
-    if min(counts) < 1 or min(args.reps, args.slices, args.moves) < 1:
+    if min(args.chains) < 1 or min(args.reps, args.slices, args.moves) < 1:
         ap.error("--chains, --reps, --slices and --moves must be 1 or more")
     if not 2 <= args.order <= 8 or args.k < 0:
         ap.error("--order 2..8, --k 0 or more")
@@ -126,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     tables = impasse.impasse_tables(np.asarray(inst.cells, np.uint8), args.order)
     if tables is None:
         ap.error(f"{inst.name}: deduction finds no solution")
-    rows = [compare(tables, args.order, c, args.reps, args.slices, args.moves) for c in counts]
+    rows = [compare(tables, args.order, c, args.reps, args.slices, args.moves) for c in args.chains]
     settings = {k: vars(args)[k] for k in ("reps", "slices", "moves")}
     result = {**made_by("bench_impasse_inline", argv), "machine": facts, "instance": inst.name,
               "args": settings, "rows": rows}  # fmt: skip

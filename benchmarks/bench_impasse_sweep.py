@@ -32,10 +32,10 @@ from benchmarks.paths import results
 from benchmarks.probing import probing_deduction
 from benchmarks.tables import (
     add_out_arguments,
+    int_list,
     made_sentence,
     rerender,
     secs,
-    seed_list,
     table_block,
     write_results,
 )
@@ -168,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=float, default=60.0, help="seconds an instance")
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument(
-        "--chain-seeds", type=seed_list, default="1", help="chains' seeds, comma-separated"
+        "--chain-seeds", type=int_list, default="1", help="chains' seeds, comma-separated"
     )
     ap.add_argument("--probe", action="store_true", help="probe every candidate before chains")
     add_out_arguments(ap, OUT)
@@ -180,16 +180,15 @@ def main(argv: list[str] | None = None) -> int:
         cells = parse_cells(args.cells)
     except ValueError as exc:
         ap.error(str(exc))
-    chain_seeds = args.chain_seeds
     if args.count < 1 or args.limit <= 0 or args.chains < 1:
         ap.error("--count and --chains must be 1 or more, --limit above 0")
     facts = machine()
     compile_chains()
     with probing_deduction() if args.probe else nullcontext():
-        out_cells = [run_cell(cell, args, chain_seeds) for cell in cells]
+        out_cells = [run_cell(cell, args, args.chain_seeds) for cell in cells]
     result = {
         **made_by("bench_impasse_sweep", argv), "machine": facts, "seed": args.seed,
-        "chains": args.chains, "chain_seeds": chain_seeds, "limit": args.limit,
+        "chains": args.chains, "chain_seeds": args.chain_seeds, "limit": args.limit,
         "probe": args.probe, "cells": out_cells,
     }  # fmt: skip
     write_results(args.out, result, render)

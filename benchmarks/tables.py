@@ -64,9 +64,9 @@ def out_path(text: str) -> str:
     return text
 
 
-def seed_list(text: str) -> list[int]:
-    """A comma-separated list of seeds (--chain-seeds' value) as integers; argparse reports a
-    refusal in one line."""
+def int_list(text: str) -> list[int]:
+    """A comma-separated list of integers (an argparse type, e.g. --chain-seeds or --chains);
+    argparse reports a refusal in one line."""
     try:
         return [int(x) for x in text.split(",")]
     except ValueError:

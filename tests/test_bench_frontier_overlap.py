@@ -62,3 +62,14 @@ def test_solutions_seen_counts_the_planted_grid_and_each_other_solution_once():
     assert bo.solutions_seen(same) == 2
     assert bo.solutions_seen({**same, "apart": [40, 40, 30, 12, 35, 35]}) == 3
     assert bo.solutions_seen({"runs": runs[3:], "apart": []}) == 1
+
+
+def test_a_single_run_renders_without_a_pair_to_compare(recwarn):
+    """One chains' seed: no pair of runs, so the apart cell is empty and nothing warns."""
+    run = {"chain_seed": 1, "status": "unsolved", "open": 2, "agree": 40, "differ": 58}
+    entry = {"instance": "inst16x16_45_0", "free": 100, "chance": 0.25, "apart": [],
+             "runs": [run]}  # fmt: skip
+    result = {"command": "c", "commit": "x", "machine": {}, "order": 4, "fill": 45, "seed": 1,
+              "limit": 1.0, "temperature": 0.3, "instances": [entry]}  # fmt: skip
+    row = [line for line in bo.render(result).splitlines() if "inst16x16_45_0" in line][0]
+    assert row.endswith("| 25 % |  | 1 |") and not recwarn.list
