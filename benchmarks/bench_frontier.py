@@ -53,6 +53,7 @@ different limits; each run's command and machine are kept.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import math
@@ -466,12 +467,19 @@ def parse_args(argv: list[str] | None):
     return args
 
 
+@functools.cache
+def order_instances(order: int, fills: tuple[int, ...], count: int, seed: int) -> list:
+    """make_instances of one order, made once a run: the clash check and the solving read the
+    same instances."""
+    return make_instances([order], list(fills), count, seed)
+
+
 def instance_clash(args) -> str | None:
     """Where a file of --instances already holds another instance under the name of one this
     run makes (another seed's: every seed names its instances alike), the line that says so;
     else None. A run writes its instances there, and would replace that file."""
     for order in args.order_list:
-        for inst in make_instances([order], args.fill_list, args.count, args.seed):
+        for inst in order_instances(order, tuple(args.fill_list), args.count, args.seed):
             path = Path(args.instances) / f"{inst.name}.txt"
             if path.exists() and path.read_text() != lloyd_amos_text(inst.order, inst.cells):
                 return (
@@ -486,7 +494,7 @@ def solve_all(args, result: dict, save) -> None:
     save(result) after each."""
     run = len(result["runs"]) - 1
     for order in args.order_list:
-        instances = make_instances([order], args.fill_list, args.count, args.seed)
+        instances = order_instances(order, tuple(args.fill_list), args.count, args.seed)
         Path(args.instances).mkdir(parents=True, exist_ok=True)
         for inst in instances:
             write_lloyd_amos(Path(args.instances) / f"{inst.name}.txt", inst.order, inst.cells)
