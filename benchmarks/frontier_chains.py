@@ -69,14 +69,14 @@ def race(
     }
 
 
-def measure_beside_default(args, name: str, settings: list[str], solve) -> dict:
+def measure_beside_default(args, name: str, settings: list[str], solve, instances) -> dict:
     """The default technique (unless args.default is false) and `name SETTING` for each setting
-    on every instance of (args.order, args.fill, args.count, args.seed), one at a time.
+    on every instance of `instances` (make_instances of args.order, args.fill, args.count and
+    args.seed), one at a time.
     solve(cells, order, setting, chains, limit, seed) gives an outcome; settings_checked has
     run each setting first (its code compiled). The command recorded is `python -m
     benchmarks.bench_frontier_NAME` with this run's flags."""
     facts = machine()  # the load average before the run
-    instances = make_instances([args.order], [args.fill], args.count, args.seed)
     methods = (["default"] if args.default else []) + [f"{name} {s}" for s in settings]
     seed = chains_seed(args)
     engine = default_engine(seed)
@@ -92,11 +92,10 @@ def measure_beside_default(args, name: str, settings: list[str], solve) -> dict:
     return {"machine": facts, "args": vars(args), "table": table, "command": command}
 
 
-def settings_checked(args, name: str, form: str, settings: list[str], solve) -> None:
-    """Each setting run once on the first instance of the run, one chain for 0.1 s, before any
-    clock: its code compiled, and a setting solve refuses (a ValueError) refused again as
-    ValueError('--NAME SETTING: expected FORM') before anything is measured."""
-    first = make_instances([args.order], [args.fill], 1, args.seed)[0]
+def settings_checked(name: str, form: str, settings: list[str], solve, first) -> None:
+    """Each setting run once on `first` (the run's first instance), one chain for 0.1 s,
+    before any clock: its code compiled, and a setting solve refuses (a ValueError) refused
+    again as ValueError('--NAME SETTING: expected FORM') before anything is measured."""
     for setting in settings:
         try:
             solve(first.cells, first.order, setting, 1, 0.1, 0)
@@ -223,8 +222,10 @@ def experiment_main(doc: str, name: str, form: str, defaults, solve, render) -> 
     settings = getattr(args, name) or list(defaults)
     if not 2 <= args.order <= 8 or args.count < 1 or args.limit <= 0 or args.chains < 1:
         ap.error("--order 2..8, --count and --chains 1 or more, --limit above 0")
+    instances = make_instances([args.order], [args.fill], args.count, args.seed)
     try:
-        settings_checked(args, name, form, settings, solve)
+        settings_checked(name, form, settings, solve, instances[0])
     except ValueError as exc:
         ap.error(str(exc))
-    write_results(out, measure_beside_default(args, name, settings, solve), render)
+    measured = measure_beside_default(args, name, settings, solve, instances)
+    write_results(out, measured, render)
