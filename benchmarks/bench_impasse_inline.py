@@ -27,8 +27,12 @@ import time
 import numpy as np
 from numba import njit, prange
 
-from benchmarks.bench_impasse_rate import TEMPERATURE
-from benchmarks.frontier_instances import make_instances
+from benchmarks.bench_impasse_rate import (
+    TEMPERATURE,
+    add_run_arguments,
+    check_run_arguments,
+    run_instance,
+)
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
 from benchmarks.tables import add_out_arguments, int_list, made_sentence, rerender, table_block
@@ -102,23 +106,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chains", type=int_list, default="1,2", help="chain counts, comma-separated")
     ap.add_argument("--reps", type=int, default=8)
-    ap.add_argument("--slices", type=int, default=40)
-    ap.add_argument("--moves", type=int, default=200_000, help="moves a chain a slice")
-    ap.add_argument("--order", type=int, default=6)
-    ap.add_argument("--fill", type=int, default=50)
-    ap.add_argument("--k", type=int, default=4, help="instance number")
-    ap.add_argument("--seed", type=int, default=1, help="instances' seed")
+    add_run_arguments(ap, slices=40, k=4)
     add_out_arguments(ap, OUT)
     args = ap.parse_args(argv)
     if args.render:
         rerender(args.out, render)
         return 0
-    if min(args.chains) < 1 or min(args.reps, args.slices, args.moves) < 1:
-        ap.error("--chains, --reps, --slices and --moves must be 1 or more")
-    if not 2 <= args.order <= 8 or args.k < 0:
-        ap.error("--order 2..8, --k 0 or more")
+    if min(args.chains) < 1 or args.reps < 1:
+        ap.error("--chains and --reps must be 1 or more")
+    check_run_arguments(ap, args)
     facts = machine()
-    inst = make_instances([args.order], [args.fill], args.k + 1, args.seed)[args.k]
+    inst = run_instance(args)
     tables = impasse.impasse_tables(np.asarray(inst.cells, np.uint8), args.order)
     if tables is None:
         ap.error(f"{inst.name}: deduction finds no solution")

@@ -119,17 +119,36 @@ def render(result: dict) -> str:
     return "\n".join([head, *table])
 
 
+def add_run_arguments(ap, slices: int = 5, k: int = 0) -> None:
+    """The flags that pick the instance and the run's length: --slices, --moves, --order,
+    --fill, --k, --seed (bench_frontier's instances)."""
+    ap.add_argument("--slices", type=int, default=slices)
+    ap.add_argument("--moves", type=int, default=200_000, help="moves a chain a slice")
+    ap.add_argument("--order", type=int, default=6)
+    ap.add_argument("--fill", type=int, default=50)
+    ap.add_argument("--k", type=int, default=k, help="which instance of the seed")
+    ap.add_argument("--seed", type=int, default=1, help="instances' seed (bench_frontier's)")
+
+
+def check_run_arguments(ap, args) -> None:
+    """add_run_arguments' flags in range, else one usage line (ap.error)."""
+    if args.slices < 1 or args.moves < 1 or args.k < 0:
+        ap.error("--slices and --moves must be 1 or more, --k 0 or more")
+    if not 2 <= args.order <= 8 or not 0 <= args.fill <= 100:
+        ap.error("--order must be 2..8, --fill a percentage")
+
+
+def run_instance(args):
+    """The instance add_run_arguments' flags pick (an Instance of benchmarks.frontier_instances)."""
+    return make_instances([args.order], [args.fill], args.k + 1, args.seed)[args.k]
+
+
 def parse_args(argv):
     """The command line; a bad value is one line and exit code 2."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="cpu", choices=("cpu", "cuda"))
     ap.add_argument("--chains", default="1,2", help="chain counts, e.g. 1024,4096,16384")
-    ap.add_argument("--slices", type=int, default=5)
-    ap.add_argument("--moves", type=int, default=200_000, help="moves a chain a slice")
-    ap.add_argument("--order", type=int, default=6)
-    ap.add_argument("--fill", type=int, default=50)
-    ap.add_argument("--k", type=int, default=0, help="which instance of the seed")
-    ap.add_argument("--seed", type=int, default=1, help="instances' seed (bench_frontier's)")
+    add_run_arguments(ap)
     ap.add_argument("--lanes", type=int, default=1, choices=(1, 32),
                     help="threads a chain on a card: 1, or 32 (a warp)")  # fmt: skip
     ap.add_argument("--warp-state", default="shared", choices=("shared", "global"),
@@ -141,10 +160,9 @@ def parse_args(argv):
         args.chain_list = [int(c) for c in args.chains.split(",")]
     except ValueError:
         ap.error(f"--chains {args.chains!r}: expected counts such as 1,2,4")
-    if min(args.chain_list) < 1 or args.slices < 1 or args.moves < 1 or args.k < 0:
-        ap.error("--chains, --slices and --moves must be 1 or more, --k 0 or more")
-    if not 2 <= args.order <= 8 or not 0 <= args.fill <= 100:
-        ap.error("--order must be 2..8, --fill a percentage")
+    if min(args.chain_list) < 1:
+        ap.error("--chains must be 1 or more")
+    check_run_arguments(ap, args)
     if args.lanes > 1 and args.backend != "cuda":
         ap.error("--lanes 32 runs on a card: give --backend cuda")
     if args.out in (None, "None"):
@@ -159,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         rerender(args.out, render)
         return 0
     facts = machine()
-    inst = make_instances([args.order], [args.fill], args.k + 1, args.seed)[args.k]
+    inst = run_instance(args)
     compile_s = compile_first(args.backend, args.lanes, args.order, args.warp_state)
     rows = []
     for chains in args.chain_list:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from benchmarks import bench_impasse_inline as bi
 from benchmarks.frontier_instances import make_instances
@@ -39,3 +40,16 @@ def test_a_run_reports_each_runner_and_the_ratio(tmp_path):
     ratio = np.mean(row["rates"]["slice inlined"]) / np.mean(row["rates"]["slice called"])
     report = out.with_suffix(".md").read_text()
     assert "| 2 |" in report and f"{ratio:.2f} |" in report
+
+
+@pytest.mark.parametrize(
+    ("bad", "named"),
+    [(["--chains", "1,x"], "--chains"), (["--reps", "0"], "--reps"), (["--order", "9"], "--order")],
+)
+def test_bad_values_stop_in_one_line_naming_the_flag(bad, named, capsys):
+    """A chain count that is not an integer, no repetition or an order past 8: exit 2, one
+    line naming the flag."""
+    with pytest.raises(SystemExit) as stop:
+        bi.main(bad)
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert stop.value.code == 2 and named in line
