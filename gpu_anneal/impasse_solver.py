@@ -47,12 +47,13 @@ METHOD = "impasse"
 # order -> ((fill below which, T), ..., (None, T)): the held temperature measured best at the
 # order for a puzzle's fill (its givens over its cells, in percent), by
 # benchmarks/bench_impasse_sweep.py on training instances (benchmarks/results/tuning/
-# impasse_sweep_*.md; 36x36 at 50 % also frontier_impasse_36x36_50_heat*.md); an order
-# without a row takes the nearest order's
+# impasse_sweep_*.md, below 40 % impasse_sweep_*_low.md and impasse_sweep_empty.md; 36x36 at
+# 50 % also frontier_impasse_36x36_50_heat*.md); an order without a row takes the nearest
+# order's. The sparser the grid, the colder: 36x36's 0.25 left an empty grid unsolved.
 TEMPERATURES = {
-    6: ((42.5, 0.25), (47.5, 0.29), (None, 0.32)),  # best at 40, 45 and 50 %
-    7: ((47.5, 0.25), (None, 0.27)),  # best at 45 and 50 %
-    8: ((None, 0.23),),  # measured at 45 % alone (0.21 and 0.23 solved; 49x49's 0.25 did not)
+    6: ((25, 0.21), (42.5, 0.25), (47.5, 0.29), (None, 0.32)),  # 0-20, 40, 45 and 50 %
+    7: ((25, 0.18), (35, 0.21), (42.5, 0.23), (47.5, 0.25), (None, 0.27)),  # 0-20, 30, ... 50 %
+    8: ((35, 0.18), (42.5, 0.21), (None, 0.23)),  # 0-30, 40 and 45 %
 }
 CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given, a thread a chain
 # registers a thread of the warp kernel, its state rows in shared memory or in global memory:
