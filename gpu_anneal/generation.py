@@ -3,11 +3,11 @@
 Glossary:
     n, order   box side (2..8 here); N = n * n digits; cells = N * N
     G          number of grids in a call; i a grid index in 0..G-1
-    method     how full grids are made: "anneal", "permute" or "backtrack"
+    method     how full grids are made: "anneal", "permute", "backtrack" or "impasse"
     givens     uint8[G, cells] partly filled grids to complete (0 = blank), or None for empty grids
     Ti, Tf     first and last temperature of the emptying annealing; ``step`` its linear decrement
 
-Full grids, three ways (``generate_grids``):
+Full grids, four ways (``generate_grids``):
     anneal     Sirdey's annealing (``solve_batch``) with one chain per grid, thousands of grids per
                batch, on the CUDA card or on every CPU core. The schedule is ``GRID_SCHEDULE``:
                geometric cooling from T0 = 0.3 by a factor 0.98 per plateau of `cells` moves down
@@ -21,10 +21,15 @@ Full grids, three ways (``generate_grids``):
                sudoku_generate), restarted from a fresh fill when stuck; the stats say how often.
     backtrack  the exact solver with branch values in random order, restarted with a growing
                node budget.
+    impasse    the heat-bath chains on partial legal grids (cpu_reference.sudoku.impasse), held
+               at `solve`'s temperature for the order and the givens' fill, GRID_CHAINS a grid
+               on every CPU core, one grid after another; the first chain to solve in moves
+               gives the grid.
 Every grid is checked by ``verify_solution`` (against its givens); a grid that fails or was not
 found stays all zeros and is listed in ``stats["failed"]``. ``time_limit`` holds for every method:
 anneal's per batch (the pool's limit), permute's and backtrack's for the call (their batches run
-in a worker thread that a stop flag ends at the limit, or at Ctrl-C, which is then raised).
+in a worker thread that a stop flag ends at the limit, or at Ctrl-C, which is then raised;
+impasse's likewise, the flag read between slices of moves).
 
 Minimal puzzles (``minimize_grids``): the seed's annealing on the set of givens, then a greedy pass
 that removes every given still removable (cpu_reference.sudoku.minimize), on all cores.
@@ -50,7 +55,9 @@ from gpu_anneal import interrupts, phases, validate
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.sudoku_solver import solve_batch
 
-METHODS = ("anneal", "permute", "backtrack")
+METHODS = ("anneal", "permute", "backtrack", "impasse")
+# impasse: chains a grid, fixed so that a grid does not depend on the machine's cores
+GRID_CHAINS = 2
 GRID_T0 = 0.3
 GRID_RATIO = 0.98
 PERMUTE_MOVES = {"any": sg.MOVES_ANY, "row": sg.MOVES_ROW}
@@ -65,6 +72,7 @@ DEFAULT_TRIES = 4
 _PURPOSE_PERMUTE = 1
 _PURPOSE_BACKTRACK = 2
 _PURPOSE_MINIMIZE = 3
+_PURPOSE_IMPASSE = 4
 
 
 def grid_schedule(order: int) -> Schedule:
@@ -128,7 +136,8 @@ def generate_grids(
 
     ``givens`` (uint8[count, cells] or one row used for every grid) are kept: the method completes
     them. Without givens the grids start empty. Grid i depends only on (seed, method,
-    first_index + i) for permute and backtrack, and on the chain stream first_index + i for anneal.
+    first_index + i) for permute, backtrack and impasse, and on the chain stream first_index + i
+    for anneal.
     Failed grids are all zeros, their indices in ``stats["failed"]``. Options: ``time_limit``
     (seconds; anneal: per batch; None or 0: none), ``batch`` (anneal grids per solve_batch call),
     ``moves``,
@@ -156,6 +165,8 @@ def generate_grids(
         grids, stats = _permute(
             rows, order, seed, moves, patience, max_restarts, first_index, time_limit
         )
+    elif method == "impasse":
+        grids, stats = _impasse(rows, order, seed, first_index, time_limit)
     else:
         grids, stats = _backtrack(rows, order, seed, max_nodes, first_index, time_limit)
     failed = []
@@ -288,6 +299,44 @@ def _backtrack(rows, order, seed, max_nodes, first_index, time_limit=None):
         "node_budget_spent": int((counts == -1).sum()),
         "restarts": int(restarts.sum()),
         "nodes": int(nodes.sum()),
+        "time_limit_reached": stopped,
+    }
+    return grids, stats
+
+
+def _impasse(rows, order, seed, first_index, time_limit=None):
+    from cpu_reference.sudoku.impasse import compile_chains, impasse_solve
+    from gpu_anneal.impasse_solver import temperature_at
+
+    count = rows.shape[0]
+    grids = np.zeros_like(rows)
+    moves = np.zeros(count, dtype=np.int64)
+    no_solution = np.zeros(count, dtype=bool)
+    seeds = sg.grid_seeds(seed, _PURPOSE_IMPASSE, first_index, count)
+
+    def work(stop, part):
+        indices = range(count)[part]
+        if not indices:
+            compile_chains()
+            return
+        for i in indices:
+            if stop[0]:
+                return
+            fill = 100.0 * np.count_nonzero(rows[i]) / rows.shape[1]
+            raw = impasse_solve(
+                rows[i], order, GRID_CHAINS, int(seeds[i]), temperature_at(order, fill), None,
+                stop=lambda: stop[0] != 0,
+            )  # fmt: skip
+            moves[i] = raw["moves"]
+            no_solution[i] = raw["status"] == "no_solution"
+            if raw["status"] == "solved":
+                grids[i] = raw["grid"]
+
+    stopped = until_stopped(work, time_limit)
+    stats = {
+        "chains_a_grid": GRID_CHAINS,
+        "moves": int(moves.sum()),
+        "no_solution": int(no_solution.sum()),
         "time_limit_reached": stopped,
     }
     return grids, stats

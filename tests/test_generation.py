@@ -1,4 +1,5 @@
-"""Full grids (anneal, permute, backtrack), completion of givens, minimal puzzles, CLI faults.
+"""Full grids (anneal, permute, backtrack, impasse), completion of givens, minimal puzzles,
+CLI faults.
 
 Minimising uses step = 0.01 (85 annealing steps instead of the seed's 4,250) to stay fast; the
 greedy pass still makes every puzzle minimal, which is what these tests check.
@@ -61,12 +62,22 @@ def test_completes_givens(method):
         assert np.all(g[puzzle != 0] == puzzle[puzzle != 0])
 
 
-def test_impossible_givens_fail_cleanly():
+@pytest.mark.parametrize("method", ["backtrack", "impasse"])
+def test_impossible_givens_fail_cleanly(method):
     bad = np.zeros(16, dtype=np.uint8)
     bad[[0, 5]] = [1, 1]  # same box twice: no completion
-    grids, stats = gen.generate_grids(2, 1, "backtrack", seed=0, givens=bad)
+    grids, stats = gen.generate_grids(2, 1, method, seed=0, givens=bad)
     assert stats["failed"] == [0]
     assert not grids.any()
+
+
+def test_impasse_makes_a_64x64_grid_and_says_its_chains():
+    """The impasse chains fill an empty 64x64 grid (held at the order's temperature for an
+    empty grid); the stats say the chains a grid and their moves."""
+    grids, stats = gen.generate_grids(8, 1, "impasse", seed=3, time_limit=120)
+    assert stats["failed"] == [] and verify_solution(grids[0], 8) is None
+    assert stats["chains_a_grid"] == gen.GRID_CHAINS and stats["moves"] > 0
+    assert not stats["time_limit_reached"] and stats["no_solution"] == 0
 
 
 @pytest.fixture(scope="module")
@@ -111,7 +122,7 @@ def test_minimize_tries_keeps_best(grids9):
 
 
 def test_same_seed_same_grids():
-    for method in ("backtrack", "anneal"):
+    for method in ("backtrack", "anneal", "impasse"):
         a, _ = gen.generate_grids(3, 4, method, seed=4, backend="cpu")
         b, _ = gen.generate_grids(3, 4, method, seed=4, backend="cpu")
         assert np.array_equal(a, b)
