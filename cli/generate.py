@@ -64,6 +64,10 @@ SUDOKU_DEFAULTS = dict(
 # given: annealing filled neither of two empty 25x25 grids within 60 s on 2 cores, backtracking
 # makes hundreds a second (benchmarks/results/generation).
 BACKTRACK_FROM_ORDER = 5
+# From this order on, by the impasse chains instead: at 49x49 they made 2.3 times as many
+# grids a second as backtracking, at 64x64 51 times, while at 25x25 and 36x36 backtracking
+# made 1.4-1.6 times as many (benchmarks/results/generation/large_grids.md)
+IMPASSE_FROM_ORDER = 7
 # Emptying a grid of these orders into a minimal puzzle takes minutes a try: the CPU seconds one
 # try takes at least (25x25: `gpu-anneal minimize --order 5 --count 1 --tries 1` had not
 # finished after 109 s of CPU on a 2-core EPYC; 36x36 to 64x64 not measured, the 25x25 bound
@@ -80,7 +84,7 @@ def generate(
     count: Annotated[int, typer.Option(help="Grids (or puzzles); with --from: per puzzle")] = 1,
     method: Annotated[
         GridMethod | None,
-        typer.Option(help="[default: anneal; 25x25 and 36x36: backtrack]"),
+        typer.Option(help="[default: anneal; 25x25, 36x36: backtrack; 49x49, 64x64: impasse]"),
     ] = None,
     seed: Annotated[int, typer.Option(help=SEED_HELP)] = 0,
     backend: Annotated[
@@ -127,7 +131,7 @@ def generate(
     given = {name for name, v in sudoku_only.items() if v not in (None, False)}
     args = {k: SUDOKU_DEFAULTS.get(k) if v is None else v for k, v in sudoku_only.items()}
     if not given & {"method", "backend"} and (order or 3) >= BACKTRACK_FROM_ORDER:
-        args["method"] = "backtrack"  # annealing fills no such grid within the time limit
+        args["method"] = large_grid_method(order)  # annealing fills no such grid in time
     args.update(count=count, seed=seed, stats=stats, given=given)
     args.update(output=value(output), size=size, unique=unique, threads=threads, progress=progress)
     raise typer.Exit(guarded(run_generate, args))
@@ -181,7 +185,9 @@ def minimize(
     ] = 4,
     method: Annotated[
         GridMethod | None,
-        typer.Option(help="With --count: how grids are made  [default: backtrack]"),
+        typer.Option(
+            help="With --count: how grids are made  [default: backtrack; 49x49, 64x64: impasse]"
+        ),
     ] = None,
     backend: Annotated[
         Backend | None, typer.Option(help="With --count and anneal  [default: auto]")
@@ -198,6 +204,12 @@ def minimize(
         tries=tries, threads=threads, progress=progress,
     )  # fmt: skip
     raise typer.Exit(guarded(run_minimize, args))
+
+
+def large_grid_method(order: int) -> str:
+    """How full grids of this order (5 or more) are made unless --method is given: backtrack,
+    or from IMPASSE_FROM_ORDER on the impasse chains."""
+    return "impasse" if order >= IMPASSE_FROM_ORDER else "backtrack"
 
 
 def grid_text(cells, order: int, name: str) -> str:
@@ -414,7 +426,7 @@ def _grids_to_empty(args: dict) -> tuple[np.ndarray, int]:
         return grids, gen.check_order(order)
     order = gen.check_order(3 if order is None else order)
     validate.count(args["count"], order**4)
-    method = args["method"] or "backtrack"
+    method = args["method"] or large_grid_method(order)
     if args["backend"] is not None and method != "anneal":
         raise InputError(f"--backend applies to --method anneal, not {method}")
     grids, gstats = gen.generate_grids(

@@ -108,6 +108,7 @@ class GridMethod(str, Enum):
     anneal = "anneal"
     permute = "permute"
     backtrack = "backtrack"
+    impasse = "impasse"
 
 
 class PermuteMoves(str, Enum):

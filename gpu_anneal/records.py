@@ -77,7 +77,9 @@ class GridRecord(_Record):
         "The grid: one line of digits (1-9, then A-Z), or for 36x36 a tsv line "
         "name<TAB>6<TAB>comma-separated numbers"
     )
-    method: Literal["anneal", "permute", "backtrack"] = described("How the grid was made")
+    method: Literal["anneal", "permute", "backtrack", "impasse"] = described(
+        "How the grid was made"
+    )
     seed: int = described("Seed of the run (default 0): the same seed gives the same grids")
 
 

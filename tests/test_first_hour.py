@@ -363,6 +363,17 @@ def test_order_five_puzzles_default_to_backtracked_grids():
     assert record["method"] == "backtrack" and verify_solution(grid, 5) is None
 
 
+def test_order_eight_grids_default_to_the_impasse_chains():
+    """generate --order 8 fills its grid by the impasse chains unless --method is given
+    (backtracking took seconds to minutes a 64x64 grid: benchmarks/results/generation/
+    large_grids.md), a tsv line that `check` passes."""
+    result = invoke("generate", "--order", "8", "--count", "1", "--output", "jsonl")
+    assert result.exit_code == 0, result.output
+    (record,) = jsonl(result.stdout)
+    grid = parse_line(record["grid"])
+    assert record["method"] == "impasse" and verify_solution(grid, 8) is None
+
+
 @pytest.mark.parametrize("order", [5, 8])
 @pytest.mark.parametrize("command", [["generate", "--puzzles"], ["minimize", "--tries", "1"]])
 def test_slow_emptying_says_at_the_start_how_long_it_expects(monkeypatch, command, order):
