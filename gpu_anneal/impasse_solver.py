@@ -47,13 +47,16 @@ METHOD = "impasse"
 # order -> ((fill below which, T), ..., (None, T)): the held temperature measured best at the
 # order for a puzzle's fill (its givens over its cells, in percent), by
 # benchmarks/bench_impasse_sweep.py on training instances (benchmarks/results/tuning/
-# impasse_sweep_*.md, below 40 % impasse_sweep_*_low.md and impasse_sweep_empty.md; 36x36 at
-# 50 % also frontier_impasse_36x36_50_heat*.md); an order without a row takes the nearest
-# order's. The sparser the grid, the colder: 36x36's 0.25 left an empty grid unsolved.
+# impasse_sweep_*.md, below 40 % impasse_sweep_*_low.md and impasse_sweep_empty.md, above 50 %
+# impasse_sweep_*_high*.md; 36x36 at 50 % also frontier_impasse_36x36_50_heat*.md); an order
+# without a row takes the nearest order's. The fuller the grid, the warmer: 36x36's 0.25 left
+# an empty grid unsolved, and 64x64's 0.23 every training grid at 60 %.
 TEMPERATURES = {
     6: ((25, 0.21), (42.5, 0.25), (47.5, 0.29), (None, 0.32)),  # 0-20, 40, 45 and 50 %
-    7: ((25, 0.18), (35, 0.21), (42.5, 0.23), (47.5, 0.25), (None, 0.27)),  # 0-20, 30, ... 50 %
-    8: ((35, 0.18), (42.5, 0.21), (None, 0.23)),  # 0-30, 40 and 45 %
+    # 0-20, 30, 40, 45, 50 and 55 %
+    7: ((25, 0.18), (35, 0.21), (42.5, 0.23), (47.5, 0.25), (52.5, 0.27), (None, 0.29)),
+    # 0-30, 40, 45-50, 55 (the fewest open cells: none solved) and 60 %
+    8: ((35, 0.18), (42.5, 0.21), (52.5, 0.23), (57.5, 0.25), (None, 0.31)),
 }
 CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given, a thread a chain
 # registers a thread of the warp kernel, its state rows in shared memory or in global memory:
