@@ -23,7 +23,7 @@ Full grids, four ways (``generate_grids``):
                node budget.
     impasse    the heat-bath chains on partial legal grids (cpu_reference.sudoku.impasse), held
                at `solve`'s temperature for the order and the givens' fill, GRID_CHAINS a grid
-               on every CPU core, one grid after another; the first chain to solve in moves
+               (a CPU thread each), one grid after another; the first chain to solve in moves
                gives the grid.
 Every grid is checked by ``verify_solution`` (against its givens); a grid that fails or was not
 found stays all zeros and is listed in ``stats["failed"]``. ``time_limit`` holds for every method:

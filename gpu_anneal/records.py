@@ -74,8 +74,8 @@ class GridRecord(_Record):
 
     index: int = described("0-based grid index (with --from: puzzle i // count's completions)")
     grid: str = described(
-        "The grid: one line of digits (1-9, then A-Z), or for 36x36 a tsv line "
-        "name<TAB>6<TAB>comma-separated numbers"
+        "The grid: one line of digits (1-9, then A-Z), or from 36x36 up a tsv line "
+        "name<TAB>n<TAB>comma-separated numbers"
     )
     method: Literal["anneal", "permute", "backtrack", "impasse"] = described(
         "How the grid was made"
