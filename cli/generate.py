@@ -130,9 +130,8 @@ def generate(
         raise typer.Exit(guarded(_generate_grid_puzzles, *grid_args, value(output), stats))
     given = {name for name, v in sudoku_only.items() if v not in (None, False)}
     args = {k: SUDOKU_DEFAULTS.get(k) if v is None else v for k, v in sudoku_only.items()}
-    if not given & {"method", "backend"} and (order or 3) >= BACKTRACK_FROM_ORDER:
-        args["method"] = large_grid_method(order)  # annealing fills no such grid in time
     args.update(count=count, seed=seed, stats=stats, given=given)
+    args["method"] = grid_method(args, order or 3)  # --from's file may change it (its order)
     args.update(output=value(output), size=size, unique=unique, threads=threads, progress=progress)
     raise typer.Exit(guarded(run_generate, args))
 
@@ -204,6 +203,15 @@ def minimize(
         tries=tries, threads=threads, progress=progress,
     )  # fmt: skip
     raise typer.Exit(guarded(run_minimize, args))
+
+
+def grid_method(args: dict, order: int) -> str:
+    """How `generate` makes full grids of this order: --method, else with --backend anneal,
+    else from BACKTRACK_FROM_ORDER on large_grid_method's (annealing fills no such grid within
+    its time limit), else anneal."""
+    if args["given"] & {"method", "backend"} or order < BACKTRACK_FROM_ORDER:
+        return args["method"]
+    return large_grid_method(order)
 
 
 def large_grid_method(order: int) -> str:
@@ -336,6 +344,7 @@ def _generate_grids(args: dict) -> int:
         count = givens.shape[0]
     order = gen.check_order(3 if order is None else order)
     validate.count(count, order**4)
+    args["method"] = grid_method(args, order)  # the file's order where --order was not given
     progress = RunProgress(total=count, enabled=args["progress"], work="making grids",
                            noun="grids")  # fmt: skip
     with progress, messages_above(progress):

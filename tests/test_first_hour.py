@@ -374,6 +374,22 @@ def test_order_eight_grids_default_to_the_impasse_chains():
     assert record["method"] == "impasse" and verify_solution(grid, 8) is None
 
 
+def test_completing_a_large_file_takes_the_files_order_for_its_method(tmp_path):
+    """generate --from a 36x36 puzzle file, --order not given, completes it by backtracking
+    as --order 6 would (annealing completed neither grid within 20 s), each grid keeping the
+    puzzle's givens."""
+    shown = invoke("examples", "made-36x36")
+    assert shown.exit_code == 0, shown.output
+    path = write(tmp_path / "p36.txt", shown.stdout)
+    result = invoke("generate", "--from", path, "--count", "1", "--output", "jsonl")
+    assert result.exit_code == 0, result.output
+    records, puzzles = jsonl(result.stdout), list(iter_puzzles(path))
+    assert len(records) == len(puzzles) == 2
+    for record, puzzle in zip(records, puzzles, strict=True):
+        grid = parse_line(record["grid"])
+        assert record["method"] == "backtrack" and verify_solution(grid, 6, puzzle.cells) is None
+
+
 @pytest.mark.parametrize("order", [5, 8])
 @pytest.mark.parametrize("command", [["generate", "--puzzles"], ["minimize", "--tries", "1"]])
 def test_slow_emptying_says_at_the_start_how_long_it_expects(monkeypatch, command, order):
