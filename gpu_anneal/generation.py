@@ -306,7 +306,7 @@ def _backtrack(rows, order, seed, max_nodes, first_index, time_limit=None):
 
 def _impasse(rows, order, seed, first_index, time_limit=None):
     from cpu_reference.sudoku.impasse import compile_chains, impasse_solve
-    from gpu_anneal.impasse_solver import temperature_at
+    from gpu_anneal.impasse_solver import fill_of, temperature_at
 
     count = rows.shape[0]
     grids = np.zeros_like(rows)
@@ -322,9 +322,9 @@ def _impasse(rows, order, seed, first_index, time_limit=None):
         for i in indices:
             if stop[0]:
                 return
-            fill = 100.0 * np.count_nonzero(rows[i]) / rows.shape[1]
+            temperature = temperature_at(order, fill_of(rows[i]))
             raw = impasse_solve(
-                rows[i], order, GRID_CHAINS, int(seeds[i]), temperature_at(order, fill), None,
+                rows[i], order, GRID_CHAINS, int(seeds[i]), temperature, None,
                 stop=lambda: stop[0] != 0,
             )  # fmt: skip
             moves[i] = raw["moves"]

@@ -94,9 +94,9 @@ def temperature_text(order: int, given: float | None) -> str:
     return "T = " + ", ".join([*parts, f"else {bands[-1][1]:g}" if parts else f"{bands[-1][1]:g}"])
 
 
-def fill_of(item: Item) -> float:
-    """The percent of the item's cells given."""
-    cells = np.asarray(item.puzzle)
+def fill_of(cells) -> float:
+    """The percent of a Sudoku's cells given (not 0)."""
+    cells = np.asarray(cells)
     return 100.0 * np.count_nonzero(cells) / cells.size
 
 
@@ -266,7 +266,7 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         key = ("sudoku-impasse", used, lanes, item.order if lanes > 1 else None)
         compile_s = warm_up_seconds(key, functools.partial(warm, item.order))
         chains = chains_of(s, used, item.order, card)
-        temperature = temperature_at(item.order, fill_of(item), s.t0)
+        temperature = temperature_at(item.order, fill_of(item.puzzle), s.t0)
         seed = puzzle_seed(s.seed or 0, item.index)
         try:
             interrupts.check()  # the run's total time
@@ -331,7 +331,7 @@ def replay(item: Item, stream: int, s: Settings) -> Result:
     from cpu_reference.sudoku.impasse import impasse_replay
 
     chains = int(s.chains)
-    temperature = temperature_at(item.order, fill_of(item), s.t0)
+    temperature = temperature_at(item.order, fill_of(item.puzzle), s.t0)
     seed = puzzle_seed(s.seed or 0, item.index)
     start = time.perf_counter()
     raw = impasse_replay(
