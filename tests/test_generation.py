@@ -179,6 +179,7 @@ def _one_line_error(result) -> None:
         ["generate", "--count", "0"],
         ["generate", "--order", "9"],
         ["generate", "--method", "guess"],
+        ["generate", "--order", "7", "--method", "impasse", "--backend", "cpu"],
         ["generate", "--puzzles", "--max-givens", "-1"],
         ["generate", "--puzzles", "--tf", "2", "--ti", "1"],
         ["minimize", "--count", "2", "--tf", "1", "--ti", "1"],
