@@ -3,7 +3,7 @@
     python -m benchmarks.bench_frontier [--orders 6,7,8] [--fills 40,45,50,55] [--count 5]
         [--limit 20 | --limit 6:60,7:120,8:300] [--seed 1] [--solvers gpu-anneal,cp-sat,cadical]
         [--backend cpu] [--schedule S] [--move M] [--grace 60] [--instances DIR] [--out PATH]
-        [--append] [--render]
+        [--full-grids by-order|generator] [--append] [--render]
 
 Instances: `--count` per order and fill, made Lewis-style from `--seed`
 (benchmarks/frontier_instances.py: a random solved grid, ceil(f x N^2 / 100) cells kept at
@@ -11,6 +11,10 @@ random), written as Lloyd & Amos instance files to `--instances` (benchmarks/dat
 default; `inst{N}x{N}_{f}_{k}.txt`). Every seed names its instances alike, so a run whose
 folder holds another instance under one of its names stops before it starts, in one line naming
 the file (give another seed another folder). Orders may be given as 6 or as 36x36.
+`--full-grids generator` cuts every order's instances from the project's backtracking
+generator's random full grids (by-order, the default: up to 36x36 only, 49x49 and 64x64 from a
+shuffled pattern grid); its 49x49 and 64x64 instances differ from the default's under the same
+names, so they take a folder of their own.
 
 Solvers, each on every instance under the same limit (`--limit` seconds, or ORDER:SECONDS per
 order), one process at a time, each in its own process with a hard timeout of the limit plus
@@ -70,6 +74,7 @@ import numpy as np
 
 from benchmarks import paths
 from benchmarks.frontier_instances import (
+    FULL_GRID_SOURCES,
     Instance,
     lloyd_amos_text,
     make_instances,
@@ -358,14 +363,27 @@ def label(result: dict, solver: str) -> str:
     return LABELS.get(solver, solver)
 
 
+def grids_text(sources: set[str]) -> str:
+    """Where the instances' full grids came from, for runs of these --full-grids sources."""
+    generated = "the project's backtracking generator's random grids"
+    if sources == {"generator"}:
+        return f"the full grids: {generated} at every order"
+    text = f"the full grids: {generated} up to 36x36, a pattern grid shuffled by its symmetries"
+    if "generator" in sources:
+        return f"{text} above, or the generator's at every order in --full-grids generator runs"
+    return text + " above"
+
+
 def render(result: dict) -> str:
     """The markdown report: one table per order (solvers by fill), then every instance."""
     table = result["table"]
+    sources = {run.get("args", {}).get("full_grids", "by-order") for run in result["runs"]}
     lines = [
         "# Large Sudoku near the phase transition: gpu-anneal beside CP-SAT and CaDiCaL",
         "",
         "Made by `python -m benchmarks.bench_frontier` (commands below); instances Lewis-style "
-        "(a random solved grid, ceil(f x N^2 / 100) cells kept at random), every solver on "
+        "(a solved grid, ceil(f x N^2 / 100) cells kept at random; "
+        f"{grids_text(sources)}), every solver on "
         "every instance under the same limit, one process at a time. Solved: a solution the "
         "verifier passed within the limit. Median over all instances, an unsolved one "
         "counting as infinitely slow (the solved times in brackets where the median is above "
@@ -442,6 +460,8 @@ def parse_args(argv: list[str] | None):
     ap.add_argument("--grace", type=float, default=60.0,
                     help="seconds past the limit before a solver process is killed")  # fmt: skip
     ap.add_argument("--instances", default=str(INSTANCES), help="folder of the instance files")
+    ap.add_argument("--full-grids", default="by-order", choices=FULL_GRID_SOURCES,
+                    help="the full grids instances are cut from (frontier_instances)")  # fmt: skip
     ap.add_argument("--append", action="store_true", help="add to OUT.json's runs")
     add_out_arguments(ap, OUT)
     args = ap.parse_args(argv)
@@ -468,10 +488,12 @@ def parse_args(argv: list[str] | None):
 
 
 @functools.cache
-def order_instances(order: int, fills: tuple[int, ...], count: int, seed: int) -> list:
+def order_instances(
+    order: int, fills: tuple[int, ...], count: int, seed: int, source: str = "by-order"
+) -> list:
     """make_instances of one order, made once a run: the clash check and the solving read the
     same instances."""
-    return make_instances([order], list(fills), count, seed)
+    return make_instances([order], list(fills), count, seed, source)
 
 
 def instance_clash(args) -> str | None:
@@ -479,12 +501,15 @@ def instance_clash(args) -> str | None:
     run makes (another seed's: every seed names its instances alike), the line that says so;
     else None. A run writes its instances there, and would replace that file."""
     for order in args.order_list:
-        for inst in order_instances(order, tuple(args.fill_list), args.count, args.seed):
+        for inst in order_instances(
+            order, tuple(args.fill_list), args.count, args.seed, args.full_grids
+        ):
             path = Path(args.instances) / f"{inst.name}.txt"
             if path.exists() and path.read_text() != lloyd_amos_text(inst.order, inst.cells):
                 return (
                     f"--instances: {path} holds another instance than {inst.name} of "
-                    f"--seed {args.seed}; give another folder for this seed's files"
+                    f"--seed {args.seed} --full-grids {args.full_grids}; give another folder "
+                    "for these files"
                 )
     return None
 
@@ -494,7 +519,9 @@ def solve_all(args, result: dict, save) -> None:
     save(result) after each."""
     run = len(result["runs"]) - 1
     for order in args.order_list:
-        instances = order_instances(order, tuple(args.fill_list), args.count, args.seed)
+        instances = order_instances(
+            order, tuple(args.fill_list), args.count, args.seed, args.full_grids
+        )
         Path(args.instances).mkdir(parents=True, exist_ok=True)
         for inst in instances:
             write_lloyd_amos(Path(args.instances) / f"{inst.name}.txt", inst.order, inst.cells)
@@ -531,7 +558,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.append and out.with_suffix(".json").exists():
         result = json.loads(out.with_suffix(".json").read_text())
     kept = ("orders", "fills", "count", "limit", "seed", "solvers", "backend", "schedule", "move",
-            "grace")  # fmt: skip
+            "grace", "full_grids")  # fmt: skip
     settings = {k: getattr(args, k) for k in kept}
     run = {**made_by("bench_frontier", argv), "args": settings,
            "machine": machine("ortools", "pysat")}  # fmt: skip

@@ -20,7 +20,9 @@ Full grids: orders 2..6 (GENERATOR_ORDERS) come from the project's generator
 (gpu_anneal.generation.generate_grids, method "backtrack": randomised backtracking); larger orders
 from a pattern grid shuffled by the symmetries that keep a grid valid (pattern_grid). The rule is
 fixed by the order, not by what the engine can do, so the instances of a seed stay the same when
-the engine grows.
+the engine grows. `source="generator"` takes every order's full grids from that generator
+(randomised backtracking finds a 64x64 grid in seconds), so instances of 49x49 and 64x64 are cut
+from random grids as Lewis's are, not from one pattern's symmetric images.
 
 Lloyd & Amos's instance file (their published `instances/general/inst{N}x{N}_{f}_{k}.txt`):
 
@@ -41,6 +43,7 @@ import numpy as np
 from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
 
 GENERATOR_ORDERS = range(2, 7)  # full grids from the project's generator; pattern_grid above
+FULL_GRID_SOURCES = ("by-order", "generator")  # full_grids' source: that rule, or the generator
 
 
 @dataclass(frozen=True)
@@ -99,10 +102,15 @@ def pattern_grid(order: int, rng: np.random.Generator) -> np.ndarray:
     return grid.T.copy() if rng.integers(2) else grid
 
 
-def full_grids(order: int, count: int, seed: int) -> tuple[np.ndarray, str]:
-    """(int64[count, cells], method): full grids 0..count-1 of the order; grid k depends only
-    on (seed, order, k)."""
-    if order in GENERATOR_ORDERS:
+def full_grids(
+    order: int, count: int, seed: int, source: str = "by-order"
+) -> tuple[np.ndarray, str]:
+    """(int64[count, cells], method): full grids 0..count-1 of the order, by the module's rule
+    (source "by-order") or all from the generator (source "generator"); grid k depends only on
+    (seed, order, k) and the source."""
+    if source not in FULL_GRID_SOURCES:
+        raise ValueError(f"full grids {source!r}: expected one of {', '.join(FULL_GRID_SOURCES)}")
+    if order in GENERATOR_ORDERS or source == "generator":
         from gpu_anneal.generation import generate_grids
 
         grids, stats = generate_grids(order, count, method="backtrack", seed=seed)
@@ -124,11 +132,14 @@ def cut(grid: np.ndarray, order: int, fill: int, rng: np.random.Generator) -> np
     return out
 
 
-def make_instances(orders, fills, count: int, seed: int) -> list[Instance]:
-    """count instances per (order, fill), ordered by order, fill and k."""
+def make_instances(
+    orders, fills, count: int, seed: int, source: str = "by-order"
+) -> list[Instance]:
+    """count instances per (order, fill), ordered by order, fill and k, cut from full_grids of
+    the source."""
     out = []
     for order in orders:
-        grids, method = full_grids(order, count, seed)
+        grids, method = full_grids(order, count, seed, source)
         for fill in fills:
             if not 0 <= fill <= 100:
                 raise ValueError(f"fill {fill}: expected a percentage 0..100")
