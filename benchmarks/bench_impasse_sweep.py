@@ -7,6 +7,8 @@ are solved by --chains chains (one a core) held at T within --limit seconds, onc
 chains' seed of --chain-seeds (1 alone by default). Reports, per T, the runs solved, their
 median seconds (an unsolved one counting as infinitely slow) and each instance's seconds or its
 fewest open cells when unsolved (with several chains' seeds: its runs solved and their median).
+`--full-grids generator` cuts the instances of every order from the backtracking generator's
+random grids (frontier_instances; by default 49x49 and 64x64 are cut from a shuffled pattern).
 `--probe` has deduction probe every candidate after the rules before the chains start
 (failed-literal probing, benchmarks/probing.py): an experiment, not an engine option.
 
@@ -15,7 +17,8 @@ Glossary: cell, one (order, fill) with its temperatures, written ORDER:FILL:T1/T
 Results: benchmarks/results/tuning/impasse_sweep.{json,md} (--out).
 
     python -m benchmarks.bench_impasse_sweep [--cells 6:45:0.25/0.29,7:50:0.27] [--count 3]
-        [--seed 2] [--limit 60] [--chains 2] [--chain-seeds 1,2,3] [--probe] [--out PATH]
+        [--seed 2] [--limit 60] [--chains 2] [--chain-seeds 1,2,3] [--probe]
+        [--full-grids by-order|generator] [--out PATH]
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from benchmarks.frontier_instances import make_instances
+from benchmarks.frontier_instances import FULL_GRID_SOURCES, make_instances
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
 from benchmarks.probing import probing_deduction
@@ -114,6 +117,7 @@ def render(result: dict) -> str:
     """The markdown report of one sweep."""
     seeds = result.get("chain_seeds", [1])
     several = len(seeds) > 1
+    generated = result.get("full_grids") == "generator"
     cell_text = (
         "an instance's runs solved and their median seconds"
         if several
@@ -128,7 +132,8 @@ def render(result: dict) -> str:
     lines = [
         "# --method impasse: the held temperature per order and fill",
         "",
-        f"{made_sentence(result)} Instances Lewis-style of seed {result['seed']}, "
+        f"{made_sentence(result)} Instances Lewis-style of seed {result['seed']}"
+        f"{' (full grids from the generator at every order)' if generated else ''}, "
         f"{result['chains']} chains (chains' seed {', '.join(map(str, seeds))}) within "
         f"{result['limit']:g} s; a cell: {cell_text}.{probed}",
         "",
@@ -171,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         "--chain-seeds", type=int_list, default="1", help="chains' seeds, comma-separated"
     )
     ap.add_argument("--probe", action="store_true", help="probe every candidate before chains")
+    ap.add_argument("--full-grids", default="by-order", choices=FULL_GRID_SOURCES,
+                    help="the full grids instances are cut from (frontier_instances)")  # fmt: skip
     add_out_arguments(ap, OUT)
     args = ap.parse_args(argv)
     if args.render:
@@ -189,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         **made_by("bench_impasse_sweep", argv), "machine": facts, "seed": args.seed,
         "chains": args.chains, "chain_seeds": args.chain_seeds, "limit": args.limit,
-        "probe": args.probe, "cells": out_cells,
+        "probe": args.probe, "full_grids": args.full_grids, "cells": out_cells,
     }  # fmt: skip
     write_results(args.out, result, render)
     return 0
@@ -198,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_cell(cell: tuple, args, chain_seeds: list[int]) -> dict:
     """One (order, fill, temperatures) of --cells: every temperature's runs on its instances."""
     order, fill, temperatures = cell
-    instances = make_instances([order], [fill], args.count, args.seed)
+    instances = make_instances([order], [fill], args.count, args.seed, args.full_grids)
     rows = []
     for temperature in temperatures:
         runs = [solve_once(inst, temperature, args.chains, args.limit, chain_seed)

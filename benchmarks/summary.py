@@ -943,6 +943,7 @@ FRONTIER_DEFAULT = (
     ("frontier/frontier_auto_heldout_36x36_50.json", ", held-out grids (seed 4)"),
     ("frontier/frontier_auto_49x49_50.json", ""),
     ("frontier/frontier_auto_64x64_45.json", ""),
+    ("frontier/frontier_generator_grids.json", ", grids from the generator (not a pattern)"),
 )
 
 
@@ -950,7 +951,7 @@ def frontier(res: Results) -> list[Row]:
     """gpu-anneal beside CP-SAT and CaDiCaL on large grids, then the default alone: one row
     per file, order, fill and limit."""
     rows = frontier_rows(res, "frontier/frontier.json")
-    present = set(res.names("frontier/frontier_auto_*.json"))  # none: the peers' rows alone
+    present = set(res.names("frontier/frontier_*.json"))  # none: the peers' rows alone
     for name, note in FRONTIER_DEFAULT:
         if name in present:
             rows += frontier_rows(res, name, note)
@@ -1296,7 +1297,10 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
         "`benchmarks/bench_frontier.py`: Lewis-style instances, every solver under the same "
         "limit on the same cores; solved of instances and the median (tables: "
         "`frontier/frontier.md`); then the engine's default, `--method auto` (the impasse "
-        "chains on the cores), on the same grids (`frontier/frontier_auto_*.md`).",
+        "chains on the cores), on the same grids (`frontier/frontier_auto_*.md`); then the "
+        "default and the peers again at 49x49 and 64x64 on instances cut from the generator's "
+        "random grids, where the others are cut from a shuffled pattern grid "
+        "(`frontier/frontier_generator_grids.md`).",
         [frontier],
     ),
     (

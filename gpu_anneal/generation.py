@@ -23,8 +23,9 @@ Full grids, four ways (``generate_grids``):
                node budget.
     impasse    the heat-bath chains on partial legal grids (cpu_reference.sudoku.impasse), held
                at `solve`'s temperature for the order and the givens' fill, GRID_CHAINS a grid
-               (a CPU thread each), one grid after another; the first chain to solve in moves
-               gives the grid.
+               (a CPU thread each); the first chain to solve in moves gives the grid. Grids of
+               one row of givens (every grid of an empty start) run side by side, as many as
+               the CPU threads hold (impasse_side_by_side); others one after another.
 Every grid is checked by ``verify_solution`` (against its givens); a grid that fails or was not
 found stays all zeros and is listed in ``stats["failed"]``. ``time_limit`` holds for every method:
 anneal's per batch (the pool's limit), permute's and backtrack's for the call (their batches run
@@ -313,11 +314,18 @@ def _impasse(rows, order, seed, first_index, time_limit=None):
     moves = np.zeros(count, dtype=np.int64)
     no_solution = np.zeros(count, dtype=bool)
     seeds = sg.grid_seeds(seed, _PURPOSE_IMPASSE, first_index, count)
+    shared = bool((rows == rows[0]).all())
 
     def work(stop, part):
         indices = range(count)[part]
         if not indices:
             compile_chains()
+            return
+        if shared:
+            temperature = temperature_at(order, fill_of(rows[0]))
+            impasse_side_by_side(
+                rows[0], order, seeds, temperature, grids, moves, no_solution, stop
+            )
             return
         for i in indices:
             if stop[0]:
@@ -340,6 +348,56 @@ def _impasse(rows, order, seed, first_index, time_limit=None):
         "time_limit_reached": stopped,
     }
     return grids, stats
+
+
+def impasse_side_by_side(
+    row, order, seeds, temperature, grids, moves, no_solution, stop, groups=None
+) -> None:
+    """Grid k of len(seeds) completions of one row of givens, by GRID_CHAINS impasse chains on
+    the streams of seeds[k], written to grids[k] (moves[k]: its chains' moves) once one solves:
+    the grid impasse_solve(row, order, GRID_CHAINS, seeds[k], temperature) gives. `groups` grids
+    (default: as many as the CPU threads hold GRID_CHAINS chains each) run side by side, each
+    slice of moves on every chain at once, a grid's chains taking the next grid when it is
+    found; stop[0] set ends the run between slices. A row with no solution sets no_solution."""
+    from cpu_reference.anneal.rng import init_states
+    from cpu_reference.sudoku import impasse as im
+
+    count = len(seeds)
+    tables = im.impasse_tables(np.asarray(row, np.uint8).ravel(), order)
+    if tables is None:
+        no_solution[:] = True
+        return
+    if groups is None:
+        groups = max(1, numba.get_num_threads() // GRID_CHAINS)
+    groups = max(1, min(int(groups), count))
+    args = list(im.chain_arrays(tables, order, groups * GRID_CHAINS, 0, temperature))
+    states, best, best_f, solved, counts = (
+        args[im.STATES], args[im.BEST], args[im.BEST_F], args[im.SOLVED], args[im.COUNTS]
+    )  # fmt: skip
+    cells = best.shape[1]
+    grid_of = np.full(groups, -1, np.int64)  # the grid each group of chains works on
+    waiting = iter(range(count))
+
+    def take_next(g: int) -> None:
+        chains = slice(g * GRID_CHAINS, (g + 1) * GRID_CHAINS)
+        k = next(waiting, -1)
+        grid_of[g] = k
+        solved[chains] = 1  # an idle group's chains make no moves
+        if k >= 0:
+            states[chains] = init_states(GRID_CHAINS, int(seeds[k]))
+            best_f[chains], solved[chains], counts[chains] = cells + 1, 0, 0
+
+    for g in range(groups):
+        take_next(g)
+    while (grid_of >= 0).any() and not stop[0]:
+        im.run_impasse_cpu(*args)
+        for g in np.flatnonzero(grid_of >= 0):
+            chains = slice(g * GRID_CHAINS, (g + 1) * GRID_CHAINS)
+            k = grid_of[g]
+            moves[k] = counts[chains, 0].sum()
+            if solved[chains].any():
+                grids[k] = best[g * GRID_CHAINS + im.winner(solved[chains], counts[chains])]
+                take_next(g)
 
 
 def minimize_grids(

@@ -12,6 +12,7 @@ import pytest
 from benchmarks import bench_frontier as bf
 from benchmarks import summary
 from benchmarks.frontier_instances import (
+    full_grids,
     kept_count,
     lloyd_amos_text,
     make_instances,
@@ -144,6 +145,66 @@ def test_bad_options_exit_with_one_line(argv, fault, capsys):
         bf.main(argv)
     assert e.value.code == 2
     assert fault in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def is_pattern_image(grid: np.ndarray, order: int) -> bool:
+    """Whether a full grid may be a shuffled pattern grid: in the pattern (and in every image
+    of it under band, row, stack and column permutations, relabelling and transposition), the
+    rows of a band split the digits alike: each row's n pieces (its cells in each stack) are the
+    same n sets of digits, in another order (or so the columns of a stack)."""
+    n, N = order, order * order
+    g = grid.reshape(N, N)
+
+    def pieces(row: np.ndarray) -> frozenset:
+        return frozenset(frozenset(row[s * n : s * n + n].tolist()) for s in range(n))
+
+    def bands_agree(x: np.ndarray) -> bool:
+        return all(len({pieces(x[b * n + i]) for i in range(n)}) == 1 for b in range(n))
+
+    return bands_agree(g) or bands_agree(g.T)
+
+
+@pytest.mark.parametrize("order", [3, 7])
+def test_full_grids_by_source(order):
+    """by-order: the generator at 9x9, a pattern image at 49x49; generator: the generator's
+    random grids at every order, none a pattern image, each fixed by (seed, order, k)."""
+    by_order, by_order_method = full_grids(order, 2, seed=3)
+    generated, method = full_grids(order, 2, seed=3, source="generator")
+    assert method == "generate_grids backtrack"
+    for grid in generated:
+        assert verify_solution(grid, order) is None
+        assert not is_pattern_image(grid, order)
+    assert is_pattern_image(by_order[0], order) == (order == 7)
+    assert (by_order_method == method) == (order == 3)
+    assert np.array_equal(full_grids(order, 1, seed=3, source="generator")[0][0], generated[0])
+    assert not np.array_equal(generated[0], generated[1])
+    made = make_instances([order], [50], 2, 3, "generator")
+    assert all(np.array_equal(i.grid, g) for i, g in zip(made, generated, strict=True))
+    with pytest.raises(ValueError, match="full grids 'pattern'"):
+        full_grids(order, 1, seed=3, source="pattern")
+
+
+def test_the_generators_instances_clash_with_the_patterns_under_one_name(tmp_path, capsys):
+    """A folder of the default's 49x49 instance (from a pattern grid) stops a --full-grids
+    generator run of the same seed in one line naming the file and the source."""
+    folder = tmp_path / "inst"
+    folder.mkdir()
+    pattern = make_instances([7], [45], 1, 1)[0]
+    path = folder / f"{pattern.name}.txt"
+    path.write_text(lloyd_amos_text(7, pattern.cells))
+    argv = ["--orders", "49x49", "--fills", "45", "--count", "1", "--instances", str(folder)]
+    with pytest.raises(SystemExit) as e:
+        bf.main([*argv, "--full-grids", "generator", "--out", str(tmp_path / "out")])
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert e.value.code == 2 and str(path) in line and "--full-grids generator" in line
+    assert bf.instance_clash(bf.parse_args(argv)) is None
+
+
+def test_the_report_names_where_its_full_grids_came_from():
+    """grids_text: pattern grids above 36x36 unless every run took the generator's."""
+    assert "pattern" in bf.grids_text({"by-order"})
+    assert "pattern" not in bf.grids_text({"generator"})
+    assert "--full-grids generator" in bf.grids_text({"by-order", "generator"})
 
 
 def test_another_seeds_instance_under_the_same_name_is_kept_and_named(tmp_path, capsys):

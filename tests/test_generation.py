@@ -80,6 +80,48 @@ def test_impasse_makes_a_64x64_grid_and_says_its_chains():
     assert not stats["time_limit_reached"] and stats["no_solution"] == 0
 
 
+@pytest.mark.parametrize("groups", [1, 2, 3, 7])
+def test_impasse_grids_side_by_side_are_the_grids_one_after_another(groups):
+    """Grids of one row of givens, run side by side in 1-7 groups of chains, are each the grid
+    impasse_solve gives from its own seed alone, with its moves; generate_grids makes the same."""
+    from cpu_reference.sudoku.impasse import impasse_solve
+    from gpu_anneal.impasse_solver import temperature_at
+
+    order, count, seed = 4, 5, 6
+    row = np.zeros(256, np.uint8)
+    seeds = gen.sg.grid_seeds(seed, gen._PURPOSE_IMPASSE, 0, count)
+    temperature = temperature_at(order, 0.0)
+    grids = np.zeros((count, 256), np.uint8)
+    moves = np.zeros(count, np.int64)
+    no_solution = np.zeros(count, bool)
+    stop = np.zeros(1, np.uint8)
+    gen.impasse_side_by_side(row, order, seeds, temperature, grids, moves, no_solution, stop,
+                             groups)  # fmt: skip
+    for k in range(count):
+        alone = impasse_solve(row, order, gen.GRID_CHAINS, int(seeds[k]), temperature, None)
+        assert alone["status"] == "solved" and np.array_equal(grids[k], alone["grid"])
+        assert moves[k] == alone["moves"]
+    assert not no_solution.any() and len({g.tobytes() for g in grids}) == count
+    made, stats = gen.generate_grids(order, count, "impasse", seed=seed)
+    assert np.array_equal(made, grids) and stats["moves"] == moves.sum()
+
+
+def test_impasse_side_by_side_stops_and_says_no_solution():
+    """A set stop flag makes no grid; a row with no completion sets no_solution on all."""
+    seeds = gen.sg.grid_seeds(1, gen._PURPOSE_IMPASSE, 0, 3)
+    grids = np.zeros((3, 16), np.uint8)
+    moves = np.zeros(3, np.int64)
+    no_solution = np.zeros(3, bool)
+    stopped = np.ones(1, np.uint8)
+    gen.impasse_side_by_side(np.zeros(16, np.uint8), 2, seeds, 0.3, grids, moves, no_solution,
+                             stopped)  # fmt: skip
+    assert not grids.any() and not moves.any() and not no_solution.any()
+    bad = np.zeros(16, np.uint8)
+    bad[[0, 5]] = 1  # one box holds 1 twice
+    gen.impasse_side_by_side(bad, 2, seeds, 0.3, grids, moves, no_solution, np.zeros(1, np.uint8))
+    assert no_solution.all() and not grids.any()
+
+
 @pytest.fixture(scope="module")
 def grids9():
     grids, _ = gen.generate_grids(3, 4, "backtrack", seed=11)
