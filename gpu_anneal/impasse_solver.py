@@ -55,8 +55,8 @@ TEMPERATURES = {
     6: ((25, 0.21), (42.5, 0.25), (47.5, 0.29), (None, 0.32)),  # 0-20, 40, 45 and 50 %
     # 0-20, 30, 40, 45, 50 and 55 %
     7: ((25, 0.18), (35, 0.21), (42.5, 0.23), (47.5, 0.25), (52.5, 0.27), (None, 0.29)),
-    # 0-30, 40, 45-50, 55 (the fewest open cells: none solved) and 60 %
-    8: ((35, 0.18), (42.5, 0.21), (52.5, 0.23), (57.5, 0.25), (None, 0.31)),
+    # 0-30, 40, 45-50, 55 (the fewest open cells: none solved) and 60 % (on random grids too)
+    8: ((35, 0.18), (42.5, 0.21), (52.5, 0.23), (57.5, 0.25), (None, 0.29)),
 }
 CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given, a thread a chain
 # registers a thread of the warp kernel, its state rows in shared memory or in global memory:
