@@ -6,11 +6,12 @@
         [--full-grids by-order|generator] [--append] [--render]
 
 Instances: `--count` per order and fill, made Lewis-style from `--seed`
-(benchmarks/frontier_instances.py: a random solved grid, ceil(f x N^2 / 100) cells kept at
-random), written as Lloyd & Amos instance files to `--instances` (benchmarks/data/frontier by
-default; `inst{N}x{N}_{f}_{k}.txt`). Every seed names its instances alike, so a run whose
-folder holds another instance under one of its names stops before it starts, in one line naming
-the file (give another seed another folder). Orders may be given as 6 or as 36x36.
+(benchmarks/frontier_instances.py: a solved grid, ceil(f x N^2 / 100) cells kept at random;
+the grid random up to 36x36, see --full-grids below), written as Lloyd & Amos instance files
+to `--instances` (benchmarks/data/frontier by default; `inst{N}x{N}_{f}_{k}.txt`). Every seed
+names its instances alike, so a run whose folder holds another instance under one of its names
+stops before it starts, in one line naming the file (give another seed another folder). Orders
+may be given as 6 or as 36x36.
 `--full-grids generator` cuts every order's instances from the project's backtracking
 generator's random full grids (by-order, the default: up to 36x36 only, 49x49 and 64x64 from a
 shuffled pattern grid); its 49x49 and 64x64 instances differ from the default's under the same
