@@ -75,8 +75,9 @@ import numpy as np
 
 from benchmarks import paths
 from benchmarks.frontier_instances import (
-    FULL_GRID_SOURCES,
     Instance,
+    add_full_grids_argument,
+    generated_up_to,
     lloyd_amos_text,
     make_instances,
     write_lloyd_amos,
@@ -369,7 +370,10 @@ def grids_text(sources: set[str]) -> str:
     generated = "the project's backtracking generator's random grids"
     if sources == {"generator"}:
         return f"the full grids: {generated} at every order"
-    text = f"the full grids: {generated} up to 36x36, a pattern grid shuffled by its symmetries"
+    text = (
+        f"the full grids: {generated} up to {generated_up_to()}, a pattern grid shuffled by its "
+        "symmetries"
+    )
     if "generator" in sources:
         return f"{text} above, or the generator's at every order in --full-grids generator runs"
     return text + " above"
@@ -461,8 +465,7 @@ def parse_args(argv: list[str] | None):
     ap.add_argument("--grace", type=float, default=60.0,
                     help="seconds past the limit before a solver process is killed")  # fmt: skip
     ap.add_argument("--instances", default=str(INSTANCES), help="folder of the instance files")
-    ap.add_argument("--full-grids", default="by-order", choices=FULL_GRID_SOURCES,
-                    help="the full grids instances are cut from (frontier_instances)")  # fmt: skip
+    add_full_grids_argument(ap)
     ap.add_argument("--append", action="store_true", help="add to OUT.json's runs")
     add_out_arguments(ap, OUT)
     args = ap.parse_args(argv)

@@ -29,7 +29,7 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from benchmarks.frontier_instances import FULL_GRID_SOURCES, make_instances
+from benchmarks.frontier_instances import add_full_grids_argument, make_instances
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
 from benchmarks.probing import probing_deduction
@@ -176,8 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         "--chain-seeds", type=int_list, default="1", help="chains' seeds, comma-separated"
     )
     ap.add_argument("--probe", action="store_true", help="probe every candidate before chains")
-    ap.add_argument("--full-grids", default="by-order", choices=FULL_GRID_SOURCES,
-                    help="the full grids instances are cut from (frontier_instances)")  # fmt: skip
+    add_full_grids_argument(ap)
     add_out_arguments(ap, OUT)
     args = ap.parse_args(argv)
     if args.render:

@@ -81,6 +81,18 @@ def kept_count(order: int, fill: int) -> int:
     return -(-fill * cells // 100)
 
 
+def add_full_grids_argument(ap) -> None:
+    """A benchmark's --full-grids option: the source full_grids cuts instances from."""
+    ap.add_argument("--full-grids", default="by-order", choices=FULL_GRID_SOURCES,
+                    help="the full grids instances are cut from (frontier_instances)")  # fmt: skip
+
+
+def generated_up_to() -> str:
+    """The largest size the by-order rule takes from the generator: '36x36'."""
+    side = max(GENERATOR_ORDERS) ** 2
+    return f"{side}x{side}"
+
+
 def pattern_grid(order: int, rng: np.random.Generator) -> np.ndarray:
     """A random valid full grid (int64[N, N], digits 1..N) of any order, no solver needed.
 
