@@ -262,7 +262,8 @@ def run_generate(args: dict) -> int:
     for option in ("size", "unique"):
         if args[option] not in (None, False):
             raise InputError(f"--{option} does not apply to --kind sudoku (shikaku, hashi)")
-    check_applies(args)
+    if args["from_file"] is None:
+        check_applies(args)  # with --from, once the file's order has chosen the method
     use_threads(args["threads"])
     validate.seed(args["seed"])
     args["time_limit"] = validate.time_limit(args["time_limit"]) or None
@@ -345,6 +346,8 @@ def _generate_grids(args: dict) -> int:
     order = gen.check_order(3 if order is None else order)
     validate.count(count, order**4)
     args["method"] = grid_method(args, order)  # the file's order where --order was not given
+    if args["from_file"] is not None:
+        check_applies(args)
     progress = RunProgress(total=count, enabled=args["progress"], work="making grids",
                            noun="grids")  # fmt: skip
     with progress, messages_above(progress):

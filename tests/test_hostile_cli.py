@@ -360,6 +360,20 @@ def test_generate_options_the_run_would_ignore_are_refused(args, fragment):
     assert fragment in one_error(result) and result.stdout == ""
 
 
+@pytest.mark.parametrize(
+    "order_args, method", [([], "backtrack"), (["--order", "5"], "backtrack"),
+                           (["--method", "anneal"], "anneal")],
+)  # fmt: skip
+def test_generate_from_names_the_method_of_the_files_order(order_args, method):
+    """generate --from a 25x25 file with --moves (permute's): the method the message names is the
+    one the file's order would run (backtracking from 25x25), whether --order is given or read
+    from the file, and the one named where --method is given."""
+    puzzles = Path(__file__).parent / "data" / "exact_25x25_45.tsv"
+    result = invoke("generate", "--from", puzzles, *order_args, "--moves", "row")
+    assert one_error(result) == f"--moves applies to --method permute, not {method}"
+    assert result.stdout == ""
+
+
 def test_minimize_refuses_a_negative_seed_and_options_of_generated_grids(tmp_path):
     """minimize --seed -1 (generate refuses it: the same rule), and --method / --backend with a
     FILE of grids (they choose how --count's grids are made)."""
