@@ -50,7 +50,9 @@ METHOD = "impasse"
 # impasse_sweep_*.md, below 40 % impasse_sweep_*_low.md and impasse_sweep_empty.md, above 50 %
 # impasse_sweep_*_high*.md; 36x36 at 50 % also frontier_impasse_36x36_50_heat*.md); an order
 # without a row takes the nearest order's. The fuller the grid, the warmer: 36x36's 0.25 left
-# an empty grid unsolved, and 64x64's 0.23 every training grid at 60 %.
+# an empty grid unsolved, and 64x64's 0.23 every training grid at 60 %. The 49x49 and 64x64
+# bands were swept on a shuffled pattern's grids and checked on random ones
+# (impasse_sweep_*_generator*.md).
 TEMPERATURES = {
     6: ((25, 0.21), (42.5, 0.25), (47.5, 0.29), (None, 0.32)),  # 0-20, 40, 45 and 50 %
     # 0-20, 30, 40, 45, 50 and 55 %
