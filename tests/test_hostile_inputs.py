@@ -284,6 +284,27 @@ def test_comma_separated_numbers_on_one_line_say_which_forms_hold_them(order, tm
     assert record["line"] == 3 and record["solved"]
 
 
+@pytest.mark.parametrize("trailing", ["", ","])
+def test_rows_of_comma_separated_numbers_say_how_to_give_a_grid(trailing, tmp_path):
+    """A 64x64 grid as a spreadsheet writes it (64 lines of 64 comma-separated numbers, a
+    trailing comma or none): each line one fault that takes it for a row and names the forms
+    that hold such a grid (rows, tsv), never the characters counted as cells; the 9x9 after is
+    solved."""
+    row = ",".join(["-1"] * 63 + ["64"]) + trailing
+    path = tmp_path / "grid.csv"
+    path.write_text("\n".join([row] * 64 + [GOOD9]) + "\n")
+    result = solve(path, "--method", "exact", "--output", "jsonl")
+    faults = errors(result)
+    assert len(faults) == 64
+    assert faults[0] == (
+        f"{path} line 1: 64 comma-separated numbers on one line, a row of a 64x64 grid? give its "
+        "64 rows with spaces between the numbers (rows), or the puzzle as tsv "
+        "(`name<TAB>8<TAB>` then its 4096 numbers)"
+    )
+    (record,) = records(result.stdout)
+    assert record["line"] == 65 and record["solved"]
+
+
 def test_a_36x36_solution_is_never_an_unwritable_line():
     """A 36x36 array is written as rows; a hand-made Item asking for the line form is one
     InputError naming the puzzle and the formats that can write it."""

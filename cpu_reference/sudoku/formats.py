@@ -323,9 +323,18 @@ def _numbers_line_fault(token: str) -> str | None:
     """Why a line of comma-separated numbers is no one-symbol-a-cell puzzle, and the forms that
     hold such numbers; None for any other token."""
     parts = token.split(",")
+    if len(parts) > 2 and not parts[-1].strip():
+        parts = parts[:-1]  # a spreadsheet's trailing comma
     if len(parts) < 2 or not all(p.strip().lstrip("+-").isdigit() for p in parts):
         return None
     count = len(parts)
+    if count in SIDES and count not in CELL_COUNTS:
+        n = SIDES.index(count) + MIN_ORDER
+        return (
+            f"{count} comma-separated numbers on one line, a row of a {count}x{count} grid? "
+            f"give its {count} rows with spaces between the numbers (rows), or the puzzle as "
+            f"tsv (`name<TAB>{n}<TAB>` then its {count * count} numbers)"
+        )
     if count not in CELL_COUNTS:
         sizes = ", ".join(str(x) for x in CELL_COUNTS)
         return f"{count} comma-separated numbers on one line; a Sudoku has {sizes} cells"
