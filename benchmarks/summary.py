@@ -940,6 +940,7 @@ def anneal_peers(res: Results) -> list[Row]:
 # (results file, what its rows add to "NxN at F % fill")
 FRONTIER_DEFAULT = (
     ("frontier/frontier_auto_36x36_50.json", ""),
+    ("frontier/frontier_auto_36x36_50_second_run.json", ", the same chains again (ac80a69)"),
     ("frontier/frontier_auto_heldout_36x36_50.json", ", held-out grids (seed 4)"),
     ("frontier/frontier_auto_49x49_50.json", ""),
     ("frontier/frontier_auto_64x64_45.json", ""),
