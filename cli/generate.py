@@ -131,7 +131,6 @@ def generate(
     given = {name for name, v in sudoku_only.items() if v not in (None, False)}
     args = {k: SUDOKU_DEFAULTS.get(k) if v is None else v for k, v in sudoku_only.items()}
     args.update(count=count, seed=seed, stats=stats, given=given)
-    args["method"] = grid_method(args, order or 3)  # --from's file may change it (its order)
     args.update(output=value(output), size=size, unique=unique, threads=threads, progress=progress)
     raise typer.Exit(guarded(run_generate, args))
 
@@ -205,6 +204,13 @@ def minimize(
     raise typer.Exit(guarded(run_minimize, args))
 
 
+def settle_method(args: dict, order: int) -> None:
+    """args["method"] for grids of this order (grid_method), once the order is known (--from's
+    file may give it); InputError for an option the run would not use (check_applies)."""
+    args["method"] = grid_method(args, order)
+    check_applies(args)
+
+
 def grid_method(args: dict, order: int) -> str:
     """How `generate` makes full grids of this order: --method, else with --backend anneal,
     else from BACKTRACK_FROM_ORDER on large_grid_method's (annealing fills no such grid within
@@ -262,8 +268,6 @@ def run_generate(args: dict) -> int:
     for option in ("size", "unique"):
         if args[option] not in (None, False):
             raise InputError(f"--{option} does not apply to --kind sudoku (shikaku, hashi)")
-    if args["from_file"] is None:
-        check_applies(args)  # with --from, once the file's order has chosen the method
     use_threads(args["threads"])
     validate.seed(args["seed"])
     args["time_limit"] = validate.time_limit(args["time_limit"]) or None
@@ -299,6 +303,7 @@ def _generate_puzzles(args: dict) -> int:
     from gpu_anneal import validate
 
     order = gen.check_order(3 if args["order"] is None else args["order"])
+    settle_method(args, order)
     validate.count(args["count"], order**4)
     gen.check_temperatures(args["ti"], args["tf"], args["step"])
     notice = emptying_notice(order, args["count"], args["tries"])
@@ -345,9 +350,7 @@ def _generate_grids(args: dict) -> int:
         count = givens.shape[0]
     order = gen.check_order(3 if order is None else order)
     validate.count(count, order**4)
-    args["method"] = grid_method(args, order)  # the file's order where --order was not given
-    if args["from_file"] is not None:
-        check_applies(args)
+    settle_method(args, order)  # the file's order where --order was not given
     progress = RunProgress(total=count, enabled=args["progress"], work="making grids",
                            noun="grids")  # fmt: skip
     with progress, messages_above(progress):
