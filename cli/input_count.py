@@ -1,8 +1,8 @@
 """How many puzzles the input files hold, counted cheaply for the progress line's total.
 
 A count by lines: the puzzle lines of each file (neither blank nor '#' comments), divided by the
-lines one puzzle takes, which the file's first puzzle shows (a Sudoku `grid` or `rows` puzzle
-takes N lines, a `lloyd-amos` block N + 2; every other Sudoku format, and a Shikaku or
+lines one puzzle takes, which the file's first puzzle shows (a Sudoku `grid`, `rows` or `csv`
+puzzle takes N lines, a `lloyd-amos` block N + 2; every other Sudoku format, and a Shikaku or
 Hashiwokakero game ID, one line; a plain text grid of those kinds is the whole file). The count
 is an estimate: a malformed line counts as a puzzle. None when it cannot be known cheaply:
 stdin, a compressed file, a file that is not a regular file.
@@ -17,7 +17,7 @@ import os
 from gpu_anneal.kinds import kind_of
 from gpu_anneal.reference import InputError, Puzzle, iter_puzzles
 
-GRID_FORMATS = ("grid", "rows")  # one puzzle over N lines
+GRID_FORMATS = ("grid", "rows", "csv")  # one puzzle over N lines
 HEAD_ITEMS = 16  # faults looked past for the first good puzzle
 
 

@@ -11,11 +11,12 @@ Glossary:
 
 Every source is opened by cpu_reference.sources (missing paths, folders, FIFOs, gzip data, binary
 data and "\r" line ends are handled there, the same for every kind). Sudoku sources are read by
-cpu_reference.sudoku.formats (line, grid, rows, tdoku, tsv, solo). A Shikaku or Hashiwokakero
-source holds one Tatham game ID per line, or one plain text grid for the whole source (see
-cpu_reference.shikaku.puzzle and cpu_reference.hashi.puzzle): its first puzzle line decides
-which. In a file of game IDs a line that is no game ID is a fault of that line; a text grid with
-a faulty line (a stray byte, an unknown cell) is refused whole, never read without that line.
+cpu_reference.sudoku.formats (line, grid, rows, csv, tdoku, tsv, solo, lloyd-amos). A Shikaku
+or Hashiwokakero source holds one Tatham game ID per line, or one plain text grid for the whole
+source (see cpu_reference.shikaku.puzzle and cpu_reference.hashi.puzzle): its first puzzle line
+decides which. In a file of game IDs a line that is no game ID is a fault of that line; a text
+grid with a faulty line (a stray byte, an unknown cell) is refused whole, never read without that
+line.
 
 Paths and text: the API reads a str as puzzle text when it holds a newline, or names no existing
 file and looks like no path (no `/`, no .txt / .tsv / .sdk / .ids / .jsonl ending). The command
@@ -110,8 +111,9 @@ class Item:
         """A state of this puzzle as text in the puzzle's notation (None for no state).
 
         Sudoku is written in the format it was read in; the readers give no puzzle a format
-        that cannot write it back (a 36x36 comes in rows, tsv or solo), and a hand-made Item
-        that asks for one is an InputError naming the puzzle and the formats that can."""
+        that cannot write it back (a 36x36 comes in rows, csv, tsv, solo or lloyd-amos), and a
+        hand-made Item that asks for one is an InputError naming the puzzle and the formats
+        that can."""
         if state is None:
             return None
         return self.spec.text(self, state)

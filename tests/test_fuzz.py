@@ -254,7 +254,7 @@ LINE_FORMATS = tuple(f for f in FORMATS if f != "lloyd-amos")
 @given(st.lists(st.tuples(order_puzzles, st.sampled_from(LINE_FORMATS), st.booleans()),
                 min_size=1, max_size=8))  # fmt: skip
 def test_every_format_mixed_in_one_file_is_read_puzzle_by_puzzle(puzzles):
-    """4x4 and 9x9 puzzles, each in a random format (line, grid, rows, tdoku, tsv, solo), with
+    """4x4 and 9x9 puzzles, each in a random format (line, grid, rows, csv, tdoku, tsv, solo), with
     or without a blank line after it: each read in its own format, at its own line, with its
     cells (never by the first puzzle's format)."""
     text, want, line = "", [], 1
@@ -274,6 +274,7 @@ HUGE_FIELDS = {
     "solo-size": ("sudoku", lambda d: f"{d}x{d}:a"),
     "tdoku-count": ("sudoku", lambda d: f"{GOOD9}:{d}:"),
     "rows-cell": ("sudoku", lambda d: f"{d} 0 0 0\n0 0 0 0\n0 0 0 0\n0 0 0 0"),
+    "csv-cell": ("sudoku", lambda d: f"{d},0,0,0\n0,0,0,0\n0,0,0,0\n0,0,0,0"),
     "tsv-cell": ("sudoku", lambda d: "a\t2\t" + d + ",0" * 15),
     "tsv-order": ("sudoku", lambda d: "a\t" + d + "\t" + ",".join(["0"] * 16)),
     "shikaku-clue": ("shikaku", lambda d: f"2x1:{d}"),

@@ -231,12 +231,12 @@ def test_rows_with_plus_signs_and_inline_comments_are_read():
 
 def test_36x36_in_a_symbol_format_is_refused_with_the_formats_that_serve_it():
     """36x36 in line (and grid) form: the error says the format serves up to 25x25 and names
-    rows, tsv, solo and lloyd-amos; 49x49 and 64x64 rows are read, 81x81 rows say which orders
-    are supported."""
+    rows, csv, tsv, solo and lloyd-amos; 49x49 and 64x64 rows are read, 81x81 rows say which
+    orders are supported."""
     (fault,) = read_puzzles("." * 1296 + "\n", strict=False)
     assert str(fault) == (
         "<input> line 1: a 36x36 puzzle in the line format, which serves grids up to 25x25 "
-        "(35 symbols: 1-9, A-Z); give 36x36 puzzles as rows, tsv, solo or lloyd-amos"
+        "(35 symbols: 1-9, A-Z); give 36x36 puzzles as rows, csv, tsv, solo or lloyd-amos"
     )
     with pytest.raises(InputError, match="grid format, which serves grids up to 25x25"):
         read_puzzles("\n".join(["." * 36] * 36) + "\n")
@@ -266,8 +266,9 @@ def test_36x36_in_line_form_then_a_9x9_the_9x9_is_still_solved(tmp_path):
 @pytest.mark.parametrize("order", [3, 7])
 def test_comma_separated_numbers_on_one_line_say_which_forms_hold_them(order, tmp_path):
     """A puzzle's N*N numbers on one line, comma-separated (a file reads one symbol a cell
-    there): one line naming the count and the forms that take numbers (tsv, rows), never the
-    characters counted as cells; a count no Sudoku has says the sizes; the 9x9 after is solved."""
+    there): one line naming the count and the forms that take numbers (tsv, csv, rows), never
+    the characters counted as cells; a row no Sudoku has says the widths; the 9x9 after is
+    solved."""
     N = order * order
     numbers = ",".join(["0"] * (N**2 - 1) + [str(N)])
     path = tmp_path / "p.txt"
@@ -277,32 +278,71 @@ def test_comma_separated_numbers_on_one_line_say_which_forms_hold_them(order, tm
     assert first == (
         f"{path} line 1: {N * N} comma-separated numbers on one line, where one symbol a cell "
         f"was expected; give a {N}x{N} puzzle of numbers as tsv (`name<TAB>{order}<TAB>` then "
-        f"the numbers) or as {N} rows of {N} numbers"
+        f"the numbers) or as {N} rows of {N} numbers (csv, rows)"
     )
-    assert second.startswith(f"{path} line 2: 3 comma-separated numbers on one line; a Sudoku")
+    assert second.startswith(
+        f"{path} line 2: 3 comma-separated numbers on the first row; a Sudoku row has 4, 9, 16"
+    )
     (record,) = records(result.stdout)
     assert record["line"] == 3 and record["solved"]
 
 
+def pattern_grid(order: int) -> np.ndarray:
+    """A full grid of any order, no solver needed: d(r, c) = (n (r mod n) + r div n + c) mod N
+    + 1, int64[N, N]."""
+    N = order * order
+    r, c = np.arange(N)[:, None], np.arange(N)[None, :]
+    return (order * (r % order) + r // order + c) % N + 1
+
+
 @pytest.mark.parametrize("trailing", ["", ","])
-def test_rows_of_comma_separated_numbers_say_how_to_give_a_grid(trailing, tmp_path):
-    """A 64x64 grid as a spreadsheet writes it (64 lines of 64 comma-separated numbers, a
-    trailing comma or none): each line one fault that takes it for a row and names the forms
-    that hold such a grid (rows, tsv), never the characters counted as cells; the 9x9 after is
-    solved."""
-    row = ",".join(["-1"] * 63 + ["64"]) + trailing
+def test_a_64x64_grid_as_a_spreadsheet_saves_it_is_solved_and_written_back_as_csv(
+    trailing, tmp_path
+):
+    """64 lines of 64 comma-separated numbers, blanks written as an empty field, 0 and -1, a
+    trailing comma or none, then a 9x9 puzzle: both solved, the 64x64 written back as 64 csv
+    lines equal to the grid it was cut from."""
+    grid = pattern_grid(8)
+    text = grid.astype(str)
+    text[0, :3] = ["", "0", "-1"]
+    text[5, 7], text[63, 63] = "", "-1"
     path = tmp_path / "grid.csv"
-    path.write_text("\n".join([row] * 64 + [GOOD9]) + "\n")
-    result = solve(path, "--method", "exact", "--output", "jsonl")
-    faults = errors(result)
-    assert len(faults) == 64
-    assert faults[0] == (
-        f"{path} line 1: 64 comma-separated numbers on one line, a row of a 64x64 grid? give its "
-        "64 rows with spaces between the numbers (rows), or the puzzle as tsv "
-        "(`name<TAB>8<TAB>` then its 4096 numbers)"
+    path.write_text("\n".join(",".join(row) + trailing for row in text) + f"\n{GOOD9}\n")
+    result = solve(path, "--method", "exact")
+    assert result.exit_code == 0, result.output
+    lines = [x for x in result.stdout.splitlines() if x and not x.startswith("#")]
+    assert len(lines) == 64 + 1
+    written = np.array([[int(v) for v in x.split(",")] for x in lines[:64]])
+    assert (written == grid).all()
+
+
+def test_csv_faults_name_their_line_and_cell(tmp_path):
+    """A 49x49 csv grid with a 50, one with a row of 48 numbers, one of 48 rows, and a lone
+    line of 16 numbers: one line each naming the line (and the cell), with or without
+    --format csv."""
+    grid = pattern_grid(7).astype(str)
+    rows = [",".join(row) for row in grid]
+    grid[2, 4] = "50"
+    fifty, short_row = [",".join(row) for row in grid], list(rows)
+    short_row[3] = short_row[3].rsplit(",", 1)[0]
+    cases = {
+        "fifty": (fifty, "line 3, cell r3c5: number '50' is not a digit 0..49 of a 49x49 grid"),
+        "short_row": (short_row, "line 4: 48 comma-separated numbers on a row, expected 49"),
+        "short_grid": (rows[:48], "line 1: puzzle ends after 48 rows, expected 49"),
+    }
+    for name, (lines, fault) in cases.items():
+        path = tmp_path / f"{name}.csv"
+        path.write_text("\n".join(lines) + "\n")
+        for options in ((), ("--format", "csv")):
+            result = solve(path, *options, "--method", "exact")
+            assert errors(result) == [f"{path} {fault}"]
+    lone = tmp_path / "lone.csv"
+    lone.write_text(",".join(["0"] * 16) + "\n")
+    (fault,) = errors(solve(lone, "--method", "exact"))
+    assert fault.startswith(
+        f"{lone} line 1: 16 comma-separated numbers on one line: a 16x16 grid's first row, where "
+        "16 rows were expected; a 4x4 puzzle takes 4 rows of 4 numbers (csv, rows)"
     )
-    (record,) = records(result.stdout)
-    assert record["line"] == 65 and record["solved"]
 
 
 def test_a_36x36_solution_is_never_an_unwritable_line():

@@ -127,14 +127,14 @@ def test_symbol_scheme_for_16_and_25():
     np.testing.assert_array_equal(parse_line(text.replace(".", "0")), cells)
 
 
-def test_order_6_rows_tsv_solo_round_trip():
+def test_order_6_rows_csv_tsv_solo_round_trip():
     rng = np.random.default_rng(6)
     grid = random_grid(6, rng)
-    for fmt in ("rows", "tsv", "solo"):
+    for fmt in ("rows", "csv", "tsv", "solo"):
         np.testing.assert_array_equal(
             only(read_puzzles(format_grid(grid, 6, fmt), fmt=fmt)).cells, grid
         )
-    with pytest.raises(InputError, match="rows, tsv or solo"):
+    with pytest.raises(InputError, match="rows, csv, tsv or solo"):
         format_grid(grid, 6, "line")
 
 

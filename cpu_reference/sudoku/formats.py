@@ -24,6 +24,9 @@ for a whole input with `fmt`:
     rows    N lines of N whitespace-separated decimal numbers, 0 blank, per puzzle; puzzles
             separated by blank lines or consecutive. A number may carry a leading `+` (as int()
             reads it; a `-` is refused), and text from a `#` on is a comment.
+    csv     N lines of N comma-separated numbers per puzzle, as a spreadsheet saves a grid: a
+            blank is an empty field, 0 or -1, a comma may end a line (N + 1 fields, the last
+            empty), and text from a `#` on is a comment.
     tdoku   `puzzle:count:solution` (tdoku's test set): a line-form puzzle, the number of
             solutions (tdoku writes 2 for "two or more") and a line-form solution; the count and
             the solution may be left out or empty.
@@ -51,9 +54,9 @@ reading holds; where neither does it says so and asks for a format.
 
 The symbol forms (line, grid, tdoku) have 35 symbols, so they serve orders 2..5 (4x4 to 25x25):
 a 36x36 puzzle in one of them is refused at reading, since its solution could not be written
-back in the same form; rows, tsv, solo and lloyd-amos serve every order 2..8 (FORMAT_ORDERS). No
-one-symbol table beyond these 35 symbols is read or written, so 36x36, 49x49 and 64x64 take one
-of the number formats.
+back in the same form; rows, csv, tsv, solo and lloyd-amos serve every order 2..8
+(FORMAT_ORDERS). No one-symbol table beyond these 35 symbols is read or written, so 36x36, 49x49
+and 64x64 take one of the number formats.
 
 Input is read by cpu_reference.sources: paths, stdin, FIFOs and file objects, gzip data unpacked,
 UTF-16 / UTF-32 with a byte-order mark decoded, lines ended by "\n", "\r\n" or "\r" only, binary
@@ -88,16 +91,17 @@ from cpu_reference.sources import Source, Unreadable, line_fault, open_source
 from cpu_reference.sources import lines as read_lines
 from cpu_reference.sudoku import puzzle_lines
 from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER, layout
-from cpu_reference.sudoku.puzzle_lines import Piece, shape_of
+from cpu_reference.sudoku.puzzle_lines import FOUR_N, Piece, shape_of
 from cpu_reference.tatham import solo_description
 
-FORMATS = ("line", "grid", "rows", "tdoku", "tsv", "solo", "lloyd-amos")
+FORMATS = ("line", "grid", "rows", "csv", "tdoku", "tsv", "solo", "lloyd-amos")
 SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_LINE = 20_000  # a 64x64 tsv line (4,096 numbers of up to two digits) is about 12,300
 ORDERS = tuple(range(MIN_ORDER, MAX_ORDER + 1))
 SIDES = tuple(n * n for n in ORDERS)  # 4, 9, 16, 25, 36, 49, 64
 CELL_COUNTS = tuple(n**4 for n in ORDERS)  # 16, 81, 256, 625, 1296, 2401, 4096
 SYMBOL_FORMATS = ("line", "grid", "tdoku")  # one symbol per cell: digits up to len(SYMBOLS)
+CSV_BLANKS = ("", "-1")  # csv fields read as a blank besides 0: a spreadsheet's empty cell, -1
 MAX_SYMBOL_ORDER = max(n for n in ORDERS if n * n <= len(SYMBOLS))  # 5: 25x25
 _SYMBOL_COUNTS = {n**4: n for n in ORDERS if n <= MAX_SYMBOL_ORDER}  # cells -> order
 # The orders each format serves (reads, and writes solutions in).
@@ -329,11 +333,9 @@ def _numbers_line_fault(token: str) -> str | None:
         return None
     count = len(parts)
     if count in SIDES and count not in CELL_COUNTS:
-        n = SIDES.index(count) + MIN_ORDER
         return (
             f"{count} comma-separated numbers on one line, a row of a {count}x{count} grid? "
-            f"give its {count} rows with spaces between the numbers (rows), or the puzzle as "
-            f"tsv (`name<TAB>{n}<TAB>` then its {count * count} numbers)"
+            f"read its {count} rows as csv (--format csv)"
         )
     if count not in CELL_COUNTS:
         sizes = ", ".join(str(x) for x in CELL_COUNTS)
@@ -343,7 +345,7 @@ def _numbers_line_fault(token: str) -> str | None:
     return (
         f"{count} comma-separated numbers on one line, where one symbol a cell was expected; "
         f"give a {N}x{N} puzzle of numbers as tsv (`name<TAB>{n}<TAB>` then the numbers) or as "
-        f"{N} rows of {N} numbers"
+        f"{N} rows of {N} numbers (csv, rows)"
     )
 
 
@@ -362,7 +364,7 @@ def _symbol_order_fault(n: int, fmt: str) -> str:
 def _width_fault(width: int, fmt: str, rows: int = 1) -> str:
     """Why rows of `width` symbols (numbers) make no grid that fmt serves: the first row of a
     grid, or a run of `rows` such rows."""
-    what = "numbers" if fmt == "rows" else "symbols"
+    what = {"rows": "numbers", "csv": "comma-separated numbers"}.get(fmt, "symbols")
     text = f"{width} {what} on the first row" if rows == 1 else f"{rows} rows of {width} {what}"
     served = FORMAT_ORDERS[fmt]
     n = math.isqrt(width)
@@ -402,15 +404,21 @@ def _parse_tdoku(
 
 
 def _parse_numbers(
-    parts: list[str], N: int, first_cell: int, what: str = "number", blank: str = "0"
+    parts: list[str],
+    N: int,
+    first_cell: int,
+    what: str = "number",
+    blank: str = "0",
+    also_blank: tuple[str, ...] = (),
 ) -> np.ndarray:
     """The digits of number fields, 0 for a blank: `blank` is the field a blank cell holds ("0";
-    "-1" in Lloyd & Amos files, where 0 in any writing is no digit)."""
+    "-1" in Lloyd & Amos files, where 0 in any writing is no digit), `also_blank` other fields
+    read as blank (csv's empty field and -1)."""
     zero_is_blank = blank == "0"
     out = np.zeros(len(parts), dtype=np.uint8)
     for i, p in enumerate(parts):
         p = p.strip()
-        if p == blank:
+        if p == blank or p in also_blank:
             continue
         if len(p) <= 2 and p.isdigit() and p.isascii():  # most cells: int() of two digits at most
             value = int(p)
@@ -571,6 +579,11 @@ def _grid_row(text: str, fmt: str, N: int, first_cell: int) -> np.ndarray:
         if len(parts) != N:
             raise _Fault(f"{len(parts)} numbers on a row, expected {N}")
         return _parse_numbers(parts, N, first_cell)
+    if fmt == "csv":
+        parts = puzzle_lines.comma_fields(body, N)
+        if len(parts) != N:
+            raise _Fault(f"{len(parts)} comma-separated numbers on a row, expected {N}")
+        return _parse_numbers(parts, N, first_cell, also_blank=CSV_BLANKS)
     if len(body) != N:
         raise _Fault(f"{len(body)} symbols on a row, expected {N}")
     return _decode_symbols(body, N, first_cell)
@@ -597,7 +610,14 @@ def _grid_puzzle(name: str, piece: Piece, check: bool):
         except _Fault as f:
             return _error(name, start, _Fault(f.msg, L))
     if len(rows) < N:
-        return InputError(f"{name} line {start}: puzzle ends after {len(rows)} rows, expected {N}")
+        ends = f"puzzle ends after {len(rows)} rows, expected {N}"
+        if fmt == "csv" and N == FOUR_N and len(rows) == 1:  # or a 4x4 puzzle's cells?
+            ends = (
+                "16 comma-separated numbers on one line: a 16x16 grid's first row, where 16 "
+                "rows were expected; a 4x4 puzzle takes 4 rows of 4 numbers (csv, rows) or tsv "
+                "(`name<TAB>2<TAB>` then its 16 numbers)"
+            )
+        return InputError(f"{name} line {start}: {ends}")
     cells = np.concatenate(rows)
     n = ORDERS[SIDES.index(N)]
     if check:
@@ -798,7 +818,8 @@ def read_puzzles(
 def _symbols(cells: np.ndarray, N: int) -> str:
     if N > len(SYMBOLS) and int(cells.max(initial=0)) > len(SYMBOLS):
         raise InputError(
-            f"digit {len(SYMBOLS) + 1} has no one-line symbol; write {N}x{N} as rows, tsv or solo"
+            f"digit {len(SYMBOLS) + 1} has no one-line symbol; write {N}x{N} as rows, csv, tsv "
+            "or solo"
         )
     return _SYMBOL_BYTES[cells].tobytes().decode("ascii")
 
@@ -839,7 +860,8 @@ def format_grid(
     count: int | None = None,
     solution: np.ndarray | None = None,
 ) -> str:
-    """One puzzle or solution written in fmt, without a final newline (N lines for grid, rows).
+    """One puzzle or solution written in fmt, without a final newline (N lines for grid, rows,
+    csv).
 
     name goes into the tsv name field, or after `  # ` for line, tdoku and solo; count and
     solution are tdoku's optional fields. Several grid or rows puzzles are best joined by a
@@ -870,6 +892,8 @@ def format_grid(
         return "\n".join(
             " ".join(f"{v:>{w}}" for v in a[r * N : (r + 1) * N].tolist()) for r in range(N)
         )
+    if fmt == "csv":
+        return "\n".join(",".join(map(str, a[r * N : (r + 1) * N].tolist())) for r in range(N))
     if fmt == "tsv":
         return f"{name}\t{n}\t" + ",".join(str(v) for v in a.tolist())
     if fmt == "solo":

@@ -17,8 +17,10 @@ How lines become puzzles when no format is given:
 
     a solo, tsv or tdoku line, or one token of 81, 256, 625 or 1296 symbols: a puzzle of that
         line (a 16-symbol token: see below)
-    one token of 4, 9, 25 or 36 symbols, or 4, 9, 16, 25 or 36 numbers: the first row of a
-        grid (rows) puzzle whose side N is that width (numbers of any length: a token of 81
+    one token of 4, 9, 25 or 36 symbols, 4, 9, 16, 25, 36, 49 or 64 numbers, or a line of
+        comma-separated fields (csv) but 81, 256, 625, 1296, 2401 or 4096 of them (a puzzle's
+        numbers on one line, a fault naming the forms that hold them): the first row of a
+        grid (rows, csv) puzzle whose side N is that width (numbers of any length: a token of 81
         digits followed by 3 numbers is a 4x4 row whose first cell is at fault, not a one-line
         puzzle with a comment); it takes N rows, ending early (a fault of that puzzle) at a
         blank line or at a line that is another puzzle's (a one-line puzzle, a row of another
@@ -59,7 +61,7 @@ CELL_COUNTS = tuple(N * N for N in SIDES)  # 16, 81, 256, 625, 1296
 MAX_SIDE = SIDES[-1]
 FOUR_N = 16  # the width of a 4x4 one-line puzzle and of a 16x16 grid's row
 ONE_LINE_FORMATS = ("line", "tdoku", "tsv", "solo")
-GRID_FORMATS = ("grid", "rows")
+GRID_FORMATS = ("grid", "rows", "csv")
 MAX_ODD_RUN = 100  # lines of a width no Sudoku has that one fault covers at most
 LOOK_AHEAD = 1000  # rows looked at to tell a grid's faulty first row from a stray line
 _BIG = frozenset("56789ABCDEFGabcdefg")  # 16x16 digits above 4
@@ -120,6 +122,10 @@ def shape_of(text: str) -> Shape:
         fields = text.split("\t")
         if len(fields) >= 3 and fields[1].strip().isdigit() and "," in fields[2]:
             return TSV
+    elif "," in s and ":" not in s:
+        width = len(comma_fields(_body(s)))
+        if width not in CELL_COUNTS or width == FOUR_N:
+            return Shape("csv", width)
     tokens = s.split("#", 1)[0].split()
     first = tokens[0]
     if ":" in first:
@@ -133,6 +139,18 @@ def shape_of(text: str) -> Shape:
     if width in CELL_COUNTS or width > MAX_SIDE:
         return Shape("line", width)
     return Shape("grid", width)
+
+
+def comma_fields(body: str, N: int | None = None) -> list[str]:
+    """The fields of a csv row (a line without its comment): split at commas, less a last
+    empty field that follows a row's whole N fields (N None: any Sudoku side), a spreadsheet's
+    trailing comma."""
+    parts = body.split(",")
+    if len(parts) > 2 and not parts[-1].strip():
+        whole = len(parts) - 1
+        if (whole == N) if N is not None else (whole in SIDES and len(parts) not in SIDES):
+            return parts[:-1]
+    return parts
 
 
 def _numbers_of_a_row(tokens: list[str]) -> bool:
@@ -157,6 +175,8 @@ def _shaper(fmt: str | None) -> Callable[[str], Shape]:
         return lambda text: _blank_or_comment(text) or one
     if fmt == "grid":
         return lambda text: _blank_or_comment(text) or Shape("grid", len(_body(text)))
+    if fmt == "csv":
+        return lambda text: _blank_or_comment(text) or Shape("csv", len(comma_fields(_body(text))))
     return lambda text: _blank_or_comment(text) or Shape("rows", len(_body(text).split()))
 
 
@@ -298,7 +318,7 @@ def puzzles(
                 yield from _sixteen(ahead, name, read, read_one)
             else:  # order 2: a 4x4 puzzle (another order: a fault of its size)
                 yield read(Piece("line", ahead.take()))
-        elif kind in ("four", "grid", "rows") and (fixed is not None or width in SIDES):
+        elif kind in ("four", *GRID_FORMATS) and (fixed is not None or width in SIDES):
             N = fixed or width
             yield read(_grid(ahead, "grid" if kind == "four" else kind, N, auto))
         elif auto and fixed is None and _next_is_four(ahead):
