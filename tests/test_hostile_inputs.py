@@ -316,6 +316,19 @@ def test_a_64x64_grid_as_a_spreadsheet_saves_it_is_solved_and_written_back_as_cs
     assert (written == grid).all()
 
 
+def test_a_one_line_puzzle_whose_name_holds_a_comma_is_no_csv_row():
+    """A comma in a one-line puzzle's name (after `#` or after whitespace) leaves the line a
+    puzzle with that name; a rows line's comment with commas leaves it a row."""
+    rows = "\n".join(["1 0 0 0  # a, b", "0 0 0 0", "0 0 0 0", "0 0 0 2"])
+    text = f"{GOOD9}  # hard, very\n{GOOD9} easy,ish\n{rows}\n"
+    got = read_puzzles(text)
+    assert [(p.fmt, p.name, p.line) for p in got] == [
+        ("line", "hard, very", 1),
+        ("line", "easy,ish", 2),
+        ("rows", "", 3),
+    ]
+
+
 def test_csv_faults_name_their_line_and_cell(tmp_path):
     """A 49x49 csv grid with a 50, one with a row of 48 numbers, one of 48 rows, and a lone
     line of 16 numbers: one line each naming the line (and the cell), with or without

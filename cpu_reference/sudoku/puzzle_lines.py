@@ -56,8 +56,8 @@ from cpu_reference.errors import InputError
 from cpu_reference.sources import Unreadable
 from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
 
-SIDES = tuple(n * n for n in range(MIN_ORDER, MAX_ORDER + 1))  # 4, 9, 16, 25, 36
-CELL_COUNTS = tuple(N * N for N in SIDES)  # 16, 81, 256, 625, 1296
+SIDES = tuple(n * n for n in range(MIN_ORDER, MAX_ORDER + 1))  # 4, 9, 16, ..., 64
+CELL_COUNTS = tuple(N * N for N in SIDES)  # 16, 81, 256, ..., 4096
 MAX_SIDE = SIDES[-1]
 FOUR_N = 16  # the width of a 4x4 one-line puzzle and of a 16x16 grid's row
 ONE_LINE_FORMATS = ("line", "tdoku", "tsv", "solo")
@@ -123,8 +123,8 @@ def shape_of(text: str) -> Shape:
         if len(fields) >= 3 and fields[1].strip().isdigit() and "," in fields[2]:
             return TSV
     elif "," in s and ":" not in s:
-        width = len(comma_fields(_body(s)))
-        if width not in CELL_COUNTS or width == FOUR_N:
+        width = _csv_width(_body(s))
+        if width and (width not in CELL_COUNTS or width == FOUR_N):
             return Shape("csv", width)
     tokens = s.split("#", 1)[0].split()
     first = tokens[0]
@@ -151,6 +151,15 @@ def comma_fields(body: str, N: int | None = None) -> list[str]:
         if (whole == N) if N is not None else (whole in SIDES and len(parts) not in SIDES):
             return parts[:-1]
     return parts
+
+
+def _csv_width(body: str) -> int:
+    """The fields of a csv row, or 0 for a line that is none: no comma, or a field holding a
+    space (a one-line puzzle whose name after it holds a comma)."""
+    if "," not in body:
+        return 0
+    fields = comma_fields(body)
+    return 0 if any(len(f.split()) > 1 for f in fields) else len(fields)
 
 
 def _numbers_of_a_row(tokens: list[str]) -> bool:
