@@ -944,6 +944,8 @@ FRONTIER_DEFAULT = (
     ("frontier/frontier_auto_heldout_36x36_50.json", ", held-out grids (seed 4)"),
     ("frontier/frontier_auto_49x49_50.json", ""),
     ("frontier/frontier_auto_64x64_45.json", ""),
+    ("frontier/frontier_auto_45.json", ", beside the peers"),
+    ("frontier/frontier_auto_heldout_45.json", ", held-out grids (seed 4), beside the peers"),
     ("frontier/frontier_generator_grids.json", ", grids from the generator (not a pattern)"),
 )
 
