@@ -15,9 +15,8 @@ import math
 import os
 
 from gpu_anneal.kinds import kind_of
-from gpu_anneal.reference import InputError, Puzzle, iter_puzzles
+from gpu_anneal.reference import GRID_FORMATS, InputError, Puzzle, iter_puzzles
 
-GRID_FORMATS = ("grid", "rows", "csv")  # one puzzle over N lines
 HEAD_ITEMS = 16  # faults looked past for the first good puzzle
 
 

@@ -27,6 +27,7 @@ import pytest
 from typer.testing import CliRunner
 
 import gpu_anneal
+from benchmarks.frontier_instances import pattern_grid
 from cli.main import app
 from cli.tally import is_summary
 from cpu_reference.errors import InputError, OptionError
@@ -263,14 +264,15 @@ def test_36x36_in_line_form_then_a_9x9_the_9x9_is_still_solved(tmp_path):
     assert record["line"] == 2 and record["solved"]
 
 
+@pytest.mark.parametrize("trailing", ["", ","])
 @pytest.mark.parametrize("order", [3, 7])
-def test_comma_separated_numbers_on_one_line_say_which_forms_hold_them(order, tmp_path):
-    """A puzzle's N*N numbers on one line, comma-separated (a file reads one symbol a cell
-    there): one line naming the count and the forms that take numbers (tsv, csv, rows), never
-    the characters counted as cells; a row no Sudoku has says the widths; the 9x9 after is
-    solved."""
+def test_comma_separated_numbers_on_one_line_say_which_forms_hold_them(order, trailing, tmp_path):
+    """A puzzle's N*N numbers on one line, comma-separated, a trailing comma or none (a file
+    reads one symbol a cell there): one line naming the count and the forms that take numbers
+    (tsv, csv, rows), never the characters counted as cells; a row no Sudoku has says the
+    widths; the 9x9 after is solved."""
     N = order * order
-    numbers = ",".join(["0"] * (N**2 - 1) + [str(N)])
+    numbers = ",".join(["0"] * (N**2 - 1) + [str(N)]) + trailing
     path = tmp_path / "p.txt"
     path.write_text(f"{numbers}\n1,2,3\n{GOOD9}\n")
     result = solve(path, "--method", "exact", "--output", "jsonl")
@@ -287,14 +289,6 @@ def test_comma_separated_numbers_on_one_line_say_which_forms_hold_them(order, tm
     assert record["line"] == 3 and record["solved"]
 
 
-def pattern_grid(order: int) -> np.ndarray:
-    """A full grid of any order, no solver needed: d(r, c) = (n (r mod n) + r div n + c) mod N
-    + 1, int64[N, N]."""
-    N = order * order
-    r, c = np.arange(N)[:, None], np.arange(N)[None, :]
-    return (order * (r % order) + r // order + c) % N + 1
-
-
 @pytest.mark.parametrize("trailing", ["", ","])
 def test_a_64x64_grid_as_a_spreadsheet_saves_it_is_solved_and_written_back_as_csv(
     trailing, tmp_path
@@ -302,7 +296,7 @@ def test_a_64x64_grid_as_a_spreadsheet_saves_it_is_solved_and_written_back_as_cs
     """64 lines of 64 comma-separated numbers, blanks written as an empty field, 0 and -1, a
     trailing comma or none, then a 9x9 puzzle: both solved, the 64x64 written back as 64 csv
     lines equal to the grid it was cut from."""
-    grid = pattern_grid(8)
+    grid = pattern_grid(8, np.random.default_rng(8))
     text = grid.astype(str)
     text[0, :3] = ["", "0", "-1"]
     text[5, 7], text[63, 63] = "", "-1"
@@ -333,7 +327,7 @@ def test_csv_faults_name_their_line_and_cell(tmp_path):
     """A 49x49 csv grid with a 50, one with a row of 48 numbers, one of 48 rows, and a lone
     line of 16 numbers: one line each naming the line (and the cell), with or without
     --format csv."""
-    grid = pattern_grid(7).astype(str)
+    grid = pattern_grid(7, np.random.default_rng(7)).astype(str)
     rows = [",".join(row) for row in grid]
     grid[2, 4] = "50"
     fifty, short_row = [",".join(row) for row in grid], list(rows)

@@ -65,6 +65,7 @@ GRID_FORMATS = ("grid", "rows", "csv")
 MAX_ODD_RUN = 100  # lines of a width no Sudoku has that one fault covers at most
 LOOK_AHEAD = 1000  # rows looked at to tell a grid's faulty first row from a stray line
 _BIG = frozenset("56789ABCDEFGabcdefg")  # 16x16 digits above 4
+_COMMA_COUNTS = frozenset(SIDES + CELL_COUNTS)  # a csv row's fields, or a puzzle's on one line
 _SOLO_LIKE = re.compile(r"[0-9]+(?:x[0-9]+)?[A-Za-z0-9]*")  # `3x3`, `3x3dh`, `3j` before ':'
 
 
@@ -143,12 +144,12 @@ def shape_of(text: str) -> Shape:
 
 def comma_fields(body: str, N: int | None = None) -> list[str]:
     """The fields of a csv row (a line without its comment): split at commas, less a last
-    empty field that follows a row's whole N fields (N None: any Sudoku side), a spreadsheet's
-    trailing comma."""
+    empty field that follows a row's whole N fields (N None: a Sudoku side's, or a whole
+    puzzle's cells), a spreadsheet's trailing comma."""
     parts = body.split(",")
     if len(parts) > 2 and not parts[-1].strip():
         whole = len(parts) - 1
-        if (whole == N) if N is not None else (whole in SIDES and len(parts) not in SIDES):
+        if whole == N if N is not None else whole in _COMMA_COUNTS:
             return parts[:-1]
     return parts
 
