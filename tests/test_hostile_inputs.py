@@ -15,6 +15,7 @@ the integer program; most cases are checked at the reader, without solving.
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import subprocess
@@ -31,7 +32,13 @@ from benchmarks.frontier_instances import pattern_grid
 from cli.main import app
 from cli.tally import is_summary
 from cpu_reference.errors import InputError, OptionError
-from cpu_reference.sudoku.formats import FORMAT_ORDERS, FORMATS, format_grid, read_puzzles
+from cpu_reference.sudoku.formats import (
+    FORMAT_ORDERS,
+    FORMATS,
+    format_grid,
+    iter_puzzles,
+    read_puzzles,
+)
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import resume, validate
 from gpu_anneal.inputs import Item, file_names, read
@@ -308,6 +315,79 @@ def test_a_64x64_grid_as_a_spreadsheet_saves_it_is_solved_and_written_back_as_cs
     assert len(lines) == 64 + 1
     written = np.array([[int(v) for v in x.split(",")] for x in lines[:64]])
     assert (written == grid).all()
+
+
+@pytest.mark.parametrize("order", [3, 6])
+def test_a_grid_saved_with_semicolons_quotes_a_bom_and_crlf_is_read_and_written_with_commas(
+    order, tmp_path
+):
+    """The ways spreadsheets save a grid: `;` between the numbers (where `,` is the decimal
+    mark) with a trailing `;`, every field in double quotes (a blank `""`), a UTF-8 BOM and
+    "\r\n" line ends; each file solved and its solution written back as N comma-separated
+    lines that solve the puzzle (its givens kept)."""
+    N = order * order
+    grid = pattern_grid(order, np.random.default_rng(order))
+    text = grid.astype(str)
+    blank = np.random.default_rng(1).random((N, N)) < 0.3
+    text[blank] = ""
+    puzzle = np.where(blank, 0, grid)
+    forms = {
+        "semicolons": ["".join(f"{v};" for v in row) for row in text],
+        "quoted": [", ".join(f'"{v}"' for v in row) for row in text],
+    }
+    for name, lines in forms.items():
+        path = tmp_path / f"{name}.csv"
+        path.write_bytes(("\r\n".join(lines) + "\r\n").encode("utf-8-sig"))
+        result = solve(path, "--method", "exact")
+        assert result.exit_code == 0, (name, result.output)
+        written = [x for x in result.stdout.splitlines() if x and not x.startswith("#")]
+        solution = np.array([[int(v) for v in x.split(",")] for x in written])
+        assert verify_solution(solution.ravel(), order, puzzle.ravel()) is None, name
+
+
+def test_a_csv_row_as_long_as_a_one_line_puzzle_is_a_row(tmp_path):
+    """csv rows of 16 or 81 characters, a one-line puzzle's lengths (a 9x9 row of eight
+    givens, a 49x49 row of 33 one-digit givens): rows of their grid, never a 4x4 or 9x9
+    one-line puzzle; the 9x9 grid solved with its givens kept."""
+    grid = pattern_grid(3, np.random.default_rng(3))
+    puzzle = grid.copy()
+    puzzle[np.arange(9), np.arange(9)] = 0  # one blank a row
+    rows = [",".join(str(v) if v else "" for v in row) for row in puzzle]
+    assert {len(row) for row in rows} == {16}
+    path = tmp_path / "nine.csv"
+    path.write_text("\n".join(rows) + "\n")
+    result = solve(path, "--method", "exact")
+    assert result.exit_code == 0, result.output
+    written = [x for x in result.stdout.splitlines() if x and not x.startswith("#")]
+    solution = np.array([[int(v) for v in x.split(",")] for x in written])
+    assert verify_solution(solution.ravel(), 3, puzzle.ravel()) is None
+    row49 = ",".join(["1"] * 33 + [""] * 16)
+    assert len(row49) == 81
+    (piece,) = iter_puzzles(io.StringIO("\n".join([row49] * 49)), check=False)
+    assert (piece.fmt, piece.order, piece.givens) == ("csv", 7, 33 * 49)
+
+
+def test_semicolon_faults_say_semicolon_separated(tmp_path):
+    """A 49x49 grid saved with `;` with a short row, a line of three such numbers and a 9x9
+    puzzle's 81 such numbers on one line: each fault names its line and `semicolon-separated`
+    numbers, as commas' do, and the good 9x9 after them is solved."""
+    rows = [";".join(row) for row in pattern_grid(7, np.random.default_rng(7)).astype(str)]
+    rows[3] = rows[3].rsplit(";", 1)[0]
+    path = tmp_path / "semi.csv"
+    one_line = ";".join(["0"] * 80 + ["9"])
+    path.write_text("\n".join(rows) + f"\n\n1;2;3\n{one_line}\n{GOOD9}\n")
+    result = solve(path, "--method", "exact", "--output", "jsonl")
+    assert errors(result) == [
+        f"{path} line 4: 48 semicolon-separated numbers on a row, expected 49",
+        f"{path} line 51: 3 semicolon-separated numbers on the first row; a Sudoku row has 4, "
+        "9, 16, 25, 36, 49, 64 semicolon-separated numbers: orders 2..8 (4x4, 9x9, 16x16, "
+        "25x25, 36x36, 49x49, 64x64) (or pass the order)",
+        f"{path} line 52: 81 semicolon-separated numbers on one line, where one symbol a cell "
+        "was expected; give a 9x9 puzzle of numbers as tsv (`name<TAB>3<TAB>` then the "
+        "numbers) or as 9 rows of 9 numbers (csv, rows)",
+    ]
+    (record,) = records(result.stdout)
+    assert record["line"] == 53 and record["solved"]
 
 
 def test_a_one_line_puzzle_whose_name_holds_a_comma_is_no_csv_row():

@@ -409,6 +409,10 @@ def test_parse_line_forms():
     np.testing.assert_array_equal(parse_line(GOOD + "  # top95 #1"), cells)
     np.testing.assert_array_equal(parse_line(GOOD + ":1"), cells)
     np.testing.assert_array_equal(parse_line(",".join(map(str, cells))), cells)
+    np.testing.assert_array_equal(parse_line(";".join(map(str, cells)) + ";"), cells)
+    np.testing.assert_array_equal(parse_line(", ".join(f'"{v or ""}"' for v in cells)), cells)
+    np.testing.assert_array_equal(parse_line(GOOD + "  # hard, very"), cells)  # a name's comma
+    np.testing.assert_array_equal(parse_line(GOOD + " easy;ish"), cells)
     np.testing.assert_array_equal(parse_line(format_grid(cells, 3, "tsv", name="a")), cells)
     np.testing.assert_array_equal(parse_line(format_grid(cells, 3, "solo")), cells)
     with pytest.raises(InputError, match="80 cells"):

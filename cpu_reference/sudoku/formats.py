@@ -26,7 +26,9 @@ for a whole input with `fmt`:
             reads it; a `-` is refused), and text from a `#` on is a comment.
     csv     N lines of N comma-separated numbers per puzzle, as a spreadsheet saves a grid: a
             blank is an empty field, 0 or -1, a comma may end a line (N + 1 fields, the last
-            empty), and text from a `#` on is a comment.
+            empty), and text from a `#` on is a comment. A line without a comma may separate
+            its numbers by `;` (a spreadsheet's where `,` is the decimal mark), and a field
+            may be in double quotes (`"5"`, `""`). Solutions are written with commas.
     tdoku   `puzzle:count:solution` (tdoku's test set): a line-form puzzle, the number of
             solutions (tdoku writes 2 for "two or more") and a line-form solution; the count and
             the solution may be left out or empty.
@@ -324,26 +326,29 @@ def _parse_symbol_line(token: str, order: int | None, fmt: str = "line") -> tupl
 
 
 def _numbers_line_fault(token: str) -> str | None:
-    """Why a line of comma-separated numbers is no one-symbol-a-cell puzzle, and the forms that
-    hold such numbers; None for any other token."""
-    parts = token.split(",")
+    """Why a line of comma- (or semicolon-) separated numbers is no one-symbol-a-cell puzzle,
+    and the forms that hold such numbers; None for any other token."""
+    sep = puzzle_lines.csv_separator(token)
+    if sep is None:
+        return None
+    parts = token.split(sep)
     if len(parts) > 2 and not parts[-1].strip():
         parts = parts[:-1]  # a spreadsheet's trailing comma
-    if len(parts) < 2 or not all(p.strip().lstrip("+-").isdigit() for p in parts):
+    if not all(p.strip().lstrip("+-").isdigit() for p in parts):
         return None
-    count = len(parts)
+    count, numbers = len(parts), f"{len(parts)} {puzzle_lines.CSV_SEPARATORS[sep]} numbers"
     if count in SIDES and count not in CELL_COUNTS:
         return (
-            f"{count} comma-separated numbers on one line, a row of a {count}x{count} grid? "
+            f"{numbers} on one line, a row of a {count}x{count} grid? "
             f"read its {count} rows as csv (--format csv)"
         )
     if count not in CELL_COUNTS:
         sizes = ", ".join(str(x) for x in CELL_COUNTS)
-        return f"{count} comma-separated numbers on one line; a Sudoku has {sizes} cells"
+        return f"{numbers} on one line; a Sudoku has {sizes} cells"
     n = CELL_COUNTS.index(count) + MIN_ORDER
     N = n * n
     return (
-        f"{count} comma-separated numbers on one line, where one symbol a cell was expected; "
+        f"{numbers} on one line, where one symbol a cell was expected; "
         f"give a {N}x{N} puzzle of numbers as tsv (`name<TAB>{n}<TAB>` then the numbers) or as "
         f"{N} rows of {N} numbers (csv, rows)"
     )
@@ -361,10 +366,10 @@ def _symbol_order_fault(n: int, fmt: str) -> str:
     )
 
 
-def _width_fault(width: int, fmt: str, rows: int = 1) -> str:
+def _width_fault(width: int, fmt: str, rows: int = 1, first: str = "") -> str:
     """Why rows of `width` symbols (numbers) make no grid that fmt serves: the first row of a
-    grid, or a run of `rows` such rows."""
-    what = {"rows": "numbers", "csv": "comma-separated numbers"}.get(fmt, "symbols")
+    grid (its text `first`), or a run of `rows` such rows."""
+    what = {"rows": "numbers", "csv": _csv_numbers(first)}.get(fmt, "symbols")
     text = f"{width} {what} on the first row" if rows == 1 else f"{rows} rows of {width} {what}"
     served = FORMAT_ORDERS[fmt]
     n = math.isqrt(width)
@@ -376,6 +381,13 @@ def _width_fault(width: int, fmt: str, rows: int = 1) -> str:
         return f"{text}: a {width}x{width} Sudoku (order {n}) is not supported; {orders} are"
     widths = ", ".join(str(m * m) for m in served)
     return f"{text}; a Sudoku row has {widths} {what}: {orders} (or pass the order)"
+
+
+def _csv_numbers(text: str) -> str:
+    """`comma-separated numbers`, or `semicolon-separated numbers` for a csv row separated by
+    `;`."""
+    sep = puzzle_lines.csv_separator(text if isinstance(text, str) else "") or ","
+    return f"{puzzle_lines.CSV_SEPARATORS[sep]} numbers"
 
 
 def _parse_tdoku(
@@ -504,8 +516,9 @@ def _parsesolo_description(token: str, order: int | None) -> tuple[np.ndarray, i
 
 def parse_line(text: str, order: int | None = None, *, check: bool = True) -> np.ndarray:
     """Cells (uint8[N*N]) of one puzzle in a one-line form: line, tdoku, tsv, solo, or N*N
-    comma-separated numbers; InputError with a one-line message on a fault (and, when check,
-    on a digit given twice in a unit, or a control character in the text)."""
+    comma- (or semicolon-) separated numbers as csv reads them; InputError with a one-line
+    message on a fault (and, when check, on a digit given twice in a unit, or a control
+    character in the text)."""
     fault = line_fault(text.strip())
     if fault is not None:
         raise InputError(fault)
@@ -518,10 +531,10 @@ def parse_line(text: str, order: int | None = None, *, check: bool = True) -> np
             cells, n = _parsesolo_description(_split_comment(text)[0], order)
         elif fmt == "tdoku":
             cells, n, _, _ = _parse_tdoku(_split_comment(text)[0], order)
-        elif "," in text:
-            parts = text.split(",")
+        elif puzzle_lines.csv_separator(_split_comment(text)[0]):  # numbers, not a name's
+            parts = puzzle_lines.comma_fields(text.split("#", 1)[0].strip())
             n = _order_of(len(parts), order)
-            cells = _parse_numbers(parts, n * n, 0)
+            cells = _parse_numbers(parts, n * n, 0, also_blank=CSV_BLANKS)
         else:
             cells, n = _parse_symbol_line(_split_comment(text)[0], order)
         if check:
@@ -582,7 +595,7 @@ def _grid_row(text: str, fmt: str, N: int, first_cell: int) -> np.ndarray:
     if fmt == "csv":
         parts = puzzle_lines.comma_fields(body, N)
         if len(parts) != N:
-            raise _Fault(f"{len(parts)} comma-separated numbers on a row, expected {N}")
+            raise _Fault(f"{len(parts)} {_csv_numbers(body)} on a row, expected {N}")
         return _parse_numbers(parts, N, first_cell, also_blank=CSV_BLANKS)
     if len(body) != N:
         raise _Fault(f"{len(body)} symbols on a row, expected {N}")
@@ -600,7 +613,7 @@ def _grid_puzzle(name: str, piece: Piece, check: bool):
     fmt, N, lines = piece.fmt, piece.N, piece.lines
     start = lines[0].L
     if N not in _sides(fmt):
-        return InputError(f"{name} line {start}: {_width_fault(N, fmt)}")
+        return InputError(f"{name} line {start}: {_width_fault(N, fmt, 1, lines[0].text)}")
     rows = []
     for i, (L, text, _) in enumerate(lines):
         try:
@@ -613,7 +626,7 @@ def _grid_puzzle(name: str, piece: Piece, check: bool):
         ends = f"puzzle ends after {len(rows)} rows, expected {N}"
         if fmt == "csv" and N == FOUR_N and len(rows) == 1:  # or a 4x4 puzzle's cells?
             ends = (
-                "16 comma-separated numbers on one line: a 16x16 grid's first row, where 16 "
+                f"16 {_csv_numbers(lines[0].text)} on one line: a 16x16 grid's first row, where 16 "
                 "rows were expected; a 4x4 puzzle takes 4 rows of 4 numbers (csv, rows) or tsv "
                 "(`name<TAB>2<TAB>` then its 16 numbers)"
             )
@@ -633,7 +646,7 @@ def _piece_puzzle(name: str, order: int | None, check: bool, piece: Piece):
     first = piece.lines[0]
     if piece.fmt in puzzle_lines.GRID_FORMATS:
         if piece.N is None:  # rows of a width no Sudoku has
-            fault = _width_fault(first.shape.width, piece.fmt, len(piece.lines))
+            fault = _width_fault(first.shape.width, piece.fmt, len(piece.lines), first.text)
             return InputError(f"{name} {puzzle_lines.where(piece)}: {fault}")
         return _grid_puzzle(name, piece, check)
     if isinstance(first.text, Unreadable):

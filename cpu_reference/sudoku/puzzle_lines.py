@@ -18,13 +18,13 @@ How lines become puzzles when no format is given:
     a solo, tsv or tdoku line, or one token of 81, 256, 625 or 1296 symbols: a puzzle of that
         line (a 16-symbol token: see below)
     one token of 4, 9, 25 or 36 symbols, 4, 9, 16, 25, 36, 49 or 64 numbers, or a line of
-        comma-separated fields (csv) but 81, 256, 625, 1296, 2401 or 4096 of them (a puzzle's
-        numbers on one line, a fault naming the forms that hold them): the first row of a
-        grid (rows, csv) puzzle whose side N is that width (numbers of any length: a token of 81
-        digits followed by 3 numbers is a 4x4 row whose first cell is at fault, not a one-line
-        puzzle with a comment); it takes N rows, ending early (a fault of that puzzle) at a
-        blank line or at a line that is another puzzle's (a one-line puzzle, a row of another
-        width or form)
+        comma- or semicolon-separated fields (csv) but 81, 256, 625, 1296, 2401 or 4096 of
+        them (a puzzle's numbers on one line, a fault naming the forms that hold them): the
+        first row of a grid (rows, csv) puzzle whose side N is that width (numbers of any
+        length: a token of 81 digits followed by 3 numbers is a 4x4 row whose first cell is at
+        fault, not a one-line puzzle with a comment); it takes N rows, ending early (a fault of
+        that puzzle) at a blank line or at a line that is another puzzle's (a one-line puzzle,
+        a row of another width or form)
     a run of 16-symbol lines: 4x4 puzzles one a line, or 16x16 grids, decided by the run:
         exactly 16 lines   one 16x16 grid when they read as one, or when most hold a digit
                            above 4; else sixteen 4x4 puzzles when each line reads as one; else
@@ -46,6 +46,7 @@ rows (order 4), and every grid takes N = order * order rows.
 
 from __future__ import annotations
 
+import csv
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -66,6 +67,8 @@ MAX_ODD_RUN = 100  # lines of a width no Sudoku has that one fault covers at mos
 LOOK_AHEAD = 1000  # rows looked at to tell a grid's faulty first row from a stray line
 _BIG = frozenset("56789ABCDEFGabcdefg")  # 16x16 digits above 4
 _COMMA_COUNTS = frozenset(SIDES + CELL_COUNTS)  # a csv row's fields, or a puzzle's on one line
+# a csv row's separators: ',' or, as a spreadsheet saves where ',' is the decimal mark, ';'
+CSV_SEPARATORS = {",": "comma-separated", ";": "semicolon-separated"}
 _SOLO_LIKE = re.compile(r"[0-9]+(?:x[0-9]+)?[A-Za-z0-9]*")  # `3x3`, `3x3dh`, `3j` before ':'
 
 
@@ -123,7 +126,7 @@ def shape_of(text: str) -> Shape:
         fields = text.split("\t")
         if len(fields) >= 3 and fields[1].strip().isdigit() and "," in fields[2]:
             return TSV
-    elif "," in s and ":" not in s:
+    elif ":" not in s and ("," in s or ";" in s):
         width = _csv_width(_body(s))
         if width and (width not in CELL_COUNTS or width == FOUR_N):
             return Shape("csv", width)
@@ -142,11 +145,22 @@ def shape_of(text: str) -> Shape:
     return Shape("grid", width)
 
 
+def csv_separator(body: str) -> str | None:
+    """The separator of a csv row: ',' where the row holds one, else ';' where it holds one,
+    else None."""
+    return next((sep for sep in CSV_SEPARATORS if sep in body), None)
+
+
 def comma_fields(body: str, N: int | None = None) -> list[str]:
-    """The fields of a csv row (a line without its comment): split at commas, less a last
-    empty field that follows a row's whole N fields (N None: a Sudoku side's, or a whole
-    puzzle's cells), a spreadsheet's trailing comma."""
-    parts = body.split(",")
+    """The fields of a csv row (a line without its comment): split at its separator
+    (csv_separator; a field in double quotes, as a spreadsheet may write it, is read without
+    them), less a last empty field that follows a row's whole N fields (N None: a Sudoku
+    side's, or a whole puzzle's cells), a spreadsheet's trailing comma."""
+    sep = csv_separator(body) or ","
+    try:
+        parts = next(csv.reader([body], delimiter=sep, skipinitialspace=True), [""]) or [""]
+    except csv.Error:  # a character the csv module refuses: the fields as the text splits
+        parts = body.split(sep)
     if len(parts) > 2 and not parts[-1].strip():
         whole = len(parts) - 1
         if whole == N if N is not None else whole in _COMMA_COUNTS:
@@ -155,9 +169,9 @@ def comma_fields(body: str, N: int | None = None) -> list[str]:
 
 
 def _csv_width(body: str) -> int:
-    """The fields of a csv row, or 0 for a line that is none: no comma, or a field holding a
-    space (a one-line puzzle whose name after it holds a comma)."""
-    if "," not in body:
+    """The fields of a csv row, or 0 for a line that is none: no separator, or a field
+    holding a space (a one-line puzzle whose name after it holds a comma)."""
+    if csv_separator(body) is None:
         return 0
     fields = comma_fields(body)
     return 0 if any(len(f.split()) > 1 for f in fields) else len(fields)
@@ -171,9 +185,17 @@ def _numbers_of_a_row(tokens: list[str]) -> bool:
 
 
 def _plain(text: str) -> bool:
-    """No space, tab, ':' or '#' in the text: a token of one-line puzzle length is that puzzle
-    (four substring scans are faster here than one regular expression)."""
-    return " " not in text and ":" not in text and "\t" not in text and "#" not in text
+    """No space, tab, ':', '#' or csv separator in the text: a token of one-line puzzle length
+    is that puzzle, where a csv row of as many characters is not (substring scans are faster
+    here than one regular expression)."""
+    return (
+        " " not in text
+        and ":" not in text
+        and "\t" not in text
+        and "#" not in text
+        and "," not in text
+        and ";" not in text
+    )
 
 
 def _shaper(fmt: str | None) -> Callable[[str], Shape]:
