@@ -1,9 +1,10 @@
 """How many puzzles the input files hold, counted cheaply for the progress line's total.
 
-A count by lines: the puzzle lines of each file (neither blank nor '#' comments), divided by the
-lines one puzzle takes, which the file's first puzzle shows (a Sudoku `grid`, `rows` or `csv`
-puzzle takes N lines, a `lloyd-amos` block N + 2; every other Sudoku format, and a Shikaku or
-Hashiwokakero game ID, one line; a plain text grid of those kinds is the whole file). The count
+A count by lines: the puzzle lines of each file (neither blank, '#' comments nor the lines drawn
+between a grid's boxes), divided by the lines one puzzle takes, which the file's first puzzle
+shows (a Sudoku `grid`, `rows` or `csv` puzzle takes N lines, a `lloyd-amos` block N + 2; every
+other Sudoku format, and a Shikaku or Hashiwokakero game ID, one line; a plain text grid of
+those kinds is the whole file). The count
 is an estimate: a malformed line counts as a puzzle. None when it cannot be known cheaply:
 stdin, a compressed file, a file that is not a regular file.
 """
@@ -39,12 +40,19 @@ def _count_file(path: str, kind: str, fmt: str | None) -> int | None:
         if lines_per_puzzle is None:
             return None
         with open(path, "rb") as stream:
-            lines = sum(1 for line in stream if line.strip() and not line.lstrip().startswith(b"#"))
+            lines = sum(1 for line in stream if _puzzle_line(line))
     except (OSError, InputError, UnicodeError):
         return None
     if lines_per_puzzle == 0:  # the whole file is one puzzle
         return 1 if lines else 0
     return math.ceil(lines / lines_per_puzzle)
+
+
+def _puzzle_line(line: bytes) -> bool:
+    """Neither blank, nor a `#` comment, nor a line drawn between a grid's boxes (`-+=|`
+    alone, which the reader passes over)."""
+    text = line.strip()
+    return bool(text) and not text.startswith(b"#") and bool(text.strip(b"-+=| "))
 
 
 def _lines_per_puzzle(path: str, kind: str, fmt: str | None) -> int | None:

@@ -655,6 +655,10 @@ def test_puzzle_count_by_lines(tmp_path):
     )
     assert count_puzzles([str(datasets.path("shikaku"))], "shikaku") == 5
     assert count_puzzles([str(text_grid)], "hashi") == 1
+    boxed = tmp_path / "boxed.txt"  # a 4x4 grid printed with its boxes drawn, twice
+    boxed.write_text("+-----+-----+\n| 1 . | . . |\n| . . | . 4 |\n|-----+-----|\n"
+                     "| . 3 | . . |\n| . . | . 2 |\n+-----+-----+\n" * 2)  # fmt: skip
+    assert count_puzzles([str(boxed)], "sudoku") == 2
     assert count_puzzles(["-"], "sudoku") is None
     assert count_puzzles([str(tmp_path / "p.txt.gz")], "sudoku") is None
     assert count_puzzles([str(tmp_path / "missing.txt")], "sudoku") is None

@@ -425,6 +425,44 @@ def test_parse_line_forms():
     assert parse_line(dup, check=False)[7] == 5
 
 
+NORVIG = """
+4 . . |. . . |8 . 5
+. 3 . |. . . |. . .
+. . . |7 . . |. . .
+------+------+------
+. 2 . |. . . |. 6 .
+. . . |. 8 . |4 . .
+. . . |. 1 . |. . .
+------+------+------
+. . . |6 . 3 |. 7 .
+5 . . |2 . . |. . .
+1 . 4 |. . . |. . .
+"""
+HARD1 = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+
+
+def test_a_grid_printed_with_its_boxes_drawn_reads_as_rows():
+    """Norvig's display (`.` blank, `|` and `------+------+------` between boxes), the same
+    grid in a bordered frame (`+-------+`, `| ... |`) and with `=` rules, one after another:
+    three rows puzzles equal to the one-line form, with or without --format rows; a `-1`
+    cell is still a fault naming its cell."""
+    framed = "\n".join(
+        f"| {row.replace('|', ' | ')} |" if "|" in row else "+-------+-------+-------+"
+        for row in NORVIG.strip().splitlines()
+    )
+    equals = NORVIG.replace("------+------+------", "======+======+======")
+    text = "\n".join([NORVIG.strip(), "", "+-------+-------+-------+", framed, "", equals])
+    want = parse_line(HARD1)
+    for fmt in (None, "rows"):
+        got = read_puzzles(text, fmt=fmt)
+        assert [p.fmt for p in got] == ["rows"] * 3
+        for puzzle in got:
+            np.testing.assert_array_equal(puzzle.cells, want)
+    bad = NORVIG.replace("4 . . |", "-1 . . |", 1)
+    with pytest.raises(InputError, match=r"cell r1c1: number '-1' is not a digit 0\.\.9"):
+        read_puzzles(bad)
+
+
 def test_check_givens():
     rng = np.random.default_rng(5)
     for n in (2, 3, 4, 5):

@@ -21,9 +21,11 @@ for a whole input with `fmt`:
             puzzle's name (a leading `#` dropped): `4.....8.5...  # aiescargot`.
     grid    N lines of N symbols (the line symbols, no separators) per puzzle; puzzles separated by
             blank lines or consecutive.
-    rows    N lines of N whitespace-separated decimal numbers, 0 blank, per puzzle; puzzles
-            separated by blank lines or consecutive. A number may carry a leading `+` (as int()
-            reads it; a `-` is refused), and text from a `#` on is a comment.
+    rows    N lines of N whitespace-separated decimal numbers, 0 or `.` blank, per puzzle;
+            puzzles separated by blank lines or consecutive. A number may carry a leading `+`
+            (as int() reads it; a `-` is refused), and text from a `#` on is a comment. A grid
+            printed with its boxes drawn reads as rows: a `|` is a space, and a line of `-`,
+            `+`, `=`, `|` alone (`------+------+------`) is passed over like a comment.
     csv     N lines of N comma-separated numbers per puzzle, as a spreadsheet saves a grid: a
             blank is an empty field, 0 or -1, a comma may end a line (N + 1 fields, the last
             empty), and text from a `#` on is a comment. A line without a comma may separate
@@ -103,6 +105,7 @@ ORDERS = tuple(range(MIN_ORDER, MAX_ORDER + 1))
 SIDES = tuple(n * n for n in ORDERS)  # 4, 9, 16, 25, 36, 49, 64
 CELL_COUNTS = tuple(n**4 for n in ORDERS)  # 16, 81, 256, 625, 1296, 2401, 4096
 SYMBOL_FORMATS = ("line", "grid", "tdoku")  # one symbol per cell: digits up to len(SYMBOLS)
+ROWS_BLANKS = (".",)  # rows fields read as a blank besides 0, as printed grids show one
 CSV_BLANKS = ("", "-1")  # csv fields read as a blank besides 0: a spreadsheet's empty cell, -1
 MAX_SYMBOL_ORDER = max(n for n in ORDERS if n * n <= len(SYMBOLS))  # 5: 25x25
 _SYMBOL_COUNTS = {n**4: n for n in ORDERS if n <= MAX_SYMBOL_ORDER}  # cells -> order
@@ -588,10 +591,10 @@ def _one_line(name: str, order: int | None, check: bool, L: int, text: str, fmt:
 def _grid_row(text: str, fmt: str, N: int, first_cell: int) -> np.ndarray:
     body = text.split("#", 1)[0].strip()
     if fmt == "rows":
-        parts = body.split()
+        parts = puzzle_lines.row_numbers(body)
         if len(parts) != N:
             raise _Fault(f"{len(parts)} numbers on a row, expected {N}")
-        return _parse_numbers(parts, N, first_cell)
+        return _parse_numbers(parts, N, first_cell, also_blank=ROWS_BLANKS)
     if fmt == "csv":
         parts = puzzle_lines.comma_fields(body, N)
         if len(parts) != N:

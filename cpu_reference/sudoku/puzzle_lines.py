@@ -69,6 +69,7 @@ _BIG = frozenset("56789ABCDEFGabcdefg")  # 16x16 digits above 4
 _COMMA_COUNTS = frozenset(SIDES + CELL_COUNTS)  # a csv row's fields, or a puzzle's on one line
 # a csv row's separators: ',' or, as a spreadsheet saves where ',' is the decimal mark, ';'
 CSV_SEPARATORS = {",": "comma-separated", ";": "semicolon-separated"}
+_RULE_CHARS = frozenset("-+=| ")  # the lines drawn between a grid's boxes, and their borders
 _SOLO_LIKE = re.compile(r"[0-9]+(?:x[0-9]+)?[A-Za-z0-9]*")  # `3x3`, `3x3dh`, `3j` before ':'
 
 
@@ -120,7 +121,7 @@ def shape_of(text: str) -> Shape:
     s = text.strip()
     if not s:
         return BLANK
-    if s[0] == "#":
+    if s[0] == "#" or _rule(s):
         return COMMENT
     if "\t" in s:
         fields = text.split("\t")
@@ -130,7 +131,7 @@ def shape_of(text: str) -> Shape:
         width = _csv_width(_body(s))
         if width and (width not in CELL_COUNTS or width == FOUR_N):
             return Shape("csv", width)
-    tokens = s.split("#", 1)[0].split()
+    tokens = s.split("#", 1)[0].replace("|", " ").split()  # `|` between boxes: a space
     first = tokens[0]
     if ":" in first:
         head = first.split(":", 1)[0]
@@ -209,12 +210,24 @@ def _shaper(fmt: str | None) -> Callable[[str], Shape]:
         return lambda text: _blank_or_comment(text) or Shape("grid", len(_body(text)))
     if fmt == "csv":
         return lambda text: _blank_or_comment(text) or Shape("csv", len(comma_fields(_body(text))))
-    return lambda text: _blank_or_comment(text) or Shape("rows", len(_body(text).split()))
+    return lambda text: _blank_or_comment(text) or Shape("rows", len(row_numbers(_body(text))))
 
 
 def _blank_or_comment(text: str) -> Shape | None:
-    s = text.lstrip()
-    return BLANK if not s.strip() else COMMENT if s[0] == "#" else None
+    s = text.strip()
+    return BLANK if not s else COMMENT if s[0] == "#" or _rule(s) else None
+
+
+def _rule(s: str) -> bool:
+    """Whether a stripped nonblank line is drawn between a grid's boxes, or is its border
+    (`------+------+------`, `+-------+`, `|`): passed over like a comment."""
+    return s[0] in _RULE_CHARS and _RULE_CHARS.issuperset(s)
+
+
+def row_numbers(body: str) -> list[str]:
+    """The numbers of a rows line (without its comment): separated by whitespace, a `|`
+    between boxes read as a space (`4 . . | . . . | 8 . 5`)."""
+    return body.replace("|", " ").split()
 
 
 def _body(text: str) -> str:
