@@ -111,9 +111,9 @@ class Item:
         """A state of this puzzle as text in the puzzle's notation (None for no state).
 
         Sudoku is written in the format it was read in; the readers give no puzzle a format
-        that cannot write it back (a 36x36 comes in rows, csv, tsv, solo or lloyd-amos), and a
-        hand-made Item that asks for one is an InputError naming the puzzle and the formats
-        that can."""
+        that cannot write it back (a 36x36 comes in rows, csv, csv-line, tsv, solo or
+        lloyd-amos), and a hand-made Item that asks for one is an InputError naming the puzzle
+        and the formats that can."""
         if state is None:
             return None
         return self.spec.text(self, state)

@@ -248,15 +248,24 @@ GOOD9 = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2....
 # the formats a puzzle of a mixed file may take: a Lloyd & Amos instance file is told by its
 # first two lines (the order, then 1), so it is a whole file's format (tests/test_large_orders.py)
 LINE_FORMATS = tuple(f for f in FORMATS if f != "lloyd-amos")
+# the formats a 4x4 puzzle is detected in: its 16 comma-separated numbers on a line are a 16x16
+# csv row unless --format csv-line is given (tests/test_sudoku_formats.py)
+FOUR_FORMATS = tuple(f for f in FORMATS if f != "csv-line")
+puzzles_and_formats = order_puzzles.flatmap(
+    lambda puzzle: st.tuples(
+        st.just(puzzle),
+        st.sampled_from([f for f in LINE_FORMATS if puzzle[1] != 2 or f in FOUR_FORMATS]),
+        st.booleans(),
+    )
+)
 
 
 @settings(max_examples=300, **FUZZ)
-@given(st.lists(st.tuples(order_puzzles, st.sampled_from(LINE_FORMATS), st.booleans()),
-                min_size=1, max_size=8))  # fmt: skip
+@given(st.lists(puzzles_and_formats, min_size=1, max_size=8))
 def test_every_format_mixed_in_one_file_is_read_puzzle_by_puzzle(puzzles):
-    """4x4 and 9x9 puzzles, each in a random format (line, grid, rows, csv, tdoku, tsv, solo), with
-    or without a blank line after it: each read in its own format, at its own line, with its
-    cells (never by the first puzzle's format)."""
+    """4x4 and 9x9 puzzles, each in a random format (line, grid, rows, csv, tdoku, tsv, solo;
+    csv-line at 9x9), with or without a blank line after it: each read in its own format, at
+    its own line, with its cells (never by the first puzzle's format)."""
     text, want, line = "", [], 1
     for (cells, n), fmt, blank in puzzles:
         extra = {"count": 1} if fmt == "tdoku" else {}
@@ -315,7 +324,7 @@ def test_numbers_of_thousands_of_digits_are_a_fault_of_their_line(field, digits,
 
 
 @settings(max_examples=150, **FUZZ)
-@given(st.lists(four_puzzles, min_size=1, max_size=5), st.sampled_from(FORMATS),
+@given(st.lists(four_puzzles, min_size=1, max_size=5), st.sampled_from(FOUR_FORMATS),
        st.sampled_from(["text", "binary", "StringIO", "BytesIO"]),
        st.sampled_from(["\n", "\r\n", "\r"]))  # fmt: skip
 def test_file_objects_read_as_the_file(tmp_path_factory, puzzles, fmt, mode, end):

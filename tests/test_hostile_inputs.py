@@ -239,12 +239,13 @@ def test_rows_with_plus_signs_and_inline_comments_are_read():
 
 def test_36x36_in_a_symbol_format_is_refused_with_the_formats_that_serve_it():
     """36x36 in line (and grid) form: the error says the format serves up to 25x25 and names
-    rows, csv, tsv, solo and lloyd-amos; 49x49 and 64x64 rows are read, 81x81 rows say which
-    orders are supported."""
+    rows, csv, csv-line, tsv, solo and lloyd-amos; 49x49 and 64x64 rows are read, 81x81 rows
+    say which orders are supported."""
     (fault,) = read_puzzles("." * 1296 + "\n", strict=False)
     assert str(fault) == (
         "<input> line 1: a 36x36 puzzle in the line format, which serves grids up to 25x25 "
-        "(35 symbols: 1-9, A-Z); give 36x36 puzzles as rows, csv, tsv, solo or lloyd-amos"
+        "(35 symbols: 1-9, A-Z); give 36x36 puzzles as rows, csv, csv-line, tsv, solo or "
+        "lloyd-amos"
     )
     with pytest.raises(InputError, match="grid format, which serves grids up to 25x25"):
         read_puzzles("\n".join(["." * 36] * 36) + "\n")
@@ -271,29 +272,37 @@ def test_36x36_in_line_form_then_a_9x9_the_9x9_is_still_solved(tmp_path):
     assert record["line"] == 2 and record["solved"]
 
 
-@pytest.mark.parametrize("trailing", ["", ","])
 @pytest.mark.parametrize("order", [3, 7])
-def test_comma_separated_numbers_on_one_line_say_which_forms_hold_them(order, trailing, tmp_path):
-    """A puzzle's N*N numbers on one line, comma-separated, a trailing comma or none (a file
-    reads one symbol a cell there): one line naming the count and the forms that take numbers
-    (tsv, csv, rows), never the characters counted as cells; a row no Sudoku has says the
-    widths; the 9x9 after is solved."""
+def test_a_puzzles_numbers_on_one_line_are_a_csv_line_puzzle_written_back_so(order, tmp_path):
+    """A puzzle's N*N numbers on one line, comma-separated with a name after `#`, then
+    semicolon-separated with a trailing `;`, then one number short, then a 9x9 line: the two
+    solved and written back as one comma line each, the short one a fault naming its count;
+    with --format line such a line is a fault naming csv-line."""
     N = order * order
-    numbers = ",".join(["0"] * (N**2 - 1) + [str(N)]) + trailing
+    grid = pattern_grid(order, np.random.default_rng(order))
+    puzzle = np.where(np.random.default_rng(1).random((N, N)) < 0.3, 0, grid).ravel()
+    numbers = ",".join(map(str, puzzle))
     path = tmp_path / "p.txt"
-    path.write_text(f"{numbers}\n1,2,3\n{GOOD9}\n")
+    lines = [f"{numbers}  # big, first", numbers.replace(",", ";") + ";", numbers[:-2], GOOD9]
+    path.write_text("\n".join(lines) + "\n")
     result = solve(path, "--method", "exact", "--output", "jsonl")
-    first, second = errors(result)
-    assert first == (
+    assert errors(result) == [
+        f"{path} line 3: {N * N - 1} comma-separated numbers, expected {N * N} ({N}x{N}); a "
+        "Sudoku has 16, 81, 256, 625, 1296, 2401, 4096 cells"
+    ]
+    got = records(result.stdout)
+    assert [(r["line"], r["solved"]) for r in got] == [(1, True), (2, True), (4, True)]
+    assert got[0]["name"] == "big, first"
+    text = solve(path, "--method", "exact")
+    written = [x for x in text.stdout.splitlines() if x and not x.startswith("#")]
+    for line in written[:2]:
+        solution = np.array([int(v) for v in line.split(",")])
+        assert verify_solution(solution, order, puzzle) is None
+    (fault, *_) = errors(solve(path, "--format", "line", "--method", "exact"))
+    assert fault == (
         f"{path} line 1: {N * N} comma-separated numbers on one line, where one symbol a cell "
-        f"was expected; give a {N}x{N} puzzle of numbers as tsv (`name<TAB>{order}<TAB>` then "
-        f"the numbers) or as {N} rows of {N} numbers (csv, rows)"
+        "was expected; read a puzzle of numbers a line as csv-line (--format csv-line)"
     )
-    assert second.startswith(
-        f"{path} line 2: 3 comma-separated numbers on the first row; a Sudoku row has 4, 9, 16"
-    )
-    (record,) = records(result.stdout)
-    assert record["line"] == 3 and record["solved"]
 
 
 @pytest.mark.parametrize("trailing", ["", ","])
@@ -369,12 +378,12 @@ def test_a_csv_row_as_long_as_a_one_line_puzzle_is_a_row(tmp_path):
 
 def test_semicolon_faults_say_semicolon_separated(tmp_path):
     """A 49x49 grid saved with `;` with a short row, a line of three such numbers and a 9x9
-    puzzle's 81 such numbers on one line: each fault names its line and `semicolon-separated`
+    puzzle's 80 such numbers on one line: each fault names its line and `semicolon-separated`
     numbers, as commas' do, and the good 9x9 after them is solved."""
     rows = [";".join(row) for row in pattern_grid(7, np.random.default_rng(7)).astype(str)]
     rows[3] = rows[3].rsplit(";", 1)[0]
     path = tmp_path / "semi.csv"
-    one_line = ";".join(["0"] * 80 + ["9"])
+    one_line = ";".join(["0"] * 79 + ["9"])
     path.write_text("\n".join(rows) + f"\n\n1;2;3\n{one_line}\n{GOOD9}\n")
     result = solve(path, "--method", "exact", "--output", "jsonl")
     assert errors(result) == [
@@ -382,9 +391,8 @@ def test_semicolon_faults_say_semicolon_separated(tmp_path):
         f"{path} line 51: 3 semicolon-separated numbers on the first row; a Sudoku row has 4, "
         "9, 16, 25, 36, 49, 64 semicolon-separated numbers: orders 2..8 (4x4, 9x9, 16x16, "
         "25x25, 36x36, 49x49, 64x64) (or pass the order)",
-        f"{path} line 52: 81 semicolon-separated numbers on one line, where one symbol a cell "
-        "was expected; give a 9x9 puzzle of numbers as tsv (`name<TAB>3<TAB>` then the "
-        "numbers) or as 9 rows of 9 numbers (csv, rows)",
+        f"{path} line 52: 80 semicolon-separated numbers, expected 81 (9x9); a Sudoku has 16, "
+        "81, 256, 625, 1296, 2401, 4096 cells",
     ]
     (record,) = records(result.stdout)
     assert record["line"] == 53 and record["solved"]
@@ -428,7 +436,8 @@ def test_csv_faults_name_their_line_and_cell(tmp_path):
     (fault,) = errors(solve(lone, "--method", "exact"))
     assert fault.startswith(
         f"{lone} line 1: 16 comma-separated numbers on one line: a 16x16 grid's first row, where "
-        "16 rows were expected; a 4x4 puzzle takes 4 rows of 4 numbers (csv, rows)"
+        "16 rows were expected; a 4x4 puzzle takes 4 rows of 4 numbers (csv, rows), or its 16 "
+        "numbers as csv-line (--format csv-line)"
     )
 
 

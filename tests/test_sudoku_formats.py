@@ -90,8 +90,10 @@ def test_several_puzzles_round_trip_with_detection(fmt, n):
     extra = {"count": 1} if fmt == "tdoku" else {}
     texts = [format_grid(c, n, fmt, **extra) for c in solved + puzzles]
     sep = "\n\n" if fmt in ("grid", "rows") else "\n"
-    # The first puzzle is solved so that a 16x16 grid row shows symbols above 4.
-    got = read_puzzles(sep.join(texts) + "\n")
+    # The first puzzle is solved so that a 16x16 grid row shows symbols above 4. A line of 16
+    # comma-separated numbers is a 16x16 csv row unless the format is given.
+    told = fmt if (fmt, n) == ("csv-line", 2) else None
+    got = read_puzzles(sep.join(texts) + "\n", fmt=told)
     assert [p.fmt for p in got] == [fmt] * 6
     for p, c in zip(got, solved + puzzles, strict=True):
         np.testing.assert_array_equal(p.cells, c)
@@ -130,11 +132,11 @@ def test_symbol_scheme_for_16_and_25():
 def test_order_6_rows_csv_tsv_solo_round_trip():
     rng = np.random.default_rng(6)
     grid = random_grid(6, rng)
-    for fmt in ("rows", "csv", "tsv", "solo"):
+    for fmt in ("rows", "csv", "csv-line", "tsv", "solo"):
         np.testing.assert_array_equal(
             only(read_puzzles(format_grid(grid, 6, fmt), fmt=fmt)).cells, grid
         )
-    with pytest.raises(InputError, match="rows, csv, tsv or solo"):
+    with pytest.raises(InputError, match="rows, csv, csv-line, tsv or solo"):
         format_grid(grid, 6, "line")
 
 

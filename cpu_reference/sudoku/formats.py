@@ -31,6 +31,10 @@ for a whole input with `fmt`:
             empty), and text from a `#` on is a comment. A line without a comma may separate
             its numbers by `;` (a spreadsheet's where `,` is the decimal mark), and a field
             may be in double quotes (`"5"`, `""`). Solutions are written with commas.
+    csv-line  one puzzle a line: its N*N cells as csv numbers (blanks, `;`, quotes and a
+            trailing comma as csv reads them); text from a `#` on is a comment and becomes the
+            puzzle's name. Detected for every count of cells but 16 (a line of 16 fields is a
+            16x16 csv row unless the format is given).
     tdoku   `puzzle:count:solution` (tdoku's test set): a line-form puzzle, the number of
             solutions (tdoku writes 2 for "two or more") and a line-form solution; the count and
             the solution may be left out or empty.
@@ -58,7 +62,7 @@ reading holds; where neither does it says so and asks for a format.
 
 The symbol forms (line, grid, tdoku) have 35 symbols, so they serve orders 2..5 (4x4 to 25x25):
 a 36x36 puzzle in one of them is refused at reading, since its solution could not be written
-back in the same form; rows, csv, tsv, solo and lloyd-amos serve every order 2..8
+back in the same form; rows, csv, csv-line, tsv, solo and lloyd-amos serve every order 2..8
 (FORMAT_ORDERS). No one-symbol table beyond these 35 symbols is read or written, so 36x36, 49x49
 and 64x64 take one of the number formats.
 
@@ -98,7 +102,7 @@ from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER, layout
 from cpu_reference.sudoku.puzzle_lines import FOUR_N, Piece, shape_of
 from cpu_reference.tatham import solo_description
 
-FORMATS = ("line", "grid", "rows", "csv", "tdoku", "tsv", "solo", "lloyd-amos")
+FORMATS = ("line", "grid", "rows", "csv", "csv-line", "tdoku", "tsv", "solo", "lloyd-amos")
 SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 MAX_LINE = 20_000  # a 64x64 tsv line (4,096 numbers of up to two digits) is about 12,300
 ORDERS = tuple(range(MIN_ORDER, MAX_ORDER + 1))
@@ -348,12 +352,9 @@ def _numbers_line_fault(token: str) -> str | None:
     if count not in CELL_COUNTS:
         sizes = ", ".join(str(x) for x in CELL_COUNTS)
         return f"{numbers} on one line; a Sudoku has {sizes} cells"
-    n = CELL_COUNTS.index(count) + MIN_ORDER
-    N = n * n
     return (
-        f"{numbers} on one line, where one symbol a cell was expected; "
-        f"give a {N}x{N} puzzle of numbers as tsv (`name<TAB>{n}<TAB>` then the numbers) or as "
-        f"{N} rows of {N} numbers (csv, rows)"
+        f"{numbers} on one line, where one symbol a cell was expected; read a puzzle of "
+        "numbers a line as csv-line (--format csv-line)"
     )
 
 
@@ -384,6 +385,18 @@ def _width_fault(width: int, fmt: str, rows: int = 1, first: str = "") -> str:
         return f"{text}: a {width}x{width} Sudoku (order {n}) is not supported; {orders} are"
     widths = ", ".join(str(m * m) for m in served)
     return f"{text}; a Sudoku row has {widths} {what}: {orders} (or pass the order)"
+
+
+def _parse_csv_line(body: str, order: int | None) -> tuple[np.ndarray, int]:
+    """(digits, order) of a csv-line puzzle (its text without the comment)."""
+    parts = puzzle_lines.comma_fields(body)
+    if order is not None and len(parts) == order**4 + 1 and not parts[-1].strip():
+        parts = parts[:-1]  # a trailing comma after the order's cells
+    count = len(parts)
+    if count not in CELL_COUNTS or (order is not None and count != order**4):
+        raise _Fault(_size_fault(count, order, _csv_numbers(body)))
+    n = _order_of(count, order)
+    return _parse_numbers(parts, n * n, 0, also_blank=CSV_BLANKS), n
 
 
 def _csv_numbers(text: str) -> str:
@@ -535,9 +548,7 @@ def parse_line(text: str, order: int | None = None, *, check: bool = True) -> np
         elif fmt == "tdoku":
             cells, n, _, _ = _parse_tdoku(_split_comment(text)[0], order)
         elif puzzle_lines.csv_separator(_split_comment(text)[0]):  # numbers, not a name's
-            parts = puzzle_lines.comma_fields(text.split("#", 1)[0].strip())
-            n = _order_of(len(parts), order)
-            cells = _parse_numbers(parts, n * n, 0, also_blank=CSV_BLANKS)
+            cells, n = _parse_csv_line(text.split("#", 1)[0].strip(), order)
         else:
             cells, n = _parse_symbol_line(_split_comment(text)[0], order)
         if check:
@@ -576,6 +587,10 @@ def _one_line(name: str, order: int | None, check: bool, L: int, text: str, fmt:
             token, label = _split_comment(text)
             if fmt == "tdoku":
                 cells, n, count, solution = _parse_tdoku(token, order)
+            elif fmt == "csv-line":
+                body, _, comment = text.partition("#")
+                label = comment.strip()
+                cells, n = _parse_csv_line(body.strip(), order)
             elif fmt == "solo":
                 cells, n = _parsesolo_description(token, order)
             else:
@@ -630,8 +645,8 @@ def _grid_puzzle(name: str, piece: Piece, check: bool):
         if fmt == "csv" and N == FOUR_N and len(rows) == 1:  # or a 4x4 puzzle's cells?
             ends = (
                 f"16 {_csv_numbers(lines[0].text)} on one line: a 16x16 grid's first row, where 16 "
-                "rows were expected; a 4x4 puzzle takes 4 rows of 4 numbers (csv, rows) or tsv "
-                "(`name<TAB>2<TAB>` then its 16 numbers)"
+                "rows were expected; a 4x4 puzzle takes 4 rows of 4 numbers (csv, rows), or "
+                "its 16 numbers as csv-line (--format csv-line)"
             )
         return InputError(f"{name} line {start}: {ends}")
     cells = np.concatenate(rows)
@@ -834,8 +849,8 @@ def read_puzzles(
 def _symbols(cells: np.ndarray, N: int) -> str:
     if N > len(SYMBOLS) and int(cells.max(initial=0)) > len(SYMBOLS):
         raise InputError(
-            f"digit {len(SYMBOLS) + 1} has no one-line symbol; write {N}x{N} as rows, csv, tsv "
-            "or solo"
+            f"digit {len(SYMBOLS) + 1} has no one-line symbol; write {N}x{N} as rows, csv, "
+            "csv-line, tsv or solo"
         )
     return _SYMBOL_BYTES[cells].tobytes().decode("ascii")
 
@@ -910,6 +925,8 @@ def format_grid(
         )
     if fmt == "csv":
         return "\n".join(",".join(map(str, a[r * N : (r + 1) * N].tolist())) for r in range(N))
+    if fmt == "csv-line":
+        return ",".join(map(str, a.tolist())) + comment
     if fmt == "tsv":
         return f"{name}\t{n}\t" + ",".join(str(v) for v in a.tolist())
     if fmt == "solo":

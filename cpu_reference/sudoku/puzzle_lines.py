@@ -15,11 +15,12 @@ Glossary (index names as in cpu_reference.sudoku.formats):
 
 How lines become puzzles when no format is given:
 
-    a solo, tsv or tdoku line, or one token of 81, 256, 625 or 1296 symbols: a puzzle of that
-        line (a 16-symbol token: see below)
+    a solo, tsv or tdoku line, one token of 81, 256, 625 or 1296 symbols, or a line of more
+        than 64 comma- or semicolon-separated fields (csv-line: 81, 256, 625, 1296, 2401 or
+        4096 of them, any other count its fault): a puzzle of that line (a 16-symbol token: see
+        below)
     one token of 4, 9, 25 or 36 symbols, 4, 9, 16, 25, 36, 49 or 64 numbers, or a line of
-        comma- or semicolon-separated fields (csv) but 81, 256, 625, 1296, 2401 or 4096 of
-        them (a puzzle's numbers on one line, a fault naming the forms that hold them): the
+        as many comma- or semicolon-separated fields (csv; 16 of them: always a row): the
         first row of a grid (rows, csv) puzzle whose side N is that width (numbers of any
         length: a token of 81 digits followed by 3 numbers is a 4x4 row whose first cell is at
         fault, not a one-line puzzle with a comment); it takes N rows, ending early (a fault of
@@ -61,7 +62,7 @@ SIDES = tuple(n * n for n in range(MIN_ORDER, MAX_ORDER + 1))  # 4, 9, 16, ..., 
 CELL_COUNTS = tuple(N * N for N in SIDES)  # 16, 81, 256, ..., 4096
 MAX_SIDE = SIDES[-1]
 FOUR_N = 16  # the width of a 4x4 one-line puzzle and of a 16x16 grid's row
-ONE_LINE_FORMATS = ("line", "tdoku", "tsv", "solo")
+ONE_LINE_FORMATS = ("line", "tdoku", "tsv", "solo", "csv-line")
 GRID_FORMATS = ("grid", "rows", "csv")
 MAX_ODD_RUN = 100  # lines of a width no Sudoku has that one fault covers at most
 LOOK_AHEAD = 1000  # rows looked at to tell a grid's faulty first row from a stray line
@@ -76,13 +77,13 @@ _SOLO_LIKE = re.compile(r"[0-9]+(?:x[0-9]+)?[A-Za-z0-9]*")  # `3x3`, `3x3dh`, `3
 class Shape(NamedTuple):
     """What one line looks like on its own."""
 
-    kind: str  # blank comment bad solo tsv tdoku line four grid rows
+    kind: str  # blank comment bad solo tsv tdoku csv-line line four grid rows csv
     width: int = 0  # symbols of a token, or numbers of a rows line
     big: bool = False  # a 16-symbol token holding a digit above 4
 
 
 BLANK, COMMENT, BAD = Shape("blank"), Shape("comment"), Shape("bad")
-SOLO, TSV, TDOKU = Shape("solo"), Shape("tsv"), Shape("tdoku")
+SOLO, TSV, TDOKU, CSV_LINE = Shape("solo"), Shape("tsv"), Shape("tdoku"), Shape("csv-line")
 FOUR, FOUR_BIG = Shape("four", FOUR_N), Shape("four", FOUR_N, True)
 
 
@@ -129,8 +130,9 @@ def shape_of(text: str) -> Shape:
             return TSV
     elif ":" not in s and ("," in s or ";" in s):
         width = _csv_width(_body(s))
-        if width and (width not in CELL_COUNTS or width == FOUR_N):
-            return Shape("csv", width)
+        if width:  # more fields than a row has: a csv-line puzzle, its count at fault
+            one_line = width in CELL_COUNTS and width != FOUR_N or width > MAX_SIDE
+            return CSV_LINE if one_line else Shape("csv", width)
     tokens = s.split("#", 1)[0].replace("|", " ").split()  # `|` between boxes: a space
     first = tokens[0]
     if ":" in first:
