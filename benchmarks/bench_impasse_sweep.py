@@ -11,6 +11,8 @@ fewest open cells when unsolved (with several chains' seeds: its runs solved and
 random grids (frontier_instances; by default 49x49 and 64x64 are cut from a shuffled pattern).
 `--probe` has deduction probe every candidate after the rules before the chains start
 (failed-literal probing, benchmarks/probing.py): an experiment, not an engine option.
+`--trial-moves L1,L2` runs every temperature once for each L: a chain starts a fresh trial after
+L moves of one (0, the engine's default: never), a row each.
 
 Glossary: cell, one (order, fill) with its temperatures, written ORDER:FILL:T1/T2/...
 
@@ -18,7 +20,7 @@ Results: benchmarks/results/tuning/impasse_sweep.{json,md} (--out).
 
     python -m benchmarks.bench_impasse_sweep [--cells 6:45:0.25/0.29,7:50:0.27] [--count 3]
         [--seed 2] [--limit 60] [--chains 2] [--chain-seeds 1,2,3] [--probe]
-        [--full-grids by-order|generator] [--out PATH]
+        [--trial-moves 0,20000000] [--full-grids by-order|generator] [--out PATH]
 """
 
 from __future__ import annotations
@@ -63,14 +65,18 @@ def parse_cells(text: str) -> list[tuple[int, int, list[float]]]:
     return cells
 
 
-def solve_once(inst, temperature: float, chains: int, limit: float, chain_seed: int = 1) -> dict:
-    """One instance at one temperature on one chains' seed: status (verified), seconds, fewest
-    open cells."""
+def solve_once(
+    inst, temperature: float, chains: int, limit: float, chain_seed: int = 1, trial_moves: int = 0
+) -> dict:
+    """One instance at one temperature on one chains' seed, a fresh trial every `trial_moves`
+    moves of one (0: never): status (verified), seconds, fewest open cells, moves, trials."""
     cells = np.asarray(inst.cells, np.uint8)
-    r = impasse_solve(cells, inst.order, chains, chain_seed, temperature, limit)
+    r = impasse_solve(cells, inst.order, chains, chain_seed, temperature, limit,
+                      trial_moves=trial_moves)  # fmt: skip
     ok = r["status"] == "solved" and verify_solution(r["grid"], inst.order, cells) is None
     return {"instance": inst.name, "chain_seed": chain_seed, "solved": ok,
-            "seconds": r["seconds"], "open": r["open"], "moves": r["moves"]}  # fmt: skip
+            "seconds": r["seconds"], "open": r["open"], "moves": r["moves"],
+            "trials": r["trials"]}  # fmt: skip
 
 
 def median_text(runs: list[dict]) -> str:
@@ -113,6 +119,12 @@ def instance_text(runs: list[dict]) -> str:
     return secs(r["seconds"]) if r["solved"] else f"open {r['open']}"
 
 
+def row_label(row: dict) -> str:
+    """A row's temperature, and its trials' length where chains start fresh ones."""
+    every = row.get("trial_moves", 0)
+    return f"{row['temperature']:g}" + (f", fresh every {millions(every / 1e6)} M" if every else "")
+
+
 def render(result: dict) -> str:
     """The markdown report of one sweep."""
     seeds = result.get("chain_seeds", [1])
@@ -142,7 +154,7 @@ def render(result: dict) -> str:
         side = cell["order"] ** 2
         names = list(dict.fromkeys(r["instance"] for r in cell["rows"][0]["runs"]))
         rows = [
-            (f"{row['temperature']:g}", median_text(row["runs"]),
+            (row_label(row), median_text(row["runs"]),
              *map(instance_text, by_instance(row["runs"], names)))
             for row in cell["rows"]
         ]  # fmt: skip
@@ -155,7 +167,7 @@ def render(result: dict) -> str:
             lines += table_block(
                 f"### {side}x{side}, {cell['fill']} % filled: chains' moves a solve",
                 ("T", "moves a second", *names),
-                [(f"{row['temperature']:g}", rate_text(row["runs"]),
+                [(row_label(row), rate_text(row["runs"]),
                   *map(moves_a_solve_text, by_instance(row["runs"], names)))
                  for row in cell["rows"]],
                 "Moves of all the instance's runs (every chain's) over their solves; `> M`: "
@@ -176,6 +188,10 @@ def main(argv: list[str] | None = None) -> int:
         "--chain-seeds", type=int_list, default="1", help="chains' seeds, comma-separated"
     )
     ap.add_argument("--probe", action="store_true", help="probe every candidate before chains")
+    ap.add_argument(
+        "--trial-moves", type=int_list, default="0",
+        help="moves of a trial before a fresh one (0: never), comma-separated: a row each",
+    )  # fmt: skip
     add_full_grids_argument(ap)
     add_out_arguments(ap, OUT)
     args = ap.parse_args(argv)
@@ -186,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         cells = parse_cells(args.cells)
     except ValueError as exc:
         ap.error(str(exc))
-    if args.count < 1 or args.limit <= 0 or args.chains < 1:
-        ap.error("--count and --chains must be 1 or more, --limit above 0")
+    if args.count < 1 or args.limit <= 0 or args.chains < 1 or min(args.trial_moves) < 0:
+        ap.error("--count and --chains must be 1 or more, --limit above 0, --trial-moves 0 or more")
     facts = machine()
     compile_chains()
     with probing_deduction() if args.probe else nullcontext():
@@ -195,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         **made_by("bench_impasse_sweep", argv), "machine": facts, "seed": args.seed,
         "chains": args.chains, "chain_seeds": args.chain_seeds, "limit": args.limit,
-        "probe": args.probe, "full_grids": args.full_grids, "cells": out_cells,
+        "probe": args.probe, "full_grids": args.full_grids, "trial_moves": args.trial_moves,
+        "cells": out_cells,
     }  # fmt: skip
     write_results(args.out, result, render)
     return 0
@@ -207,10 +224,11 @@ def run_cell(cell: tuple, args, chain_seeds: list[int]) -> dict:
     instances = make_instances([order], [fill], args.count, args.seed, args.full_grids)
     rows = []
     for temperature in temperatures:
-        runs = [solve_once(inst, temperature, args.chains, args.limit, chain_seed)
-                for inst in instances for chain_seed in chain_seeds]  # fmt: skip
-        print(order, fill, temperature, median_text(runs), flush=True)
-        rows.append({"temperature": temperature, "runs": runs})
+        for every in args.trial_moves:
+            runs = [solve_once(inst, temperature, args.chains, args.limit, chain_seed, every)
+                    for inst in instances for chain_seed in chain_seeds]  # fmt: skip
+            print(order, fill, temperature, every, median_text(runs), flush=True)
+            rows.append({"temperature": temperature, "trial_moves": every, "runs": runs})
     return {"order": order, "fill": fill, "rows": rows}
 
 

@@ -95,3 +95,28 @@ def test_the_rate_is_all_runs_moves_over_their_seconds():
     """6 M moves in 1 s and 2 M in 1 s: 4 M moves a second."""
     runs = [{"moves": 6_000_000, "seconds": 1.0}, {"moves": 2_000_000, "seconds": 1.0}]
     assert sweep.rate_text(runs) == "4 M/s"
+
+
+def test_trial_moves_run_each_temperature_once_a_length(tmp_path):
+    """--trial-moves 0,1000 runs every temperature twice: chains that never start afresh (one
+    trial each) and chains that start a fresh trial every 1,000 moves (more trials than
+    chains); each row labelled by its length, every run verified."""
+    out = tmp_path / "sweep"
+    assert sweep.main(["--cells", "4:45:0.45", "--count", "1", "--limit", "20",
+                       "--trial-moves", "0,1000", "--out", str(out)]) == 0  # fmt: skip
+    result = json.loads(out.with_suffix(".json").read_text())
+    never, fresh = result["cells"][0]["rows"]
+    assert (never["trial_moves"], fresh["trial_moves"]) == (0, 1000)
+    assert all(r["solved"] for r in never["runs"] + fresh["runs"])
+    assert never["runs"][0]["trials"] == 2  # a trial a chain
+    run = fresh["runs"][0]
+    assert run["trials"] >= run["moves"] // 1000
+    report = out.with_suffix(".md").read_text()
+    assert "| 0.45, fresh every 0.001 M | 1/1, median" in report
+
+
+def test_negative_trial_moves_are_refused(capsys):
+    """--trial-moves -1 stops with a usage error naming the flag."""
+    with pytest.raises(SystemExit) as stop:
+        sweep.main(["--trial-moves", "-1"])
+    assert stop.value.code == 2 and "--trial-moves 0 or more" in capsys.readouterr().err
