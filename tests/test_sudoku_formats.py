@@ -465,6 +465,25 @@ def test_a_grid_printed_with_its_boxes_drawn_reads_as_rows():
         read_puzzles(bad)
 
 
+def test_a_simple_sudoku_ss_file_reads_as_grid():
+    """Simple Sudoku's .ss layout (`4..|...|8.5`, `-----------` between bands), two puzzles
+    with a blank line between them: two grid puzzles equal to the one-line form, with or
+    without --format grid; a row one symbol short is still a fault naming it."""
+    ss = "\n".join(
+        "-----------" if "-" in row else row.replace(" ", "") for row in NORVIG.strip().splitlines()
+    )
+    assert ss.splitlines()[0] == "4..|...|8.5"
+    want = parse_line(HARD1)
+    for fmt in (None, "grid"):
+        got = read_puzzles(f"{ss}\n\n{ss}\n", fmt=fmt)
+        assert [(p.fmt, p.line) for p in got] == [("grid", 1), ("grid", 13)]
+        for puzzle in got:
+            np.testing.assert_array_equal(puzzle.cells, want)
+    short = ss.replace("4..|...|8.5", "4..|...|8.", 1)
+    with pytest.raises(InputError, match="8 symbols on a row, expected 9"):
+        read_puzzles(short, fmt="grid")
+
+
 def test_check_givens():
     rng = np.random.default_rng(5)
     for n in (2, 3, 4, 5):

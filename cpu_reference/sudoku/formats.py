@@ -20,7 +20,8 @@ for a whole input with `fmt`:
             (16, 81, 256 or 625 cells). Text after whitespace is a comment and becomes the
             puzzle's name (a leading `#` dropped): `4.....8.5...  # aiescargot`.
     grid    N lines of N symbols (the line symbols, no separators) per puzzle; puzzles separated by
-            blank lines or consecutive.
+            blank lines or consecutive. A `|` between boxes is passed over, and so is a line of
+            `-`, `+`, `=`, `|` alone (Simple Sudoku's .ss files: `4..|...|8.5`, `-----------`).
     rows    N lines of N whitespace-separated decimal numbers, 0 or `.` blank, per puzzle;
             puzzles separated by blank lines or consecutive. A number may carry a leading `+`
             (as int() reads it; a `-` is refused), and text from a `#` on is a comment. A grid
@@ -615,6 +616,7 @@ def _grid_row(text: str, fmt: str, N: int, first_cell: int) -> np.ndarray:
         if len(parts) != N:
             raise _Fault(f"{len(parts)} {_csv_numbers(body)} on a row, expected {N}")
         return _parse_numbers(parts, N, first_cell, also_blank=CSV_BLANKS)
+    body = puzzle_lines.grid_symbols(body)
     if len(body) != N:
         raise _Fault(f"{len(body)} symbols on a row, expected {N}")
     return _decode_symbols(body, N, first_cell)

@@ -133,7 +133,7 @@ def shape_of(text: str) -> Shape:
         if width:  # more fields than a row has: a csv-line puzzle, its count at fault
             one_line = width in CELL_COUNTS and width != FOUR_N or width > MAX_SIDE
             return CSV_LINE if one_line else Shape("csv", width)
-    tokens = s.split("#", 1)[0].replace("|", " ").split()  # `|` between boxes: a space
+    tokens = row_numbers(grid_symbols(s.split("#", 1)[0]))
     first = tokens[0]
     if ":" in first:
         head = first.split(":", 1)[0]
@@ -209,7 +209,7 @@ def _shaper(fmt: str | None) -> Callable[[str], Shape]:
         one = Shape(fmt)
         return lambda text: _blank_or_comment(text) or one
     if fmt == "grid":
-        return lambda text: _blank_or_comment(text) or Shape("grid", len(_body(text)))
+        return lambda text: _blank_or_comment(text) or Shape("grid", len(grid_symbols(_body(text))))
     if fmt == "csv":
         return lambda text: _blank_or_comment(text) or Shape("csv", len(comma_fields(_body(text))))
     return lambda text: _blank_or_comment(text) or Shape("rows", len(row_numbers(_body(text))))
@@ -224,6 +224,12 @@ def _rule(s: str) -> bool:
     """Whether a stripped nonblank line is drawn between a grid's boxes, or is its border
     (`------+------+------`, `+-------+`, `|`): passed over like a comment."""
     return s[0] in _RULE_CHARS and _RULE_CHARS.issuperset(s)
+
+
+def grid_symbols(body: str) -> str:
+    """A line without whitespace less its `|` between boxes (a grid row as Simple Sudoku's .ss
+    files write it: `4..|...|8.5`); any other line as it is."""
+    return body.replace("|", "") if "|" in body and len(body.split()) == 1 else body
 
 
 def row_numbers(body: str) -> list[str]:
