@@ -52,7 +52,7 @@ def _puzzle_line(line: bytes) -> bool:
     """Neither blank, nor a `#` comment, nor a line drawn between a grid's boxes (`-+=|`
     alone, which the reader passes over)."""
     text = line.strip()
-    return bool(text) and not text.startswith(b"#") and bool(text.strip(b"-+=| "))
+    return bool(text) and not text.startswith(b"#") and bool(text.split(b"#")[0].strip(b"-+=| \t"))
 
 
 def _lines_per_puzzle(path: str, kind: str, fmt: str | None) -> int | None:

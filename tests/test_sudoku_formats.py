@@ -484,6 +484,19 @@ def test_a_simple_sudoku_ss_file_reads_as_grid():
         read_puzzles(short, fmt="grid")
 
 
+@pytest.mark.parametrize("fmt", [None, "line", "grid", "rows"])
+def test_lines_of_bars_and_rules_alone_are_passed_over(fmt):
+    """Lines of `|`, `-`, `+`, `=`, spaces and tabs alone, with or without a `#` comment after
+    them (`|#`, `|<TAB>|`, `------+------ # band 2`), above a puzzle: passed over like comments,
+    never a crash; the puzzle read at its line."""
+    lines = ["|#", "|\t|", "| # x", "------+------ # band 2", "=", "+"]
+    ss = "\n".join(row.replace(" ", "") for row in NORVIG.strip().splitlines())
+    puzzle = {None: HARD1, "line": HARD1, "grid": ss, "rows": NORVIG.strip()}[fmt]
+    (got,) = read_puzzles("\n".join([*lines, puzzle]) + "\n", fmt=fmt)
+    assert got.line == len(lines) + 1
+    np.testing.assert_array_equal(got.cells, parse_line(HARD1))
+
+
 def test_check_givens():
     rng = np.random.default_rng(5)
     for n in (2, 3, 4, 5):

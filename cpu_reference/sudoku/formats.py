@@ -574,7 +574,7 @@ def _one_line_puzzles(lines, name: str, fmt: str, order: int | None, check: bool
     for L, text in lines:
         if isinstance(text, Unreadable):
             yield _bad_line(name, L, text)
-        elif text.strip() and not text.lstrip().startswith("#"):
+        elif not puzzle_lines.passed_over(text):
             yield _one_line(name, order, check, L, text, fmt)
 
 

@@ -70,7 +70,7 @@ _BIG = frozenset("56789ABCDEFGabcdefg")  # 16x16 digits above 4
 _COMMA_COUNTS = frozenset(SIDES + CELL_COUNTS)  # a csv row's fields, or a puzzle's on one line
 # a csv row's separators: ',' or, as a spreadsheet saves where ',' is the decimal mark, ';'
 CSV_SEPARATORS = {",": "comma-separated", ";": "semicolon-separated"}
-_RULE_CHARS = frozenset("-+=| ")  # the lines drawn between a grid's boxes, and their borders
+_RULE_CHARS = frozenset("-+=| \t")  # the lines drawn between a grid's boxes, and their borders
 _SOLO_LIKE = re.compile(r"[0-9]+(?:x[0-9]+)?[A-Za-z0-9]*")  # `3x3`, `3x3dh`, `3j` before ':'
 
 
@@ -134,6 +134,8 @@ def shape_of(text: str) -> Shape:
             one_line = width in CELL_COUNTS and width != FOUR_N or width > MAX_SIDE
             return CSV_LINE if one_line else Shape("csv", width)
     tokens = row_numbers(grid_symbols(s.split("#", 1)[0]))
+    if not tokens:  # `|` and whitespace alone: a border
+        return COMMENT
     first = tokens[0]
     if ":" in first:
         head = first.split(":", 1)[0]
@@ -220,10 +222,20 @@ def _blank_or_comment(text: str) -> Shape | None:
     return BLANK if not s else COMMENT if s[0] == "#" or _rule(s) else None
 
 
+def passed_over(text: str) -> bool:
+    """Whether a line holds no puzzle text: blank, a `#` comment, or a line drawn between a
+    grid's boxes."""
+    return _blank_or_comment(text) is not None
+
+
 def _rule(s: str) -> bool:
     """Whether a stripped nonblank line is drawn between a grid's boxes, or is its border
-    (`------+------+------`, `+-------+`, `|`): passed over like a comment."""
-    return s[0] in _RULE_CHARS and _RULE_CHARS.issuperset(s)
+    (`------+------+------`, `+-------+`, `|`), before any `#` comment: passed over like a
+    comment."""
+    if s[0] not in _RULE_CHARS:
+        return False
+    body = s.split("#", 1)[0]
+    return _RULE_CHARS.issuperset(body)
 
 
 def grid_symbols(body: str) -> str:
