@@ -163,12 +163,20 @@ def test_sudoku_lines_among_garbage_are_all_read(lines):
             assert isinstance(item, Puzzle) and np.array_equal(item.cells, x)
 
 
-@settings(max_examples=300, **FUZZ)
-@given(st.one_of(st.binary(max_size=300), st.text(max_size=200).map(str.encode)),
-       st.sampled_from([None, "line", "grid", "rows", "tdoku", "tsv", "solo"]))  # fmt: skip
+# the characters the Sudoku readers split and pass over lines by
+FORMAT_CHARS = '|#-+= ,;.:\t"0123456789abx\n'
+
+
+@settings(max_examples=400, **FUZZ)
+@given(st.one_of(st.binary(max_size=300), st.text(max_size=200).map(str.encode),
+                 st.text(FORMAT_CHARS, max_size=200).map(str.encode)),
+       st.sampled_from([None, *FORMATS]))  # fmt: skip
+@example(b"|#\n", None)  # a bar before a comment: no token left
+@example(b"|\t|\n", "rows")
 def test_whole_random_inputs_give_puzzles_or_one_line_faults(data, fmt):
-    """Any bytes in any format: Puzzles and one-line InputErrors only, each Puzzle's givens
-    legal (check_givens passed), never a traceback."""
+    """Any bytes in any format, and text of the characters the readers split lines by: Puzzles
+    and one-line InputErrors only, each Puzzle's givens legal (check_givens passed), never a
+    traceback."""
     try:
         got = list(iter_puzzles(io.BytesIO(data), fmt=fmt, name="f"))
     except InputError as exc:
