@@ -213,7 +213,9 @@ def grids_of(text: str) -> list[list[str]]:
 @pytest.mark.parametrize("order, example", [(3, None), (5, "made-25x25"), (6, "made-36x36")])
 def test_output_grid_aligns_every_order_with_box_separators(tmp_path, order, example):
     """--output grid: N rows of N right-aligned numbers, ' | ' between boxes, a rule between
-    bands, every line the same width, and the numbers a verified solution."""
+    bands, every line the same width, and the numbers a verified solution; the output read
+    back as input (rows, its rules passed over) is every solution, `check` finding each
+    valid."""
     source = ["--example", example] if example else [write(tmp_path / "p.txt", HARD)]
     result = invoke("solve", *source, "--method", "exact", "--output", "grid")
     assert result.exit_code == 0, result.output
@@ -226,6 +228,12 @@ def test_output_grid_aligns_every_order_with_box_separators(tmp_path, order, exa
         assert all(line.count(" | ") == n - 1 for line in rows)
         digits = np.array([int(v) for line in rows for v in line.replace("|", " ").split()])
         assert digits.size == N * N and verify_solution(digits.astype(np.uint8), order) is None
+    back = write(tmp_path / "back.txt", result.stdout)
+    checked = invoke("check", back)
+    assert checked.exit_code == 0, checked.output
+    verdicts = [line for line in checked.stdout.splitlines() if line.startswith("index=")]
+    assert len(verdicts) == len(grids_of(result.stdout)) >= 1
+    assert all("kind=grid ok=True valid=True" in line for line in verdicts), verdicts
 
 
 def test_output_defaults_to_grid_on_a_terminal_for_a_few_puzzles(monkeypatch, tmp_path):
