@@ -16,7 +16,7 @@ import math
 import os
 
 from gpu_anneal.kinds import kind_of
-from gpu_anneal.reference import GRID_FORMATS, InputError, Puzzle, iter_puzzles
+from gpu_anneal.reference import GRID_FORMATS, InputError, Puzzle, iter_puzzles, passed_over
 
 HEAD_ITEMS = 16  # faults looked past for the first good puzzle
 
@@ -39,20 +39,13 @@ def _count_file(path: str, kind: str, fmt: str | None) -> int | None:
         lines_per_puzzle = _lines_per_puzzle(path, kind, fmt)
         if lines_per_puzzle is None:
             return None
-        with open(path, "rb") as stream:
-            lines = sum(1 for line in stream if _puzzle_line(line))
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            lines = sum(1 for line in stream if not passed_over(line))
     except (OSError, InputError, UnicodeError):
         return None
     if lines_per_puzzle == 0:  # the whole file is one puzzle
         return 1 if lines else 0
     return math.ceil(lines / lines_per_puzzle)
-
-
-def _puzzle_line(line: bytes) -> bool:
-    """Neither blank, nor a `#` comment, nor a line drawn between a grid's boxes (`-+=|`
-    alone, which the reader passes over)."""
-    text = line.strip()
-    return bool(text) and not text.startswith(b"#") and bool(text.split(b"#")[0].strip(b"-+=| \t"))
 
 
 def _lines_per_puzzle(path: str, kind: str, fmt: str | None) -> int | None:

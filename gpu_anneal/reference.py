@@ -5,8 +5,8 @@ cpu_reference passes here.
     errors     InputError (bad input), OptionError, OutputError; the warnings ResumeWarning,
                KernelWarning, LimitWarning (cpu_reference.errors)
     formats    Sudoku text: FORMATS, MAX_SYMBOL_ORDER, Puzzle, iter_puzzles, format_grid
-               (cpu_reference.sudoku.formats); GRID_FORMATS, those of one puzzle over N lines
-               (cpu_reference.sudoku.puzzle_lines)
+               (cpu_reference.sudoku.formats); GRID_FORMATS, those of one puzzle over N lines,
+               and passed_over, a line that holds no puzzle (cpu_reference.sudoku.puzzle_lines)
     presets    technique (a technique's schedule, move and deduction), move_of (a move preset
                at an order: cpu_reference.sudoku.presets), with_start (a schedule string with
                its starting temperature: cpu_reference.sudoku.schedules)
@@ -34,7 +34,7 @@ from cpu_reference.sudoku.formats import (
 )
 from cpu_reference.sudoku.layout import MAX_ORDER
 from cpu_reference.sudoku.presets import move_of, technique
-from cpu_reference.sudoku.puzzle_lines import GRID_FORMATS
+from cpu_reference.sudoku.puzzle_lines import GRID_FORMATS, passed_over
 from cpu_reference.sudoku.schedules import with_start
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "format_grid",
     "iter_puzzles",
     "move_of",
+    "passed_over",
     "render_sudoku",
     "technique",
     "with_start",

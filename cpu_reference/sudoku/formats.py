@@ -185,14 +185,14 @@ def _size_fault(count: int, order: int | None, what: str = "cells") -> str:
     return f"{count} {what}, expected {best**4} ({N}x{N}); a Sudoku has {sizes} cells"
 
 
-def _order_of(count: int, order: int | None) -> int:
+def _order_of(count: int, order: int | None, what: str = "cells") -> int:
     if order is not None:
         if count != order**4:
-            raise _Fault(_size_fault(count, order))
+            raise _Fault(_size_fault(count, order, what))
         return order
     if count in CELL_COUNTS:
         return CELL_COUNTS.index(count) + MIN_ORDER
-    raise _Fault(_size_fault(count, None))
+    raise _Fault(_size_fault(count, None, what))
 
 
 def _decode_symbols(
@@ -390,13 +390,8 @@ def _width_fault(width: int, fmt: str, rows: int = 1, first: str = "") -> str:
 
 def _parse_csv_line(body: str, order: int | None) -> tuple[np.ndarray, int]:
     """(digits, order) of a csv-line puzzle (its text without the comment)."""
-    parts = puzzle_lines.comma_fields(body)
-    if order is not None and len(parts) == order**4 + 1 and not parts[-1].strip():
-        parts = parts[:-1]  # a trailing comma after the order's cells
-    count = len(parts)
-    if count not in CELL_COUNTS or (order is not None and count != order**4):
-        raise _Fault(_size_fault(count, order, _csv_numbers(body)))
-    n = _order_of(count, order)
+    parts = puzzle_lines.comma_fields(body)  # a trailing comma after any puzzle's cells dropped
+    n = _order_of(len(parts), order, _csv_numbers(body))
     return _parse_numbers(parts, n * n, 0, also_blank=CSV_BLANKS), n
 
 
@@ -584,14 +579,14 @@ def _one_line(name: str, order: int | None, check: bool, L: int, text: str, fmt:
         count = solution = fast = None
         if fmt == "tsv":
             cells, n, label = _parse_tsv(text, order)
+        elif fmt == "csv-line":
+            body, _, comment = text.partition("#")
+            label = comment.strip()
+            cells, n = _parse_csv_line(body.strip(), order)
         else:
             token, label = _split_comment(text)
             if fmt == "tdoku":
                 cells, n, count, solution = _parse_tdoku(token, order)
-            elif fmt == "csv-line":
-                body, _, comment = text.partition("#")
-                label = comment.strip()
-                cells, n = _parse_csv_line(body.strip(), order)
             elif fmt == "solo":
                 cells, n = _parsesolo_description(token, order)
             else:

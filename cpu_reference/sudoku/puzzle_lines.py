@@ -119,11 +119,10 @@ def shape_of(text: str) -> Shape:
         return plain  # most lines: a puzzle of 81 symbols
     if len(text) == FOUR_N and _plain(text):  # a 4x4 puzzle or a 16x16 row
         return FOUR_BIG if not _BIG.isdisjoint(text) else FOUR
+    passed = _blank_or_comment(text)
+    if passed is not None:
+        return passed
     s = text.strip()
-    if not s:
-        return BLANK
-    if s[0] == "#" or _rule(s):
-        return COMMENT
     if "\t" in s:
         fields = text.split("\t")
         if len(fields) >= 3 and fields[1].strip().isdigit() and "," in fields[2]:
@@ -133,9 +132,7 @@ def shape_of(text: str) -> Shape:
         if width:  # more fields than a row has: a csv-line puzzle, its count at fault
             one_line = width in CELL_COUNTS and width != FOUR_N or width > MAX_SIDE
             return CSV_LINE if one_line else Shape("csv", width)
-    tokens = row_numbers(grid_symbols(s.split("#", 1)[0]))
-    if not tokens:  # `|` and whitespace alone: a border
-        return COMMENT
+    tokens = row_numbers(grid_symbols(s.split("#", 1)[0]))  # never empty: a rule is passed over
     first = tokens[0]
     if ":" in first:
         head = first.split(":", 1)[0]
