@@ -41,7 +41,7 @@ def _count_file(path: str, kind: str, fmt: str | None) -> int | None:
             return None
         with open(path, encoding="utf-8", errors="replace") as stream:
             lines = sum(1 for line in stream if not passed_over(line))
-    except (OSError, InputError, UnicodeError):
+    except (OSError, InputError):
         return None
     if lines_per_puzzle == 0:  # the whole file is one puzzle
         return 1 if lines else 0
