@@ -80,6 +80,7 @@ class Item:
     puzzle: Any  # Sudoku: uint8[cells]; Shikaku / Hashi: the parsed puzzle object
     order: int | None = None  # Sudoku order n
     fmt: str = "line"  # Sudoku: the format the puzzle was read in (solutions are written in it)
+    separator: str = ","  # Sudoku in csv or csv-line: the separator it was read with
 
     @property
     def kind(self) -> str:
@@ -220,7 +221,8 @@ def read_sudoku(spec, source, fmt, order) -> Iterator[Item | InputError]:
     """The Sudoku puzzles of one source (cpu_reference.sudoku.formats reads text)."""
     if isinstance(source, Puzzle):
         out = writable_format(source.fmt, source.order)
-        yield Item(spec, 0, "<api>", source.line, source.name, source.cells, source.order, out)
+        yield Item(spec, 0, "<api>", source.line, source.name, source.cells, source.order, out,
+                   source.separator)  # fmt: skip
         return
     if isinstance(source, (np.ndarray, list, tuple)):
         yield from _sudoku_arrays(spec, source, order)
@@ -231,7 +233,8 @@ def read_sudoku(spec, source, fmt, order) -> Iterator[Item | InputError]:
             if isinstance(got, InputError):
                 yield got
             else:
-                yield Item(spec, 0, name, got.line, got.name, got.cells, got.order, got.fmt)
+                yield Item(spec, 0, name, got.line, got.name, got.cells, got.order, got.fmt,
+                           got.separator)  # fmt: skip
     except InputError as exc:
         yield exc
 

@@ -276,8 +276,8 @@ def test_36x36_in_line_form_then_a_9x9_the_9x9_is_still_solved(tmp_path):
 def test_a_puzzles_numbers_on_one_line_are_a_csv_line_puzzle_written_back_so(order, tmp_path):
     """A puzzle's N*N numbers on one line, comma-separated with a name after `#`, then
     semicolon-separated with a trailing `;`, then one number short, then a 9x9 line: the two
-    solved and written back as one comma line each, the short one a fault naming its count;
-    with --format line such a line is a fault naming csv-line."""
+    solved and written back as one line each, separated as read, the short one a fault naming
+    its count; with --format line such a line is a fault naming csv-line."""
     N = order * order
     grid = pattern_grid(order, np.random.default_rng(order))
     puzzle = np.where(np.random.default_rng(1).random((N, N)) < 0.3, 0, grid).ravel()
@@ -295,8 +295,9 @@ def test_a_puzzles_numbers_on_one_line_are_a_csv_line_puzzle_written_back_so(ord
     assert got[0]["name"] == "big, first"
     text = solve(path, "--method", "exact")
     written = [x for x in text.stdout.splitlines() if x and not x.startswith("#")]
-    for line in written[:2]:
-        solution = np.array([int(v) for v in line.split(",")])
+    for line, sep in zip(written[:2], ",;", strict=True):
+        assert len(line.split(sep)) == N * N, line
+        solution = np.array([int(v) for v in line.split(sep)])
         assert verify_solution(solution, order, puzzle) is None
     (fault, *_) = errors(solve(path, "--format", "line", "--method", "exact"))
     assert fault == (
@@ -327,13 +328,13 @@ def test_a_64x64_grid_as_a_spreadsheet_saves_it_is_solved_and_written_back_as_cs
 
 
 @pytest.mark.parametrize("order", [3, 6])
-def test_a_grid_saved_with_semicolons_quotes_a_bom_and_crlf_is_read_and_written_with_commas(
+def test_a_grid_saved_with_semicolons_quotes_a_bom_and_crlf_is_read_and_written_back(
     order, tmp_path
 ):
     """The ways spreadsheets save a grid: `;` between the numbers (where `,` is the decimal
     mark) with a trailing `;`, every field in double quotes (a blank `""`), a UTF-8 BOM and
-    "\r\n" line ends; each file solved and its solution written back as N comma-separated
-    lines that solve the puzzle (its givens kept)."""
+    "\r\n" line ends; each file solved and its solution written back as N lines that solve
+    the puzzle (its givens kept), separated as the file was: `;` for `;`, else `,`."""
     N = order * order
     grid = pattern_grid(order, np.random.default_rng(order))
     text = grid.astype(str)
@@ -341,16 +342,17 @@ def test_a_grid_saved_with_semicolons_quotes_a_bom_and_crlf_is_read_and_written_
     text[blank] = ""
     puzzle = np.where(blank, 0, grid)
     forms = {
-        "semicolons": ["".join(f"{v};" for v in row) for row in text],
-        "quoted": [", ".join(f'"{v}"' for v in row) for row in text],
+        "semicolons": (["".join(f"{v};" for v in row) for row in text], ";"),
+        "quoted": ([", ".join(f'"{v}"' for v in row) for row in text], ","),
     }
-    for name, lines in forms.items():
+    for name, (lines, sep) in forms.items():
         path = tmp_path / f"{name}.csv"
         path.write_bytes(("\r\n".join(lines) + "\r\n").encode("utf-8-sig"))
         result = solve(path, "--method", "exact")
         assert result.exit_code == 0, (name, result.output)
         written = [x for x in result.stdout.splitlines() if x and not x.startswith("#")]
-        solution = np.array([[int(v) for v in x.split(",")] for x in written])
+        assert all(len(x.split(sep)) == N for x in written), (name, written[0])
+        solution = np.array([[int(v) for v in x.split(sep)] for x in written])
         assert verify_solution(solution.ravel(), order, puzzle.ravel()) is None, name
 
 

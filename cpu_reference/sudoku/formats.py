@@ -146,6 +146,7 @@ class Puzzle:
     fmt: str = "line"  # format it was read in, one of FORMATS
     expected_count: int | None = None  # tdoku's count field
     expected_solution: np.ndarray | None = None  # tdoku's solution field, uint8[N*N]
+    separator: str = ","  # csv, csv-line: the separator it was read with (CSV_SEPARATORS)
 
     @property
     def N(self) -> int:
@@ -577,12 +578,14 @@ def _one_line(name: str, order: int | None, check: bool, L: int, text: str, fmt:
     """The puzzle of line L in a one-line format (fmt), or its fault."""
     try:
         count = solution = fast = None
+        separator = ","
         if fmt == "tsv":
             cells, n, label = _parse_tsv(text, order)
         elif fmt == "csv-line":
             body, _, comment = text.partition("#")
             label = comment.strip()
             cells, n = _parse_csv_line(body.strip(), order)
+            separator = puzzle_lines.csv_separator(body) or separator
         else:
             token, label = _split_comment(text)
             if fmt == "tdoku":
@@ -596,7 +599,7 @@ def _one_line(name: str, order: int | None, check: bool, L: int, text: str, fmt:
             _checked(cells, n)
     except _Fault as f:
         return _error(name, L, f)
-    return Puzzle(cells, n, L, label, fmt, count, solution)
+    return Puzzle(cells, n, L, label, fmt, count, solution, separator)
 
 
 def _grid_row(text: str, fmt: str, N: int, first_cell: int) -> np.ndarray:
@@ -653,7 +656,15 @@ def _grid_puzzle(name: str, piece: Piece, check: bool):
             _checked(cells, n)
         except _Fault as f:
             return _error(name, start, f)
-    return Puzzle(cells, n, start, "", fmt)
+    return Puzzle(
+        cells, n, start, "", fmt, separator=_rows_separator(lines) if fmt == "csv" else ","
+    )
+
+
+def _rows_separator(lines) -> str:
+    """The separator of a csv grid's rows: the first row's that holds one (',' where none)."""
+    seps = (puzzle_lines.csv_separator(text.split("#", 1)[0]) for _, text, _ in lines)
+    return next((sep for sep in seps if sep), ",")
 
 
 def _piece_puzzle(name: str, order: int | None, check: bool, piece: Piece):
@@ -887,13 +898,14 @@ def format_grid(
     name: str = "",
     count: int | None = None,
     solution: np.ndarray | None = None,
+    separator: str = ",",
 ) -> str:
     """One puzzle or solution written in fmt, without a final newline (N lines for grid, rows,
     csv).
 
-    name goes into the tsv name field, or after `  # ` for line, tdoku and solo; count and
-    solution are tdoku's optional fields. Several grid or rows puzzles are best joined by a
-    blank line.
+    name goes into the tsv name field, or after `  # ` for line, csv-line, tdoku and solo;
+    count and solution are tdoku's optional fields; separator (one of CSV_SEPARATORS) is
+    csv's and csv-line's. Several grid or rows puzzles are best joined by a blank line.
     """
     if fmt not in FORMATS:
         raise InputError(f"unknown puzzle format {fmt!r}; formats are {', '.join(FORMATS)}")
@@ -920,10 +932,14 @@ def format_grid(
         return "\n".join(
             " ".join(f"{v:>{w}}" for v in a[r * N : (r + 1) * N].tolist()) for r in range(N)
         )
+    if fmt in ("csv", "csv-line") and separator not in puzzle_lines.CSV_SEPARATORS:
+        raise InputError(f"csv separator {separator!r}: expected one of ', ;'")
     if fmt == "csv":
-        return "\n".join(",".join(map(str, a[r * N : (r + 1) * N].tolist())) for r in range(N))
+        return "\n".join(
+            separator.join(map(str, a[r * N : (r + 1) * N].tolist())) for r in range(N)
+        )
     if fmt == "csv-line":
-        return ",".join(map(str, a.tolist())) + comment
+        return separator.join(map(str, a.tolist())) + comment
     if fmt == "tsv":
         return f"{name}\t{n}\t" + ",".join(str(v) for v in a.tolist())
     if fmt == "solo":

@@ -112,7 +112,7 @@ class Sudoku(PuzzleKind):
         cells = np.asarray(state, dtype=np.uint8)
         name = item.name if item.fmt == "tsv" else ""
         try:
-            return format_grid(cells, item.order, item.fmt, name)
+            return format_grid(cells, item.order, item.fmt, name, separator=item.separator)
         except InputError as exc:
             raise InputError(f"{item.where}: {exc}") from None
 
