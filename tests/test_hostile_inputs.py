@@ -306,6 +306,29 @@ def test_a_puzzles_numbers_on_one_line_are_a_csv_line_puzzle_written_back_so(ord
     )
 
 
+def test_format_line_names_csv_line_for_quoted_numbers_and_empty_fields(tmp_path):
+    """With --format line, a 9x9 puzzle's numbers on one line in the ways a spreadsheet writes
+    them (blanks as empty fields, every field in double quotes, `;` between them) are each a
+    fault naming csv-line, as plain numbers are."""
+    puzzle = [int(c) for c in GOOD9.split()[0].replace(".", "0")]
+    empty = ",".join(str(v) if v else "" for v in puzzle)
+    quoted = ",".join(f'"{v}"' if v else '""' for v in puzzle)
+    path = tmp_path / "p.txt"
+    path.write_text("\n".join([empty, quoted, empty.replace(",", ";")]) + "\n")
+    faults = errors(solve(path, "--format", "line", "--method", "exact"))
+    hint = (
+        "81 {} numbers on one line, where one symbol a cell was expected; read a puzzle of "
+        "numbers a line as csv-line (--format csv-line)"
+    )
+    assert faults == [
+        f"{path} line 1: " + hint.format("comma-separated"),
+        f"{path} line 2: " + hint.format("comma-separated"),
+        f"{path} line 3: " + hint.format("semicolon-separated"),
+    ]
+    result = solve(path, "--format", "csv-line", "--method", "exact", "--output", "jsonl")
+    assert [r["solved"] for r in records(result.stdout)] == [True, True, True]
+
+
 @pytest.mark.parametrize("trailing", ["", ","])
 def test_a_64x64_grid_as_a_spreadsheet_saves_it_is_solved_and_written_back_as_csv(
     trailing, tmp_path

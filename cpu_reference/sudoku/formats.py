@@ -340,10 +340,10 @@ def _numbers_line_fault(token: str) -> str | None:
     sep = puzzle_lines.csv_separator(token)
     if sep is None:
         return None
-    parts = token.split(sep)
-    if len(parts) > 2 and not parts[-1].strip():
-        parts = parts[:-1]  # a spreadsheet's trailing comma
-    if not all(p.strip().lstrip("+-").isdigit() for p in parts):
+    parts = [p.strip() for p in puzzle_lines.comma_fields(token)]  # quotes, trailing comma
+    if not all(p.lstrip("+-").isdigit() or p in CSV_BLANKS for p in parts):
+        return None
+    if not any(p.lstrip("+-").isdigit() for p in parts):
         return None
     count, numbers = len(parts), f"{len(parts)} {puzzle_lines.CSV_SEPARATORS[sep]} numbers"
     if count in SIDES and count not in CELL_COUNTS:
