@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from benchmarks.frontier_instances import pattern_grid
 from cpu_reference.errors import InputError
 from cpu_reference.sources import HEAD_BYTES, MAX_BAD_RUN
 from cpu_reference.sudoku.formats import (
@@ -482,6 +483,27 @@ def test_a_simple_sudoku_ss_file_reads_as_grid():
     short = ss.replace("4..|...|8.5", "4..|...|8.", 1)
     with pytest.raises(InputError, match="8 symbols on a row, expected 9"):
         read_puzzles(short, fmt="grid")
+
+
+def test_a_16x16_ss_file_reads_as_grid():
+    """A 16x16 grid in the .ss layout (`..9.|2D..|.4G.|EF17`: 16 symbols and three bars a row,
+    a rule of 19 dashes between bands): one grid puzzle equal to its one-line form, with or
+    without --format grid; a row one symbol short is a fault naming it."""
+    grid = pattern_grid(4, np.random.default_rng(1)).ravel()
+    puzzle = np.where(np.random.default_rng(2).random(grid.size) < 0.4, 0, grid).astype(np.uint8)
+    line = format_grid(puzzle, 4, "line")
+    rows = [line[r * 16 : (r + 1) * 16] for r in range(16)]
+    ss = []
+    for r, row in enumerate(rows):
+        ss += ["-" * 19] if r and r % 4 == 0 else []
+        ss.append("|".join(row[k : k + 4] for k in range(0, 16, 4)))
+    for fmt in (None, "grid"):
+        (got,) = read_puzzles("\n".join(ss) + "\n", fmt=fmt)
+        assert (got.fmt, got.order) == ("grid", 4)
+        np.testing.assert_array_equal(got.cells, puzzle)
+    ss[0] = ss[0][:-1]
+    with pytest.raises(InputError, match="line 1: 15 symbols on a row, expected 16"):
+        read_puzzles("\n".join(ss) + "\n", fmt="grid")
 
 
 @pytest.mark.parametrize("fmt", [None, "line", "grid", "rows"])
