@@ -31,7 +31,7 @@ import numpy as np
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
-from benchmarks.tables import add_out_arguments, rerender, table_block, write_results
+from benchmarks.tables import add_out_arguments, int_list, rerender, table_block, write_results
 from cpu_reference.anneal.trials import CpuTrials
 from cpu_reference.sudoku import impasse
 
@@ -147,7 +147,9 @@ def parse_args(argv):
     """The command line; a bad value is one line and exit code 2."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--backend", default="cpu", choices=("cpu", "cuda"))
-    ap.add_argument("--chains", default="1,2", help="chain counts, e.g. 1024,4096,16384")
+    ap.add_argument(
+        "--chains", type=int_list, default="1,2", help="chain counts, e.g. 1024,4096,16384"
+    )
     add_run_arguments(ap)
     ap.add_argument("--lanes", type=int, default=1, choices=(1, 32),
                     help="threads a chain on a card: 1, or 32 (a warp)")  # fmt: skip
@@ -156,10 +158,7 @@ def parse_args(argv):
                          "or in global memory")  # fmt: skip
     add_out_arguments(ap, None)
     args = ap.parse_args(argv)
-    try:
-        args.chain_list = [int(c) for c in args.chains.split(",")]
-    except ValueError:
-        ap.error(f"--chains {args.chains!r}: expected counts such as 1,2,4")
+    args.chain_list = args.chains
     if min(args.chain_list) < 1:
         ap.error("--chains must be 1 or more")
     check_run_arguments(ap, args)
