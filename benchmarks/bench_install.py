@@ -23,6 +23,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from importlib import metadata
 
@@ -105,13 +106,21 @@ def row(names: set[str], dists: dict, every: bool) -> dict:
 
 def run_suite() -> dict:
     """The README's test command in the repository root: wall seconds, its last line, the
-    failed tests' lines, the load average before and after."""
+    failed tests' lines, the load average before and after; where it fails, its whole output
+    is also written to a file outside the repository (printed on stderr), as the failures'
+    tracebacks are not kept in the results."""
     before = os.getloadavg()[0]
     start = time.perf_counter()
     proc = subprocess.run(SUITE, cwd=ROOT, capture_output=True, text=True)
     seconds = time.perf_counter() - start
     lines = proc.stdout.strip().splitlines()
     failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
+    if proc.returncode != 0:
+        with tempfile.NamedTemporaryFile(
+            "w", prefix="bench_install_suite_", suffix=".log", delete=False
+        ) as log:
+            log.write(proc.stdout + proc.stderr)
+        print(f"the suite failed: its output is in {log.name}", file=sys.stderr)
     return {"command": " ".join(["python", *SUITE[1:]]), "seconds": seconds,
             "returncode": proc.returncode, "last_line": lines[-1] if lines else "",
             "failed": failed, "load_average_before": before,

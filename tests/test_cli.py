@@ -290,15 +290,22 @@ def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=sigint_as_from_a_terminal,
     )  # fmt: skip
-    deadline = time.time() + 120
-    while time.time() < deadline and (not out.exists() or len(jsonl(out.read_text())) < 2):
+    start = time.time()
+    while time.time() < start + 120 and (not out.exists() or len(jsonl(out.read_text())) < 2):
         time.sleep(0.2)
+    waited = f"SIGINT sent {time.time() - start + 1:.1f} s after the start"
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
+    sent = time.time()
+    try:
+        _, stderr = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail(f"{waited}: no exit within 60 s of it; stderr: {proc.communicate()[1]}")
+    waited += f", exit {time.time() - sent:.1f} s after it"
     records = jsonl(out.read_text())
-    assert proc.returncode == 130, stderr
-    assert [r["index"] for r in records] == [0, 1, 2], (records, stderr)
+    assert proc.returncode == 130, (waited, stderr)
+    assert [r["index"] for r in records] == [0, 1, 2], (waited, records, stderr)
     assert records[0]["solved"] and records[1]["solved"]
     assert records[2]["solved"] is False and records[2]["error"] == "interrupted", records[2]
     assert "Traceback" not in stderr, stderr
