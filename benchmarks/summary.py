@@ -941,6 +941,7 @@ def anneal_peers(res: Results) -> list[Row]:
 FRONTIER_DEFAULT = (
     ("frontier/frontier_auto_36x36_50.json", ""),
     ("frontier/frontier_auto_36x36_50_second_run.json", ", the same chains again (ac80a69)"),
+    ("frontier/frontier_auto_36x36_50_peers.json", ", beside the peers (4986c37)"),
     ("frontier/frontier_auto_heldout_36x36_50.json", ", held-out grids (seed 4)"),
     ("frontier/frontier_auto_heldout_36x36_50_seed7.json", ", held-out grids (seed 7)"),
     ("frontier/frontier_auto_heldout_36x36_50_seed7_300s.json", ", held-out grids (seed 7)"),
