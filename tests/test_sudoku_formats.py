@@ -82,6 +82,21 @@ def test_round_trip_each_format_and_order(fmt, n):
             assert p.name == "p1"
 
 
+@pytest.mark.parametrize("fmt", ["csv", "csv-line"])
+@pytest.mark.parametrize("n", [3, 7])
+def test_csv_round_trips_with_its_separator(fmt, n):
+    """csv and csv-line written with `;` read back as the same puzzle, separator `;` kept (and
+    `,` by default); a separator that no csv reader takes is refused in one line."""
+    puzzle = random_puzzle(n, np.random.default_rng(n))[0]
+    for separator in (",", ";"):
+        text = format_grid(puzzle, n, fmt, separator=separator)
+        (got,) = read_puzzles(text + "\n", fmt=fmt)
+        assert (got.fmt, got.separator) == (fmt, separator)
+        np.testing.assert_array_equal(got.cells, puzzle)
+    with pytest.raises(InputError, match=r"csv separator '\|': expected one of ', ;'"):
+        format_grid(puzzle, n, fmt, separator="|")
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_several_puzzles_round_trip_with_detection(fmt, n):
