@@ -36,7 +36,8 @@ import numpy as np
 from benchmarks.machine import machine
 from benchmarks.paths import ROOT, results
 from cpu_reference.sudoku.exact import solve_exact
-from cpu_reference.sudoku.formats import format_grid, read_puzzles
+from cpu_reference.sudoku.format_writer import format_grid
+from cpu_reference.sudoku.formats import read_puzzles
 from cpu_reference.sudoku.schedules import PAPER_EP_9X9, by_name, course_e_p
 from gpu_anneal.tts import clopper_pearson, measure_puzzle
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from cpu_reference.sudoku.exact import solve_exact
-from cpu_reference.sudoku.formats import format_grid
+from cpu_reference.sudoku.format_writer import format_grid
 from gpu_anneal.generation import generate_grids
 
 DATA = Path(__file__).resolve().parent.parent / "gpu_anneal" / "data"

@@ -25,11 +25,11 @@ from cpu_reference.errors import (
     ResumeWarning,
 )
 from cpu_reference.render import render_sudoku
+from cpu_reference.sudoku.format_writer import format_grid
 from cpu_reference.sudoku.formats import (
     FORMATS,
     MAX_SYMBOL_ORDER,
     Puzzle,
-    format_grid,
     iter_puzzles,
 )
 from cpu_reference.sudoku.layout import MAX_ORDER

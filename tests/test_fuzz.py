@@ -38,7 +38,8 @@ from cpu_reference.errors import InputError, OptionError
 from cpu_reference.hashi import puzzle as hashi
 from cpu_reference.shikaku import puzzle as shikaku
 from cpu_reference.sources import BINARY_SHARE, GZIP_MAGIC
-from cpu_reference.sudoku.formats import FORMATS, Puzzle, format_grid, iter_puzzles, parse_line
+from cpu_reference.sudoku.format_writer import format_grid
+from cpu_reference.sudoku.formats import FORMATS, Puzzle, iter_puzzles, parse_line
 from cpu_reference.sudoku.schedules import MAX_PLATEAUS, RANGES, by_name
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import validate

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from cpu_reference.sudoku.exact import count_solutions
-from cpu_reference.sudoku.formats import format_grid, parse_line
+from cpu_reference.sudoku.format_writer import format_grid
+from cpu_reference.sudoku.formats import parse_line
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import generation as gen
 

@@ -32,10 +32,10 @@ from benchmarks.frontier_instances import pattern_grid
 from cli.main import app
 from cli.tally import is_summary
 from cpu_reference.errors import InputError, OptionError
+from cpu_reference.sudoku.format_writer import format_grid
 from cpu_reference.sudoku.formats import (
     FORMAT_ORDERS,
     FORMATS,
-    format_grid,
     iter_puzzles,
     read_puzzles,
 )

@@ -22,7 +22,8 @@ import gpu_anneal
 from cli.main import app
 from cli.tally import is_summary
 from cpu_reference.errors import InputError, OptionError
-from cpu_reference.sudoku.formats import Puzzle, format_grid, parse_line, read_puzzles
+from cpu_reference.sudoku.format_writer import format_grid
+from cpu_reference.sudoku.formats import Puzzle, parse_line, read_puzzles
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal.api import parse_grid_puzzle
 from gpu_anneal.inputs import Item, read

@@ -18,7 +18,8 @@ from cpu_reference.errors import InputError
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import logic_fill_many
 from cpu_reference.sudoku.exact import solve_exact
-from cpu_reference.sudoku.formats import FORMAT_ORDERS, format_grid, iter_puzzles, read_puzzles
+from cpu_reference.sudoku.format_writer import format_grid
+from cpu_reference.sudoku.formats import FORMAT_ORDERS, iter_puzzles, read_puzzles
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.packing import FROZEN_ARRAY_BYTES, linear_peer_tables, packing
 from cpu_reference.sudoku.verify import verify_solution

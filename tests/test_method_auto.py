@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from benchmarks.frontier_instances import make_instances
 from cli.main import app
-from cpu_reference.sudoku.formats import format_grid
+from cpu_reference.sudoku.format_writer import format_grid
 from gpu_anneal import api, kinds, method_choice
 from gpu_anneal.resolve import resolve
 from gpu_anneal.settings import SolveOptions

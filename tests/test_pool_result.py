@@ -1,5 +1,5 @@
 """A pool answer as a Result (gpu_anneal.solvers._from_pool) and the one-line text it writes
-(cpu_reference.sudoku.formats.line_text): the same record as the item's own writers make,
+(cpu_reference.sudoku.format_writer.line_text): the same record as the item's own writers make,
 for every status, format and order, and the same error result when the answer cannot be
 written."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cpu_reference.errors import InputError
-from cpu_reference.sudoku.formats import format_grid, line_text
+from cpu_reference.sudoku.format_writer import format_grid, line_text
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import solvers
 from gpu_anneal.items import Item

@@ -18,6 +18,7 @@ import pytest
 from benchmarks.frontier_instances import pattern_grid
 from cpu_reference.errors import InputError
 from cpu_reference.sources import HEAD_BYTES, MAX_BAD_RUN
+from cpu_reference.sudoku.format_writer import format_grid
 from cpu_reference.sudoku.formats import (
     FORMATS,
     MAX_LINE,
@@ -28,7 +29,6 @@ from cpu_reference.sudoku.formats import (
     _Fault,
     _parse_symbol_line,
     check_givens,
-    format_grid,
     iter_puzzles,
     parse_line,
     read_puzzles,

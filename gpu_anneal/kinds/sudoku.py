@@ -16,7 +16,8 @@ import numpy as np
 
 from cpu_reference.errors import InputError, OptionError
 from cpu_reference.sudoku import rules
-from cpu_reference.sudoku.formats import Puzzle, format_grid
+from cpu_reference.sudoku.format_writer import format_grid
+from cpu_reference.sudoku.formats import Puzzle
 from cpu_reference.sudoku.presets import MOVE_PRESETS, TECHNIQUES, technique
 from cpu_reference.sudoku.schedules import with_start
 from cpu_reference.sudoku.verify import conflict_cost, verify_solution
