@@ -121,6 +121,7 @@ def render(result: dict) -> str:
 
 
 def main() -> None:
+    """Run the benchmark: parse the command line, measure, write the results."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--file", default=str(SUDOKU_DATA / "forum_hardest_1106.txt"))
     ap.add_argument("--puzzles", type=int, default=20)

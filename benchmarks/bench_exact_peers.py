@@ -565,6 +565,7 @@ def run_node_rate(args: argparse.Namespace) -> dict:
 
 
 def main() -> None:
+    """Run the benchmark: parse the command line, measure, write the results."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data-dir", type=Path, default=SUDOKU_DATA)
     ap.add_argument("--peers-dir", type=Path, default=SHARED / "tools" / "peers")

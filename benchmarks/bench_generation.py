@@ -148,6 +148,7 @@ def seed_grid_runs(runs: int) -> dict:
 
 
 def main() -> None:
+    """Run the benchmark: parse the command line, measure, write the results."""
     quick = "--quick" in sys.argv
     info = machine()
     print(json.dumps(info, allow_nan=False), flush=True)

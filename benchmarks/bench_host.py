@@ -171,6 +171,7 @@ def render(result: dict) -> str:
 
 
 def main() -> None:
+    """Run the benchmark: parse the command line, measure, write the results."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--file", default=str(DEFAULT_FILE), help="base 9x9 set")
     ap.add_argument("--puzzles", type=int, default=6000)

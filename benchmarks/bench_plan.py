@@ -23,6 +23,7 @@ TARGET_SHARE = 0.05  # modeled host share of a slice at 10^6 chains
 
 
 def main() -> None:
+    """Run the benchmark: parse the command line, measure, write the results."""
     host = plan.measure_host_seconds(3)
     host_s = host["verify"] + host["refill"]
     rows = []

@@ -117,6 +117,7 @@ def run_one(puzzles: Path, givens: np.ndarray, backend: str, after: float, work:
 
 
 def main() -> None:
+    """Run the benchmark: parse the command line, measure, write the results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--file", type=Path, required=True, help="base 9x9 set")
     parser.add_argument("--puzzles", type=int, default=60000)

@@ -95,6 +95,7 @@ class Kernel:
 
     @property
     def warps_per_block(self) -> int:
+        """Warps in a block of the kernel (at least one)."""
         return max(1, self.threads_per_block // WARP)
 
     @property

@@ -94,6 +94,7 @@ def load_profiles(path: Path = PROFILES) -> dict[int, dict[int, tuple]]:
 
 
 def main() -> None:
+    """Run the benchmark: parse the command line, measure, write the results."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--file", default=str(SUDOKU_DATA / "forum_hardest_1106.txt"))
     ap.add_argument("--puzzles", type=int, default=6000)

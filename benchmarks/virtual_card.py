@@ -660,6 +660,7 @@ def single(args) -> dict:
 
 
 def main() -> None:
+    """Run the benchmark: parse the command line, measure, write the results."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calibrate", action="store_true", help="the committed runs, then predict")
     ap.add_argument("--json", action="store_true", help="last line: the runs and the prediction")

@@ -174,19 +174,24 @@ class ClosedStdin(io.RawIOBase):
         return self
 
     def readable(self) -> bool:
+        """True: reading is what is refused, with a message (readinto)."""
         return True
 
     def isatty(self) -> bool:
+        """False: a closed stdin is no terminal."""
         return False
 
     def fileno(self) -> int:
+        """io.UnsupportedOperation: a closed stdin has no descriptor."""
         raise io.UnsupportedOperation("stdin is closed")
 
     def readinto(self, buffer) -> int:
+        """OSError (EBADF) saying that stdin is closed and what to give instead."""
         raise OSError(errno.EBADF, "stdin is closed (<&-); name puzzle files, or send puzzles "
                                    "to stdin")  # fmt: skip
 
     def peek(self, size: int = 0) -> bytes:
+        """readinto's refusal."""
         return self.readinto(bytearray(1))
 
 

@@ -36,6 +36,7 @@ class Tally:
 
     @unsolved.setter
     def unsolved(self, count: int) -> None:
+        """Every unsolved status 0 but "unsolved", which is `count`."""
         self.statuses = dict.fromkeys(self.UNSOLVED, 0)
         self.statuses["unsolved"] = count
 
