@@ -15,7 +15,8 @@ import numpy as np
 
 from cpu_reference.errors import InputError
 from cpu_reference.sudoku import puzzle_lines
-from cpu_reference.sudoku.formats import FORMATS, MAX_ORDER, MIN_ORDER, ORDERS, SYMBOLS
+from cpu_reference.sudoku.formats import FORMATS, ORDERS, SYMBOLS
+from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
 from cpu_reference.tatham import solo_description
 
 
