@@ -158,8 +158,7 @@ def parse_args(argv):
                          "or in global memory")  # fmt: skip
     add_out_arguments(ap, None)
     args = ap.parse_args(argv)
-    args.chain_list = args.chains
-    if min(args.chain_list) < 1:
+    if min(args.chains) < 1:
         ap.error("--chains must be 1 or more")
     check_run_arguments(ap, args)
     if args.lanes > 1 and args.backend != "cuda":
@@ -179,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     inst = run_instance(args)
     compile_s = compile_first(args.backend, args.lanes, args.order, args.warp_state)
     rows = []
-    for chains in args.chain_list:
+    for chains in args.chains:
         row = measure(np.asarray(inst.cells, np.uint8), args.order, chains, args.slices,
                       args.moves, args.backend, args.lanes, args.warp_state)  # fmt: skip
         rows.append(row)
@@ -187,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         **made_by("bench_impasse_rate", argv), "machine": facts, "backend": args.backend,
         "instance": inst.name, "compile_seconds": compile_s,
-        "args": vars(args) | {"chain_list": args.chain_list}, "rows": rows,
+        "args": vars(args) | {"chain_list": args.chains}, "rows": rows,
     }  # fmt: skip
     write_results(args.out, result, render)
     return 0

@@ -4,9 +4,10 @@ cpu_reference passes here.
 
     errors     InputError (bad input), OptionError, OutputError; the warnings ResumeWarning,
                KernelWarning, LimitWarning (cpu_reference.errors)
-    formats    Sudoku text: FORMATS, MAX_SYMBOL_ORDER, Puzzle, iter_puzzles, format_grid
-               (cpu_reference.sudoku.formats); GRID_FORMATS, those of one puzzle over N lines,
-               and passed_over, a line that holds no puzzle (cpu_reference.sudoku.puzzle_lines)
+    formats    Sudoku text: FORMATS, MAX_SYMBOL_ORDER, Puzzle, iter_puzzles
+               (cpu_reference.sudoku.formats), format_grid (cpu_reference.sudoku.format_writer);
+               GRID_FORMATS, those of one puzzle over N lines, and passed_over, a line that
+               holds no puzzle (cpu_reference.sudoku.puzzle_lines)
     presets    technique (a technique's schedule, move and deduction), move_of (a move preset
                at an order: cpu_reference.sudoku.presets), with_start (a schedule string with
                its starting temperature: cpu_reference.sudoku.schedules)

@@ -656,15 +656,9 @@ def _grid_puzzle(name: str, piece: Piece, check: bool):
             _checked(cells, n)
         except _Fault as f:
             return _error(name, start, f)
-    return Puzzle(
-        cells, n, start, "", fmt, separator=_rows_separator(lines) if fmt == "csv" else ","
-    )
-
-
-def _rows_separator(lines) -> str:
-    """The separator of a csv grid's rows: the first row's that holds one (',' where none)."""
-    seps = (puzzle_lines.csv_separator(text.split("#", 1)[0]) for _, text, _ in lines)
-    return next((sep for sep in seps if sep), ",")
+    # a csv grid's separator: its first row's, as comma_fields split it (every row holds one)
+    first = puzzle_lines.csv_separator(lines[0].text.split("#", 1)[0]) if fmt == "csv" else None
+    return Puzzle(cells, n, start, "", fmt, separator=first or ",")
 
 
 def _piece_puzzle(name: str, order: int | None, check: bool, piece: Piece):
