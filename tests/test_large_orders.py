@@ -107,6 +107,26 @@ def test_lloyd_amos_faults_are_one_line_naming_what_and_where():
     ]  # fmt: skip
 
 
+def test_a_lloyd_amos_file_without_its_head_names_the_head_at_its_first_blank():
+    """A 49x49 Lloyd & Amos file whose second line is not `1` is not detected as one; its rows'
+    first -1 is a fault that says -1 is a blank only under that head. A -1 in a csv row stays a
+    blank, and a number other than -1 gets no such hint."""
+    givens49, _ = instance(7, 50)
+    lines = lloyd_amos_text(7, givens49).splitlines()
+    at = next(k for k, v in enumerate(lines[2].split("\t")) if v == "-1")
+    got = faults("\n".join([lines[0], "2", *lines[2:]]) + "\n")
+    assert got[-1] == (
+        f"f.txt line 3, cell r1c{at + 1}: number '-1' is not a digit 0..49 of a 49x49 grid; -1 is "
+        "a blank in a Lloyd & Amos file, which starts with the order alone on a line and `1` on "
+        "the next"
+    )
+    (puzzle,) = read_puzzles("-1,2,3,4\n3,4,1,2\n2,1,4,3\n4,3,2,1\n")
+    assert puzzle.cells[0] == 0
+    assert faults("-2 2 3 4\n3 4 1 2\n2 1 4 3\n4 3 2 1\n") == [
+        "f.txt line 1, cell r1c1: number '-2' is not a digit 0..4 of a 4x4 grid"
+    ]
+
+
 @pytest.mark.parametrize(
     "text, fragment",
     [

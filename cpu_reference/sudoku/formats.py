@@ -428,6 +428,13 @@ def _parse_tdoku(
     return cells, n, count, solution
 
 
+# a -1 where 0 is the blank: a Lloyd & Amos file whose head (the order, then `1`) is missing
+LLOYD_AMOS_BLANK_HINT = (
+    "; -1 is a blank in a Lloyd & Amos file, which starts with the order alone on a line and "
+    "`1` on the next"
+)
+
+
 def _parse_numbers(
     parts: list[str],
     N: int,
@@ -452,9 +459,10 @@ def _parse_numbers(
             value = whole_number(p, N, plus=True)
         if value is None or (value == 0 and not zero_is_blank):
             digits = f"0..{N}" if blank == "0" else f"1..{N} or {blank} (blank)"
+            hint = LLOYD_AMOS_BLANK_HINT if p == "-1" and blank == "0" else ""
             raise _Fault(
                 f"cell {_rc(first_cell + i, N)}: {what} {shown(p)} is not a digit {digits} of a "
-                f"{N}x{N} grid"
+                f"{N}x{N} grid{hint}"
             )
         out[i] = value
     return out
