@@ -12,7 +12,9 @@ random grids (frontier_instances; by default 49x49 and 64x64 are cut from a shuf
 `--probe` has deduction probe every candidate after the rules before the chains start
 (failed-literal probing, benchmarks/probing.py): an experiment, not an engine option.
 `--trial-moves L1,L2` runs every temperature once for each L: a chain starts a fresh trial after
-L moves of one (0, the engine's default: never), a row each.
+L moves of one (0, the engine's default: never), a row each. `--stays S1,S2` runs every
+temperature once for each stay factor S (impasse.heat_weights: 1, the default, is the heat
+bath; 0, a drawn open cell always takes a candidate), a row each.
 
 Glossary: cell, one (order, fill) with its temperatures, written ORDER:FILL:T1/T2/...
 
@@ -20,7 +22,7 @@ Results: benchmarks/results/tuning/impasse_sweep.{json,md} (--out).
 
     python -m benchmarks.bench_impasse_sweep [--cells 6:45:0.25/0.29,7:50:0.27] [--count 3]
         [--seed 2] [--limit 60] [--chains 2] [--chain-seeds 1,2,3] [--probe]
-        [--trial-moves 0,20000000] [--full-grids by-order|generator] [--out PATH]
+        [--trial-moves 0,20000000] [--stays 1,0] [--full-grids by-order|generator] [--out PATH]
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from benchmarks.paths import results
 from benchmarks.probing import probing_deduction
 from benchmarks.tables import (
     add_out_arguments,
+    float_list,
     int_list,
     made_sentence,
     rerender,
@@ -66,13 +69,15 @@ def parse_cells(text: str) -> list[tuple[int, int, list[float]]]:
 
 
 def solve_once(
-    inst, temperature: float, chains: int, limit: float, chain_seed: int = 1, trial_moves: int = 0
-) -> dict:
-    """One instance at one temperature on one chains' seed, a fresh trial every `trial_moves`
-    moves of one (0: never): status (verified), seconds, fewest open cells, moves, trials."""
+    inst, temperature: float, chains: int, limit: float, chain_seed: int = 1, trial_moves: int = 0,
+    stay: float = 1.0,
+) -> dict:  # fmt: skip
+    """One instance at one temperature and stay factor on one chains' seed, a fresh trial every
+    `trial_moves` moves of one (0: never): status (verified), seconds, fewest open cells, moves,
+    trials."""
     cells = np.asarray(inst.cells, np.uint8)
     r = impasse_solve(cells, inst.order, chains, chain_seed, temperature, limit,
-                      trial_moves=trial_moves)  # fmt: skip
+                      trial_moves=trial_moves, stay=stay)  # fmt: skip
     ok = r["status"] == "solved" and verify_solution(r["grid"], inst.order, cells) is None
     return {"instance": inst.name, "chain_seed": chain_seed, "solved": ok,
             "seconds": r["seconds"], "open": r["open"], "moves": r["moves"],
@@ -120,9 +125,14 @@ def instance_text(runs: list[dict]) -> str:
 
 
 def row_label(row: dict) -> str:
-    """A row's temperature, and its trials' length where chains start fresh ones."""
-    every = row.get("trial_moves", 0)
-    return f"{row['temperature']:g}" + (f", fresh every {millions(every / 1e6)} M" if every else "")
+    """A row's temperature, its stay factor where it is not 1, and its trials' length where
+    chains start fresh ones."""
+    every, stay = row.get("trial_moves", 0), row.get("stay", 1.0)
+    return (
+        f"{row['temperature']:g}"
+        + (f", stay {stay:g}" if stay != 1 else "")
+        + (f", fresh every {millions(every / 1e6)} M" if every else "")
+    )
 
 
 def render(result: dict) -> str:
@@ -192,6 +202,10 @@ def main(argv: list[str] | None = None) -> int:
         "--trial-moves", type=int_list, default="0",
         help="moves of a trial before a fresh one (0: never), comma-separated: a row each",
     )  # fmt: skip
+    ap.add_argument(
+        "--stays", type=float_list, default="1",
+        help="stay factors 0..1 (1: the heat bath), comma-separated: a row each",
+    )  # fmt: skip
     add_full_grids_argument(ap)
     add_out_arguments(ap, OUT)
     args = ap.parse_args(argv)
@@ -204,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(str(exc))
     if args.count < 1 or args.limit <= 0 or args.chains < 1 or min(args.trial_moves) < 0:
         ap.error("--count and --chains must be 1 or more, --limit above 0, --trial-moves 0 or more")
+    if not all(0 <= stay <= 1 for stay in args.stays):
+        ap.error(f"--stays {args.stays}: each stay factor must be in 0..1")
     facts = machine()
     compile_chains()
     with probing_deduction() if args.probe else nullcontext():
@@ -212,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         **made_by("bench_impasse_sweep", argv), "machine": facts, "seed": args.seed,
         "chains": args.chains, "chain_seeds": args.chain_seeds, "limit": args.limit,
         "probe": args.probe, "full_grids": args.full_grids, "trial_moves": args.trial_moves,
-        "cells": out_cells,
+        "stays": args.stays, "cells": out_cells,
     }  # fmt: skip
     write_results(args.out, result, render)
     return 0
@@ -224,11 +240,14 @@ def run_cell(cell: tuple, args, chain_seeds: list[int]) -> dict:
     instances = make_instances([order], [fill], args.count, args.seed, args.full_grids)
     rows = []
     for temperature in temperatures:
-        for every in args.trial_moves:
-            runs = [solve_once(inst, temperature, args.chains, args.limit, chain_seed, every)
-                    for inst in instances for chain_seed in chain_seeds]  # fmt: skip
-            print(order, fill, temperature, every, median_text(runs), flush=True)
-            rows.append({"temperature": temperature, "trial_moves": every, "runs": runs})
+        for stay in args.stays:
+            for every in args.trial_moves:
+                runs = [solve_once(inst, temperature, args.chains, args.limit, chain_seed, every,
+                                   stay)
+                        for inst in instances for chain_seed in chain_seeds]  # fmt: skip
+                print(order, fill, temperature, stay, every, median_text(runs), flush=True)
+                rows.append({"temperature": temperature, "stay": stay, "trial_moves": every,
+                             "runs": runs})  # fmt: skip
     return {"order": order, "fill": fill, "rows": rows}
 
 

@@ -73,6 +73,15 @@ def int_list(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"{text!r}: expected integers, comma-separated") from None
 
 
+def float_list(text: str) -> list[float]:
+    """A comma-separated list of numbers (an argparse type, e.g. --stays); argparse reports a
+    refusal in one line."""
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected numbers, comma-separated") from None
+
+
 def add_out_arguments(ap, default) -> None:
     """The results arguments of a benchmark: --out (path without suffix) and --render."""
     ap.add_argument(

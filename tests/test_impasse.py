@@ -77,15 +77,22 @@ def assert_legal(args, cells, order) -> None:
 
 
 def test_heat_weights_are_the_documented_fixed_point():
-    """w(delta) = round(2**24 exp(-(delta + 1) / T)); a draw's total stays below 2**31 at 64x64;
-    a temperature that is not a number above 0 is refused."""
+    """w(delta) = round(2**24 exp(-(delta + 1) / T)), then the stay weight round(s w(0)) (w(0)
+    itself by default); a draw's total stays below 2**31 at 64x64; a temperature that is not a
+    number above 0, or a stay factor outside 0..1, is refused."""
     w = impasse.heat_weights(0.325)
-    assert w.tolist() == [round(2**24 * math.exp(-k / 0.325)) for k in range(4)]
-    assert w[0] == 2**24 and all(np.diff(w) < 0)
+    heat = [round(2**24 * math.exp(-k / 0.325)) for k in range(4)]
+    assert w.tolist() == [*heat, heat[1]]
+    assert w[0] == 2**24 and all(np.diff(w[:4]) < 0)
+    assert impasse.heat_weights(0.325, 0.0).tolist() == [*heat, 0]
+    assert impasse.heat_weights(0.325, 0.25)[impasse.STAY_WEIGHT] == round(0.25 * heat[1])
     assert 65 * impasse.heat_weights(1e9)[0] < 2**31
     for bad in (0.0, -1.0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match="above 0"):
             impasse.heat_weights(bad)
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="stay factor"):
+            impasse.heat_weights(0.3, bad)
 
 
 def test_tables_hold_the_candidates_deduction_leaves():
@@ -294,9 +301,9 @@ SIM_CASES = [
     {"order": 2, "cells": [0] * 16, "chains": 3, "seed": 1, "temperature": 0.5,
      "slice_moves": 50, "slices": 2, "trial_moves": 0},
     {"order": 3, "cells": cells_of(HARDEST).tolist(), "chains": 3, "seed": 2,
-     "temperature": 0.325, "slice_moves": 400, "slices": 3, "trial_moves": 300},
+     "temperature": 0.325, "slice_moves": 400, "slices": 3, "trial_moves": 300, "stay": 0.25},
     {"order": 4, "cells": lewis(4, 45).tolist(), "chains": 3, "seed": 3, "temperature": 0.325,
-     "slice_moves": 500, "slices": 3, "trial_moves": 0},
+     "slice_moves": 500, "slices": 3, "trial_moves": 0, "stay": 0.0},
     *[{"order": n, "cells": [0] * n**4, "chains": 2, "seed": n, "temperature": 0.325,
        "slice_moves": 300, "slices": 2, "trial_moves": 0} for n in (5, 6, 7, 8)],
 ]  # fmt: skip
@@ -322,6 +329,7 @@ def cpu_case(case: dict) -> dict:
         np.array(case["cells"], np.uint8), case["order"], case["chains"], case["seed"],
         case["temperature"], None, runner, trial_moves=case["trial_moves"],
         slice_moves=case["slice_moves"], stop=lambda: next(launches, None) is None,
+        stay=case.get("stay", 1.0),
     )  # fmt: skip
     out = {name: np.asarray(runner.args[at]).tolist() for name, at in RESULT_ARRAYS.items()}
     return out | {key: result[key] for key in ("status", "chain", "moves")}

@@ -190,9 +190,9 @@ WARP_CASES = [
     {"order": 2, "cells": [0] * 16, "chains": 2, "seed": 1, "temperature": 0.5,
      "slice_moves": 30, "slices": 2, "trial_moves": 0},
     {"order": 3, "cells": cells_of(HARDEST).tolist(), "chains": 3, "seed": 2,
-     "temperature": 0.325, "slice_moves": 200, "slices": 3, "trial_moves": 150},
+     "temperature": 0.325, "slice_moves": 200, "slices": 3, "trial_moves": 150, "stay": 0.25},
     {"order": 4, "cells": lewis(4, 45).tolist(), "chains": 2, "seed": 3, "temperature": 0.325,
-     "slice_moves": 200, "slices": 2, "trial_moves": 0},
+     "slice_moves": 200, "slices": 2, "trial_moves": 0, "stay": 0.0},
     *[{"order": n, "cells": [0] * n**4, "chains": 2, "seed": n, "temperature": 0.325,
        "slice_moves": 60, "slices": 2, "trial_moves": 0} for n in (5, 6, 7, 8)],
 ]  # fmt: skip

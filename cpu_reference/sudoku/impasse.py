@@ -4,10 +4,12 @@ the search space of Blöchliger and Zufferey's PartialCol): jitted chain, CPU ru
 The exact solver's rules run first (batch.logic_fill); the chains work on what they leave. A
 chain's grid is never in conflict: each free cell holds one of its candidates or is open (0),
 and no row, column or box holds a digit twice. Its cost is its open cells; cost 0 is a
-solution. A move draws an open cell x; x stays open with weight w(0), or takes candidate d
+solution. A move draws an open cell x; x stays open with the stay weight, or takes candidate d
 with weight w(delta_d), delta_d the change of cost of writing d (the holders of d in x's row,
 column and box open: delta_d = holders - 1, so -1..2), w(delta) = exp(-delta / T) at the
-chain's held temperature T. A trial starts from every free cell open, then fills the free
+chain's held temperature T. The stay weight is s w(0), s the chain's stay factor in 0..1: 1 is
+the heat bath; below 1 a drawn cell stays open less often, and at 0 it always takes a
+candidate. A trial starts from every free cell open, then fills the free
 cells in a random order, each with a random candidate that no unit of it holds where one
 exists; with trial_moves > 0 a chain starts a fresh trial after that many moves (0: never).
 
@@ -30,7 +32,8 @@ Per-chain arrays (rows indexed by i):
     best_f  int64[chains]           best's open cells
     grid    uint8[chains, cells]    the chain's grid now (oset, where, holder: its indexes)
     counts  int64[chains, 3]        moves in all, moves of the trial, trials started
-    weights int64[chains, 4]        w(-1), w(0), w(1), w(2) in fixed point (heat_weights)
+    weights int64[chains, 5]        w(-1), w(0), w(1), w(2) and the stay weight s w(0) in
+                                    fixed point (heat_weights)
 
 Draws per move: the open cell, then one draw a candidate in their order, a one-pass weighted
 choice (stay open first; candidate m replaces the choice so far when a draw below the running
@@ -42,6 +45,7 @@ Fixed point of the weights (heat_weights):
 
     w(delta) = round(2**24 * exp(-(delta + 1) / T))      delta = -1, 0, 1, 2
     w(-1) = 2**24 .... w(2) = 2**24 * exp(-3 / T)        a draw's total <= (N + 1) * 2**24 < 2**31
+    stay = round(s * w(0))                               weights[i, STAY_WEIGHT]
 
 so the draw among them, uniform_below's top-32-bit product, is exact in 64-bit integers.
 """
@@ -58,20 +62,25 @@ from cpu_reference.anneal.rng import init_states, uniform_below
 from cpu_reference.sudoku.batch import logic_fill
 
 WEIGHT_BITS = 24  # w(-1), the largest weight, is 2**WEIGHT_BITS
+STAY_WEIGHT = 4  # the stay weight's column of a chain's weights (heat_weights)
 SLICE_MOVES = 200_000  # moves of every chain between two looks at the clock
 # moves a chain makes at most when replayed alone (api.replay): well past any run's
 REPLAY_MOVES = 2**62
 
 
-def heat_weights(temperature: float) -> np.ndarray:
-    """int64[4]: w(-1), w(0), w(1), w(2) at this temperature (the module's fixed point);
-    ValueError when the temperature is not a number above 0."""
+def heat_weights(temperature: float, stay: float = 1.0) -> np.ndarray:
+    """int64[5]: w(-1), w(0), w(1), w(2) at this temperature and the stay weight, `stay` (the
+    stay factor, 0..1) times w(0), in the module's fixed point; ValueError when the
+    temperature is not a number above 0 or the stay factor not one in 0..1."""
     if not (isinstance(temperature, (int, float)) and math.isfinite(temperature)):
         raise ValueError(f"temperature {temperature!r}: expected a number above 0")
     if temperature <= 0:
         raise ValueError(f"temperature {temperature!r}: expected a number above 0")
+    if not (isinstance(stay, (int, float)) and 0 <= stay <= 1):
+        raise ValueError(f"stay factor {stay!r}: expected a number in 0..1")
     scale = 2**WEIGHT_BITS
-    return np.array([round(scale * math.exp(-k / temperature)) for k in range(4)], np.int64)
+    weights = [round(scale * math.exp(-k / temperature)) for k in range(4)]
+    return np.array([*weights, round(stay * weights[1])], np.int64)
 
 
 # the tables' types: a move reads cand, ncand and units, so they are bytes (a digit, a count
@@ -245,7 +254,7 @@ def impasse_slice(
         )
         trials = 1
         _keep_best(i, grid, oset, best, best_f)
-    stay = int64(weights[i, 1])
+    stay = int64(weights[i, STAY_WEIGHT])
     for _ in range(slice_moves):
         size = int64(oset[i, 0])
         if size == 0:
@@ -320,9 +329,12 @@ def row_bytes(side: int, name: str) -> int:
     return row_lengths(side)[name] * np.dtype(ROW_TYPES[name]).itemsize
 
 
-def chain_arrays(tables, order: int, chains: int, seed: int, temperature: float) -> tuple:
+def chain_arrays(
+    tables, order: int, chains: int, seed: int, temperature: float, stay: float = 1.0
+) -> tuple:
     """impasse_slice's arguments after i for `chains` fresh chains (slice_moves SLICE_MOVES,
-    trial_moves 0), chain i on xoroshiro128+ stream i of `seed`: states, best, best_f, solved,
+    trial_moves 0), chain i on xoroshiro128+ stream i of `seed`, its weights heat_weights(
+    temperature, stay): states, best, best_f, solved,
     grid, holder, oset, where, counts, weights, the puzzle's tables, side, slice_moves,
     trial_moves."""
     filled, free, cand, ncand, units = tables
@@ -330,7 +342,7 @@ def chain_arrays(tables, order: int, chains: int, seed: int, temperature: float)
     cells = N * N
     rows = row_lengths(N)
     states = init_states(chains, seed)
-    weights = np.tile(heat_weights(temperature), (chains, 1))
+    weights = np.tile(heat_weights(temperature, stay), (chains, 1))
     return (
         states, np.zeros((chains, cells), np.int16), np.full(chains, cells + 1, np.int64),
         np.zeros(chains, np.int32), np.zeros((chains, rows["grid"]), ROW_TYPES["grid"]),
@@ -368,9 +380,10 @@ def impasse_solve(
     trial_moves: int = 0,
     slice_moves: int = SLICE_MOVES,
     stop=None,
+    stay: float = 1.0,
 ) -> dict:
-    """One puzzle by `chains` heat-bath chains until one solves, `time_limit` seconds pass
-    (None: none) or stop() is true (checked between slices).
+    """One puzzle by `chains` heat-bath chains (stay factor `stay`) until one solves,
+    `time_limit` seconds pass (None: none) or stop() is true (checked between slices).
 
     runner: a TrialRunner (cpu_reference.anneal.contract; budget = slices) over
     impasse_slice's arguments, None for run_impasse_cpu. Returns {status ("solved", "unsolved"
@@ -389,7 +402,7 @@ def impasse_solve(
         return {"status": "no_solution", "free": 0, "grid": None, "open": None, "chain": -1,
                 "moves": 0, "chain_moves": 0, "trials": 0, "slices": 0,
                 "seconds": time.perf_counter() - start}  # fmt: skip
-    args = list(chain_arrays(tables, order, chains, seed, temperature))
+    args = list(chain_arrays(tables, order, chains, seed, temperature, stay))
     args[SLICE_AT], args[TRIAL_AT] = int(slice_moves), int(trial_moves)
     solved = args[SOLVED]
     if runner is None:
@@ -431,18 +444,19 @@ def compile_chains(runner=None) -> None:
 def impasse_replay(
     cells, order: int, chains: int, seed: int, temperature: float, chain: int,
     trial_moves: int = 0, max_moves: int = REPLAY_MOVES, time_limit: float | None = None,
+    stay: float = 1.0,
 ) -> dict:  # fmt: skip
-    """Chain `chain` of a run with `chains` chains re-run alone on the CPU from its own stream,
-    until it solves, makes max_moves moves or `time_limit` seconds pass (None: none): {status,
-    free, grid, open, moves, trials} as impasse_solve's (the same grid and moves as in the run
-    where it solved)."""
+    """Chain `chain` of a run with `chains` chains (stay factor `stay`) re-run alone on the
+    CPU from its own stream, until it solves, makes max_moves moves or `time_limit` seconds pass
+    (None: none): {status, free, grid, open, moves, trials} as impasse_solve's (the same grid
+    and moves as in the run where it solved)."""
     start = time.perf_counter()
     cells = np.asarray(cells, np.uint8).ravel()
     tables = impasse_tables(cells, order)
     if tables is None:
         return {"status": "no_solution", "free": 0, "grid": None, "open": None, "moves": 0,
                 "trials": 0}  # fmt: skip
-    args = list(chain_arrays(tables, order, 1, seed, temperature))
+    args = list(chain_arrays(tables, order, 1, seed, temperature, stay))
     args[STATES] = init_states(chains, seed)[chain : chain + 1].copy()
     args[TRIAL_AT] = int(trial_moves)
     counts = args[COUNTS]

@@ -59,6 +59,7 @@ from numba import config, cuda, from_dtype, int64, njit, uint32, uint64
 from cpu_reference.anneal.rng import next_u64, uniform_below
 from cpu_reference.sudoku.impasse import (
     ROW_TYPES,
+    STAY_WEIGHT,
     cell_delta,
     fresh_trial,
     row_bytes,
@@ -245,7 +246,7 @@ def kernel(
     s1 = uint64(states[i, 1])
     moves, trial, trials = int64(counts[i, 0]), int64(counts[i, 1]), int64(counts[i, 2])
     kept = int64(best_f[i])
-    stay = int64(weights[i, 1])
+    stay = int64(weights[i, STAY_WEIGHT])
     warp_sync()  # every lane has read before lane 0 writes
     kept = keep_best(i, k, lane, on_grid, on_oset, best, best_f, kept, cells)
     for _ in range(slice_moves):

@@ -1,7 +1,8 @@
 """Run under NUMBA_ENABLE_CUDASIM=1: Sudoku --method impasse through the real trial kernel.
 
 Argument: a JSON list of cases, each {"order": n, "cells": a puzzle's cells (0 blank), "chains",
-"seed", "temperature", "slice_moves", "slices", "trial_moves", "lanes"[, "shared"]}. Each case runs
+"seed", "temperature", "slice_moves", "slices", "trial_moves", "lanes"[, "shared"][, "stay": the
+stay factor, 1 unless given]}. Each case runs
 impasse_solve on the device runner (gpu_anneal.grid_runners.CudaTrials over the Sudoku kind's
 trial kernel, one chain a thread, or with "lanes": 32 over gpu_anneal.kernels.impasse_warp's
 kernel, one warp a chain, its state in shared memory where it fits unless "shared" is false)
@@ -44,6 +45,7 @@ def run_case(case: dict) -> dict:
         np.array(case["cells"], np.uint8), case["order"], case["chains"], case["seed"],
         case["temperature"], None, runner, trial_moves=case["trial_moves"],
         slice_moves=case["slice_moves"], stop=lambda: next(launches, None) is None,
+        stay=case.get("stay", 1.0),
     )  # fmt: skip
     ran = kernel.get().fn
     host = runner.fetched()
