@@ -9,7 +9,6 @@ Glossary:
                (counts.solving_chain), which --replay-chain re-runs alone on the CPU
     T          the chains' held temperature: --t0, else TEMPERATURES' for the order and the
                puzzle's fill (percent of its cells given)
-    s          the chains' stay factor (impasse.heat_weights): STAYS' for the order and fill
 
 The chains never restart (a trial runs until the puzzle is solved or its time is up). The
 first chain to reach a solution in moves wins (impasse.winner), so the answer does not depend on
@@ -69,36 +68,6 @@ CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given, a th
 WARP_REGISTERS = {True: 176, False: 200}
 CUDA_SLICE_MOVES = 20_000  # moves of every chain a launch on a card
 GOLDEN = 0x9E3779B97F4A7C15
-
-
-# order -> ((fill below which, s), ..., (None, s)): the stay factor measured best at the order
-# for a puzzle's fill, by benchmarks/bench_impasse_sweep.py --stays (impasse_sweep_*_stay*.md);
-# 1 (the heat bath) where no sweep measured another; an order without a row takes 1
-STAYS = {6: ((47.5, 1.0), (None, 0.0))}  # 36x36 from 47.5 % filled: a drawn cell always moves
-
-
-def stay_at(order: int, fill: float) -> float:
-    """The stay factor of a puzzle of this order and fill (STAYS'; 1 for an order without a
-    row)."""
-    for below, stay in STAYS.get(order, ((None, 1.0),)):
-        if below is None or fill < below:
-            return stay
-    raise AssertionError("a STAYS row ends with (None, s)")
-
-
-def move_name(stay: float) -> str:
-    """The move a result names: heat-bath at stay factor 1, else heat-bath-stay-S."""
-    return "heat-bath" if stay == 1 else f"heat-bath-stay-{stay:g}"
-
-
-def stay_text(order: int) -> str:
-    """The stay factors of a run at this order as --dry-run says them: '' for the heat bath
-    alone, else by fill ('; stay factor 1 below 47.5 % filled, else 0')."""
-    bands = STAYS.get(order)
-    if bands is None:
-        return ""
-    parts = [f"{stay:g} below {below:g} % filled" for below, stay in bands[:-1]]
-    return "; stay factor " + ", ".join([*parts, f"else {bands[-1][1]:g}"])
 
 
 def temperature_at(order: int, fill: float, given: float | None = None) -> float:
@@ -273,8 +242,8 @@ def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) 
         f"plan for {puzzles:,} puzzle{'s' if puzzles != 1 else ''}, {side}x{side}, --method "
         f"impasse (heat-bath chains on partial legal grids, deduction first), one puzzle at a "
         f"time",
-        f"  {chains:,} chains a puzzle {where}, held at {temperature_text(order, s.t0)}"
-        f"{stay_text(order)}, never restarted; {limit}",
+        f"  {chains:,} chains a puzzle {where}, held at {temperature_text(order, s.t0)}, never "
+        f"restarted; {limit}",
         f"  backend: {choice.reason}",
     ]  # fmt: skip
     if choice.backend == "cuda":
@@ -299,38 +268,35 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         key = ("sudoku-impasse", used, lanes, item.order if lanes > 1 else None)
         compile_s = warm_up_seconds(key, functools.partial(warm, item.order))
         chains = chains_of(s, used, item.order, card)
-        fill = fill_of(item.puzzle)
-        temperature, stay = temperature_at(item.order, fill, s.t0), stay_at(item.order, fill)
+        temperature = temperature_at(item.order, fill_of(item.puzzle), s.t0)
         seed = puzzle_seed(s.seed or 0, item.index)
         try:
             interrupts.check()  # the run's total time
             left = interrupts.time_left()
             limit = s.time_limit if left is None else min(s.time_limit or left, left)
             runner, slice_moves = runner_for(used, lanes, item.order)
-            search = (item, chains, seed, temperature, stay, limit, runner, slice_moves)
+            search = (item, chains, seed, temperature, limit, runner, slice_moves)
             raw = interrupts.stoppable(functools.partial(_search, *search))
         except KeyboardInterrupt:
             yield interrupted(item, METHOD, used)
             raise
-        heat = (temperature, stay)
-        build = functools.partial(_result, item, raw, s, used, chains, heat, choice, lanes)
+        build = functools.partial(_result, item, raw, s, used, chains, temperature, choice, lanes)
         result = guarded(item, METHOD, used, functools.partial(build, compile_s))
         yield out_of_time(result)
         interrupts.check()
 
 
-def _search(item, chains, seed, temperature, stay, limit, runner, slice_moves, stop) -> dict:
+def _search(item, chains, seed, temperature, limit, runner, slice_moves, stop) -> dict:
     """impasse_solve on the item, stopped between slices once stop[0] is set."""
     from cpu_reference.sudoku.impasse import impasse_solve
 
     return impasse_solve(
         item.puzzle, item.order, chains, seed, temperature, limit, runner,
-        slice_moves=slice_moves, stop=lambda: stop[0] != 0, stay=stay,
+        slice_moves=slice_moves, stop=lambda: stop[0] != 0,
     )  # fmt: skip
 
 
-def _result(item, raw, s, used, chains, heat, choice, lanes, compile_s) -> Result:
-    temperature, stay = heat
+def _result(item, raw, s, used, chains, temperature, choice, lanes, compile_s) -> Result:
     result = base_result(item, METHOD, used)
     grid = raw["grid"]
     ok, fault, verify_s = (False, None, 0.0)
@@ -354,7 +320,7 @@ def _result(item, raw, s, used, chains, heat, choice, lanes, compile_s) -> Resul
         )  # fmt: skip
     result.params = Params(
         seed=s.seed, chains=chains, t0=temperature, time_limit=s.time_limit,
-        move=move_name(stay), generator="xoroshiro128+", propagate=True,
+        move="heat-bath", generator="xoroshiro128+", propagate=True,
         backend_choice=choice.reason, lanes=lanes if used == "cuda" else None,
     )  # fmt: skip
     result.timing = Timing(compile=compile_s, search=raw["seconds"], verify=verify_s)
@@ -367,19 +333,18 @@ def replay(item: Item, stream: int, s: Settings) -> Result:
     from cpu_reference.sudoku.impasse import impasse_replay
 
     chains = int(s.chains)
-    fill = fill_of(item.puzzle)
-    temperature, stay = temperature_at(item.order, fill, s.t0), stay_at(item.order, fill)
+    temperature = temperature_at(item.order, fill_of(item.puzzle), s.t0)
     seed = puzzle_seed(s.seed or 0, item.index)
     start = time.perf_counter()
     raw = impasse_replay(
         item.puzzle, item.order, chains, seed, temperature, stream % chains,
-        time_limit=s.time_limit, stay=stay,
+        time_limit=s.time_limit,
     )  # fmt: skip
     raw.update(
         chain=stream % chains if raw["status"] == "solved" else -1, chain_moves=raw["moves"],
         seconds=time.perf_counter() - start,
     )  # fmt: skip
     choice = Choice("cpu", "cpu: --replay-chain runs on the CPU")
-    result = _result(item, raw, s, "cpu", chains, (temperature, stay), choice, 1, 0.0)
+    result = _result(item, raw, s, "cpu", chains, temperature, choice, 1, 0.0)
     result.params = dataclasses.replace(result.params, replay_chain=stream)
     return result
