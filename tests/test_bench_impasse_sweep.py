@@ -120,3 +120,28 @@ def test_negative_trial_moves_are_refused(capsys):
     with pytest.raises(SystemExit) as stop:
         sweep.main(["--trial-moves", "-1"])
     assert stop.value.code == 2 and "--trial-moves 0 or more" in capsys.readouterr().err
+
+
+def test_stays_run_each_temperature_once_a_stay_factor(tmp_path):
+    """--stays 1,0 runs every temperature twice, at the heat bath and with the drawn cell always
+    moving: each run verified, the two rows' chains taking other moves, the second row labelled
+    by its stay factor (the heat bath's row is not)."""
+    out = tmp_path / "sweep"
+    assert sweep.main(["--cells", "4:45:0.45", "--count", "1", "--limit", "20",
+                       "--stays", "1,0", "--out", str(out)]) == 0  # fmt: skip
+    result = json.loads(out.with_suffix(".json").read_text())
+    assert result["stays"] == [1.0, 0.0]
+    heat, moving = result["cells"][0]["rows"]
+    assert (heat["stay"], moving["stay"]) == (1.0, 0.0)
+    assert all(r["solved"] for r in heat["runs"] + moving["runs"])
+    assert heat["runs"][0]["moves"] != moving["runs"][0]["moves"]
+    report = out.with_suffix(".md").read_text()
+    assert "| 0.45 | 1/1, median" in report and "| 0.45, stay 0 | 1/1, median" in report
+
+
+@pytest.mark.parametrize("bad", ["1.5", "-0.5", "x"])
+def test_a_stay_factor_outside_0_to_1_is_refused(bad, capsys):
+    """--stays 1.5, -0.5 or x stops with a one-line usage error naming the flag."""
+    with pytest.raises(SystemExit) as stop:
+        sweep.main(["--stays", bad])
+    assert stop.value.code == 2 and "--stays" in capsys.readouterr().err
