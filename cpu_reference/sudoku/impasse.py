@@ -9,9 +9,9 @@ with weight w(delta_d), delta_d the change of cost of writing d (the holders of 
 column and box open: delta_d = holders - 1, so -1..2), w(delta) = exp(-delta / T) at the
 chain's held temperature T. The stay weight is s w(0), s the chain's stay factor in 0..1: 1 is
 the heat bath; below 1 a drawn cell stays open less often, and at 0 it always takes a
-candidate. A trial starts from every free cell open, then fills the free
-cells in a random order, each with a random candidate that no unit of it holds where one
-exists; with trial_moves > 0 a chain starts a fresh trial after that many moves (0: never).
+candidate. A trial starts from every free cell open, then fills the free cells in a random
+order, each with a random candidate that no unit of it holds where one exists; with
+trial_moves > 0 a chain starts a fresh trial after that many moves (0: never).
 
 Glossary of index names (as in cpu_reference.sudoku.layout):
     n, N     order, N = n * n digits and the side of the grid; cells = N * N
@@ -333,10 +333,9 @@ def chain_arrays(
     tables, order: int, chains: int, seed: int, temperature: float, stay: float = 1.0
 ) -> tuple:
     """impasse_slice's arguments after i for `chains` fresh chains (slice_moves SLICE_MOVES,
-    trial_moves 0), chain i on xoroshiro128+ stream i of `seed`, its weights heat_weights(
-    temperature, stay): states, best, best_f, solved,
-    grid, holder, oset, where, counts, weights, the puzzle's tables, side, slice_moves,
-    trial_moves."""
+    trial_moves 0), chain i on xoroshiro128+ stream i of `seed`, its weights
+    heat_weights(temperature, stay): states, best, best_f, solved, grid, holder, oset, where,
+    counts, weights, the puzzle's tables, side, slice_moves, trial_moves."""
     filled, free, cand, ncand, units = tables
     N = order * order
     cells = N * N
