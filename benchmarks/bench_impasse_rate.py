@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         **made_by("bench_impasse_rate", argv), "machine": facts, "backend": args.backend,
         "instance": inst.name, "compile_seconds": compile_s,
-        "args": vars(args) | {"chain_list": args.chains}, "rows": rows,
+        "args": vars(args), "rows": rows,
     }  # fmt: skip
     write_results(args.out, result, render)
     return 0

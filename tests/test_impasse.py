@@ -155,6 +155,20 @@ def test_the_answer_does_not_depend_on_the_slices():
     assert other["moves"] != first["chain_moves"]
 
 
+def test_a_chain_at_stay_0_replays_alone_at_stay_0():
+    """A run at stay factor 0 solves; its winning chain re-run alone at stay 0 takes the same
+    moves to the same grid, and at the heat bath's stay (the default) it takes others."""
+    cells = lewis(4, 45, k=1)
+    run = impasse.impasse_solve(cells, 4, 3, 9, 0.325, 60.0, stay=0.0)
+    assert run["status"] == "solved" and verify_solution(run["grid"], 4, cells) is None
+    again = impasse.impasse_replay(cells, 4, 3, 9, 0.325, run["chain"], stay=0.0)
+    assert again["status"] == "solved" and again["moves"] == run["chain_moves"]
+    assert np.array_equal(again["grid"], run["grid"])
+    heat = impasse.impasse_replay(cells, 4, 3, 9, 0.325, run["chain"],
+                                  max_moves=run["chain_moves"])  # fmt: skip
+    assert heat["status"] == "unsolved" or heat["moves"] != run["chain_moves"]
+
+
 def test_the_temperature_is_the_tables_for_the_order_and_fill_unless_given():
     """A puzzle takes its order's band for its fill (the nearest order's where its own has no
     row), a temperature given wins, and --dry-run's text names the bands."""
