@@ -54,6 +54,8 @@ METHOD = "impasse"
 # bands were swept on a shuffled pattern's grids and checked on random ones
 # (impasse_sweep_*_generator*.md).
 TEMPERATURES = {
+    # 0-20, 30-35, 40, 45 and 50-60 % (impasse_sweep_25x25_*.md)
+    5: ((25, 0.21), (37.5, 0.29), (42.5, 0.31), (47.5, 0.35), (None, 0.37)),
     6: ((25, 0.21), (42.5, 0.25), (47.5, 0.29), (None, 0.32)),  # 0-20, 40, 45 and 50 %
     # 0-20, 30, 40, 45, 50 and 55 %
     7: ((25, 0.18), (35, 0.21), (42.5, 0.23), (47.5, 0.25), (52.5, 0.27), (None, 0.29)),

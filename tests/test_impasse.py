@@ -175,8 +175,10 @@ def test_the_temperature_is_the_tables_for_the_order_and_fill_unless_given():
     bands = TEMPERATURES[6]
     for (below, colder), (_, warmer) in itertools.pairwise(bands):
         assert temperature_at(6, below - 0.1) == colder and temperature_at(6, below) == warmer
-    (low, coldest), warm = bands[0], bands[-1][1]
-    assert temperature_at(5, low - 1) == coldest and temperature_at(2, 60.0) == warm  # nearest: 6
+    warm = bands[-1][1]
+    nearest = min(TEMPERATURES)  # the order a 4x4 to 16x16 grid takes the bands of
+    assert temperature_at(2, 60.0) == TEMPERATURES[nearest][-1][1]
+    assert temperature_at(3, 0.0) == temperature_at(nearest, 0.0) == TEMPERATURES[nearest][0][1]
     far = max(TEMPERATURES)
     assert temperature_at(far + 1, 50.0) == temperature_at(far, 50.0)
     assert temperature_at(6, 10.0, 0.4) == 0.4
