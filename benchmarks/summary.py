@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks import bench_frontier as frontier_bench
+from benchmarks import bench_lloyd_amos
 from benchmarks import card_vs_cores_report as report
 from benchmarks.tables import secs
 
@@ -965,6 +966,27 @@ def frontier(res: Results) -> list[Row]:
     return rows
 
 
+def lloyd_amos(res: Results) -> list[Row]:
+    """The engine's default beside CP-SAT on Lloyd & Amos' 25x25 set: one row per level."""
+    name = "frontier/lloyd_amos_25x25.json"
+    d = res.load(name)
+    rows = []
+    for level in d["levels"]:
+        parts = []
+        for solver in d["solvers"]:
+            part = [r for r in d["rows"] if r["level"] == level and r["solver"] == solver]
+            s = bench_lloyd_amos.summary(part)
+            median = secs(s["median"]) if s["median"] is not None else f"> {d['limit']:g} s"
+            slowest = secs(s["max"]) if s["max"] is not None else f"> {d['limit']:g} s"
+            parts.append(f"{solver}: {s['solved']}/{s['instances']}, median {median}, "
+                         f"slowest {slowest}")  # fmt: skip
+        rows.append(Row(
+            f"Lloyd & Amos 25x25 at {level} % fill ({d['per_level']}), {d['limit']:g} s limit",
+            "; ".join(parts), "", d["command"], name,
+        ))  # fmt: skip
+    return rows
+
+
 def frontier_rows(res: Results, name: str, note: str = "") -> list[Row]:
     """One bench_frontier results file's rows: one per order, fill and limit."""
     d = res.load(name)
@@ -1307,8 +1329,9 @@ SECTIONS: list[tuple[str, str, list[Callable[[Results], list[Row]]]]] = [
         "chains on the cores), on the same grids (`frontier/frontier_auto_*.md`); then the "
         "default and the peers again at 49x49 and 64x64 on instances cut from the generator's "
         "random grids, where the others are cut from a shuffled pattern grid "
-        "(`frontier/frontier_generator_grids.md`).",
-        [frontier],
+        "(`frontier/frontier_generator_grids.md`); then Lloyd & Amos' published 25x25 set, the "
+        "first instances of each level (`frontier/lloyd_amos_25x25.md`).",
+        [frontier, lloyd_amos],
     ),
     (
         "Scale-out, start-up and the other puzzles",
