@@ -2,15 +2,16 @@
 
     python -m benchmarks.bench_lloyd_amos [--data ../shared/data/sudoku] [--size 25]
         [--levels 30,35,40,45,50,55,60] [--per-level 10] [--limit 10] [--chains 2] [--seed 1]
-        [--t0 T] [--peers cp-sat] [--out PATH]
+        [--method impasse [--t0 T]] [--peers cp-sat] [--out PATH]
 
 The set (general_{N}x{N}.tsv: names inst{N}x{N}_{f}_{k}, every `_f_k` cut from the full grid
 `_100_k`) is the published reference for large Sudoku by stochastic search. For each level the
 first `--per-level` instances are solved one after the other by `gpu_anneal.solve` with the
-default method (auto: the impasse chains from 25x25 up on the cores) under `--limit` seconds,
-`--chains` chains a puzzle; `--t0` holds every chain at that temperature instead of the
-band's for the order and fill. `--peers cp-sat` (the bench extra) solves the same instances with
-CP-SAT, one worker, under the same limit, in the same run.
+default method (auto: from 25x25 up on the cores the impasse chains, at 25x25 after the exact
+search up to a few thousand branch values) under `--limit` seconds, `--chains` chains a puzzle.
+`--method impasse` runs the chains alone, and `--t0` with it holds every chain at that
+temperature instead of the band's for the order and fill. `--peers cp-sat` (the bench extra)
+solves the same instances with CP-SAT, one worker, under the same limit, in the same run.
 
 Per level and solver: solved, median, 90th percentile and slowest seconds (the search alone:
 the engine's timing.search, compiling excluded; CP-SAT's solve, its model's building
@@ -66,7 +67,12 @@ def engine_rows(puzzles: list, args) -> list[dict]:
 
     rows = []
     for result in gpu_anneal.solve(
-        puzzles, chains=args.chains, seed=args.seed, time_limit=args.limit, t0=args.t0
+        puzzles,
+        method=args.method,
+        chains=args.chains,
+        seed=args.seed,
+        time_limit=args.limit,
+        t0=args.t0,
     ):
         rows.append({
             "solver": "gpu-anneal", "name": result.name, "solved": bool(result.solved),
@@ -110,7 +116,8 @@ def summary(rows: list[dict]) -> dict:
 
 def render(result: dict) -> str:
     """The report: a table of solved and seconds per level and solver."""
-    header = ("fill %", "solver", "T", "solved", "median", "p90", "slowest", "median moves")
+    header = ("fill %", "solver", "T", "solved", "by exact", "median", "p90", "slowest",
+              "median moves")  # fmt: skip
     cells = []
     for level in result["levels"]:
         for solver in result["solvers"]:
@@ -123,6 +130,8 @@ def render(result: dict) -> str:
             cells.append((
                 str(level), solver, "/".join(f"{t:g}" for t in temps) or "-",
                 f"{s['solved']}/{s['instances']}",
+                str(sum(r["solved"] and r.get("method") == "exact" for r in part))
+                if solver == "gpu-anneal" else "-",
                 *(secs(s[k]) if s[k] is not None else f"> {result['limit']:g} s"
                   for k in ("median", "p90", "max")),
                 f"{statistics.median(moves) / 1e6:.3g} M" if moves else "-",
@@ -130,8 +139,10 @@ def render(result: dict) -> str:
     tail = (
         "Seconds: the search alone (the engine's timing.search, compiling excluded; CP-SAT's "
         "solve, its model's building excluded), one instance at a time; an unsolved instance "
-        "counts as infinitely slow. T: the engine's held temperature. Median moves: every "
-        "chain's moves of a solved instance, the median over the solved."
+        "counts as infinitely slow. T: the engine's held temperature. By exact: solved by the "
+        "exact search the default runs first at 25x25 (`impasse_solver.EXACT_FIRST_NODES`). "
+        "Median moves: every chain's moves of a solved instance, the median over the solved "
+        "(0 for one the exact search solved)."
     )
     head = [
         f"# Lloyd & Amos' {result['size']}x{result['size']} set: the engine's default by fill",
@@ -155,13 +166,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=float, default=10.0, help="seconds an instance")
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--t0", type=float, default=None, help="held temperature (default: the band's)")
+    ap.add_argument("--method", choices=("auto", "impasse"), default="auto")
+    ap.add_argument("--t0", type=float, default=None, help="--method impasse's held temperature")
     ap.add_argument("--peers", default="", help="comma-separated: cp-sat")
     add_out_arguments(ap, results("frontier") / "lloyd_amos_25x25")
     args = ap.parse_args(argv)
     if args.render:
         rerender(args.out, render)
         return 0
+    if args.t0 is not None and args.method != "impasse":
+        print("--t0 holds the impasse chains: give --method impasse with it", file=sys.stderr)
+        return 2
     peers = [p for p in args.peers.split(",") if p]
     unknown = [p for p in peers if p not in PEERS]
     if unknown:
@@ -182,8 +197,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(rows[-1], flush=True)
     result.update(
         size=args.size, levels=args.levels, per_level=args.per_level, limit=args.limit,
-        chains=args.chains, seed=args.seed, t0=args.t0, solvers=["gpu-anneal", *peers],
-        rows=rows, wall_seconds=time.time() - started,
+        chains=args.chains, seed=args.seed, method=args.method, t0=args.t0,
+        solvers=["gpu-anneal", *peers], rows=rows, wall_seconds=time.time() - started,
     )  # fmt: skip
     write_results(args.out, result, render)
     return 0

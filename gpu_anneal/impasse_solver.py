@@ -13,6 +13,11 @@ Glossary:
 The chains never restart (a trial runs until the puzzle is solved or its time is up). The
 first chain to reach a solution in moves wins (impasse.winner), so the answer does not depend on
 how the chains were scheduled.
+
+Under --method auto (s.exact_first) a puzzle of an order in EXACT_FIRST_NODES first gets the
+exact search for one solution, up to that many branch values: a solution it finds, or its proof
+that there is none, is the puzzle's result (method exact); else the chains run as above, in the
+time that is left. The search is deterministic, so the answer still does not depend on timing.
 """
 
 from __future__ import annotations
@@ -62,6 +67,12 @@ TEMPERATURES = {
     # 0-30, 40, 45-50, 55 (the fewest open cells: none solved) and 60 % (on random grids too)
     8: ((35, 0.18), (42.5, 0.21), (52.5, 0.23), (57.5, 0.25), (None, 0.29)),
 }
+# order -> branch values of the exact search a puzzle gets before the chains under --method
+# auto (an order not here: none). At 25x25 it solved Lloyd & Amos' instances at 30-60 % in a
+# median of 0.7-14 ms, most within 5,000 values, where the chains took 4-18 ms; at 36x36 to
+# 64x64 it needs far more values than the chains take moves from 45 % filled, or finds nothing
+# in 5,000 (benchmarks/results/frontier/lloyd_amos_25x25*.md, docs/algorithm.md).
+EXACT_FIRST_NODES = {5: 5_000}
 CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given, a thread a chain
 # registers a thread of the warp kernel, its state rows in shared memory or in global memory:
 # ptxas's sm_80 figures (above sm_90's) rounded up to a multiple of 8
@@ -250,6 +261,10 @@ def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) 
     ]  # fmt: skip
     if choice.backend == "cuda":
         lines.append(f"  {CUDA_SLICE_MOVES:,} moves a chain a launch")
+    budget = EXACT_FIRST_NODES.get(order, 0) if s.exact_first else 0
+    if budget:
+        lines.insert(1, f"  each first by the exact search for one solution, up to {budget:,} "
+                        "branch values; the chains where it ends without an answer")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -266,6 +281,17 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
 
     card = wave_card(s, used, lanes)
     for item in items:
+        try:
+            interrupts.check()  # the run's total time
+            head = exact_first(item, s)
+        except KeyboardInterrupt:
+            yield interrupted(item, "exact", "cpu")
+            raise
+        if head is not None and head.count >= 0:  # solved, or proved to have no solution
+            build = functools.partial(_head_result, item, s, head, choice)
+            yield out_of_time(guarded(item, "exact", "cpu", build))
+            interrupts.check()
+            continue
         # a warp's kernel is sized for the order (its shared memory): compiled for each
         key = ("sudoku-impasse", used, lanes, item.order if lanes > 1 else None)
         compile_s = warm_up_seconds(key, functools.partial(warm, item.order))
@@ -274,8 +300,7 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         seed = puzzle_seed(s.seed or 0, item.index)
         try:
             interrupts.check()  # the run's total time
-            left = interrupts.time_left()
-            limit = s.time_limit if left is None else min(s.time_limit or left, left)
+            limit = _time_left(s, head)
             runner, slice_moves = runner_for(used, lanes, item.order)
             search = (item, chains, seed, temperature, limit, runner, slice_moves)
             raw = interrupts.stoppable(functools.partial(_search, *search))
@@ -283,9 +308,86 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
             yield interrupted(item, METHOD, used)
             raise
         build = functools.partial(_result, item, raw, s, used, chains, temperature, choice, lanes)
-        result = guarded(item, METHOD, used, functools.partial(build, compile_s))
+        result = guarded(item, METHOD, used, functools.partial(build, compile_s, head))
         yield out_of_time(result)
         interrupts.check()
+
+
+@dataclasses.dataclass(frozen=True)
+class ExactHead:
+    """The exact search a puzzle got before its chains: count 1 (a solution), 0 (none: the
+    search ended without one) or -1 (its branch values, or the time, ran out first)."""
+
+    count: int
+    solution: np.ndarray
+    nodes: int
+    seconds: float
+    compile_seconds: float
+
+
+def exact_first(item: Item, s: Settings) -> ExactHead | None:
+    """The exact search for one solution of the item, up to EXACT_FIRST_NODES' branch values
+    at its order, within its time limit; None where the run takes none (not --method auto, or
+    an order not in the table)."""
+    budget = EXACT_FIRST_NODES.get(item.order, 0) if s.exact_first else 0
+    if budget <= 0:
+        return None
+    from cpu_reference.sudoku.exact import solve_exact
+
+    def warm(order: int = item.order) -> None:
+        solve_exact(np.zeros(order**4, np.uint8), order, limit=1, max_nodes=1)
+
+    compile_s = warm_up_seconds(("sudoku-exact-first", item.order), warm)
+
+    def search(stop):
+        return solve_exact(item.puzzle, item.order, limit=1, max_nodes=budget, stop=stop)
+
+    start = time.perf_counter()
+    count, solution, nodes = interrupts.stoppable(search, False, _time_left(s, None))
+    return ExactHead(count, solution, nodes, time.perf_counter() - start, compile_s)
+
+
+def _time_left(s: Settings, head: ExactHead | None) -> float | None:
+    """Seconds the puzzle's search may still take: its time limit less the exact search's,
+    within the run's total time (None: no limit)."""
+    limit = s.time_limit
+    if limit is not None and head is not None:
+        limit = max(limit - head.seconds, 0.0)
+    left = interrupts.time_left()
+    return limit if left is None else min(left if limit is None else limit, left)
+
+
+def _choice_text(choice: Choice, head: ExactHead | None) -> str:
+    """params.backend_choice of a result of the chains: the backend's reason, after the exact
+    search's where one ran first."""
+    if head is None:
+        return choice.reason
+    values = f"{head.nodes:,} branch value{'s' if head.nodes != 1 else ''}"
+    return (f"auto: the exact search first, {values} without an answer, then the impasse "
+            f"chains; {choice.reason}")  # fmt: skip
+
+
+def _head_result(item: Item, s: Settings, head: ExactHead, choice: Choice) -> Result:
+    result = base_result(item, "exact", "cpu")
+    ok, fault, verify_s = (False, None, 0.0)
+    if head.count == 1:
+        ok, fault, verify_s = timed_verify(item, head.solution)
+    fill_solution(result, item, head.solution if ok else None, ok)
+    if head.count == 0:
+        result.status, result.error = "no_solution", NO_SOLUTION
+    elif ok:
+        result.cost = 0
+    else:
+        result.error = fault
+    result.counts = Counts(nodes=head.nodes)
+    budget = EXACT_FIRST_NODES[item.order]
+    result.params = Params(
+        rules="fast", time_limit=s.time_limit,
+        backend_choice=f"auto: the exact search first, up to {budget:,} branch values "
+        f"(the impasse chains where it ends without an answer); {choice.reason}",
+    )  # fmt: skip
+    result.timing = Timing(compile=head.compile_seconds, search=head.seconds, verify=verify_s)
+    return result
 
 
 def _search(item, chains, seed, temperature, limit, runner, slice_moves, stop) -> dict:
@@ -298,7 +400,7 @@ def _search(item, chains, seed, temperature, limit, runner, slice_moves, stop) -
     )  # fmt: skip
 
 
-def _result(item, raw, s, used, chains, temperature, choice, lanes, compile_s) -> Result:
+def _result(item, raw, s, used, chains, temperature, choice, lanes, compile_s, head=None):
     result = base_result(item, METHOD, used)
     grid = raw["grid"]
     ok, fault, verify_s = (False, None, 0.0)
@@ -318,14 +420,17 @@ def _result(item, raw, s, used, chains, temperature, choice, lanes, compile_s) -
         result.counts = Counts(
             trials=raw["trials"], proposals=raw["moves"],
             solving_chain=item.index * chains + raw["chain"] if raw["chain"] >= 0 else None,
-            chain_proposals=raw["chain_moves"],
+            chain_proposals=raw["chain_moves"], nodes=head.nodes if head else None,
         )  # fmt: skip
     result.params = Params(
         seed=s.seed, chains=chains, t0=temperature, time_limit=s.time_limit,
         move="heat-bath", generator="xoroshiro128+", propagate=True,
-        backend_choice=choice.reason, lanes=lanes if used == "cuda" else None,
+        backend_choice=_choice_text(choice, head), lanes=lanes if used == "cuda" else None,
     )  # fmt: skip
     result.timing = Timing(compile=compile_s, search=raw["seconds"], verify=verify_s)
+    if head is not None:  # the exact search's time is the puzzle's too
+        result.timing = Timing(compile=compile_s + head.compile_seconds,
+                               search=raw["seconds"] + head.seconds, verify=verify_s)  # fmt: skip
     return result
 
 

@@ -1,6 +1,7 @@
 """Sudoku's default --method auto (gpu_anneal.method_choice): the impasse chains at 25x25 to
-64x64 on the cores, annealing at the smaller orders, on a card and wherever an option only
-annealing takes is given; each record names the method that ran, and a chain replays."""
+64x64 on the cores (at 25x25 after the exact search, up to a few thousand branch values),
+annealing at the smaller orders, on a card and wherever an option only annealing takes is
+given; each record names the method that ran, and a chain replays."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typer.testing import CliRunner
 from benchmarks.frontier_instances import make_instances
 from cli.main import app
 from cpu_reference.sudoku.format_writer import format_grid
-from gpu_anneal import api, kinds, method_choice
+from gpu_anneal import api, impasse_solver, kinds, method_choice
 from gpu_anneal.resolve import resolve
 from gpu_anneal.settings import SolveOptions
 
@@ -45,16 +46,46 @@ def test_an_annealing_option_or_a_card_pins_annealing(given, method):
 
 
 def test_the_default_solves_each_order_by_its_method_in_input_order():
-    """A 9x9, a 25x25 and a 9x9 in one input: annealing, the impasse chains, annealing, each
-    record saying so and verified; the impasse record replays from its chain by default."""
+    """A 9x9, a 25x25 and a 9x9 in one input: annealing, the exact search (which solves this
+    25x25 in 230 branch values, within EXACT_FIRST_NODES'), annealing, each record saying so
+    and verified; the exact one's says the chains would have followed, and that uniqueness was
+    not looked for."""
+    text = "\n".join([HARD_9X9, grid_25x25(), HARD_9X9])
+    results = api.solve(text, backend="cpu", chains=2, seed=3, time_limit=30)
+    assert [r.method for r in results] == ["anneal", "exact", "anneal"]
+    assert all(r.status == "solved" and r.verified for r in results)
+    big = results[1]
+    assert 0 < big.counts.nodes <= impasse_solver.EXACT_FIRST_NODES[5] and big.unique is None
+    assert big.params.backend_choice.startswith("auto: the exact search first, up to 5,000")
+    assert big.counts.proposals is None and big.counts.solving_chain is None
+
+
+def test_past_its_branch_values_the_chains_take_over_and_replay(monkeypatch):
+    """With one branch value the exact search ends without an answer on the 25x25 grid: the
+    impasse chains solve it, the record counts that value and says so, and the chain replays
+    alone to the same solution by default."""
+    monkeypatch.setitem(impasse_solver.EXACT_FIRST_NODES, 5, 1)
     text = "\n".join([HARD_9X9, grid_25x25(), HARD_9X9])
     results = api.solve(text, backend="cpu", chains=2, seed=3, time_limit=30)
     assert [r.method for r in results] == ["anneal", "impasse", "anneal"]
     assert all(r.status == "solved" and r.verified for r in results)
     big = results[1]
+    assert big.counts.nodes == 1 and big.counts.proposals > 0
+    assert "the exact search first, 1 branch value without an answer, then the impasse" in (
+        big.params.backend_choice
+    )
     again = api.replay(text, big.counts.solving_chain, chains=2, seed=3, time_limit=30)
     assert again.method == "impasse" and again.solution == big.solution
     assert again.counts.chain_proposals == big.counts.chain_proposals
+
+
+def test_the_impasse_method_given_runs_no_exact_search():
+    """--method impasse, given, runs the chains alone on the 25x25 grid the default solves
+    exactly."""
+    (result,) = api.solve(grid_25x25(), method="impasse", backend="cpu", chains=2, seed=3,
+                          time_limit=30)  # fmt: skip
+    assert result.method == "impasse" and result.status == "solved" and result.verified
+    assert result.counts.nodes is None and result.counts.proposals > 0
 
 
 def test_an_annealing_option_keeps_a_large_grid_annealing():
@@ -68,7 +99,7 @@ def test_the_grid_kinds_take_auto_as_annealing():
 
 
 def test_the_command_line_default_and_its_dry_run(tmp_path):
-    """solve with no --method: the 25x25 grid's record says impasse; --dry-run on the cores
+    """solve with no --method: the 25x25 grid's record says exact; --dry-run on the cores
     says which orders auto sends to the impasse chains and plans the rest as annealing."""
     puzzles = tmp_path / "mixed.txt"
     puzzles.write_text(grid_25x25() + "\n" + HARD_9X9 + "\n")
@@ -77,11 +108,12 @@ def test_the_command_line_default_and_its_dry_run(tmp_path):
                               "--chains", "2", "--time-limit", "30"])  # fmt: skip
     assert ran.exit_code == 0, ran.output
     records = [json.loads(line) for line in ran.output.splitlines() if line.startswith("{")]
-    assert sorted(r["method"] for r in records) == ["anneal", "impasse"]
+    assert sorted(r["method"] for r in records) == ["anneal", "exact"]
     plan = runner.invoke(app, ["solve", str(puzzles), "--backend", "cpu", "--dry-run"])
     assert plan.exit_code == 0, plan.output
     assert "method auto: impasse at 25x25 on the cores" in plan.output
     assert "1 puzzle, 25x25, --method impasse" in plan.output
+    assert "each first by the exact search for one solution, up to 5,000 branch" in plan.output
     assert "9x9" in plan.output.split("--method impasse")[-1]  # then 9x9's annealing plan
     card = runner.invoke(app, ["solve", str(puzzles), "--dry-run", "--device", "H100 SXM"])
     assert card.exit_code == 0 and "impasse" not in card.output  # auto anneals on a card
