@@ -134,3 +134,16 @@ def test_the_dry_run_reads_the_input_once(tmp_path, monkeypatch):
     assert len(reads) == 1
     assert "plan (model) for 2 puzzles, 9x9" in shown.output
     assert "25x25, move" not in shown.output  # no annealing plan for the impasse order
+
+
+def test_the_exact_search_proves_a_25x25_puzzle_unsolvable():
+    """A 25x25 puzzle whose first row gives 24 digits and whose missing digit is given lower in
+    the empty cell's column: the default's exact search proves it has no solution, and the
+    record says so (method exact) without a chain run."""
+    full = np.asarray(make_instances([5], [100], 1, 5)[0].cells, np.uint8).reshape(25, 25)
+    cells = np.zeros((25, 25), np.uint8)
+    cells[0, 1:] = full[0, 1:]
+    cells[5, 0] = full[0, 0]  # the one digit the first cell could take, in its column
+    (result,) = api.solve(cells, backend="cpu", chains=2, time_limit=30)
+    assert result.method == "exact" and result.status == "no_solution"
+    assert result.counts.proposals is None and result.solution is None
