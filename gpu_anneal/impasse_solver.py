@@ -68,10 +68,10 @@ TEMPERATURES = {
     8: ((35, 0.18), (42.5, 0.21), (52.5, 0.23), (57.5, 0.25), (None, 0.29)),
 }
 # order -> branch values of the exact search a puzzle gets before the chains under --method
-# auto (an order not here: none). At 25x25 it solved Lloyd & Amos' instances at 30-60 % in a
-# median of 0.7-14 ms, most within 5,000 values, where the chains took 4-18 ms; at 36x36 to
-# 64x64 it needs far more values than the chains take moves from 45 % filled, or finds nothing
-# in 5,000 (benchmarks/results/frontier/lloyd_amos_25x25*.md, docs/algorithm.md).
+# auto (an order not here: none). At 25x25 it solved Lloyd & Amos' instances at 30-50 % in a
+# median of 0.75-13 ms a level, most within 5,000 values, where the chains took 4-18 ms; at
+# 36x36 to 64x64 it answered no grid at 40-50 % within 5,000 values, and few at 55 %
+# (benchmarks/results/frontier/exact_first.md, lloyd_amos_25x25*.md, docs/algorithm.md).
 EXACT_FIRST_NODES = {5: 5_000}
 CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given, a thread a chain
 # registers a thread of the warp kernel, its state rows in shared memory or in global memory:
