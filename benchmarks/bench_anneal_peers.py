@@ -61,6 +61,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from benchmarks import paths
+from benchmarks.frontier_instances import lloyd_amos_set
 from benchmarks.machine import machine
 from benchmarks.paths import ROOT
 from cpu_reference.sudoku.exact import solve_exact
@@ -107,8 +108,7 @@ def nine_by_nine(name: str, count: int) -> list[tuple[str, np.ndarray]]:
 def by_level(path: Path, levels: tuple[int, ...], count: int) -> dict[int, list]:
     """fill -> [(name, cells)] of `count` instances spread over each level's k = 0..max."""
     found: dict[int, dict[int, np.ndarray]] = {}
-    for p in iter_puzzles(path, fmt="tsv", name=str(path)):
-        fill, k = (int(x) for x in p.name.split("_")[1:3])
+    for fill, k, p in lloyd_amos_set(path):
         if fill in levels:
             found.setdefault(fill, {})[k] = p.cells
     out = {}

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.bench_lloyd_amos import level_instances
 from benchmarks.frontier_instances import make_instances
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
@@ -41,7 +42,6 @@ from benchmarks.tables import (
     write_results,
 )
 from cpu_reference.sudoku.exact import solve_exact
-from cpu_reference.sudoku.formats import iter_puzzles
 
 
 def search(cells, order: int, max_nodes: int) -> dict:
@@ -53,11 +53,11 @@ def search(cells, order: int, max_nodes: int) -> dict:
 
 
 def lloyd_amos_rows(data: Path, levels: list[int], per_level: int, max_nodes: int) -> list:
-    """One row per instance of Lloyd & Amos' 25x25 set at the levels asked."""
+    """One row per instance of Lloyd & Amos' 25x25 set at the levels asked (the first
+    `per_level` of each)."""
     rows = []
-    for puzzle in iter_puzzles(data / "general_25x25.tsv", fmt="tsv", name="general_25x25"):
-        level, k = (int(x) for x in puzzle.name.split("_")[1:3])
-        if level in levels and k < per_level:
+    for level, puzzles in level_instances(data / "general_25x25.tsv", levels, per_level).items():
+        for puzzle in puzzles:
             found = search(puzzle.cells, 5, max_nodes)
             rows.append({"set": "lloyd-amos", "order": 5, "fill": level, "name": puzzle.name,
                          **found})  # fmt: skip

@@ -14,9 +14,9 @@ import json
 import time
 from pathlib import Path
 
+from benchmarks.frontier_instances import lloyd_amos_set
 from benchmarks.machine import machine
 from benchmarks.paths import SUDOKU_DATA, results
-from cpu_reference.sudoku.formats import iter_puzzles
 from cpu_reference.sudoku.schedules import with_start
 from gpu_anneal.plots import plot_rates
 from gpu_anneal.sudoku_solver import solve_one
@@ -25,8 +25,7 @@ from gpu_anneal.sudoku_solver import solve_one
 def instances(path: Path, per_level: int) -> dict[int, list]:
     """fill level -> the first `per_level` puzzles of that level (names inst{N}x{N}_{f}_{k})."""
     levels: dict[int, list] = {}
-    for p in iter_puzzles(path, fmt="tsv", name=str(path)):
-        fill, k = (int(x) for x in p.name.split("_")[1:3])
+    for fill, k, p in lloyd_amos_set(path):
         if k < per_level:
             levels.setdefault(fill, []).append(p)
     return levels

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.frontier_instances import lloyd_amos_set
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import SUDOKU_DATA, results
 from benchmarks.tables import (
@@ -45,7 +46,6 @@ from benchmarks.tables import (
     table_block,
     write_results,
 )
-from cpu_reference.sudoku.formats import iter_puzzles
 
 PEERS = ("cp-sat",)
 
@@ -53,8 +53,7 @@ PEERS = ("cp-sat",)
 def level_instances(path: Path, levels: list[int], per_level: int) -> dict[int, list]:
     """level -> its first `per_level` puzzles (by k) of the set at `path`, for each level."""
     chosen: dict[int, list] = {level: [] for level in levels}
-    for puzzle in iter_puzzles(path, fmt="tsv", name=str(path)):
-        level, k = (int(x) for x in puzzle.name.split("_")[1:3])
+    for level, k, puzzle in lloyd_amos_set(path):
         if level in chosen and k < per_level:
             chosen[level].append(puzzle)
     return chosen
@@ -114,6 +113,11 @@ def summary(rows: list[dict]) -> dict:
     }  # fmt: skip
 
 
+def seconds_text(value: float | None, limit: float) -> str:
+    """A summary's seconds, or '> LIMIT s' where the statistic falls on an unsolved instance."""
+    return secs(value) if value is not None else f"> {limit:g} s"
+
+
 def render(result: dict) -> str:
     """The report: a table of solved and seconds per level and solver."""
     header = ("fill %", "solver", "T", "solved", "by exact", "median", "p90", "slowest",
@@ -132,8 +136,7 @@ def render(result: dict) -> str:
                 f"{s['solved']}/{s['instances']}",
                 str(sum(r["solved"] and r.get("method") == "exact" for r in part))
                 if solver == "gpu-anneal" else "-",
-                *(secs(s[k]) if s[k] is not None else f"> {result['limit']:g} s"
-                  for k in ("median", "p90", "max")),
+                *(seconds_text(s[k], result["limit"]) for k in ("median", "p90", "max")),
                 f"{statistics.median(moves) / 1e6:.3g} M" if moves else "-",
             ))  # fmt: skip
     tail = (

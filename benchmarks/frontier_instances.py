@@ -35,11 +35,13 @@ Lines end with "\\n" (written) or "\\r\\n" (read too).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from cpu_reference.sudoku.formats import iter_puzzles
 from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
 
 GENERATOR_ORDERS = range(2, 7)  # full grids from the project's generator; pattern_grid above
@@ -182,6 +184,14 @@ def lloyd_amos_text(order: int, cells) -> str:
 def write_lloyd_amos(path: Path, order: int, cells) -> None:
     """Write lloyd_amos_text to path."""
     Path(path).write_text(lloyd_amos_text(order, cells), newline="")
+
+
+def lloyd_amos_set(path: Path) -> Iterator[tuple[int, int, object]]:
+    """(f, k, puzzle) of each puzzle of a Lloyd & Amos set file in file order: their published
+    instances gathered one a line, `general_{N}x{N}.tsv` (names inst{N}x{N}_{f}_{k})."""
+    for puzzle in iter_puzzles(path, fmt="tsv", name=str(path)):
+        f, k = (int(x) for x in puzzle.name.split("_")[1:3])
+        yield f, k, puzzle
 
 
 def read_lloyd_amos(path: Path) -> tuple[int, np.ndarray]:

@@ -976,8 +976,8 @@ def lloyd_amos(res: Results) -> list[Row]:
         for solver in d["solvers"]:
             part = [r for r in d["rows"] if r["level"] == level and r["solver"] == solver]
             s = bench_lloyd_amos.summary(part)
-            median = secs(s["median"]) if s["median"] is not None else f"> {d['limit']:g} s"
-            slowest = secs(s["max"]) if s["max"] is not None else f"> {d['limit']:g} s"
+            median = bench_lloyd_amos.seconds_text(s["median"], d["limit"])
+            slowest = bench_lloyd_amos.seconds_text(s["max"], d["limit"])
             parts.append(f"{solver}: {s['solved']}/{s['instances']}, median {median}, "
                          f"slowest {slowest}")  # fmt: skip
         rows.append(Row(
