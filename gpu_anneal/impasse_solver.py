@@ -37,6 +37,7 @@ from gpu_anneal.results import Counts, Params, Result, Timing
 from gpu_anneal.solvers import (
     NO_SOLUTION,
     base_result,
+    exact_result,
     fill_solution,
     guarded,
     interrupted,
@@ -368,26 +369,13 @@ def _choice_text(choice: Choice, head: ExactHead | None) -> str:
 
 
 def _head_result(item: Item, s: Settings, head: ExactHead, choice: Choice) -> Result:
-    result = base_result(item, "exact", "cpu")
-    ok, fault, verify_s = (False, None, 0.0)
-    if head.count == 1:
-        ok, fault, verify_s = timed_verify(item, head.solution)
-    fill_solution(result, item, head.solution if ok else None, ok)
-    if head.count == 0:
-        result.status, result.error = "no_solution", NO_SOLUTION
-    elif ok:
-        result.cost = 0
-    else:
-        result.error = fault
-    result.counts = Counts(nodes=head.nodes)
     budget = EXACT_FIRST_NODES[item.order]
-    result.params = Params(
-        rules="fast", time_limit=s.time_limit,
-        backend_choice=f"auto: the exact search first, up to {budget:,} branch values "
-        f"(the impasse chains where it ends without an answer); {choice.reason}",
+    said = (f"auto: the exact search first, up to {budget:,} branch values (the impasse chains "
+            f"where it ends without an answer); {choice.reason}")  # fmt: skip
+    return exact_result(
+        item, s, head.count, head.solution, head.nodes, head.compile_seconds, head.seconds,
+        False, counted_to=1, choice=said,
     )  # fmt: skip
-    result.timing = Timing(compile=head.compile_seconds, search=head.seconds, verify=verify_s)
-    return result
 
 
 def _search(item, chains, seed, temperature, limit, runner, slice_moves, stop) -> dict:

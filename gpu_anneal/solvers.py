@@ -348,7 +348,7 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
             yield interrupted(item, "exact", "cpu")
             raise
         search = (count, solution, nodes, compile_s, search_s, timed_out)
-        yield guarded(item, "exact", "cpu", functools.partial(_exact_result, item, s, *search))
+        yield guarded(item, "exact", "cpu", functools.partial(exact_result, item, s, *search))
         interrupts.check()  # the run's total time, before the next puzzle is read
 
 
@@ -415,25 +415,27 @@ def interrupted(item: Item, method: str, backend: str) -> Result:
     return guarded(item, method, backend, build)
 
 
-def _exact_result(item, s, count, solution, nodes, compile_s, search_s, timed_out) -> Result:
+def exact_result(
+    item, s, count, solution, nodes, compile_s, search_s, timed_out, counted_to: int = 2,
+    choice: str = "cpu: --method exact runs on the CPU only",
+) -> Result:  # fmt: skip
+    """The Result of an exact search of the item that counted its solutions up to `counted_to`
+    (count: 0 none, -1 not settled; its uniqueness is known where it counted to 2 or more),
+    its rules s.rules (fast where the run names none), `choice` its params.backend_choice."""
     result = base_result(item, "exact", "cpu")
     ok, fault, verify_s = (False, None, 0.0)
     if count != 0 and np.any(solution):
         ok, fault, verify_s = timed_verify(item, solution)
     fill_solution(result, item, solution if ok else None, ok)
     result.cost = 0 if ok else None
-    result.unique = (count == 1) if count > 0 else None
+    result.unique = (count == 1) if count > 0 and counted_to >= 2 else None
     if count == 0:
         result.status, result.error = "no_solution", NO_SOLUTION
     elif not ok:
         when = f" at the time limit ({s.time_limit:g} s)" if timed_out else ""
         result.error = fault or f"search stopped{when} after {nodes} nodes without an answer"
     result.counts = Counts(nodes=int(nodes))
-    result.params = Params(
-        rules=s.rules,
-        time_limit=s.time_limit,
-        backend_choice="cpu: --method exact runs on the CPU only",
-    )
+    result.params = Params(rules=s.rules or "fast", time_limit=s.time_limit, backend_choice=choice)
     result.timing = Timing(compile=compile_s, search=search_s, verify=verify_s)
     return result
 
