@@ -14,10 +14,11 @@ The chains never restart (a trial runs until the puzzle is solved or its time is
 first chain to reach a solution in moves wins (impasse.winner), so the answer does not depend on
 how the chains were scheduled.
 
-Under --method auto (s.exact_first) a puzzle of an order in EXACT_FIRST_NODES first gets the
-exact search for one solution, up to that many branch values: a solution it finds, or its proof
-that there is none, is the puzzle's result (method exact); else the chains run as above, in the
-time that is left. The search is deterministic, so the answer still does not depend on timing.
+Under --method auto (s.exact_first) a puzzle of an order and fill EXACT_FIRST_NODES gives branch
+values first gets the exact search for one solution, up to that many branch values: a solution
+it finds, or its proof that there is none, is the puzzle's result (method exact); else the
+chains run as above, in the time that is left. The search is deterministic, so the answer
+still does not depend on timing.
 """
 
 from __future__ import annotations
@@ -68,12 +69,19 @@ TEMPERATURES = {
     # 0-30, 40, 45-50, 55 (the fewest open cells: none solved) and 60 % (on random grids too)
     8: ((35, 0.18), (42.5, 0.21), (52.5, 0.23), (57.5, 0.25), (None, 0.29)),
 }
-# order -> branch values of the exact search a puzzle gets before the chains under --method
-# auto (an order not here: none). At 25x25 it solved Lloyd & Amos' instances at 30-50 % in a
-# median of 0.75-13 ms a level, most within 5,000 values, where the chains took 4-18 ms; at
-# 36x36 to 64x64 it answered no grid at 40-50 % within 5,000 values, and few at 55 %
-# (benchmarks/results/frontier/exact_first.md, lloyd_amos_25x25*.md, docs/algorithm.md).
-EXACT_FIRST_NODES = {5: 5_000}
+# order -> ((fill below which, branch values), ..., (None, values)): the exact search a puzzle
+# gets before the chains under --method auto, by its fill as TEMPERATURES' bands (an order not
+# here, or 0 values: none). At 25x25 it solved Lloyd & Amos' instances at 30-50 % in a median
+# of 0.75-13 ms a level, most within 5,000 values, where the chains took 4-18 ms; at 36x36 to
+# 64x64 it answered no grid at 40-52 % within 5,000 values (exact_first.md). From 55 % at 36x36
+# and 60 % at 49x49 it answered every training grid within a few thousand values, sooner than
+# the chains; at 64x64 the chains were as fast or faster from 62 % and the search answered none
+# at 60 % (benchmarks/results/frontier/exact_first*.md, tuning/high_fill_*.md, docs/algorithm.md).
+EXACT_FIRST_NODES = {
+    5: ((None, 5_000),),
+    6: ((52.5, 0), (None, 5_000)),  # 52 % (none within 20,000 values) and 55-60 %
+    7: ((57.5, 0), (None, 5_000)),  # 57 % (1 of 10 within 20,000) and 60-65 %
+}
 CUDA_CHAINS = 4096  # chains a puzzle on a card when --chains is not given, a thread a chain
 # registers a thread of the warp kernel, its state rows in shared memory or in global memory:
 # ptxas's sm_80 figures (above sm_90's) rounded up to a multiple of 8
@@ -108,6 +116,40 @@ def temperature_text(order: int, given: float | None) -> str:
     bands = TEMPERATURES[nearest_order(order)]
     parts = [f"{t:g} below {below:g} % filled" for below, t in bands[:-1]]
     return "T = " + ", ".join([*parts, f"else {bands[-1][1]:g}" if parts else f"{bands[-1][1]:g}"])
+
+
+def exact_first_nodes(order: int, fill: float) -> int:
+    """The branch values of the exact search a puzzle of this order and fill (percent of its
+    cells given) gets before the chains under --method auto: EXACT_FIRST_NODES' (0: none)."""
+    for below, nodes in EXACT_FIRST_NODES.get(order, ((None, 0),)):
+        if below is None or fill < below:
+            return nodes
+    raise AssertionError("an EXACT_FIRST_NODES row ends with (None, values)")
+
+
+def exact_first_text(order: int) -> str | None:
+    """The exact search first as --dry-run says it at this order ('each first by the exact
+    search for one solution, up to 5,000 branch values; ...', or 'those from 52.5 % filled
+    first ...' where not every fill gets it), or None where no puzzle of the order gets it."""
+    bands = EXACT_FIRST_NODES.get(order, ((None, 0),))
+    lows = [None, *(below for below, _ in bands[:-1])]
+    parts = []
+    for low, (below, nodes) in zip(lows, bands, strict=True):
+        if nodes <= 0:
+            continue
+        if low is None and below is None:
+            where = "each"
+        elif low is None:
+            where = f"those below {below:g} % filled"
+        elif below is None:
+            where = f"those from {low:g} % filled"
+        else:
+            where = f"those {low:g} to {below:g} % filled"
+        parts.append(f"{where} first by the exact search for one solution, up to {nodes:,} "
+                     "branch values")  # fmt: skip
+    if not parts:
+        return None
+    return "; ".join(parts) + "; the chains where it ends without an answer"
 
 
 def fill_of(cells) -> float:
@@ -262,10 +304,9 @@ def plan_text(order: int, puzzles: int, s: Settings, device: str | None = None) 
     ]  # fmt: skip
     if choice.backend == "cuda":
         lines.append(f"  {CUDA_SLICE_MOVES:,} moves a chain a launch")
-    budget = EXACT_FIRST_NODES.get(order, 0) if s.exact_first else 0
-    if budget:
-        lines.insert(1, f"  each first by the exact search for one solution, up to {budget:,} "
-                        "branch values; the chains where it ends without an answer")  # fmt: skip
+    head = exact_first_text(order) if s.exact_first else None
+    if head is not None:
+        lines.insert(1, f"  {head}")
     return "\n".join(lines)
 
 
@@ -322,15 +363,16 @@ class ExactHead:
     count: int
     solution: np.ndarray
     nodes: int
+    budget: int  # the branch values it was given
     seconds: float
     compile_seconds: float
 
 
 def exact_first(item: Item, s: Settings) -> ExactHead | None:
     """The exact search for one solution of the item, up to EXACT_FIRST_NODES' branch values
-    at its order, within its time limit; None where the run takes none (not --method auto, or
-    an order not in the table)."""
-    budget = EXACT_FIRST_NODES.get(item.order, 0) if s.exact_first else 0
+    at its order and fill, within its time limit; None where the run takes none (not --method
+    auto, or no values at the item's order and fill)."""
+    budget = exact_first_nodes(item.order, fill_of(item.puzzle)) if s.exact_first else 0
     if budget <= 0:
         return None
     from cpu_reference.sudoku.exact import solve_exact
@@ -345,7 +387,7 @@ def exact_first(item: Item, s: Settings) -> ExactHead | None:
 
     start = time.perf_counter()
     count, solution, nodes = interrupts.stoppable(search, False, _time_left(s, None))
-    return ExactHead(count, solution, nodes, time.perf_counter() - start, compile_s)
+    return ExactHead(count, solution, nodes, budget, time.perf_counter() - start, compile_s)
 
 
 def _time_left(s: Settings, head: ExactHead | None) -> float | None:
@@ -369,9 +411,8 @@ def _choice_text(choice: Choice, head: ExactHead | None) -> str:
 
 
 def _head_result(item: Item, s: Settings, head: ExactHead, choice: Choice) -> Result:
-    budget = EXACT_FIRST_NODES[item.order]
-    said = (f"auto: the exact search first, up to {budget:,} branch values (the impasse chains "
-            f"where it ends without an answer); {choice.reason}")  # fmt: skip
+    said = (f"auto: the exact search first, up to {head.budget:,} branch values (the impasse "
+            f"chains where it ends without an answer); {choice.reason}")  # fmt: skip
     return exact_result(
         item, s, head.count, head.solution, head.nodes, head.compile_seconds, head.seconds,
         False, counted_to=1, choice=said,

@@ -55,7 +55,7 @@ def test_the_default_solves_each_order_by_its_method_in_input_order():
     assert [r.method for r in results] == ["anneal", "exact", "anneal"]
     assert all(r.status == "solved" and r.verified for r in results)
     big = results[1]
-    assert 0 < big.counts.nodes <= impasse_solver.EXACT_FIRST_NODES[5] and big.unique is None
+    assert 0 < big.counts.nodes <= impasse_solver.exact_first_nodes(5, 30) and big.unique is None
     assert big.params.backend_choice.startswith("auto: the exact search first, up to 5,000")
     assert big.counts.proposals is None and big.counts.solving_chain is None
 
@@ -64,7 +64,7 @@ def test_past_its_branch_values_the_chains_take_over_and_replay(monkeypatch):
     """With one branch value the exact search ends without an answer on the 25x25 grid: the
     impasse chains solve it, the record counts that value and says so, and the chain replays
     alone to the same solution by default."""
-    monkeypatch.setitem(impasse_solver.EXACT_FIRST_NODES, 5, 1)
+    monkeypatch.setitem(impasse_solver.EXACT_FIRST_NODES, 5, ((None, 1),))
     text = "\n".join([HARD_9X9, grid_25x25(), HARD_9X9])
     results = api.solve(text, backend="cpu", chains=2, seed=3, time_limit=30)
     assert [r.method for r in results] == ["anneal", "impasse", "anneal"]
@@ -77,6 +77,34 @@ def test_past_its_branch_values_the_chains_take_over_and_replay(monkeypatch):
     again = api.replay(text, big.counts.solving_chain, chains=2, seed=3, time_limit=30)
     assert again.method == "impasse" and again.solution == big.solution
     assert again.counts.chain_proposals == big.counts.chain_proposals
+
+
+def test_the_exact_search_first_goes_by_order_and_fill():
+    """Every 25x25 puzzle gets the search; 36x36 and 49x49 ones from the fill their row names
+    (the bound in); 64x64 and orders without a row none; the dry run names the band."""
+    nodes = impasse_solver.exact_first_nodes
+    assert [nodes(5, f) for f in (0, 45, 100)] == [5_000] * 3
+    assert [nodes(6, f) for f in (50, 52.4, 52.5, 70)] == [0, 0, 5_000, 5_000]
+    assert [nodes(7, f) for f in (55, 57.4, 57.5, 65)] == [0, 0, 5_000, 5_000]
+    assert nodes(8, 60) == 0 and nodes(4, 50) == 0 and nodes(9, 50) == 0
+    assert impasse_solver.exact_first_text(6) == (
+        "those from 52.5 % filled first by the exact search for one solution, up to 5,000 "
+        "branch values; the chains where it ends without an answer"
+    )
+    assert impasse_solver.exact_first_text(8) is None
+
+
+def test_a_36x36_grid_in_the_band_is_answered_by_the_exact_search_and_one_below_is_not():
+    """A Lewis-style 36x36 grid at 55 % (the search's band) comes back by method exact; the
+    same grid's 50 % cut goes to the chains, whose record counts no branch value."""
+    band, below = (make_instances([6], [fill], 1, 2)[0].cells for fill in (55, 50))
+    (fast,) = api.solve(np.asarray(band, np.uint8).reshape(36, 36), backend="cpu", chains=2,
+                        seed=3, time_limit=30)  # fmt: skip
+    assert fast.method == "exact" and fast.status == "solved" and fast.verified
+    assert 0 < fast.counts.nodes <= 5_000
+    (slow,) = api.solve(np.asarray(below, np.uint8).reshape(36, 36), backend="cpu", chains=2,
+                        seed=3, time_limit=0.2)  # fmt: skip
+    assert slow.method == "impasse" and slow.counts.nodes is None
 
 
 def test_the_impasse_method_given_runs_no_exact_search():
