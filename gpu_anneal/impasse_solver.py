@@ -76,7 +76,8 @@ TEMPERATURES = {
 # 64x64 it answered no grid at 40-52 % within 5,000 values (exact_first.md). From 55 % at 36x36
 # and 60 % at 49x49 it answered every training grid within a few thousand values, sooner than
 # the chains; at 64x64 the chains were as fast or faster from 62 % and the search answered none
-# at 60 % (benchmarks/results/frontier/exact_first*.md, tuning/high_fill_*.md, docs/algorithm.md).
+# at 60 % (benchmarks/results/frontier/exact_first*.md, frontier_impasse_high_fill_*.md,
+# frontier_auto_high_fill_*.md, docs/algorithm.md).
 EXACT_FIRST_NODES = {
     5: ((None, 5_000),),
     6: ((52.5, 0), (None, 5_000)),  # 52 % (none within 20,000 values) and 55-60 %
@@ -379,6 +380,7 @@ def exact_first(item: Item, s: Settings) -> ExactHead | None:
 
     def warm(order: int = item.order) -> None:
         solve_exact(np.zeros(order**4, np.uint8), order, limit=1, max_nodes=1)
+        interrupts.launch_threads()
 
     compile_s = warm_up_seconds(("sudoku-exact-first", item.order), warm)
 

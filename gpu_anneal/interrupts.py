@@ -115,6 +115,15 @@ def check() -> None:
         raise TimeSpent
 
 
+def launch_threads() -> None:
+    """Launch numba's threads now: stoppable's worker sets its thread count, which launches
+    them the first time in a process. A search's warm-up calls this so that no search's time
+    holds the launch."""
+    import numba
+
+    numba.set_num_threads(numba.get_num_threads())
+
+
 def stoppable(work: Callable[[object], T], quick: bool = False, seconds: float | None = None) -> T:
     """work(stop) on a worker thread while the calling thread waits and answers Ctrl-C and its
     deadline (`check`) every WAIT_STEP seconds: on either, stop (uint8[1]) is set to 1, work

@@ -337,6 +337,7 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
             blank = np.zeros(order**4, np.uint8)
             solve_exact(blank, order, limit=1, max_nodes=1, rules=s.rules)
             solve_restarts(blank, order, max_nodes=1)
+            interrupts.launch_threads()
 
         compile_s = warm_up_seconds(("sudoku-exact", item.order, s.rules), warm)
         try:

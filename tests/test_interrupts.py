@@ -336,3 +336,39 @@ def test_pools_defer_collections_and_put_the_thresholds_back():
     for t in threads:
         t.join()
     assert gc.get_threshold() == before
+
+
+LAUNCH_CHECK = """
+import numba, numpy as np
+from benchmarks.frontier_instances import make_instances
+from gpu_anneal import api, interrupts
+try:
+    numba.threading_layer()
+    print("launched before")
+except ValueError:
+    pass
+calls = []
+launch, stoppable = interrupts.launch_threads, interrupts.stoppable
+interrupts.launch_threads = lambda: calls.append("launch") or launch()
+interrupts.stoppable = lambda *a, **k: calls.append("search") or stoppable(*a, **k)
+grid = np.asarray(make_instances([6], [60], 1, 2)[0].cells, np.uint8).reshape(36, 36)
+for method in ("exact", "auto"):
+    calls.clear()
+    (result,) = api.solve(grid, method=method, backend="cpu", time_limit=20)
+    print(method, result.method, result.status, calls[:2])
+print("layer", numba.threading_layer())
+"""
+
+
+def test_an_exact_searchs_warm_up_launches_numbas_threads_before_its_search():
+    """In a fresh process, --method exact and auto's exact search at 36x36 launch numba's
+    threads in their warm-up (which stoppable's worker would otherwise do inside the first
+    search's time), before the search runs."""
+    ran = subprocess.run([sys.executable, "-c", LAUNCH_CHECK], capture_output=True, text=True,
+                         timeout=300, cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    lines = ran.stdout.splitlines()
+    assert "launched before" not in lines
+    assert "exact exact solved ['launch', 'search']" in lines
+    assert "auto exact solved ['launch', 'search']" in lines
+    assert lines[-1].startswith("layer ")
