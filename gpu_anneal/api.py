@@ -145,11 +145,11 @@ def solve_stream(
     kind: sudoku | shikaku | hashi.  method: auto | anneal | exact (Sudoku) | impasse (Sudoku:
         heat-bath chains on partial legal grids, held at t0) | ilp (Shikaku, Hashi; "exact" is
         taken as ilp there). auto (the default): Sudoku by the impasse chains at 25x25 to
-        64x64 on the cores (at 25x25 after the exact search for one solution, up to
-        impasse_solver.EXACT_FIRST_NODES' branch values: a puzzle it answers is reported as
-        method exact, uniqueness unknown), by annealing elsewhere, on a card and wherever an
-        option only annealing takes is given (gpu_anneal.method_choice); Shikaku and Hashi by
-        annealing.
+        64x64 on the cores (at 25x25, and at 36x36 and 49x49 near full, after the exact
+        search for one solution, up to impasse_solver.EXACT_FIRST_NODES' branch values: a
+        puzzle it answers is reported as method exact, uniqueness unknown), by annealing
+        elsewhere, on a card and wherever an option only annealing takes is given
+        (gpu_anneal.method_choice); Shikaku and Hashi by annealing.
     backend: auto | cpu | cuda (auto: with a usable device, the backend the model predicts
         finishes first, gpu_anneal.backend_choice, a stream read ahead to decide; each result's
         params.backend_choice says why; cuda without a device raises BackendError).

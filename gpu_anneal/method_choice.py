@@ -10,9 +10,11 @@ The rule, from the committed measurements:
     - on the cores, orders 5 to 8 (25x25 to 64x64): --method impasse. It solved every 25x25
       and 36x36 grid at 20-55 % filled and the 49x49 and 64x64 grids of the frontier sooner
       than annealing or where annealing did not (benchmarks/results/frontier/: the
-      frontier_impasse_* files, frontier_auto_low_fill.md). At 25x25 the exact search runs
-      first, up to impasse_solver.EXACT_FIRST_NODES' branch values: it solved most of Lloyd &
-      Amos' 25x25 instances sooner than the chains (frontier/lloyd_amos_25x25*.md);
+      frontier_impasse_* files, frontier_auto_low_fill.md). At 25x25, at 36x36 from
+      52.5 % filled and at 49x49 from 57.5 %, the exact search runs first, up to
+      impasse_solver.EXACT_FIRST_NODES' branch values: it solved most of Lloyd & Amos' 25x25
+      instances and most such grids sooner than the chains (frontier/lloyd_amos_25x25*.md,
+      frontier/frontier_auto_high_fill_*.md);
     - on a card: annealing (on an H200, 36x36 at 50 % by annealing on the card solved more
       than --method impasse on the card: benchmarks/results/gpu/card_lent_h200_c83e05b.md);
     - orders 2 to 4 (4x4 to 16x16), on either: annealing, the measured technique of the presets.

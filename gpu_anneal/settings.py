@@ -121,8 +121,8 @@ class Settings:
     total_time: float | None = None  # seconds for the whole run; None: no budget
     pool: str | None = None  # Sudoku annealing on CUDA: persistent | slices (None: default)
     lanes: int | None = None  # Sudoku impasse on CUDA: threads a chain, 1 or 32 (None: 1)
-    # Sudoku impasse chosen by --method auto: the exact search first at the orders of
-    # impasse_solver.EXACT_FIRST_NODES (method_choice.settings_for sets it)
+    # Sudoku impasse chosen by --method auto: the exact search first at the orders and fills
+    # of impasse_solver.EXACT_FIRST_NODES (method_choice.settings_for sets it)
     exact_first: bool = False
     on_input_error: Any = field(default=None, compare=False)
     naming: Naming = API  # how this call's messages name parameters
