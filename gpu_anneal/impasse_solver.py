@@ -100,10 +100,16 @@ def temperature_at(order: int, fill: float, given: float | None = None) -> float
     the one given, else TEMPERATURES' for the fill at the nearest order measured."""
     if given is not None:
         return float(given)
-    for below, temperature in TEMPERATURES[nearest_order(order)]:
+    return band_value(TEMPERATURES[nearest_order(order)], fill)
+
+
+def band_value(bands, fill: float):
+    """The value of the band a fill falls in, in a row of ((fill below which, value), ...,
+    (None, value)) as TEMPERATURES' and EXACT_FIRST_NODES' rows are."""
+    for below, value in bands:
         if below is None or fill < below:
-            return temperature
-    raise AssertionError("a TEMPERATURES row ends with (None, T)")
+            return value
+    raise AssertionError("a row of bands ends with (None, value)")
 
 
 def nearest_order(order: int) -> int:
@@ -124,10 +130,7 @@ def temperature_text(order: int, given: float | None) -> str:
 def exact_first_nodes(order: int, fill: float) -> int:
     """The branch values of the exact search a puzzle of this order and fill (percent of its
     cells given) gets before the chains under --method auto: EXACT_FIRST_NODES' (0: none)."""
-    for below, nodes in EXACT_FIRST_NODES.get(order, ((None, 0),)):
-        if below is None or fill < below:
-            return nodes
-    raise AssertionError("an EXACT_FIRST_NODES row ends with (None, values)")
+    return band_value(EXACT_FIRST_NODES.get(order, ((None, 0),)), fill)
 
 
 def exact_first_text(order: int) -> str | None:
