@@ -94,6 +94,20 @@ def test_the_exact_search_first_goes_by_order_and_fill():
     assert impasse_solver.exact_first_text(8) is None
 
 
+def test_the_dry_run_words_a_band_below_and_between_fills(monkeypatch):
+    """A row giving the search below one fill and between two others is worded band by band,
+    the bands without values left out; a row giving every fill is worded 'each'."""
+    rows = {9: ((30, 100), (40, 0), (50, 2_000), (None, 0)), 10: ((None, 7),)}
+    monkeypatch.setattr(impasse_solver, "EXACT_FIRST_NODES", rows)
+    assert impasse_solver.exact_first_text(9) == (
+        "those below 30 % filled first by the exact search for one solution, up to 100 branch "
+        "values; those 40 to 50 % filled first by the exact search for one solution, up to "
+        "2,000 branch values; the chains where it ends without an answer"
+    )
+    assert impasse_solver.exact_first_text(10).startswith("each first by the exact search")
+    assert [impasse_solver.exact_first_nodes(9, f) for f in (29, 30, 45, 50)] == [100, 0, 2_000, 0]
+
+
 def test_a_36x36_grid_in_the_band_is_answered_by_the_exact_search_and_one_below_is_not():
     """A Lewis-style 36x36 grid at 55 % (the search's band) comes back by method exact; the
     same grid's 50 % cut goes to the chains, whose record counts no branch value."""
