@@ -34,7 +34,7 @@ from benchmarks.probing import probing_deduction
 from benchmarks.tables import table_block
 from cpu_reference.sudoku.formats import iter_puzzles
 from cpu_reference.sudoku.schedules import with_start
-from gpu_anneal.tts import measure_puzzle, summarize
+from gpu_anneal.tts import finite_or_none, measure_puzzle, summarize
 
 RESULTS = results("tuning")
 CANDIDATES = (
@@ -90,10 +90,7 @@ def sweep(args: argparse.Namespace) -> dict:
             )  # fmt: skip
             for index, p in enumerate(puzzles)
         ]
-        summary = {
-            k: (v if math.isfinite(v) else None) if isinstance(v, float) else v
-            for k, v in summarize(measured).items()
-        }
+        summary = finite_or_none(summarize(measured))
         wall = time.perf_counter() - start
         rows.append({"schedule": schedule, "move": move, "wall_seconds": wall, **summary})
         print(f"{move} {schedule}: median TTS99 {summary['tts99_median']} s", file=sys.stderr)

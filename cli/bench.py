@@ -90,12 +90,11 @@ def run_tts(
     from gpu_anneal.backends import resolve_backend
     from gpu_anneal.reference import iter_puzzles, with_start
     from gpu_anneal.reference import technique as technique_of
-    from gpu_anneal.tts import core_rate_of, measure_puzzle, summarize, trace_run
+    from gpu_anneal.tts import core_rate_of, finite_or_none, measure_puzzle, summarize, trace_run
 
     use_threads(threads)
     schedule, move, propagate = technique_of(schedule, move, propagate, technique)
-    if runs < 1:
-        raise InputError(f"--runs {runs}: must be at least 1")
+    runs = validate.integer("--runs", runs, 1)
     if limit is not None:
         limit = validate.integer("--limit", limit, 1)
     t0 = validate.t0(t0)
@@ -143,7 +142,7 @@ def run_tts(
                     f"TTS99={row.tts99:.3f} s [{row.tts99_low:.3f}, {row.tts99_high:.3f}]",
                     flush=True,
                 )
-    summary = summarize(rows) if rows else {}
+    summary = finite_or_none(summarize(rows)) if rows else {}
     label = schedule if t0 is None else f"{schedule} from T0 = {t0:g}"
     label += ", deduction first" if propagate else ""
     report = {
@@ -200,8 +199,10 @@ def run_tune(
     from gpu_anneal.tune import DEFAULT_CANDIDATES, tune
 
     use_threads(threads)
-    if chains < 1 or runs < 1 or limit < 1:
-        raise InputError("--chains, --runs and --limit must be at least 1")
+    chains = validate.chains(chains)
+    runs = validate.integer("--runs", runs, 1)
+    limit = validate.integer("--limit", limit, 1)
+    time_limit = validate.seconds("--time-limit", time_limit)
     puzzles = []
     for item in iter_puzzles(file, name=file):
         if not isinstance(item, InputError):
@@ -236,6 +237,7 @@ def run_exact(
     from gpu_anneal.reference import iter_puzzles
 
     validate.threads(threads, "--threads")  # the passes' threads (default 1)
+    repeats = validate.integer("--repeats", repeats, 1)
     if limit not in (1, 2):
         raise InputError(f"--limit {limit}: must be 1 (first solution) or 2 (prove uniqueness)")
     cells, order, faults = [], None, 0

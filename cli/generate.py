@@ -261,6 +261,20 @@ def _emit_stats(enabled: bool, stats: dict) -> None:
         print(json_line(stats), file=sys.stderr, flush=True)
 
 
+# the counts `generate` and `minimize` take, and the least each may be
+COUNT_OPTIONS = {"tries": 1, "max_rounds": 1, "max_restarts": 0, "max_givens": 0}
+
+
+def check_counts(args: dict) -> None:
+    """InputError naming the flag of a count in args (COUNT_OPTIONS) below its least or past
+    what a 64-bit counter holds."""
+    from gpu_anneal import validate
+
+    for name, least in COUNT_OPTIONS.items():
+        if args.get(name) is not None:
+            validate.integer(_flag(name), args[name], least)
+
+
 def run_generate(args: dict) -> int:
     """Body of `generate` for Sudoku; returns the exit code."""
     from gpu_anneal import validate
@@ -271,8 +285,7 @@ def run_generate(args: dict) -> int:
     use_threads(args["threads"])
     validate.seed(args["seed"])
     args["time_limit"] = validate.time_limit(args["time_limit"]) or None
-    if args["max_givens"] is not None and args["max_givens"] < 0:
-        raise InputError(f"--max-givens {args['max_givens']}: must be 0 or more")
+    check_counts(args)
     if args["puzzles"]:
         if args["from_file"] is not None:
             raise InputError("--from and --puzzles do not go together (use minimize FILE)")
@@ -388,6 +401,7 @@ def run_minimize(args: dict) -> int:
     from gpu_anneal import generation as gen
 
     use_threads(args["threads"])
+    check_counts(args)
     grids, order = _grids_to_empty(args)
     notice = emptying_notice(order, grids.shape[0], args["tries"])
     if notice is not None:

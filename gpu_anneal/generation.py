@@ -244,8 +244,8 @@ def _permute(rows, order, seed, moves, patience, max_restarts, first_index, time
     lay = layout(order)
     if patience is None:
         patience = lay.cells * (lay.cells - 1)
-    if int(patience) < 1 or int(max_restarts) < 0:
-        raise InputError("patience must be at least 1 and max_restarts at least 0")
+    patience = validate.integer("patience", patience, 1)
+    max_restarts = validate.integer("max_restarts", max_restarts, 0)
     units, cell_units, _ = tables(order)
     count = rows.shape[0]
     grids = np.zeros_like(rows)
@@ -277,6 +277,7 @@ def _permute(rows, order, seed, moves, patience, max_restarts, first_index, time
 
 
 def _backtrack(rows, order, seed, max_nodes, first_index, time_limit=None):
+    max_nodes = validate.integer("max_nodes", max_nodes, 0)
     lay = layout(order)
     units, cell_units, peer_list = tables(order)
     count = rows.shape[0]
@@ -426,8 +427,8 @@ def minimize_grids(
     order = check_order(order)
     seed = validate.seed(seed, "seed")
     check_temperatures(ti, tf, step)
-    if int(tries) < 1:
-        raise InputError(f"tries = {tries}: must be at least 1")
+    tries = validate.integer("tries", tries, 1)
+    max_nodes = validate.integer("max_nodes", max_nodes, 0)
     lay = layout(order)
     a = np.asarray(grids)
     if a.ndim == 1:
@@ -517,10 +518,10 @@ def generate_puzzles(
     order = check_order(order)
     check_temperatures(ti, tf, step)
     count = validate.count(count, layout(order).cells, "count")
-    if max_givens is not None and int(max_givens) < 0:
-        raise InputError(f"max givens = {max_givens}: must be 0 or more")
-    if int(max_rounds) < 1:
-        raise InputError(f"max rounds = {max_rounds}: must be at least 1")
+    if max_givens is not None:
+        max_givens = validate.integer("max_givens", max_givens, 0)
+    max_rounds = validate.integer("max_rounds", max_rounds, 1)
+    tries = validate.integer("tries", tries, 1)
     kept: list[dict] = []
     tried = 0
     rounds = 0

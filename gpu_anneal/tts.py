@@ -72,10 +72,13 @@ class TtsResult:
 
     def as_dict(self) -> dict:
         """Plain dict for JSON (infinities and NaN as None)."""
-        return {
-            k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-            for k, v in asdict(self).items()
-        }
+        return finite_or_none(asdict(self))
+
+
+def finite_or_none(values: dict) -> dict:
+    """The dict with its infinite and NaN floats as None, so that it is JSON."""
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+            for k, v in values.items()}  # fmt: skip
 
 
 def tts99(t_trial: float, p: float) -> float:

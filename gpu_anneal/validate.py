@@ -26,7 +26,10 @@ from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
 from cpu_reference.sudoku.schedules import MIN_TEMPERATURE, Range, parse_overrides
 
 SEED_LIMIT = 2**64  # seeds are 0 <= seed < 2**64 (the RNG's 64-bit seed, never wrapped)
-MAX_TRIALS = 2**62  # trials per puzzle; the counters are int64
+# the largest count an option takes (trials, tries, runs, branch values...): the counters and the
+# compiled code's arguments are int64, and a larger number is a typo
+MAX_INTEGER = 2**62
+MAX_TRIALS = MAX_INTEGER  # trials per puzzle
 MAX_TOTAL_CHAINS = 2**31 - 1  # chains held at once: int32 chain indices on the device
 MAX_BATCH = 1_000_000  # puzzles annealed at once
 MAX_WORKERS = 1024  # workers of a local Dask cluster
@@ -46,12 +49,13 @@ GRID_SCHEDULE_RANGES = {
 
 
 def integer(option: str, value, lo: int, hi: int | None = None) -> int:
-    """value as an int in lo..hi (hi None: no upper bound); bools and floats are refused."""
+    """value as an int in lo..hi (hi None: MAX_INTEGER); bools and floats are refused."""
+    hi = MAX_INTEGER if hi is None else hi
     ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     if ok:
         value = int(value)
     if not ok or value < lo or (hi is not None and value > hi):
-        raise OptionError(f"{option} {_show(value)}: must be an integer in {_range(lo, hi)}")
+        raise OptionError(f"{option} {_show(value)}: must be an integer in {lo:,}..{hi:,}")
     return value
 
 
@@ -419,10 +423,6 @@ def sudoku_array(array, order: int | None = None) -> tuple[np.ndarray, int]:
             raise OptionError(f"puzzles: puzzle {q} cell r{c // N + 1}c{c % N + 1} holds "
                               f"{int(a[q, c])}; cells must be in 0..{N} (0 blank)")  # fmt: skip
     return a.astype(np.uint8), n
-
-
-def _range(lo: int, hi: int | None) -> str:
-    return f"{lo:,}.." + ("(no limit)" if hi is None else f"{hi:,}")
 
 
 def _show(value) -> str:

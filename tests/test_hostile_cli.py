@@ -430,8 +430,50 @@ def test_generate_puzzles_hands_its_grid_options_to_every_round(monkeypatch):
 def test_bench_tts_limit_below_one_is_refused(puzzles, limit):
     """bench tts --limit 0 / -1 ran one puzzle: refused before any run."""
     result = invoke("bench", "tts", puzzles, "--runs", "1", "--limit", limit)
-    assert one_error(result) == f"--limit {limit}: must be an integer in 1..(no limit)"
+    assert one_error(result) == f"--limit {limit}: must be an integer in 1..{2**62:,}"
     assert result.stdout == ""
+
+
+BEYOND_INT64 = [str(2**63), str(2**64)]  # a 64-bit counter wraps or refuses these
+
+
+@pytest.mark.parametrize("big", BEYOND_INT64)
+@pytest.mark.parametrize(
+    "command",
+    [["check", "FILE", "--max-nodes"], ["minimize", "GRIDS", "--tries"],
+     ["generate", "--puzzles", "--tries"], ["generate", "--max-rounds"],
+     ["generate", "--method", "permute", "--max-restarts"], ["bench", "tts", "FILE", "--runs"],
+     ["bench", "tune", "FILE", "--runs"], ["bench", "exact", "FILE", "--repeats"]],
+)  # fmt: skip
+def test_a_count_past_64_bits_is_refused_by_its_flag(tmp_path, puzzles, command, big):
+    """Counts from 2**63 up were taken: --max-nodes 2**64 was an internal error, minimize
+    --tries 2**63 wrote blank 'minimal puzzles' with exit 0, --runs ran on without end."""
+    grids = tmp_path / "grids.txt"
+    grids.write_text("1234341221434321\n")
+    args = [{"FILE": puzzles, "GRIDS": grids}.get(word, word) for word in command]
+    result = invoke(*args, big)
+    least = 0 if command[-1] in ("--max-nodes", "--max-restarts") else 1
+    assert one_error(result) == f"{command[-1]} {big}: must be an integer in {least}..{2**62:,}"
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("seconds", ["0", "inf", "nan"])
+def test_bench_tune_wants_a_time_limit_that_passes(puzzles, seconds):
+    """bench tune took --time-limit inf (a run never ending on an unsolved puzzle) and 0 (an
+    error naming no option)."""
+    result = invoke("bench", "tune", puzzles, "--time-limit", seconds)
+    assert one_error(result).startswith(f"--time-limit {float(seconds)}: must be a finite number")
+
+
+def test_bench_tts_on_a_puzzle_never_solved_writes_null_not_infinity(tmp_path):
+    """A puzzle no run solves has an infinite TTS99: the summary line writes it as null (it was
+    an internal error after the table, JSON having no infinity)."""
+    path = tmp_path / "none.txt"
+    path.write_text("12345678" + "." * 45 + "9" + "." * 27 + "\n")  # r1c9 wants the 9 of c9
+    result = invoke("bench", "tts", path, "--runs", "2", "--time-limit", "0.05")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout.splitlines()[-1])
+    assert summary["solved_any"] == 0 and summary["tts99_median"] is None
 
 
 @pytest.mark.parametrize(
