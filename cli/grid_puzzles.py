@@ -29,6 +29,9 @@ from gpu_anneal.reference import InputError
 
 _SIDE = re.compile(r"[0-9]{1,7}")
 OVERWRITES = "the picture would overwrite the puzzles"
+# the most cells of a Shikaku or Hashi picture: the generators' largest grid is 100x100, and
+# drawing takes seconds a few thousand cells
+MAX_DRAWN_CELLS = 10_000
 
 
 def parse_size(size: str) -> tuple[int, int]:
@@ -100,6 +103,15 @@ def render_kind(input: str) -> str:
     return "sudoku" if isinstance(first, Puzzle) else "shikaku"
 
 
+def too_large_to_draw(item) -> InputError | None:
+    """The fault of a Shikaku or Hashi puzzle of more than MAX_DRAWN_CELLS cells, else None."""
+    h, w = item.puzzle.height, item.puzzle.width
+    if h * w <= MAX_DRAWN_CELLS:
+        return None
+    return InputError(f"{item.source} line {item.line}: a {w}x{h} grid ({w * h:,} cells) is "
+                      f"past the {MAX_DRAWN_CELLS:,} cells render draws")  # fmt: skip
+
+
 def cli_render(
     kind: str | None, input: str, output_path: str, solve: bool = False, echo=print,
     err=error_line, threads: int | None = None,
@@ -119,6 +131,8 @@ def cli_render(
     kind = kind or render_kind(input)
     items, faults = [], 0
     for item in read(file_names([input]), kind):
+        if not isinstance(item, InputError) and item.order is None:
+            item = too_large_to_draw(item) or item
         if isinstance(item, InputError):
             err(str(item))
             faults += 1

@@ -131,6 +131,22 @@ def test_render_onto_its_input_by_another_name_is_refused(tmp_path):
     assert path.read_text() == SHIKAKU[0] + "\n"
 
 
+def test_render_refuses_a_grid_too_large_to_draw_and_draws_the_others(tmp_path):
+    """A line of 20,001 ones reads as a valid 20001x1 Shikaku (each cell its own clue): drawing
+    it took minutes, where render now names it and draws the next puzzle."""
+    path = tmp_path / "p.txt"
+    path.write_text("1" * 20_001 + "\n")
+    fault = one_error(invoke("render", path, tmp_path / "pic.png", "--kind", "shikaku"))
+    assert (
+        fault
+        == f"{path} line 1: a 20001x1 grid (20,001 cells) is past the 10,000 cells render draws"
+    )
+    path.write_text(f"101x100:{'_'.join(['1'] * 10_100)}\n{SHIKAKU[0]}\n")
+    result = invoke("render", path, tmp_path / "pic.png", "--kind", "shikaku")
+    assert result.exit_code == 2 and "(10,100 cells) is past" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.txt", "pic.png"]
+
+
 @pytest.mark.parametrize("option", ["--plot", "--trace"])
 def test_bench_tts_picture_onto_the_puzzle_file_is_refused_before_the_run(puzzles, option):
     """bench tts --plot / --trace naming the puzzle file (as .png): refused before any run."""
