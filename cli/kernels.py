@@ -37,6 +37,8 @@ def run_kernels(
         raise InputError(str(exc)) from None
     keep_dir = None
     if keep is not None:
+        if not keep.strip():
+            raise InputError("--keep '': name a folder for the compiled files")
         keep_dir = Path(keep)
         try:
             keep_dir.mkdir(parents=True, exist_ok=True)
@@ -48,6 +50,11 @@ def run_kernels(
 
     trials = trial_kernels()
     registry = kernel_registry(trials)
+    unknown = [name for name in kinds if name not in registry]
+    if unknown:
+        raise InputError(
+            f"--kind {unknown[0]!r}: no such kernel; kernels are {', '.join(registry)}"
+        )
     names = [name for name in registry if not kinds or name in kinds]
     sizes = sum(len(registry[name][2]) for name in names)
     line = RunProgress(total=sizes, enabled=progress, work="compiling", noun="kernel sizes")

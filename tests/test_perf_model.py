@@ -396,6 +396,26 @@ def test_missing_nvdisasm_is_one_line_naming_the_wheel_and_exit_2(monkeypatch, t
     assert "Traceback" not in result.output
 
 
+@pytest.mark.parametrize(
+    "args, fault",
+    [(["--kind", "foo"], "--kind 'foo': no such kernel; kernels are sudoku, "),
+     (["--kind", ""], "--kind '': no such kernel;"),
+     (["--keep", "", "--kind", "shikaku"], "--keep '': name a folder for the compiled files")],
+)  # fmt: skip
+def test_an_unknown_kernel_or_an_empty_folder_is_one_line_and_exit_2(args, fault):
+    """kernels --kind foo printed an empty table with exit 0; --keep '' wrote into the current
+    folder."""
+    pytest.importorskip("numba.cuda")
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    result = CliRunner().invoke(app, ["kernels", *args])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"gpu-anneal: {fault}")
+
+
 @pytest.mark.ptx
 def test_kept_files_of_the_4x4_kernel_rederive_its_counts(monkeypatch, tmp_path):
     """`kernels --keep DIR` on the order-2 Sudoku kernel: DIR/sudoku-2.ptx, .cubin, .sass; the
