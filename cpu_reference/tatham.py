@@ -34,6 +34,14 @@ def split_game_id(text: str, where: str) -> tuple[int, int, str, str]:
     return w, h, params[m.end() :], desc
 
 
+def check_params(params: str, pattern: re.Pattern, expected: str, where: str) -> None:
+    """InputError unless the parameters after a game ID's WxH are all of `pattern`'s (what
+    Tatham's games write there), `expected` saying which."""
+    if not pattern.fullmatch(params.strip()):
+        raise InputError(f"{where}: parameters {shown(params.strip())} after the size: expected "
+                         f"{expected}")  # fmt: skip
+
+
 def desc_grid(cells: list[int], w: int, h: int, where: str) -> np.ndarray:
     """int64[H, W] of the cells a game ID's description lists; InputError unless W * H of them."""
     if len(cells) != w * h:

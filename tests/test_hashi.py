@@ -22,7 +22,7 @@ def test_game_id_round_trip():
     q = H.parse_game_id("3x3i30e10m2d0:3a2c1a2")
     assert np.array_equal(q.grid, p.grid) and q.maxb == 2 and q.allow_loops
     assert not H.parse_game_id("3x3m2L:3a2c1a2").allow_loops
-    assert H.parse_game_id("3x1:Aa1").grid.tolist() == [[10, 0, 1]]
+    assert H.parse_game_id("3x1m4:Aa1").grid.tolist() == [[10, 0, 1]]  # A-G: 10-16
 
 
 def test_edge_graph_and_crossings():
@@ -99,6 +99,10 @@ def test_generator_seeded_valid_and_solvable(size):
         ("3x3m2:3a2c1a?", "unknown character"),
         ("3x3m2:33a1c1a", "side by side"),
         ("3x3m9:3a2c1a2", "outside"),
+        ("3x3m-1:3a2c1a2", "parameters 'm-1' after the size"),  # taken as m2 before
+        ("3x3garbage:3a2c1a2", "parameters 'garbage' after the size"),
+        ("3x3m2:9h", "island 9 at (0, 0) wants more than the 8 bridges"),  # was "no solution"
+        ("3x3m1:5h", "more than the 4 bridges"),
         ("3.2\n..\n1.2", "line 2"),
         ("3.2\n.x.\n1.2", "unknown cell"),
         ("...\n...", "no island"),
@@ -154,3 +158,11 @@ def test_api_unique_generation_and_objective_report():
     assert res["solved"] and res["move"].startswith("S;L")
     with pytest.raises(InputError):
         solve_grid_puzzle("hashi", ids[0], method="anneal", backend="cpu", energy="nope")
+
+
+@pytest.mark.parametrize("params", ["", "m3", "i30e10m2d0", "i30e10m2Ld1"])
+def test_tathams_parameters_after_the_size_are_read(params):
+    """The parameters Tatham's bridges writes after WxH (islands, expansion, maximum bridges,
+    L, difficulty) are taken; m sets the maximum."""
+    p = H.parse(f"3x3{params}:3a2c1a2")
+    assert p.maxb == (3 if params == "m3" else 2) and p.allow_loops == ("L" not in params)

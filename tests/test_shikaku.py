@@ -99,6 +99,7 @@ def test_generator_is_seeded_and_valid(size):
         ("5x4:3c2b9f6!e", "unknown character"),
         ("5x4:3c2b9f5e", "sum"),  # areas sum to 19
         ("x4:3c2b9f6e", "WxH"),
+        ("5x4garbage:3c2b9f6e", "parameters 'garbage' after the size"),  # taken before
         ("3...2\n..9.\n....6", "line 2"),
         ("3..x2\n..9..\n....6\n.....", "unknown cell"),
     ],
@@ -204,3 +205,9 @@ def test_api_and_cli_solve_generate_render(tmp_path):
     assert all(p.read_bytes()[:4] == b"\x89PNG" for p in drawn)
     with pytest.raises(InputError, match=r"\.png or \.svg"):
         cli_render("shikaku", str(path), str(tmp_path / "p.gif"))
+
+
+@pytest.mark.parametrize("params", ["", "e0.5", "e2u", "u"])
+def test_tathams_parameters_after_the_size_are_read(params):
+    """The parameters Tatham's rect writes after WxH (expansion factor, u) are taken."""
+    assert S.parse(f"5x4{params}:3c2b9f6e").n_clues == 4

@@ -36,7 +36,13 @@ import numpy as np
 
 from cpu_reference.errors import InputError
 from cpu_reference.fields import shown, whole_number
-from cpu_reference.tatham import desc_grid, grid_rows, parse_either, split_game_id
+from cpu_reference.tatham import (
+    check_params,
+    desc_grid,
+    grid_rows,
+    parse_either,
+    split_game_id,
+)
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,11 @@ class EdgeGraph:
     crossings: np.ndarray  # int32[X, 2]
 
 
+# what Tatham's bridges writes after WxH: islands %, expansion %, maximum bridges, difficulty,
+# and L (no loops)
+_PARAMS = re.compile(r"(?:[iemd][0-9]+|L)*")
+
+
 def _value_of(ch: str) -> int:
     if "1" <= ch <= "9":
         return ord(ch) - ord("0")
@@ -92,12 +103,18 @@ def _validate(grid: np.ndarray, maxb: int, allow_loops: bool, where: str) -> Has
         raise InputError(f"{where}: islands side by side at ({r}, {c}) and ({r + 1}, {c})")
     if not isl.any():
         raise InputError(f"{where}: no island")
+    over = (grid > 4 * maxb).nonzero()
+    if len(over[0]):
+        r, c = int(over[0][0]), int(over[1][0])
+        raise InputError(f"{where}: island {int(grid[r, c])} at ({r}, {c}) wants more than the "
+                         f"{4 * maxb} bridges four neighbours give at {maxb} a pair")  # fmt: skip
     return Hashi(h, w, grid.astype(np.int32), maxb, allow_loops)
 
 
 def parse_game_id(text: str, where: str = "game ID") -> Hashi:
     """Parse a Tatham `bridges` game ID."""
     w, h, rest, desc = split_game_id(text, where)
+    check_params(rest, _PARAMS, "i, e, m and d each with a number, L", where)
     maxb = 2
     mb = re.search(r"m(\d+)", rest)
     if mb:

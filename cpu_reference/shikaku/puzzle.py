@@ -26,13 +26,21 @@ Formats:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from cpu_reference.errors import InputError
 from cpu_reference.fields import shown, whole_number
-from cpu_reference.tatham import desc_grid, grid_rows, parse_either, solo_description, split_game_id
+from cpu_reference.tatham import (
+    check_params,
+    desc_grid,
+    grid_rows,
+    parse_either,
+    solo_description,
+    split_game_id,
+)
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,10 @@ class Shikaku:
         return int(np.count_nonzero(self.grid))
 
 
+# what Tatham's rect writes after WxH: the expansion factor and u (unique)
+_PARAMS = re.compile(r"(?:e[0-9.]+|u)*")
+
+
 def _validate(grid: np.ndarray, where: str) -> Shikaku:
     h, w = grid.shape
     if h < 1 or w < 1:
@@ -67,7 +79,8 @@ def _validate(grid: np.ndarray, where: str) -> Shikaku:
 
 def parse_game_id(text: str, where: str = "game ID") -> Shikaku:
     """Parse a Tatham `rect` game ID `WxH[params]:desc`."""
-    w, h, _, desc = split_game_id(text, where)
+    w, h, params, desc = split_game_id(text, where)
+    check_params(params, _PARAMS, "e with a number, u", where)
     cells: list[int] = []
     i = 0
     desc = desc.strip()
