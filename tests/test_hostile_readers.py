@@ -208,8 +208,20 @@ def test_a_6x6_rows_grid_then_a_9x9_rows_grid_reports_the_9x9(tmp_path):
         ("." * 25 + "\n" + GOOD9, "line 1: puzzle ends after 1 rows, expected 25"),
         (".....\n" * 4 + ".....", "lines 1-5: 5 rows of 5 symbols; a Sudoku row has 4, 9, 16, 25"),
         ("3j:abc", "line 1: '3j:' is a Solo jigsaw game ID; only Sudoku of n x n boxes"),
+        (
+            "15x15m2:o4d3x6",
+            "line 1: Solo order 15 is outside 2..8 (a Shikaku or Hashi game ID? "
+            "solve and render read those with --kind)",
+        ),
     ],
-    ids=["rows-minus-one", "rows-one-point-zero", "25-characters", "5x5-grid", "solo-jigsaw"],
+    ids=[
+        "rows-minus-one",
+        "rows-one-point-zero",
+        "25-characters",
+        "5x5-grid",
+        "solo-jigsaw",
+        "hashi-id",
+    ],
 )
 def test_the_first_puzzles_format_does_not_turn_later_puzzles_into_faults(head, fault, tmp_path):
     """A faulty first puzzle (rows starting `-1` or `1.0`, a 25-character line, a 5x5 grid, a

@@ -499,7 +499,8 @@ def _parsesolo_description(token: str, order: int | None) -> tuple[np.ndarray, i
         raise _Fault(f"Solo boxes {R}x{C} are not square; only n x n boxes are supported")
     n = R
     if n not in ORDERS:
-        raise _Fault(f"Solo order {n} is outside {MIN_ORDER}..{MAX_ORDER}")
+        raise _Fault(f"Solo order {n} is outside {MIN_ORDER}..{MAX_ORDER} (a Shikaku or Hashi "
+                     "game ID? solve and render read those with --kind)")  # fmt: skip
     if order is not None and n != order:
         raise _Fault(f"order {n}, expected {order}")
     N = n * n
