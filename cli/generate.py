@@ -126,7 +126,8 @@ def generate(
         backend=value(backend),
     )  # fmt: skip
     if value(kind) in game_id_kinds():
-        grid_args = (value(kind), size or SIZE_DEFAULT, count, seed, unique, sudoku_only)
+        grid_args = (value(kind), SIZE_DEFAULT if size is None else size, count, seed, unique,
+                     sudoku_only)  # fmt: skip
         raise typer.Exit(guarded(_generate_grid_puzzles, *grid_args, value(output), stats))
     given = {name for name, v in sudoku_only.items() if v not in (None, False)}
     args = {k: SUDOKU_DEFAULTS.get(k) if v is None else v for k, v in sudoku_only.items()}

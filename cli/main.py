@@ -140,8 +140,8 @@ def solve(
         Method,
         typer.Option(
             help="auto: Sudoku by impasse at 25x25-64x64 on the cores, else by annealing; "
-            "anneal: every kind; exact, impasse (heat-bath chains on partial legal grids): "
-            "Sudoku; ilp: Shikaku, Hashi"
+            "anneal: every kind; exact: every kind (ilp for Shikaku, Hashi); impasse "
+            "(heat-bath chains on partial legal grids): Sudoku; ilp: Shikaku, Hashi"
         ),
     ] = Method.auto,
     backend: Annotated[Backend, typer.Option(help="auto: CUDA when usable")] = Backend.auto,

@@ -573,3 +573,10 @@ def test_ctrl_c_while_the_command_imports_exits_130_with_one_line(puzzles, entry
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, (proc.returncode, err[-2000:])
     assert messages(err) in (["interrupted before the command started"], ["interrupted"])
+
+
+def test_generate_an_empty_size_is_refused():
+    """generate --kind shikaku --size '' made a 10x10 puzzle (the default) silently."""
+    result = invoke("generate", "--kind", "shikaku", "--size", "")
+    assert one_error(result) == "--size '': expected WxH, e.g. 10x8 (each side at most 7 digits)"
+    assert result.stdout == ""
