@@ -87,7 +87,8 @@ def picture_paths(output_path: str, indices: list[int]) -> list[str]:
 
 def render_kind(input: str) -> str:
     """The kind `render` draws when none is given: sudoku when the input's first puzzle reads
-    as a Sudoku (any of its formats), else shikaku."""
+    as a Sudoku (any of its formats), else hashi when it reads as a Hashi and not as a Shikaku,
+    else shikaku."""
     from gpu_anneal.reference import Puzzle, iter_puzzles
 
     if input == "-":
@@ -100,7 +101,23 @@ def render_kind(input: str) -> str:
             items.close()
     except InputError:
         return "shikaku"
-    return "sudoku" if isinstance(first, Puzzle) else "shikaku"
+    if isinstance(first, Puzzle):
+        return "sudoku"
+    if _first_reads_as(input, "hashi") and not _first_reads_as(input, "shikaku"):
+        return "hashi"
+    return "shikaku"
+
+
+def _first_reads_as(input: str, kind: str) -> bool:
+    """Whether the first puzzle of the file reads as a puzzle of `kind`."""
+    from gpu_anneal.inputs import file_names, read
+
+    items = read(file_names([input]), kind)
+    try:
+        first = next(items, None)
+    finally:
+        items.close()
+    return first is not None and not isinstance(first, InputError)
 
 
 def too_large_to_draw(item) -> InputError | None:

@@ -484,7 +484,8 @@ def render(
     kind: Annotated[
         str | None,
         kind_option(
-            "Puzzle kind  [default: sudoku when the file's first puzzle reads as one, else shikaku]"
+            "Puzzle kind  [default: by the file's first puzzle: sudoku when it reads as one, "
+            "hashi when it reads as a Hashi and not a Shikaku, else shikaku]"
         ),
     ] = None,
     solve: Annotated[bool, typer.Option(help="Solve first and draw the solution")] = False,

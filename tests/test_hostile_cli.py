@@ -26,6 +26,7 @@ from terminal_signals import sigint_as_from_a_terminal
 from typer.testing import CliRunner
 
 import gpu_anneal
+from cli.grid_puzzles import render_kind
 from cli.main import app
 from cli.tally import is_summary
 from cpu_reference.anneal.fixed_point import BETA_BITS, BETA_MAX, beta_fixed
@@ -580,3 +581,17 @@ def test_generate_an_empty_size_is_refused():
     result = invoke("generate", "--kind", "shikaku", "--size", "")
     assert one_error(result) == "--size '': expected WxH, e.g. 10x8 (each side at most 7 digits)"
     assert result.stdout == ""
+
+
+def test_render_without_a_kind_draws_a_hashi_file_as_hashi(tmp_path):
+    """A file of bridges IDs drawn without --kind was read as Shikaku and refused ('clue areas
+    sum to ...'); a Shikaku file stays Shikaku."""
+    bridges = tmp_path / "b.txt"
+    bridges.write_text("3x3m2:3a2c1a2\n")
+    assert invoke("render", bridges, tmp_path / "b.png").exit_code == 0
+    assert (tmp_path / "b.png").stat().st_size > 0
+    rect = tmp_path / "r.txt"
+    rect.write_text(SHIKAKU[0] + "\n")
+    result = invoke("render", rect, tmp_path / "r.png", "--solve")
+    assert result.exit_code == 0, result.output
+    assert (render_kind(str(bridges)), render_kind(str(rect))) == ("hashi", "shikaku")
