@@ -39,6 +39,7 @@ from cli.output import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
     EXIT_UNSOLVED,
     error_line,
 )
@@ -647,7 +648,8 @@ generate.register(app)
 
 
 def run() -> None:
-    """Console entry point: the command's exit code, 130 if Ctrl-C was pressed at all.
+    """Console entry point: the command's exit code, 130 if Ctrl-C was pressed at all (143 if
+    a SIGTERM stopped it the same way).
 
     Until interrupts.install() runs, a Ctrl-C is cli.startup's (one line, exit 130 at once);
     from it on every press lands in the `try` below or in the loop after it. The standard
@@ -686,10 +688,12 @@ def run() -> None:
                 code = EXIT_BAD_INPUT
             if code == EXIT_INTERRUPTED and not said:
                 said = True
-                error_line("interrupted")
+                error_line("interrupted" + (" (SIGTERM)" if interrupts.terminated() else ""))
             break
         except KeyboardInterrupt:  # a press before SIGINT was ignored
             code = EXIT_INTERRUPTED
+    if code == EXIT_INTERRUPTED and interrupts.terminated():
+        code = EXIT_TERMINATED
     sys.exit(code)
 
 

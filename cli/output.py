@@ -17,6 +17,7 @@ EXIT_UNSOLVED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # SIGTERM, answered as Ctrl-C is (128 + 15)
 
 
 # While a progress line may show on the terminal (cli.progress.messages_above): each prints text

@@ -6,7 +6,9 @@ been seen to vanish: a solve interrupted in its first seconds went on annealing.
 Python's default handler does; the pool calls `check()` between rounds, which raises it again if
 a press was recorded and not yet answered. `ever_pressed()` tells the command line that the
 user pressed Ctrl-C at all (its exit code is then 130), and `ignore()` makes the presses that
-come while the process ends (after every result is written) change nothing.
+come while the process ends (after every result is written) change nothing. SIGTERM (a batch
+system's stop, `kill`) is answered as a press, and `terminated()` tells the command line so
+(its exit code is then 143).
 
 A time budget for a whole run (the API's total_time, the command line's --total-time) stops it
 the way Ctrl-C does, without a press: `until(deadline)` gives the calling thread a deadline
@@ -34,6 +36,7 @@ from typing import TypeVar
 # answered(), holds it) would never be released.
 _pressed = False  # a press not answered yet
 _ever = False  # a press in this process
+_terminated = False  # a SIGTERM in this process (answered as a press)
 _budget = threading.local()  # per thread: deadline (perf_counter seconds or None), spent (bool)
 
 INTERRUPTED = "interrupted"
@@ -54,15 +57,24 @@ def _on_sigint(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+def _on_sigterm(signum, frame) -> None:
+    global _terminated
+    _terminated = True
+    _on_sigint(signum, frame)
+
+
 def install() -> None:
     """Make SIGINT remember the press (main thread only: Python's rule for signal handlers),
     and keep quiet about what a press that lands while numba compiles leaves behind: Python
     prints as an exception it ignored the KeyboardInterrupt raised in a callback from compiled
     code (llvmlite's object cache), or the finalizer's error of an llvmlite object the press cut
     short; the press, already remembered, is answered by `check()`. A process started with
-    SIGINT ignored (a shell's background job, nohup) keeps it ignored, as Python itself does."""
+    SIGINT ignored (a shell's background job, nohup) keeps it ignored, as Python itself does.
+    SIGTERM, where it has its default action, is answered as a press too."""
     if threading.current_thread() is not threading.main_thread():
         return
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _on_sigterm)
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, _on_sigint)
         if not isinstance(sys.unraisablehook, _QuietPresses):
@@ -222,12 +234,19 @@ def ever_pressed() -> bool:
     return _ever
 
 
+def terminated() -> bool:
+    """True once a SIGTERM reached the installed handler in this process."""
+    return _terminated
+
+
 def ignore() -> None:
     """Ignore SIGINT from now on (main thread only), through the interpreter's exit too: Python
     puts back the default action, which kills the process, only in place of a handler of its
-    own."""
+    own. SIGTERM, where it is answered as a press, is ignored too."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if signal.getsignal(signal.SIGTERM) is _on_sigterm:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def reported_once(items: Iterable, solve: Callable, unreported: Callable) -> Iterator:

@@ -275,8 +275,10 @@ def test_progress_counts_and_stays_silent_off_a_terminal():
     assert progress._progress is None
 
 
-def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path):
-    """SIGINT mid-run: solved puzzles stay written, the one in progress is reported, exit 130."""
+@pytest.mark.parametrize("name, code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path, name, code):
+    """SIGINT mid-run: solved puzzles stay written, the one in progress is reported, exit 130.
+    SIGTERM (a batch system's stop) the same, exit 143; it killed the process with no summary."""
     import signal
     import time
 
@@ -293,9 +295,9 @@ def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path):
     start = time.time()
     while time.time() < start + 120 and (not out.exists() or len(jsonl(out.read_text())) < 2):
         time.sleep(0.2)
-    waited = f"SIGINT sent {time.time() - start + 1:.1f} s after the start"
+    waited = f"{name} sent {time.time() - start + 1:.1f} s after the start"
     time.sleep(1.0)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(getattr(signal, name))
     sent = time.time()
     try:
         _, stderr = proc.communicate(timeout=60)
@@ -304,8 +306,9 @@ def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path):
         pytest.fail(f"{waited}: no exit within 60 s of it; stderr: {proc.communicate()[1]}")
     waited += f", exit {time.time() - sent:.1f} s after it"
     records = jsonl(out.read_text())
-    assert proc.returncode == 130, (waited, stderr)
+    assert proc.returncode == code, (waited, stderr)
     assert [r["index"] for r in records] == [0, 1, 2], (waited, records, stderr)
+    assert "1 interrupted" in stderr and f"--resume {out} goes on" in stderr, stderr
     assert records[0]["solved"] and records[1]["solved"]
     assert records[2]["solved"] is False and records[2]["error"] == "interrupted", records[2]
     assert "Traceback" not in stderr, stderr
