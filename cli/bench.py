@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli.output import json_line
+from cli.output import EXIT_UNSOLVED, error_line, json_line
 from cli.progress import RunProgress, messages_above
 from cli.threads import use_threads
 from gpu_anneal import validate
@@ -86,7 +86,6 @@ def run_tts(
     import math
 
     from cli.info import machine_now
-    from cli.output import error_line
     from gpu_anneal.backends import resolve_backend
     from gpu_anneal.reference import iter_puzzles, with_start
     from gpu_anneal.reference import technique as technique_of
@@ -222,6 +221,9 @@ def run_tune(
             time_limit=time_limit, on_measured=line.advance,
         )  # fmt: skip
     print(json_line(result))
+    if result["best"] is None:
+        error_line("no schedule solved the median puzzle in any run: none chosen")
+        return EXIT_UNSOLVED
     return 0
 
 
@@ -232,7 +234,6 @@ def run_exact(
     """The exact solver's puzzles/s on a file's puzzles (all of one order); JSON or one line."""
     import numpy as np
 
-    from cli.output import error_line
     from gpu_anneal.measure import measure_exact
     from gpu_anneal.reference import iter_puzzles
 

@@ -53,8 +53,9 @@ def tune(
     seed: int = 0,
     on_measured=None,
 ) -> dict:
-    """Measure every candidate on the puzzles; the one with the lowest median TTS(K) wins.
-    `on_measured()`, when given, is called after each candidate's run on each puzzle."""
+    """Measure every candidate on the puzzles; the one with the lowest median TTS(K) wins (best
+    None when no candidate solved the median puzzle in any run). `on_measured()`, when given, is
+    called after each candidate's run on each puzzle."""
     table = []
     for name in candidates:
         by_name(name, order)  # refuse a malformed candidate before measuring anything
@@ -75,4 +76,5 @@ def tune(
         })  # fmt: skip
     best = min(table, key=lambda r: math.inf if r["median_tts_parallel"] is None
                else r["median_tts_parallel"])  # fmt: skip
-    return {"chains": chains, "move": move, "best": best["schedule"], "table": table}
+    chosen = None if best["median_tts_parallel"] is None else best["schedule"]
+    return {"chains": chains, "move": move, "best": chosen, "table": table}

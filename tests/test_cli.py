@@ -329,9 +329,12 @@ def test_bench_tune_prints_valid_json_when_a_schedule_never_solves(monkeypatch):
     monkeypatch.setattr(tune, "measure_puzzle", never)
     args = ["bench", "tune", str(DATA / "seed002_grids.txt"), "--candidate", "sirdey-course"]
     result = invoke(*args, "--limit", "1", "--runs", "1")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     report = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(name))
-    assert report["table"][0]["median_tts_parallel"] is None
+    assert report["table"][0]["median_tts_parallel"] is None and report["best"] is None
+    assert result.stderr.strip() == (
+        "gpu-anneal: no schedule solved the median puzzle in any run: none chosen"
+    )
 
 
 def test_version_help_and_python_m():
