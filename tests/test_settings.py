@@ -222,4 +222,17 @@ def test_a_start_temperature_the_default_schedule_cannot_take_is_one_clear_line(
     assert resolve(SolveOptions(t0=5.0, schedule="geometric:t_final=3", order=3)).t0 == 5.0
 
 
+@pytest.mark.parametrize(
+    "schedule, fault",
+    [("auto:k", "^schedule 'auto:k': 'k' is not one of t0, "),
+     ("auto:t0=-1", r"^schedule 'auto:t0=-1': t0 = -1: must be"),
+     ("sirdey-paper:k", "^schedule 'sirdey-paper:k': 'k' is not one of")],
+)  # fmt: skip
+def test_a_fault_in_a_preset_schedule_names_it_as_given(schedule, fault):
+    """A bad key after a preset named the preset's expanded string ('geometric:t0=0.5,...,k')
+    in place of what was given."""
+    with pytest.raises(InputError, match=fault):
+        resolve(SolveOptions(schedule=schedule, order=3))
+
+
 NINE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"

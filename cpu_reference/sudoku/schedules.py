@@ -282,13 +282,14 @@ def by_name(name: str, order: int, **overrides) -> Schedule:
         raise OptionError(f"schedule {name!r}: expected a name such as {SCHEDULE_NAMES[0]!r}")
     _once_each(name)
     preset = name.partition(":")[0] if name.partition(":")[0] in PRESETS else None
+    given = name  # messages name the schedule as given, a preset's name not expanded
     name = expand(name, order)  # a named preset: its measured schedule string (presets.py)
     base, _, text = name.partition(":")
     if base not in SCHEDULE_NAMES:
         known = ", ".join((*SCHEDULE_NAMES, *PRESETS))
-        raise OptionError(f"schedule {name!r}: expected one of {known}")
+        raise OptionError(f"schedule {given!r}: expected one of {known}")
     family = "geometric" if base == "geometric" else "sirdey"
-    params = parse_overrides(name, text, {k: RANGES[k] for k in _PARAMETERS[family]}, once=False)
+    params = parse_overrides(given, text, {k: RANGES[k] for k in _PARAMETERS[family]}, once=False)
     trial = {key: params.pop(key) for key in _TRIAL_KEYS if key in params}
     if base == "geometric":
         sched = geometric(order, **params)
@@ -299,18 +300,18 @@ def by_name(name: str, order: int, **overrides) -> Schedule:
     overrides = {key: value for key, value in overrides.items() if value is not None}
     for key, value in overrides.items():
         if key in RANGES:
-            overrides[key] = check_value(name, key, value, RANGES[key])
+            overrides[key] = check_value(given, key, value, RANGES[key])
     sched = replace(sched, **overrides) if overrides else sched
     if preset is not None:
         sched = replace(sched, name=preset)
     if sched.max_plateaus > MAX_PLATEAUS:
         raise OptionError(
-            f"schedule {name!r}: cools over {float(sched.max_plateaus):.3g} plateaus per trial, "
+            f"schedule {given!r}: cools over {float(sched.max_plateaus):.3g} plateaus per trial, "
             f"more than {MAX_PLATEAUS:.0e}; raise delta (or lower ratio) or set max_plateaus"
         )
     if sched.reheat > 0.0 and sched.reheat_plateau() >= sched.max_plateaus:
         raise OptionError(
-            f"schedule {name!r}: reheat = {sched.reheat} is not reached within the trial's "
+            f"schedule {given!r}: reheat = {sched.reheat} is not reached within the trial's "
             f"{sched.max_plateaus} plateaus; take a temperature between t0 and the last plateau's"
         )
     return sched
