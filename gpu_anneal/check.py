@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from cpu_reference.errors import InputError
 from cpu_reference.sudoku.exact import QUICK_ORDER, solve_exact
 from cpu_reference.sudoku.formats import Puzzle, check_givens
 from cpu_reference.sudoku.verify import verify_solution
-from gpu_anneal import interrupts
+from gpu_anneal import interrupts, validate
 from gpu_anneal.records import CheckRecord
 
 CHECK_NODES = 2_000_000  # branch values a puzzle's count may spend by default (--max-nodes)
@@ -35,6 +36,10 @@ def check_puzzle(
     count), and a claimed solution verifies. A count may spend `max_nodes` branch values (0: no
     limit); one that spends them unsettled leaves solutions None, ok False, and error says so.
     """
+    if not isinstance(puzzle, Puzzle):
+        raise InputError(f"puzzle: {type(puzzle).__name__}; expected a Puzzle as the Sudoku "
+                         "readers give it (cpu_reference.sudoku.formats)")  # fmt: skip
+    max_nodes = validate.integer("max_nodes", max_nodes, 0)
     return CheckRecord(index=index, source=source, **_findings(puzzle, max_nodes)).to_dict()
 
 

@@ -38,7 +38,6 @@ that removes every given still removable (cpu_reference.sudoku.minimize), on all
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 
@@ -89,9 +88,10 @@ def check_order(order) -> int:
 
 
 def check_temperatures(ti: float, tf: float, step: float) -> None:
-    """InputError unless 0 < Tf < Ti and step > 0 (and the step count stays reasonable)."""
-    if not (math.isfinite(ti) and math.isfinite(tf) and math.isfinite(step)):
-        raise InputError(f"Ti = {ti}, Tf = {tf}, step = {step}: must be finite numbers")
+    """InputError unless 0 < Tf < Ti and step > 0, each a number up to validate's largest
+    temperature (and the step count stays reasonable)."""
+    for name, value in (("ti", ti), ("tf", tf), ("step", step)):
+        validate.number(name, value, 0.0, validate.MAX_TEMPERATURE, lo_open=True)
     if not tf > 0:
         raise InputError(f"Tf = {tf}: must be positive")
     if not tf < ti:
@@ -106,14 +106,8 @@ def _as_givens(givens, order: int, count: int) -> np.ndarray:
     lay = layout(order)
     if givens is None:
         return np.zeros((count, lay.cells), dtype=np.uint8)
-    a = np.asarray(givens)
-    if a.ndim == 1:
-        a = a[None]
-    if a.ndim != 2 or a.shape[1] != lay.cells:
-        raise InputError(f"givens: shape {a.shape} is not (G, {lay.cells}) for order {order}")
-    if a.size and (a.min() < 0 or a.max() > lay.N):
-        raise InputError(f"givens: values must lie in 0..{lay.N}")
-    return np.ascontiguousarray(a, dtype=np.uint8)
+    # integers in 0..N only: a float is never truncated, a 257 never wrapped to 1
+    return np.ascontiguousarray(validate.sudoku_array(givens, order, "givens")[0])
 
 
 def generate_grids(
@@ -152,7 +146,11 @@ def generate_grids(
         count = np.asarray(givens).shape[0] if count is None else count
     lay = layout(order)
     count = validate.count(count, lay.cells, "count")
-    seed = validate.seed(seed, "seed")
+    seed = validate.seed(seed, "seed") or 0  # None: the default
+    first_index = validate.integer("first_index", first_index, 0)
+    batch = validate.batch(batch, "batch")
+    if schedule is not None and not isinstance(schedule, (str, Schedule)):
+        raise InputError(f"schedule {schedule!r}: expected a schedule's name or a Schedule")
     time_limit = validate.time_limit(time_limit, "time limit") or None
     rows = _as_givens(givens, order, count)
     if rows.shape[0] == 1 and count > 1:
@@ -425,17 +423,13 @@ def minimize_grids(
     of fewest givens (restarts, as for solving; the seed ran once: tries = 1).
     """
     order = check_order(order)
-    seed = validate.seed(seed, "seed")
+    seed = validate.seed(seed, "seed") or 0  # None: the default
+    first_index = validate.integer("first_index", first_index, 0)
     check_temperatures(ti, tf, step)
     tries = validate.integer("tries", tries, 1)
     max_nodes = validate.integer("max_nodes", max_nodes, 0)
     lay = layout(order)
-    a = np.asarray(grids)
-    if a.ndim == 1:
-        a = a[None]
-    if a.ndim != 2 or a.shape[1] != lay.cells:
-        raise InputError(f"grids: shape {a.shape} is not (G, {lay.cells}) for order {order}")
-    a = np.ascontiguousarray(a, dtype=np.uint8)
+    a = np.ascontiguousarray(validate.sudoku_array(grids, order, "grids")[0])
     if check_grids:
         for i, row in enumerate(a):
             fault = verify_solution(row, order)
@@ -483,7 +477,10 @@ def check_minimal(puzzle: np.ndarray, order: int) -> tuple[bool, bool]:
     order = check_order(order)
     lay = layout(order)
     units, cell_units, peer_list = tables(order)
-    cells = np.ascontiguousarray(np.asarray(puzzle).reshape(lay.cells), dtype=np.uint8)
+    rows = validate.sudoku_array(puzzle, order, "puzzle")[0]
+    if rows.shape[0] != 1:
+        raise InputError(f"puzzle: {rows.shape[0]} grids; check_minimal takes one")
+    cells = np.ascontiguousarray(rows[0])
     unique, minimal = sm.is_minimal(cells, units, cell_units, peer_list, lay.N, lay.peer_count)
     return bool(unique), bool(minimal)
 
@@ -522,6 +519,7 @@ def generate_puzzles(
         max_givens = validate.integer("max_givens", max_givens, 0)
     max_rounds = validate.integer("max_rounds", max_rounds, 1)
     tries = validate.integer("tries", tries, 1)
+    batch = validate.batch(batch, "batch")
     kept: list[dict] = []
     tried = 0
     rounds = 0

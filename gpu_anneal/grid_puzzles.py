@@ -78,6 +78,9 @@ def solve_grid_puzzle(
     and method details (anneal: trials, chains, schedule, reason when no answer can exist)."""
     spec = grid_kind(kind)
     check("method", method, GRID_METHODS)
+    chains = validate.chains(chains, option="chains")
+    seed = validate.seed(seed, "seed") or 0  # None: the default
+    time_limit = validate.seconds("time_limit", time_limit)
     used = "cpu" if method == "ilp" else backends.resolve_backend(backend)
     return spec.solve_one(
         puzzle, method, used, grid_chains(used, chains), seed, time_limit, **options

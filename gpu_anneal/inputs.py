@@ -13,6 +13,7 @@ from puzzle text.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 
 from cpu_reference.errors import InputError
@@ -72,6 +73,11 @@ def read(
     spec = kind_of(kind)
     parsed = parsed_kinds()
     index = 0
+    if isinstance(sources, (str, bytes, os.PathLike)):  # one source, not its characters
+        sources = [sources]
+    elif not isinstance(sources, Iterable):
+        raise InputError(f"sources: {type(sources).__name__}; expected a list of paths, texts, "
+                         "arrays or puzzles")  # fmt: skip
     for source in sources:
         for item in read_source(spec, source, lambda one: spec.read(one, fmt, order), parsed):
             if isinstance(item, Item):

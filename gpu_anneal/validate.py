@@ -373,26 +373,26 @@ ARRAY_SHAPES = (
 )
 
 
-def sudoku_grids(array, order: int | None = None) -> tuple[np.ndarray, int]:
+def sudoku_grids(array, order: int | None = None, what: str = "puzzles") -> tuple[np.ndarray, int]:
     """(integer array [P, cells], n) of the Sudoku grids an API argument holds, as given (no
     value checked): a NumPy array or nested lists of integers of shape (cells,) or (N, N) (one
     grid), (P, cells) or (P, N, N) (P grids), a flat list of ints being one grid. A (16, 16)
     array is one 16x16 grid with order=4, sixteen 4x4 puzzles with order=2, and refused without
-    an order. OptionError naming `puzzles`, the shape it got and the shapes it takes (or the
-    dtype) otherwise."""
+    an order. OptionError naming the argument (`what`), the shape it got and the shapes it
+    takes (or the dtype) otherwise."""
     try:
         a = np.asarray(array)
     except (ValueError, TypeError, OverflowError):
-        raise OptionError(f"puzzles: lists of unequal lengths; {ARRAY_SHAPES}") from None
+        raise OptionError(f"{what}: lists of unequal lengths; {ARRAY_SHAPES}") from None
     if a.dtype.kind not in "iu":
-        raise OptionError(f"puzzles: array of dtype {a.dtype}; expected integers (0 = blank)")
+        raise OptionError(f"{what}: array of dtype {a.dtype}; expected integers (0 = blank)")
     n = integer("order", order, MIN_ORDER, MAX_ORDER) if order is not None else None
     shape = tuple(a.shape)
     grid = len(shape) in (2, 3) and shape[-1] == shape[-2] and shape[-1] in SIDES
     flat = len(shape) in (1, 2) and shape[-1] in (N * N for N in SIDES)
     if len(shape) == 2 and grid and flat:  # (16, 16): one 16x16, or sixteen 4x4
         if n not in (2, 4):
-            raise OptionError(f"puzzles: an array of shape {shape} is one 16x16 grid or sixteen "
+            raise OptionError(f"{what}: an array of shape {shape} is one 16x16 grid or sixteen "
                               "4x4 puzzles; pass order=4 (one grid) or order=2")  # fmt: skip
         grid = n == 4
     if grid:
@@ -400,27 +400,27 @@ def sudoku_grids(array, order: int | None = None) -> tuple[np.ndarray, int]:
     elif flat:
         a = a.reshape(-1, shape[-1])
     else:
-        raise OptionError(f"puzzles: an array of shape {shape}; {ARRAY_SHAPES}")
+        raise OptionError(f"{what}: an array of shape {shape}; {ARRAY_SHAPES}")
     side = math.isqrt(math.isqrt(a.shape[1]))
     if n is not None and side != n:
-        raise OptionError(f"puzzles: {a.shape[1]} cells per puzzle; order {n} has {n**4}")
+        raise OptionError(f"{what}: {a.shape[1]} cells per puzzle; order {n} has {n**4}")
     return a, side
 
 
-def sudoku_array(array, order: int | None = None) -> tuple[np.ndarray, int]:
+def sudoku_array(array, order: int | None = None, what: str = "puzzles") -> tuple[np.ndarray, int]:
     """(uint8[P, cells], n) from an API array of puzzles: integer dtype, a shape sudoku_grids
     takes, every cell in 0..n*n.
 
     Nothing is wrapped: a value outside 0..N (a 262 in a 9x9 grid) is refused, never taken
     modulo 256."""
-    a, n = sudoku_grids(array, order)
+    a, n = sudoku_grids(array, order, what)
     N = n * n
     if a.size:
         bad = np.flatnonzero(((a < 0) | (a > N)).any(axis=1))
         if bad.size:
             q = int(bad[0])
             c = int(np.flatnonzero((a[q] < 0) | (a[q] > N))[0])
-            raise OptionError(f"puzzles: puzzle {q} cell r{c // N + 1}c{c % N + 1} holds "
+            raise OptionError(f"{what}: puzzle {q} cell r{c // N + 1}c{c % N + 1} holds "
                               f"{int(a[q, c])}; cells must be in 0..{N} (0 blank)")  # fmt: skip
     return a.astype(np.uint8), n
 

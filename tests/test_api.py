@@ -224,3 +224,37 @@ def test_the_auto_move_names_each_orders_measured_best():
     assert move_of("candidate", 3) == "candidate"
     assert rules.move_code("auto", 3) == rules.MOVE_FOCUSED_TWO
     assert rules.move_code("auto", 5) == rules.MOVE_FOCUSED
+
+
+NINE_LINE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+
+
+def test_read_takes_one_text_as_one_source_and_names_a_bad_order():
+    """read(text) went through the text character by character (81 faults such as "'.': is a
+    folder"); read(None) raised TypeError; order='3' said 'order 3 is outside 2..8'."""
+    (item,) = gpu_anneal.read(NINE_LINE)
+    assert item.order == 3
+    with pytest.raises(InputError, match="^sources: NoneType; expected a list"):
+        list(gpu_anneal.read(None))
+    (fault,) = gpu_anneal.read([NINE_LINE], order="3")
+    assert str(fault) == "order '3': expected an integer in 2..8"
+
+
+def test_check_puzzle_and_solve_grid_puzzle_check_their_arguments():
+    """check_puzzle's max_nodes of 2**63 raised OverflowError, a str puzzle AttributeError;
+    solve_grid_puzzle's chains=0 raised 'argmin of an empty sequence' and time_limit=-1 ran."""
+    from gpu_anneal.check import check_puzzle
+    from gpu_anneal.grid_puzzles import solve_grid_puzzle
+
+    puzzle = read_puzzles(SEED002)[0]
+    assert check_puzzle(puzzle, 0)["solutions"] == 1
+    with pytest.raises(InputError, match=r"^max_nodes 9223372036854775808: must be"):
+        check_puzzle(puzzle, 0, max_nodes=2**63)
+    with pytest.raises(InputError, match="^puzzle: str; expected a Puzzle"):
+        check_puzzle(NINE_LINE, 0)
+    for options, fault in (({"chains": 0}, "chains 0: must be"),
+                           ({"time_limit": -1}, "time_limit -1: must be"),
+                           ({"seed": -1}, "seed -1: must be")):  # fmt: skip
+        with pytest.raises(InputError, match=f"^{fault}"):
+            solve_grid_puzzle("shikaku", "5x4:3c2b9f6e", **options)
+    assert solve_grid_puzzle("shikaku", "5x4:3c2b9f6e", seed=None, chains=2)["verified"]

@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import app
+from cpu_reference.errors import InputError
 from cpu_reference.sudoku.exact import count_solutions
 from cpu_reference.sudoku.format_writer import format_grid
 from cpu_reference.sudoku.formats import parse_line
@@ -263,3 +264,42 @@ def test_cli_delegates_grid_puzzles(monkeypatch):
     assert result.exit_code == 0
     assert calls == [("hashi", "7x5", 2, 3, True)]
     assert result.stdout.strip() == "ID"
+
+
+def _full_grid() -> np.ndarray:
+    """A valid 9x9 grid as int64 (so that values past 255 stay what they are)."""
+    return gen.generate_grids(3, 1, "permute", seed=1)[0][0].astype(np.int64)
+
+
+@pytest.mark.parametrize(
+    "call, fault",
+    [(lambda S: gen.minimize_grids(np.where(S == 1, 257, S).astype(np.uint16), 3),
+      "grids: puzzle 0 cell r1c4 holds 257; cells must be in 0..9"),
+     (lambda S: gen.check_minimal(np.where(S == 4, 260, S).astype(np.uint16), 3),
+      "puzzle: puzzle 0 cell r1c8 holds 260"),
+     (lambda S: gen.generate_grids(3, 1, "backtrack", givens=S * 0 + 0.7),
+      "givens: array of dtype float64; expected integers"),
+     (lambda S: gen.check_minimal(S[:80], 3), "puzzle: an array of shape (80,)"),
+     (lambda S: gen.check_minimal(np.stack([S, S]), 3), "puzzle: 2 grids; check_minimal takes one"),
+     (lambda S: gen.generate_grids(2, 1, "permute", first_index=-1), "first_index -1: must be"),
+     (lambda S: gen.generate_grids(2, 1, "anneal", batch=0), "batch 0: must be an integer"),
+     (lambda S: gen.generate_grids(2, 1, "anneal", schedule=1), "schedule 1: expected a"),
+     (lambda S: gen.minimize_grids(S, 3, ti="1"), "ti '1': must be a finite number"),
+     (lambda S: gen.minimize_grids(S, 3, ti=1e308), "ti 1e+308: must be a finite number"),
+     (lambda S: gen.generate_puzzles(2, 2, batch=-1), "batch -1: must be an integer")],
+)  # fmt: skip
+def test_bad_arrays_and_arguments_are_refused_by_name(call, fault):
+    """A 257 was wrapped to 1 and a 4.7 truncated to 4 (a grid holding an impossible value
+    minimised, check_minimal saying (True, True)); a wrong shape, index, batch, schedule or
+    temperature raised deep in numpy or numba, or named `count`."""
+    with pytest.raises(InputError) as err:
+        call(_full_grid())
+    assert str(err.value).startswith(fault) and "\n" not in str(err.value)
+
+
+def test_a_seed_of_none_is_the_default():
+    """seed=None raised TypeError deep in the generators; it is the default seed."""
+    grids = gen.generate_grids(2, 2, "permute", seed=None)[0]
+    assert np.array_equal(grids, gen.generate_grids(2, 2, "permute")[0])
+    (row,) = gen.minimize_grids(grids[0], 2, seed=None)
+    assert row["puzzle"].tolist() == gen.minimize_grids(grids[0], 2)[0]["puzzle"].tolist()

@@ -701,8 +701,8 @@ def iter_puzzles(
     """
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"unknown puzzle format {fmt!r}; formats are {', '.join(FORMATS)}")
-    if order is not None and order not in ORDERS:
-        raise InputError(f"order {order} is outside {MIN_ORDER}..{MAX_ORDER}")
+    if order is not None and (isinstance(order, bool) or order not in ORDERS):
+        raise InputError(f"order {order!r}: expected an integer in {MIN_ORDER}..{MAX_ORDER}")
     if order is not None and fmt is not None and order not in FORMAT_ORDERS[fmt]:
         raise InputError(_symbol_order_fault(order, fmt))
     opened = open_source(source, name)
