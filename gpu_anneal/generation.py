@@ -425,6 +425,7 @@ def minimize_grids(
     order = check_order(order)
     seed = validate.seed(seed, "seed") or 0  # None: the default
     first_index = validate.integer("first_index", first_index, 0)
+    check_grids = validate.flag("check_grids", check_grids)
     check_temperatures(ti, tf, step)
     tries = validate.integer("tries", tries, 1)
     max_nodes = validate.integer("max_nodes", max_nodes, 0)
@@ -520,6 +521,11 @@ def generate_puzzles(
     max_rounds = validate.integer("max_rounds", max_rounds, 1)
     tries = validate.integer("tries", tries, 1)
     batch = validate.batch(batch, "batch")
+    if on_puzzle is not None and not callable(on_puzzle):
+        raise InputError(f"on_puzzle {on_puzzle!r}: must be a function taking a puzzle's dict")
+    if grid_options is not None and not isinstance(grid_options, dict):
+        raise InputError(f"grid_options {grid_options!r}: must be a dict of generate_grids' "
+                         "keyword options")  # fmt: skip
     kept: list[dict] = []
     tried = 0
     rounds = 0

@@ -97,6 +97,36 @@ def generate_grid_puzzles(
     return list(iter_grid_puzzles(kind, width, height, count, seed, unique, **params))
 
 
+# what each kind's generator takes besides the size: name -> (integer, least, most); None
+# stays None (the generator's default) where the generator's default is None
+GENERATOR_PARAMS = {
+    "shikaku": {"depth": (True, 0, 64), "merge_iters": (True, 0, 10**6),
+                "merge_prob": (False, 0.0, 1.0), "max_area": (True, 1, None)},
+    "hashi": {"n": (True, 2, None), "maxb": (True, 1, 4), "edge_prob": (False, 0.0, 1.0)},
+}  # fmt: skip
+_NONE_MEANS_DEFAULT = ("depth", "max_area", "n")
+
+
+def generator_params(kind: str, params: dict) -> dict:
+    """The generator's settings checked against GENERATOR_PARAMS: OptionError naming an
+    unknown one (and the ones the kind takes) or a value out of its range."""
+    allowed = GENERATOR_PARAMS[kind]
+    checked = {}
+    for name, value in params.items():
+        if name not in allowed:
+            raise InputError(f"{name}: not a setting of the {kind} generator; it takes "
+                             f"{', '.join(allowed)}")  # fmt: skip
+        if value is None and name in _NONE_MEANS_DEFAULT:
+            checked[name] = None
+            continue
+        whole, least, most = allowed[name]
+        if whole:
+            checked[name] = validate.integer(name, value, least, most)
+        else:
+            checked[name] = validate.number(name, value, least, most)
+    return checked
+
+
 def iter_grid_puzzles(
     kind: str, width: int, height: int, count: int, seed: int = 0, unique: bool = False, **params
 ) -> Iterator[str]:
@@ -106,6 +136,10 @@ def iter_grid_puzzles(
     spec = grid_kind(kind)
     count = validate.count(count, None, "count")
     seed = validate.seed(seed, "seed")
+    width = validate.integer("width", width, 1)
+    height = validate.integer("height", height, 1)
+    unique = validate.flag("unique", unique)
+    params = generator_params(spec.name, params)
     rng = np.random.default_rng(seed)
     made = 0
     attempts = 0
@@ -124,7 +158,8 @@ def render_grid_puzzle(kind: str, puzzle, path, solution=None) -> None:
     """Write a PNG or SVG of the puzzle, with the solution when given (rectangles or bridges,
     as in the solution JSON, or the dict `solution` of solve_grid_puzzle's result)."""
     spec = grid_kind(kind)
-    p = spec.parse(puzzle) if isinstance(puzzle, str) else puzzle
+    p = spec.parsed(puzzle)
+    validate.output_path(path, "path")
     if isinstance(solution, dict):
         solution = solution.get("rectangles", solution.get("bridges"))
     spec.render(p, path, solution)

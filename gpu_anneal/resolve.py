@@ -81,6 +81,9 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     schedule, move, propagate = spec.technique(method, o.technique, schedule, o.move, propagate)
     if anneal and schedule is not None:
         spec.check_schedule(schedule, order, t0)
+    if o.on_input_error is not None and not callable(o.on_input_error):
+        raise InputError(f"{name('on_input_error')} {o.on_input_error!r}: must be a function "
+                         "taking the InputError of a bad puzzle")  # fmt: skip
     return Settings(
         kind=spec.name, method=method, backend=o.backend, chains=chains,
         seed=(0 if seed is None else int(seed)) if spec.takes("seed", method) else None,

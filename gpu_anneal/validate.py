@@ -305,7 +305,7 @@ def file_name(value, option: str) -> str | None:
 def output_path(path, option: str = "--out") -> str:
     """A file that results (or a picture) can be appended to: not a folder, its folder exists and
     is writable; OutputError otherwise. The file itself need not exist."""
-    text = os.fspath(path)
+    text = os.fspath(path) if isinstance(path, (str, os.PathLike)) else path
     if not isinstance(text, str) or not text:
         raise OutputError(f"{option} {text!r}: expected a file name")
     if os.path.isdir(text):

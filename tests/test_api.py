@@ -258,3 +258,43 @@ def test_check_puzzle_and_solve_grid_puzzle_check_their_arguments():
         with pytest.raises(InputError, match=f"^{fault}"):
             solve_grid_puzzle("shikaku", "5x4:3c2b9f6e", **options)
     assert solve_grid_puzzle("shikaku", "5x4:3c2b9f6e", seed=None, chains=2)["verified"]
+
+
+def test_a_move_that_is_none_and_an_error_hook_that_is_no_function_are_refused():
+    """measure_throughput(move='bogus') raised KeyError; solve(on_input_error='x') raised
+    TypeError only when a bad puzzle came."""
+    from gpu_anneal.measure import measure_throughput
+
+    for move in ("bogus", None):
+        with pytest.raises(InputError, match=f"^move {move!r}: expected one of sirdey, "):
+            measure_throughput(3, 0.1, move=move)
+    with pytest.raises(InputError, match="^on_input_error 'x': must be a function"):
+        api.solve(NINE_LINE, on_input_error="x")
+
+
+def test_the_grid_puzzle_functions_check_their_arguments(tmp_path):
+    """Hashi's maxb=0 was numpy's 'low >= high', an unknown setting or a width of '5' a
+    TypeError, merge_prob=2.0 and unique='no' were taken; a puzzle of None, a str where a parsed
+    puzzle goes, or a picture in a missing folder raised deep in the code."""
+    from gpu_anneal import grid_puzzles as gp
+
+    calls = [
+        (lambda: gp.generate_grid_puzzles("hashi", 9, 9, 1, maxb=0), "maxb 0: must be"),
+        (lambda: gp.generate_grid_puzzles("hashi", 9, 9, 1, bogus=1),
+         "bogus: not a setting of the hashi generator; it takes n, maxb, edge_prob"),
+        (lambda: gp.generate_grid_puzzles("shikaku", "5", 5, 1), "width '5': must be"),
+        (lambda: gp.generate_grid_puzzles("shikaku", 5, 5, 1, merge_prob=2.0),
+         "merge_prob 2.0: must be"),
+        (lambda: gp.generate_grid_puzzles("hashi", 9, 9, 1, unique="no"), "unique 'no': must"),
+        (lambda: gp.solve_grid_puzzle("shikaku", None), "input: NoneType; expected a Shikaku"),
+        (lambda: gp.parse_grid_puzzle("hashi", 5), "input: int; expected a Hashiwokakero"),
+        (lambda: gp.game_id("shikaku", "5x4:3c2b9f6e"), "puzzle: str; expected a parsed"),
+        (lambda: gp.render_grid_puzzle("shikaku", "5x4:3c2b9f6e", tmp_path / "no" / "p.png"),
+         "path "),
+    ]  # fmt: skip
+    for call, fault in calls:
+        with pytest.raises(InputError) as err:
+            call()
+        assert str(err.value).startswith(fault), str(err.value)
+    (gid,) = gp.generate_grid_puzzles("hashi", 9, 9, 1, maxb=3, n=None)
+    assert gid.startswith("9x9m3:")

@@ -303,3 +303,16 @@ def test_a_seed_of_none_is_the_default():
     assert np.array_equal(grids, gen.generate_grids(2, 2, "permute")[0])
     (row,) = gen.minimize_grids(grids[0], 2, seed=None)
     assert row["puzzle"].tolist() == gen.minimize_grids(grids[0], 2)[0]["puzzle"].tolist()
+
+
+@pytest.mark.parametrize(
+    "call, fault",
+    [(lambda: gen.minimize_grids(np.ones(81, np.uint8), 3, check_grids="no"),
+      "check_grids 'no': must be True or False"),
+     (lambda: gen.generate_puzzles(2, 1, on_puzzle="x"), "on_puzzle 'x': must be a function"),
+     (lambda: gen.generate_puzzles(2, 1, grid_options="x"), "grid_options 'x': must be a dict")],
+)  # fmt: skip
+def test_flags_and_hooks_of_the_generators_are_checked(call, fault):
+    """check_grids='no' was taken as true, on_puzzle='x' and grid_options='x' raised TypeError."""
+    with pytest.raises(InputError, match=f"^{fault}"):
+        call()

@@ -84,6 +84,7 @@ import numpy as np
 
 from cpu_reference.anneal.fixed_point import beta_fixed, growth_fixed
 from cpu_reference.cache import import_generated, rewrite_imports, writable_folder
+from cpu_reference.errors import OptionError
 from cpu_reference.sudoku.layout import layout
 from cpu_reference.sudoku.moves import (
     BOX_SWAP,
@@ -131,8 +132,12 @@ MOVE_FOCUSED_TWO = FOCUSED_TWO.code  # the focused move, the better of two candi
 
 
 def move_code(name: str, order: int) -> int:
-    """The code of a move by name, a move preset ("auto") taken at this order."""
-    return MOVE_NAMES[move_of(name, order)]
+    """The code of a move by name, a move preset ("auto") taken at this order; OptionError
+    naming the moves for a name that is none."""
+    named = move_of(name, order) if isinstance(name, str) else None
+    if named not in MOVE_NAMES:
+        raise OptionError(f"move {name!r}: expected one of {', '.join(MOVE_NAMES)}")
+    return MOVE_NAMES[named]
 
 
 def move_name(code: int) -> str:

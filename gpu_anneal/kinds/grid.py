@@ -86,8 +86,17 @@ class GridKind(PuzzleKind):
     # ---- reading and writing ------------------------------------------------------------
 
     def parse(self, text: str, where: str = "input"):
-        """A puzzle from a game ID or a text grid; InputError if malformed."""
+        """A puzzle from a game ID or a text grid; InputError if malformed or not text."""
+        if not isinstance(text, str):
+            raise InputError(f"{where}: {type(text).__name__}; expected a {self.title} game ID "
+                             "or text grid")  # fmt: skip
         return self.model.parse(text, where)
+
+    def parsed(self, puzzle, where: str = "input"):
+        """A puzzle given as text (parsed) or parsed already; InputError for anything else."""
+        if isinstance(puzzle, self.parsed_types):
+            return puzzle
+        return self.parse(puzzle, where)
 
     def parse_game_id(self, text: str, where: str):
         """A puzzle from a game ID; InputError if malformed."""
@@ -98,7 +107,9 @@ class GridKind(PuzzleKind):
         return self.model.parse_grid(text, where)
 
     def game_id(self, p) -> str:
-        """Tatham's game ID of a parsed puzzle."""
+        """Tatham's game ID of a parsed puzzle (InputError for anything else)."""
+        if not isinstance(p, self.parsed_types):
+            raise InputError(f"puzzle: {type(p).__name__}; expected a parsed {self.title} puzzle")
         return self.model.to_game_id(p)
 
     def read(self, source, fmt: str | None, order: int | None) -> Iterator:
@@ -168,7 +179,7 @@ class GridKind(PuzzleKind):
         """Solve one puzzle (text or parsed) by a method of GRID_METHODS on a backend taken
         already ("cpu" or "cuda": gpu_anneal.run_plan) with `chains` chains; the dict
         gpu_anneal.grid_puzzles.solve_grid_puzzle documents."""
-        p = self.parse(puzzle) if isinstance(puzzle, str) else puzzle
+        p = self.parsed(puzzle)
         t0 = time.perf_counter()
         out = {"kind": self.name, "game_id": self.game_id(p), "method": method}
         sched = {k: options.pop(k) for k in SCHEDULE_KEYS if k in options}
