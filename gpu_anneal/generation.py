@@ -52,7 +52,7 @@ from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER, layout
 from cpu_reference.sudoku.schedules import Schedule, by_name, geometric
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import interrupts, phases, validate
-from gpu_anneal.backends import resolve_backend
+from gpu_anneal.backends import BACKENDS, resolve_backend
 from gpu_anneal.sudoku_solver import solve_batch
 
 METHODS = ("anneal", "permute", "backtrack", "impasse")
@@ -142,6 +142,8 @@ def generate_grids(
     order = check_order(order)
     if method not in METHODS:
         raise InputError(f"method {method!r}: expected one of {', '.join(METHODS)}")
+    if backend not in BACKENDS:  # checked for every method, as solve checks it
+        raise InputError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
     if givens is not None and np.asarray(givens).ndim == 2:
         count = np.asarray(givens).shape[0] if count is None else count
     lay = layout(order)

@@ -286,7 +286,9 @@ def _full_grid() -> np.ndarray:
      (lambda S: gen.generate_grids(2, 1, "anneal", schedule=1), "schedule 1: expected a"),
      (lambda S: gen.minimize_grids(S, 3, ti="1"), "ti '1': must be a finite number"),
      (lambda S: gen.minimize_grids(S, 3, ti=1e308), "ti 1e+308: must be a finite number"),
-     (lambda S: gen.generate_puzzles(2, 2, batch=-1), "batch -1: must be an integer")],
+     (lambda S: gen.generate_puzzles(2, 2, batch=-1), "batch -1: must be an integer"),
+     (lambda S: gen.generate_grids(2, 1, "permute", backend="bogus"),
+      "backend 'bogus': expected one of auto, cpu, cuda")],
 )  # fmt: skip
 def test_bad_arrays_and_arguments_are_refused_by_name(call, fault):
     """A 257 was wrapped to 1 and a 4.7 truncated to 4 (a grid holding an impossible value
