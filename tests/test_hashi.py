@@ -22,7 +22,7 @@ def test_game_id_round_trip():
     q = H.parse_game_id("3x3i30e10m2d0:3a2c1a2")
     assert np.array_equal(q.grid, p.grid) and q.maxb == 2 and q.allow_loops
     assert not H.parse_game_id("3x3m2L:3a2c1a2").allow_loops
-    assert H.parse_game_id("3x1m4:Aa1").grid.tolist() == [[10, 0, 1]]  # A-G: 10-16
+    assert H.parse_game_id("3x1:Aa1").grid.tolist() == [[10, 0, 1]]
 
 
 def test_edge_graph_and_crossings():
@@ -101,8 +101,6 @@ def test_generator_seeded_valid_and_solvable(size):
         ("3x3m9:3a2c1a2", "outside"),
         ("3x3m-1:3a2c1a2", "parameters 'm-1' after the size"),  # taken as m2 before
         ("3x3garbage:3a2c1a2", "parameters 'garbage' after the size"),
-        ("3x3m2:9h", "island 9 at (0, 0) wants more than the 8 bridges"),  # was "no solution"
-        ("3x3m1:5h", "more than the 4 bridges"),
         ("3.2\n..\n1.2", "line 2"),
         ("3.2\n.x.\n1.2", "unknown cell"),
         ("...\n...", "no island"),

@@ -58,11 +58,13 @@ SITES = {
         {"gpu_anneal/kinds/grid.py": 1, "gpu_anneal/run_plan.py": 1},
     ),
     # chains checked: resolve (any order), the run plan (the order's memory bound, on Dask for
-    # a task's chunk; the pool's entry point), the rate measurement and `bench`
+    # a task's chunk; the pool's entry point), the rate measurement, `bench` and the grid
+    # puzzles' own entry point (grid_puzzles.solve_grid_puzzle)
     "chains": (
         r"\bvalidate\.chains\(|\bchains < 1\b|\"--chains\", chains",
         {
             "gpu_anneal/resolve.py": 1,
+            "gpu_anneal/grid_puzzles.py": 1,
             "gpu_anneal/run_plan.py": 2,
             "gpu_anneal/measure.py": 1,
             "cli/bench.py": 1,
