@@ -144,9 +144,10 @@ def generate_grids(
         raise InputError(f"method {method!r}: expected one of {', '.join(METHODS)}")
     if backend not in BACKENDS:  # checked for every method, as solve checks it
         raise InputError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
-    if givens is not None and np.asarray(givens).ndim == 2:
-        count = np.asarray(givens).shape[0] if count is None else count
     lay = layout(order)
+    given_rows = None if givens is None else _as_givens(givens, order, 1)
+    if count is None and given_rows is not None:  # a grid of givens each
+        count = given_rows.shape[0]
     count = validate.count(count, lay.cells, "count")
     seed = validate.seed(seed, "seed") or 0  # None: the default
     first_index = validate.integer("first_index", first_index, 0)
@@ -154,7 +155,7 @@ def generate_grids(
     if schedule is not None and not isinstance(schedule, (str, Schedule)):
         raise InputError(f"schedule {schedule!r}: expected a schedule's name or a Schedule")
     time_limit = validate.time_limit(time_limit, "time limit") or None
-    rows = _as_givens(givens, order, count)
+    rows = _as_givens(None, order, count) if given_rows is None else given_rows
     if rows.shape[0] == 1 and count > 1:
         rows = np.repeat(rows, count, axis=0)
     if rows.shape[0] != count:

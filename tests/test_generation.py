@@ -318,3 +318,15 @@ def test_flags_and_hooks_of_the_generators_are_checked(call, fault):
     """check_grids='no' was taken as true, on_puzzle='x' and grid_options='x' raised TypeError."""
     with pytest.raises(InputError, match=f"^{fault}"):
         call()
+
+
+def test_givens_as_one_square_grid_make_one_grid():
+    """Givens of shape (9, 9) (one grid, as solve takes it) make one grid when no count is
+    given, not nine; a (2, 81) array makes two."""
+    full = _full_grid().astype(np.uint8)
+    givens = full.copy()
+    givens[::2] = 0
+    (one,) = gen.generate_grids(3, None, "backtrack", givens=givens.reshape(9, 9))[0]
+    assert verify_solution(one, 3) is None and np.array_equal(one[givens > 0], givens[givens > 0])
+    two = gen.generate_grids(3, None, "backtrack", givens=np.stack([givens] * 2))[0]
+    assert two.shape == (2, 81)
