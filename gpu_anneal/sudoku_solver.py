@@ -417,16 +417,19 @@ CALIBRATION_CHAINS = 4096
 
 def calibrate(slicer: Slicer, batch: SudokuBatch, time_limit: float | None) -> None:
     """Give the slicer a CPU rate before the first slice: one plateau of a throwaway batch of
-    at most CALIBRATION_CHAINS chains on the first slot's puzzle (a trial start included).
+    at most CALIBRATION_CHAINS chains on the slots' puzzle with the most blanks, or on an empty
+    grid where deduction completed every slot's puzzle (it makes no proposal, so gives no rate);
+    a trial start included.
 
     LimitWarning when one plateau of every chain would take longer than the time limit (no
     slice could keep it): the run goes on, each puzzle stopping at its limit after its first
     plateau. A rate measured while the machine is busy can be far too low; it never refuses a
     run."""
     chains = min(batch.chains, CALIBRATION_CHAINS)
-    trial = make_batch(
-        batch.given_vals[:1], batch.order, batch.schedule, chains, 0, move=batch.move
-    )  # fmt: skip
+    blanks = np.count_nonzero(batch.given_vals == 0, axis=1)
+    q = int(np.argmax(blanks))
+    rows = batch.given_vals[q : q + 1] if blanks[q] else np.zeros_like(batch.given_vals[:1])
+    trial = make_batch(rows, batch.order, batch.schedule, chains, 0, move=batch.move)
     start = time.perf_counter()
     run_slice_cpu(trial, 1, stop_on_solved=False)
     seconds = time.perf_counter() - start

@@ -238,6 +238,18 @@ def test_a_limit_that_not_one_plateau_fits_is_a_warning_and_the_run_keeps_its_li
     assert result.proposals >= 20_000 * 81  # the one plateau ran on every chain
 
 
+def test_the_warning_holds_when_deduction_completes_the_first_puzzle():
+    """seed002's first puzzle is completed by deduction, so a calibration on it made no proposal,
+    measured no rate, and a run whose plateaus far outlast its limit said nothing (3,000,000
+    chains and 1 s took 14 s on the sample). The calibration takes an empty grid then."""
+    from gpu_anneal import api
+
+    text = (DATA / "seed002_grids.txt").read_text()
+    with pytest.warns(LimitWarning, match=r"one plateau of all 20,000 chains takes about"):
+        results = api.solve(text, chains=20_000, seed=3, time_limit=0.001, backend="cpu")
+    assert results[0].solved and not results[0].counts.proposals  # deduction alone
+
+
 @pytest.mark.slow
 def test_a_million_chains_keep_a_5_second_limit():
     """The issue's case: --chains 1000000 and a 5 s limit (one slice used to take 21 s). Either
