@@ -4,6 +4,7 @@ they do not apply, and the same answers as the engines it wraps for the same see
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 import numpy as np
@@ -298,3 +299,24 @@ def test_the_grid_puzzle_functions_check_their_arguments(tmp_path):
         assert str(err.value).startswith(fault), str(err.value)
     (gid,) = gp.generate_grid_puzzles("hashi", 9, 9, 1, maxb=3, n=None)
     assert gid.startswith("9x9m3:")
+
+
+@pytest.mark.parametrize(
+    "kind, solution, fault",
+    [("shikaku", "x", "solution: expected rows of (top, left, height, width) integers"),
+     ("shikaku", [[99, 99, 99, 99]], "solution row 0 [99, 99, 99, 99]: outside the 5x4 grid"),
+     ("shikaku", {"rectangles": [[0, 0, 5, 1]]}, "solution row 0 [0, 0, 5, 1]: outside"),
+     ("hashi", [[0, 0, 0, 5, 1]], "solution row 0 [0, 0, 0, 5, 1]: outside the 3x3 grid"),
+     ("hashi", [[0, 0, 0, 2, 3]], "solution row 0 [0, 0, 0, 2, 3]: 3 bridges, not 1..2")],
+)  # fmt: skip
+def test_a_picture_refuses_a_solution_it_cannot_draw(tmp_path, kind, solution, fault):
+    """render_grid_puzzle drew rectangles outside the grid without complaint, and a solution of
+    'x' was 'not enough values to unpack'; a solver's own solution is still drawn."""
+    from gpu_anneal.grid_puzzles import render_grid_puzzle, solve_grid_puzzle
+
+    puzzle = {"shikaku": "5x4:3c2b9f6e", "hashi": "3x3m2:3a2c1a2"}[kind]
+    with pytest.raises(InputError, match=f"^{re.escape(fault)}"):
+        render_grid_puzzle(kind, puzzle, tmp_path / "p.png", solution)
+    solved = solve_grid_puzzle("shikaku", "5x4:3c2b9f6e", chains=2)
+    render_grid_puzzle("shikaku", "5x4:3c2b9f6e", tmp_path / "s.png", solved["solution"])
+    assert (tmp_path / "s.png").stat().st_size > 0
