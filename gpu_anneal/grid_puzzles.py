@@ -163,33 +163,5 @@ def render_grid_puzzle(kind: str, puzzle, path, solution=None) -> None:
     if isinstance(solution, dict):
         solution = solution.get("rectangles", solution.get("bridges"))
     if solution is not None:
-        check_drawn_solution(spec.name, p, solution)
+        spec.check_drawn(p, solution)
     spec.render(p, path, solution)
-
-
-def check_drawn_solution(kind: str, p, solution) -> None:
-    """InputError unless `solution` is rows a picture of this puzzle can draw: Shikaku
-    rectangles (top, left, height, width) inside the grid, Hashi bridges (r1, c1, r2, c2,
-    count) between cells of the grid with 1..maxb bridges."""
-    width = 4 if kind == "shikaku" else 5
-    try:
-        rows = [tuple(int(v) for v in row) for row in solution]
-        ok = all(len(row) == width for row in rows)
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
-        shape = "(top, left, height, width)" if kind == "shikaku" else "(r1, c1, r2, c2, count)"
-        raise InputError(f"solution: expected rows of {shape} integers")
-    h, w = p.height, p.width
-    for k, row in enumerate(rows):
-        if kind == "shikaku":
-            top, left, hh, ww = row
-            inside = top >= 0 and left >= 0 and hh >= 1 and ww >= 1
-            inside = inside and top + hh <= h and left + ww <= w
-        else:
-            r1, c1, r2, c2, count = row
-            inside = all(0 <= r < h for r in (r1, r2)) and all(0 <= c < w for c in (c1, c2))
-            if inside and not 1 <= count <= p.maxb:
-                raise InputError(f"solution row {k} {list(row)}: {count} bridges, not 1..{p.maxb}")
-        if not inside:
-            raise InputError(f"solution row {k} {list(row)}: outside the {w}x{h} grid")

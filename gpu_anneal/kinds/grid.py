@@ -106,6 +106,28 @@ class GridKind(PuzzleKind):
         """A puzzle from a text grid; InputError if malformed."""
         return self.model.parse_grid(text, where)
 
+    drawn_fields: tuple[str, ...] = ()  # the fields of a solution row a picture draws
+
+    def check_drawn(self, p, solution) -> None:
+        """InputError unless `solution` is rows of drawn_fields integers that drawn_fault
+        passes for this puzzle (a picture draws them as given)."""
+        try:
+            rows = [tuple(int(v) for v in row) for row in solution]
+            ok = all(len(row) == len(self.drawn_fields) for row in rows)
+        except (TypeError, ValueError, OverflowError):
+            ok = False
+        if not ok:
+            raise InputError(f"solution: expected rows of ({', '.join(self.drawn_fields)}) "
+                             "integers")  # fmt: skip
+        for k, row in enumerate(rows):
+            fault = self.drawn_fault(p, row)
+            if fault is not None:
+                raise InputError(f"solution row {k} {list(row)}: {fault}")
+
+    def drawn_fault(self, p, row: tuple[int, ...]) -> str | None:
+        """What keeps one solution row from being drawn on this puzzle, or None."""
+        return None
+
     def game_id(self, p) -> str:
         """Tatham's game ID of a parsed puzzle (InputError for anything else)."""
         if not isinstance(p, self.parsed_types):

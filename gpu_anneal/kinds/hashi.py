@@ -115,6 +115,19 @@ class Hashi(GridKind):
 
         return is_unique(p)
 
+    drawn_fields = ("r1", "c1", "r2", "c2", "count")
+
+    def drawn_fault(self, p, row: tuple[int, ...]) -> str | None:
+        """A bridge with an end outside the grid, or a count outside 1..maxb."""
+        r1, c1, r2, c2, count = row
+        if not (
+            all(0 <= r < p.height for r in (r1, r2)) and all(0 <= c < p.width for c in (c1, c2))
+        ):
+            return f"outside the {p.width}x{p.height} grid"
+        if not 1 <= count <= p.maxb:
+            return f"{count} bridges, not 1..{p.maxb}"
+        return None
+
     def render(self, p, path, solution=None) -> None:
         """cpu_reference.render.render_hashi."""
         render.render_hashi(p, path, solution)

@@ -100,6 +100,16 @@ class Shikaku(GridKind):
 
         return is_unique(p)
 
+    drawn_fields = ("top", "left", "height", "width")
+
+    def drawn_fault(self, p, row: tuple[int, ...]) -> str | None:
+        """A rectangle not wholly inside the grid."""
+        top, left, height, width = row
+        inside = top >= 0 and left >= 0 and height >= 1 and width >= 1
+        if inside and top + height <= p.height and left + width <= p.width:
+            return None
+        return f"outside the {p.width}x{p.height} grid"
+
     def render(self, p, path, solution=None) -> None:
         """cpu_reference.render.render_shikaku."""
         render.render_shikaku(p, path, solution)
