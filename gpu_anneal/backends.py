@@ -83,13 +83,19 @@ def cuda_status() -> tuple[bool, str]:
         return False, f"CUDA device unusable ({type(exc).__name__}: {exc})"
 
 
+def check_backend_name(backend: str, flags: bool = False) -> None:
+    """InputError unless backend is one of BACKENDS, naming it as the API does (backend 'x') or,
+    with `flags`, as the command line does (--backend x); no device is looked for."""
+    if backend not in BACKENDS:
+        asked = f"--backend {backend}" if flags else f"backend {backend!r}"
+        raise InputError(f"{asked}: expected one of {', '.join(BACKENDS)}")
+
+
 def resolve_backend(backend: str, flags: bool = False) -> str:
     """'cpu' or 'cuda' for a requested backend name ("auto": CUDA when a device is usable);
     BackendError if CUDA is asked but missing, naming the parameter as the API does (backend
     'cuda') or, with `flags`, as the command line does (--backend cuda)."""
-    if backend not in BACKENDS:
-        asked = f"--backend {backend}" if flags else f"backend {backend!r}"
-        raise InputError(f"{asked}: expected one of {', '.join(BACKENDS)}")
+    check_backend_name(backend, flags)
     if backend == "cpu":
         return "cpu"
     usable, reason = cuda_status()

@@ -52,7 +52,7 @@ from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER, layout
 from cpu_reference.sudoku.schedules import Schedule, by_name, geometric
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import interrupts, phases, validate
-from gpu_anneal.backends import BACKENDS, resolve_backend
+from gpu_anneal.backends import check_backend_name, resolve_backend
 from gpu_anneal.sudoku_solver import solve_batch
 
 METHODS = ("anneal", "permute", "backtrack", "impasse")
@@ -142,8 +142,7 @@ def generate_grids(
     order = check_order(order)
     if method not in METHODS:
         raise InputError(f"method {method!r}: expected one of {', '.join(METHODS)}")
-    if backend not in BACKENDS:  # checked for every method, as solve checks it
-        raise InputError(f"backend {backend!r}: expected one of {', '.join(BACKENDS)}")
+    check_backend_name(backend)  # for every method, as solve checks it
     lay = layout(order)
     given_rows = None if givens is None else _as_givens(givens, order, 1)
     if count is None and given_rows is not None:  # a grid of givens each
