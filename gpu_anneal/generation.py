@@ -90,24 +90,12 @@ def check_order(order) -> int:
 def check_temperatures(ti: float, tf: float, step: float) -> None:
     """InputError unless 0 < Tf < Ti and step > 0, each a number up to validate's largest
     temperature (and the step count stays reasonable)."""
-    for name, value in (("ti", ti), ("tf", tf), ("step", step)):
+    for name, value in (("ti", ti), ("tf", tf), ("step", step)):  # each above 0
         validate.number(name, value, 0.0, validate.MAX_TEMPERATURE, lo_open=True)
-    if not tf > 0:
-        raise InputError(f"Tf = {tf}: must be positive")
     if not tf < ti:
         raise InputError(f"Tf = {tf} must be below Ti = {ti}")
-    if not step > 0:
-        raise InputError(f"step = {step}: must be positive")
     if sm.step_count(ti, tf, step) > 10**9:
         raise InputError(f"step = {step}: more than 10**9 steps from Ti = {ti} to Tf = {tf}")
-
-
-def _as_givens(givens, order: int, count: int) -> np.ndarray:
-    lay = layout(order)
-    if givens is None:
-        return np.zeros((count, lay.cells), dtype=np.uint8)
-    # integers in 0..N only: a float is never truncated, a 257 never wrapped to 1
-    return np.ascontiguousarray(validate.sudoku_array(givens, order, "givens")[0])
 
 
 def generate_grids(
@@ -144,7 +132,11 @@ def generate_grids(
         raise InputError(f"method {method!r}: expected one of {', '.join(METHODS)}")
     check_backend_name(backend)  # for every method, as solve checks it
     lay = layout(order)
-    given_rows = None if givens is None else _as_givens(givens, order, 1)
+    # integers in 0..N only: a float is never truncated, a 257 never wrapped to 1
+    if givens is not None:
+        given_rows = np.ascontiguousarray(validate.sudoku_array(givens, order, "givens")[0])
+    else:
+        given_rows = None
     if count is None and given_rows is not None:  # a grid of givens each
         count = given_rows.shape[0]
     count = validate.count(count, lay.cells, "count")
@@ -154,7 +146,7 @@ def generate_grids(
     if schedule is not None and not isinstance(schedule, (str, Schedule)):
         raise InputError(f"schedule {schedule!r}: expected a schedule's name or a Schedule")
     time_limit = validate.time_limit(time_limit, "time limit") or None
-    rows = _as_givens(None, order, count) if given_rows is None else given_rows
+    rows = np.zeros((count, lay.cells), np.uint8) if given_rows is None else given_rows
     if rows.shape[0] == 1 and count > 1:
         rows = np.repeat(rows, count, axis=0)
     if rows.shape[0] != count:
