@@ -25,13 +25,11 @@ from pathlib import Path
 from cli.output import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, error_line
 from gpu_anneal import validate
 from gpu_anneal.grid_puzzles import iter_grid_puzzles, render_grid_puzzle
+from gpu_anneal.grid_puzzles import too_large_to_draw as puzzle_too_large
 from gpu_anneal.reference import InputError
 
 _SIDE = re.compile(r"[0-9]{1,7}")
 OVERWRITES = "the picture would overwrite the puzzles"
-# the most cells of a Shikaku or Hashi picture: the generators' largest grid is 100x100, and
-# drawing takes seconds a few thousand cells
-MAX_DRAWN_CELLS = 10_000
 
 
 def parse_size(size: str) -> tuple[int, int]:
@@ -121,12 +119,9 @@ def _first_reads_as(input: str, kind: str) -> bool:
 
 
 def too_large_to_draw(item) -> InputError | None:
-    """The fault of a Shikaku or Hashi puzzle of more than MAX_DRAWN_CELLS cells, else None."""
-    h, w = item.puzzle.height, item.puzzle.width
-    if h * w <= MAX_DRAWN_CELLS:
-        return None
-    return InputError(f"{item.source} line {item.line}: a {w}x{h} grid ({w * h:,} cells) is "
-                      f"past the {MAX_DRAWN_CELLS:,} cells render draws")  # fmt: skip
+    """The fault of a Shikaku or Hashi item too large for a picture (grid_puzzles'), or None."""
+    fault = puzzle_too_large(item.puzzle)
+    return None if fault is None else InputError(f"{item.source} line {item.line}: {fault}")
 
 
 def cli_render(

@@ -97,30 +97,24 @@ def generate_grid_puzzles(
     return list(iter_grid_puzzles(kind, width, height, count, seed, unique, **params))
 
 
-# what each kind's generator takes besides the size: name -> (integer, least, most); None
-# stays None (the generator's default) where the generator's default is None
-GENERATOR_PARAMS = {
-    "shikaku": {"depth": (True, 0, 64), "merge_iters": (True, 0, 10**6),
-                "merge_prob": (False, 0.0, 1.0), "max_area": (True, 1, None)},
-    "hashi": {"n": (True, 2, None), "maxb": (True, 1, 4), "edge_prob": (False, 0.0, 1.0)},
-}  # fmt: skip
-_NONE_MEANS_DEFAULT = ("depth", "max_area", "n")
+# the most cells of a picture: the generators' largest grid is 100x100, and drawing takes
+# seconds a few thousand cells
+MAX_DRAWN_CELLS = 10_000
 
 
-def generator_params(kind: str, params: dict) -> dict:
-    """The generator's settings checked against GENERATOR_PARAMS: OptionError naming an
-    unknown one (and the ones the kind takes) or a value out of its range."""
-    allowed = GENERATOR_PARAMS[kind]
+def generator_params(spec: GridKind, params: dict) -> dict:
+    """The generator's settings checked against the kind's generator_ranges: OptionError
+    naming an unknown one (and the ones the kind takes) or a value out of its range."""
+    allowed = spec.generator_ranges
     checked = {}
     for name, value in params.items():
         if name not in allowed:
-            raise InputError(f"{name}: not a setting of the {kind} generator; it takes "
+            raise InputError(f"{name}: not a setting of the {spec.name} generator; it takes "
                              f"{', '.join(allowed)}")  # fmt: skip
-        if value is None and name in _NONE_MEANS_DEFAULT:
+        whole, least, most, none_is_default = allowed[name]
+        if value is None and none_is_default:
             checked[name] = None
-            continue
-        whole, least, most = allowed[name]
-        if whole:
+        elif whole:
             checked[name] = validate.integer(name, value, least, most)
         else:
             checked[name] = validate.number(name, value, least, most)
@@ -139,7 +133,7 @@ def iter_grid_puzzles(
     width = validate.integer("width", width, 1)
     height = validate.integer("height", height, 1)
     unique = validate.flag("unique", unique)
-    params = generator_params(spec.name, params)
+    params = generator_params(spec, params)
     rng = np.random.default_rng(seed)
     made = 0
     attempts = 0
@@ -154,11 +148,23 @@ def iter_grid_puzzles(
         yield spec.game_id(p)
 
 
+def too_large_to_draw(p) -> str | None:
+    """What keeps a parsed Shikaku or Hashi puzzle of more than MAX_DRAWN_CELLS cells from a
+    picture, or None."""
+    h, w = p.height, p.width
+    if h * w <= MAX_DRAWN_CELLS:
+        return None
+    return f"a {w}x{h} grid ({w * h:,} cells) is past the {MAX_DRAWN_CELLS:,} cells render draws"
+
+
 def render_grid_puzzle(kind: str, puzzle, path, solution=None) -> None:
     """Write a PNG or SVG of the puzzle, with the solution when given (rectangles or bridges,
     as in the solution JSON, or the dict `solution` of solve_grid_puzzle's result)."""
     spec = grid_kind(kind)
     p = spec.parsed(puzzle)
+    fault = too_large_to_draw(p)
+    if fault is not None:
+        raise InputError(fault)
     validate.output_path(path, "path")
     if isinstance(solution, dict):
         solution = solution.get("rectangles", solution.get("bridges"))

@@ -292,6 +292,8 @@ def test_the_grid_puzzle_functions_check_their_arguments(tmp_path):
         (lambda: gp.game_id("shikaku", "5x4:3c2b9f6e"), "puzzle: str; expected a parsed"),
         (lambda: gp.render_grid_puzzle("shikaku", "5x4:3c2b9f6e", tmp_path / "no" / "p.png"),
          "path "),
+        (lambda: gp.render_grid_puzzle("shikaku", "1" * 20_001, tmp_path / "big.png"),
+         "a 20001x1 grid (20,001 cells) is past the 10,000 cells render draws"),
     ]  # fmt: skip
     for call, fault in calls:
         with pytest.raises(InputError) as err:

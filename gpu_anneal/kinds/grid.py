@@ -107,6 +107,9 @@ class GridKind(PuzzleKind):
         return self.model.parse_grid(text, where)
 
     drawn_fields: tuple[str, ...] = ()  # the fields of a solution row a picture draws
+    # the generator's settings besides the size: name -> (integer, least, most (None: no
+    # bound), None means the generator's default)
+    generator_ranges: dict[str, tuple[bool, float, float | None, bool]] = {}
 
     def check_drawn(self, p, solution) -> None:
         """InputError unless `solution` is rows of drawn_fields integers that drawn_fault

@@ -116,6 +116,8 @@ class Hashi(GridKind):
         return is_unique(p)
 
     drawn_fields = ("r1", "c1", "r2", "c2", "count")
+    generator_ranges = {"n": (True, 2, None, True), "maxb": (True, 1, 4, False),
+                        "edge_prob": (False, 0.0, 1.0, False)}  # fmt: skip
 
     def drawn_fault(self, p, row: tuple[int, ...]) -> str | None:
         """A bridge with an end outside the grid, or a count outside 1..maxb."""

@@ -101,6 +101,9 @@ class Shikaku(GridKind):
         return is_unique(p)
 
     drawn_fields = ("top", "left", "height", "width")
+    generator_ranges = {"depth": (True, 0, 64, True), "merge_iters": (True, 0, 10**6, False),
+                        "merge_prob": (False, 0.0, 1.0, False),
+                        "max_area": (True, 1, None, True)}  # fmt: skip
 
     def drawn_fault(self, p, row: tuple[int, ...]) -> str | None:
         """A rectangle not wholly inside the grid."""
