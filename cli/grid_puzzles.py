@@ -101,8 +101,8 @@ def render_kind(input: str) -> str:
         return "shikaku"
     if isinstance(first, Puzzle):
         return "sudoku"
-    if _first_reads_as(input, "hashi") and not _first_reads_as(input, "shikaku"):
-        return "hashi"
+    if not _first_reads_as(input, "shikaku") and _first_reads_as(input, "hashi"):
+        return "hashi"  # a Shikaku file is read once more, not twice
     return "shikaku"
 
 
