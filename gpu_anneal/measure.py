@@ -33,6 +33,26 @@ def never_solving_puzzle(order: int) -> np.ndarray:
     return puzzle
 
 
+FIRST_BUDGET = 64  # plateaus of a measurement's first round, where a twentieth of it holds them
+
+
+def timed_plateau(runner) -> float:
+    """Seconds of one plateau of every chain on `runner` (after its warm-up)."""
+    start = time.perf_counter()
+    runner.run(1)
+    runner.sync()
+    return time.perf_counter() - start
+
+
+def first_budget(one: float, seconds: float) -> int:
+    """Plateaus of a measurement's first round: FIRST_BUDGET, fewer where a plateau of every
+    chain takes `one` s and FIRST_BUDGET of them would outlast a twentieth of `seconds` (the
+    rounds double from there while they are short), at least 1."""
+    if one <= 0:
+        return FIRST_BUDGET
+    return int(max(1, min(FIRST_BUDGET, seconds / 20 / one)))
+
+
 # the native loop's regime: trials of 20,000 plateaus from T0 = e_P, no stall rule
 NATIVE_REGIME = "sirdey-course:stall=0,max_plateaus=20000"
 
@@ -61,8 +81,8 @@ def measure_throughput(
     runner = make_runner(batch, used)
     runner.run(1)  # compile and warm up
     runner.sync()
+    budget = first_budget(timed_plateau(runner), seconds)
     before = int(batch.ctr[:, C_PROPOSALS].sum())
-    budget = 64
     start = time.perf_counter()
     elapsed = 0.0
     while elapsed < seconds:
