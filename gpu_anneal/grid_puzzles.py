@@ -75,7 +75,8 @@ def solve_grid_puzzle(
 ) -> dict:
     """Solve one puzzle (text or parsed). Returns a dict with kind, game_id, solved, verified,
     method, backend, energy (anneal) or status (ilp), seconds, solution (JSON), text, move,
-    and method details (anneal: trials, chains, schedule, reason when no answer can exist)."""
+    and method details (anneal: trials, chains, schedule, first_round: the seconds of one trial of
+    every chain, reason when no answer can exist)."""
     spec = grid_kind(kind)
     check("method", method, GRID_METHODS)
     chains = validate.chains(chains, option="chains")

@@ -22,6 +22,7 @@ import functools
 import itertools
 import math
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from functools import lru_cache
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cpu_reference.errors import InputError
+from cpu_reference.errors import InputError, LimitWarning
 from gpu_anneal import backend_choice, interrupts, phases, timeline
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.items import Item
@@ -451,6 +452,7 @@ def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
     items, choice = backend_choice.grid_choice(s.backend, spec, method, items, s.naming.flags)
     plan = grid_plan(s, spec, choice.backend, choice.reason)
     used = plan.backend
+    warned = False
     for item in items:
         limit = math.inf if plan.time_limit is None else plan.time_limit
 
@@ -467,17 +469,37 @@ def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
             interrupts.check()  # the run's total time
             left = interrupts.time_left()  # a puzzle's search ends with the run's time
             start = time.perf_counter()
-            raw = solve(item.puzzle, limit if left is None else max(0.01, min(limit, left)))
+            given = limit if left is None else max(0.01, min(limit, left))
+            raw = solve(item.puzzle, given)
             search_s = time.perf_counter() - start
         except KeyboardInterrupt:
             yield interrupted(item, method, used)
             raise
+        if not warned and plan.time_limit is not None:
+            warned = warn_long_round(raw, plan.chains, given, item.where)
         build = functools.partial(
             _from_grid, item, raw, s, plan.chains, compile_s, search_s, choice.reason
         )
         result = guarded(item, method, used, build)
         yield out_of_time(result)
         interrupts.check()
+
+
+def warn_long_round(raw: dict, chains: int, time_limit: float, where: str) -> bool:
+    """LimitWarning, and True, where one trial of every chain (a round, never cut: see
+    cpu_reference.anneal.trials.run_trials) took longer than the puzzle's time limit. The run
+    goes on; the caller warns once a run."""
+    first = raw.get("first_round")
+    if first is None or first <= time_limit:
+        return False
+    warnings.warn(
+        f"chains = {chains:,}: one trial of every chain took {first:.3g} s ({where}), "
+        f"more than the time limit of {time_limit:.3g} s; running anyway (each puzzle runs at "
+        "least one trial); fewer chains would keep the limit",
+        LimitWarning,
+        stacklevel=2,
+    )
+    return True
 
 
 def out_of_time(result: Result) -> Result:

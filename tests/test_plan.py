@@ -7,6 +7,7 @@ shape comes from gpu_anneal.kernels.sudoku (numba-cuda imported, nothing compile
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -248,6 +249,40 @@ def test_the_warning_holds_when_deduction_completes_the_first_puzzle():
     with pytest.warns(LimitWarning, match=r"one plateau of all 20,000 chains takes about"):
         results = api.solve(text, chains=20_000, seed=3, time_limit=0.001, backend="cpu")
     assert results[0].solved and not results[0].counts.proposals  # deduction alone
+
+
+@pytest.mark.parametrize("kind", ["shikaku", "hashi"])
+def test_a_grid_puzzle_trial_longer_than_the_limit_is_one_warning_a_run(kind):
+    """A Shikaku or Hashi round (one trial of every chain) is never cut, and many chains
+    passed a short limit in silence (3,000,000 chains and 1 s: 19 s for five 15x15 Shikaku).
+    One LimitWarning a run says how long the first puzzle's round took; every puzzle is still
+    answered."""
+    from gpu_anneal import api, datasets
+
+    items = api.parse_puzzles(datasets.path(kind), kind)[:2]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LimitWarning)
+        results = api.solve(items, kind=kind, chains=50_000, seed=3, time_limit=0.001)
+    said = [str(w.message) for w in caught if issubclass(w.category, LimitWarning)]
+    assert len(said) == 1, said
+    expected = (
+        r"^chains = 50,000: one trial of every chain took .* s \(.* line \d+\), "
+        r"more than the time limit of 0\.001 s; running anyway"
+    )
+    assert re.search(expected, said[0]), said[0]
+    assert len(results) == 2 and all(r.counts.trials >= 50_000 for r in results)
+
+
+def test_a_grid_puzzle_round_within_the_limit_says_nothing():
+    """The warning's other side: the default chains keep a 30 s limit, and nothing is said."""
+    from gpu_anneal import api, datasets
+
+    items = api.parse_puzzles(datasets.path("shikaku"), "shikaku")[:1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LimitWarning)
+        (result,) = api.solve(items, kind="shikaku", seed=3, time_limit=30)
+    assert result.solved
+    assert not [w for w in caught if issubclass(w.category, LimitWarning)]
 
 
 @pytest.mark.slow

@@ -89,14 +89,14 @@ def test_run_trials_drives_a_trial_runner_round_by_round():
     args = (np.zeros((3, 2), np.uint64), solved)
     runner = Recording(solves_at=2)
     assert isinstance(runner, TrialRunner)
-    assert run_trials(runner, args, solved, 0.0, float("inf"), None) == 6
+    assert run_trials(runner, args, solved, 0.0, float("inf"), None).trials == 6
     assert runner.calls == ["load"] + ["run(1)", "status"] * 2 + ["fetch", "fetched"]
     assert runner.args is args
     never = Recording()
-    assert run_trials(never, args, solved, 0.0, float("inf"), 7) == 7  # 3 + 3 + 1
+    assert run_trials(never, args, solved, 0.0, float("inf"), 7).trials == 7  # 3 + 3 + 1
     assert never.calls == ["load"] + ["run(1)", "status"] * 3 + ["fetch", "fetched"]
     late = Recording(solves_at=5)
-    assert run_trials(late, args, solved, 0.0, float("inf"), 8) == 8  # 3 + 3 + 2
+    assert run_trials(late, args, solved, 0.0, float("inf"), 8).trials == 8  # 3 + 3 + 2
     assert late.rounds == 3
 
 
@@ -113,7 +113,7 @@ def test_a_callable_runs_as_the_cpu_trial_runner():
 
     assert not isinstance(run_chains, TrialRunner)
     args = (np.zeros((4, 2), np.uint64), solved)
-    assert run_trials(run_chains, args, solved, 0.0, float("inf"), None) == 12
+    assert run_trials(run_chains, args, solved, 0.0, float("inf"), None).trials == 12
     assert len(seen) == 3 and all(s[1] is solved for s in seen)
     cpu = CpuTrials(run_chains, solved)
     assert isinstance(cpu, TrialRunner)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -102,6 +103,14 @@ class CpuTrials:
         return self.args
 
 
+class TrialsRun(NamedTuple):
+    """What run_trials ran: trials over all chains, and the seconds of its first round (one
+    trial on every chain, the launch's compile included where it is the first)."""
+
+    trials: int
+    first_round: float
+
+
 def run_trials(
     runner: TrialRunner | Callable,
     args: tuple,
@@ -109,36 +118,46 @@ def run_trials(
     t_start: float,
     time_limit: float,
     max_trials: int | None,
-) -> int:
+) -> TrialsRun:
     """Run trials on `runner` (a TrialRunner, or a callable with run_chains_cpu's signature run
     as CpuTrials) over `args` until a chain solves, time runs out or every chain is out of
     trials (the chains' `left` counts, from trials_left(chains, max_trials), stop them); then
-    fetch the chain results into the host arrays. Returns the trials run over all chains:
-    `chains` a round, fewer in a last round that max_trials cuts."""
+    fetch the chain results into the host arrays. Returns the trials run over all chains
+    (`chains` a round, fewer in a last round that max_trials cuts) and the first round's
+    seconds: a round is never cut, so where that passes time_limit the chains were too many
+    for it."""
     if not isinstance(runner, TrialRunner):
         runner = CpuTrials(runner, solved)
     chains = len(solved)
     runner.load(args)
     trials = 0
+    first_round = None
     while True:
+        started = time.perf_counter()
         runner.run(1)
         trials += chains if max_trials is None else min(chains, max_trials - trials)
-        if runner.status().any() or time.perf_counter() - t_start > time_limit:
+        done = runner.status().any()
+        now = time.perf_counter()
+        if first_round is None:
+            first_round = now - started
+        if done or now - t_start > time_limit:
             break
         if max_trials is not None and trials >= max_trials:
             break
     runner.fetch()
     runner.fetched()
-    return trials
+    return TrialsRun(trials, first_round)
 
 
 def trial_stats(
-    t_start: float, trials: int, best_f: np.ndarray, best: np.ndarray, solved: np.ndarray
+    t_start: float, ran: TrialsRun, best_f: np.ndarray, best: np.ndarray, solved: np.ndarray
 ) -> dict:
-    """The fields every anneal result ends with: trials, seconds, chains, per-chain results."""
+    """The fields every anneal result ends with: trials, seconds, the first round's seconds,
+    chains, per-chain results."""
     return {
-        "trials": trials,
+        "trials": ran.trials,
         "seconds": time.perf_counter() - t_start,
+        "first_round": ran.first_round,
         "chains": len(best_f),
         "best_f": best_f,
         "best": best,

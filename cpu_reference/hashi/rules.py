@@ -359,14 +359,14 @@ def anneal(
         stop,
         int(early_stop),
     )
-    trials = run_trials(runner or run_chains_cpu, args, solved, t_start, time_limit, max_trials)
+    rounds = run_trials(runner or run_chains_cpu, args, solved, t_start, time_limit, max_trials)
     winners = np.nonzero(solved)[0]
     i = int(winners[0]) if len(winners) else int(np.argmin(best_f))
     return {
         "solved": bool(solved[i]),
         "energy": int(best_f[i]),
         "mult": best[i].astype(np.int64),
-        **trial_stats(t_start, trials, best_f, best, solved),
+        **trial_stats(t_start, rounds, best_f, best, solved),
         "graph": g,
         "schedule": ran,
     }

@@ -239,13 +239,13 @@ def anneal(
         stop,
         int(early_stop),
     )
-    trials = run_trials(runner or run_chains_cpu, args, solved, t_start, time_limit, max_trials)
+    rounds = run_trials(runner or run_chains_cpu, args, solved, t_start, time_limit, max_trials)
     i = int(np.argmin(best_f))
     rects = cand[best[i]].tolist()
     return {
         "solved": bool(best_f[i] == p.height * p.width),
         "energy": int(best_f[i]),
         "rects": rects,
-        **trial_stats(t_start, trials, best_f, best, solved),
+        **trial_stats(t_start, rounds, best_f, best, solved),
         "schedule": ran,
     }

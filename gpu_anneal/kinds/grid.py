@@ -224,6 +224,7 @@ class GridKind(PuzzleKind):
             res, solution = self.anneal(p, chains, seed, time_limit, runner, sched, options, out)
             out["energy"] = res["energy"]
             out["trials"] = res["trials"]
+            out["first_round"] = res.get("first_round")  # seconds of one trial of every chain
             out["chains"] = chains
             out["schedule"] = res["schedule"]  # t0, t_final, n_plateaus, plateau that ran
             out["reason"] = res.get("reason")  # why no answer exists, when anneal ruled it out
