@@ -99,6 +99,12 @@ def test_lloyd_amos_faults_are_one_line_naming_what_and_where():
             "4x4 grid"
         ]
     assert faults("9\n1\n1\t2\n") == ["f.txt line 1: order field '9' is not an order 2..8"]
+    # an order field that is a number but no whole one was read as a one-line puzzle, and the
+    # fault named line 2's cell count
+    for field in ("nan", "-2", "2.0", "1e3", "inf"):
+        assert faults(f"{field}\n1\n" + ("-1\t" * 4 + "\n") * 4) == [
+            f"f.txt line 1: order field '{field}' is not an order 2..8"
+        ]
     assert faults("2\n1\n1\t2\t3\n") == [
         "f.txt line 3: 3 numbers on a row, expected 4"
     ]  # fmt: skip

@@ -753,8 +753,18 @@ def _head(lines) -> tuple[list, Iterator]:
 
 
 def _lloyd_amos_head(head: list) -> bool:
-    """Whether an input's first two lines are a Lloyd & Amos file's: a number alone, then 1."""
-    return len(head) == 2 and head[0].isascii() and head[0].isdigit() and head[1] == "1"
+    """Whether an input's first two lines are a Lloyd & Amos file's: a number alone (any number
+    Python reads, so that a `nan`, `-2` or `2.0` order is named as the order field), then 1."""
+    return len(head) == 2 and head[1] == "1" and head[0].isascii() and _a_number(head[0])
+
+
+def _a_number(text: str) -> bool:
+    """Whether text is one number as float() reads it (an integer, a decimal, nan, inf)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _lloyd_amos_puzzles(lines, name: str, order: int | None, check: bool):
