@@ -391,9 +391,10 @@ def _generate_grids(args: dict) -> int:
 
 
 def _grid_options(args: dict) -> dict:
-    """generate_grids' keyword options from the command's."""
-    keys = ("time_limit", "moves", "max_restarts")
-    return {key: args[key] for key in keys}
+    """generate_grids' keyword options from the command's: permute's only where it runs
+    (check_applies refuses them given to another method)."""
+    keys = ("time_limit", "moves", "max_restarts") if args["method"] == "permute" else ()
+    return {key: args[key] for key in ("time_limit", *keys)}
 
 
 def run_minimize(args: dict) -> int:

@@ -98,6 +98,29 @@ def check_temperatures(ti: float, tf: float, step: float) -> None:
         raise InputError(f"step = {step}: more than 10**9 steps from Ti = {ti} to Tf = {tf}")
 
 
+# generate_grids' options that some methods alone take: option -> the methods that take it
+METHOD_OPTIONS = {
+    "batch": ("anneal",),
+    "schedule": ("anneal",),
+    "moves": ("permute",),
+    "patience": ("permute",),
+    "max_restarts": ("permute",),
+    "max_nodes": ("backtrack",),
+}
+
+
+def check_method_options(method: str, backend: str, given: dict) -> None:
+    """InputError for an option given (not None) that `method` does not take (METHOD_OPTIONS),
+    or a backend other than "auto" or "cpu" for a method that runs on the CPU alone."""
+    for name, value in given.items():
+        if value is not None and method not in METHOD_OPTIONS[name]:
+            takers = " and ".join(METHOD_OPTIONS[name])
+            raise InputError(f"{name} applies to method {takers}, not {method}")
+    if method != "anneal" and backend not in ("auto", "cpu"):
+        raise InputError(f"backend {backend!r}: method {method} runs on the CPU alone (backend "
+                         "applies to method anneal)")  # fmt: skip
+
+
 def generate_grids(
     order: int,
     count: int,
@@ -108,10 +131,10 @@ def generate_grids(
     *,
     time_limit: float | None = 60.0,
     batch: int | None = None,
-    moves: str = "any",
+    moves: str | None = None,
     patience: int | None = None,
-    max_restarts: int = 10_000,
-    max_nodes: int = 0,
+    max_restarts: int | None = None,
+    max_nodes: int | None = None,
     first_index: int = 0,
     schedule: Schedule | str | None = None,
 ) -> tuple[np.ndarray, dict]:
@@ -123,14 +146,21 @@ def generate_grids(
     for anneal.
     Failed grids are all zeros, their indices in ``stats["failed"]``. Options: ``time_limit``
     (seconds; anneal: per batch; None or 0: none), ``batch`` (anneal grids per solve_batch call),
-    ``moves``,
-    ``patience`` and ``max_restarts`` (permute), ``max_nodes`` (backtrack, 0 = no limit),
-    ``schedule`` (anneal; default ``grid_schedule`` for empty grids, "sirdey-course" with givens).
+    ``moves`` ("any"), ``patience`` and ``max_restarts`` (10,000) (permute), ``max_nodes``
+    (backtrack, 0 = no limit), ``schedule`` (anneal; default ``grid_schedule`` for empty grids,
+    "sirdey-course" with givens). An option of another method (METHOD_OPTIONS) is refused, and so
+    is a backend other than "auto" or "cpu" where the method runs on the CPU alone.
     """
     order = check_order(order)
     if method not in METHODS:
         raise InputError(f"method {method!r}: expected one of {', '.join(METHODS)}")
     check_backend_name(backend)  # for every method, as solve checks it
+    given = dict(batch=batch, schedule=schedule, moves=moves, patience=patience,
+                 max_restarts=max_restarts, max_nodes=max_nodes)  # fmt: skip
+    check_method_options(method, backend, given)
+    moves = "any" if moves is None else moves
+    max_restarts = 10_000 if max_restarts is None else max_restarts
+    max_nodes = 0 if max_nodes is None else max_nodes
     lay = layout(order)
     # integers in 0..N only: a float is never truncated, a 257 never wrapped to 1
     if givens is not None:

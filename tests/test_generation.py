@@ -8,6 +8,7 @@ greedy pass still makes every puzzle minimal, which is what these tests check.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -264,6 +265,39 @@ def test_cli_delegates_grid_puzzles(monkeypatch):
     assert result.exit_code == 0
     assert calls == [("hashi", "7x5", 2, 3, True)]
     assert result.stdout.strip() == "ID"
+
+
+@pytest.mark.parametrize(
+    "method, option, fault",
+    [("permute", dict(batch=8), "batch applies to method anneal, not permute"),
+     ("backtrack", dict(schedule="sirdey-course"), "schedule applies to method anneal, not "),
+     ("anneal", dict(max_nodes=100), "max_nodes applies to method backtrack, not anneal"),
+     ("impasse", dict(moves="row"), "moves applies to method permute, not impasse"),
+     ("backtrack", dict(patience=3), "patience applies to method permute, not backtrack"),
+     ("anneal", dict(max_restarts=5), "max_restarts applies to method permute, not anneal"),
+     ("permute", dict(backend="cuda"), "backend 'cuda': method permute runs on the CPU alone")],
+)  # fmt: skip
+def test_an_option_of_another_method_is_refused(method, option, fault):
+    """generate_grids took `batch` with permute and `max_nodes` with anneal and used neither,
+    where the command line refuses an option its method does not take."""
+    with pytest.raises(InputError, match="^" + re.escape(fault)):
+        gen.generate_grids(2, 1, method, seed=1, **option)
+    with pytest.raises(InputError, match="^" + re.escape(fault)):
+        gen.generate_puzzles(2, 1, seed=1, method=method, **_split(option))
+
+
+def _split(option: dict) -> dict:
+    """generate_puzzles' arguments for one of generate_grids' options: backend is its own."""
+    return dict(option) if "backend" in option else {"grid_options": option}
+
+
+def test_each_method_takes_its_own_options():
+    """The other side: each method's options are taken by it."""
+    for method, option in [("anneal", dict(batch=2, schedule="sirdey-course")),
+                           ("permute", dict(moves="row", patience=500, max_restarts=1000)),
+                           ("backtrack", dict(max_nodes=10**6))]:  # fmt: skip
+        grids, stats = gen.generate_grids(2, 2, method, seed=1, backend="cpu", **option)
+        assert stats["failed"] == [] and grids.shape == (2, 16), (method, option)
 
 
 def _full_grid() -> np.ndarray:
