@@ -140,7 +140,8 @@ def solve(
     method: Annotated[
         Method,
         typer.Option(
-            help="auto: Sudoku by impasse at 25x25-64x64 on the cores, else by annealing; "
+            help="auto: Sudoku by impasse at 25x25-64x64 on the cores (an exact search first "
+            "at 25x25 and on fuller 36x36 and 49x49), else by annealing; "
             "anneal: every kind; exact: every kind (ilp for Shikaku, Hashi); impasse "
             "(heat-bath chains on partial legal grids): Sudoku; ilp: Shikaku, Hashi"
         ),

@@ -5,6 +5,7 @@
     docs/NAME.schema.json     JSON Schema of each record type of check, generate and minimize
                               (gpu_anneal.records.RECORDS)
     docs/records.md           those records as tables of keys
+    docs/options.md           every command's arguments and options (cli.main.app)
     docs/architecture.md      the layers picture and module tree between the `layout` markers
     benchmarks/results/SUMMARY.md, docs/performance.md, README.md
                               the benchmark figures (benchmarks/summary.py)
@@ -113,6 +114,67 @@ def records_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _commands(command, path: list[str]):
+    """(the words that call it, the click command) of every command under `command`."""
+    if hasattr(command, "list_commands"):
+        import click
+
+        ctx = click.Context(command)
+        for name in command.list_commands(ctx):
+            yield from _commands(command.get_command(ctx, name), [*path, name])
+    else:
+        yield path, command
+
+
+def _default_text(param) -> str:
+    """A parameter's default as `--help` means it: a value, or nothing where its help says."""
+    default = param.default
+    if default is None or isinstance(default, bool) or "[default:" in (param.help or ""):
+        return ""
+    if isinstance(default, (list, tuple)):
+        return ", ".join(str(getattr(d, "value", d)) for d in default)
+    return f"`{getattr(default, 'value', default)}`"
+
+
+def _cell(text: str) -> str:
+    """Text for a table cell: one line, no pipe."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+# typer's own options, their help typer's wording (docs/commands.md names them)
+TYPER_OWN = ("install_completion", "show_completion")
+
+
+def options_table() -> str:
+    """docs/options.md as it should read: every command's arguments and options, from the
+    command line's own definitions (cli.main.app), as `-h` lists them."""
+    sys.path.insert(0, str(ROOT))
+    import typer
+
+    from cli.main import app
+
+    lines = [
+        "# Options of every command",
+        "",
+        "Each command's arguments and options as `gpu-anneal COMMAND -h` lists them, generated",
+        "from the command line's definitions by `python docs/generate.py`. What they do together:",
+        "`docs/commands.md`.",
+    ]
+    for path, command in _commands(typer.main.get_command(app), []):
+        lines += ["", f"## gpu-anneal {' '.join(path)}", "", _cell(command.help or ""), "",
+                  "| argument or option | default | meaning |", "| --- | --- | --- |"]  # fmt: skip
+        for param in command.params:
+            if param.name in TYPER_OWN:
+                continue
+            names = [*param.opts, *getattr(param, "secondary_opts", [])]
+            if param.param_type_name == "argument":
+                names = [param.name.upper()]
+            shown = " / ".join(f"`{name}`" for name in names)
+            meaning = _cell(getattr(param, "help", None) or "")
+            lines.append(f"| {shown} | {_default_text(param)} | {meaning} |")
+    return "\n".join(lines) + "\n"
+
+
 WIDTH = 100
 
 
@@ -211,6 +273,7 @@ def main() -> None:
     for name, text in record_schema_texts().items():
         (ROOT / "docs" / f"{name}.schema.json").write_text(text, encoding="utf-8")
     (ROOT / "docs" / "records.md").write_text(records_table(), encoding="utf-8")
+    (ROOT / "docs" / "options.md").write_text(options_table(), encoding="utf-8")
     ARCHITECTURE.write_text(with_layout(ARCHITECTURE.read_text(encoding="utf-8")), encoding="utf-8")
     sys.path.insert(0, str(ROOT))
     from benchmarks.summary import main as write_benchmark_figures

@@ -65,6 +65,21 @@ def test_committed_record_schemas_and_tables_are_generated_from_the_types():
     assert (ROOT / "docs" / "records.md").read_text() == generate.records_table()
 
 
+def test_committed_options_are_generated_from_the_command_line():
+    """docs/options.md equals what docs/generate.py writes from cli.main.app, and every argument
+    and option there says what it does (options were missing from the documents)."""
+    generate = _generate_module()
+    text = generate.options_table()
+    assert (ROOT / "docs" / "options.md").read_text() == text, "run: python docs/generate.py"
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    for command in ("solve", "check", "generate", "minimize", "render", "kernels", "bench tts"):
+        assert f"## gpu-anneal {command}\n" in text
+    assert {"`--stats`", "`--card-rate`", "`--candidate`", "`--kind`"} <= {
+        cell.strip() for row in rows for cell in row.split("|")[1:2]
+    }
+    assert all(not row.rstrip().endswith("|  |") for row in rows), "an option without help"
+
+
 @pytest.fixture(scope="module")
 def records() -> dict[str, list[dict]]:
     """JSON lines of every kind and method, solved and unsolved, as the API writes them."""
