@@ -17,6 +17,7 @@ from cpu_reference.fields import shown
 from cpu_reference.sources import line_fault, split_lines
 
 _SIZE = re.compile(r"^\s*([0-9]{1,7})\s*x\s*([0-9]{1,7})")
+MAX_CELLS = 10**6  # the most cells of a game ID's grid, and of a text grid
 
 
 def split_game_id(text: str, where: str) -> tuple[int, int, str, str]:
@@ -29,7 +30,7 @@ def split_game_id(text: str, where: str) -> tuple[int, int, str, str]:
     if not m:
         raise InputError(f"{where}: parameters {shown(params)} do not start with WxH")
     w, h = int(m.group(1)), int(m.group(2))
-    if w < 1 or h < 1 or w * h > 10**6:
+    if w < 1 or h < 1 or w * h > MAX_CELLS:
         raise InputError(f"{where}: size {w}x{h} out of range")
     return w, h, params[m.end() :], desc
 
@@ -73,10 +74,16 @@ def grid_rows(
         raise InputError(f"{where}: empty grid")
     rows: list[list[int]] = []
     spaced = any(len(ln.split()) > 1 for _, ln in lines)
+    cells = 0
     for n, ln in lines:
         split = len(ln.split()) > 1 if spaced_per_line else spaced
+        tokens = ln.split() if split else list(ln)
+        cells += len(tokens)
+        if cells > MAX_CELLS:
+            raise InputError(f"{where} line {n}: more than {MAX_CELLS:,} cells, the most a grid "
+                             "may have (as a game ID's)")  # fmt: skip
         row = []
-        for t in ln.split() if split else list(ln):
+        for t in tokens:
             value = cell(t)
             if value is None:
                 raise InputError(f"{where} line {n}: unknown cell {shown(t)}")

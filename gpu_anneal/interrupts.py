@@ -136,20 +136,25 @@ def launch_threads() -> None:
     numba.set_num_threads(numba.get_num_threads())
 
 
-def stoppable(work: Callable[[object], T], quick: bool = False, seconds: float | None = None) -> T:
+def stoppable(
+    work: Callable[[object], T],
+    quick: bool = False,
+    seconds: float | None = None,
+    flag=None,
+) -> T:
     """work(stop) on a worker thread while the calling thread waits and answers Ctrl-C and its
-    deadline (`check`) every WAIT_STEP seconds: on either, stop (uint8[1]) is set to 1, work
-    is waited for, and the interrupt is raised. work must release the GIL (compiled with
-    nogil) and end soon after stop is set, as the exact searches and the grid batches do; its
-    own exception is raised in the caller. The worker runs numba's parallel code on the
-    caller's thread count (numba keeps one a thread: --threads). `seconds`: once they pass,
-    stop is set and work's own result (what it holds when stopped) is returned. `quick`: work
-    ends within seconds anyway (a 9x9 search), and runs on the calling thread, sparing a
-    thread's start, with a stop flag nothing sets."""
+    deadline (`check`) every WAIT_STEP seconds: on either, stop (uint8[1], or the array `flag`
+    given) is set to 1, work is waited for, and the interrupt is raised. work must release the
+    GIL (compiled with nogil) and end soon after stop is set, as the exact searches, the grid
+    batches and the grid puzzles' trials do; its own exception is raised in the caller. The
+    worker runs numba's parallel code on the caller's thread count (numba keeps one a thread:
+    --threads). `seconds`: once they pass, stop is set and work's own result (what it holds
+    when stopped) is returned. `quick`: work ends within seconds anyway (a 9x9 search), and runs
+    on the calling thread, sparing a thread's start, with a stop flag nothing sets."""
     import numba
     import numpy as np
 
-    stop = np.zeros(1, np.uint8)
+    stop = np.zeros(1, np.uint8) if flag is None else flag
     if quick:
         return work(stop)
     outcome: dict = {}

@@ -486,11 +486,11 @@ def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
 
 
 def warn_long_round(raw: dict, chains: int, time_limit: float, where: str) -> bool:
-    """LimitWarning, and True, where one trial of every chain (a round, never cut: see
-    cpu_reference.anneal.trials.run_trials) took longer than the puzzle's time limit. The run
-    goes on; the caller warns once a run."""
+    """LimitWarning, and True, where one trial of every chain on a card (a launch, never cut;
+    the cores' trials stop at the plateau after the deadline: gpu_anneal.stoppable_trials) took
+    longer than the puzzle's time limit. The run goes on; the caller warns once a run."""
     first = raw.get("first_round")
-    if first is None or first <= time_limit:
+    if raw.get("backend") == "cpu" or first is None or first <= time_limit:
         return False
     warnings.warn(
         f"chains = {chains:,}: one trial of every chain took {first:.3g} s ({where}), "

@@ -153,7 +153,7 @@ def shikaku_trial(
     states[i, 1] = uint64(s1)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)  # nogil: gpu_anneal.stoppable_trials
 def run_chains_cpu(states, *args):
     """One trial on every chain, one chain per prange iteration.
 

@@ -19,6 +19,7 @@ from cpu_reference.errors import InputError
 from cpu_reference.tatham import split_game_id
 from gpu_anneal import items, solvers
 from gpu_anneal.kinds.base import PuzzleKind
+from gpu_anneal.stoppable_trials import StoppableCpuTrials
 from gpu_anneal.validate import grid_schedule
 
 GRID_METHODS = ("anneal", "ilp")
@@ -216,11 +217,13 @@ class GridKind(PuzzleKind):
         else:
             used = backend
             out["backend"] = used
-            runner = None
             if used != "cpu":  # a fresh CUDA runner keeping this run's arrays on the device
                 from gpu_anneal.grid_runners import cuda_trials  # numba.cuda: CUDA runs only
 
                 runner = cuda_trials(self.trial_kernel())
+            else:  # trials that the time limit and Ctrl-C stop after a plateau
+                names = self.trial_kernel().names
+                runner = StoppableCpuTrials(self.rules.run_chains_cpu, names, time_limit)
             res, solution = self.anneal(p, chains, seed, time_limit, runner, sched, options, out)
             out["energy"] = res["energy"]
             out["trials"] = res["trials"]
