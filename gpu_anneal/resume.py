@@ -260,11 +260,14 @@ def _warn(text: str) -> None:
 
 class ResultsFile:
     """A results file opened for appending JSON lines: write() and flush() turn a failed write
-    (a full disk) into OutputError; the first write ends a torn last line first."""
+    (a full disk) into OutputError; the first write ends a torn last line first. A file there
+    already must start as a results file does (a JSON object), else InputError."""
 
     def __init__(self, path: str, option: str = "--out"):
         if option == "--resume":
             input_file(path, option)  # a regular file (or none yet): never /dev/zero or a FIFO
+        elif os.path.isfile(path):  # appended to: a results file, never a puzzle file or notes
+            next(_records(path, option), None)
         self.path = output_path(path, option)
         self.option = option
         self.failed = False

@@ -644,6 +644,27 @@ def test_resume_on_one_line_without_a_line_end_refuses_and_spoils_nothing(conten
     assert target.read_bytes() == content
 
 
+def test_out_on_a_file_that_is_no_results_file_refuses_and_spoils_nothing(tmp_path):
+    """--out X appended JSON lines to any file X: a puzzle file (which then read as faults) or
+    notes. A file there already must start as a results file, as --resume's must; an empty one,
+    a results file and a new name are taken."""
+    path, notes = tmp_path / "p.txt", tmp_path / "notes.txt"
+    path.write_text(FOUR[1] + "\n")
+    notes.write_text("\n".join(FOUR) + "\n")
+    before = notes.read_bytes()
+    fault = one_error(solve(path, "--method", "exact", "--out", notes))
+    assert fault == (f"--out {notes} line 1: not a JSON object; this is no results file (and "
+                     "would be appended to)")  # fmt: skip
+    assert notes.read_bytes() == before
+    for name in ("new.jsonl", "empty.jsonl"):
+        out = tmp_path / name
+        if name == "empty.jsonl":
+            out.write_text("")
+        assert solve(path, "--method", "exact", "--out", out).exit_code == 0
+        assert solve(path, "--method", "exact", "--out", out).exit_code == 0  # appended to
+        assert len(out.read_text().splitlines()) == 2
+
+
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/full"])
 def test_resume_on_a_device_is_refused_before_reading(device, tmp_path):
     """--resume /dev/zero or /dev/full: not a regular file, exit 2 (nothing read from it)."""
