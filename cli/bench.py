@@ -4,14 +4,16 @@ tts, tune and exact.
 Every option is checked before any run: `--plot` and `--trace` name a picture file (.png, .svg or
 .pdf) whose folder exists and that is not the puzzle file; the results are printed before the
 pictures are drawn, so a picture that cannot be written (one line, exit code 2) loses none. A
-faulty puzzle of the file is one line on stderr and exit code 2, the others still measured.
+faulty puzzle of the file is one line on stderr and exit code 2, the others still measured (tts,
+tune and exact alike: usable_puzzles); a file with no usable puzzle adds the line '{file}: no
+usable puzzle' and prints nothing on stdout, with --json too (no run, no report).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from cli.output import EXIT_UNSOLVED, error_line, json_line
+from cli.output import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, error_line, json_line
 from cli.progress import RunProgress, messages_above
 from cli.threads import use_threads
 from gpu_anneal import validate
@@ -41,6 +43,27 @@ def draw(option: str, path: str, plot) -> None:
     except (OSError, ValueError) as exc:
         why = getattr(exc, "strerror", None) or str(exc).splitlines()[0]
         raise OutputError(f"{option} {path}: cannot write the picture: {why}") from None
+
+
+def usable_puzzles(file: str, limit: int | None = None) -> tuple[list, int]:
+    """The Sudoku puzzles of a file, at most `limit` (None: all), and how many faults were
+    passed over, each said first as one line on stderr naming its line and what is wrong.
+    InputError '{file}: no usable puzzle' when none is usable (the faults above say why); a
+    file that cannot be read at all is the reader's InputError."""
+    from gpu_anneal.reference import iter_puzzles
+
+    puzzles, faults = [], 0
+    for item in iter_puzzles(file, name=file):
+        if isinstance(item, InputError):
+            error_line(str(item))
+            faults += 1
+            continue
+        puzzles.append(item)
+        if limit is not None and len(puzzles) >= limit:
+            break
+    if not puzzles:
+        raise InputError(f"{file}: no usable puzzle")
+    return puzzles, faults
 
 
 def run_throughput(
@@ -87,8 +110,8 @@ def run_tts(
 
     from cli.info import machine_now
     from gpu_anneal.backends import resolve_backend
-    from gpu_anneal.reference import iter_puzzles, with_start
     from gpu_anneal.reference import technique as technique_of
+    from gpu_anneal.reference import with_start
     from gpu_anneal.tts import core_rate_of, finite_or_none, measure_puzzle, summarize, trace_run
 
     use_threads(threads)
@@ -109,16 +132,7 @@ def run_tts(
     if card_rate is not None and backend != "cuda":
         raise InputError("--card-rate: only for --backend cuda (CPU runs are timed)")
     rows = []
-    puzzles = []
-    faults = 0
-    for item in iter_puzzles(file, name=file):
-        if isinstance(item, InputError):
-            error_line(str(item))
-            faults += 1
-            continue
-        puzzles.append(item)
-        if limit is not None and len(puzzles) >= limit:
-            break
+    puzzles, faults = usable_puzzles(file, limit)
     rate = card_rate
     if rate is None and puzzles and backend == "cuda":
         rate = core_rate_of(puzzles[0].order, move, backend)
@@ -167,9 +181,7 @@ def run_tts(
         data = trace_run(puzzles[0].cells, puzzles[0].order, sched, move=move, seed=seed)
         title = f"{Path(file).name}, puzzle 0: {label}, move {move}"
         draw("--trace", trace, lambda path: plot_trace(data, path, title))
-    if not rows:
-        raise InputError(f"{file}: no usable puzzle")
-    return 2 if faults else 0
+    return EXIT_BAD_INPUT if faults else EXIT_OK
 
 
 def tts_params(puzzles, schedule: str, move: str, t0, propagate: bool) -> dict:
@@ -193,8 +205,8 @@ def tts_params(puzzles, schedule: str, move: str, t0, propagate: bool) -> dict:
 def run_tune(
     file, chains, move, candidates, runs, limit, time_limit, threads=None, progress=None
 ) -> int:
-    """Print the tuning table and the chosen schedule as JSON."""
-    from gpu_anneal.reference import iter_puzzles
+    """Print the tuning table and the chosen schedule as JSON; exit code 2 when a puzzle of
+    the file was a fault (each one line, usable_puzzles), else 1 when no schedule was chosen."""
     from gpu_anneal.tune import DEFAULT_CANDIDATES, tune
 
     use_threads(threads)
@@ -202,14 +214,7 @@ def run_tune(
     runs = validate.integer("--runs", runs, 1)
     limit = validate.integer("--limit", limit, 1)
     time_limit = validate.seconds("--time-limit", time_limit)
-    puzzles = []
-    for item in iter_puzzles(file, name=file):
-        if not isinstance(item, InputError):
-            puzzles.append(item)
-        if len(puzzles) >= limit:
-            break
-    if not puzzles:
-        raise InputError(f"{file}: no usable puzzle")
+    puzzles, faults = usable_puzzles(file, limit)
     order = puzzles[0].order
     cells = [p.cells for p in puzzles if p.order == order]
     candidates = candidates or DEFAULT_CANDIDATES
@@ -223,8 +228,9 @@ def run_tune(
     print(json_line(result))
     if result["best"] is None:
         error_line("no schedule solved the median puzzle in any run: none chosen")
-        return EXIT_UNSOLVED
-    return 0
+    if faults:
+        return EXIT_BAD_INPUT
+    return EXIT_UNSOLVED if result["best"] is None else EXIT_OK
 
 
 def run_exact(
@@ -235,24 +241,17 @@ def run_exact(
     import numpy as np
 
     from gpu_anneal.measure import measure_exact
-    from gpu_anneal.reference import iter_puzzles
 
     validate.threads(threads, "--threads")  # the passes' threads (default 1)
     repeats = validate.integer("--repeats", repeats, 1)
     if limit not in (1, 2):
         raise InputError(f"--limit {limit}: must be 1 (first solution) or 2 (prove uniqueness)")
-    cells, order, faults = [], None, 0
-    for item in iter_puzzles(file, name=file):  # a puzzle breaking a rule is a fault, not 0
-        if isinstance(item, InputError):
-            error_line(str(item))
-            faults += 1
-            continue
-        if order is not None and item.order != order:
+    puzzles, faults = usable_puzzles(file)  # a puzzle breaking a rule is a fault, not 0
+    order = puzzles[0].order
+    for item in puzzles:
+        if item.order != order:
             raise InputError(f"{file}: puzzles of orders {order} and {item.order} mixed")
-        order = item.order
-        cells.append(item.cells)
-    if not cells:
-        raise InputError(f"{file}: no usable puzzle")
+    cells = [item.cells for item in puzzles]
     line = RunProgress(total=repeats, enabled=progress, work="measuring", noun="passes")
     with line, messages_above(line):
         result = measure_exact(
@@ -266,4 +265,4 @@ def run_exact(
             f"{result['puzzles_per_second']:.0f} puzzles/s ({result['puzzles']} puzzles, "
             f"limit {limit}, {threads} thread(s), rules {rules}); counts {result['counts']}"
         )
-    return 2 if faults else 0
+    return EXIT_BAD_INPUT if faults else EXIT_OK

@@ -398,13 +398,24 @@ def _grid_options(args: dict) -> dict:
 
 
 def run_minimize(args: dict) -> int:
-    """Body of `minimize`; returns the exit code."""
-    from cli.output import EXIT_OK, error_line
+    """Body of `minimize`; returns the exit code: 0, or 2 when a grid of FILE was bad (each one
+    line on stderr as it is read, the good grids still emptied, then the closing line 'M
+    minimized, B bad in S s', as `solve`'s summary)."""
+    import time
+
+    from cli.output import EXIT_BAD_INPUT, EXIT_OK, error_line
     from gpu_anneal import generation as gen
 
+    started = time.perf_counter()
     use_threads(args["threads"])
     check_counts(args)
-    grids, order = _grids_to_empty(args)
+    bad = []
+
+    def bad_grid(error: InputError) -> None:
+        error_line(str(error))
+        bad.append(error)
+
+    grids, order = _grids_to_empty(args, bad_grid)
     notice = emptying_notice(order, grids.shape[0], args["tries"])
     if notice is not None:
         error_line(notice)
@@ -430,11 +441,17 @@ def run_minimize(args: dict) -> int:
             "givens_median": float(np.median(g)), "givens_max": int(g.max()),
             "seconds": round(seconds, 6),
         })  # fmt: skip
+    if bad:
+        error_line(f"{len(givens)} minimized, {len(bad)} bad in "
+                   f"{time.perf_counter() - started:.1f} s")  # fmt: skip
+        return EXIT_BAD_INPUT
     return EXIT_OK
 
 
-def _grids_to_empty(args: dict) -> tuple[np.ndarray, int]:
-    """The full grids `minimize` empties: read from FILE, or generated (--count)."""
+def _grids_to_empty(args: dict, on_bad) -> tuple[np.ndarray, int]:
+    """The full grids `minimize` empties: read from FILE, or generated (--count). A bad grid of
+    FILE (unreadable, of another order, not a valid full grid) is handed to on_bad and left out,
+    the rest still read; InputError when FILE holds no good grid."""
     from gpu_anneal import generation as gen
     from gpu_anneal import validate
     from gpu_anneal.inputs import read_grids
@@ -453,7 +470,7 @@ def _grids_to_empty(args: dict) -> tuple[np.ndarray, int]:
             if args[name] is not None:
                 raise InputError(f"--{name} applies to --count (the grids minimize makes), not "
                                  "to a FILE of grids")  # fmt: skip
-        grids, order = read_grids(args["file"], order, full=True)
+        grids, order = read_grids(args["file"], order, full=True, on_fault=on_bad)
         return grids, gen.check_order(order)
     order = gen.check_order(3 if order is None else order)
     validate.count(args["count"], order**4)

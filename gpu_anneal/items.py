@@ -35,7 +35,7 @@ from __future__ import annotations
 import io
 import numbers
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -340,30 +340,40 @@ def _text_grid_item(spec, name: str, grid: list[tuple[int, str]], bad) -> Item |
         return exc
 
 
-def read_grids(source, order: int | None, full: bool) -> tuple[np.ndarray, int]:
+def read_grids(
+    source, order: int | None, full: bool, on_fault: Callable[[InputError], None] | None = None
+) -> tuple[np.ndarray, int]:
     """uint8[P, cells] of every Sudoku in source, all of one order, and that order; InputError
     on the first fault. With `full`, each must be a complete valid grid (checked by the
     verifier), and repeated digits are read rather than refused so that the verifier names them.
+    With `on_fault`, each faulty grid (unreadable, of another order, not a valid full grid) is
+    handed to it and left out, the rest still read (the order: `order`, else the first grid
+    kept); InputError '{name}: no usable grid' when every grid was a fault.
     """
     from cpu_reference.sudoku.verify import verify_solution
 
-    rows = []
+    rows, faults = [], []
     name = "<stdin>" if source == "-" else str(source)
     for item in iter_puzzles(source, name=name, check=not full):
         if isinstance(item, InputError):
-            raise item
-        if order is None:
-            order = item.order
-        if item.order != order:
+            error = item
+        elif order is not None and item.order != order:
             N = order * order
-            raise InputError(
-                f"{name}, line {item.line}: a {item.N}x{item.N} grid, order {order} is {N}x{N}"
-            )
-        if full:
-            fault = verify_solution(item.cells, item.order)
-            if fault is not None:
-                raise InputError(f"{name}, line {item.line}: not a valid full grid: {fault}")
+            where = f"{name}, line {item.line}"
+            error = InputError(f"{where}: a {item.N}x{item.N} grid, order {order} is {N}x{N}")
+        else:
+            wrong = verify_solution(item.cells, item.order) if full else None
+            error = None if wrong is None else InputError(
+                f"{name}, line {item.line}: not a valid full grid: {wrong}"
+            )  # fmt: skip
+        if error is not None:
+            if on_fault is None:
+                raise error
+            on_fault(error)
+            faults.append(error)
+            continue
+        order = item.order
         rows.append(item.cells)
     if not rows:
-        raise InputError(f"{name}: no grid found")
+        raise InputError(f"{name}: no usable grid" if faults else f"{name}: no grid found")
     return np.stack(rows), order

@@ -87,7 +87,10 @@ class GridRecord(_Record):
 class MinimalPuzzleRecord(_Record):
     """One minimal unique Sudoku puzzle from `gpu-anneal minimize` or `generate --puzzles`."""
 
-    index: int = described("0-based index of the full grid the puzzle was emptied from")
+    index: int = described(
+        "0-based index of the full grid the puzzle was emptied from; minimize FILE: among the "
+        "file's good grids in input order (a bad grid, reported on stderr, is not counted)"
+    )
     seed: int = described("Seed of the run (default 0): the same seed gives the same puzzles")
     puzzle: str = described(
         "The puzzle as one line ('.' for a blank; 36x36: a tsv line puzzleI<TAB>6<TAB>numbers)"

@@ -238,15 +238,26 @@ def test_cli_bad_parameters(args):
 
 
 def test_cli_bad_grids(tmp_path, grids9):
+    """A file whose only grid is bad: its fault, then the file's closing line (a bad grid is
+    reported and passed over, tests/test_bench_minimize_faults.py), exit code 2."""
     bad = grids9[0].copy()
     bad[[0, 1]] = bad[[1, 0]]  # swap two cells of a row: columns now repeat
     path = tmp_path / "bad.txt"
+    closing = f"gpu-anneal: {path}: no usable grid"
     path.write_text(format_grid(bad, 3, "line") + "\n")
-    _one_line_error(runner.invoke(app, ["minimize", str(path)]))
+    _error_then(runner.invoke(app, ["minimize", str(path)]), closing)
     path.write_text(EASY + "\n")  # has blanks: not a full grid
-    _one_line_error(runner.invoke(app, ["minimize", str(path)]))
+    _error_then(runner.invoke(app, ["minimize", str(path)]), closing)
     path.write_text(format_grid(grids9[0], 3, "line") + "\n")
-    _one_line_error(runner.invoke(app, ["minimize", str(path), "--order", "2"]))
+    _error_then(runner.invoke(app, ["minimize", str(path), "--order", "2"]), closing)
+
+
+def _error_then(result, closing: str) -> None:
+    """Exit code 2, one fault line, then `closing`; no traceback."""
+    assert result.exit_code == 2, result.stdout
+    lines = [x for x in result.stderr.splitlines() if x.strip()]
+    assert len(lines) == 2 and lines[1] == closing, result.stderr
+    assert lines[0].startswith("gpu-anneal: ") and "Traceback" not in result.stderr
 
 
 def test_cli_delegates_grid_puzzles(monkeypatch):
