@@ -5,9 +5,11 @@ Glossary:
     identity   what names a puzzle in a record: kind, order, line (1-based line in its source)
                and givens_hash (results.givens_hash over kind, size and the givens); see
                identity()
-    trusted    a record marked solved whose identity equals the puzzle read at its index and
-               whose solution, in both its forms (`solution_rows` and the `solution` text they
-               make), passes the kind's verifier against that puzzle's givens
+    trusted    a record marked solved whose identity equals the puzzle read at its index (or,
+               where no record there is trusted, the puzzle's own identity and source at another
+               index: the run read other files before it, or fewer) and whose solution, in both
+               its forms (`solution_rows` and the `solution` text they make), passes the kind's
+               verifier against that puzzle's givens
     torn line  a last line without its line end that is no JSON (a crash mid-write)
     puzzle key (index, givens_hash): the records of one puzzle in one results file
 
@@ -83,6 +85,8 @@ class ResumeFile:
     skipped: int = 0  # puzzles skipped: a trusted record holds them
     untrusted: Counter = field(default_factory=Counter)  # reason -> records
     claimed: set[int] = field(default_factory=set)  # indices the input held
+    # (source, line, givens_hash) -> (L, record): a puzzle's records wherever its index was
+    placed: dict[tuple, list[tuple[int, dict]]] = field(default_factory=dict)
     option: str = "--resume"  # how messages name the file: the flag, or the API's "resume"
 
     @classmethod
@@ -116,28 +120,39 @@ class ResumeFile:
             self.untrusted[MALFORMED] += 1
             return
         self.solved.setdefault(index, []).append((number, record))
+        place = (record.get("source"), record.get("line"), record.get("givens_hash"))
+        try:
+            self.placed.setdefault(place, []).append((number, record))
+        except TypeError:  # an unhashable field: found by its index alone
+            pass
 
     def holds(self, item) -> bool:
-        """Whether a trusted record holds this puzzle (then it is skipped); untrusted records of
-        its index are counted by reason."""
+        """Whether a trusted record holds this puzzle (then it is skipped): one at its index,
+        else one of its source, line and givens at another index (a run that read other files
+        first); untrusted records of its index are counted by reason where none holds it."""
         self.claimed.add(item.index)
-        candidates = self.solved.get(item.index)
-        if not candidates:
-            return False
         reasons = []
-        for _, record in candidates:
+        for _, record in self.solved.get(item.index, ()):
             reason = self._distrust(item, record)
             if reason is None:
                 self.skipped += 1
                 return True
             reasons.append(reason)
+        for _, record in self.placed.get((item.source, item.line, item.givens_hash), ()):
+            if record["index"] != item.index and self._distrust(item, record, moved=True) is None:
+                self.skipped += 1
+                self.claimed.add(record["index"])
+                return True
         self.untrusted.update(reasons)
         return False
 
-    def _distrust(self, item, record: dict) -> str | None:
-        """Why a solved record does not hold the item, or None when it is trusted."""
+    def _distrust(self, item, record: dict, moved: bool = False) -> str | None:
+        """Why a solved record does not hold the item, or None when it is trusted (`moved`: a
+        record at another index, which must name the item's source too)."""
         if any(key not in record for key in IDENTITY_KEYS):
             return NO_IDENTITY
+        if moved and record.get("source") != item.source:
+            return ANOTHER_PUZZLE
         want = item_identity(item)
         if any(record[key] != want[key] for key in IDENTITY_KEYS):
             return ANOTHER_PUZZLE

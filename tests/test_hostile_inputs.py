@@ -665,6 +665,28 @@ def test_out_on_a_file_that_is_no_results_file_refuses_and_spoils_nothing(tmp_pa
         assert len(out.read_text().splitlines()) == 2
 
 
+def test_resume_finds_a_puzzle_at_another_index_by_its_source_and_line(tmp_path):
+    """A run over a.txt b.txt, then `--resume` over b.txt alone (or b.txt a.txt): each puzzle's
+    index moved, and every one was solved again, the run saying its records were of another
+    puzzle. A record naming the puzzle's source, line and givens holds it wherever its index
+    was; one of another file with the same line and givens does not."""
+    a, b, out = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "r.jsonl"
+    a.write_text(FOUR[0] + "\n")
+    b.write_text(FOUR[1] + "\n" + FOUR[0] + "\n")
+    assert solve(a, b, "--method", "exact", "--out", out).exit_code == 0
+    for files in ([b], [b, a]):
+        result = solve(*files, "--method", "exact", "--resume", out)
+        assert result.exit_code == 0, result.stderr
+        assert f"--resume {out}: {len(files) + 1} solved puzzle(s) skipped" in result.stderr
+        assert "not trusted" not in result.stderr
+    assert len(out.read_text().splitlines()) == 3  # nothing solved again
+    copy = tmp_path / "c.txt"  # the same puzzles in another file: solved again
+    copy.write_text(b.read_text())
+    result = solve(copy, "--method", "exact", "--resume", out)
+    assert result.exit_code == 0 and "0 solved puzzle(s) skipped" in result.stderr
+    assert len(out.read_text().splitlines()) == 5
+
+
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/full"])
 def test_resume_on_a_device_is_refused_before_reading(device, tmp_path):
     """--resume /dev/zero or /dev/full: not a regular file, exit 2 (nothing read from it)."""
