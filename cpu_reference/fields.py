@@ -25,6 +25,16 @@ def whole_number(text: str, hi: int, *, plus: bool = False) -> int | None:
     return value if value <= hi else None
 
 
+def a_number(text: str) -> bool:
+    """Whether text is one number as float() reads it (an integer, a decimal, nan, inf): where
+    a field must be a number, one that is not a whole one is still named as that field."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def shown(text: str, *, quote: bool = True, width: int = SHOWN) -> str:
     """text for a message (quoted as repr writes it, unless not `quote`), a long one cut to its
     first `width` characters and followed by its length: '999999999999999999999999'... (5000

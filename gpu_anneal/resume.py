@@ -248,6 +248,9 @@ def _records(path: str, option: str = "--resume") -> Iterator[tuple[int, dict | 
                 continue
             else:
                 record = _json_object(chunk)
+            if record is None and first and chunk.startswith((b"\xff\xfe", b"\xfe\xff")):
+                raise InputError(f"{option} {path}: UTF-16 text (a byte-order mark); a results "
+                                 "file is UTF-8 JSON lines")  # fmt: skip
             if record is None and first:
                 raise InputError(
                     f"{option} {path} line {number}: not a JSON object; this is no results file "
@@ -263,7 +266,7 @@ def _records(path: str, option: str = "--resume") -> Iterator[tuple[int, dict | 
 
 def _json_object(chunk: bytes) -> dict | None:
     try:
-        record = json.loads(chunk.decode("utf-8"))
+        record = json.loads(chunk.decode("utf-8-sig"))  # a byte-order mark an editor wrote
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     return record if isinstance(record, dict) else None

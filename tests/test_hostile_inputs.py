@@ -665,6 +665,24 @@ def test_out_on_a_file_that_is_no_results_file_refuses_and_spoils_nothing(tmp_pa
         assert len(out.read_text().splitlines()) == 2
 
 
+def test_resume_reads_a_byte_order_mark_and_names_utf16(tmp_path):
+    """A results file an editor saved with a byte-order mark was "not a JSON object; this is no
+    results file"; UTF-16 said the same. The UTF-8 mark is read past; UTF-16 is named."""
+    path, out = tmp_path / "p.txt", tmp_path / "r.jsonl"
+    path.write_text(FOUR[1] + "\n")
+    assert solve(path, "--method", "exact", "--out", out).exit_code == 0
+    marked, wide = tmp_path / "bom.jsonl", tmp_path / "u16.jsonl"
+    marked.write_bytes(b"\xef\xbb\xbf" + out.read_bytes())
+    wide.write_bytes(out.read_text().encode("utf-16"))
+    result = solve(path, "--method", "exact", "--resume", marked)
+    assert result.exit_code == 0 and "1 solved puzzle(s) skipped" in result.stderr
+    fault = one_error(solve(path, "--method", "exact", "--resume", wide))
+    assert (
+        fault
+        == f"--resume {wide}: UTF-16 text (a byte-order mark); a results file is UTF-8 JSON lines"
+    )
+
+
 def test_resume_finds_a_puzzle_at_another_index_by_its_source_and_line(tmp_path):
     """A run over a.txt b.txt, then `--resume` over b.txt alone (or b.txt a.txt): each puzzle's
     index moved, and every one was solved again, the run saying its records were of another

@@ -99,6 +99,16 @@ def test_lloyd_amos_faults_are_one_line_naming_what_and_where():
             "4x4 grid"
         ]
     assert faults("9\n1\n1\t2\n") == ["f.txt line 1: order field '9' is not an order 2..8"]
+    # a row too many read as the next block's order line ("order field '-1\t-1...'"), a row of
+    # spaces as "1 numbers on a row"
+    row = "\t".join(["-1"] * 4) + "\n"
+    assert faults("2\n1\n" + row * 5) == [
+        "f.txt line 7: 4 numbers where a Lloyd & Amos puzzle starts with its order alone (a row "
+        "more than the puzzle before holds?)"
+    ]
+    assert faults("2\n1\n" + row + "-1 -1 -1 -1\n" + row * 2) == [
+        "f.txt line 4: 4 numbers separated by spaces; a Lloyd & Amos row separates them by tabs"
+    ]
     # an order field that is a number but no whole one was read as a one-line puzzle, and the
     # fault named line 2's cell count
     for field in ("nan", "-2", "2.0", "1e3", "inf"):

@@ -285,6 +285,22 @@ def test_fault_order_mismatch():
 def test_fault_tsv_and_tdoku_fields():
     assert "is not a digit 0..9" in _one_fault("x\t3\t" + ",".join(["0"] * 80 + ["10"]))
     assert "order field" in _one_fault("x\t9\t1,2", fmt="tsv")
+    # detected as tsv where the order field is any number: "x\tnan\t1,2" was read as a row of
+    # 3 numbers ("3 numbers on the first row; a Sudoku row has 4, 9, ...")
+    for field in ("nan", "-7", "0", "1", "2.5"):
+        assert _one_fault(f"x\t{field}\t1,2\n") == (
+            f"t.txt line 1: order field '{field}' is not an order 2..8"
+        )
+    assert _one_fault("x\t2\t\n") == "t.txt line 1: 0 cells, expected 16 (4x4)"
+
+
+def test_fault_csv_row_names_an_unclosed_quote():
+    """A csv row with a quote left open read the rest of the row as one field, and the fault
+    said only how many fields it had."""
+    rows = ["0,0,0,0", '0,"0,0,0', "0,0,0,0", "0,0,0,0"]
+    assert _one_fault("\n".join(rows) + "\n") == (
+        "t.txt line 2: 2 comma-separated numbers on a row, expected 4; a double quote is not closed"
+    )
     assert "count 'many'" in _one_fault(GOOD + ":many:")
     assert "solution: 80 cells" in _one_fault(GOOD + ":1:" + "1" * 80)
 

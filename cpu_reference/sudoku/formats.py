@@ -96,7 +96,7 @@ import numpy as np
 from numba import njit
 
 from cpu_reference.errors import InputError
-from cpu_reference.fields import shown, whole_number
+from cpu_reference.fields import a_number, shown, whole_number
 from cpu_reference.sources import Source, Unreadable, line_fault, open_source
 from cpu_reference.sources import lines as read_lines
 from cpu_reference.sudoku import puzzle_lines
@@ -621,7 +621,8 @@ def _grid_row(text: str, fmt: str, N: int, first_cell: int) -> np.ndarray:
     if fmt == "csv":
         parts = puzzle_lines.comma_fields(body, N)
         if len(parts) != N:
-            raise _Fault(f"{len(parts)} {_csv_numbers(body)} on a row, expected {N}")
+            quote = "; a double quote is not closed" if body.count('"') % 2 else ""
+            raise _Fault(f"{len(parts)} {_csv_numbers(body)} on a row, expected {N}{quote}")
         return _parse_numbers(parts, N, first_cell, also_blank=CSV_BLANKS)
     body = puzzle_lines.grid_symbols(body)
     if len(body) != N:
@@ -755,16 +756,7 @@ def _head(lines) -> tuple[list, Iterator]:
 def _lloyd_amos_head(head: list) -> bool:
     """Whether an input's first two lines are a Lloyd & Amos file's: a number alone (any number
     Python reads, so that a `nan`, `-2` or `2.0` order is named as the order field), then 1."""
-    return len(head) == 2 and head[1] == "1" and head[0].isascii() and _a_number(head[0])
-
-
-def _a_number(text: str) -> bool:
-    """Whether text is one number as float() reads it (an integer, a decimal, nan, inf)."""
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return len(head) == 2 and head[1] == "1" and head[0].isascii() and a_number(head[0])
 
 
 def _lloyd_amos_puzzles(lines, name: str, order: int | None, check: bool):
@@ -786,7 +778,11 @@ def _lloyd_amos_block(lines, name: str, order: int | None, check: bool, L: int, 
         for _, text in lines:  # the block's rows, up to a blank line, are passed over
             if not isinstance(text, Unreadable) and not text.strip():
                 break
-        if n not in ORDERS:
+        fields = len(ntext.split())
+        if n not in ORDERS and fields > 1:  # a row where a block's order line belongs
+            why = (f"{fields} numbers where a Lloyd & Amos puzzle starts with its order alone "
+                   "(a row more than the puzzle before holds?)")  # fmt: skip
+        elif n not in ORDERS:
             why = f"order field {shown(ntext)} is not an order {MIN_ORDER}..{MAX_ORDER}"
         else:
             why = f"order {n}, expected {order}"
@@ -828,6 +824,8 @@ def _lloyd_amos_row(text: str, N: int, first_cell: int) -> np.ndarray:
     """One row of a Lloyd & Amos block: N tab-separated numbers (a tab after each allowed), -1
     blank, into digits (0 blank)."""
     parts = text.strip().split("\t")
+    if len(parts) == 1 and len(text.split()) == N:
+        raise _Fault(f"{N} numbers separated by spaces; a Lloyd & Amos row separates them by tabs")
     if len(parts) != N:
         raise _Fault(f"{len(parts)} numbers on a row, expected {N}")
     return _parse_numbers(parts, N, first_cell, blank="-1")

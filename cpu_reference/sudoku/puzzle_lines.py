@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from cpu_reference.errors import InputError
+from cpu_reference.fields import a_number
 from cpu_reference.sources import Unreadable
 from cpu_reference.sudoku.layout import MAX_ORDER, MIN_ORDER
 
@@ -125,8 +126,8 @@ def shape_of(text: str) -> Shape:
     s = text.strip()
     if "\t" in s:
         fields = text.split("\t")
-        if len(fields) >= 3 and fields[1].strip().isdigit() and "," in fields[2]:
-            return TSV
+        if len(fields) >= 3 and a_number(fields[1]) and ("," in fields[2] or len(fields) == 3):
+            return TSV  # a number in the order field (a fault names it), no Sudoku row of 3
     elif ":" not in s and ("," in s or ";" in s):
         width = _csv_width(_body(s))
         if width:  # more fields than a row has: a csv-line puzzle, its count at fault
