@@ -14,11 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from cli.output import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, error_line, json_line
+from cli.pictures import draw
 from cli.progress import RunProgress, messages_above
 from cli.threads import use_threads
 from gpu_anneal import validate
 from gpu_anneal.measure import measure_throughput
-from gpu_anneal.reference import InputError, OutputError
+from gpu_anneal.reference import InputError
 
 PICTURE_SUFFIXES = (".png", ".svg", ".pdf")
 OVERWRITES = "the picture would overwrite the puzzles"
@@ -34,15 +35,6 @@ def picture_option(option: str, path: str | None, puzzles: str) -> str | None:
         raise InputError(f"{option} {path}: must end in {', '.join(PICTURE_SUFFIXES)}")
     validate.not_an_input(option, path, [puzzles], OVERWRITES)
     return path
-
-
-def draw(option: str, path: str, plot) -> None:
-    """plot(path); OutputError naming the option when the picture cannot be written."""
-    try:
-        plot(path)
-    except (OSError, ValueError) as exc:
-        why = getattr(exc, "strerror", None) or str(exc).splitlines()[0]
-        raise OutputError(f"{option} {path}: cannot write the picture: {why}") from None
 
 
 def usable_puzzles(file: str, limit: int | None = None) -> tuple[list, int]:

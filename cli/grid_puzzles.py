@@ -8,9 +8,11 @@ Glossary:
 `render` draws every puzzle of its input, one picture each: a file of one puzzle gives the
 picture named, a file of several gives NAME-I.SUFFIX for the puzzle of index I (0-based, as the
 `index` of solve's records; zero-padded to one width). Sudoku of every order is drawn too;
-without --kind, a file whose first puzzle reads as a Sudoku is one (render_kind), else Shikaku.
-A faulty puzzle is reported on its own line and the others are still drawn. A picture name that
-is the input file (by any name, a numbered one included) is refused before anything is drawn.
+without --kind, a file one of whose first puzzles reads as a Sudoku is one, and so is a
+Sudoku-shaped file no reader reads (render_kind), else Shikaku or Hashi. A faulty puzzle, and a
+picture that cannot be written (a full disk, a folder in its place), is reported on its own line
+and the others are still drawn. A picture name that is the input file (by any name, a numbered
+one included) is refused before anything is drawn.
 
 Exit codes: 0 every puzzle generated or drawn (and solved with --solve), 1 unsolved, 2 bad input
 (one line each, the other puzzles still drawn; or raised as InputError and turned into one line by
@@ -19,6 +21,7 @@ cli.guard).
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -26,10 +29,11 @@ from cli.output import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, error_line
 from gpu_anneal import validate
 from gpu_anneal.grid_puzzles import iter_grid_puzzles, render_grid_puzzle
 from gpu_anneal.grid_puzzles import too_large_to_draw as puzzle_too_large
-from gpu_anneal.reference import InputError
+from gpu_anneal.reference import InputError, OutputError
 
 _SIDE = re.compile(r"[0-9]{1,7}")
 OVERWRITES = "the picture would overwrite the puzzles"
+PICTURE = "render: picture"  # how render's messages name a picture file
 
 
 def parse_size(size: str) -> tuple[int, int]:
@@ -83,39 +87,77 @@ def picture_paths(output_path: str, indices: list[int]) -> list[str]:
     return [str(path.with_name(f"{path.stem}-{i:0{width}d}{path.suffix}")) for i in indices]
 
 
+SNIFFED = 10  # the puzzles of an input render_kind reads, per reader
+
+
 def render_kind(input: str) -> str:
-    """The kind `render` draws when none is given: sudoku when the input's first puzzle reads
-    as a Sudoku (any of its formats), else hashi when it reads as a Hashi and not as a Shikaku,
-    else shikaku."""
+    """The kind `render` draws when none is given, from each reader's first SNIFFED puzzles of
+    the input (a fault among them is that puzzle's own, as `render --kind` reports it):
+    sudoku when one of them reads as a Sudoku (any of its formats); else hashi when one reads
+    as a Hashi and none as a Shikaku; else shikaku when one reads as a Shikaku; else, when no
+    reader reads any, sudoku when the input is shaped as Sudoku (sudoku_shaped: its faults are
+    then the Sudoku reader's), else shikaku. stdin ("-") cannot be read twice: shikaku."""
     from gpu_anneal.reference import Puzzle, iter_puzzles
 
     if input == "-":
         return "shikaku"  # stdin cannot be read twice
+    if any(isinstance(x, Puzzle) for x in _firsts(lambda: iter_puzzles(input, name=input))):
+        return "sudoku"
+    shikaku = _reads_as(input, "shikaku")
+    if not shikaku and _reads_as(input, "hashi"):
+        return "hashi"  # a Shikaku file is read once more, not twice
+    if shikaku or not sudoku_shaped(input):
+        return "shikaku"
+    return "sudoku"
+
+
+def _firsts(open_items, count: int = SNIFFED) -> list:
+    """The first `count` items (puzzles or faults) of open_items(), a reader's stream, which is
+    closed after; those read before the reader refused the input whole (unreadable, empty,
+    binary: [] at once)."""
+    firsts: list = []
     try:
-        items = iter_puzzles(input, name=input)
+        items = open_items()
         try:
-            first = next(items, None)
+            for item in items:
+                firsts.append(item)
+                if len(firsts) == count:
+                    break
         finally:
             items.close()
-    except InputError:
-        return "shikaku"
-    if isinstance(first, Puzzle):
-        return "sudoku"
-    if not _first_reads_as(input, "shikaku") and _first_reads_as(input, "hashi"):
-        return "hashi"  # a Shikaku file is read once more, not twice
-    return "shikaku"
+    except InputError:  # refused whole: render's own reading names the fault
+        pass
+    return firsts
 
 
-def _first_reads_as(input: str, kind: str) -> bool:
-    """Whether the first puzzle of the file reads as a puzzle of `kind`."""
+def _reads_as(input: str, kind: str) -> bool:
+    """Whether one of the file's first SNIFFED puzzles reads as a puzzle of `kind`."""
     from gpu_anneal.inputs import file_names, read
 
-    items = read(file_names([input]), kind)
-    try:
-        first = next(items, None)
-    finally:
-        items.close()
-    return first is not None and not isinstance(first, InputError)
+    firsts = _firsts(lambda: read(file_names([input]), kind))
+    return any(not isinstance(item, InputError) for item in firsts)
+
+
+def sudoku_shaped(input: str) -> bool:
+    """Whether a file that no reader reads is a faulty Sudoku file rather than anything else:
+    one of its first SNIFFED puzzles reads as a Sudoku but for a digit given twice in a unit,
+    or it opens as a Lloyd & Amos file (its order alone on a line, then `1`), which the Sudoku
+    reader takes as one whatever its rows hold."""
+    from gpu_anneal.reference import Puzzle, iter_puzzles
+
+    firsts = _firsts(lambda: iter_puzzles(input, name=input, check=False))
+    if any(isinstance(x, Puzzle) for x in firsts):
+        return True
+
+    # The reader detects Lloyd & Amos by the file's head alone: read as that format, a file it
+    # detected gives the same first fault, any other file a fault at its head (the order
+    # field, the `1`) that no other format gives, or, when its first line cannot be read at
+    # all (a stray byte), the fault every format gives: the `line` format's too.
+    def first(fmt: str) -> str:
+        found = _firsts(lambda: iter_puzzles(input, fmt=fmt, name=input, check=False), 1)
+        return str(found[0]) if found else ""
+
+    return bool(firsts) and first("lloyd-amos") == str(firsts[0]) != first("line")
 
 
 def too_large_to_draw(item) -> InputError | None:
@@ -126,20 +168,25 @@ def too_large_to_draw(item) -> InputError | None:
 
 def cli_render(
     kind: str | None, input: str, output_path: str, solve: bool = False, echo=print,
-    err=error_line, threads: int | None = None,
+    err=error_line, threads: int | None = None, time_limit: float | None = None,
 ) -> int:  # fmt: skip
     """Draw every puzzle of `input` (each solved first when `solve`) to .png or .svg files,
-    named by picture_paths; a faulty puzzle is one line on stderr, the others are drawn. `kind`
-    None: render_kind's; `threads`: the threads of the solving (--threads)."""
+    named by picture_paths; a faulty puzzle, or a picture that cannot be written, is one line
+    on stderr and the others are drawn (exit code 2 at the end). `kind` None: render_kind's;
+    `threads`: the threads of the solving (--threads); `time_limit`: seconds per puzzle of the
+    solving (--time-limit, as solve's: None the kind's default, 0 none; only with `solve`)."""
+    from cli.pictures import draw
     from cli.threads import use_threads
     from gpu_anneal import api
     from gpu_anneal.inputs import file_names, read
 
     use_threads(threads)
-    validate.output_path(output_path, "render: picture")
-    if Path(output_path).suffix.lower() not in (".png", ".svg"):
-        raise InputError(f"render: picture {output_path} must end in .png or .svg")
-    validate.not_an_input("render: picture", output_path, [input], OVERWRITES)
+    validate.time_limit(time_limit)
+    if time_limit is not None and not solve:
+        raise InputError("--time-limit does not apply without --solve (it bounds the solving)")
+    validate.output_path(output_path, PICTURE)
+    check_picture_name(output_path)
+    validate.not_an_input(PICTURE, output_path, [input], OVERWRITES)
     kind = kind or render_kind(input)
     items, faults = [], 0
     for item in read(file_names([input]), kind):
@@ -156,8 +203,8 @@ def cli_render(
         raise InputError(f"{input}: no puzzle found")
     paths = picture_paths(output_path, [item.index for item in items])
     for path in paths:  # a numbered name may be the input's too (pic-0.png from pic.png)
-        validate.not_an_input("render: picture", path, [input], OVERWRITES)
-    results = api.solve(items, kind=kind) if solve else [None] * len(items)
+        validate.not_an_input(PICTURE, path, [input], OVERWRITES)
+    results = api.solve(items, kind=kind, time_limit=time_limit) if solve else [None] * len(items)
     code = EXIT_OK
     for item, result, path in zip(items, results, paths, strict=True):
         rows = None
@@ -166,11 +213,34 @@ def cli_render(
             if not result.solved:
                 err(f"{item.source} line {item.line}: {result.status}, drawing the puzzle only")
                 code = EXIT_UNSOLVED
-        if item.order is not None:  # a Sudoku grid, drawn by its order
-            from gpu_anneal.reference import render_sudoku
-
-            render_sudoku(item.puzzle, item.order, path, rows)
-        else:
-            render_grid_puzzle(kind, item.puzzle, path, rows)
+        try:
+            validate.output_path(path, PICTURE)  # a folder in a numbered picture's place
+            draw(PICTURE, path, functools.partial(_draw_item, kind, item, rows))
+        except OutputError as exc:  # the pictures drawn stay, the others are still drawn
+            err(str(exc))
+            faults += 1
+            continue
         echo(f"wrote {path}")
     return EXIT_BAD_INPUT if faults else code
+
+
+def check_picture_name(output_path: str) -> None:
+    """InputError unless the picture's file name is a name ending in .png or .svg (a bare
+    '.png' is a name without its part before the suffix)."""
+    name = Path(output_path).name
+    if name.lower() in (".png", ".svg"):
+        raise InputError(f"{PICTURE} {output_path}: the file name before {name} is empty; name "
+                         f"the picture, e.g. puzzle{name}")  # fmt: skip
+    if Path(output_path).suffix.lower() not in (".png", ".svg"):
+        raise InputError(f"{PICTURE} {output_path} must end in .png or .svg")
+
+
+def _draw_item(kind: str, item, rows, path: str) -> None:
+    """Draw one puzzle (a Sudoku by its order, a Shikaku or Hashi by `kind`), with the
+    solution `rows` when given, to path."""
+    if item.order is not None:  # a Sudoku grid, drawn by its order
+        from gpu_anneal.reference import render_sudoku
+
+        render_sudoku(item.puzzle, item.order, path, rows)
+    else:
+        render_grid_puzzle(kind, item.puzzle, path, rows)

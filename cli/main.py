@@ -486,11 +486,19 @@ def render(
     kind: Annotated[
         str | None,
         kind_option(
-            "Puzzle kind  [default: by the file's first puzzle: sudoku when it reads as one, "
-            "hashi when it reads as a Hashi and not a Shikaku, else shikaku]"
+            "Puzzle kind  [default: by the file's first puzzles: sudoku when one reads as one, "
+            "hashi when one reads as a Hashi and none as a Shikaku, shikaku when one reads as "
+            "one; when none reads, sudoku for a Sudoku-shaped file (a digit given twice, a "
+            "Lloyd & Amos head), else shikaku]"
         ),
     ] = None,
     solve: Annotated[bool, typer.Option(help="Solve first and draw the solution")] = False,
+    time_limit: Annotated[
+        float | None,
+        typer.Option(
+            help="--solve: seconds per puzzle, 0 = none (as solve's --time-limit)  [default: 60]"
+        ),
+    ] = None,
     threads: Threads = None,
 ) -> None:
     """Draw every Sudoku (any order), Shikaku or Hashiwokakero puzzle of a file, with its
@@ -499,7 +507,7 @@ def render(
     picture-0.png, picture-1.png...)."""
     from cli.grid_puzzles import cli_render
 
-    draw = functools.partial(cli_render, threads=threads)
+    draw = functools.partial(cli_render, threads=threads, time_limit=time_limit)
     raise typer.Exit(guarded(draw, value(kind), input, output_path, solve))
 
 

@@ -36,8 +36,10 @@ def _save(fig, plt, path):
     if path.suffix.lower() not in (".png", ".svg"):
         plt.close(fig)
         raise InputError(f"output: {path.name} must end in .png or .svg")
-    fig.savefig(path, bbox_inches="tight", dpi=120)
-    plt.close(fig)
+    try:
+        fig.savefig(path, bbox_inches="tight", dpi=120)
+    finally:  # a picture that cannot be written closes its figure too (no figures pile up)
+        plt.close(fig)
 
 
 def render_shikaku(p, path, rects=None) -> None:

@@ -1,0 +1,239 @@
+"""`gpu-anneal render` on hostile targets and faulty files: a picture that cannot be written
+(a full disk, a folder or a dangling link in its place), a file whose first puzzle is faulty, a
+Sudoku-shaped file no reader reads, --time-limit with --solve, a picture named `.png`. Each ends
+with one 'gpu-anneal:' line per fault, exit code 2 (never an internal error, exit 3), and the
+pictures that could be drawn are drawn.
+
+Runs in-process through typer's CliRunner; the puzzles are 4x4 and 9x9 Sudoku and a 2x1
+Shikaku, so that each case takes about a second.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.grid_puzzles import render_kind, sudoku_shaped
+from cli.main import app
+from cli.tally import is_summary
+
+runner = CliRunner()
+FOUR = ["1...........4...", "..3.4.........2.", "...4..3..2..1..."]  # 4x4 puzzles, one a line
+NINE = "002370900007568402080090000100040800204000706006020001000050010501932600003086200"
+FULL = Path("/dev/full")  # a device where every write fails with ENOSPC (Linux)
+
+
+def invoke(*args):
+    """`gpu-anneal ARGS` in-process; the click Result."""
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def faults(result, code: int = 2) -> list[str]:
+    """Assert exit `code`, no traceback or internal error; stderr's 'gpu-anneal:' lines
+    (every line is one), without their prefix."""
+    assert result.exit_code == code, (result.exit_code, result.output)
+    assert "Traceback" not in result.output and "internal error" not in result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip() and not is_summary(line)]
+    assert all(line.startswith("gpu-anneal: ") for line in lines), lines
+    return [line.removeprefix("gpu-anneal: ") for line in lines]
+
+
+def puzzle_file(tmp_path: Path, lines: list[str], name: str = "p.txt") -> Path:
+    """A file of the given lines."""
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# ---- pictures that cannot be written ----------------------------------------------------
+
+
+@pytest.mark.skipif(not FULL.exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_a_picture_on_a_full_disk_is_one_line_exit_2(tmp_path, suffix):
+    """`render s.txt f.png` with f.png a link to /dev/full was 'internal error: OSError:
+    [Errno 28] No space left on device', exit 3: now one line naming the picture and why."""
+    picture = tmp_path / f"f{suffix}"
+    picture.symlink_to(FULL)
+    result = invoke("render", puzzle_file(tmp_path, [NINE]), picture)
+    assert faults(result) == [
+        f"render: picture {picture}: cannot write the picture: No space left on device"
+    ]
+    assert result.stdout == ""
+
+
+def test_a_folder_in_a_numbered_pictures_place_is_named_and_the_others_drawn(tmp_path):
+    """`render s.txt pic.png` (3 puzzles) with a folder pic-1.png wrote pic-0.png, then
+    'internal error: IsADirectoryError', exit 3, and never drew pic-2.png: now the folder is
+    one line, pic-0.png and pic-2.png are drawn, exit 2."""
+    (tmp_path / "pic-1.png").mkdir()
+    result = invoke("render", puzzle_file(tmp_path, FOUR), tmp_path / "pic.png")
+    assert faults(result) == [
+        f"render: picture {tmp_path / 'pic-1.png'}: is a folder; name a file in it"
+    ]
+    for i in (0, 2):
+        assert (tmp_path / f"pic-{i}.png").read_bytes().startswith(b"\x89PNG")
+    assert result.stdout.split() == ["wrote", str(tmp_path / "pic-0.png"), "wrote",
+                                     str(tmp_path / "pic-2.png")]  # fmt: skip
+
+
+@pytest.mark.parametrize("grid", [True, False], ids=["shikaku", "sudoku"])
+def test_a_dangling_link_as_the_picture_is_one_line_exit_2(tmp_path, grid):
+    """`render s.txt d.png` with d.png a link to nofolder/z.png was 'internal error:
+    FileNotFoundError', exit 3 (a Shikaku: the same path through its own writer)."""
+    picture = tmp_path / "d.png"
+    picture.symlink_to("nofolder/z.png")
+    lines = ["2x1:2a"] if grid else [NINE]
+    result = invoke("render", puzzle_file(tmp_path, lines), picture)
+    assert faults(result) == [
+        f"render: picture {picture}: cannot write the picture: No such file or directory"
+    ]
+
+
+def test_a_picture_that_cannot_be_written_closes_its_figure(tmp_path):
+    """A failed save left its matplotlib figure open: a file of many puzzles to a full disk
+    piled up figures (matplotlib's multi-line 'More than 20 figures' warning, and memory)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    (tmp_path / "pic-0.png").mkdir()
+    picture = tmp_path / "pic-1.png"
+    picture.symlink_to("nofolder/z.png")  # passes the checks, fails in savefig
+    result = invoke("render", puzzle_file(tmp_path, FOUR[:2]), tmp_path / "pic.png")
+    assert len(faults(result)) == 2
+    assert plt.get_fignums() == []
+
+
+def test_a_picture_named_only_by_its_suffix_is_named_as_such(tmp_path):
+    """`render s.txt .png` said 'picture .png must end in .png or .svg', though it does: the
+    fault is the empty name before the suffix."""
+    os.chdir(tmp_path)
+    result = invoke("render", puzzle_file(tmp_path, [NINE]), ".png")
+    assert faults(result) == [
+        "render: picture .png: the file name before .png is empty; name the picture, e.g. "
+        "puzzle.png"
+    ]
+    assert list(tmp_path.iterdir()) == [tmp_path / "p.txt"]
+
+
+# ---- the kind of a file whose first puzzles are faulty -----------------------------------
+
+
+def test_a_sudoku_file_whose_first_line_is_faulty_is_drawn_as_sudoku(tmp_path):
+    """A bad first line, then three good 9x9 lines, was read as Shikaku: 'line 2: unknown cell
+    ...', exit 2, nothing drawn. Now the line is the Sudoku reader's fault and the three are
+    drawn, as with --kind sudoku."""
+    path = puzzle_file(tmp_path, ["12345", NINE, NINE.replace("2", ".", 1), NINE[::-1]])
+    assert render_kind(str(path)) == "sudoku"
+    result = invoke("render", path, tmp_path / "o.svg")
+    assert faults(result) == [
+        f"{path} line 1: 5 cells, expected 16 (4x4); a Sudoku has 16, 81, 256, 625, 1296, "
+        "2401, 4096 cells"
+    ]
+    assert sorted(p.name for p in tmp_path.glob("o-*.svg")) == ["o-0.svg", "o-1.svg", "o-2.svg"]
+
+
+def test_a_sudoku_line_with_a_repeated_given_is_named_as_a_sudoku_fault(tmp_path):
+    """'11' then 79 zeros (a digit given twice) was read as Shikaku: 'clue areas sum to 2, the
+    grid has 81 cells'. Now: the Sudoku reader's fault, as `solve` says it."""
+    path = puzzle_file(tmp_path, ["11" + "0" * 79])
+    assert sudoku_shaped(str(path)) and render_kind(str(path)) == "sudoku"
+    assert faults(invoke("render", path, tmp_path / "o.svg")) == [
+        f"{path} line 1: digit 1 given twice in row 1 (r1c1, r1c2)"
+    ]
+
+
+def test_a_lloyd_amos_file_a_row_short_is_named_as_a_sudoku_fault(tmp_path):
+    """A Lloyd & Amos file (order 3, `1`) of 8 rows was read as Shikaku: "line 3: unknown cell
+    '-1'". Now: 'puzzle ends after 8 rows, expected 9', as `solve` says it."""
+    path = puzzle_file(tmp_path, ["3", "1", *["\t".join(["-1"] * 9)] * 8], "la.txt")
+    assert render_kind(str(path)) == "sudoku"
+    assert faults(invoke("render", path, tmp_path / "o.svg")) == [
+        f"{path} line 1: puzzle ends after 8 rows, expected 9"
+    ]
+
+
+@pytest.mark.parametrize(
+    "lines, fault",
+    [
+        (["10x10:zzz"], "description has 78 cells, 10x10 needs 100"),
+        (["12345"], "clue areas sum to 15, the grid has 5 cells"),
+        (["4.x", "..2", "..."], "unknown cell 'x'"),
+        (
+            ["4.\x01", "..2", "..."],
+            "control character U+0001 at column 3; not puzzle text; a "
+            "text grid with a faulty line is refused whole",
+        ),
+    ],
+    ids=["game-id", "one-row-grid", "text-grid", "unreadable-line"],
+)
+def test_a_faulty_file_not_shaped_as_sudoku_stays_shikaku(tmp_path, lines, fault):
+    """The Sudoku-shaped rule leaves other files that no reader reads as they were: Shikaku,
+    its fault named (not the Sudoku reader's 'N cells, expected ...')."""
+    path = puzzle_file(tmp_path, lines)
+    assert not sudoku_shaped(str(path)) and render_kind(str(path)) == "shikaku"
+    assert faults(invoke("render", path, tmp_path / "o.svg")) == [f"{path} line 1: {fault}"]
+
+
+# ---- --time-limit ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def solved_params(monkeypatch) -> list:
+    """The params (seed, chains, time_limit...) of every result render's api.solve returns."""
+    from gpu_anneal import api
+
+    seen: list = []
+    solve = api.solve
+
+    def spy(items, **options):
+        results = solve(items, **options)
+        seen.extend(result.params for result in results)
+        return results
+
+    monkeypatch.setattr(api, "solve", spy)
+    return seen
+
+
+@pytest.mark.parametrize("given, ran", [(["--time-limit", "7.5"], 7.5), ([], 60.0)])
+def test_render_solve_takes_a_time_limit_to_the_solver(tmp_path, solved_params, given, ran):
+    """`render --solve` had no --time-limit: a puzzle the solver cannot finish ran for solve's
+    default. Now the limit reaches the solver (60 s, solve's default, when not given)."""
+    path = puzzle_file(tmp_path, ["2x1:2a"])
+    result = invoke("render", path, tmp_path / "s.png", "--solve", *given)
+    assert result.exit_code == 0, result.output
+    assert [params.time_limit for params in solved_params] == [ran]
+
+
+@pytest.mark.parametrize(
+    "given, fault",
+    [
+        (["--solve", "--time-limit", "-1"], "--time-limit -1.0: must be a finite number in [0, "),
+        (["--time-limit", "5"], "--time-limit does not apply without --solve"),
+    ],
+)
+def test_render_refuses_a_time_limit_it_cannot_use(tmp_path, given, fault):
+    """A negative --time-limit, or one without --solve: one line before anything is drawn."""
+    result = invoke("render", puzzle_file(tmp_path, [NINE]), tmp_path / "s.png", *given)
+    (line,) = faults(result)
+    assert line.startswith(fault) and not (tmp_path / "s.png").exists()
+
+
+def test_a_picture_write_fault_without_a_message_is_named_by_its_type(tmp_path):
+    """A writer's ValueError() with no message made bench's picture helper fail on its first
+    line ('internal error: IndexError', exit 3); the shared helper names the type."""
+    from cli.pictures import draw
+    from gpu_anneal.reference import OutputError
+
+    def silent(path):
+        raise ValueError()
+
+    with pytest.raises(OutputError) as caught:
+        draw("--plot", "p.png", silent)
+    assert str(caught.value) == "--plot p.png: cannot write the picture: ValueError"
