@@ -143,21 +143,12 @@ def sudoku_shaped(input: str) -> bool:
     one of its first SNIFFED puzzles reads as a Sudoku but for a digit given twice in a unit,
     or it opens as a Lloyd & Amos file (its order alone on a line, then `1`), which the Sudoku
     reader takes as one whatever its rows hold."""
-    from gpu_anneal.reference import Puzzle, iter_puzzles
+    from gpu_anneal.reference import Puzzle, iter_puzzles, opens_as_lloyd_amos
 
     firsts = _firsts(lambda: iter_puzzles(input, name=input, check=False))
     if any(isinstance(x, Puzzle) for x in firsts):
         return True
-
-    # The reader detects Lloyd & Amos by the file's head alone: read as that format, a file it
-    # detected gives the same first fault, any other file a fault at its head (the order
-    # field, the `1`) that no other format gives, or, when its first line cannot be read at
-    # all (a stray byte), the fault every format gives: the `line` format's too.
-    def first(fmt: str) -> str:
-        found = _firsts(lambda: iter_puzzles(input, fmt=fmt, name=input, check=False), 1)
-        return str(found[0]) if found else ""
-
-    return bool(firsts) and first("lloyd-amos") == str(firsts[0]) != first("line")
+    return bool(firsts) and opens_as_lloyd_amos(input, input)
 
 
 def too_large_to_draw(item) -> InputError | None:

@@ -4,8 +4,9 @@ cpu_reference passes here.
 
     errors     InputError (bad input), OptionError, OutputError; the warnings ResumeWarning,
                KernelWarning, LimitWarning (cpu_reference.errors)
-    formats    Sudoku text: FORMATS, MAX_SYMBOL_ORDER, Puzzle, iter_puzzles
-               (cpu_reference.sudoku.formats), format_grid (cpu_reference.sudoku.format_writer);
+    formats    Sudoku text: FORMATS, MAX_SYMBOL_ORDER, Puzzle, iter_puzzles,
+               opens_as_lloyd_amos (cpu_reference.sudoku.formats), format_grid
+               (cpu_reference.sudoku.format_writer);
                GRID_FORMATS, those of one puzzle over N lines, and passed_over, a line that
                holds no puzzle (cpu_reference.sudoku.puzzle_lines)
     presets    technique (a technique's schedule, move and deduction), move_of (a move preset
@@ -32,6 +33,7 @@ from cpu_reference.sudoku.formats import (
     MAX_SYMBOL_ORDER,
     Puzzle,
     iter_puzzles,
+    opens_as_lloyd_amos,
 )
 from cpu_reference.sudoku.layout import MAX_ORDER
 from cpu_reference.sudoku.presets import move_of, technique
@@ -53,6 +55,7 @@ __all__ = [
     "format_grid",
     "iter_puzzles",
     "move_of",
+    "opens_as_lloyd_amos",
     "passed_over",
     "render_sudoku",
     "technique",

@@ -753,6 +753,23 @@ def _head(lines) -> tuple[list, Iterator]:
     return head, itertools.chain(seen, it)
 
 
+def opens_as_lloyd_amos(source, name: str = "<input>") -> bool:
+    """Whether a path or file opens as a Lloyd & Amos file (its first two lines neither blank
+    nor comments: a number alone, then `1`), as iter_puzzles detects it without a format;
+    False where it cannot be read."""
+    try:
+        opened = open_source(source, name)
+    except InputError:
+        return False
+    try:
+        head, _ = _head(read_lines(opened.stream, opened.shown, MAX_LINE))
+        return _lloyd_amos_head(head)
+    except InputError:
+        return False
+    finally:
+        opened.close()
+
+
 def _lloyd_amos_head(head: list) -> bool:
     """Whether an input's first two lines are a Lloyd & Amos file's: a number alone (any number
     Python reads, so that a `nan`, `-2` or `2.0` order is named as the order field), then 1."""
