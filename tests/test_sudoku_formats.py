@@ -294,6 +294,14 @@ def test_fault_tsv_and_tdoku_fields():
     assert _one_fault("x\t2\t\n") == "t.txt line 1: 0 cells, expected 16 (4x4)"
 
 
+def test_fault_of_words_names_a_word_that_is_no_number():
+    """`echo hello world | gpu-anneal solve -` said only "2 numbers on the first row"."""
+    msg = _one_fault("hello world\n")
+    assert msg.startswith("t.txt line 1: 2 numbers on the first row; a Sudoku row has 4, 9")
+    assert msg.endswith("; 'hello' is no number")
+    assert "no number" not in _one_fault("1 2\n")
+
+
 def test_fault_csv_row_names_an_unclosed_quote():
     """A csv row with a quote left open read the rest of the row as one field, and the fault
     said only how many fields it had."""

@@ -386,7 +386,18 @@ def _width_fault(width: int, fmt: str, rows: int = 1, first: str = "") -> str:
     if n * n == width and n >= 2:
         return f"{text}: a {width}x{width} Sudoku (order {n}) is not supported; {orders} are"
     widths = ", ".join(str(m * m) for m in served)
-    return f"{text}; a Sudoku row has {widths} {what}: {orders} (or pass the order)"
+    return f"{text}; a Sudoku row has {widths} {what}: {orders} (or pass the order)" + (
+        _no_number(first) if fmt == "rows" else ""
+    )
+
+
+def _no_number(row: str) -> str:
+    """'; WORD is no number' for the first field of a rows line that is neither a number nor a
+    blank (text that is no puzzle: "hello world"), else ''."""
+    for field in puzzle_lines.row_numbers(row.split("#", 1)[0]):
+        if field not in ROWS_BLANKS and not a_number(field):
+            return f"; {shown(field)} is no number"
+    return ""
 
 
 def _parse_csv_line(body: str, order: int | None) -> tuple[np.ndarray, int]:
