@@ -35,9 +35,32 @@ def guarded(fn, *args) -> int:
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         raise
+    except MemoryError as exc:  # the machine's limit (ulimit -v, a full memory), not ours
+        error_line(f"not enough memory ({exc or 'an allocation failed'}); fewer --chains, a "
+                   "smaller --batch or fewer --threads need less")  # fmt: skip
+        return EXIT_BAD_INPUT
     except Exception as exc:  # a fault of ours: one line, never a traceback
+        if isinstance(exc, OSError) and _folder_gone():
+            error_line("the current folder no longer exists: name files by absolute paths, or "
+                       "run from a folder that exists")  # fmt: skip
+            return EXIT_BAD_INPUT
+        if isinstance(exc, RuntimeError) and "can't start new thread" in str(exc):
+            error_line("cannot start a thread (a memory or process limit: ulimit -v, -u); "
+                       "fewer --threads need fewer")  # fmt: skip
+            return EXIT_BAD_INPUT
         error_line(f"internal error: {type(exc).__name__}: {exc}".splitlines()[0])
         return EXIT_INTERNAL
+
+
+def _folder_gone() -> bool:
+    """Whether the current folder was deleted under the process (a relative path then fails)."""
+    import os
+
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
 
 
 def _project_warnings() -> tuple[type[Warning], ...]:

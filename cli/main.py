@@ -39,9 +39,9 @@ from cli.output import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_TERMINATED,
     EXIT_UNSOLVED,
     error_line,
+    terminated_code,
 )
 from gpu_anneal import interrupts
 
@@ -697,12 +697,13 @@ def run() -> None:
                 code = EXIT_BAD_INPUT
             if code == EXIT_INTERRUPTED and not said:
                 said = True
-                error_line("interrupted" + (" (SIGTERM)" if interrupts.terminated() else ""))
+                stopped_by = interrupts.terminated()
+                error_line("interrupted" + (f" ({stopped_by})" if stopped_by else ""))
             break
         except KeyboardInterrupt:  # a press before SIGINT was ignored
             code = EXIT_INTERRUPTED
     if code == EXIT_INTERRUPTED and interrupts.terminated():
-        code = EXIT_TERMINATED
+        code = terminated_code(interrupts.terminated())
     sys.exit(code)
 
 

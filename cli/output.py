@@ -17,7 +17,14 @@ EXIT_UNSOLVED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
-EXIT_TERMINATED = 143  # SIGTERM, answered as Ctrl-C is (128 + 15)
+
+
+def terminated_code(name: str) -> int:
+    """The exit code of a run stopped by the stop signal `name`, answered as Ctrl-C is (SIGTERM:
+    143, SIGXCPU: 152): 128 + its number, as a shell reports a process that signal ends."""
+    import signal
+
+    return 128 + int(getattr(signal, name, signal.SIGTERM))
 
 
 # While a progress line may show on the terminal (cli.progress.messages_above): each prints text

@@ -3,7 +3,8 @@
 `guard()` (cli.main.run, before the command) puts stand-ins in sys.stdin, sys.stdout and
 sys.stderr:
 
-    stdout   writes as before; the first write or flush that fails (closed at the start:
+    stdout   writes as before, a character its encoding cannot hold as a backslash escape; the
+             first write or flush that fails (closed at the start:
              `>&-`; full: `> /dev/full`; a pipe whose reader left: `| head -1`) raises
              StdoutLost, an OutputError (exit code 2) whose message says why; /dev/null then
              takes fd 1, so that what Python still holds for it never fails again
@@ -202,12 +203,24 @@ def _ask(stream, method: str, default):
         return default
 
 
+def escape_unwritable(stream) -> None:
+    """Write what the stream's encoding cannot hold as backslash escapes (a puzzle's name in
+    `ë` on an ASCII stdout: PYTHONIOENCODING=ascii, LC_ALL=C), as stderr does: the character
+    raised UnicodeEncodeError, a ValueError, which read as stdout closed and stopped the run."""
+    try:
+        stream.reconfigure(errors="backslashreplace")
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        pass
+
+
 def guard() -> None:
     """Put the stand-ins in sys.stdin, sys.stdout and sys.stderr (once; see the module
     docstring). A stream is closed when Python has none for it or cli.startup found it closed."""
     startup.fill_closed_streams()  # (done already when cli.startup.begin ran)
     if not isinstance(sys.stdout, GuardedStdout):
         gone = sys.stdout is None or "stdout" in startup.closed
+        if not gone:
+            escape_unwritable(sys.stdout)
         sys.stdout = GuardedStdout(None if gone else sys.stdout)
     if not isinstance(sys.stderr, GuardedStderr):
         gone = sys.stderr is None or "stderr" in startup.closed

@@ -36,7 +36,10 @@ from typing import TypeVar
 # answered(), holds it) would never be released.
 _pressed = False  # a press not answered yet
 _ever = False  # a press in this process
-_terminated = False  # a SIGTERM in this process (answered as a press)
+_terminated: str | None = None  # the stop signal's name (SIGTERM, SIGXCPU) answered as a press
+# signals that stop a run as SIGTERM does: a batch system's stop, the CPU-time limit's warning
+# (`ulimit -S -t`: SIGXCPU, then SIGKILL at the hard limit)
+STOP_SIGNALS = ("SIGTERM", "SIGXCPU")
 _budget = threading.local()  # per thread: deadline (perf_counter seconds or None), spent (bool)
 
 INTERRUPTED = "interrupted"
@@ -59,7 +62,7 @@ def _on_sigint(signum, frame) -> None:
 
 def _on_sigterm(signum, frame) -> None:
     global _terminated
-    _terminated = True
+    _terminated = signal.Signals(signum).name
     _on_sigint(signum, frame)
 
 
@@ -70,11 +73,14 @@ def install() -> None:
     code (llvmlite's object cache), or the finalizer's error of an llvmlite object the press cut
     short; the press, already remembered, is answered by `check()`. A process started with
     SIGINT ignored (a shell's background job, nohup) keeps it ignored, as Python itself does.
-    SIGTERM, where it has its default action, is answered as a press too."""
+    SIGTERM and SIGXCPU (STOP_SIGNALS), where they have their default action, are answered
+    as a press too."""
     if threading.current_thread() is not threading.main_thread():
         return
-    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, _on_sigterm)
+    for name in STOP_SIGNALS:
+        number = getattr(signal, name, None)  # SIGXCPU: POSIX only
+        if number is not None and signal.getsignal(number) is signal.SIG_DFL:
+            signal.signal(number, _on_sigterm)
     if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, _on_sigint)
         if not isinstance(sys.unraisablehook, _QuietPresses):
@@ -239,8 +245,9 @@ def ever_pressed() -> bool:
     return _ever
 
 
-def terminated() -> bool:
-    """True once a SIGTERM reached the installed handler in this process."""
+def terminated() -> str | None:
+    """The name of the stop signal (STOP_SIGNALS: SIGTERM, SIGXCPU) that reached the installed
+    handler in this process, None if none did."""
     return _terminated
 
 

@@ -278,8 +278,10 @@ def _warn(text: str) -> None:
 
 class ResultsFile:
     """A results file opened for appending JSON lines: write() and flush() turn a failed write
-    (a full disk) into OutputError; the first write ends a torn last line first. A file there
-    already must start as a results file does (a JSON object), else InputError."""
+    (a full disk, a file-size limit) into OutputError, and a write that fails part way is taken
+    back (the file cut to its size before it), so the file never ends in a torn record; the
+    first write ends a torn last line first. A file there already must start as a results file
+    does (a JSON object), else InputError."""
 
     def __init__(self, path: str, option: str = "--out"):
         if option == "--resume":
@@ -289,33 +291,47 @@ class ResultsFile:
         self.path = output_path(path, option)
         self.option = option
         self.failed = False
+        self.written = 0  # records this run wrote whole
         self._first = True
         try:
-            self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+            self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         except OSError as exc:
             raise OutputError(f"{option} {self.path}: cannot open: {exc.strerror}") from None
 
     def write(self, text: str) -> None:
-        """Append text (a JSON line with its line end)."""
+        """Append text (a JSON line with its line end), whole or not at all."""
         if self._first:
             self._first = False
             if _ends_torn(self.path):
                 text = "\n" + text
-        self._guard(self._file.write, text)
-
-    def flush(self) -> None:
-        """Push what was written to the file."""
-        self._guard(self._file.flush)
-
-    def close(self) -> None:
-        """Close; a write that fails now is reported unless one already failed."""
-        if self.failed:
+        data = text.encode("utf-8")
+        try:
+            before = os.fstat(self._fd).st_size
+        except OSError as exc:
+            self._fail(exc)
+        try:
+            while data:
+                data = data[os.write(self._fd, data) :]
+        except OSError as exc:
             try:
-                self._file.close()
+                os.ftruncate(self._fd, before)  # no torn record left behind
             except OSError:
                 pass
-            return
-        self._guard(self._file.close)
+            self._fail(exc)
+        self.written += 1
+
+    def flush(self) -> None:
+        """Every write reached the file already (nothing is buffered)."""
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.close(fd)
+            except OSError as exc:
+                if not self.failed:
+                    self._fail(exc)
 
     def __enter__(self) -> ResultsFile:
         return self
@@ -323,14 +339,12 @@ class ResultsFile:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _guard(self, fn, *args) -> None:
-        try:
-            fn(*args)
-        except OSError as exc:
-            self.failed = True
-            raise OutputError(
-                f"{self.option} {self.path}: cannot write: {exc.strerror or exc}"
-            ) from None
+    def _fail(self, exc: OSError):
+        self.failed = True
+        raise OutputError(
+            f"{self.option} {self.path}: cannot write: {exc.strerror or exc}; the "
+            f"{self.written} record(s) this run wrote before are whole"
+        ) from None
 
 
 def open_results(path: str, option: str = "--out") -> ResultsFile:

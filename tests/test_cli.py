@@ -275,10 +275,11 @@ def test_progress_counts_and_stays_silent_off_a_terminal():
     assert progress._progress is None
 
 
-@pytest.mark.parametrize("name, code", [("SIGINT", 130), ("SIGTERM", 143)])
+@pytest.mark.parametrize("name, code", [("SIGINT", 130), ("SIGTERM", 143), ("SIGXCPU", 152)])
 def test_ctrl_c_keeps_what_was_written_and_reports_the_rest(tmp_path, name, code):
     """SIGINT mid-run: solved puzzles stay written, the one in progress is reported, exit 130.
-    SIGTERM (a batch system's stop) the same, exit 143; it killed the process with no summary."""
+    SIGTERM (a batch system's stop) the same, exit 143; it killed the process with no summary.
+    SIGXCPU (the soft CPU-time limit, `ulimit -S -t`) killed it too: the same, exit 152."""
     import signal
     import time
 

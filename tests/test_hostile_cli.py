@@ -595,3 +595,69 @@ def test_render_without_a_kind_draws_a_hashi_file_as_hashi(tmp_path):
     result = invoke("render", rect, tmp_path / "r.png", "--solve")
     assert result.exit_code == 0, result.output
     assert (render_kind(str(bridges)), render_kind(str(rect))) == ("hashi", "shikaku")
+
+
+def test_a_name_stdout_cannot_encode_is_escaped_and_the_run_goes_on(tmp_path):
+    """A puzzle named `ëasy` on an ASCII stdout (PYTHONIOENCODING=ascii, LC_ALL=C) raised
+    UnicodeEncodeError, which read as "stdout: closed; the run stopped after 1 result(s)"
+    (exit 2) and left the other puzzles unsolved. The character is written as an escape."""
+    (tmp_path / "p.txt").write_text("1...........4... ëasy\n..3.4.........2. two\n")
+    run = shell("PYTHONIOENCODING=ascii gpu-anneal solve p.txt --method exact --output text",
+                tmp_path)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "(\\xebasy)" in run.stdout and "(two)" in run.stdout
+    assert "2 solved" in run.stderr and "stdout" not in run.stderr
+
+
+def test_a_deleted_current_folder_is_named_in_one_line(tmp_path):
+    """`cd d; rmdir ../d; gpu-anneal solve /abs/p.txt --out r.jsonl` was `internal error:
+    FileNotFoundError`, exit 3. Absolute paths still work there."""
+    puzzles = tmp_path / "p.txt"
+    puzzles.write_text("1...........4...\n")
+    gone = "mkdir d && cd d && rmdir ../d && "
+    run = shell(gone + f"gpu-anneal solve {puzzles} --method exact --out r.jsonl", tmp_path)
+    assert run.returncode == 2, run.stderr
+    assert messages(run.stderr) == [
+        "the current folder no longer exists: name files by absolute paths, or run from a "
+        "folder that exists"
+    ]
+    run = shell(gone + f"gpu-anneal solve {puzzles} --method exact", tmp_path)
+    assert run.returncode == 0 and run.stdout.count("solved") == 1, run.stderr
+
+
+@pytest.mark.parametrize(
+    "fault, said",
+    [(MemoryError("Unable to allocate 30.5 MiB"), "not enough memory (Unable to allocate 30.5 "
+      "MiB); fewer --chains, a smaller --batch or fewer --threads need less"),
+     (RuntimeError("can't start new thread"), "cannot start a thread (a memory or process "
+      "limit: ulimit -v, -u); fewer --threads need fewer")],
+)  # fmt: skip
+def test_the_machines_limits_are_one_line_not_an_internal_error(fault, said, capsys):
+    """Under `ulimit -v` a big --chains was `internal error: MemoryError ...` and a thread that
+    could not start `internal error: RuntimeError: can't start new thread`, exit 3."""
+    from cli.guard import guarded
+    from cli.output import EXIT_BAD_INPUT
+
+    def body():
+        raise fault
+
+    assert guarded(body) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.strip() == f"gpu-anneal: {said}"
+
+
+def test_a_results_file_past_the_file_size_limit_keeps_whole_records(tmp_path):
+    """`ulimit -f` (or a full disk) cut a record part way: the file ended in a torn line, which
+    every later --resume counted as a record not trusted, and the line did not say how many
+    records were safe. The failed record is taken back; the line counts the whole ones."""
+    (tmp_path / "p.txt").write_text("1...........4...\n..3.4.........2.\n" * 20)
+    run = shell("ulimit -f 8; gpu-anneal solve p.txt --method exact --out r.jsonl --quiet",
+                tmp_path)  # fmt: skip
+    assert run.returncode == 2, run.stderr
+    lines = (tmp_path / "r.jsonl").read_bytes().split(b"\n")
+    assert lines[-1] == b"" and all(json.loads(line) for line in lines[:-1])  # no torn record
+    kept = len(lines) - 1
+    assert 0 < kept < 40
+    assert messages(run.stderr) == [
+        f"--out r.jsonl: cannot write: File too large; the {kept} record(s) this run wrote "
+        "before are whole"
+    ]
