@@ -13,7 +13,8 @@ rules too):
         <root>/kernels/__pycache__
 
 cache_info() reports both folders and how many compiled kernels they hold. Deleting them is always
-safe: the kernels are compiled again.
+safe: the kernels are compiled again; so is a damaged file of numba-cuda's (cached_jit makes its
+cache read one as absent; a save that fails leaves the kernel in memory only).
 
 How. numba-cuda's disk cache (cuda.jit(cache=True)) keys a compiled kernel by its signature, the
 card (compute capability, CUDA runtime version), numba-cuda's version and a hash of the kernel's
@@ -55,7 +56,7 @@ import numpy as np
 from numba import config
 from numba.core import types as numba_types
 
-from cpu_reference.cache import import_generated, writable_folder
+from cpu_reference.cache import import_generated, tolerate_faults, writable_folder
 
 try:
     import numba_cuda
@@ -238,10 +239,22 @@ def cached_jit(fn: Callable, **options):
         return cuda.jit(fn)
     if not fn.__module__.startswith(PREFIX):
         raise ValueError(f"{fn.__qualname__}: only generated kernel modules are cached")
+    _tolerate_cuda_cache_faults()
     try:
         return cuda.jit(cache=True, **options)(fn)
     except RuntimeError:  # numba-cuda found no writable place for its cache: compile each time
         return cuda.jit(**options)(fn)
+
+
+def _tolerate_cuda_cache_faults() -> None:
+    """numba-cuda's disk cache (its own copy of numba's, numba.cuda.core.caching) treats a
+    damaged file as absent and a failed save as no save, as numba's does
+    (cpu_reference.cache.tolerate_faults); numba's built-in CUDA target shares numba's."""
+    try:
+        from numba.cuda.core import caching
+    except ImportError:  # pragma: no cover - numba's built-in CUDA target: numba.core.caching
+        return
+    tolerate_faults(caching)
 
 
 def compiled_dir(folder: Path | None = None) -> Path:
