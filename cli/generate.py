@@ -348,16 +348,24 @@ def _generate_puzzles(args: dict) -> int:
 
 
 def _generate_grids(args: dict) -> int:
-    """Full grids (completing --from's puzzles when given), printed in order."""
-    from cli.output import EXIT_OK, EXIT_UNSOLVED, error_line
+    """Full grids (completing --from's puzzles when given), printed in order. A faulty puzzle
+    of --from's file is one line and left out, the others completed (their grids indexed in
+    the order of the good puzzles, as solve counts them), exit code 2 at the end."""
+    from cli.output import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, error_line
     from gpu_anneal import generation as gen
     from gpu_anneal import validate
     from gpu_anneal.inputs import read_grids
     from gpu_anneal.records import GridRecord
 
     givens, count, order = None, args["count"], args["order"]
+    bad: list[InputError] = []
+
+    def on_bad(error: InputError) -> None:
+        error_line(str(error))
+        bad.append(error)
+
     if args["from_file"] is not None:
-        rows, order = read_grids(args["from_file"], order, full=False)
+        rows, order = read_grids(args["from_file"], order, full=False, on_fault=on_bad)
         most = validate.max_grids(order**4) // rows.shape[0]
         validate.integer("--count", count, 1, max(1, most))  # per puzzle of the file
         givens = np.repeat(rows, count, axis=0)
@@ -386,8 +394,10 @@ def _generate_grids(args: dict) -> int:
         which = ", ".join(str(i) for i in sorted(failed)[:5])
         more = "..." if len(failed) > 5 else ""
         error_line(f"{len(failed)} of {count} grids not found (index {which}{more})")
-        return EXIT_UNSOLVED
-    return EXIT_OK
+    if bad:
+        error_line(f"{len(bad)} bad puzzle(s) of {args['from_file']} left out")
+        return EXIT_BAD_INPUT
+    return EXIT_UNSOLVED if failed else EXIT_OK
 
 
 def _grid_options(args: dict) -> dict:

@@ -211,6 +211,23 @@ def test_cli_from_file(tmp_path):
         assert verify_solution(parse_line(line), 3, puzzle) is None
 
 
+def test_cli_from_file_completes_the_good_puzzles_past_a_bad_one(tmp_path):
+    """generate --from stopped at the file's first bad puzzle, the good ones after it never
+    completed. Each bad puzzle is one line, the others are completed, exit 2 at the end."""
+    path = tmp_path / "mixed.txt"
+    path.write_text("12345\n" + EASY + "\n" + "1" * 81 + "\n")
+    result = runner.invoke(app, ["generate", "--from", str(path), "--method", "backtrack",
+                                 "--count", "1", "--output", "jsonl"])  # fmt: skip
+    assert result.exit_code == 2, result.stderr
+    (record,) = [json.loads(x) for x in result.stdout.splitlines()]
+    assert record["index"] == 0
+    assert verify_solution(parse_line(record["grid"]), 3, parse_line(EASY)) is None
+    lines = [x for x in result.stderr.splitlines() if x.strip()]
+    assert lines[0].startswith(f"gpu-anneal: {path} line 1: 5 cells")
+    assert lines[1].startswith(f"gpu-anneal: {path} line 3: ")
+    assert lines[-1] == f"gpu-anneal: 2 bad puzzle(s) of {path} left out"
+
+
 def _one_line_error(result) -> None:
     assert result.exit_code == 2, result.stdout
     lines = [x for x in result.stderr.splitlines() if x.strip()]
