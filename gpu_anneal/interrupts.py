@@ -7,8 +7,8 @@ Python's default handler does; the pool calls `check()` between rounds, which ra
 a press was recorded and not yet answered. `ever_pressed()` tells the command line that the
 user pressed Ctrl-C at all (its exit code is then 130), and `ignore()` makes the presses that
 come while the process ends (after every result is written) change nothing. SIGTERM (a batch
-system's stop, `kill`) is answered as a press, and `terminated()` tells the command line so
-(its exit code is then 143).
+system's stop, `kill`) and SIGXCPU (the soft CPU-time limit) are answered as a press, and
+`terminated()` tells the command line which (its exit code is then 128 + the signal's number).
 
 A time budget for a whole run (the API's total_time, the command line's --total-time) stops it
 the way Ctrl-C does, without a press: `until(deadline)` gives the calling thread a deadline
@@ -254,11 +254,13 @@ def terminated() -> str | None:
 def ignore() -> None:
     """Ignore SIGINT from now on (main thread only), through the interpreter's exit too: Python
     puts back the default action, which kills the process, only in place of a handler of its
-    own. SIGTERM, where it is answered as a press, is ignored too."""
+    own. The stop signals answered as a press (STOP_SIGNALS) are ignored too."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        if signal.getsignal(signal.SIGTERM) is _on_sigterm:
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for name in STOP_SIGNALS:
+            number = getattr(signal, name, None)
+            if number is not None and signal.getsignal(number) is _on_sigterm:
+                signal.signal(number, signal.SIG_IGN)
 
 
 def reported_once(items: Iterable, solve: Callable, unreported: Callable) -> Iterator:

@@ -6,7 +6,7 @@ whose trial takes seconds passed its time limit, and signals waited for the tria
 runner makes the call on a worker thread (interrupts.stoppable; run_chains_cpu releases the
 GIL) and sets the trial's `stop` flag at the puzzle's deadline or on an interrupt; the chains
 look at it after every plateau (early_stop, as a solve runs them) and end their trial there,
-their best states kept. Implements cpu_reference.anneal.contract.TrialRunner as CpuTrials does.
+their best states kept. A CpuTrials (cpu_reference.anneal.trials) in all else.
 """
 
 from __future__ import annotations
@@ -15,31 +15,28 @@ import math
 import time
 from collections.abc import Callable
 
+from cpu_reference.anneal.trials import CpuTrials
 from gpu_anneal import interrupts
 
 
-class StoppableCpuTrials:
-    """The CPU TrialRunner of one anneal run whose trials stop at `seconds` from now or on an
-    interrupt; `names` are the trial's arguments after i, in run_chains' order (the kind's
-    TrialKernel.names), where it finds `stop` and `solved`."""
-
-    name = "cpu"
-    overlaps = False
+class StoppableCpuTrials(CpuTrials):
+    """CpuTrials whose trials stop at `seconds` from now or on an interrupt; `names` are the
+    trial's arguments after i, in run_chains' order (the kind's TrialKernel.names), where load
+    finds `solved` and `stop`."""
 
     def __init__(self, run_chains: Callable, names: tuple[str, ...], seconds: float):
-        self.run_chains = run_chains
+        super().__init__(run_chains, None)
         self.names = tuple(names)
         self.deadline = time.perf_counter() + seconds if math.isfinite(seconds) else None
-        self.args: tuple = ()
+        self.stop = None
 
     def load(self, args: tuple) -> None:
         """The run's arguments (run_chains' own, in `names`' order)."""
         if len(args) != len(self.names):
             raise ValueError(f"trial takes {len(self.names)} arguments, got {len(args)}")
-        self.args = tuple(args)
-
-    def _arg(self, key: str):
-        return self.args[self.names.index(key)]
+        self.solved = args[self.names.index("solved")]
+        self.stop = args[self.names.index("stop")]
+        super().load(args)
 
     def run(self, budget: int) -> None:
         """`budget` trials on every chain, each stopped at the deadline or on an interrupt
@@ -47,16 +44,5 @@ class StoppableCpuTrials:
         for _ in range(budget):
             left = None if self.deadline is None else max(0.0, self.deadline - time.perf_counter())
             interrupts.stoppable(
-                lambda _flag: self.run_chains(*self.args), seconds=left, flag=self._arg("stop")
+                lambda _flag: self.run_chains(*self.args), seconds=left, flag=self.stop
             )
-
-    def status(self):
-        """The chains' solved flags (the host array itself)."""
-        return self._arg("solved")
-
-    def fetch(self) -> None:
-        """Host arrays are the working arrays: nothing to copy."""
-
-    def fetched(self) -> tuple:
-        """The arguments given to load (current all along)."""
-        return self.args

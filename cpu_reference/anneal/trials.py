@@ -124,8 +124,8 @@ def run_trials(
     trials (the chains' `left` counts, from trials_left(chains, max_trials), stop them); then
     fetch the chain results into the host arrays. Returns the trials run over all chains
     (`chains` a round, fewer in a last round that max_trials cuts) and the first round's
-    seconds: a round is never cut, so where that passes time_limit the chains were too many
-    for it."""
+    seconds: where a runner cannot cut a round (a card's launch) and that passes time_limit,
+    the chains were too many for it."""
     if not isinstance(runner, TrialRunner):
         runner = CpuTrials(runner, solved)
     chains = len(solved)
