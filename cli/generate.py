@@ -39,7 +39,7 @@ from cli.options import (
     Threads,
     value,
 )
-from cli.output import json_line
+from cli.output import error_line, json_line
 from cli.progress import RunProgress, messages_above
 from cli.threads import use_threads
 from gpu_anneal.kinds import game_id_kinds
@@ -347,6 +347,15 @@ def _generate_puzzles(args: dict) -> int:
     return EXIT_OK
 
 
+class SaidFaults(list):
+    """The faults of an input read so far, each said as one line on stderr as it comes (an
+    on_fault of gpu_anneal.inputs.read_grids)."""
+
+    def __call__(self, error: InputError) -> None:
+        error_line(str(error))
+        self.append(error)
+
+
 def _generate_grids(args: dict) -> int:
     """Full grids (completing --from's puzzles when given), printed in order. A faulty puzzle
     of --from's file is one line and left out, the others completed (their grids indexed in
@@ -358,14 +367,9 @@ def _generate_grids(args: dict) -> int:
     from gpu_anneal.records import GridRecord
 
     givens, count, order = None, args["count"], args["order"]
-    bad: list[InputError] = []
-
-    def on_bad(error: InputError) -> None:
-        error_line(str(error))
-        bad.append(error)
-
+    bad = SaidFaults()
     if args["from_file"] is not None:
-        rows, order = read_grids(args["from_file"], order, full=False, on_fault=on_bad)
+        rows, order = read_grids(args["from_file"], order, full=False, on_fault=bad)
         most = validate.max_grids(order**4) // rows.shape[0]
         validate.integer("--count", count, 1, max(1, most))  # per puzzle of the file
         givens = np.repeat(rows, count, axis=0)
@@ -419,13 +423,8 @@ def run_minimize(args: dict) -> int:
     started = time.perf_counter()
     use_threads(args["threads"])
     check_counts(args)
-    bad = []
-
-    def bad_grid(error: InputError) -> None:
-        error_line(str(error))
-        bad.append(error)
-
-    grids, order = _grids_to_empty(args, bad_grid)
+    bad = SaidFaults()
+    grids, order = _grids_to_empty(args, bad)
     notice = emptying_notice(order, grids.shape[0], args["tries"])
     if notice is not None:
         error_line(notice)
