@@ -1,14 +1,18 @@
 """Ctrl-C that a compilation cannot lose: a SIGINT handler that also remembers the press.
 
 A KeyboardInterrupt raised while numba compiles (type inference runs nested compilations) has
-been seen to vanish: a solve interrupted in its first seconds went on annealing. `install()`
-(the command line does it) makes Ctrl-C record the press as well as raise KeyboardInterrupt as
-Python's default handler does; the pool calls `check()` between rounds, which raises it again if
-a press was recorded and not yet answered. `ever_pressed()` tells the command line that the
-user pressed Ctrl-C at all (its exit code is then 130), and `ignore()` makes the presses that
-come while the process ends (after every result is written) change nothing. SIGTERM (a batch
-system's stop, `kill`) and SIGXCPU (the soft CPU-time limit) are answered as a press, and
-`terminated()` tells the command line which (its exit code is then 128 + the signal's number).
+been seen to vanish: a solve interrupted in its first seconds went on annealing; and one that
+cuts llvmlite's objects short leaves them half built. `install()` (the command line does it)
+makes Ctrl-C record the press as well as raise KeyboardInterrupt as Python's default handler
+does, except while the main thread is inside numba's or llvmlite's code (a compilation, a cache
+load): a first press there is held, with one line on stderr, and raised by the next `check()`
+once the compilation is over; a second press while one is held raises at once. The pool calls
+`check()` between rounds, which raises it again if a press was recorded and not yet
+answered. `ever_pressed()` tells the command line that the user pressed Ctrl-C at all (its exit
+code is then 130), and `ignore()` makes the presses that come while the process ends (after
+every result is written) change nothing. SIGTERM (a batch system's stop, `kill`) and SIGXCPU
+(the soft CPU-time limit) are answered as a press, and `terminated()` tells the command line
+which (its exit code is then 128 + the signal's number).
 
 A time budget for a whole run (the API's total_time, the command line's --total-time) stops it
 the way Ctrl-C does, without a press: `until(deadline)` gives the calling thread a deadline
@@ -56,8 +60,38 @@ class TimeSpent(KeyboardInterrupt):
 
 def _on_sigint(signum, frame) -> None:
     global _pressed, _ever
+    held = _pressed  # a press already held (or swallowed) and not answered: raise now
     _ever = _pressed = True
+    if not held and _compiling(frame):
+        _say_held(signal.Signals(signum).name)
+        return
     raise KeyboardInterrupt
+
+
+def _compiling(frame) -> bool:
+    """Whether the interrupted frame or a caller runs numba's or llvmlite's own code (numba's
+    CUDA simulator, which runs a simulated kernel's Python, excepted)."""
+    numba_part, llvmlite_part = f"{os.sep}numba{os.sep}", f"{os.sep}llvmlite{os.sep}"
+    simulator_part = f"{os.sep}simulator{os.sep}"
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if llvmlite_part in name or (numba_part in name and simulator_part not in name):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _say_held(name: str) -> None:
+    """One line on stderr for a press held while numba compiles."""
+    again = "; Ctrl-C again stops at once" if name == "SIGINT" else ""
+    what = "Ctrl-C" if name == "SIGINT" else name
+    try:
+        sys.stderr.write(
+            f"gpu-anneal: {what}: stopping once the compilation in progress ends{again}\n"
+        )
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - stderr closed or busy: the press is held all the same
+        pass
 
 
 def _on_sigterm(signum, frame) -> None:
@@ -68,7 +102,8 @@ def _on_sigterm(signum, frame) -> None:
 
 def install() -> None:
     """Make SIGINT remember the press (main thread only: Python's rule for signal handlers),
-    and keep quiet about what a press that lands while numba compiles leaves behind: Python
+    held while numba or llvmlite runs (module docstring), and keep quiet about what a second
+    press that lands while numba compiles leaves behind: Python
     prints as an exception it ignored the KeyboardInterrupt raised in a callback from compiled
     code (llvmlite's object cache), or the finalizer's error of an llvmlite object the press cut
     short; the press, already remembered, is answered by `check()`. A process started with

@@ -226,6 +226,102 @@ def test_a_press_in_a_callback_from_compiled_code_prints_no_traceback_and_is_ans
     assert "ValueError: not a press" in child.stderr
 
 
+HELD_IN_NUMBA = """
+import os, signal, sys, time
+from gpu_anneal import interrupts
+interrupts.install()
+presses = int(sys.argv[1])
+inside = (
+    "def compiling(presses):\\n"
+    "    for _ in range(presses):\\n"
+    "        os.kill(os.getpid(), signal.SIGINT)\\n"
+    "        time.sleep(0.2)\\n"
+    "    return 'compiled'\\n"
+)
+exec(compile(inside, os.sep.join(["", "site-packages", *sys.argv[2].split("/")]), "exec"))
+try:
+    print(compiling(presses))
+except KeyboardInterrupt:
+    print("raised inside")
+try:
+    interrupts.check()
+    print("nothing held")
+except KeyboardInterrupt:
+    print("answered")
+"""
+
+
+COMPILER, SIMULATOR = "numba/core/compiler.py", "numba/cuda/simulator/kernel.py"
+
+
+@pytest.mark.parametrize(("presses", "where", "lines", "held_lines"), [
+    (1, COMPILER, ["compiled", "answered"], 1),
+    (2, COMPILER, ["raised inside", "answered"], 1),
+    (1, SIMULATOR, ["raised inside", "answered"], 0),
+])  # fmt: skip
+def test_a_press_while_numba_runs_is_held_until_check_and_a_second_raises(
+    presses, where, lines, held_lines
+):
+    """Ctrl-C landing in numba's own code (a compilation, which a KeyboardInterrupt cuts short
+    and leaves llvmlite's objects half built) is held: numba's code runs to its end, one line
+    on stderr says so, and the next check() raises it; a second press while one is held raises
+    at once, inside (check() raises it again until the command line answers it). In numba's
+    CUDA simulator (a simulated kernel's Python, minutes long) a press raises at once."""
+    child = subprocess.run([sys.executable, "-c", HELD_IN_NUMBA, str(presses), where],
+                           capture_output=True, text=True, timeout=60, cwd=HERE.parent,
+                           preexec_fn=sigint_as_from_a_terminal)  # fmt: skip
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.splitlines() == lines
+    held = "gpu-anneal: Ctrl-C: stopping once the compilation in progress ends"
+    assert child.stderr.count(held) == held_lines, child.stderr
+    assert "Traceback" not in child.stderr
+
+
+REAL_COMPILE = """
+import os, signal, threading, time
+from numba import njit
+from gpu_anneal import interrupts
+interrupts.install()
+@njit(cache=False)
+def busy(n):
+    total = 0.0
+    for k in range(n):
+        total += (k % 7) * 0.5 - (k % 3)
+    return total
+times = {}
+def press():
+    time.sleep(0.05)
+    times["sent"] = time.perf_counter()
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Thread(target=press).start()
+try:
+    print("value", busy(10))  # the first call compiles (numba's first compilation in a process)
+except KeyboardInterrupt:
+    print("cut")
+finally:
+    times["ended"] = time.perf_counter()
+time.sleep(0.1)
+try:
+    interrupts.check()
+    print("nothing held")
+except KeyboardInterrupt:
+    print("answered")
+print("landed during" if times.get("sent", 1e9) < times["ended"] else "landed after")
+"""
+
+
+def test_a_press_during_a_real_numba_compilation_lets_it_finish_then_is_answered():
+    """SIGINT sent 50 ms into a process's first numba compilation (it takes longer): the
+    compilation finishes and the function returns its value, then check() raises the press."""
+    child = subprocess.run([sys.executable, "-c", REAL_COMPILE], capture_output=True,
+                           text=True, timeout=120, cwd=HERE.parent,
+                           preexec_fn=sigint_as_from_a_terminal)  # fmt: skip
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.split("\n")[-2] == "landed during", child.stdout  # else: no test made
+    assert child.stdout.splitlines()[:2] == ["value 3.0", "answered"], child.stdout
+    assert "stopping once the compilation in progress ends" in child.stderr
+
+
 INSTALL_AND_SHOW = """
 import signal
 from gpu_anneal import interrupts
