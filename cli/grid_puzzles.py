@@ -22,7 +22,10 @@ cli.guard).
 from __future__ import annotations
 
 import functools
+import io
 import re
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from cli.output import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNSOLVED, error_line
@@ -88,27 +91,64 @@ def picture_paths(output_path: str, indices: list[int]) -> list[str]:
 
 
 SNIFFED = 10  # the puzzles of an input render_kind reads, per reader
+STDIN_LIMIT = 256 * 2**20  # bytes of stdin render holds to tell its kind (--kind: any size)
+STDIN = "<stdin>"
 
 
-def render_kind(input: str) -> str:
+def reopener(input: str) -> Callable[[], object]:
+    """A source of `input` fresh at each call, for reading it more than once: the path itself
+    (a FileName), or for "-" an in-memory copy of stdin named <stdin>, read once here (up to
+    STDIN_LIMIT bytes: InputError past them, naming --kind, which reads stdin as a stream)."""
+    from gpu_anneal.inputs import file_names
+
+    if input != "-":
+        (path,) = file_names([input])
+        return lambda: path
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    try:
+        data = stream.read(STDIN_LIMIT + 1)
+    except (OSError, ValueError, AttributeError) as error:  # closed, or no stdin at all
+        why = getattr(error, "strerror", None) or error
+        raise InputError(f"{STDIN}: cannot read: {why}") from None
+    if isinstance(data, str):
+        data = data.encode()
+    if len(data) > STDIN_LIMIT:
+        held = f"{STDIN_LIMIT // 2**20} MiB" if STDIN_LIMIT >= 2**20 else f"{STDIN_LIMIT} bytes"
+        raise InputError(f"{STDIN}: more than {held} to tell its puzzle kind from; name it with "
+                         "--kind, which reads stdin as it comes")  # fmt: skip
+
+    def copy() -> io.BytesIO:
+        fresh = io.BytesIO(data)
+        fresh.name = STDIN
+        return fresh
+
+    return copy
+
+
+def render_kind(input: str | Callable[[], object]) -> str:
     """The kind `render` draws when none is given, from each reader's first SNIFFED puzzles of
-    the input (a fault among them is that puzzle's own, as `render --kind` reports it):
-    sudoku when one of them reads as a Sudoku (any of its formats); else hashi when one reads
-    as a Hashi and none as a Shikaku; else shikaku when one reads as a Shikaku; else, when no
-    reader reads any, sudoku when the input is shaped as Sudoku (sudoku_shaped: its faults are
-    then the Sudoku reader's), else shikaku. stdin ("-") cannot be read twice: shikaku."""
+    the input (a path, or a reopener of one: stdin is read once, as reopener("-") does), a
+    fault among them being that puzzle's own, as `render --kind` reports it: sudoku when one of
+    them reads as a Sudoku (any of its formats); else hashi when one reads as a Hashi and none
+    as a Shikaku; else shikaku when one reads as a Shikaku; else, when no reader reads any,
+    sudoku when the input is shaped as Sudoku (sudoku_shaped: its faults are then the Sudoku
+    reader's), else shikaku."""
     from gpu_anneal.reference import Puzzle, iter_puzzles
 
-    if input == "-":
-        return "shikaku"  # stdin cannot be read twice
-    if any(isinstance(x, Puzzle) for x in _firsts(lambda: iter_puzzles(input, name=input))):
+    source = reopener(input) if isinstance(input, str) else input
+    if any(isinstance(x, Puzzle) for x in _firsts(lambda: iter_puzzles(**_named(source())))):
         return "sudoku"
-    shikaku = _reads_as(input, "shikaku")
-    if not shikaku and _reads_as(input, "hashi"):
+    shikaku = _reads_as(source, "shikaku")
+    if not shikaku and _reads_as(source, "hashi"):
         return "hashi"  # a Shikaku file is read once more, not twice
-    if shikaku or not sudoku_shaped(input):
+    if shikaku or not sudoku_shaped(source):
         return "shikaku"
     return "sudoku"
+
+
+def _named(source) -> dict:
+    """iter_puzzles' source and name for a fresh source: a path, or stdin's copy."""
+    return {"source": source, "name": getattr(source, "name", None) or str(source)}
 
 
 def _firsts(open_items, count: int = SNIFFED) -> list:
@@ -130,25 +170,26 @@ def _firsts(open_items, count: int = SNIFFED) -> list:
     return firsts
 
 
-def _reads_as(input: str, kind: str) -> bool:
-    """Whether one of the file's first SNIFFED puzzles reads as a puzzle of `kind`."""
-    from gpu_anneal.inputs import file_names, read
+def _reads_as(source: Callable[[], object], kind: str) -> bool:
+    """Whether one of the first SNIFFED puzzles of a fresh source() reads as one of `kind`."""
+    from gpu_anneal.inputs import read
 
-    firsts = _firsts(lambda: read(file_names([input]), kind))
+    firsts = _firsts(lambda: read([source()], kind))
     return any(not isinstance(item, InputError) for item in firsts)
 
 
-def sudoku_shaped(input: str) -> bool:
-    """Whether a file that no reader reads is a faulty Sudoku file rather than anything else:
-    one of its first SNIFFED puzzles reads as a Sudoku but for a digit given twice in a unit,
-    or it opens as a Lloyd & Amos file (its order alone on a line, then `1`), which the Sudoku
-    reader takes as one whatever its rows hold."""
+def sudoku_shaped(input: str | Callable[[], object]) -> bool:
+    """Whether an input (a path, or a reopener of one) that no reader reads is a faulty Sudoku
+    file rather than anything else: one of its first SNIFFED puzzles reads as a Sudoku but for
+    a digit given twice in a unit, or it opens as a Lloyd & Amos file (its order alone on a
+    line, then `1`), which the Sudoku reader takes as one whatever its rows hold."""
     from gpu_anneal.reference import Puzzle, iter_puzzles, opens_as_lloyd_amos
 
-    firsts = _firsts(lambda: iter_puzzles(input, name=input, check=False))
+    source = reopener(input) if isinstance(input, str) else input
+    firsts = _firsts(lambda: iter_puzzles(**_named(source()), check=False))
     if any(isinstance(x, Puzzle) for x in firsts):
         return True
-    return bool(firsts) and opens_as_lloyd_amos(input, input)
+    return bool(firsts) and opens_as_lloyd_amos(**_named(source()))
 
 
 def too_large_to_draw(item) -> InputError | None:
@@ -178,9 +219,10 @@ def cli_render(
     validate.output_path(output_path, PICTURE)
     check_picture_name(output_path)
     validate.not_an_input(PICTURE, output_path, [input], OVERWRITES)
-    kind = kind or render_kind(input)
+    source = reopener(input) if kind is None else None  # stdin: read once, here
+    kind = kind or render_kind(source)
     items, faults = [], 0
-    for item in read(file_names([input]), kind):
+    for item in read([source()] if source is not None else file_names([input]), kind):
         if not isinstance(item, InputError) and item.order is None:
             item = too_large_to_draw(item) or item
         if isinstance(item, InputError):

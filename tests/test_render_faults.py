@@ -181,6 +181,53 @@ def test_a_faulty_file_not_shaped_as_sudoku_stays_shikaku(tmp_path, lines, fault
     assert faults(invoke("render", path, tmp_path / "o.svg")) == [f"{path} line 1: {fault}"]
 
 
+# ---- stdin ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, kind, drawn",
+    [
+        ("\n".join(FOUR) + "\n", "sudoku", ["o-0.svg", "o-1.svg", "o-2.svg"]),
+        ("3x3m2:3a2c1a2\n", "hashi", ["o.svg"]),
+        ("2x1:2a\n", "shikaku", ["o.svg"]),
+    ],
+    ids=["sudoku", "hashi", "shikaku"],
+)
+def test_render_of_stdin_without_a_kind_tells_its_kind(tmp_path, monkeypatch, text, kind, drawn):
+    """`gpu-anneal generate | gpu-anneal render - o.svg`: stdin, which cannot be read twice, was
+    always read as Shikaku, so Sudoku lines were refused ('clue areas sum to 16, the grid has
+    16 cells', exit 2). It is now held in memory and its kind told as a file's."""
+    import cli.grid_puzzles as grid_puzzles
+
+    kinds = []
+    told = grid_puzzles.render_kind
+    monkeypatch.setattr(
+        grid_puzzles, "render_kind", lambda src: kinds.append(told(src)) or kinds[-1]
+    )
+    result = runner.invoke(app, ["render", "-", str(tmp_path / "o.svg")], input=text)
+    assert result.exit_code == 0, result.output
+    assert kinds == [kind]
+    assert sorted(p.name for p in tmp_path.glob("o*.svg")) == drawn
+
+
+def test_render_of_stdin_past_its_limit_without_a_kind_is_one_line(tmp_path, monkeypatch):
+    """stdin longer than what render holds to tell its kind: one line naming --kind (which
+    reads it as it comes), exit 2; with --kind it is drawn."""
+    import cli.grid_puzzles as grid_puzzles
+
+    monkeypatch.setattr(grid_puzzles, "STDIN_LIMIT", 20)
+    text = "\n".join(FOUR) + "\n"  # 51 bytes
+    result = runner.invoke(app, ["render", "-", str(tmp_path / "o.svg")], input=text)
+    assert faults(result) == [
+        "<stdin>: more than 20 bytes to tell its puzzle kind from; name it with --kind, which "
+        "reads stdin as it comes"
+    ]
+    assert not list(tmp_path.glob("o*.svg"))
+    args = ["render", "--kind", "sudoku", "-", str(tmp_path / "o.svg")]
+    assert runner.invoke(app, args, input=text).exit_code == 0
+    assert len(list(tmp_path.glob("o-*.svg"))) == 3
+
+
 # ---- --time-limit ------------------------------------------------------------------------
 
 
