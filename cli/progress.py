@@ -1,8 +1,9 @@
 """A progress line on stderr for work that lasts longer than a second: done/total and an ETA.
 
 On a terminal (the default there; `--no-progress` turns it off) it is one line redrawn in place
-(rich). Where stderr is no terminal (a file, a pipe) it shows only when asked (`--progress`):
-then as plain lines, one every PLAIN_SECONDS while the work goes on. The line writes to stderr
+(rich); on one that cannot redraw a line (TERM=dumb) it is plain lines, one every PLAIN_SECONDS
+while the work goes on. Where stderr is no terminal (a file, a pipe) it shows only when asked
+(`--progress`): then as plain lines too. The line writes to stderr
 alone and never captures stdout or stderr: results printed while it shows go where stdout is
 sent (a file, a pipe). The command's one-line messages, and its results when stdout is the same
 terminal, are printed above the line (cli.output through `messages_above`). It shows what the
@@ -62,7 +63,9 @@ class RunProgress:
         self._done_before = 0  # counted in without being worked on here (--resume)
         terminal = stderr_is_terminal()
         self.enabled = terminal if enabled is None else bool(enabled)
-        self.plain = self.enabled and not terminal
+        # a terminal that cannot redraw a line (TERM=dumb: rich draws nothing there) gets the
+        # plain lines
+        self.plain = self.enabled and not (terminal and os.environ.get("TERM") != "dumb")
         wait = DELAY_SECONDS if delay is None else delay
         target = self._plain_lines if self.plain else self._start
         self._timer = threading.Timer(wait, target) if self.enabled else None

@@ -93,6 +93,21 @@ def test_progress_forced_where_stderr_is_no_terminal_prints_plain_lines(monkeypa
     assert hidden.exit_code == 0 and "elapsed" not in hidden.stderr
 
 
+@pytest.mark.parametrize("term, plain", [("dumb", True), ("xterm-256color", False)])
+def test_progress_on_a_dumb_terminal_is_plain_lines(monkeypatch, capsys, term, plain):
+    """On a terminal with TERM=dumb (an editor's shell) rich draws no live line, so the
+    progress showed nothing at all; it now prints the plain lines there. A terminal that
+    redraws keeps rich's line."""
+    monkeypatch.setattr(cli.progress, "stderr_is_terminal", lambda: True)
+    monkeypatch.setenv("TERM", term)
+    line = cli.progress.RunProgress(total=2, delay=0.0)
+    assert line.enabled and line.plain is plain
+    if plain:
+        with line:
+            time.sleep(0.3)
+        assert "gpu-anneal: annealing 0/2" in capsys.readouterr().err
+
+
 def test_plain_progress_line_counts_toward_the_total_with_an_eta():
     """The plain line holds done/total and, once a rate is known, an ETA; what a --resume file
     held is counted in but not into the rate."""
