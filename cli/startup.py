@@ -21,7 +21,8 @@ imported as a library. It:
   threadsafe) imports numba to try it, as numba would;
 - prints the project's own warnings (their categories defined in cpu_reference or gpu_anneal:
   a cache folder that cannot be written, at import) as one 'gpu-anneal:' line each, also those
-  given outside the command's guard (cli.guard).
+  given outside the command's guard (cli.guard), and numba's of a NUMBA_* value it cannot
+  parse (whose text holds a traceback) as one line too.
 
 It imports nothing beyond the standard library's os, signal, sys and warnings (always loaded),
 and numba only to try a threading layer that may be missing.
@@ -210,16 +211,35 @@ def layer_loads(name: str) -> bool:
 
 def print_project_warnings_as_one_line() -> None:
     """Warnings of the project's own categories (defined in PROJECT_PACKAGES) print as one
-    'gpu-anneal:' line; any other warning as before."""
+    'gpu-anneal:' line, and so does numba's of a NUMBA_* variable it cannot parse (its text
+    holds a traceback: `numba_variable_fault`); any other warning as before."""
     show = warnings.showwarning
 
     def showwarning(message, category, filename, lineno, file=None, line=None) -> None:
-        if category.__module__.split(".")[0] in PROJECT_PACKAGES:
+        variable = numba_variable_fault(str(message), filename)
+        if variable is not None:
+            say(variable)
+        elif category.__module__.split(".")[0] in PROJECT_PACKAGES:
             say(str(message).splitlines()[0] if str(message) else category.__name__)
         else:
             show(message, category, filename, lineno, file, line)
 
     warnings.showwarning = showwarning
+
+
+def numba_variable_fault(message: str, filename: str) -> str | None:
+    """One line for numba's warning (numba/core/config.py) that a NUMBA_* variable's value
+    could not be parsed, whose text ends with the parse's traceback: the variable, its value,
+    the parse's fault and that numba takes its default; None for any other warning."""
+    config = os.path.join("numba", "core", "config.py")
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if not filename.endswith(config) or not lines or "could not be parsed" not in lines[0]:
+        return None
+    parts = lines[0].split("'")  # Environment variable 'NAME' is defined but ... value 'V' ...
+    if len(parts) < 5:
+        return None
+    name, value = parts[1], "'".join(parts[3:-1])
+    return f"{name}={value!r}: numba cannot read it ({lines[-1]}); it takes its default"
 
 
 def say(message: str) -> None:

@@ -296,3 +296,18 @@ def test_the_commands_warnings_of_the_project_are_one_line(monkeypatch, capfd):
         warnings.warn("not ours", UserWarning, stacklevel=1)
     assert capfd.readouterr().err == "gpu-anneal: GPU_ANNEAL_CACHE_DIR=/x: cannot write\n"
     assert others == ["not ours"]
+
+
+def test_a_numba_variable_numba_cannot_parse_is_one_line_and_the_run_goes_on(tmp_path):
+    """Before: NUMBA_ENABLE_CUDASIM=yes printed numba's warning with the parse's whole
+    traceback (nine lines, 'Traceback (most recent call last):'). Now one line naming the
+    variable, its value and the fault; numba takes its default and the puzzle is solved."""
+    (tmp_path / "p.txt").write_text(FOUR)
+    env = _env(GPU_ANNEAL_CACHE_DIR=str(tmp_path / "root"), NUMBA_ENABLE_CUDASIM="yes")
+    proc = _run(["solve", "p.txt", "--method", "exact"], env, tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    assert _lines(proc.stderr) == [
+        "gpu-anneal: NUMBA_ENABLE_CUDASIM='yes': numba cannot read it (ValueError: invalid "
+        "literal for int() with base 10: 'yes'); it takes its default"
+    ]
