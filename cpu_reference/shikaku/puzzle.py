@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from cpu_reference.errors import InputError
 from cpu_reference.fields import shown, whole_number
@@ -146,22 +147,37 @@ def candidates(p: Shikaku, pruned: bool = False) -> tuple[np.ndarray, np.ndarray
     """Candidate rectangles per clue: area = value, holding the clue cell, inside the grid.
 
     With `pruned`, rectangles that hold another clue are left out (they can never be in a
-    solution). Returns (cand int32[R, 4], start int32[K + 1]).
+    solution). Returns (cand int32[R, 4], start int32[K + 1]): clue by clue, each clue's by
+    height, then top, then left.
     """
-    clues = p.clues
+    clues = p.clues.astype(np.int64)
     occupied = np.cumsum(np.cumsum(p.grid > 0, axis=0), axis=1)
-    occupied = np.pad(occupied, ((1, 0), (1, 0)))
-    rects: list[tuple[int, int, int, int]] = []
-    start = [0]
-    for r, c, v in clues:
+    occupied = np.pad(occupied, ((1, 0), (1, 0))).astype(np.int64)
+    counts = np.zeros(len(clues), np.int64)
+    _rectangles(clues, p.height, p.width, occupied, pruned, counts, np.zeros((0, 4), np.int32))
+    start = np.zeros(len(clues) + 1, np.int64)
+    np.cumsum(counts, out=start[1:])
+    cand = np.zeros((int(start[-1]), 4), np.int32)
+    _rectangles(clues, p.height, p.width, occupied, pruned, counts, cand)
+    return cand, start.astype(np.int32)
+
+
+@njit(cache=True)
+def _rectangles(clues, height, width, occupied, pruned, counts, out):  # pragma: no cover
+    """candidates' loop: with an empty `out`, counts[k] = clue k's rectangles; else they are
+    written into out, clue after clue."""
+    at = 0
+    for k in range(clues.shape[0]):
+        r, c, v = clues[k, 0], clues[k, 1], clues[k, 2]
+        found = 0
         for hh in range(1, v + 1):
             if v % hh:
                 continue
             ww = v // hh
-            if hh > p.height or ww > p.width:
+            if hh > height or ww > width:
                 continue
-            for top in range(max(0, r - hh + 1), min(r, p.height - hh) + 1):
-                for left in range(max(0, c - ww + 1), min(c, p.width - ww) + 1):
+            for top in range(max(0, r - hh + 1), min(r, height - hh) + 1):
+                for left in range(max(0, c - ww + 1), min(c, width - ww) + 1):
                     if pruned:
                         inside = (
                             occupied[top + hh, left + ww]
@@ -171,10 +187,11 @@ def candidates(p: Shikaku, pruned: bool = False) -> tuple[np.ndarray, np.ndarray
                         )
                         if inside != 1:
                             continue
-                    rects.append((top, left, hh, ww))
-        start.append(len(rects))
-    cand = np.array(rects, dtype=np.int32).reshape(-1, 4)
-    return cand, np.array(start, dtype=np.int32)
+                    if out.shape[0] > 0:
+                        out[at, 0], out[at, 1], out[at, 2], out[at, 3] = top, left, hh, ww
+                    at += 1
+                    found += 1
+        counts[k] = found
 
 
 def propagate(p: Shikaku, cand: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -225,23 +242,43 @@ def propagate(p: Shikaku, cand: np.ndarray, start: np.ndarray) -> tuple[np.ndarr
 def verify(p: Shikaku, rects) -> tuple[bool, str]:
     """Check a solution: one rectangle per clue, holding only that clue, area = value, exact cover.
 
-    `rects` lists (top, left, height, width) per clue in reading order. Returns (ok, reason).
+    `rects` lists (top, left, height, width) per clue in reading order. Returns (ok, reason):
+    the first clue at fault, and its first fault in that order, else the first cell not covered
+    exactly once.
     """
-    clues = p.clues
+    clues = p.clues.astype(np.int64)
     rects = np.asarray(rects, dtype=np.int64).reshape(-1, 4)
     if len(rects) != len(clues):
         return False, f"{len(rects)} rectangles for {len(clues)} clues"
-    cover = np.zeros((p.height, p.width), dtype=np.int64)
-    for k, ((r, c, v), (t, left, hh, ww)) in enumerate(zip(clues, rects, strict=True)):
-        if hh < 1 or ww < 1 or t < 0 or left < 0 or t + hh > p.height or left + ww > p.width:
-            return False, f"clue {k}: rectangle {[t, left, hh, ww]} leaves the grid"
-        if hh * ww != v:
-            return False, f"clue {k}: area {hh * ww} differs from the clue {v}"
-        if not (t <= r < t + hh and left <= c < left + ww):
-            return False, f"clue {k}: rectangle does not hold its clue cell ({r}, {c})"
-        if np.count_nonzero(p.grid[t : t + hh, left : left + ww]) != 1:
-            return False, f"clue {k}: rectangle holds another clue"
-        cover[t : t + hh, left : left + ww] += 1
+    h, w = p.height, p.width
+    r, c, v = clues.T
+    t, left, hh, ww = rects.T
+    leaves = (hh < 1) | (ww < 1) | (t < 0) | (left < 0) | (t > h - hh) | (left > w - ww)
+    area = hh * ww != v
+    holds = (t <= r) & (r - t < hh) & (left <= c) & (c - left < ww)
+    # clues inside each rectangle (those inside the grid) by a summed-area table
+    occupied = np.pad(np.cumsum(np.cumsum(p.grid != 0, axis=0), axis=1), ((1, 0), (1, 0)))
+    top, lo = np.where(leaves, 0, t), np.where(leaves, 0, left)
+    bottom, right = np.where(leaves, 0, t + hh), np.where(leaves, 0, left + ww)
+    inside = (occupied[bottom, right] - occupied[top, right] - occupied[bottom, lo]
+              + occupied[top, lo])  # fmt: skip
+    faults = leaves | area | ~holds | (inside != 1)
+    if faults.any():
+        k = int(np.argmax(faults))
+        if leaves[k]:
+            return False, f"clue {k}: rectangle {rects[k].tolist()} leaves the grid"
+        if area[k]:
+            return False, f"clue {k}: area {hh[k] * ww[k]} differs from the clue {v[k]}"
+        if not holds[k]:
+            return False, f"clue {k}: rectangle does not hold its clue cell ({r[k]}, {c[k]})"
+        return False, f"clue {k}: rectangle holds another clue"
+    # cover counts by a difference table: +1 at each rectangle's corners in, -1 past them
+    cover = np.zeros((h + 1, w + 1), dtype=np.int64)
+    np.add.at(cover, (t, left), 1)
+    np.add.at(cover, (t, left + ww), -1)
+    np.add.at(cover, (t + hh, left), -1)
+    np.add.at(cover, (t + hh, left + ww), 1)
+    cover = np.cumsum(np.cumsum(cover, axis=0), axis=1)[:h, :w]
     if np.any(cover != 1):
         r, c = np.argwhere(cover != 1)[0]
         return False, f"cell ({r}, {c}) covered {cover[r, c]} times"
@@ -249,50 +286,63 @@ def verify(p: Shikaku, rects) -> tuple[bool, str]:
 
 
 def labels(p: Shikaku, rects) -> np.ndarray:
-    """int32[H, W]: the index of the rectangle covering each cell (-1 where none)."""
+    """int32[H, W]: the index of the rectangle covering each cell (-1 where none; the last one
+    where several do)."""
     lab = np.full((p.height, p.width), -1, dtype=np.int32)
-    for k, (t, left, hh, ww) in enumerate(np.asarray(rects).reshape(-1, 4)):
-        lab[t : t + hh, left : left + ww] = k
+    _paint(lab, np.asarray(rects, dtype=np.int64).reshape(-1, 4))
     return lab
 
 
+@njit(cache=True)
+def _paint(lab, rects):  # pragma: no cover
+    """labels' loop: rectangle k writes k over its cells, in order."""
+    for k in range(rects.shape[0]):
+        t, left, hh, ww = rects[k, 0], rects[k, 1], rects[k, 2], rects[k, 3]
+        lab[t : t + hh, left : left + ww] = k
+
+
 def solution_text(p: Shikaku, rects) -> str:
-    """ASCII drawing of a solution: `+`, `-`, `|` borders between rectangles, clues inside."""
+    """ASCII drawing of a solution: `+`, `-`, `|` borders between rectangles, clues inside.
+
+    Drawn on a character canvas of 2H + 1 lines, each `|` or `+` then, per column, CW
+    characters (a clue right-aligned, or the border `-` / blank) and a `|`, `+` or blank::
+
+        +--+--+        border line: `-` where the cells above and below differ
+        | 2   |        cell line: `|` where the cells left and right differ
+        +--+--+
+    """
     lab = labels(p, rects)
     h, w = p.height, p.width
     cw = max(2, len(str(int(p.grid.max()))))
-    lines = []
-    for r in range(h + 1):
-        top = ["+"]
-        for c in range(w):
-            edge = r == 0 or r == h or lab[r - 1, c] != lab[r, c]
-            top.append(("-" if edge else " ") * cw + "+")
-        lines.append("".join(top))
-        if r == h:
-            break
-        row = ["|"]
-        for c in range(w):
-            v = p.grid[r, c]
-            row.append((str(int(v)) if v else "").rjust(cw))
-            edge = c == w - 1 or lab[r, c] != lab[r, c + 1]
-            row.append("|" if edge else " ")
-        lines.append("".join(row))
-    return "\n".join(lines)
+    step = cw + 1
+    canvas = np.full((2 * h + 1, 1 + w * step + 1), ord(" "), dtype=np.uint8)
+    canvas[:, -1] = ord("\n")
+    borders, cells = canvas[0::2, 1:-1], canvas[1::2, 1:-1]
+    borders = borders.reshape(h + 1, w, step)
+    cells = cells.reshape(h, w, step)
+    across = np.ones((h + 1, w), dtype=bool)  # a border between the cells above and below
+    across[1:h] = lab[:-1] != lab[1:]
+    borders[:, :, :cw][across] = ord("-")
+    borders[:, :, cw] = ord("+")
+    canvas[0::2, 0] = ord("+")
+    down = np.ones((h, w), dtype=bool)  # a border between the cells left and right
+    down[:, :-1] = lab[:, :-1] != lab[:, 1:]
+    cells[:, :, cw][down] = ord("|")
+    canvas[1::2, 0] = ord("|")
+    rows, cols = np.nonzero(p.grid)
+    if len(rows):
+        shown = np.char.rjust(p.grid[rows, cols].astype(str), cw).astype(f"S{cw}")
+        cells[rows, cols, :cw] = np.frombuffer(shown.tobytes(), np.uint8).reshape(-1, cw)
+    return canvas.tobytes().decode("ascii")[:-1]
 
 
 def solve_move(p: Shikaku, rects) -> str:
     """Tatham's `rect` solve move string for a solution (see the module docstring)."""
     lab = labels(p, rects)
-    out = ["S"]
-    for y in range(p.height):
-        for x in range(1, p.width):
-            out.append("1" if lab[y, x - 1] != lab[y, x] else "0")
-    for y in range(1, p.height):
-        for x in range(p.width):
-            out.append("1" if lab[y - 1, x] != lab[y, x] else "0")
-    return "".join(out)
+    edges = np.concatenate([(lab[:, :-1] != lab[:, 1:]).ravel(), (lab[:-1] != lab[1:]).ravel()])
+    return "S" + np.where(edges, ord("1"), ord("0")).astype(np.uint8).tobytes().decode("ascii")
 
 
 def solution_json(rects) -> list[list[int]]:
     """JSON rectangles: [row, col, height, width] per clue in reading order."""
-    return [[int(x) for x in r] for r in np.asarray(rects).reshape(-1, 4)]
+    return np.asarray(rects).reshape(-1, 4).astype(np.int64).tolist()
