@@ -112,7 +112,8 @@ def _run_solve(req: SolveRequest) -> int:
     if options.scheduler is not None or options.workers is not None:
         from gpu_anneal.scale import require_dask
 
-        require_dask(options.scheduler)  # a missing extra or a malformed address: one line
+        # a missing extra or a malformed address: one line
+        require_dask(options.scheduler, "--scheduler")
     if from_terminal and not req.quiet:
         error_line("reading puzzles from the terminal; end with Ctrl-D")
     path = resume if resume is not None else req.out

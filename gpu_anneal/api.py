@@ -247,10 +247,28 @@ def solve_on_dask(
     that many one-thread workers (closed at the end); neither: one local worker per core. Each
     chunk of `batch` puzzles (default 8) is one task; results equal a one-process run with the
     same seed and chains (the compile time on the workers is not measured: timing.compile 0).
+    InputError for another kind or method (they run with solve and solve_stream).
     """
+    _dask_runs(kind, method)
     if scheduler is None and workers is None:
         workers = os.cpu_count() or 1
     return run(puzzles, resolve(SolveOptions.of(locals())))
+
+
+def _dask_runs(kind, method) -> None:
+    """InputError naming a kind or method (by the registry: those that take `workers`) that
+    solve_on_dask does not run; a name no kind or method has is left to resolve to name."""
+    spec = kind_of(kind) if isinstance(kind, str) and kind in KINDS else None
+    if spec is None or not isinstance(method, str) or spec.method(method) not in spec.methods:
+        return
+    if not spec.takes("workers"):
+        what = f"kind {kind!r}"
+    elif not spec.takes("workers", spec.method(method)):
+        what = f"method {method!r}"
+    else:
+        return
+    raise InputError(f"solve_on_dask runs Sudoku annealing only (method 'anneal'), not {what}; "
+                     "solve and solve_stream run it")  # fmt: skip
 
 
 def run(puzzles, settings: Settings) -> Iterator[Result]:

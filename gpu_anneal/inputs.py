@@ -18,7 +18,14 @@ from collections.abc import Iterable, Iterator
 
 from cpu_reference.errors import InputError
 from gpu_anneal import items
-from gpu_anneal.items import FileName, Item, file_names, read_grids, read_source, writable_format
+from gpu_anneal.items import (
+    FileName,
+    Item,
+    file_names,
+    read_grids,
+    read_source,
+    writable_format,
+)
 from gpu_anneal.kinds import KINDS, kind_of, parsed_kinds
 from gpu_anneal.kinds.grid import GridKind
 
@@ -43,16 +50,26 @@ def as_sources(puzzles) -> list:
 
 
 def game_id(kind: str, puzzle) -> str:
-    """Tatham's game ID of a parsed Shikaku or Hashiwokakero puzzle."""
-    return kind_of(kind).game_id(puzzle)
+    """Tatham's game ID of a parsed Shikaku or Hashiwokakero puzzle; InputError for another
+    kind, or a puzzle that is not one of the kind's parsed puzzles."""
+    spec = _grid_kind(kind)
+    if not isinstance(puzzle, spec.parsed_types):
+        raise InputError(f"puzzle: a {type(puzzle).__name__}; expected a parsed {kind} puzzle "
+                         "(parse_grid_puzzle)")  # fmt: skip
+    return spec.game_id(puzzle)
 
 
 def parse_grid_puzzle(kind: str, text: str, where: str = "input"):
     """A Shikaku or Hashiwokakero puzzle from a game ID or a text grid; InputError if malformed."""
+    return _grid_kind(kind).parse(text, where)
+
+
+def _grid_kind(kind: str) -> GridKind:
+    """The registry's grid kind named `kind`; InputError naming shikaku and hashi otherwise."""
     spec = kind_of(kind)
     if not isinstance(spec, GridKind):
         raise InputError(f"kind {kind!r}: expected shikaku or hashi")
-    return spec.parse(text, where)
+    return spec
 
 
 def read(

@@ -44,7 +44,7 @@ import numpy as np
 from cpu_reference.errors import InputError
 from cpu_reference.sources import Unreadable, open_source
 from cpu_reference.sources import lines as read_lines
-from cpu_reference.sudoku.formats import FORMAT_ORDERS, Puzzle, iter_puzzles
+from cpu_reference.sudoku.formats import FORMAT_ORDERS, Puzzle, check_givens, iter_puzzles
 from gpu_anneal.results import givens_hash
 from gpu_anneal.validate import sudoku_grids
 
@@ -123,16 +123,17 @@ class Item:
 def as_sources(puzzles, parsed_types: tuple[type, ...] = ()) -> list:
     """The list of sources in an API call's `puzzles` argument: one source (a parsed puzzle of
     `parsed_types` among them), or each of a list's (a list of numbers, or of lists, is one
-    Sudoku array)."""
+    Sudoku array), a puzzle text of a list named by its position (named_text)."""
     single = (str, bytes, os.PathLike, np.ndarray, Item, io.IOBase, *parsed_types)
     if isinstance(puzzles, single) or _is_stream(puzzles) or _is_array_like(puzzles):
         return [puzzles]
     if isinstance(puzzles, Iterator):
         return [puzzles]
     try:
-        return list(puzzles)
+        listed = list(puzzles)
     except TypeError:  # no iterable: one source, refused by its reader
         return [puzzles]
+    return [named_text(source, position) for position, source in enumerate(listed)]
 
 
 def _is_stream(source) -> bool:
@@ -206,6 +207,17 @@ def _name(source) -> str:
     return name if isinstance(name, str) and name else "<api>"
 
 
+def named_text(source, position: int):
+    """A source as read() takes it from a list: puzzle text (a str that is no path, or bytes)
+    as a stream named `<api> text K`, K its position in the list, so that its faults and
+    results say which text they come from; any other source as it is."""
+    if isinstance(source, (str, bytes)) and not _is_path(source):
+        stream = io.StringIO(source) if isinstance(source, str) else io.BytesIO(source)
+        stream.name = f"<api> text {position}"
+        return stream
+    return source
+
+
 def _opened(source):
     """What cpu_reference.sources.open_source takes for a source: puzzle text as a stream."""
     if isinstance(source, str) and not _is_path(source):
@@ -241,17 +253,18 @@ def read_sudoku(spec, source, fmt, order) -> Iterator[Item | InputError]:
 
 def _sudoku_arrays(spec, array, order: int | None) -> Iterator[Item | InputError]:
     """The grids of an API array or list (validate.sudoku_grids takes its shape); a grid with a
-    value outside 0..N is a fault of that grid alone."""
+    value outside 0..N, or a digit given twice in a unit, is a fault of that grid alone, named
+    as the text readers name it (check_givens)."""
     try:
         a, n = sudoku_grids(array, order)
     except InputError as exc:
         yield exc
         return
-    N = n * n
     fmt = writable_format(ARRAY_FORMAT, n)
     for q, row in enumerate(a):
-        if row.size and (row.min() < 0 or row.max() > N):
-            yield InputError(f"<api> puzzle {q}: cells must be integers in 0..{N} (0 blank)")
+        fault = check_givens(row, n)
+        if fault is not None:
+            yield InputError(f"<api> puzzle {q}: {fault}")
             continue
         yield Item(spec, 0, "<api>", None, "", row.astype(np.uint8), n, fmt)
 

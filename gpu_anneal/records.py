@@ -39,7 +39,10 @@ class _Record:
 class CheckRecord(_Record):
     """What `gpu-anneal check` found in one Sudoku puzzle or full grid."""
 
-    index: int = described("0-based position of the puzzle in the input (over all files)")
+    index: int = described(
+        "0-based position of the puzzle among those read (over all files; a faulty puzzle, "
+        "reported on its own, takes none: source and line name it)"
+    )
     source: str = described("File the puzzle came from ('<stdin>' for standard input)")
     line: int | None = described("1-based line where the puzzle starts in its source")
     name: str = described("The puzzle's name (tsv name field or a comment), or ''")

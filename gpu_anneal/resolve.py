@@ -36,6 +36,8 @@ def resolve(options: SolveOptions, naming: Naming = API) -> Settings:
     schedule = validate.schedule_text(o.schedule, name("schedule"))
     _choice(name, "kind", o.kind, KINDS)
     spec = kind_of(o.kind)
+    if not isinstance(o.method, str):  # a list or a number: no method's name (nor hashable)
+        _choice(name, "method", o.method, spec.methods, f" for {o.kind}")
     method = spec.method(o.method)
     _choice(name, "method", method, spec.methods, f" for {o.kind}")
     _choice(name, "backend", o.backend, BACKENDS)

@@ -185,8 +185,14 @@ class Result:
     kind: str = _doc("Puzzle kind", enum="kinds")
     method: str = _doc("Solving method", enum="methods")
     backend: Backend = _doc("Where the search ran")
-    index: int = _doc("0-based position of the puzzle in the input (over all files)")
-    source: str = _doc("File the puzzle came from ('<stdin>', or '<api>' for in-memory input)")
+    index: int = _doc(
+        "0-based position of the puzzle among those read (over all files; a faulty puzzle, "
+        "reported on its own, takes none: source and line name it)"
+    )
+    source: str = _doc(
+        "File the puzzle came from ('<stdin>'; '<api>' for in-memory input, "
+        "'<api> text K' for the puzzle text at position K of a list)"
+    )
     line: int | None = _doc("1-based line where the puzzle starts in its source", None)
     name: str = _doc("The puzzle's name (tsv name field or a comment), or ''", "")
     order: int | None = _doc("Sudoku order n (the grid is n^2 x n^2); null for other kinds", None)

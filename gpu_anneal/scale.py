@@ -43,9 +43,10 @@ def import_distributed():
     return distributed
 
 
-def require_dask(scheduler: str | None = None):
+def require_dask(scheduler: str | None = None, name: str = "scheduler"):
     """The `distributed` module once dask is importable and `scheduler` (when given) is a
-    well-formed address; MissingExtra or InputError (one line) otherwise."""
+    well-formed address; MissingExtra or InputError (one line, naming the address `name`: the
+    API's scheduler, the command line's --scheduler) otherwise."""
     distributed = import_distributed()
     if scheduler is not None:
         from distributed.comm import get_address_host_port  # late: the optional dask extra
@@ -53,7 +54,7 @@ def require_dask(scheduler: str | None = None):
         try:
             get_address_host_port(scheduler)
         except (ValueError, TypeError) as exc:
-            raise InputError(f"--scheduler {scheduler!r}: not a scheduler address ({exc}); "
+            raise InputError(f"{name} {scheduler!r}: not a scheduler address ({exc}); "
                              "expected e.g. tcp://host:8786") from None  # fmt: skip
     return distributed
 
@@ -65,9 +66,7 @@ def connect(distributed, scheduler: str):
         return distributed.Client(scheduler, timeout=CONNECT_SECONDS)
     except Exception as exc:  # refused, timed out, or something that does not speak Dask
         reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
-        raise BackendError(
-            f"--scheduler {scheduler!r}: no Dask scheduler answers there ({reason})"
-        ) from None
+        raise BackendError(f"no Dask scheduler answers at {scheduler!r} ({reason})") from None
 
 
 def solve_chunk(

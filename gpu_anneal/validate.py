@@ -64,7 +64,10 @@ def number(
 ) -> float:
     """value as a finite float in [lo, hi] (or open at either end); nan, inf and bools refused."""
     ok = isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
-    x = float(value) if ok else math.nan
+    try:
+        x = float(value) if ok else math.nan
+    except OverflowError:  # an int past a float's range (10**400)
+        x = math.inf
     if ok and math.isfinite(x):
         ok = (x > lo if lo_open else x >= lo) and (x < hi if hi_open else x <= hi)
     else:
@@ -72,7 +75,8 @@ def number(
     if not ok:
         left = "(" if lo_open else "["
         right = ")" if hi_open else "]"
-        raise OptionError(f"{option} {_show(value)}: must be a finite number in {left}{lo:g}, "
+        shown = _show(value) if isinstance(value, (numbers.Real, str)) else _typed(value)
+        raise OptionError(f"{option} {shown}: must be a finite number in {left}{lo:g}, "
                           f"{hi:g}{right}")  # fmt: skip
     return x
 
@@ -384,6 +388,8 @@ def sudoku_grids(array, order: int | None = None, what: str = "puzzles") -> tupl
         a = np.asarray(array)
     except (ValueError, TypeError, OverflowError):
         raise OptionError(f"{what}: lists of unequal lengths; {ARRAY_SHAPES}") from None
+    if a.size == 0:
+        raise OptionError(f"{what}: an empty array, no cell; {ARRAY_SHAPES}")
     if a.dtype.kind not in "iu":
         raise OptionError(f"{what}: array of dtype {a.dtype}; expected integers (0 = blank)")
     n = integer("order", order, MIN_ORDER, MAX_ORDER) if order is not None else None
@@ -427,4 +433,11 @@ def sudoku_array(array, order: int | None = None, what: str = "puzzles") -> tupl
 
 def _show(value) -> str:
     text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _typed(value) -> str:
+    """A value of a type a number option does not take, by its repr (Decimal('2'), [1]), so
+    that the message does not read as if its number were out of range."""
+    text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -585,7 +585,7 @@ def test_dask_options_without_the_dask_extra_name_the_extra(monkeypatch, args):
 @pytest.mark.parametrize(
     "address, fragment",
     [("nonsense", "not a scheduler address"), ("xyz://host:1", "not a scheduler address"),
-     ("tcp://127.0.0.1:1", "no Dask scheduler answers there")],
+     ("tcp://127.0.0.1:1", "no Dask scheduler answers at")],
 )  # fmt: skip
 @pytest.mark.dask
 def test_scheduler_address_that_is_malformed_or_unreachable_is_one_line(

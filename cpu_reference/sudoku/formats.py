@@ -552,6 +552,11 @@ def parse_line(text: str, order: int | None = None, *, check: bool = True) -> np
     comma- (or semicolon-) separated numbers as csv reads them; InputError with a one-line
     message on a fault (and, when check, on a digit given twice in a unit, or a control
     character in the text)."""
+    if not isinstance(text, str):
+        decode = " (decode bytes first)" if isinstance(text, (bytes, bytearray)) else ""
+        raise InputError(f"text: a {type(text).__name__}; expected the puzzle's line as a "
+                         f"str{decode}")  # fmt: skip
+    _check_order(order)
     fault = line_fault(text.strip())
     if fault is not None:
         raise InputError(fault)
@@ -573,6 +578,13 @@ def parse_line(text: str, order: int | None = None, *, check: bool = True) -> np
     except _Fault as f:
         raise InputError(f.msg) from None
     return cells
+
+
+def _check_order(order) -> None:
+    """InputError unless order is None or an order the readers take (an int, no bool)."""
+    whole = isinstance(order, (int, np.integer)) and not isinstance(order, (bool, np.bool_))
+    if order is not None and (not whole or order not in ORDERS):
+        raise InputError(f"order {order!r}: expected an integer in {MIN_ORDER}..{MAX_ORDER}")
 
 
 def _bad_line(name: str, L: int, line: Unreadable) -> InputError:
@@ -713,8 +725,7 @@ def iter_puzzles(
     """
     if fmt is not None and fmt not in FORMATS:
         raise InputError(f"unknown puzzle format {fmt!r}; formats are {', '.join(FORMATS)}")
-    if order is not None and (isinstance(order, bool) or order not in ORDERS):
-        raise InputError(f"order {order!r}: expected an integer in {MIN_ORDER}..{MAX_ORDER}")
+    _check_order(order)
     if order is not None and fmt is not None and order not in FORMAT_ORDERS[fmt]:
         raise InputError(_symbol_order_fault(order, fmt))
     opened = open_source(source, name)

@@ -51,7 +51,7 @@ class Sudoku(PuzzleKind):
     refusal_notes = {
         ("impasse", "schedule"): "its chains hold one temperature, t0",
         ("impasse", "move"): "its move is the heat-bath move",
-        (AUTO, "lanes"): "lanes set the impasse kernel on a card: give --method impasse",
+        (AUTO, "lanes"): "lanes set the impasse kernel on a card, which the impasse method runs",
         ("anneal", "lanes"): "lanes set the impasse kernel on a card",
     }
     techniques = tuple(TECHNIQUES)
