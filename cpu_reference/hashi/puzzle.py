@@ -184,49 +184,67 @@ def to_grid_text(p: Hashi) -> str:
 
 
 def edge_graph(p: Hashi) -> EdgeGraph:
-    """Candidate edges (nearest facing islands), their crossings and per-island incidence."""
-    isl = p.islands
-    index = -np.ones((p.height, p.width), dtype=np.int64)
-    index[isl[:, 0], isl[:, 1]] = np.arange(len(isl))
-    ea, eb, horiz = [], [], []
-    for i, (r, c, _) in enumerate(isl):
-        for dr, dc, hz in ((0, 1, 1), (1, 0, 0)):
-            rr, cc = r + dr, c + dc
-            while rr < p.height and cc < p.width and index[rr, cc] < 0:
-                rr, cc = rr + dr, cc + dc
-            if rr < p.height and cc < p.width:
-                ea.append(i)
-                eb.append(int(index[rr, cc]))
-                horiz.append(hz)
-    ea = np.array(ea, dtype=np.int32)
-    eb = np.array(eb, dtype=np.int32)
-    horiz = np.array(horiz, dtype=np.int8)
+    """Candidate edges (nearest facing islands), their crossings and per-island incidence.
+
+    Edges are listed island by island in reading order, each island's edge to its right before
+    its edge downwards; crossings by (horizontal edge, vertical edge); each CSR list ascending.
+    Every step is an array operation over the islands, edges or the cells edges pass over, so
+    that a grid of a million cells takes well under a second.
+    """
+    isl = p.islands.astype(np.int64)
+    n_i = len(isl)
+    rows, cols = isl[:, 0], isl[:, 1]
+    # the next island on the same row (reading order) and the same column, -1 where none
+    right = np.full(n_i, -1, np.int64)
+    same_row = rows[1:] == rows[:-1]
+    right[:-1][same_row] = np.arange(1, n_i)[same_row]
+    by_column = np.lexsort((rows, cols))
+    down = np.full(n_i, -1, np.int64)
+    same_col = cols[by_column[1:]] == cols[by_column[:-1]]
+    down[by_column[:-1][same_col]] = by_column[1:][same_col]
+    pairs = np.stack([right, down], axis=1).ravel()  # island i: its right, then its down
+    kept = pairs >= 0
+    ea = np.repeat(np.arange(n_i), 2)[kept].astype(np.int32)
+    eb = pairs[kept].astype(np.int32)
+    horiz = np.tile(np.array([1, 0], np.int8), n_i)[kept]
     n_e = len(ea)
-    hs = np.nonzero(horiz == 1)[0]
-    vs = np.nonzero(horiz == 0)[0]
-    pairs = []
-    for e in hs:
-        r = isl[ea[e], 0]
-        c1, c2 = isl[ea[e], 1], isl[eb[e], 1]
-        for f in vs:
-            c = isl[ea[f], 1]
-            r1, r2 = isl[ea[f], 0], isl[eb[f], 0]
-            if c1 < c < c2 and r1 < r < r2:
-                pairs.append((e, f))
-    crossings = np.array(pairs, dtype=np.int32).reshape(-1, 2)
-    xs = [[] for _ in range(n_e)]
-    for e, f in pairs:
-        xs[e].append(f)
-        xs[f].append(e)
-    xstart = np.cumsum([0] + [len(x) for x in xs]).astype(np.int32)
-    xlist = np.array([f for x in xs for f in x], dtype=np.int32)
-    inc = [[] for _ in range(len(isl))]
-    for e in range(n_e):
-        inc[ea[e]].append(e)
-        inc[eb[e]].append(e)
-    istart = np.cumsum([0] + [len(x) for x in inc]).astype(np.int32)
-    ilist = np.array([e for x in inc for e in x], dtype=np.int32)
-    return EdgeGraph(ea, eb, horiz, xstart, xlist, istart, ilist, isl[:, 2].copy(), crossings)
+    crossings = _crossings(p, isl, ea, eb, horiz)
+    xstart, xlist = _csr(n_e, np.concatenate([crossings[:, 0], crossings[:, 1]]),
+                         np.concatenate([crossings[:, 1], crossings[:, 0]]))  # fmt: skip
+    edges = np.arange(n_e, dtype=np.int32)
+    istart, ilist = _csr(n_i, np.concatenate([ea, eb]), np.concatenate([edges, edges]))
+    return EdgeGraph(ea, eb, horiz, xstart, xlist, istart, ilist, isl[:, 2].astype(p.islands.dtype),
+                     crossings)  # fmt: skip
+
+
+def _crossings(p: Hashi, isl, ea, eb, horiz) -> np.ndarray:
+    """int32[X, 2]: (horizontal edge, vertical edge) pairs through one cell, sorted. Each water
+    cell lies on at most one horizontal and one vertical edge: the edges paint the cells between
+    their islands, and a cell both paint is a crossing."""
+    painted = []
+    for lying, along in ((1, 1), (0, 0)):  # horizontal edges run along columns (axis 1)
+        edge = np.nonzero(horiz == lying)[0]
+        first, last = isl[ea[edge], along] + 1, isl[eb[edge], along] - 1
+        length = np.maximum(last - first + 1, 0)
+        offsets = np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length)
+        fixed = np.repeat(isl[ea[edge], 1 - along], length)
+        moving = np.repeat(first, length) + offsets
+        cells = fixed * p.width + moving if along == 1 else moving * p.width + fixed
+        at = np.full(p.height * p.width, -1, np.int64)
+        at[cells] = np.repeat(edge, length)
+        painted.append(at)
+    both = (painted[0] >= 0) & (painted[1] >= 0)
+    e, f = painted[0][both], painted[1][both]
+    order = np.lexsort((f, e))
+    return np.stack([e[order], f[order]], axis=1).astype(np.int32).reshape(-1, 2)
+
+
+def _csr(count: int, owner: np.ndarray, item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(start int32[count + 1], items int32[]): the items of each owner 0..count-1, ascending."""
+    order = np.lexsort((item, owner))
+    start = np.zeros(count + 1, np.int64)
+    np.cumsum(np.bincount(owner, minlength=count), out=start[1:])
+    return start.astype(np.int32), item[order].astype(np.int32)
 
 
 def components(n_islands: int, pairs) -> int:
