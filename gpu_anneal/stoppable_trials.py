@@ -5,7 +5,8 @@ chains) is one compiled call, and a call holds the process until it returns: a l
 whose trial takes seconds passed its time limit, and signals waited for the trial's end. This
 runner makes the call on a worker thread (interrupts.stoppable; run_chains_cpu releases the
 GIL) and sets the trial's `stop` flag at the puzzle's deadline or on an interrupt; the chains
-look at it after every plateau (early_stop, as a solve runs them) and end their trial there,
+look at it before every plateau and every 1,024 moves within one (early_stop, as a solve runs
+them; cpu_reference.anneal.trials.STOP_LOOK_MASK) and end their trial there,
 their best states kept. A CpuTrials (cpu_reference.anneal.trials) in all else.
 """
 

@@ -135,3 +135,14 @@ def test_api_messages_name_the_apis_parameters_not_flags():
     with pytest.raises(InputError) as caught:
         g.solve(P4, scheduler="nonsense")
     assert str(caught.value).startswith("scheduler 'nonsense': not a scheduler address")
+
+
+def test_a_t0_below_the_default_t_final_says_the_default_is_one_of_them():
+    """Hashi with t0=1e-6 alone (in its range) read 't_final = 0.1 must be below t0 = 1e-06',
+    naming a t_final the caller never gave; the message now says either may be a default."""
+    with pytest.raises(InputError) as caught:
+        g.solve("3x3m2:2a2c2a2", kind="hashi", t0=1e-6)
+    assert str(caught.value) == (
+        "t_final = 0.1 must be below t0 = 1e-06 (the temperature falls from t0 to t_final; "
+        "where one of them is its default, give both)"
+    )

@@ -87,3 +87,23 @@ def test_a_text_grid_past_a_game_ids_cells_is_refused(kind):
         parse_grid_puzzle(kind, "\n" + "1" * 1_000_001 + "\n", "f")
     with pytest.raises(InputError, match=r"^f line 3: more than 1,000,000 cells"):
         parse_grid_puzzle(kind, ("1" * 500_000 + "\n") * 3, "f")
+
+
+def test_a_plateau_of_a_large_hashi_is_stopped_inside(tmp_path):
+    """A 999x999 Hashi of 250,000 islands: each move may search the islands (whether a bridge
+    taken away splits them), so one plateau of a chain lasted minutes and the chains, reading
+    the stop flag only between plateaus, searched 103 s under `--time-limit 1`. They now read
+    it every 1,024 moves of a plateau too (cpu_reference.anneal.trials.STOP_LOOK_MASK)."""
+    side = 999
+    rows = ["".join("2" if r % 2 == 0 and c % 2 == 0 else "." for c in range(side))
+            for r in range(side)]  # fmt: skip
+    path = tmp_path / "lattice.txt"
+    path.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "out.jsonl"
+    args = [sys.executable, "-m", "cli.main", "solve", str(path), "--kind", "hashi", "--chains",
+            "2", "--time-limit", "1", "--backend", "cpu", "--out", str(out)]  # fmt: skip
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    stderr = _finish(proc, 120)
+    (record,) = _records(out)
+    assert proc.returncode == 1 and record["status"] == "unsolved", stderr
+    assert record["timing"]["search"] < 30, record["timing"]

@@ -17,6 +17,11 @@ Per-chain arrays every puzzle's runner takes (rows indexed by i):
     states int64[chains, 2]   RNG states        best_f int64[chains]  best energy of chain i
     solved int32[chains]      1 once solved     stop   int32[1]       set by the first solver
     left   int64[chains]      trials chain i may still start (it starts none at 0)
+
+With early_stop, a chain reads `stop` (set by the first solver, or on the CPU by the puzzle's
+deadline and Ctrl-C: gpu_anneal.stoppable_trials) before each plateau and every STOP_LOOK_MASK
++ 1 moves within one, and ends its trial once it is set: a plateau of a large puzzle, or of a
+schedule's own length, may last far longer than the time limit.
 """
 
 from __future__ import annotations
@@ -40,7 +45,8 @@ def schedule(defaults: dict, **given) -> tuple[int, int, float, float]:
     sched.update({key: val for key, val in given.items() if val is not None})
     if not sched["t_final"] < sched["t0"]:
         raise OptionError(f"t_final = {sched['t_final']:g} must be below t0 = {sched['t0']:g} "
-                          "(the temperature falls from t0 to t_final)")  # fmt: skip
+                          "(the temperature falls from t0 to t_final; where one of them is its "
+                          "default, give both)")  # fmt: skip
     npl = int(sched["n_plateaus"])
     beta0 = 1.0 / sched["t0"]
     growth = math.log(sched["t0"] / sched["t_final"]) / max(1, npl - 1)
@@ -57,6 +63,7 @@ def chain_arrays(chains: int, seed: int) -> tuple[np.ndarray, ...]:
 
 
 NO_LIMIT = 2**62  # trials left of a chain when max_trials is None
+STOP_LOOK_MASK = 1023  # a chain reads the stop flag every 1,024 moves of a plateau too
 
 
 def trials_left(chains: int, max_trials: int | None) -> np.ndarray:

@@ -37,6 +37,7 @@ from numba import int64, njit, prange, uint64
 
 from cpu_reference.anneal.rng import uniform_below, uniform_float64
 from cpu_reference.anneal.trials import (
+    STOP_LOOK_MASK,
     chain_arrays,
     no_solution,
     run_trials,
@@ -174,7 +175,9 @@ def hashi_trial(
         if done or (early_stop and stop[0] != 0):
             break
         beta = beta0 * math.exp(t * growth)
-        for _ in range(plateau):
+        for m in range(plateau):
+            if early_stop and (m & STOP_LOOK_MASK) == STOP_LOOK_MASK and stop[0] != 0:
+                break
             r, s0, s1 = uniform_below(uint64(s0), uint64(s1), n_e)
             e = int64(r)
             r, s0, s1 = uniform_below(uint64(s0), uint64(s1), maxb)

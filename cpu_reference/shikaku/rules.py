@@ -33,6 +33,7 @@ from numba import int64, njit, prange, uint64
 
 from cpu_reference.anneal.rng import uniform_below, uniform_float64
 from cpu_reference.anneal.trials import (
+    STOP_LOOK_MASK,
     chain_arrays,
     no_solution,
     run_trials,
@@ -120,7 +121,9 @@ def shikaku_trial(
             if early_stop and stop[0] != 0:
                 break
             beta = beta0 * math.exp(t * growth)
-            for _ in range(plateau):
+            for m in range(plateau):
+                if early_stop and (m & STOP_LOOK_MASK) == STOP_LOOK_MASK and stop[0] != 0:
+                    break
                 j, s0, s1 = uniform_below(uint64(s0), uint64(s1), n_mov)
                 k = movable[int64(j)]
                 n = int64(start[k + 1] - start[k])
