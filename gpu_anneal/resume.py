@@ -32,6 +32,7 @@ record so that the record stays readable.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import warnings
@@ -293,10 +294,7 @@ class ResultsFile:
         self.failed = False
         self.written = 0  # records this run wrote whole
         self._first = True
-        try:
-            self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
-        except OSError as exc:
-            raise OutputError(f"{option} {self.path}: cannot open: {exc.strerror}") from None
+        self._fd: int | None = _open_for_appending(self.path, option)
 
     def write(self, text: str) -> None:
         """Append text (a JSON line with its line end), whole or not at all."""
@@ -350,6 +348,22 @@ class ResultsFile:
 def open_results(path: str, option: str = "--out") -> ResultsFile:
     """The results file `path`, checked and opened for appending (see ResultsFile)."""
     return ResultsFile(path, option)
+
+
+def _open_for_appending(path: str, option: str) -> int:
+    """A descriptor appending to path (made when missing); OutputError naming the option when it
+    cannot be opened, or when it is a FIFO no reader has open (opening it would wait for one
+    without a word: it is opened without waiting, then made blocking again for the writes)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    try:
+        fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OutputError(f"{option} {path}: a FIFO that no reader has open; start its "
+                              "reader first") from None  # fmt: skip
+        raise OutputError(f"{option} {path}: cannot open: {exc.strerror}") from None
+    os.set_blocking(fd, True)
+    return fd
 
 
 def _ends_torn(path: str) -> bool:

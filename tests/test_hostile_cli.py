@@ -661,3 +661,48 @@ def test_a_results_file_past_the_file_size_limit_keeps_whole_records(tmp_path):
         f"--out r.jsonl: cannot write: File too large; the {kept} record(s) this run wrote "
         "before are whole"
     ]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_out_to_a_fifo_without_a_reader_is_one_line_and_with_one_is_written(tmp_path):
+    """`--out FIFO` with no reader waited forever, with no word and no work done (opening a FIFO
+    for writing waits for a reader). Now one line, exit 2; with a reader the records arrive."""
+    import threading
+
+    fifo = tmp_path / "results.fifo"
+    os.mkfifo(fifo)
+    puzzles = tmp_path / "p.txt"
+    puzzles.write_text("\n".join(FOUR) + "\n")
+    try:  # a subprocess: the wait it was is a timeout here
+        lone = subprocess.run([*COMMAND, "solve", str(puzzles), *EXACT, "--out", str(fifo)],
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("--out to a FIFO without a reader: no exit within 60 s")
+    assert lone.returncode == 2 and lone.stderr.splitlines() == [
+        f"gpu-anneal: --out {fifo}: a FIFO that no reader has open; start its reader first"
+    ], lone.stderr
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, open before the writer
+    written, got = threading.Event(), []
+
+    def read() -> None:  # until the writer is done and nothing is left
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                chunk = None
+            if chunk:
+                got.append(chunk)
+            elif written.is_set():
+                return
+            else:
+                time.sleep(0.01)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    result = invoke("solve", puzzles, *EXACT, "--out", fifo)
+    written.set()
+    reader.join(timeout=60)
+    os.close(fd)
+    assert result.exit_code == 0, result.output
+    lines = b"".join(got).decode().splitlines()
+    assert [json.loads(x)["index"] for x in lines] == [0, 1]
