@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import functools
 import io
+import os
 import re
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -96,33 +98,49 @@ STDIN = "<stdin>"
 
 
 def reopener(input: str) -> Callable[[], object]:
-    """A source of `input` fresh at each call, for reading it more than once: the path itself
-    (a FileName), or for "-" an in-memory copy of stdin named <stdin>, read once here (up to
-    STDIN_LIMIT bytes: InputError past them, naming --kind, which reads stdin as a stream)."""
+    """A source of `input` fresh at each call, for reading it more than once: a regular file's
+    path itself (a FileName); stdin ("-", named <stdin>) and any other file that can be read
+    only once (a FIFO, a shell's `<(command)`) an in-memory copy, read here up to STDIN_LIMIT
+    bytes: InputError past them, naming --kind, which reads the input as it comes."""
     from gpu_anneal.inputs import file_names
 
-    if input != "-":
+    if input != "-" and not _read_once(input):
         (path,) = file_names([input])
         return lambda: path
-    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    name = STDIN if input == "-" else input
     try:
-        data = stream.read(STDIN_LIMIT + 1)
+        if input == "-":
+            data = getattr(sys.stdin, "buffer", sys.stdin).read(STDIN_LIMIT + 1)
+        else:
+            with open(input, "rb") as stream:
+                data = stream.read(STDIN_LIMIT + 1)
     except (OSError, ValueError, AttributeError) as error:  # closed, or no stdin at all
         why = getattr(error, "strerror", None) or error
-        raise InputError(f"{STDIN}: cannot read: {why}") from None
+        raise InputError(f"{name}: cannot read: {why}") from None
     if isinstance(data, str):
         data = data.encode()
     if len(data) > STDIN_LIMIT:
         held = f"{STDIN_LIMIT // 2**20} MiB" if STDIN_LIMIT >= 2**20 else f"{STDIN_LIMIT} bytes"
-        raise InputError(f"{STDIN}: more than {held} to tell its puzzle kind from; name it with "
-                         "--kind, which reads stdin as it comes")  # fmt: skip
+        raise InputError(f"{name}: more than {held} to tell its puzzle kind from; name it with "
+                         "--kind, which reads it as it comes")  # fmt: skip
 
     def copy() -> io.BytesIO:
         fresh = io.BytesIO(data)
-        fresh.name = STDIN
+        fresh.name = name
         return fresh
 
     return copy
+
+
+def _read_once(path: str) -> bool:
+    """Whether a path names something that can be read once only: a FIFO, a pipe or a
+    character device (`<(command)` is /dev/fd/N); False for a regular file, a folder and a
+    path that is not there (the reader names those)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISSOCK(mode)
 
 
 def render_kind(input: str | Callable[[], object]) -> str:
@@ -182,14 +200,23 @@ def sudoku_shaped(input: str | Callable[[], object]) -> bool:
     """Whether an input (a path, or a reopener of one) that no reader reads is a faulty Sudoku
     file rather than anything else: one of its first SNIFFED puzzles reads as a Sudoku but for
     a digit given twice in a unit, or it opens as a Lloyd & Amos file (its order alone on a
-    line, then `1`), which the Sudoku reader takes as one whatever its rows hold."""
-    from gpu_anneal.reference import Puzzle, iter_puzzles, opens_as_lloyd_amos
+    line, then `1`), which the Sudoku reader takes as one whatever its rows hold, or with a
+    line of numbers laid out as a Sudoku's (opens_as_numbers: csv, tsv, or a row of 16 or
+    more numbers)."""
+    from gpu_anneal.reference import (
+        Puzzle,
+        iter_puzzles,
+        opens_as_lloyd_amos,
+        opens_as_numbers,
+    )
 
     source = reopener(input) if isinstance(input, str) else input
     firsts = _firsts(lambda: iter_puzzles(**_named(source()), check=False))
     if any(isinstance(x, Puzzle) for x in firsts):
         return True
-    return bool(firsts) and opens_as_lloyd_amos(**_named(source()))
+    if not firsts:
+        return False
+    return opens_as_lloyd_amos(**_named(source())) or opens_as_numbers(**_named(source()))
 
 
 def too_large_to_draw(item) -> InputError | None:

@@ -378,29 +378,38 @@ def _dry_run(
     files, _ = given.sources_and_kind()
     if not dry_run:
         raise InputError(f"--device {device!r} describes a card for --dry-run: add --dry-run")
+    if s.method == "exact" and device is not None:
+        raise InputError(f"--device {device!r} describes a card; --method exact runs on the "
+                         "CPU only")  # fmt: skip
+    if backend == "cpu" and device is not None and s.method != "exact":
+        raise InputError(f"--device {device!r} describes a card; --backend cpu runs on the "
+                         "cores: give one of them")  # fmt: skip
+    # the input read once, each faulty puzzle one line as a run says it (exit 2 at the end)
+    faults = []
+
+    def said(fault) -> None:
+        error_line(str(fault))
+        faults.append(fault)
+
+    counts = plan.count_orders(files, s.fmt, on_fault=said)
+    done = EXIT_BAD_INPUT if faults else 0
     if s.method == "exact":
         from gpu_anneal.solvers import exact_plan_text
 
-        if device is not None:
-            raise InputError(f"--device {device!r} describes a card; --method exact runs on "
-                             "the CPU only")  # fmt: skip
-        for order, n in plan.count_orders(files, s.fmt).items():
+        for order, n in counts.items():
             print(exact_plan_text(order, n, s))
-        return 0
-    if backend == "cpu" and device is not None:
-        raise InputError(f"--device {device!r} describes a card; --backend cpu runs on the "
-                         "cores: give one of them")  # fmt: skip
+        return done
     if s.method == "impasse":
         from gpu_anneal.impasse_solver import plan_text
 
-        for order, n in plan.count_orders(files, s.fmt).items():
+        for order, n in counts.items():
             print(plan_text(order, n, s, device))
-        return 0
-    only = None  # the puzzles of each order annealed, counted (None: every order, uncounted)
+        return done
+    only = counts  # the puzzles of each order annealed (auto: on a card every order)
     if s.method == AUTO:
-        only = _auto_dry_run(files, s, device, backend)
+        only = _auto_dry_run(counts, s, device, backend)
         if only is not None and not only:
-            return 0
+            return done
         s = settings_for(s, "anneal")
     if device is None:
         usable, reason = cuda_status()
@@ -410,25 +419,24 @@ def _dry_run(
         if backend == "cpu" or not usable:
             why = ("cpu: asked (--backend cpu)" if backend == "cpu"
                    else f"auto: cpu, no usable CUDA device: {reason}")  # fmt: skip
-            for one in describe_cores(files, s, why, counts=only):
+            for one in describe_cores(files, s, why, counts=counts if only is None else only):
                 print(format_cores_plan(one))
-            return 0
-    for one in describe_plans(files, s, device):
+            return done
+    for one in describe_plans(files, s, device, counts=counts):
         print(plan.format_plan(one))
-    return 0
+    return done
 
 
-def _auto_dry_run(files, s, device, backend) -> dict[int, int] | None:
+def _auto_dry_run(counts, s, device, backend) -> dict[int, int] | None:
     """--method auto's part of --dry-run: on the cores, the impasse plan of each order it runs
     by the impasse chains, after the line saying so; returns the orders left to annealing with
-    their puzzles (the input read once; None on a card: auto anneals every order there)."""
-    from gpu_anneal import plan
+    their puzzles (`counts`: the puzzles of each order in the input; None on a card: auto
+    anneals every order there)."""
     from gpu_anneal.impasse_solver import plan_text
     from gpu_anneal.method_choice import method_for, on_card, settings_for, why
 
     if device is not None or (backend != "cpu" and on_card(backend)):
         return None
-    counts = plan.count_orders(files, s.fmt)
     for order, n in counts.items():
         if method_for(order, False) == "impasse":
             print(why(order, False))

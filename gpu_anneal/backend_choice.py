@@ -772,6 +772,7 @@ def describe_plans(
     s,
     device: str | None = None,
     cores: Cores | None = None,
+    counts: dict[int, int] | None = None,
     **model,
 ) -> list[dict]:
     """The plans of a Sudoku solve on a card over these files (what `solve --dry-run` prints):
@@ -779,13 +780,15 @@ def describe_plans(
     run_plan.sudoku_plan builds from resolved settings `s` (gpu_anneal.settings.Settings) for
     the card, for as many puzzles of that order as the files hold, with `backend_choice`: why
     s.backend ("auto" or "cuda") runs where it does for them (`cores`: this CPU's side, else
-    gathered). `device` names a described card (None: the current device); `model` goes to
+    gathered). `device` names a described card (None: the current device); `counts`: the
+    puzzles of each order, already counted, else read from the files; `model` goes to
     make_plan (host_seconds, rate, slice_seconds)."""
     from gpu_anneal import plan
     from gpu_anneal.run_plan import sudoku_plan
 
     card = plan.resolve_card(device)
-    counts = plan.count_orders(sources, s.fmt)
+    if counts is None:
+        counts = plan.count_orders(sources, s.fmt)
     runs = [sudoku_plan(s, order, "cuda", "cuda: the card's plan") for order in counts]
     plans = [plan.make_plan(run, counts[run.order], card, **model) for run in runs]
     for run, one in zip(runs, plans, strict=True):

@@ -54,6 +54,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from functools import cache
 
@@ -489,15 +490,20 @@ def _host_text(plan: dict) -> str:
     return f"{total} on this CPU (verify {us['verify']} + refill {us['refill']})"
 
 
-def count_orders(sources: list[str], fmt: str | None = None) -> dict[int, int]:
+def count_orders(
+    sources: list[str], fmt: str | None = None, on_fault: Callable | None = None
+) -> dict[int, int]:
     """Sudoku order -> puzzles of that order in the files ("-" or none: stdin), in order of
-    the orders; malformed puzzles are left out. InputError when none is left to plan for."""
+    the orders; malformed puzzles are left out, each handed to on_fault (an InputError) where
+    one is given. InputError when none is left to plan for."""
     counts: dict[int, int] = {}
     for source in sources or ["-"]:
         name = "<stdin>" if source == "-" else source
         for item in iter_puzzles(source, fmt=fmt, name=name):
             if not isinstance(item, InputError):
                 counts[item.order] = counts.get(item.order, 0) + 1
+            elif on_fault is not None:
+                on_fault(item)
     if not counts:
         raise InputError("--dry-run: the input holds no Sudoku puzzle to plan for")
     return dict(sorted(counts.items()))

@@ -34,6 +34,7 @@ from cpu_reference.sudoku.formats import (
     Puzzle,
     iter_puzzles,
     opens_as_lloyd_amos,
+    opens_as_numbers,
 )
 from cpu_reference.sudoku.layout import MAX_ORDER
 from cpu_reference.sudoku.presets import move_of, technique
@@ -56,6 +57,7 @@ __all__ = [
     "iter_puzzles",
     "move_of",
     "opens_as_lloyd_amos",
+    "opens_as_numbers",
     "passed_over",
     "render_sudoku",
     "technique",

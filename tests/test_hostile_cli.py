@@ -706,3 +706,27 @@ def test_out_to_a_fifo_without_a_reader_is_one_line_and_with_one_is_written(tmp_
     assert result.exit_code == 0, result.output
     lines = b"".join(got).decode().splitlines()
     assert [json.loads(x)["index"] for x in lines] == [0, 1]
+
+
+@pytest.mark.parametrize("method", ["auto", "anneal", "exact", "impasse"])
+def test_dry_run_names_each_faulty_puzzle_and_exits_2(tmp_path, method):
+    """`solve --dry-run` left malformed puzzles out in silence: a file of one bad line and one
+    good one planned one puzzle with exit 0; a file of bad lines alone said only 'the input
+    holds no Sudoku puzzle to plan for'. Each fault is now one line, as a run says it, the plan
+    is printed for the rest, and the exit code is 2."""
+    bad = "11" + "." * 79
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text(f"{bad}\n{FOUR[0]}\n")
+    result = invoke("solve", "--dry-run", "--method", method, mixed)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        f"gpu-anneal: {mixed} line 1: digit 1 given twice in row 1 (r1c1, r1c2)"
+    ]
+    assert "1 puzzle" in result.stdout
+    lone = tmp_path / "bad.txt"
+    lone.write_text(bad + "\n")
+    result = invoke("solve", "--dry-run", "--method", method, lone)
+    assert result.exit_code == 2 and result.stderr.splitlines() == [
+        f"gpu-anneal: {lone} line 1: digit 1 given twice in row 1 (r1c1, r1c2)",
+        "gpu-anneal: --dry-run: the input holds no Sudoku puzzle to plan for",
+    ], result.output

@@ -220,12 +220,72 @@ def test_render_of_stdin_past_its_limit_without_a_kind_is_one_line(tmp_path, mon
     result = runner.invoke(app, ["render", "-", str(tmp_path / "o.svg")], input=text)
     assert faults(result) == [
         "<stdin>: more than 20 bytes to tell its puzzle kind from; name it with --kind, which "
-        "reads stdin as it comes"
+        "reads it as it comes"
     ]
     assert not list(tmp_path.glob("o*.svg"))
     args = ["render", "--kind", "sudoku", "-", str(tmp_path / "o.svg")]
     assert runner.invoke(app, args, input=text).exit_code == 0
     assert len(list(tmp_path.glob("o-*.svg"))) == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_render_of_a_fifo_without_a_kind_reads_it_once(tmp_path):
+    """A FIFO (or a shell's `<(command)`) was read to tell its kind, then opened again: the
+    second open waited for a writer that never came (a hang), or found it empty. It is now read
+    once into memory, as stdin is."""
+    import subprocess
+    import sys
+    import threading
+
+    fifo = tmp_path / "puzzles.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text("\n".join(FOUR) + "\n"))
+    writer.start()
+    try:
+        ran = subprocess.run([sys.executable, "-m", "cli.main", "render", str(fifo),
+                              str(tmp_path / "o.svg")], capture_output=True, text=True,
+                             timeout=60)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("render of a FIFO: no exit within 60 s")
+    finally:
+        if writer.is_alive():  # the writer waits for a reader: give it one
+            with open(fifo, encoding="utf-8") as drain:
+                drain.read()
+        writer.join()
+    assert ran.returncode == 0, ran.stderr
+    assert sorted(p.name for p in tmp_path.glob("o-*.svg")) == ["o-0.svg", "o-1.svg", "o-2.svg"]
+
+
+def _sudoku_49(separator: str, value: int = 50) -> list[str]:
+    """A 49x49 grid's rows (half blank) with one cell, r3c5, holding `value`."""
+    rows = [[((r % 7) * 7 + r // 7 + c) % 49 + 1 if (r + c) % 2 else 0 for c in range(49)]
+            for r in range(49)]  # fmt: skip
+    rows[2][4] = value
+    return [separator.join(str(v) for v in row) for row in rows]
+
+
+@pytest.mark.parametrize(
+    "lines, fault",
+    [
+        (_sudoku_49(" "), "line 3, cell r3c5: number '50' is not a digit 0..49 of a 49x49 grid"),
+        (_sudoku_49(","), "line 3, cell r3c5: number '50' is not a digit 0..49 of a 49x49 grid"),
+        (
+            _sudoku_49(" ", -2),
+            "line 3, cell r3c5: number '-2' is not a digit 0..49 of a 49x49 grid",
+        ),  # fmt: skip
+        (_sudoku_49(",", 0)[:48], "line 1: puzzle ends after 48 rows, expected 49"),
+    ],
+    ids=["rows-50", "csv-50", "rows-minus-2", "csv-48-rows"],
+)
+def test_a_faulty_file_of_numbers_laid_out_as_sudoku_is_named_as_a_sudoku_fault(
+    tmp_path, lines, fault
+):
+    """A 49x49 grid of numbers with a 50 (or -2, or a row short) was read as Shikaku: 'clue
+    areas sum to 30902, the grid has 2401 cells', "unknown cell ','". A first line of numbers
+    separated by commas, or of 16 or more numbers, is now Sudoku-shaped."""
+    path = puzzle_file(tmp_path, lines)
+    assert sudoku_shaped(str(path)) and render_kind(str(path)) == "sudoku"
+    assert faults(invoke("render", path, tmp_path / "o.svg")) == [f"{path} {fault}"]
 
 
 # ---- --time-limit ------------------------------------------------------------------------

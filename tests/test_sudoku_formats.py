@@ -640,3 +640,18 @@ def test_the_fast_line_reader_reads_what_the_checked_path_reads(n):
         assert fast is not None, line
         assert fast[1] == order and np.array_equal(fast[0], cells), line
     assert faults == 3 * 20 + 3  # every faulty line, and no sound one
+
+
+def test_a_csv_row_with_a_field_too_many_is_a_fault_of_its_grid(tmp_path):
+    """A 64x64 csv grid whose row 10 holds 65 numbers gave three faults: 'puzzle ends after 9
+    rows', 'line 10: 65 comma-separated numbers, expected 81 (9x9)', 'puzzle ends after 54
+    rows' (a line of more than 64 fields reads as a one-line puzzle). Inside a csv grid, a row
+    whose count is no puzzle's is now that grid's faulty row: one fault."""
+    rows = [",".join(str((r * 8 + r // 8 + c) % 64 + 1) for c in range(64)) for r in range(64)]
+    rows[9] += ",5"
+    path = tmp_path / "f65.csv"
+    path.write_text("\n".join(rows) + "\n")
+    got = list(iter_puzzles(str(path)))
+    assert [str(x) for x in got] == [
+        f"{path} line 10: 65 comma-separated numbers on a row, expected 64"
+    ]

@@ -779,15 +779,37 @@ def opens_as_lloyd_amos(source, name: str = "<input>") -> bool:
     """Whether a path or file opens as a Lloyd & Amos file (its first two lines neither blank
     nor comments: a number alone, then `1`), as iter_puzzles detects it without a format;
     False where it cannot be read."""
+    head = _opening(source, name)
+    return head is not None and _lloyd_amos_head(head)
+
+
+def opens_as_numbers(source, name: str = "<input>") -> bool:
+    """Whether a path or file opens with a line of numbers laid out as a Sudoku's: fields
+    separated by `,`, `;` or tabs (csv, csv-line, tsv, Lloyd & Amos rows), or a row of N numbers
+    separated by spaces with N a side of 16 or more; False where it cannot be read. Such a line
+    is no Shikaku or Hashi text grid (their cells are single characters, or few numbers)."""
+    head = _opening(source, name)
+    if not head:
+        return False
+    line = head[0].split("#", 1)[0].strip()
+    if any(separator in line for separator in (",", ";", "\t")):
+        return True
+    fields = line.split()
+    numbers = all(field.lstrip("+-").isdigit() for field in fields)
+    return numbers and len(fields) in SIDES and len(fields) >= 16
+
+
+def _opening(source, name: str) -> list | None:
+    """The first two lines of a path or file that are neither blank nor comments (_head), None
+    where it cannot be read."""
     try:
         opened = open_source(source, name)
     except InputError:
-        return False
+        return None
     try:
-        head, _ = _head(read_lines(opened.stream, opened.shown, MAX_LINE))
-        return _lloyd_amos_head(head)
+        return _head(read_lines(opened.stream, opened.shown, MAX_LINE))[0]
     except InputError:
-        return False
+        return None
     finally:
         opened.close()
 

@@ -84,7 +84,7 @@ class Shape(NamedTuple):
 
 
 BLANK, COMMENT, BAD = Shape("blank"), Shape("comment"), Shape("bad")
-SOLO, TSV, TDOKU, CSV_LINE = Shape("solo"), Shape("tsv"), Shape("tdoku"), Shape("csv-line")
+SOLO, TSV, TDOKU = Shape("solo"), Shape("tsv"), Shape("tdoku")
 FOUR, FOUR_BIG = Shape("four", FOUR_N), Shape("four", FOUR_N, True)
 
 
@@ -132,7 +132,7 @@ def shape_of(text: str) -> Shape:
         width = _csv_width(_body(s))
         if width:  # more fields than a row has: a csv-line puzzle, its count at fault
             one_line = width in CELL_COUNTS and width != FOUR_N or width > MAX_SIDE
-            return CSV_LINE if one_line else Shape("csv", width)
+            return Shape("csv-line", width) if one_line else Shape("csv", width)
     tokens = row_numbers(grid_symbols(s.split("#", 1)[0]))  # never empty: a rule is passed over
     first = tokens[0]
     if ":" in first:
@@ -409,6 +409,8 @@ def _another_puzzle(shape: Shape, fmt: str, N: int) -> bool:
     """Whether a line of this shape, inside a grid of `fmt` and side N, starts another puzzle
     rather than being a (faulty) row of that grid."""
     kind = "grid" if shape.kind == "four" else shape.kind
+    if kind == "csv-line" and fmt == "csv" and shape.width not in CELL_COUNTS:
+        return False  # a csv row with fields too many (no puzzle's count): the grid's, faulty
     if kind in ONE_LINE_FORMATS:
         return True
     if kind in GRID_FORMATS and shape.width in SIDES:
