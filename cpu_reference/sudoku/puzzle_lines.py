@@ -17,8 +17,8 @@ How lines become puzzles when no format is given:
 
     a solo, tsv or tdoku line, one token of 81, 256, 625 or 1296 symbols, or a line of more
         than 64 comma- or semicolon-separated fields (csv-line: 81, 256, 625, 1296, 2401 or
-        4096 of them, any other count its fault): a puzzle of that line (a 16-symbol token: see
-        below)
+        4096 of them, any other count its fault, but inside a csv grid not yet whole a row of
+        that grid, at fault): a puzzle of that line (a 16-symbol token: see below)
     one token of 4, 9, 25 or 36 symbols, 4, 9, 16, 25, 36, 49 or 64 numbers, or a line of
         as many comma- or semicolon-separated fields (csv; 16 of them: always a row): the
         first row of a grid (rows, csv) puzzle whose side N is that width (numbers of any
