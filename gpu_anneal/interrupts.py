@@ -4,9 +4,11 @@ A KeyboardInterrupt raised while numba compiles (type inference runs nested comp
 been seen to vanish: a solve interrupted in its first seconds went on annealing; and one that
 cuts llvmlite's objects short leaves them half built. `install()` (the command line does it)
 makes Ctrl-C record the press as well as raise KeyboardInterrupt as Python's default handler
-does, except while the main thread is inside numba's or llvmlite's code (a compilation, a cache
-load): a first press there is held, with one line on stderr, and raised by the next `check()`
-once the compilation is over; a second press while one is held raises at once. The pool calls
+does, except while the main thread is inside the compiler's code (numba's but for numba.cuda's
+driver and simulator, llvmlite's: a compilation, a cache load): a first press there is held,
+with one line on stderr, and raised in the main thread once it has left that code (a watcher
+thread looks every WAIT_STEP), unless a `check()` answered it first; a second press while one
+is held raises at once. The pool calls
 `check()` between rounds, which raises it again if a press was recorded and not yet
 answered. `ever_pressed()` tells the command line that the user pressed Ctrl-C at all (its exit
 code is then 130), and `ignore()` makes the presses that come while the process ends (after
@@ -26,6 +28,7 @@ thread with a stop flag, and the calling thread answers Ctrl-C and its deadline 
 
 from __future__ import annotations
 
+import _thread
 import os
 import signal
 import sys
@@ -64,21 +67,55 @@ def _on_sigint(signum, frame) -> None:
     _ever = _pressed = True
     if not held and _compiling(frame):
         _say_held(signal.Signals(signum).name)
+        threading.Thread(target=_raise_after_compiling, name="gpu-anneal-held-press",
+                         daemon=True).start()  # fmt: skip
         return
     raise KeyboardInterrupt
 
 
+def _raise_after_compiling() -> None:
+    """A held press's watcher: once the main thread has left numba's and llvmlite's code, and
+    nothing answered the press meanwhile (check), the press is raised there (as a second
+    press is: interrupt_main runs the handler, which finds it held)."""
+    main = threading.main_thread().ident
+    while _pressed:
+        frame = sys._current_frames().get(main)
+        if frame is None:
+            return
+        if not _compiling(frame):
+            if _pressed:
+                _thread.interrupt_main(signal.SIGINT)
+            return
+        time.sleep(WAIT_STEP)
+
+
 def _compiling(frame) -> bool:
-    """Whether the interrupted frame or a caller runs numba's or llvmlite's own code (numba's
-    CUDA simulator, which runs a simulated kernel's Python, excepted)."""
-    numba_part, llvmlite_part = f"{os.sep}numba{os.sep}", f"{os.sep}llvmlite{os.sep}"
-    simulator_part = f"{os.sep}simulator{os.sep}"
+    """Whether the interrupted frame or a caller runs the compiler's code: numba's (but for
+    numba.cuda's driver, waiting on a card, and its simulator, running a simulated kernel's
+    Python) or llvmlite's, as the loaded packages place them."""
+    places, elsewhere = _compiler_places()
     while frame is not None:
         name = frame.f_code.co_filename
-        if llvmlite_part in name or (numba_part in name and simulator_part not in name):
+        if name.startswith(places) and not name.startswith(elsewhere):
             return True
         frame = frame.f_back
     return False
+
+
+def _compiler_places() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the folders of the compiler's code, those within them that are not the compiler's),
+    each ending with a separator, from the packages loaded (none loaded: nothing compiles)."""
+    places, elsewhere = [], []
+    for name in ("numba", "llvmlite", "numba.cuda"):
+        module = sys.modules.get(name)
+        where = getattr(module, "__file__", None)
+        if not where:
+            continue
+        folder = os.path.dirname(os.path.abspath(where)) + os.sep
+        places.append(folder)
+        if name == "numba.cuda":
+            elsewhere += [folder + "cudadrv" + os.sep, folder + "simulator" + os.sep]
+    return tuple(places), tuple(elsewhere)
 
 
 def _say_held(name: str) -> None:

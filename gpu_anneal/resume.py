@@ -35,6 +35,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 import warnings
 from collections import Counter
 from collections.abc import Iterator
@@ -358,12 +359,20 @@ def _open_for_appending(path: str, option: str) -> int:
     try:
         fd = os.open(path, flags | getattr(os, "O_NONBLOCK", 0), 0o666)
     except OSError as exc:
-        if exc.errno == errno.ENXIO:
+        if exc.errno == errno.ENXIO and _is_fifo(path):
             raise OutputError(f"{option} {path}: a FIFO that no reader has open; start its "
                               "reader first") from None  # fmt: skip
         raise OutputError(f"{option} {path}: cannot open: {exc.strerror}") from None
     os.set_blocking(fd, True)
     return fd
+
+
+def _is_fifo(path: str) -> bool:
+    """Whether path names a FIFO."""
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _ends_torn(path: str) -> bool:

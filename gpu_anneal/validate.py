@@ -388,7 +388,7 @@ def sudoku_grids(array, order: int | None = None, what: str = "puzzles") -> tupl
         a = np.asarray(array)
     except (ValueError, TypeError, OverflowError):
         raise OptionError(f"{what}: lists of unequal lengths; {ARRAY_SHAPES}") from None
-    if a.size == 0:
+    if a.size == 0 and a.ndim < 2:  # (0, cells) or (0, N, N): a batch of no grid, kept
         raise OptionError(f"{what}: an empty array, no cell; {ARRAY_SHAPES}")
     if a.dtype.kind not in "iu":
         raise OptionError(f"{what}: array of dtype {a.dtype}; expected integers (0 = blank)")

@@ -123,6 +123,8 @@ def test_an_array_puzzle_is_checked_as_a_text_one_is():
         g.solve(big)
     with pytest.raises(InputError, match="puzzles: an empty array, no cell"):
         g.solve(np.array([]))
+    for empty in (np.zeros((0, 81), np.int64), np.zeros((0, 9, 9), np.int64)):  # no grid: none
+        assert g.solve(empty, method="exact") == []
 
 
 def test_api_messages_name_the_apis_parameters_not_flags():

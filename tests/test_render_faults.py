@@ -159,6 +159,16 @@ def test_a_lloyd_amos_file_a_row_short_is_named_as_a_sudoku_fault(tmp_path):
     ]
 
 
+# a 5x5 Shikaku grid, tab-separated, its clues summing to 24 (a fault)
+TAB_GRID = ["\t".join("20" if (r, c) == (0, 0) else "4" if (r, c) == (4, 4) else "."
+                      for c in range(5)) for r in range(5)]  # fmt: skip
+# a 16x16 Shikaku grid, 0 for a blank, its eight clues summing to 255 (a fault): a row of 16
+# numbers, as a 16x16 Sudoku's, whose numbers sum to no more than its cells
+_CLUES = {(1, 1): 31, (3, 5): 32, (5, 9): 32, (7, 13): 32, (9, 2): 32, (11, 6): 32,
+          (13, 10): 32, (15, 14): 32}  # fmt: skip
+SPACED_16 = [" ".join(str(_CLUES.get((r, c), 0)) for c in range(16)) for r in range(16)]
+
+
 @pytest.mark.parametrize(
     "lines, fault",
     [
@@ -170,8 +180,10 @@ def test_a_lloyd_amos_file_a_row_short_is_named_as_a_sudoku_fault(tmp_path):
             "control character U+0001 at column 3; not puzzle text; a "
             "text grid with a faulty line is refused whole",
         ),
+        (TAB_GRID, "clue areas sum to 24, the grid has 25 cells"),
+        (SPACED_16, "clue areas sum to 255, the grid has 256 cells"),
     ],
-    ids=["game-id", "one-row-grid", "text-grid", "unreadable-line"],
+    ids=["game-id", "one-row-grid", "text-grid", "unreadable-line", "tab-grid", "spaced-16"],
 )
 def test_a_faulty_file_not_shaped_as_sudoku_stays_shikaku(tmp_path, lines, fault):
     """The Sudoku-shaped rule leaves other files that no reader reads as they were: Shikaku,

@@ -784,30 +784,51 @@ def opens_as_lloyd_amos(source, name: str = "<input>") -> bool:
 
 
 def opens_as_numbers(source, name: str = "<input>") -> bool:
-    """Whether a path or file opens with a line of numbers laid out as a Sudoku's: fields
-    separated by `,`, `;` or tabs (csv, csv-line, tsv, Lloyd & Amos rows), or a row of N numbers
-    separated by spaces with N a side of 16 or more; False where it cannot be read. Such a line
-    is no Shikaku or Hashi text grid (their cells are single characters, or few numbers)."""
-    head = _opening(source, name)
+    """Whether a path or file opens with lines of numbers laid out as a Sudoku's rather than a
+    Shikaku's or Hashi's; False where it cannot be read. Yes for a first line of fields
+    separated by `,` or `;` (csv, csv-line, tsv: no Shikaku or Hashi reader takes them); yes
+    for N numbers separated by spaces or tabs, N a side of 16 or more, whose block's positive
+    numbers (up to N lines) sum to more than twice its cells: a Shikaku's clues sum to its
+    cells, and a Sudoku's givens, at any fill a Sudoku-shaped fault needs, far more."""
+    head = _opening(source, name, SIDES[-1])
     if not head:
         return False
-    line = head[0].split("#", 1)[0].strip()
-    if any(separator in line for separator in (",", ";", "\t")):
+    first = head[0].split("#", 1)[0].strip()
+    if "," in first or ";" in first:
         return True
-    fields = line.split()
-    numbers = all(field.lstrip("+-").isdigit() for field in fields)
-    return numbers and len(fields) in SIDES and len(fields) >= 16
+    width = len(first.split())
+    if width not in SIDES or width < 16:
+        return False
+    total = cells = 0
+    for line in head[:width]:
+        fields = line.split("#", 1)[0].split()
+        if not all(field.lstrip("+-").isdigit() for field in fields):
+            return False
+        total += sum(max(int(field), 0) for field in fields)
+        cells += len(fields)
+    return total > 2 * cells
 
 
-def _opening(source, name: str) -> list | None:
-    """The first two lines of a path or file that are neither blank nor comments (_head), None
-    where it cannot be read."""
+def _opening(source, name: str, count: int = 2) -> list | None:
+    """The first `count` lines of a path or file that are neither blank nor comments, up to a
+    blank line (the first two: _head), None where it cannot be read."""
     try:
         opened = open_source(source, name)
     except InputError:
         return None
     try:
-        return _head(read_lines(opened.stream, opened.shown, MAX_LINE))[0]
+        lines = read_lines(opened.stream, opened.shown, MAX_LINE)
+        if count == 2:
+            return _head(lines)[0]
+        block: list = []
+        for _, text in lines:
+            if isinstance(text, Unreadable) or (block and not text.strip()):
+                break
+            if text.strip() and not text.lstrip().startswith("#"):
+                block.append(text.strip())
+                if len(block) == count:
+                    break
+        return block
     except InputError:
         return None
     finally:
