@@ -532,6 +532,8 @@ def _from_grid(
         result.error = None if state is None or status == "unsolved" else fault
         if status == "time_limit":
             result.error = "time limit reached"
+        elif status == "too_large":
+            result.error = raw.get("reason")
     if raw["method"] == "anneal":
         result.counts = Counts(trials=int(raw["trials"]))  # over all chains
         ran = raw["schedule"]  # the annealer's defaults for this puzzle with the settings given

@@ -14,6 +14,7 @@ Matrix layout (A x = 1, all rows equalities):
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -22,21 +23,34 @@ from scipy.sparse import coo_matrix
 
 from cpu_reference.shikaku.puzzle import Shikaku, candidates
 
+# entries of the exact cover's matrix (a candidate's clue and cells) the program is built with
+# at most: past them a grid is refused in one line (about 16 bytes an entry, and HiGHS's copy)
+MAX_COVER_ENTRIES = 20_000_000
+
+
+def cover_entries(cand: np.ndarray) -> int:
+    """Entries of the exact cover's matrix over these candidates: one for a candidate's clue,
+    one for each of its cells."""
+    return int(len(cand) + (cand[:, 2].astype(np.int64) * cand[:, 3]).sum())
+
 
 def _matrix(p: Shikaku, cand: np.ndarray, start: np.ndarray):
-    rows, cols = [], []
+    """The exact cover's 0/1 matrix, CSR: row k (a clue) holds its candidates, row K + cell the
+    candidates covering the cell; built from arrays (a rectangle's cells in reading order)."""
     k_count = len(start) - 1
-    for k in range(k_count):
-        for l_ in range(start[k], start[k + 1]):
-            rows.append(k)
-            cols.append(l_)
-    for l_, (t, left, hh, ww) in enumerate(cand):
-        rr, cc = np.meshgrid(np.arange(t, t + hh), np.arange(left, left + ww), indexing="ij")
-        cells = (rr * p.width + cc).ravel()
-        rows.extend((k_count + cells).tolist())
-        cols.extend([l_] * len(cells))
+    n_cand = len(cand)
+    clue_rows = np.repeat(np.arange(k_count, dtype=np.int64), np.diff(start))
+    top, left = cand[:, 0].astype(np.int64), cand[:, 1].astype(np.int64)
+    height, width = cand[:, 2].astype(np.int64), cand[:, 3].astype(np.int64)
+    area = height * width
+    owner = np.repeat(np.arange(n_cand, dtype=np.int64), area)
+    offset = np.arange(int(area.sum()), dtype=np.int64) - np.repeat(np.cumsum(area) - area, area)
+    wide = width[owner]
+    cells = (top[owner] + offset // wide) * p.width + left[owner] + offset % wide
+    rows = np.concatenate([clue_rows, k_count + cells])
+    cols = np.concatenate([np.arange(n_cand, dtype=np.int64), owner])
     n_rows = k_count + p.height * p.width
-    return coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_rows, len(cand))).tocsr()
+    return coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_rows, n_cand)).tocsr()
 
 
 def solve_ilp(
@@ -45,29 +59,42 @@ def solve_ilp(
     """Solve by exact cover. Returns {status, rects (or None), seconds, variables}.
 
     `exclude` is a list of solutions (rects per clue) to forbid with no-good cuts; status is
-    "optimal", "infeasible" or "time_limit".
+    "optimal", "infeasible", "time_limit" (the model's building counts toward time_limit) or
+    "too_large" (with a `reason`: the matrix would pass MAX_COVER_ENTRIES, so none is built).
     """
     t0 = time.perf_counter()
     cand, start = candidates(p, pruned=pruned)
     k_count = len(start) - 1
     if np.any(np.diff(start) == 0):
         return {"status": "infeasible", "rects": None, "seconds": 0.0, "variables": len(cand)}
+    entries = cover_entries(cand)
+    if entries > MAX_COVER_ENTRIES:  # refused: built, it would take gigabytes and minutes
+        reason = (f"its exact cover would hold {entries:,} entries, past the "
+                  f"{MAX_COVER_ENTRIES:,} the integer program is built with; the annealing "
+                  "method takes it")  # fmt: skip
+        return {"status": "too_large", "reason": reason, "rects": None,
+                "seconds": time.perf_counter() - t0, "variables": len(cand)}  # fmt: skip
     a = _matrix(p, cand, start)
     cons = [LinearConstraint(a, 1, 1)]
-    index = {tuple(int(v) for v in r): i for i, r in enumerate(cand)}
-    for sol in exclude or []:
-        chosen = [index.get(tuple(int(v) for v in r)) for r in sol]
-        if any(c is None for c in chosen):
-            continue
-        row = np.zeros(len(cand))
-        row[chosen] = 1
-        cons.append(LinearConstraint(row.reshape(1, -1), -np.inf, k_count - 1))
+    if exclude:
+        index = {tuple(int(v) for v in r): i for i, r in enumerate(cand)}
+        for sol in exclude:
+            chosen = [index.get(tuple(int(v) for v in r)) for r in sol]
+            if any(c is None for c in chosen):
+                continue
+            row = np.zeros(len(cand))
+            row[chosen] = 1
+            cons.append(LinearConstraint(row.reshape(1, -1), -np.inf, k_count - 1))
+    left = math.inf if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
+    if left <= 0:  # the model took the whole limit: HiGHS is not started
+        return {"status": "time_limit", "rects": None, "seconds": time.perf_counter() - t0,
+                "variables": len(cand)}  # fmt: skip
     res = milp(
         c=np.zeros(len(cand)),
         constraints=cons,
         integrality=np.ones(len(cand)),
         bounds=Bounds(0, 1),
-        options={"time_limit": float(time_limit)},
+        options={"time_limit": left},
     )
     seconds = time.perf_counter() - t0
     out = {"rects": None, "seconds": seconds, "variables": len(cand)}
@@ -87,11 +114,13 @@ def solve_ilp(
 
 
 def is_unique(p: Shikaku, time_limit: float = 60.0) -> bool | None:
-    """True when the puzzle has exactly one solution (solve, forbid it, re-solve); None: timeout."""
+    """True when the puzzle has exactly one solution (solve, forbid it, re-solve); None: not
+    settled (the time limit, or a program too large to build)."""
+    unsettled = ("time_limit", "too_large")
     first = solve_ilp(p, time_limit)
     if first["status"] != "optimal":
-        return None if first["status"] == "time_limit" else False
+        return None if first["status"] in unsettled else False
     second = solve_ilp(p, time_limit, exclude=[first["rects"]])
-    if second["status"] == "time_limit":
+    if second["status"] in unsettled:
         return None
     return second["status"] == "infeasible"

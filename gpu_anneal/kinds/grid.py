@@ -213,6 +213,7 @@ class GridKind(PuzzleKind):
             out["backend"] = "cpu"
             res, solution = self.ilp(p, time_limit, options, out)
             out["status"] = res["status"]
+            out["reason"] = res.get("reason")  # why the program was not built (too_large)
             out["energy"] = None
         else:
             used = backend
