@@ -136,6 +136,7 @@ def _run_solve(req: SolveRequest) -> int:
     finally:
         if sink is not None:
             sink.close()
+    tally.time_spent = options.total_time is not None and interrupts.spent()
     if not req.quiet:
         error_line(summary_line(tally, time.perf_counter() - started, options, path))
     return tally.exit_code()

@@ -28,6 +28,7 @@ class Tally:
         self.solved = 0
         self.statuses: dict[str, int] = dict.fromkeys(self.UNSOLVED, 0)
         self.interrupted = False
+        self.time_spent = False  # --total-time stopped the run: puzzles may be left unread
 
     @property
     def unsolved(self) -> int:
@@ -66,13 +67,14 @@ class Tally:
 
     def exit_code(self) -> int:
         """The first that applies: 130 on Ctrl-C, 2 on bad input, 1 if a puzzle stayed
-        unsolved (no solution, stopped by --total-time, an error included), else 0 (an internal
-        fault, 3, is the error guard's: cli.guard)."""
+        unsolved (no solution, stopped by --total-time, an error included) or --total-time
+        stopped the run (the puzzles it never read are not solved), else 0 (an internal fault,
+        3, is the error guard's: cli.guard)."""
         if self.interrupted:
             return EXIT_INTERRUPTED
         if self.bad_input:
             return EXIT_BAD_INPUT
-        return EXIT_UNSOLVED if self.unsolved else EXIT_OK
+        return EXIT_UNSOLVED if self.unsolved or self.time_spent else EXIT_OK
 
 
 def read_all(

@@ -199,6 +199,18 @@ def test_total_time_stops_the_run_counted_interrupted_not_unsolved(tmp_path):
     assert "0 unsolved, 1 interrupted" in summary and "--total-time 1 s spent" in summary
 
 
+def test_total_time_that_leaves_puzzles_unread_exits_1(tmp_path):
+    """--total-time stopping a run between puzzles, every puzzle it read solved and the rest
+    never read, exited 0 ('all solved'), so a script took the run as complete. It exits 1."""
+    path = write(tmp_path / "many.txt", *(["1...........4...", "..3.4.........2."] * 20000))
+    out = tmp_path / "out.jsonl"
+    result = invoke("solve", path, "--total-time", "1", "--method", "exact", "--out", out)
+    solved = [r for r in jsonl(out.read_text()) if r["status"] == "solved"]
+    assert 0 < len(solved) < 40000, len(solved)  # stopped part way
+    assert result.exit_code == 1, result.output
+    assert "--total-time 1 s spent" in result.stderr.splitlines()[-1]
+
+
 def test_api_total_time_and_threads():
     """The API takes total_time and threads as the command line does; a bad value is refused."""
     from cpu_reference.errors import InputError
