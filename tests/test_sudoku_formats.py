@@ -655,3 +655,24 @@ def test_a_csv_row_with_a_field_too_many_is_a_fault_of_its_grid(tmp_path):
     assert [str(x) for x in got] == [
         f"{path} line 10: 65 comma-separated numbers on a row, expected 64"
     ]
+
+
+def test_blank_lines_before_the_first_puzzle_are_not_held(tmp_path):
+    """The look for a Lloyd & Amos head held every blank or comment line until it had seen two
+    puzzle lines (ten million blank lines before a puzzle: 1.2 GB). It reads at most HEAD_LOOK
+    + 1 lines; the rest stream on, and the puzzle after 300,000 blank lines keeps its line."""
+    from cpu_reference.sudoku.formats import HEAD_LOOK, _head
+
+    read = []
+
+    def lines():
+        for L in range(1, 300_001):
+            read.append(L)
+            yield L, ""
+
+    head, again = _head(lines())
+    assert head == [] and len(read) == HEAD_LOOK + 1
+    assert sum(1 for _ in again) == 300_000  # nothing lost
+    f = tmp_path / "blank.txt"
+    f.write_text("\n" * 300_000 + "1...........4...\n")
+    assert [(p.line, p.order) for p in iter_puzzles(f)] == [(300_001, 2)]

@@ -757,14 +757,20 @@ def _iter(opened: Source, fmt: str | None, order: int | None, check: bool):
         opened.close()
 
 
+HEAD_LOOK = 10_000  # lines _head holds at most while it looks for an input's first two
+
+
 def _head(lines) -> tuple[list, Iterator]:
-    """(the first two lines that are neither blank nor comments, the lines again from the
-    start): a look at an input's head that loses nothing."""
+    """(the first two lines that are neither blank nor comments among the first HEAD_LOOK, the
+    lines again from the start): a look at an input's head that loses nothing and holds at
+    most HEAD_LOOK lines (ten million blank lines before a puzzle held 1.2 GB)."""
     seen: list = []
     head: list = []
     it = iter(lines)
     for entry in it:
         seen.append(entry)
+        if len(seen) > HEAD_LOOK:
+            break
         text = entry[1]
         if isinstance(text, Unreadable):
             break
