@@ -676,3 +676,15 @@ def test_blank_lines_before_the_first_puzzle_are_not_held(tmp_path):
     f = tmp_path / "blank.txt"
     f.write_text("\n" * 300_000 + "1...........4...\n")
     assert [(p.line, p.order) for p in iter_puzzles(f)] == [(300_001, 2)]
+
+
+def test_sixteen_4x4_lines_are_sixteen_puzzles_whether_or_not_givens_are_checked(tmp_path):
+    """16 lines of 4x4 puzzles read with check=False (as `check` reads claimed solutions) were
+    one 16x16 grid (it 'read as one' once a digit twice was let through) and `check` reported
+    one fault where `solve` read 16 puzzles. Whether they are one grid is now asked of a
+    strict reading in both."""
+    f = tmp_path / "fours.txt"
+    f.write_text("\n".join(["1...........4...", "..3.4.........2."] * 8) + "\n")
+    for check in (True, False):
+        got = list(iter_puzzles(f, check=check))
+        assert [(p.line, p.order) for p in got] == [(L, 2) for L in range(1, 17)], check

@@ -746,7 +746,8 @@ def _iter(opened: Source, fmt: str | None, order: int | None, check: bool):
         else:
             read = partial(_piece_puzzle, name, order, check)
             read_one = partial(_one_line, name, order, check)
-            items = puzzle_lines.puzzles(lines, name, fmt, order, read, read_one)
+            strict = None if check else partial(_piece_puzzle, name, order, True)
+            items = puzzle_lines.puzzles(lines, name, fmt, order, read, read_one, strict)
         found = False
         for item in items:
             found = True

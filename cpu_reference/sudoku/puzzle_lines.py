@@ -336,11 +336,14 @@ def puzzles(
     order: int | None,
     read: Read,
     read_one: ReadOne,
+    strict: Read | None = None,
 ) -> Iterator:
     """The puzzles of an input's lines ((L, text) pairs, cpu_reference.sources.lines): each
     piece's read(piece) (a line in a one-line format: read_one(L, text, format)), a Puzzle or an
     InputError, in the order of the lines; an InputError of its own where lines read two ways
-    and neither holds (see the module docstring)."""
+    and neither holds (see the module docstring). `strict`: a read that refuses a digit given
+    twice, where `read` lets it through, so that 16 lines of 16 symbols are one 16x16 grid only
+    where it would be one for a solve (None: read is strict)."""
     shaper = _shaper(fmt)
     ahead = _Ahead(lines, shaper)
     fixed = order * order if order is not None else None  # the side every grid has
@@ -378,14 +381,14 @@ def puzzles(
             yield read_one(e.L, e.text, kind)
         elif kind == "four" and fixed != FOUR_N:
             if fixed is None:
-                yield from _sixteen(ahead, name, read, read_one)
+                yield from _sixteen(ahead, name, read, read_one, strict or read)
             else:  # order 2: a 4x4 puzzle (another order: a fault of its size)
                 yield read(Piece("line", ahead.take()))
         elif kind in ("four", *GRID_FORMATS) and (fixed is not None or width in SIDES):
             N = fixed or width
             yield read(_grid(ahead, "grid" if kind == "four" else kind, N, auto))
         elif auto and fixed is None and _next_is_four(ahead):
-            yield from _sixteen(ahead, name, read, read_one)
+            yield from _sixteen(ahead, name, read, read_one, strict or read)
         else:  # a line that is no text, or rows of a width no Sudoku has
             piece = _first_row_of_grid(ahead, fixed)
             yield read(piece if piece is not None else _odd(ahead, auto))
@@ -467,8 +470,9 @@ def _in_sixteen_run(shape: Shape) -> bool:
     return shape.kind == "grid" and shape.width not in SIDES
 
 
-def _sixteen(ahead: _Ahead, name: str, read: Read, read_one: ReadOne) -> Iterator:
-    """The puzzles of a run of 16-symbol lines from the next line (see the module docstring)."""
+def _sixteen(ahead: _Ahead, name: str, read: Read, read_one: ReadOne, strict: Read) -> Iterator:
+    """The puzzles of a run of 16-symbol lines from the next line (see the module docstring);
+    whether 16 of them read as one grid is asked of `strict`, the puzzle read by `read`."""
     window = ahead.run(0, _in_sixteen_run, FOUR_N + 1)  # where the run's next lines are held
     entries = [ahead.peek(i) for i in window]
     while entries:
@@ -502,8 +506,9 @@ def _sixteen(ahead: _Ahead, name: str, read: Read, read_one: ReadOne) -> Iterato
                 ahead.take(window[-1] + 1)
             return
         as_grid = read(Piece("grid", entries[:FOUR_N], FOUR_N))
+        reads = as_grid if strict is read else strict(Piece("grid", entries[:FOUR_N], FOUR_N))
         whole = len(entries) == FOUR_N
-        if not isinstance(as_grid, InputError) and (big or whole) or most:
+        if not isinstance(reads, InputError) and (big or whole) or most:
             ahead.take(window[FOUR_N - 1] + 1)
             yield as_grid
         elif not whole:
