@@ -601,7 +601,7 @@ def test_scheduler_address_that_is_malformed_or_unreachable_is_one_line(
     start = time.perf_counter()
     line = _one_line(invoke("solve", "--example", "seed002", "--scheduler", address))
     assert time.perf_counter() - start < 30
-    assert f"--scheduler {address!r}" in line and fragment in line
+    assert f"{address!r}" in line and fragment in line
 
 
 def test_cuda_backend_without_numba_cuda_names_the_extra(monkeypatch):
