@@ -83,12 +83,13 @@ class ResumeFile:
     """The solved records of a results file by puzzle index, and what was not trusted."""
 
     path: str
-    solved: dict[int, list[tuple[int, dict]]] = field(default_factory=dict)  # index -> (L, rec)
+    # index -> (L, the record's KEPT_KEYS as JSON: _kept)
+    solved: dict[int, list[tuple[int, str]]] = field(default_factory=dict)
     skipped: int = 0  # puzzles skipped: a trusted record holds them
     untrusted: Counter = field(default_factory=Counter)  # reason -> records
     claimed: set[int] = field(default_factory=set)  # indices the input held
     # (source, line, givens_hash) -> (L, record): a puzzle's records wherever its index was
-    placed: dict[tuple, list[tuple[int, dict]]] = field(default_factory=dict)
+    placed: dict[tuple, list[tuple[int, str]]] = field(default_factory=dict)
     option: str = "--resume"  # how messages name the file: the flag, or the API's "resume"
 
     @classmethod
@@ -121,10 +122,11 @@ class ResumeFile:
         if solved is not True or not ok_index:
             self.untrusted[MALFORMED] += 1
             return
-        self.solved.setdefault(index, []).append((number, record))
+        kept = _kept(record)
+        self.solved.setdefault(index, []).append((number, kept))
         place = (record.get("source"), record.get("line"), record.get("givens_hash"))
         try:
-            self.placed.setdefault(place, []).append((number, record))
+            self.placed.setdefault(place, []).append((number, kept))
         except TypeError:  # an unhashable field: found by its index alone
             pass
 
@@ -134,13 +136,15 @@ class ResumeFile:
         first); untrusted records of its index are counted by reason where none holds it."""
         self.claimed.add(item.index)
         reasons = []
-        for _, record in self.solved.get(item.index, ()):
+        for _, kept in self.solved.get(item.index, ()):
+            record = json.loads(kept)
             reason = self._distrust(item, record)
             if reason is None:
                 self.skipped += 1
                 return True
             reasons.append(reason)
-        for _, record in self.placed.get((item.source, item.line, item.givens_hash), ()):
+        for _, kept in self.placed.get((item.source, item.line, item.givens_hash), ()):
+            record = json.loads(kept)
             if record["index"] != item.index and self._distrust(item, record, moved=True) is None:
                 self.skipped += 1
                 self.claimed.add(record["index"])
@@ -179,6 +183,17 @@ class ResumeFile:
         text = self.summary()
         if text is not None:
             _warn(text)
+
+
+# what a solved record is trusted by (_distrust, solution_holds): all a ResumeFile keeps of it
+KEPT_KEYS = ("index", "solved", "source", *IDENTITY_KEYS, "solution", "solution_rows")
+
+
+def _kept(record: dict) -> str:
+    """A solved record as a ResumeFile keeps it: its KEPT_KEYS alone, as compact JSON (a
+    record's timing, parameters and counts, and Python's objects for it, took about ten times
+    the file's bytes)."""
+    return json.dumps({k: record[k] for k in KEPT_KEYS if k in record}, separators=(",", ":"))
 
 
 def solution_holds(item, record: dict) -> bool:
