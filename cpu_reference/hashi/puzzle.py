@@ -36,6 +36,7 @@ import numpy as np
 
 from cpu_reference.errors import InputError
 from cpu_reference.fields import shown, whole_number
+from cpu_reference.runs import run_offsets
 from cpu_reference.tatham import (
     check_params,
     desc_grid,
@@ -225,13 +226,12 @@ def _crossings(p: Hashi, isl, ea, eb, horiz) -> np.ndarray:
     for lying, along in ((1, 1), (0, 0)):  # horizontal edges run along columns (axis 1)
         edge = np.nonzero(horiz == lying)[0]
         first, last = isl[ea[edge], along] + 1, isl[eb[edge], along] - 1
-        length = np.maximum(last - first + 1, 0)
-        offsets = np.arange(length.sum()) - np.repeat(np.cumsum(length) - length, length)
-        fixed = np.repeat(isl[ea[edge], 1 - along], length)
-        moving = np.repeat(first, length) + offsets
+        owner, offset = run_offsets(np.maximum(last - first + 1, 0))  # the cells between
+        fixed = isl[ea[edge], 1 - along][owner]
+        moving = first[owner] + offset
         cells = fixed * p.width + moving if along == 1 else moving * p.width + fixed
         at = np.full(p.height * p.width, -1, np.int64)
-        at[cells] = np.repeat(edge, length)
+        at[cells] = edge[owner]
         painted.append(at)
     both = (painted[0] >= 0) & (painted[1] >= 0)
     e, f = painted[0][both], painted[1][both]

@@ -21,6 +21,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
+from cpu_reference.runs import run_offsets
 from cpu_reference.shikaku.puzzle import Shikaku, candidates
 
 # entries of the exact cover's matrix (a candidate's clue and cells) the program is built with
@@ -42,9 +43,7 @@ def _matrix(p: Shikaku, cand: np.ndarray, start: np.ndarray):
     clue_rows = np.repeat(np.arange(k_count, dtype=np.int64), np.diff(start))
     top, left = cand[:, 0].astype(np.int64), cand[:, 1].astype(np.int64)
     height, width = cand[:, 2].astype(np.int64), cand[:, 3].astype(np.int64)
-    area = height * width
-    owner = np.repeat(np.arange(n_cand, dtype=np.int64), area)
-    offset = np.arange(int(area.sum()), dtype=np.int64) - np.repeat(np.cumsum(area) - area, area)
+    owner, offset = run_offsets(height * width)  # each candidate's cells, in reading order
     wide = width[owner]
     cells = (top[owner] + offset // wide) * p.width + left[owner] + offset % wide
     rows = np.concatenate([clue_rows, k_count + cells])
