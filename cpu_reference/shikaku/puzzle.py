@@ -151,8 +151,7 @@ def candidates(p: Shikaku, pruned: bool = False) -> tuple[np.ndarray, np.ndarray
     height, then top, then left.
     """
     clues = p.clues.astype(np.int64)
-    occupied = np.cumsum(np.cumsum(p.grid > 0, axis=0), axis=1)
-    occupied = np.pad(occupied, ((1, 0), (1, 0))).astype(np.int64)
+    occupied = _clues_above_left(p)
     counts = np.zeros(len(clues), np.int64)
     _rectangles(clues, p.height, p.width, occupied, pruned, counts, np.zeros((0, 4), np.int32))
     start = np.zeros(len(clues) + 1, np.int64)
@@ -160,6 +159,13 @@ def candidates(p: Shikaku, pruned: bool = False) -> tuple[np.ndarray, np.ndarray
     cand = np.zeros((int(start[-1]), 4), np.int32)
     _rectangles(clues, p.height, p.width, occupied, pruned, counts, cand)
     return cand, start.astype(np.int32)
+
+
+def _clues_above_left(p: Shikaku) -> np.ndarray:
+    """int64[H + 1, W + 1], the clues' summed-area table: [r, c] counts the clues in rows < r
+    and columns < c, so a rectangle's clues are four lookups."""
+    table = np.cumsum(np.cumsum(p.grid != 0, axis=0), axis=1)
+    return np.pad(table, ((1, 0), (1, 0))).astype(np.int64)
 
 
 @njit(cache=True)
@@ -257,7 +263,7 @@ def verify(p: Shikaku, rects) -> tuple[bool, str]:
     area = hh * ww != v
     holds = (t <= r) & (r - t < hh) & (left <= c) & (c - left < ww)
     # clues inside each rectangle (those inside the grid) by a summed-area table
-    occupied = np.pad(np.cumsum(np.cumsum(p.grid != 0, axis=0), axis=1), ((1, 0), (1, 0)))
+    occupied = _clues_above_left(p)
     top, lo = np.where(leaves, 0, t), np.where(leaves, 0, left)
     bottom, right = np.where(leaves, 0, t + hh), np.where(leaves, 0, left + ww)
     inside = (occupied[bottom, right] - occupied[top, right] - occupied[bottom, lo]
@@ -320,13 +326,14 @@ def solution_text(p: Shikaku, rects) -> str:
     borders, cells = canvas[0::2, 1:-1], canvas[1::2, 1:-1]
     borders = borders.reshape(h + 1, w, step)
     cells = cells.reshape(h, w, step)
+    inner_down, inner_across = _borders(lab)
     across = np.ones((h + 1, w), dtype=bool)  # a border between the cells above and below
-    across[1:h] = lab[:-1] != lab[1:]
+    across[1:h] = inner_across
     borders[:, :, :cw][across] = ord("-")
     borders[:, :, cw] = ord("+")
     canvas[0::2, 0] = ord("+")
     down = np.ones((h, w), dtype=bool)  # a border between the cells left and right
-    down[:, :-1] = lab[:, :-1] != lab[:, 1:]
+    down[:, :-1] = inner_down
     cells[:, :, cw][down] = ord("|")
     canvas[1::2, 0] = ord("|")
     rows, cols = np.nonzero(p.grid)
@@ -338,9 +345,15 @@ def solution_text(p: Shikaku, rects) -> str:
 
 def solve_move(p: Shikaku, rects) -> str:
     """Tatham's `rect` solve move string for a solution (see the module docstring)."""
-    lab = labels(p, rects)
-    edges = np.concatenate([(lab[:, :-1] != lab[:, 1:]).ravel(), (lab[:-1] != lab[1:]).ravel()])
+    down, across = _borders(labels(p, rects))
+    edges = np.concatenate([down.ravel(), across.ravel()])
     return "S" + np.where(edges, ord("1"), ord("0")).astype(np.uint8).tobytes().decode("ascii")
+
+
+def _borders(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bool[H, W - 1]: a rectangle's edge between each cell and the one on its right,
+    bool[H - 1, W]: between each cell and the one below), from labels' grid."""
+    return lab[:, :-1] != lab[:, 1:], lab[:-1] != lab[1:]
 
 
 def solution_json(rects) -> list[list[int]]:
