@@ -88,7 +88,7 @@ import itertools
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, partial
 
@@ -786,7 +786,7 @@ def opens_as_lloyd_amos(source, name: str = "<input>") -> bool:
     """Whether a path or file opens as a Lloyd & Amos file (its first two lines neither blank
     nor comments: a number alone, then `1`), as iter_puzzles detects it without a format;
     False where it cannot be read."""
-    head = _opening(source, name)
+    head = _opening(source, name, lambda lines: _head(lines)[0])
     return head is not None and _lloyd_amos_head(head)
 
 
@@ -797,7 +797,7 @@ def opens_as_numbers(source, name: str = "<input>") -> bool:
     for N numbers separated by spaces or tabs, N a side of 16 or more, whose block's positive
     numbers (up to N lines) sum to more than twice its cells: a Shikaku's clues sum to its
     cells, and a Sudoku's givens, at any fill a Sudoku-shaped fault needs, far more."""
-    head = _opening(source, name, SIDES[-1])
+    head = _opening(source, name, partial(_first_block, count=SIDES[-1]))
     if not head:
         return False
     first = head[0].split("#", 1)[0].strip()
@@ -816,30 +816,33 @@ def opens_as_numbers(source, name: str = "<input>") -> bool:
     return total > 2 * cells
 
 
-def _opening(source, name: str, count: int = 2) -> list | None:
-    """The first `count` lines of a path or file that are neither blank nor comments, up to a
-    blank line (the first two: _head), None where it cannot be read."""
+def _opening(source, name: str, take: Callable) -> list | None:
+    """take(the lines of a path or file): the lines it keeps of the input's opening; None where
+    it cannot be read."""
     try:
         opened = open_source(source, name)
     except InputError:
         return None
     try:
-        lines = read_lines(opened.stream, opened.shown, MAX_LINE)
-        if count == 2:
-            return _head(lines)[0]
-        block: list = []
-        for _, text in lines:
-            if isinstance(text, Unreadable) or (block and not text.strip()):
-                break
-            if text.strip() and not text.lstrip().startswith("#"):
-                block.append(text.strip())
-                if len(block) == count:
-                    break
-        return block
+        return take(read_lines(opened.stream, opened.shown, MAX_LINE))
     except InputError:
         return None
     finally:
         opened.close()
+
+
+def _first_block(lines, count: int) -> list:
+    """The first `count` lines that are neither blank nor comments, stripped, up to the first
+    blank line after one of them or a line that is no text."""
+    block: list = []
+    for _, text in lines:
+        if isinstance(text, Unreadable) or (block and not text.strip()):
+            break
+        if text.strip() and not text.lstrip().startswith("#"):
+            block.append(text.strip())
+            if len(block) == count:
+                break
+    return block
 
 
 def _lloyd_amos_head(head: list) -> bool:
