@@ -212,7 +212,7 @@ def named_text(source, position: int):
     as a stream named `<api> text K`, K its position in the list, so that its faults and
     results say which text they come from; any other source as it is."""
     if isinstance(source, (str, bytes)) and not _is_path(source):
-        stream = io.StringIO(source) if isinstance(source, str) else io.BytesIO(source)
+        stream = _opened(source)
         stream.name = f"<api> text {position}"
         return stream
     return source

@@ -432,12 +432,15 @@ def sudoku_array(array, order: int | None = None, what: str = "puzzles") -> tupl
 
 
 def _show(value) -> str:
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return _cut(repr(value) if isinstance(value, str) else str(value))
 
 
 def _typed(value) -> str:
     """A value of a type a number option does not take, by its repr (Decimal('2'), [1]), so
     that the message does not read as if its number were out of range."""
-    text = repr(value)
+    return _cut(repr(value))
+
+
+def _cut(text: str) -> str:
+    """A value's text as messages show it: at most 40 characters."""
     return text if len(text) <= 40 else text[:37] + "..."
