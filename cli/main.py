@@ -407,8 +407,9 @@ def _dry_run(
         return done
     only = counts  # the puzzles of each order annealed (auto: on a card every order)
     if s.method == AUTO:
-        only = _auto_dry_run(counts, s, device, backend)
-        if only is not None and not only:
+        picked = _auto_dry_run(counts, s, device, backend)
+        only = counts if picked is None else picked
+        if not only:
             return done
         s = settings_for(s, "anneal")
     if device is None:
@@ -419,10 +420,10 @@ def _dry_run(
         if backend == "cpu" or not usable:
             why = ("cpu: asked (--backend cpu)" if backend == "cpu"
                    else f"auto: cpu, no usable CUDA device: {reason}")  # fmt: skip
-            for one in describe_cores(files, s, why, counts=counts if only is None else only):
+            for one in describe_cores(files, s, why, counts=only):
                 print(format_cores_plan(one))
             return done
-    for one in describe_plans(files, s, device, counts=counts):
+    for one in describe_plans(files, s, device, counts=only):
         print(plan.format_plan(one))
     return done
 

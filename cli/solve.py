@@ -105,9 +105,7 @@ def _run_solve(req: SolveRequest) -> int:
         options = replace(options, backend="cpu", batch=None, scheduler=None, workers=None)
         result = api.replay_run(sources, req.replay_chain, options, CLI)
         _emit(result, req, tally, None)
-        if not req.quiet:
-            error_line(summary_line(tally, time.perf_counter() - started, options, None))
-        return tally.exit_code()
+        return _ended(tally, started, options, None, req.quiet)
     stream = api.run(sources, resolve(options, CLI))
     if options.scheduler is not None or options.workers is not None:
         from gpu_anneal.scale import require_dask
@@ -136,17 +134,23 @@ def _run_solve(req: SolveRequest) -> int:
     finally:
         if sink is not None:
             sink.close()
+    return _ended(tally, started, options, path, req.quiet)
+
+
+def _ended(tally: Tally, started: float, options: SolveOptions, path, quiet: bool) -> int:
+    """The run's end: whether --total-time stopped it (tally.time_spent), its summary line
+    (unless quiet), and its exit code."""
     tally.time_spent = options.total_time is not None and interrupts.spent()
-    if not req.quiet:
+    if not quiet:
         error_line(summary_line(tally, time.perf_counter() - started, options, path))
     return tally.exit_code()
 
 
 def summary_line(tally: Tally, seconds: float, options: SolveOptions, path: str | None) -> str:
     """The run's closing line: its counts and seconds, and why it stopped early (Ctrl-C, or
-    --total-time spent, with how to go on)."""
+    --total-time spent: tally.time_spent, with how to go on)."""
     text = f"{tally.counts_text()} in {seconds:.1f} s"
-    spent = options.total_time is not None and interrupts.spent()
+    spent = tally.time_spent
     if tally.interrupted or spent:
         why = f"--total-time {options.total_time:g} s spent" if spent else "interrupted"
         go_on = f": --resume {path} goes on" if path is not None else ""
