@@ -8,13 +8,12 @@ does, except while the main thread is inside the compiler's code (numba's but fo
 driver and simulator, llvmlite's: a compilation, a cache load): a first press there is held,
 with one line on stderr, and raised in the main thread once it has left that code (a watcher
 thread looks every WAIT_STEP), unless a `check()` answered it first; a second press while one
-is held raises at once. The pool calls
-`check()` between rounds, which raises it again if a press was recorded and not yet
-answered. `ever_pressed()` tells the command line that the user pressed Ctrl-C at all (its exit
-code is then 130), and `ignore()` makes the presses that come while the process ends (after
-every result is written) change nothing. SIGTERM (a batch system's stop, `kill`) and SIGXCPU
-(the soft CPU-time limit) are answered as a press, and `terminated()` tells the command line
-which (its exit code is then 128 + the signal's number).
+is held raises at once. The pool calls `check()` between rounds, which raises it again if a
+press was recorded and not yet answered. `ever_pressed()` tells the command line that the user
+pressed Ctrl-C at all (its exit code is then 130), and `ignore()` makes the presses that come
+while the process ends (after every result is written) change nothing. SIGTERM (a batch
+system's stop, `kill`) and SIGXCPU (the soft CPU-time limit) are answered as a press, and
+`terminated()` tells the command line which (its exit code is then 128 + the signal's number).
 
 A time budget for a whole run (the API's total_time, the command line's --total-time) stops it
 the way Ctrl-C does, without a press: `until(deadline)` gives the calling thread a deadline
