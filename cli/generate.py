@@ -7,10 +7,12 @@ Output, text: one grid per line (line format; 36x36 as tsv lines) for full grids
 tdoku line `PUZZLE:1:SOLUTION  # puzzleI, G givens` (36x36: the tsv line `puzzleI, G
 givens<TAB>6<TAB>CELLS` followed by the comment line `# solutionI<TAB>6<TAB>CELLS`), which
 `solve` reads as puzzles and `check` checks (one solution, the solution given). With --output
-jsonl one JSON object per line, every key always
-present: grids as gpu_anneal.records.GridRecord, puzzles as MinimalPuzzleRecord (schemas:
-docs/grid.schema.json, docs/minimal_puzzle.schema.json). Every record carries the seed: the same
-seed (default 0) gives the same output. --stats writes one JSON line of counters to stderr.
+jsonl one JSON object per line, every key always present: grids as
+gpu_anneal.records.GridRecord, puzzles as MinimalPuzzleRecord (schemas: docs/grid.schema.json,
+docs/minimal_puzzle.schema.json). Every record carries the seed: the same seed (default 0) gives
+the same output. Full grids are printed in index order, each as soon as it and every grid
+before it are made, so a stop keeps what was printed. --stats writes one JSON line of counters
+to stderr.
 Bad input or parameters: one line on stderr, exit code 2; grids or puzzles not found: exit code 1.
 
 Every option given is honoured or refused (one line, exit code 2), never ignored: an option of
@@ -379,20 +381,23 @@ def _generate_grids(args: dict) -> int:
     settle_method(args, order)  # the file's order where --order was not given
     progress = RunProgress(total=count, enabled=args["progress"], work="making grids",
                            noun="grids")  # fmt: skip
+
+    def show(i: int, grid: np.ndarray | None) -> None:
+        if grid is None:
+            return
+        line = grid_text(grid, order, f"grid{i}")
+        if args["output"] == "jsonl":
+            record = GridRecord(index=i, grid=line, method=args["method"], seed=args["seed"])
+            line = record.to_json()
+        print(line, flush=True)
+        progress.advance()
+
     with progress, messages_above(progress):
-        grids, stats = gen.generate_grids(
+        _, stats = gen.generate_grids(
             order, count, args["method"], args["seed"], args["backend"], givens,
-            **_grid_options(args),
+            on_grid=InOrder(show), **_grid_options(args),
         )  # fmt: skip
-        failed = set(stats["failed"])
-        for i in (i for i in range(count) if i not in failed):
-            line = grid_text(grids[i], order, f"grid{i}")
-            if args["output"] == "jsonl":
-                record = GridRecord(index=i, grid=line, method=args["method"], seed=args["seed"])
-                print(record.to_json(), flush=True)
-            else:
-                print(line, flush=True)
-            progress.advance()
+    failed = stats["failed"]
     _emit_stats(args["stats"], stats)
     if failed:
         which = ", ".join(str(i) for i in sorted(failed)[:5])
@@ -402,6 +407,20 @@ def _generate_grids(args: dict) -> int:
         error_line(f"{len(bad)} bad puzzle(s) of {args['from_file']} left out")
         return EXIT_BAD_INPUT
     return EXIT_UNSOLVED if failed else EXIT_OK
+
+
+class InOrder:
+    """An on_grid that hands grids to show(i, grid) in index order, as soon as every grid
+    before one has ended (grids end out of order: generate_grids' on_grid)."""
+
+    def __init__(self, show) -> None:
+        self.show, self.next, self.waiting = show, 0, {}
+
+    def __call__(self, i: int, grid) -> None:
+        self.waiting[i] = grid
+        while self.next in self.waiting:
+            self.show(self.next, self.waiting.pop(self.next))
+            self.next += 1
 
 
 def _grid_options(args: dict) -> dict:

@@ -27,10 +27,13 @@ Full grids, four ways (``generate_grids``):
                one row of givens (every grid of an empty start) run side by side, as many as
                the CPU threads hold (impasse_side_by_side); others one after another.
 Every grid is checked by ``verify_solution`` (against its givens); a grid that fails or was not
-found stays all zeros and is listed in ``stats["failed"]``. ``time_limit`` holds for every method:
-anneal's per batch (the pool's limit), permute's and backtrack's for the call (their batches run
-in a worker thread that a stop flag ends at the limit, or at Ctrl-C, which is then raised;
-impasse's likewise, the flag read between slices of moves).
+found stays all zeros and is listed in ``stats["failed"]``. Grids are made a chunk at a time, a
+few a thread at first, the chunks growing while they end within a second; each grid is handed
+to ``on_grid`` as its chunk ends, so a long call shows its first grids at once (the chunks
+change no grid: grid i depends on its index alone). ``time_limit`` holds for every method:
+anneal's per batch (each chunk's pool given what is left of it), permute's and backtrack's for
+the call (their chunks run in a worker thread that a stop flag ends at the limit, or at
+Ctrl-C, which is then raised; impasse's likewise, the flag read between slices of moves).
 
 Minimal puzzles (``minimize_grids``): the seed's annealing on the set of givens, then a greedy pass
 that removes every given still removable (cpu_reference.sudoku.minimize), on all cores.
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import partial
 
 import numba
 import numpy as np
@@ -137,6 +141,7 @@ def generate_grids(
     max_nodes: int | None = None,
     first_index: int = 0,
     schedule: Schedule | str | None = None,
+    on_grid: Callable[[int, np.ndarray | None], None] | None = None,
 ) -> tuple[np.ndarray, dict]:
     """``count`` full grids of ``order`` made by ``method``; returns (uint8[count, cells], stats).
 
@@ -150,6 +155,9 @@ def generate_grids(
     (backtrack, 0 = no limit), ``schedule`` (anneal; default ``grid_schedule`` for empty grids,
     "sirdey-course" with givens). An option of another method (METHOD_OPTIONS) is refused, and so
     is a backend other than "auto" or "cpu" where the method runs on the CPU alone.
+    ``on_grid(i, grid)`` is called once for every i as soon as grid i is checked, in the order
+    grids end (not i's), with the grid, or None for one not found; grids already reported are
+    kept by the caller when the call is cut short (Ctrl-C).
     """
     order = check_order(order)
     if method not in METHODS:
@@ -181,22 +189,20 @@ def generate_grids(
         rows = np.repeat(rows, count, axis=0)
     if rows.shape[0] != count:
         raise InputError(f"givens: {rows.shape[0]} rows for count = {count}")
+    if on_grid is not None and not callable(on_grid):
+        raise InputError(f"on_grid {on_grid!r}: must be a function taking (index, grid or None)")
     start = time.perf_counter()
-    if method == "anneal":
-        grids, stats = _anneal(rows, order, seed, backend, time_limit, batch, first_index, schedule)
-    elif method == "permute":
-        grids, stats = _permute(
-            rows, order, seed, moves, patience, max_restarts, first_index, time_limit
-        )
-    elif method == "impasse":
-        grids, stats = _impasse(rows, order, seed, first_index, time_limit)
+    checked, clock = _Checked(rows, order, on_grid), _Clock(time_limit)
+    if method == "anneal":  # the limit per batch, a card's first chunk a whole batch
+        used, sched, size = _anneal_plan(rows, order, backend, batch, schedule)
+        made = partial(_anneal, order=order, seed=seed, options=(used, sched, clock))
+        first = size if used == "cuda" else min(size, FIRST_CHUNK_PER_THREAD * _threads())
+        stats = _in_chunks(made, rows, first_index, clock, checked, size, first)
     else:
-        grids, stats = _backtrack(rows, order, seed, max_nodes, first_index, time_limit)
-    failed = []
-    for i in range(count):
-        if not grids[i].any() or verify_solution(grids[i], order, rows[i]) is not None:
-            grids[i] = 0
-            failed.append(i)
+        options = {"permute": (moves, patience, max_restarts), "backtrack": (max_nodes,)}
+        made = partial(_METHOD_RUNS[method], order=order, seed=seed, options=options.get(method))
+        stats = _in_chunks(made, rows, first_index, clock, checked)
+    grids, failed = checked.grids, sorted(checked.failed)
     seconds = time.perf_counter() - start
     stats.update(
         method=method,
@@ -212,28 +218,130 @@ def generate_grids(
     return grids, stats
 
 
-def _anneal(rows, order, seed, backend, time_limit, batch, first_index, schedule):
-    used = resolve_backend(backend)
-    size = batch or (65536 if used == "cuda" else 4096)
-    if size < 1:
-        raise InputError(f"batch = {size}: must be at least 1")
-    if schedule is None:
-        schedule = "sirdey-course" if rows.any() else grid_schedule(order)
-    sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
+class _Checked:
+    """The grids of a call as they end: each checked by verify_solution against its givens,
+    kept (grids[i]) or listed in `failed`, and handed to on_grid once."""
+
+    def __init__(self, rows: np.ndarray, order: int, on_grid) -> None:
+        self.rows, self.order, self.on_grid = rows, order, on_grid
+        self.grids = np.zeros_like(rows)
+        self.failed: list[int] = []
+
+    def __call__(self, i: int, grid: np.ndarray | None) -> None:
+        """Grid i ended: `grid` as its method left it (None or all zeros: not found)."""
+        good = grid is not None and grid.any()
+        if good and verify_solution(grid, self.order, self.rows[i]) is None:
+            self.grids[i] = grid
+        else:
+            self.failed.append(i)
+            grid = None
+        if self.on_grid is not None:
+            self.on_grid(i, None if grid is None else self.grids[i].copy())
+
+
+# Grids a chunk holds at first, per CPU thread; a chunk that ends within CHUNK_SECONDS is
+# followed by one twice its size, up to MAX_CHUNK grids (anneal: up to its batch). Each chunk's
+# grids are reported as it ends, so a long call shows (and keeps) its first grids soon.
+FIRST_CHUNK_PER_THREAD = 2
+CHUNK_SECONDS = 1.0
+MAX_CHUNK = 4096
+
+
+class _Clock:
+    """The deadline of a window of grids: time_limit seconds (None: none) from its start, put
+    off by the compiling that a method says it did (compiling is not counted in the limit)."""
+
+    def __init__(self, time_limit: float | None) -> None:
+        self.time_limit, self.deadline = time_limit, None
+
+    def start(self) -> None:
+        if self.time_limit is not None:
+            self.deadline = time.perf_counter() + self.time_limit
+
+    def compiled(self, seconds: float) -> None:
+        if self.deadline is not None:
+            self.deadline += seconds
+
+    def left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.perf_counter()
+
+
+def _in_chunks(made, rows, first_index, clock, checked, window=None, first=None) -> dict:
+    """The grids of `rows` by made(rows, first_index, seconds) -> (grids, stats), a chunk at a
+    time (`first` grids, default FIRST_CHUNK_PER_THREAD a thread, then growing), each chunk's
+    grids handed to `checked` as it ends. The clock's limit holds for each `window` grids
+    (None: the whole call); a chunk never spans two windows. made(rows[:0], ...) runs first and
+    compiles. Grids the limit leaves unmade are reported not found. Returns the chunks' stats
+    merged (_merged)."""
+    count = rows.shape[0]
+    parts, weights = [made(rows[:0], first_index, None)[1]], [0]
+    window = window or max(1, count)
+    size = first or FIRST_CHUNK_PER_THREAD * _threads()
+    lo = 0
+    while lo < count:
+        if lo % window == 0:
+            clock.start()
+        left = clock.left()
+        if left is not None and left <= 0:  # the rest of this window is not made
+            parts.append({"time_limit_reached": True})
+            weights.append(0)
+            end = min(count, (lo // window + 1) * window)
+            for i in range(lo, end):
+                checked(i, None)
+            lo = end
+            continue
+        hi = min(count, lo + size, (lo // window + 1) * window)
+        began = time.perf_counter()
+        grids, stats = made(rows[lo:hi], first_index + lo, left)
+        parts.append(stats)
+        weights.append(hi - lo)
+        for i in range(lo, hi):
+            checked(i, grids[i - lo])
+        if time.perf_counter() - began < CHUNK_SECONDS:
+            size = min(max(MAX_CHUNK, size), 2 * size)  # a larger first chunk kept
+        lo = hi
+    return _merged(parts, weights)
+
+
+# counts in a method's stats that say how it was asked to run, the same in every chunk (so are
+# its texts, such as permute's moves, and its dicts, such as anneal's schedule)
+_SETTINGS = ("patience", "max_restarts", "chains_a_grid")
+
+
+def _merged(parts: list[dict], weights: list[int]) -> dict:
+    """The stats of chunks as one call's: counts summed, flags or-ed, settings kept,
+    restarts_per_grid the mean over the grids (weights: the grids of each part)."""
+    out: dict = {}
+    for key in parts[0]:
+        values = [p[key] for p in parts if key in p]
+        if key in _SETTINGS or isinstance(values[0], (str, dict)):
+            out[key] = values[0]
+        elif isinstance(values[0], bool):
+            out[key] = any(values)
+        elif key == "restarts_per_grid":
+            pairs = [(p[key], w) for p, w in zip(parts, weights, strict=True) if key in p]
+            grids = sum(w for _, w in pairs)
+            out[key] = round(sum(v * w for v, w in pairs) / max(1, grids), 3)
+        else:
+            out[key] = sum(values)
+    if any("time_limit_reached" in p for p in parts):
+        out["time_limit_reached"] = any(p.get("time_limit_reached", False) for p in parts)
+    return out
+
+
+def _anneal(rows, first_index, time_limit, *, order, seed, options):
+    """Grids of rows by solve_batch, one chain each (options: backend, schedule, clock)."""
+    used, sched, clock = options
     grids = np.zeros_like(rows)
-    trials = 0
-    proposals = 0
-    for lo in range(0, rows.shape[0], size):
-        part = rows[lo : lo + size]
-        results = solve_batch(
-            part, order, schedule=sched, chains=1, seed=seed, time_limit=time_limit,
-            backend=used, first_chain=first_index + lo,
-        )  # fmt: skip
-        for r in results:
-            trials += r.trials
-            proposals += r.proposals
-            if r.solved:
-                grids[lo + r.index] = r.solution
+    results = solve_batch(
+        rows, order, schedule=sched, chains=1, seed=seed, time_limit=time_limit, backend=used,
+        first_chain=first_index, on_compiled=clock.compiled,
+    )  # fmt: skip
+    for r in results:
+        if r.solved:
+            grids[r.index] = r.solution
+    trials = sum(r.trials for r in results)
+    proposals = sum(r.proposals for r in results)
     stats = {
         "backend": used,
         "schedule": sched.as_dict(),
@@ -241,6 +349,18 @@ def _anneal(rows, order, seed, backend, time_limit, batch, first_index, schedule
         "proposals": int(proposals),
     }  # fmt: skip
     return grids, stats
+
+
+def _anneal_plan(rows, order, backend, batch, schedule) -> tuple[str, Schedule, int]:
+    """(backend, schedule, batch) of anneal's grids: a card's batch fills it at once."""
+    used = resolve_backend(backend)
+    size = batch or (65536 if used == "cuda" else 4096)
+    if size < 1:
+        raise InputError(f"batch = {size}: must be at least 1")
+    if schedule is None:
+        schedule = "sirdey-course" if rows.any() else grid_schedule(order)
+    sched = by_name(schedule, order) if isinstance(schedule, str) else schedule
+    return used, sched, size
 
 
 def until_stopped(work: Callable[..., None], time_limit: float | None) -> bool:
@@ -260,7 +380,8 @@ def until_stopped(work: Callable[..., None], time_limit: float | None) -> bool:
     return bool(flags[0][0])
 
 
-def _permute(rows, order, seed, moves, patience, max_restarts, first_index, time_limit=None):
+def _permute(rows, first_index, time_limit, *, order, seed, options):
+    moves, patience, max_restarts = options
     if moves not in PERMUTE_MOVES:
         raise InputError(f"moves {moves!r}: expected one of {', '.join(PERMUTE_MOVES)}")
     lay = layout(order)
@@ -290,7 +411,7 @@ def _permute(rows, order, seed, moves, patience, max_restarts, first_index, time
         "patience": int(patience),
         "max_restarts": int(max_restarts),
         "stuck": int(restarts.sum() + (costs != 0).sum()),
-        "restarts_per_grid": round(float(restarts.mean()), 3),
+        "restarts_per_grid": round(float(restarts.mean()), 3) if count else 0.0,
         "restart_budget_spent": int((costs != 0).sum()),
         "proposals": int(proposals.sum()),
         "time_limit_reached": stopped,
@@ -298,7 +419,8 @@ def _permute(rows, order, seed, moves, patience, max_restarts, first_index, time
     return grids, stats
 
 
-def _backtrack(rows, order, seed, max_nodes, first_index, time_limit=None):
+def _backtrack(rows, first_index, time_limit, *, order, seed, options):
+    (max_nodes,) = options
     max_nodes = validate.integer("max_nodes", max_nodes, 0)
     lay = layout(order)
     units, cell_units, peer_list = tables(order)
@@ -328,7 +450,7 @@ def _backtrack(rows, order, seed, max_nodes, first_index, time_limit=None):
     return grids, stats
 
 
-def _impasse(rows, order, seed, first_index, time_limit=None):
+def _impasse(rows, first_index, time_limit, *, order, seed, options=None):
     from cpu_reference.sudoku.impasse import compile_chains, impasse_solve
     from gpu_anneal.impasse_solver import fill_of, temperature_at
 
@@ -337,7 +459,7 @@ def _impasse(rows, order, seed, first_index, time_limit=None):
     moves = np.zeros(count, dtype=np.int64)
     no_solution = np.zeros(count, dtype=bool)
     seeds = sg.grid_seeds(seed, _PURPOSE_IMPASSE, first_index, count)
-    shared = bool((rows == rows[0]).all())
+    shared = count > 0 and bool((rows == rows[0]).all())
 
     def work(stop, part):
         indices = range(count)[part]
@@ -371,6 +493,13 @@ def _impasse(rows, order, seed, first_index, time_limit=None):
         "time_limit_reached": stopped,
     }
     return grids, stats
+
+
+_METHOD_RUNS = {"permute": _permute, "backtrack": _backtrack, "impasse": _impasse}
+
+
+def _threads() -> int:
+    return numba.get_num_threads()
 
 
 def impasse_side_by_side(

@@ -392,3 +392,76 @@ def test_givens_as_one_square_grid_make_one_grid():
     assert verify_solution(one, 3) is None and np.array_equal(one[givens > 0], givens[givens > 0])
     two = gen.generate_grids(3, None, "backtrack", givens=np.stack([givens] * 2))[0]
     assert two.shape == (2, 81)
+
+
+@pytest.mark.parametrize("method", gen.METHODS)
+def test_chunks_change_no_grid_and_each_grid_is_reported_once(monkeypatch, method):
+    """Grids are made a chunk at a time and handed to on_grid as they end: every index once,
+    each the grid returned; chunks of 1 growing to 2 give the grids and counts of one chunk."""
+    count, order = 7, 3 if method != "impasse" else 2
+    seen = {}
+
+    def on_grid(i, grid):
+        seen.setdefault(i, []).append(grid)
+
+    grids, stats = gen.generate_grids(order, count, method, seed=5, backend="cpu", on_grid=on_grid)
+    assert sorted(seen) == list(range(count)) and all(len(v) == 1 for v in seen.values())
+    assert all(np.array_equal(seen[i][0], grids[i]) for i in range(count))
+    monkeypatch.setattr(gen, "FIRST_CHUNK_PER_THREAD", 1)
+    monkeypatch.setattr(gen, "_threads", lambda: 1)
+    monkeypatch.setattr(gen, "MAX_CHUNK", 2)
+    monkeypatch.setattr(gen, "CHUNK_SECONDS", 1e9)
+    small, small_stats = gen.generate_grids(order, count, method, seed=5, backend="cpu")
+    assert np.array_equal(small, grids)
+    counts = ("trials", "proposals", "moves", "nodes", "restarts", "stuck", "no_solution")
+    for key in (k for k in counts if isinstance(stats.get(k), int)):
+        assert small_stats[key] == stats[key], key
+
+
+def test_a_limit_that_cuts_the_call_keeps_the_chunks_made(monkeypatch):
+    """A time limit reached part way keeps the grids of the chunks that ended, and reports
+    the rest not found (a chunk at a time, so the first grids are not lost with the last)."""
+    calls = []
+    real = gen._backtrack
+
+    def slow(rows, first_index, time_limit, **kw):
+        calls.append(rows.shape[0])
+        if len(calls) > 2:  # the compiling call, then one chunk; later chunks take the limit
+            import time
+
+            time.sleep(time_limit + 0.05)
+        return real(rows, first_index, time_limit, **kw)
+
+    monkeypatch.setitem(gen._METHOD_RUNS, "backtrack", slow)
+    grids, stats = gen.generate_grids(3, 40, "backtrack", seed=2, time_limit=0.5)
+    first = 2 * gen._threads()
+    assert calls[:2] == [0, first]
+    assert stats["time_limit_reached"] and stats["verified"] >= first
+    assert all(verify_solution(grids[i], 3) is None for i in range(first))
+    assert set(stats["failed"]) == set(range(stats["verified"], 40))
+
+
+def test_generate_prints_grids_as_they_are_made_and_a_stop_keeps_them(tmp_path):
+    """`generate` prints each grid once it and the grids before it are made, so SIGTERM part
+    way keeps what was printed (it printed nothing until every grid was made)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "grids.txt"
+    with out.open("w") as sink:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cli.main", "generate", "--order", "4", "--count", "5000",
+             "--time-limit", "0"],
+            stdout=sink, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        start = time.time()
+        while time.time() < start + 120 and not out.read_text().count("\n"):
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=60)
+    lines = out.read_text().splitlines()
+    assert proc.returncode == 143, stderr
+    assert 1 <= len(lines) < 5000, (len(lines), stderr)
+    assert all(verify_solution(parse_line(line, 4), 4) is None for line in lines)
