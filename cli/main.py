@@ -478,11 +478,19 @@ def check(
             show_default=False,
         ),
     ] = None,
+    time_limit: Annotated[
+        float,
+        typer.Option(
+            help="Seconds a puzzle's count may spend before it is reported unsettled (ok "
+            "false); 0: no limit"
+        ),
+    ] = 0.0,
 ) -> None:
     """Verify full grids, or count the solutions of puzzles (0, 1, 2+)."""
     from cli.sudoku_check import run_check
 
-    args = (files or ["-"], value(format), value(output), threads, progress, max_nodes)
+    args = (files or ["-"], value(format), value(output), threads, progress, max_nodes,
+            time_limit)  # fmt: skip
     raise typer.Exit(guarded(run_check, *args))
 
 

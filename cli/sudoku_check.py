@@ -16,6 +16,7 @@ from gpu_anneal.check import CHECK_NODES, check_puzzle
 def run_check(
     sources: list[str], fmt: str | None, output: str, threads: int | None = None,
     progress: bool | None = None, max_nodes: int | None = None,
+    time_limit: float | None = None,
 ) -> int:  # fmt: skip
     """Check each puzzle: a full grid is verified, a puzzle's solutions are counted up to two,
     and a solution the input claims (tdoku `puzzle:count:solution`) is verified.
@@ -28,9 +29,10 @@ def run_check(
     `threads`: the threads of the solution counts (--threads); `progress`: the progress line
     (cli.progress: checks done out of the input's puzzles, counted in the background);
     `max_nodes`: the branch values a count may spend (--max-nodes; None: CHECK_NODES, 0: no
-    limit).
+    limit); `time_limit`: the seconds a count may spend (--time-limit; None or 0: no limit).
     """
     nodes = CHECK_NODES if max_nodes is None else validate.integer("--max-nodes", max_nodes, 0)
+    seconds = validate.time_limit(time_limit, "--time-limit") or None
     use_threads(threads)
     tally = Tally()
     failures = 0
@@ -46,7 +48,7 @@ def run_check(
         for source in sources or ["-"]:
             name = "<stdin>" if source == "-" else source
             for puzzle in read_all([source], fmt, tally, check=False):
-                record = check_puzzle(puzzle, index, name, nodes)
+                record = check_puzzle(puzzle, index, name, nodes, seconds)
                 index += 1
                 failures += not record["ok"]
                 print(json_line(record) if output == "jsonl" else _text(record), flush=True)

@@ -23,7 +23,11 @@ CHECK_NODES = 2_000_000  # branch values a puzzle's count may spend by default (
 
 
 def check_puzzle(
-    puzzle: Puzzle, index: int, source: str = "<stdin>", max_nodes: int = CHECK_NODES
+    puzzle: Puzzle,
+    index: int,
+    source: str = "<stdin>",
+    max_nodes: int = CHECK_NODES,
+    time_limit: float | None = None,
 ) -> dict:
     """The check record of one puzzle (read with check=False, so repeated givens reach here): a
     gpu_anneal.records.CheckRecord as a dict, every key present (docs/check.schema.json).
@@ -35,15 +39,18 @@ def check_puzzle(
     every claim holds: a grid is valid, a puzzle has exactly one solution (or the claimed
     count), and a claimed solution verifies. A count may spend `max_nodes` branch values (0: no
     limit); one that spends them unsettled leaves solutions None, ok False, and error says so.
+    So does a count still unsettled after `time_limit` seconds (None or 0: no limit).
     """
     if not isinstance(puzzle, Puzzle):
         raise InputError(f"puzzle: {type(puzzle).__name__}; expected a Puzzle as the Sudoku "
                          "readers give it (cpu_reference.sudoku.formats)")  # fmt: skip
     max_nodes = validate.integer("max_nodes", max_nodes, 0)
-    return CheckRecord(index=index, source=source, **_findings(puzzle, max_nodes)).to_dict()
+    time_limit = validate.time_limit(time_limit, "time_limit") or None
+    findings = _findings(puzzle, max_nodes, time_limit)
+    return CheckRecord(index=index, source=source, **findings).to_dict()
 
 
-def _findings(puzzle: Puzzle, max_nodes: int) -> dict:
+def _findings(puzzle: Puzzle, max_nodes: int, time_limit: float | None = None) -> dict:
     """The record's fields from line to error, as check_puzzle describes them."""
     record: dict = {"line": puzzle.line, "name": puzzle.name}
     full = bool(np.all(puzzle.cells))
@@ -56,9 +63,12 @@ def _findings(puzzle: Puzzle, max_nodes: int) -> dict:
         record.update(kind="grid", valid=fault is None, error=fault)
         ok = fault is None
     else:
+        stop = np.zeros(1, np.uint8)  # set by the time limit (Ctrl-C raises)
         count, found, _ = interrupts.stoppable(
             lambda stop: solve_exact(puzzle.cells, puzzle.order, 2, max_nodes=max_nodes, stop=stop),
-            quick=puzzle.order <= QUICK_ORDER,
+            quick=puzzle.order <= QUICK_ORDER and time_limit is None,
+            seconds=time_limit,
+            flag=stop,
         )
         settled = count >= 0
         record.update(kind="puzzle", solutions=("2+" if count >= 2 else count) if settled else None)
@@ -70,7 +80,8 @@ def _findings(puzzle: Puzzle, max_nodes: int) -> dict:
             if settled and not ok:
                 record["error"] = f"claims {record['expected']} solution(s), has {count}"
         if not settled:
-            record["error"] = _unsettled(bool(found.any()), max_nodes)
+            spent = f"{time_limit:g} s (--time-limit)" if stop[0] else None
+            record["error"] = _unsettled(bool(found.any()), max_nodes, spent)
     if puzzle.expected_solution is not None:
         fault = verify_solution(puzzle.expected_solution, puzzle.order, puzzle.cells)
         record["solution_ok"] = fault is None
@@ -81,11 +92,12 @@ def _findings(puzzle: Puzzle, max_nodes: int) -> dict:
     return record
 
 
-def _unsettled(found: bool, max_nodes: int) -> str:
-    """The error of a count that spent its branch values unsettled."""
+def _unsettled(found: bool, max_nodes: int, spent: str | None = None) -> str:
+    """The error of a count that spent its branch values (or `spent`, its time) unsettled."""
     what = (
         "a solution found, but whether it is the only one is not known"
         if found
         else "no solution found, and none ruled out"
     )
-    return f"count not settled: {what} within {max_nodes:,} branch values (--max-nodes)"
+    spent = spent or f"{max_nodes:,} branch values (--max-nodes)"
+    return f"count not settled: {what} within {spent}"

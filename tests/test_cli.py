@@ -189,6 +189,31 @@ def test_check_stops_a_count_at_its_node_budget_and_says_it_is_unsettled(tmp_pat
     assert f"[default: {CHECK_NODES:,}]" in help_text
 
 
+def test_check_stops_a_count_at_its_time_limit_and_says_so(tmp_path):
+    """check --time-limit S: a count still unsettled after S seconds (here with no node budget,
+    where it would run for minutes) is reported unsettled, naming the limit; a quick count
+    settles under it; a negative limit is one line, exit 2."""
+    import time
+
+    hard = Path(__file__).parent.parent / "benchmarks/data/frontier/inst36x36_50_0.txt"
+    began = time.perf_counter()
+    result = invoke("check", str(hard), "--output", "jsonl", "--max-nodes", "0",
+                    "--time-limit", "0.5")  # fmt: skip
+    (record,) = jsonl(result.stdout)
+    assert result.exit_code == 1 and record["solutions"] is None and record["ok"] is False
+    assert record["error"] == (
+        "count not settled: no solution found, and none ruled out within 0.5 s (--time-limit)"
+    )
+    assert time.perf_counter() - began < 30
+    path = tmp_path / "empty16.txt"
+    path.write_text("." * 256 + "\n")
+    settled = invoke("check", str(path), "--output", "jsonl", "--time-limit", "60")
+    assert jsonl(settled.stdout)[0]["solutions"] == "2+"
+    refused = invoke("check", str(path), "--time-limit", "-1")
+    assert refused.exit_code == 2 and refused.stdout == ""
+    assert refused.stderr.startswith("gpu-anneal: --time-limit -1")
+
+
 def test_info_and_throughput_json():
     """info says CUDA is unusable here; bench throughput prints proposals_per_second."""
     info = json.loads(invoke("info").stdout)
