@@ -18,6 +18,7 @@ from cpu_reference.sudoku.formats import Puzzle, check_givens
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import interrupts, validate
 from gpu_anneal.records import CheckRecord
+from gpu_anneal.sudoku_solver import compile_proof
 
 CHECK_NODES = 2_000_000  # branch values a puzzle's count may spend by default (--max-nodes)
 
@@ -64,7 +65,9 @@ def _findings(puzzle: Puzzle, max_nodes: int, time_limit: float | None = None) -
         ok = fault is None
     else:
         stop = np.zeros(1, np.uint8)  # set by the time limit (Ctrl-C raises)
-        count, found, _ = interrupts.stoppable(
+        if time_limit is not None:  # compiled before the clock starts: it counts the search
+            compile_proof(puzzle.order)
+        count, found, nodes = interrupts.stoppable(
             lambda stop: solve_exact(puzzle.cells, puzzle.order, 2, max_nodes=max_nodes, stop=stop),
             quick=puzzle.order <= QUICK_ORDER and time_limit is None,
             seconds=time_limit,
@@ -80,7 +83,8 @@ def _findings(puzzle: Puzzle, max_nodes: int, time_limit: float | None = None) -
             if settled and not ok:
                 record["error"] = f"claims {record['expected']} solution(s), has {count}"
         if not settled:
-            spent = f"{time_limit:g} s (--time-limit)" if stop[0] else None
+            budget_spent = 0 < max_nodes <= nodes
+            spent = f"{time_limit:g} s (--time-limit)" if stop[0] and not budget_spent else None
             record["error"] = _unsettled(bool(found.any()), max_nodes, spent)
     if puzzle.expected_solution is not None:
         fault = verify_solution(puzzle.expected_solution, puzzle.order, puzzle.cells)

@@ -241,6 +241,35 @@ def test_read_takes_one_text_as_one_source_and_names_a_bad_order():
     assert str(fault) == "order '3': expected an integer in 2..8"
 
 
+def test_check_puzzle_time_limit_counts_the_search_alone(monkeypatch):
+    """Compiling the search is done before the clock starts (a quick count is not called
+    unsettled for its compile time), and a count that spent its node budget names the budget
+    even when the time limit had also passed."""
+    import time
+
+    from cpu_reference.sudoku.formats import Puzzle
+    from gpu_anneal import check
+
+    empty = Puzzle(cells=np.zeros(256, np.uint8), order=4, line=1)
+    compiled = check.compile_proof
+
+    def slow_compile(order):  # as a first compile of the session
+        compiled(order)
+        time.sleep(0.5)
+
+    monkeypatch.setattr(check, "compile_proof", slow_compile)
+    assert check.check_puzzle(empty, 0, time_limit=0.3)["solutions"] == "2+"
+    real = check.solve_exact
+
+    def slow(cells, order, limit, max_nodes, stop):  # the budget ends it past the deadline
+        time.sleep(0.4)
+        return real(cells, order, limit, max_nodes=max_nodes, stop=None)
+
+    monkeypatch.setattr(check, "solve_exact", slow)
+    record = check.check_puzzle(empty, 0, max_nodes=1, time_limit=0.1)
+    assert record["error"].endswith("within 1 branch values (--max-nodes)")
+
+
 def test_check_puzzle_and_solve_grid_puzzle_check_their_arguments():
     """check_puzzle's max_nodes of 2**63 raised OverflowError, a str puzzle AttributeError;
     solve_grid_puzzle's chains=0 raised 'argmin of an empty sequence' and time_limit=-1 ran."""
