@@ -447,7 +447,7 @@ def run_minimize(args: dict) -> int:
     notice = emptying_notice(order, grids.shape[0], args["tries"])
     if notice is not None:
         error_line(notice)
-    chunk = 8 * _threads()
+    chunk = gen.EMPTY_CHUNK_PER_THREAD * _threads()
     givens, seconds = [], 0.0
     line = RunProgress(total=grids.shape[0], enabled=args["progress"], work="emptying",
                        noun="grids emptied")  # fmt: skip

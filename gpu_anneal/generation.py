@@ -155,9 +155,10 @@ def generate_grids(
     (backtrack, 0 = no limit), ``schedule`` (anneal; default ``grid_schedule`` for empty grids,
     "sirdey-course" with givens). An option of another method (METHOD_OPTIONS) is refused, and so
     is a backend other than "auto" or "cpu" where the method runs on the CPU alone.
-    ``on_grid(i, grid)`` is called once for every i as soon as grid i is checked, in the order
-    grids end (not i's), with the grid, or None for one not found; grids already reported are
-    kept by the caller when the call is cut short (Ctrl-C).
+    ``on_grid(i, grid)`` is called once for every i, in the order of i, as soon as the chunk
+    holding grid i has ended and been checked, with the grid, or None for one not found; grids
+    already reported are kept by the caller when the call is cut short (Ctrl-C). Neither the
+    checking nor on_grid counts in ``time_limit``.
     """
     order = check_order(order)
     if method not in METHODS:
@@ -240,16 +241,19 @@ class _Checked:
 
 
 # Grids a chunk holds at first, per CPU thread; a chunk that ends within CHUNK_SECONDS is
-# followed by one twice its size, up to MAX_CHUNK grids (anneal: up to its batch). Each chunk's
-# grids are reported as it ends, so a long call shows (and keeps) its first grids soon.
+# followed by a larger one (_next_chunk), up to MAX_CHUNK grids (anneal: up to its batch).
+# Each chunk's grids are reported as it ends, so a long call shows (and keeps) its first
+# grids soon.
 FIRST_CHUNK_PER_THREAD = 2
+EMPTY_CHUNK_PER_THREAD = 8  # grids emptied at a time, per thread, between two reports
 CHUNK_SECONDS = 1.0
 MAX_CHUNK = 4096
 
 
 class _Clock:
     """The deadline of a window of grids: time_limit seconds (None: none) from its start, put
-    off by the compiling that a method says it did (compiling is not counted in the limit)."""
+    off by the compiling that a method says it did and by the checking and reporting of the
+    grids made (neither is counted in the limit: a slow reader of the output costs no grid)."""
 
     def __init__(self, time_limit: float | None) -> None:
         self.time_limit, self.deadline = time_limit, None
@@ -258,12 +262,22 @@ class _Clock:
         if self.time_limit is not None:
             self.deadline = time.perf_counter() + self.time_limit
 
-    def compiled(self, seconds: float) -> None:
+    def put_off(self, seconds: float) -> None:
         if self.deadline is not None:
             self.deadline += seconds
 
     def left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.perf_counter()
+
+
+def _next_chunk(size: int, seconds: float) -> int:
+    """The grids of the chunk after one of `size` grids that took `seconds`: a quick chunk is
+    followed by one sized to take about a quarter of CHUNK_SECONDS (at least twice as large, up
+    to MAX_CHUNK; a larger first chunk is kept), a slow one by one as large."""
+    if seconds >= CHUNK_SECONDS:
+        return size
+    paced = int(size * CHUNK_SECONDS / 4 / max(seconds, 1e-6))
+    return min(max(MAX_CHUNK, size), max(2 * size, paced))
 
 
 def _in_chunks(made, rows, first_index, clock, checked, window=None, first=None) -> dict:
@@ -277,12 +291,13 @@ def _in_chunks(made, rows, first_index, clock, checked, window=None, first=None)
     parts, weights = [made(rows[:0], first_index, None)[1]], [0]
     window = window or max(1, count)
     size = first or FIRST_CHUNK_PER_THREAD * _threads()
-    lo = 0
+    lo, cut = 0, False
     while lo < count:
         if lo % window == 0:
             clock.start()
+            cut = False
         left = clock.left()
-        if left is not None and left <= 0:  # the rest of this window is not made
+        if cut or (left is not None and left <= 0):  # the rest of this window is not made
             parts.append({"time_limit_reached": True})
             weights.append(0)
             end = min(count, (lo // window + 1) * window)
@@ -295,10 +310,12 @@ def _in_chunks(made, rows, first_index, clock, checked, window=None, first=None)
         grids, stats = made(rows[lo:hi], first_index + lo, left)
         parts.append(stats)
         weights.append(hi - lo)
+        ended = time.perf_counter()
         for i in range(lo, hi):
             checked(i, grids[i - lo])
-        if time.perf_counter() - began < CHUNK_SECONDS:
-            size = min(max(MAX_CHUNK, size), 2 * size)  # a larger first chunk kept
+        clock.put_off(time.perf_counter() - ended)
+        cut = bool(stats.get("time_limit_reached"))  # the limit stopped the chunk
+        size = _next_chunk(size, ended - began)
         lo = hi
     return _merged(parts, weights)
 
@@ -333,10 +350,19 @@ def _anneal(rows, first_index, time_limit, *, order, seed, options):
     """Grids of rows by solve_batch, one chain each (options: backend, schedule, clock)."""
     used, sched, clock = options
     grids = np.zeros_like(rows)
+    compiling = []
+
+    def compiled(seconds: float) -> None:
+        compiling.append(seconds)
+        clock.put_off(seconds)
+
+    began = time.perf_counter()
     results = solve_batch(
         rows, order, schedule=sched, chains=1, seed=seed, time_limit=time_limit, backend=used,
-        first_chain=first_index, on_compiled=clock.compiled,
+        first_chain=first_index, on_compiled=compiled,
     )  # fmt: skip
+    annealed = time.perf_counter() - began - sum(compiling)
+    unsolved = any(not r.solved for r in results)
     for r in results:
         if r.solved:
             grids[r.index] = r.solution
@@ -347,6 +373,8 @@ def _anneal(rows, first_index, time_limit, *, order, seed, options):
         "schedule": sched.as_dict(),
         "trials": int(trials),
         "proposals": int(proposals),
+        # a grid left unmade when the chunk's seconds ran out (not by its restart budget)
+        "time_limit_reached": bool(unsolved and time_limit is not None and annealed >= time_limit),
     }  # fmt: skip
     return grids, stats
 
@@ -662,8 +690,9 @@ def generate_puzzles(
     with ``max_givens``, which some puzzles miss, 4 per thread and at least that many) until
     ``count`` puzzles qualify or ``max_rounds`` rounds are spent; each step is announced
     (gpu_anneal.phases: making grids, emptying). Returns
-    (puzzles as from ``minimize_grids``, stats with grids tried and rounds). ``on_puzzle`` is
-    called with each kept puzzle as soon as its round ends. ``grid_options`` are
+    (puzzles as from ``minimize_grids``, stats with grids tried and rounds). A round's grids
+    are emptied EMPTY_CHUNK_PER_THREAD a thread at a time, and ``on_puzzle`` is called with each
+    kept puzzle as soon as its chunk ends (a stop keeps the puzzles reported). ``grid_options`` are
     ``generate_grids``' keyword options for the grids of each round (time_limit, moves...).
     """
     order = check_order(order)
@@ -690,18 +719,23 @@ def generate_puzzles(
         grids, gstats = generate_grids(
             order, size, method, seed, backend, first_index=tried, **(grid_options or {})
         )
-        good = np.setdiff1d(np.arange(size), gstats["failed"])
+        good = grids[np.setdiff1d(np.arange(size), gstats["failed"])]
         phases.announce(phases.EMPTYING)
-        results = minimize_grids(
-            grids[good], order, seed, ti, tf, step, first_index=tried, tries=tries
-        )
+        chunk = EMPTY_CHUNK_PER_THREAD * _threads()
+        for lo in range(0, good.shape[0], chunk):  # each chunk's puzzles reported as it ends
+            if len(kept) >= count:
+                break
+            results = minimize_grids(
+                good[lo : lo + chunk], order, seed, ti, tf, step, first_index=tried + lo,
+                tries=tries,
+            )  # fmt: skip
+            for rec in results:
+                if len(kept) < count and (max_givens is None or rec["givens"] <= max_givens):
+                    kept.append(rec)
+                    if on_puzzle is not None:
+                        on_puzzle(rec)
         tried += size
         rounds += 1
-        for rec in results:
-            if len(kept) < count and (max_givens is None or rec["givens"] <= max_givens):
-                kept.append(rec)
-                if on_puzzle is not None:
-                    on_puzzle(rec)
     stats = {
         "wanted": int(count),
         "found": len(kept),

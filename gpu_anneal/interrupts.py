@@ -249,7 +249,8 @@ def stoppable(
     ends = None if seconds is None else time.perf_counter() + seconds
     try:
         while worker.is_alive():
-            wait = WAIT_STEP if ends is None else min(WAIT_STEP, max(ends - time.perf_counter(), 0))
+            left = None if ends is None or stop[0] else ends - time.perf_counter()
+            wait = WAIT_STEP if left is None else min(WAIT_STEP, max(left, 0))
             worker.join(wait)
             check()
             if ends is not None and time.perf_counter() >= ends:

@@ -179,6 +179,30 @@ def test_generate_puzzles_max_givens():
     assert all(rec["givens"] <= 25 for rec in found)
 
 
+def test_generate_puzzles_reports_each_chunk_of_a_round_as_it_ends(monkeypatch):
+    """A round's grids are emptied a chunk at a time and each chunk's puzzles reported before
+    the next is emptied (a stop keeps them); the puzzles are those of one whole-round pass."""
+    whole, _ = gen.generate_puzzles(3, 5, seed=4, backend="cpu", step=0.05)
+    events = []
+    real = gen.minimize_grids
+
+    def minimize(grids, *args, **kwargs):
+        events.append(("empty", grids.shape[0]))
+        return real(grids, *args, **kwargs)
+
+    monkeypatch.setattr(gen, "minimize_grids", minimize)
+    monkeypatch.setattr(gen, "_threads", lambda: 1)
+    monkeypatch.setattr(gen, "EMPTY_CHUNK_PER_THREAD", 2)
+
+    def reported(rec):
+        events.append(("puzzle", rec["index"]))
+
+    found, _ = gen.generate_puzzles(3, 5, seed=4, backend="cpu", step=0.05, on_puzzle=reported)
+    assert events == [("empty", 2), ("puzzle", 0), ("puzzle", 1), ("empty", 2), ("puzzle", 2),
+                      ("puzzle", 3), ("empty", 1), ("puzzle", 4)]  # fmt: skip
+    assert all(np.array_equal(a["puzzle"], b["puzzle"]) for a, b in zip(whole, found, strict=True))
+
+
 def test_cli_generate_and_minimize(tmp_path, grids9):
     result = runner.invoke(
         app, ["generate", "--count", "3", "--method", "backtrack", "--seed", "1"]
@@ -433,12 +457,58 @@ def test_a_limit_that_cuts_the_call_keeps_the_chunks_made(monkeypatch):
         return real(rows, first_index, time_limit, **kw)
 
     monkeypatch.setitem(gen._METHOD_RUNS, "backtrack", slow)
+    monkeypatch.setattr(gen, "MAX_CHUNK", 2 * gen._threads())  # chunks of the first's size
     grids, stats = gen.generate_grids(3, 40, "backtrack", seed=2, time_limit=0.5)
     first = 2 * gen._threads()
     assert calls[:2] == [0, first]
     assert stats["time_limit_reached"] and stats["verified"] >= first
     assert all(verify_solution(grids[i], 3) is None for i in range(first))
     assert set(stats["failed"]) == set(range(stats["verified"], 40))
+
+
+def test_time_spent_reporting_grids_is_not_counted_in_the_limit(monkeypatch):
+    """A slow on_grid (a reader of the output that is behind) costs no grid: the limit counts
+    the making of grids alone."""
+    import time
+
+    monkeypatch.setattr(gen, "MAX_CHUNK", 2 * gen._threads())
+
+    def slow_reader(i, grid):
+        time.sleep(0.02)
+
+    grids, stats = gen.generate_grids(3, 60, "backtrack", seed=2, time_limit=0.5,
+                                      on_grid=slow_reader)  # fmt: skip
+    assert stats["verified"] == 60 and not stats["time_limit_reached"]
+
+
+def test_a_chunk_the_limit_stopped_is_the_last_of_its_window(monkeypatch):
+    """Once the limit stops a chunk part way, no later chunk of that window is made (the time
+    spent checking the cut chunk does not buy another one)."""
+    calls = []
+    real = gen._backtrack
+
+    def cut(rows, first_index, time_limit, **kw):
+        calls.append(rows.shape[0])
+        grids, stats = real(rows, first_index, time_limit, **kw)
+        if len(calls) == 2:  # the first chunk after the compiling call: as if cut
+            grids[1:] = 0
+            stats["time_limit_reached"] = True
+        return grids, stats
+
+    monkeypatch.setitem(gen._METHOD_RUNS, "backtrack", cut)
+    grids, stats = gen.generate_grids(3, 40, "backtrack", seed=2, time_limit=30)
+    assert len(calls) == 2
+    assert stats["verified"] == 1 and stats["failed"] == list(range(1, 40))
+
+
+def test_anneal_stats_always_say_whether_the_limit_was_reached():
+    """time_limit_reached is in anneal's stats with or without a limit, true only when grids
+    were left unmade by it."""
+    _, easy = gen.generate_grids(2, 3, "anneal", seed=1, backend="cpu", time_limit=30)
+    _, free = gen.generate_grids(2, 3, "anneal", seed=1, backend="cpu", time_limit=None)
+    _, tight = gen.generate_grids(5, 4, "anneal", seed=1, backend="cpu", time_limit=0.001)
+    assert easy["time_limit_reached"] is False and free["time_limit_reached"] is False
+    assert tight["verified"] < 4 and tight["time_limit_reached"] is True
 
 
 def test_generate_prints_grids_as_they_are_made_and_a_stop_keeps_them(tmp_path):
