@@ -97,6 +97,8 @@ def run_tts(
     `backend` ("cpu", "cuda" or "auto") is resolved first: "cuda" without a usable device is a
     BackendError before any work. On CUDA, seconds per trial come from the card's proposal
     rate: `card_rate` when given, else measured on the card before the runs.
+    A stop (Ctrl-C, SIGTERM) prints the report of the puzzles measured before it
+    ("interrupted": true), draws its --plot, and is raised again.
     """
     import math
 
@@ -104,7 +106,7 @@ def run_tts(
     from gpu_anneal.backends import resolve_backend
     from gpu_anneal.reference import technique as technique_of
     from gpu_anneal.reference import with_start
-    from gpu_anneal.tts import core_rate_of, finite_or_none, measure_puzzle, summarize, trace_run
+    from gpu_anneal.tts import core_rate_of, finite_or_none, summarize, trace_run
 
     use_threads(threads)
     schedule, move, propagate = technique_of(schedule, move, propagate, technique)
@@ -129,6 +131,51 @@ def run_tts(
     if rate is None and puzzles and backend == "cuda":
         rate = core_rate_of(puzzles[0].order, move, backend)
     line = RunProgress(total=len(puzzles), enabled=progress, work="measuring", noun="puzzles")
+    interrupted = False
+    try:
+        _tts_rows(puzzles, rows, line, json_out, runs=runs, schedule=schedule, move=move,
+                  t0=t0, seed=seed, time_limit=time_limit, rate=rate, backend=backend,
+                  propagate=propagate)  # fmt: skip
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the report of the puzzles measured
+        interrupted = True
+    summary = finite_or_none(summarize(rows)) if rows else {}
+    label = schedule if t0 is None else f"{schedule} from T0 = {t0:g}"
+    label += ", deduction first" if propagate else ""
+    report = {
+        "file": file, "schedule": schedule, "t0": t0, "move": move, "propagate": propagate,
+        "params": tts_params(puzzles, schedule, move, t0, propagate),
+        "runs": runs, "backend": backend, "machine": machine,
+        "time_limit": time_limit, "card_rate": rate, "summary": summary,
+        "interrupted": interrupted, "puzzles": [r.as_dict() for r in rows],
+    }  # fmt: skip
+    if json_out:
+        print(json_line(report), flush=True)
+    else:
+        print(json_line(summary), flush=True)
+    if plot and rows:
+        from gpu_anneal.plots import plot_tts
+
+        title = f"{Path(file).name}: {label}, move {move}"
+        draw("--plot", plot, lambda path: plot_tts(report["puzzles"], path, title))
+    if interrupted:  # the trace is another run: not started after a stop
+        raise KeyboardInterrupt
+    if trace and puzzles:
+        from gpu_anneal.plots import plot_trace
+
+        sched = with_start(schedule, puzzles[0].order, t0)
+        data = trace_run(puzzles[0].cells, puzzles[0].order, sched, move=move, seed=seed)
+        title = f"{Path(file).name}, puzzle 0: {label}, move {move}"
+        draw("--trace", trace, lambda path: plot_trace(data, path, title))
+    return EXIT_BAD_INPUT if faults else EXIT_OK
+
+
+def _tts_rows(puzzles, rows: list, line, json_out: bool, *, runs, schedule, move, t0, seed,
+              time_limit, rate, backend, propagate) -> None:  # fmt: skip
+    """Measure each puzzle in turn (gpu_anneal.tts.measure_puzzle) into `rows`, each printed
+    as it ends unless the report is JSON; a stop leaves the rows of the puzzles done."""
+    from gpu_anneal.reference import with_start
+    from gpu_anneal.tts import measure_puzzle
+
     with line, messages_above(line):
         for index, puzzle in enumerate(puzzles):
             sched = with_start(schedule, puzzle.order, t0)
@@ -147,33 +194,6 @@ def run_tts(
                     f"TTS99={row.tts99:.3f} s [{row.tts99_low:.3f}, {row.tts99_high:.3f}]",
                     flush=True,
                 )
-    summary = finite_or_none(summarize(rows)) if rows else {}
-    label = schedule if t0 is None else f"{schedule} from T0 = {t0:g}"
-    label += ", deduction first" if propagate else ""
-    report = {
-        "file": file, "schedule": schedule, "t0": t0, "move": move, "propagate": propagate,
-        "params": tts_params(puzzles, schedule, move, t0, propagate),
-        "runs": runs, "backend": backend, "machine": machine,
-        "time_limit": time_limit, "card_rate": rate, "summary": summary,
-        "puzzles": [r.as_dict() for r in rows],
-    }  # fmt: skip
-    if json_out:
-        print(json_line(report), flush=True)
-    else:
-        print(json_line(summary), flush=True)
-    if plot and rows:
-        from gpu_anneal.plots import plot_tts
-
-        title = f"{Path(file).name}: {label}, move {move}"
-        draw("--plot", plot, lambda path: plot_tts(report["puzzles"], path, title))
-    if trace and puzzles:
-        from gpu_anneal.plots import plot_trace
-
-        sched = with_start(schedule, puzzles[0].order, t0)
-        data = trace_run(puzzles[0].cells, puzzles[0].order, sched, move=move, seed=seed)
-        title = f"{Path(file).name}, puzzle 0: {label}, move {move}"
-        draw("--trace", trace, lambda path: plot_trace(data, path, title))
-    return EXIT_BAD_INPUT if faults else EXIT_OK
 
 
 def tts_params(puzzles, schedule: str, move: str, t0, propagate: bool) -> dict:
@@ -198,8 +218,10 @@ def run_tune(
     file, chains, move, candidates, runs, limit, time_limit, threads=None, progress=None
 ) -> int:
     """Print the tuning table and the chosen schedule as JSON; exit code 2 when a puzzle of
-    the file was a fault (each one line, usable_puzzles), else 1 when no schedule was chosen."""
-    from gpu_anneal.tune import DEFAULT_CANDIDATES, tune
+    the file was a fault (each one line, usable_puzzles), else 1 when no schedule was chosen.
+    A stop prints the table of the candidates measured on every puzzle ("interrupted": true)
+    and is raised again."""
+    from gpu_anneal.tune import DEFAULT_CANDIDATES, tune, tuned
 
     use_threads(threads)
     chains = validate.chains(chains)
@@ -212,12 +234,21 @@ def run_tune(
     candidates = candidates or DEFAULT_CANDIDATES
     total = len(candidates) * len(cells)
     line = RunProgress(total=total, enabled=progress, work="measuring", noun="schedule x puzzle")
-    with line, messages_above(line):
-        result = tune(
-            cells, order, chains, candidates=candidates, move=move, runs=runs,
-            time_limit=time_limit, on_measured=line.advance,
-        )  # fmt: skip
-    print(json_line(result))
+    rows: list[dict] = []
+    interrupted = False
+    try:
+        with line, messages_above(line):
+            tune(
+                cells, order, chains, candidates=candidates, move=move, runs=runs,
+                time_limit=time_limit, on_measured=line.advance, on_row=rows.append,
+            )  # fmt: skip
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the candidates measured on every puzzle
+        interrupted = True
+    result = tuned(rows, chains, move)
+    result["interrupted"] = interrupted
+    print(json_line(result), flush=True)
+    if interrupted:
+        raise KeyboardInterrupt
     if result["best"] is None:
         error_line("no schedule solved the median puzzle in any run: none chosen")
     if faults:
@@ -229,7 +260,8 @@ def run_exact(
     file: str, limit: int, threads: int, repeats: int, rules: str, json_out: bool,
     progress: bool | None = None,
 ) -> int:  # fmt: skip
-    """The exact solver's puzzles/s on a file's puzzles (all of one order); JSON or one line."""
+    """The exact solver's puzzles/s on a file's puzzles (all of one order); JSON or one line.
+    A stop prints the rate of the passes done (measure_exact) and is raised again."""
     import numpy as np
 
     from gpu_anneal.measure import measure_exact
@@ -251,10 +283,15 @@ def run_exact(
         )
     result["file"] = file
     if json_out:
-        print(json_line(result))
+        print(json_line(result), flush=True)
     else:
+        stopped = ", interrupted" if result["interrupted"] else ""
         print(
             f"{result['puzzles_per_second']:.0f} puzzles/s ({result['puzzles']} puzzles, "
-            f"limit {limit}, {threads} thread(s), rules {rules}); counts {result['counts']}"
+            f"limit {limit}, {threads} thread(s), rules {rules}{stopped}); counts "
+            f"{result['counts']}",
+            flush=True,
         )
+    if result["interrupted"]:
+        raise KeyboardInterrupt
     return EXIT_BAD_INPUT if faults else EXIT_OK

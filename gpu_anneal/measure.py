@@ -106,6 +106,9 @@ def measure_throughput(
     }
 
 
+EXACT_PIECE = 16384  # puzzles solved between two looks at Ctrl-C in measure_exact
+
+
 def measure_exact(
     puzzles: np.ndarray,
     order: int,
@@ -119,7 +122,10 @@ def measure_exact(
 
     Compilation is excluded (a warm-up solve first); the rate is the best of `repeats` passes over
     all the puzzles. `counts` is how many puzzles got each solution count ("-1" for none here).
-    `on_pass()`, when given, is called after each pass.
+    `on_pass()`, when given, is called after each pass. A pass is solved EXACT_PIECE puzzles at a
+    time: Ctrl-C (or SIGTERM) ends the measuring within a piece, and the result is that of the
+    passes done, or of the puzzles done when none is, with `interrupted` true (the interrupt
+    is raised when nothing was measured).
     """
     if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
         raise InputError(
@@ -131,22 +137,37 @@ def measure_exact(
         raise InputError("puzzles: none to solve")
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
+    seconds: list[float] = []
+    counts = np.zeros(0, np.int64)
+    done, spent, interrupted = 0, 0.0, False
     try:
         solve_many(puzzles[:2], order, limit, rules)  # compile and warm up
-        seconds = []
-        counts = None
         for _ in range(repeats):
-            start = time.perf_counter()
-            counts, _ = solve_many(puzzles, order, limit, rules)
-            seconds.append(time.perf_counter() - start)
+            pieces, done, spent = [], 0, 0.0
+            for lo in range(0, len(puzzles), EXACT_PIECE):
+                start = time.perf_counter()
+                piece, _ = solve_many(puzzles[lo : lo + EXACT_PIECE], order, limit, rules)
+                spent += time.perf_counter() - start
+                pieces.append(piece)
+                done += len(piece)
+            seconds.append(spent)
+            counts = np.concatenate(pieces)
             if on_pass is not None:
                 on_pass()
+    except KeyboardInterrupt:
+        if not seconds and done == 0:
+            raise
+        interrupted = True
+        if not seconds:  # the first pass, part way: its puzzles done
+            counts = np.concatenate(pieces)
+            seconds.append(spent)
     finally:
         numba.set_num_threads(before)
+    measured = len(counts)  # every puzzle, or those of the first pass done before a stop
     values, tally = np.unique(counts, return_counts=True)
     return {
-        "puzzles": int(len(puzzles)),
-        "puzzles_per_second": len(puzzles) / min(seconds),
+        "puzzles": int(measured),
+        "puzzles_per_second": measured / min(seconds),
         "counts": {str(int(v)): int(t) for v, t in zip(values, tally, strict=True)},
         "limit": int(limit),
         "threads": int(threads),
@@ -154,4 +175,5 @@ def measure_exact(
         "rules": rules,
         "best_seconds": min(seconds),
         "all_seconds": seconds,
+        "interrupted": interrupted,
     }

@@ -52,13 +52,18 @@ def tune(
     time_limit: float = 30.0,
     seed: int = 0,
     on_measured=None,
+    on_row=None,
 ) -> dict:
     """Measure every candidate on the puzzles; the one with the lowest median TTS(K) wins (best
-    None when no candidate solved the median puzzle in any run). `on_measured()`, when given, is
-    called after each candidate's run on each puzzle."""
+    None when no candidate solved the median puzzle in any run), as `tuned` states it.
+    `on_measured()`, when given, is called after each candidate's run on each puzzle, and
+    `on_row(row)` with each candidate's table row once it is measured on every puzzle (a
+    caller stopped part way keeps the rows and makes them a result with `tuned`). Every
+    candidate is refused before any is measured when one is malformed."""
+    for name in candidates:
+        by_name(name, order)
     table = []
     for name in candidates:
-        by_name(name, order)  # refuse a malformed candidate before measuring anything
         per_puzzle = []
         for i, cells in enumerate(puzzles):
             row = measure_puzzle(
@@ -74,7 +79,16 @@ def tune(
             "median_tts_parallel": None if math.isinf(median) else median,  # None: never solved
             "per_puzzle": [None if math.isinf(x) else x for x in per_puzzle],
         })  # fmt: skip
-    best = min(table, key=lambda r: math.inf if r["median_tts_parallel"] is None
-               else r["median_tts_parallel"])  # fmt: skip
-    chosen = None if best["median_tts_parallel"] is None else best["schedule"]
+        if on_row is not None:
+            on_row(table[-1])
+    return tuned(table, chains, move)
+
+
+def tuned(table: list[dict], chains: int, move: str) -> dict:
+    """The tuning result of a table of measured candidates: {chains, move, best, table}, best
+    the schedule of lowest median TTS(K) (None when none solved its median puzzle, or the table
+    is empty)."""
+    solved = [r for r in table if r["median_tts_parallel"] is not None]
+    best = min(solved, key=lambda r: r["median_tts_parallel"], default=None)
+    chosen = None if best is None else best["schedule"]
     return {"chains": chains, "move": move, "best": chosen, "table": table}
