@@ -447,14 +447,13 @@ def run_minimize(args: dict) -> int:
     notice = emptying_notice(order, grids.shape[0], args["tries"])
     if notice is not None:
         error_line(notice)
-    chunk = gen.EMPTY_CHUNK_PER_THREAD * _threads()
     givens, seconds = [], 0.0
     line = RunProgress(total=grids.shape[0], enabled=args["progress"], work="emptying",
                        noun="grids emptied")  # fmt: skip
     with line, messages_above(line):
-        for lo in range(0, grids.shape[0], chunk):
+        for lo, hi in gen.emptying_chunks(grids.shape[0]):
             results = gen.minimize_grids(
-                grids[lo : lo + chunk], order, args["seed"], args["ti"], args["tf"],
+                grids[lo:hi], order, args["seed"], args["ti"], args["tf"],
                 args["step"], first_index=lo, check_grids=False, tries=args["tries"],
             )  # fmt: skip
             for rec in results:

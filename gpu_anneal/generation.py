@@ -42,7 +42,7 @@ that removes every given still removable (cpu_reference.sudoku.minimize), on all
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 
 import numba
@@ -245,7 +245,7 @@ class _Checked:
 # Each chunk's grids are reported as it ends, so a long call shows (and keeps) its first
 # grids soon.
 FIRST_CHUNK_PER_THREAD = 2
-EMPTY_CHUNK_PER_THREAD = 8  # grids emptied at a time, per thread, between two reports
+EMPTY_CHUNK_PER_THREAD = 8  # grids emptied at a time, per thread, at most, by a slow chunk
 CHUNK_SECONDS = 1.0
 MAX_CHUNK = 4096
 
@@ -654,6 +654,23 @@ def minimize_grids(
     ]
 
 
+def emptying_chunks(count: int) -> Iterator[tuple[int, int]]:
+    """The (lo, hi) ranges of `count` grids to empty a chunk at a time, each timed from its
+    yield to the next request: one grid a thread first (a 16x16 grid's emptying takes seconds,
+    a 25x25's minutes), then twice as many while a chunk takes CHUNK_SECONDS or more, up to
+    EMPTY_CHUNK_PER_THREAD a thread, or sized by _next_chunk when a chunk is quicker."""
+    threads = _threads()
+    size, cap, lo = threads, EMPTY_CHUNK_PER_THREAD * threads, 0
+    while lo < count:
+        hi = min(count, lo + size)
+        began = time.perf_counter()
+        yield lo, hi
+        seconds = time.perf_counter() - began
+        slow = seconds >= CHUNK_SECONDS
+        size = min(max(size, cap), 2 * size) if slow else _next_chunk(size, seconds)
+        lo = hi
+
+
 def check_minimal(puzzle: np.ndarray, order: int) -> tuple[bool, bool]:
     """(unique, minimal) of a puzzle by the exact solver: one solution, no given removable."""
     order = check_order(order)
@@ -691,8 +708,8 @@ def generate_puzzles(
     ``count`` puzzles qualify or ``max_rounds`` rounds are spent; each step is announced
     (gpu_anneal.phases: making grids, emptying). Returns
     (puzzles as from ``minimize_grids``, stats with grids tried and rounds). A round's grids
-    are emptied EMPTY_CHUNK_PER_THREAD a thread at a time, and ``on_puzzle`` is called with each
-    kept puzzle as soon as its chunk ends (a stop keeps the puzzles reported). ``grid_options`` are
+    are emptied a chunk at a time (emptying_chunks), and ``on_puzzle`` is called with each kept
+    puzzle as soon as its chunk ends (a stop keeps the puzzles reported). ``grid_options`` are
     ``generate_grids``' keyword options for the grids of each round (time_limit, moves...).
     """
     order = check_order(order)
@@ -721,14 +738,12 @@ def generate_puzzles(
         )
         good = grids[np.setdiff1d(np.arange(size), gstats["failed"])]
         phases.announce(phases.EMPTYING)
-        chunk = EMPTY_CHUNK_PER_THREAD * _threads()
-        for lo in range(0, good.shape[0], chunk):  # each chunk's puzzles reported as it ends
+        for lo, hi in emptying_chunks(good.shape[0]):  # each chunk's puzzles reported as it ends
             if len(kept) >= count:
                 break
             results = minimize_grids(
-                good[lo : lo + chunk], order, seed, ti, tf, step, first_index=tried + lo,
-                tries=tries,
-            )  # fmt: skip
+                good[lo:hi], order, seed, ti, tf, step, first_index=tried + lo, tries=tries
+            )
             for rec in results:
                 if len(kept) < count and (max_givens is None or rec["givens"] <= max_givens):
                     kept.append(rec)

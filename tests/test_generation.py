@@ -179,6 +179,20 @@ def test_generate_puzzles_max_givens():
     assert all(rec["givens"] <= 25 for rec in found)
 
 
+def test_emptying_chunks_start_at_a_grid_a_thread_and_grow_to_their_cap(monkeypatch):
+    """Slow chunks: one grid a thread, then doubling up to EMPTY_CHUNK_PER_THREAD a thread;
+    quick chunks grow past it (paced); the ranges cover every grid once, in order."""
+    monkeypatch.setattr(gen, "_threads", lambda: 2)
+    monkeypatch.setattr(gen, "EMPTY_CHUNK_PER_THREAD", 4)
+    monkeypatch.setattr(gen, "CHUNK_SECONDS", 0.0)
+    slow = list(gen.emptying_chunks(40))
+    assert [hi - lo for lo, hi in slow] == [2, 4, 8, 8, 8, 8, 2]
+    assert [lo for lo, _ in slow] == [0, 2, 6, 14, 22, 30, 38]
+    monkeypatch.setattr(gen, "CHUNK_SECONDS", 1e9)
+    quick = [hi - lo for lo, hi in gen.emptying_chunks(100)]
+    assert quick[0] == 2 and max(quick) > 8 and sum(quick) == 100
+
+
 def test_generate_puzzles_reports_each_chunk_of_a_round_as_it_ends(monkeypatch):
     """A round's grids are emptied a chunk at a time and each chunk's puzzles reported before
     the next is emptied (a stop keeps them); the puzzles are those of one whole-round pass."""
@@ -193,13 +207,14 @@ def test_generate_puzzles_reports_each_chunk_of_a_round_as_it_ends(monkeypatch):
     monkeypatch.setattr(gen, "minimize_grids", minimize)
     monkeypatch.setattr(gen, "_threads", lambda: 1)
     monkeypatch.setattr(gen, "EMPTY_CHUNK_PER_THREAD", 2)
+    monkeypatch.setattr(gen, "CHUNK_SECONDS", 0.0)  # every chunk slow: 1 grid, then 2, 2
 
     def reported(rec):
         events.append(("puzzle", rec["index"]))
 
     found, _ = gen.generate_puzzles(3, 5, seed=4, backend="cpu", step=0.05, on_puzzle=reported)
-    assert events == [("empty", 2), ("puzzle", 0), ("puzzle", 1), ("empty", 2), ("puzzle", 2),
-                      ("puzzle", 3), ("empty", 1), ("puzzle", 4)]  # fmt: skip
+    assert events == [("empty", 1), ("puzzle", 0), ("empty", 2), ("puzzle", 1), ("puzzle", 2),
+                      ("empty", 2), ("puzzle", 3), ("puzzle", 4)]  # fmt: skip
     assert all(np.array_equal(a["puzzle"], b["puzzle"]) for a, b in zip(whole, found, strict=True))
 
 
