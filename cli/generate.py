@@ -341,9 +341,10 @@ def _generate_puzzles(args: dict) -> int:
         )  # fmt: skip
     _emit_stats(args["stats"], stats)
     if len(found) < args["count"]:
+        capped = "" if args["max_givens"] is None else f" with at most {args['max_givens']} givens"
         error_line(
-            f"found {len(found)} of {args['count']} puzzles with at most "
-            f"{args['max_givens']} givens in {stats['grids_tried']} grids"
+            f"found {len(found)} of {args['count']} puzzles{capped} in {stats['grids_tried']} "
+            "grids tried"
         )
         return EXIT_UNSOLVED
     return EXIT_OK

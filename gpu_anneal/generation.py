@@ -42,13 +42,14 @@ that removes every given still removable (cpu_reference.sudoku.minimize), on all
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from functools import partial
 
 import numba
 import numpy as np
 
-from cpu_reference.errors import InputError
+from cpu_reference.errors import InputError, LimitWarning
 from cpu_reference.sudoku import generate as sg
 from cpu_reference.sudoku import minimize as sm
 from cpu_reference.sudoku.exact import tables
@@ -245,6 +246,7 @@ class _Checked:
 # Each chunk's grids are reported as it ends, so a long call shows (and keeps) its first
 # grids soon.
 FIRST_CHUNK_PER_THREAD = 2
+LAST_CHUNK_SECONDS = 0.001  # a window with less time left starts no chunk
 EMPTY_CHUNK_PER_THREAD = 8  # grids emptied at a time, per thread, at most, by a slow chunk
 CHUNK_SECONDS = 1.0
 MAX_CHUNK = 4096
@@ -296,8 +298,8 @@ def _in_chunks(made, rows, first_index, clock, checked, window=None, first=None)
         if lo % window == 0:
             clock.start()
             cut = False
-        left = clock.left()
-        if cut or (left is not None and left <= 0):  # the rest of this window is not made
+        left = clock.time_limit if lo % window == 0 else clock.left()  # a window's first: whole
+        if cut or (left is not None and left < LAST_CHUNK_SECONDS):  # the rest is not made
             parts.append({"time_limit_reached": True})
             weights.append(0)
             end = min(count, (lo // window + 1) * window)
@@ -357,10 +359,14 @@ def _anneal(rows, first_index, time_limit, *, order, seed, options):
         clock.put_off(seconds)
 
     began = time.perf_counter()
-    results = solve_batch(
-        rows, order, schedule=sched, chains=1, seed=seed, time_limit=time_limit, backend=used,
-        first_chain=first_index, on_compiled=compiled,
-    )  # fmt: skip
+    with warnings.catch_warnings():
+        if time_limit is not None and time_limit < clock.time_limit:
+            # a later chunk's seconds are what its window has left, not a limit the caller set
+            warnings.simplefilter("ignore", LimitWarning)
+        results = solve_batch(
+            rows, order, schedule=sched, chains=1, seed=seed, time_limit=time_limit,
+            backend=used, first_chain=first_index, on_compiled=compiled,
+        )  # fmt: skip
     annealed = time.perf_counter() - began - sum(compiling)
     unsolved = any(not r.solved for r in results)
     for r in results:
@@ -440,7 +446,8 @@ def _permute(rows, first_index, time_limit, *, order, seed, options):
         "max_restarts": int(max_restarts),
         "stuck": int(restarts.sum() + (costs != 0).sum()),
         "restarts_per_grid": round(float(restarts.mean()), 3) if count else 0.0,
-        "restart_budget_spent": int((costs != 0).sum()),
+        # unfinished with every restart spent (the others the limit stopped)
+        "restart_budget_spent": int(((costs != 0) & (restarts >= max_restarts)).sum()),
         "proposals": int(proposals.sum()),
         "time_limit_reached": stopped,
     }
@@ -707,7 +714,8 @@ def generate_puzzles(
     with ``max_givens``, which some puzzles miss, 4 per thread and at least that many) until
     ``count`` puzzles qualify or ``max_rounds`` rounds are spent; each step is announced
     (gpu_anneal.phases: making grids, emptying). Returns
-    (puzzles as from ``minimize_grids``, stats with grids tried and rounds). A round's grids
+    (puzzles as from ``minimize_grids``, stats with grids_tried, the grids emptied or not made,
+    and rounds). A round's grids
     are emptied a chunk at a time (emptying_chunks), and ``on_puzzle`` is called with each kept
     puzzle as soon as its chunk ends (a stop keeps the puzzles reported). ``grid_options`` are
     ``generate_grids``' keyword options for the grids of each round (time_limit, moves...).
@@ -726,7 +734,7 @@ def generate_puzzles(
         raise InputError(f"grid_options {grid_options!r}: must be a dict of generate_grids' "
                          "keyword options")  # fmt: skip
     kept: list[dict] = []
-    tried = 0
+    tried = made_and_tried = 0
     rounds = 0
     start = time.perf_counter()
     while len(kept) < count and rounds < max_rounds:
@@ -738,23 +746,26 @@ def generate_puzzles(
         )
         good = grids[np.setdiff1d(np.arange(size), gstats["failed"])]
         phases.announce(phases.EMPTYING)
+        emptied = 0
         for lo, hi in emptying_chunks(good.shape[0]):  # each chunk's puzzles reported as it ends
             if len(kept) >= count:
                 break
             results = minimize_grids(
                 good[lo:hi], order, seed, ti, tf, step, first_index=tried + lo, tries=tries
             )
+            emptied = hi
             for rec in results:
                 if len(kept) < count and (max_givens is None or rec["givens"] <= max_givens):
                     kept.append(rec)
                     if on_puzzle is not None:
                         on_puzzle(rec)
-        tried += size
+        tried += size  # the next round's grids are numbered on from this round's
+        made_and_tried += len(gstats["failed"]) + emptied
         rounds += 1
     stats = {
         "wanted": int(count),
         "found": len(kept),
-        "grids_tried": tried,
+        "grids_tried": made_and_tried,  # emptied, or not made
         "rounds": rounds,
         "max_givens": max_givens,
         "seconds": round(time.perf_counter() - start, 6),

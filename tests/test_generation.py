@@ -179,6 +179,53 @@ def test_generate_puzzles_max_givens():
     assert all(rec["givens"] <= 25 for rec in found)
 
 
+def test_generate_puzzles_counts_the_grids_it_tried(monkeypatch):
+    """grids_tried counts the grids emptied (or not made), not a round's every grid: a round
+    left once enough puzzles qualify does not count the grids it never emptied; the shortfall
+    line names a givens cap only where one was set."""
+    emptied = []
+    real = gen.minimize_grids
+
+    def minimize(grids, *args, **kwargs):
+        emptied.append(grids.shape[0])
+        return real(grids, *args, **kwargs)
+
+    monkeypatch.setattr(gen, "minimize_grids", minimize)
+    monkeypatch.setattr(gen, "_threads", lambda: 1)
+    found, stats = gen.generate_puzzles(3, 1, seed=0, max_givens=40, backend="cpu", step=0.05)
+    assert len(found) == 1 and stats["grids_tried"] == sum(emptied) == 1
+    result = runner.invoke(app, ["generate", "--puzzles", "--order", "4", "--count", "2",
+                                 "--time-limit", "0.001", "--max-rounds", "1"])  # fmt: skip
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "gpu-anneal: found 0 of 2 puzzles in 2 grids tried"
+    )
+
+
+def test_a_later_chunk_does_not_warn_of_a_limit_the_caller_never_set(monkeypatch):
+    """A chunk that starts with little of its window left runs under what is left; the
+    solver's warning of a limit shorter than a plateau is not raised for it."""
+    import warnings
+
+    seen = []
+    real = gen.solve_batch
+
+    def solve(rows, order, **kwargs):
+        seen.append(kwargs["time_limit"])
+        if kwargs["time_limit"] is not None:  # as if every plateau outlasted any limit
+            warnings.warn("a plateau takes longer than the limit", gen.LimitWarning, stacklevel=2)
+        return real(rows, order, **kwargs)
+
+    monkeypatch.setattr(gen, "solve_batch", solve)
+    monkeypatch.setattr(gen, "MAX_CHUNK", 2 * gen._threads())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gen.generate_grids(2, 12, "anneal", seed=1, backend="cpu", time_limit=30)
+    limits = [t for t in seen if t is not None]
+    assert len(limits) >= 2 and limits[0] == 30
+    assert len([w for w in caught if issubclass(w.category, gen.LimitWarning)]) == 1
+
+
 def test_emptying_chunks_start_at_a_grid_a_thread_and_grow_to_their_cap(monkeypatch):
     """Slow chunks: one grid a thread, then doubling up to EMPTY_CHUNK_PER_THREAD a thread;
     quick chunks grow past it (paced); the ranges cover every grid once, in order."""
