@@ -20,6 +20,7 @@ from gpu_anneal import interrupts, validate
 from gpu_anneal.records import CheckRecord
 from gpu_anneal.sudoku_solver import compile_proof
 
+_compiled: set[int] = set()  # the orders whose search this process has compiled for a time limit
 CHECK_NODES = 2_000_000  # branch values a puzzle's count may spend by default (--max-nodes)
 
 
@@ -40,7 +41,8 @@ def check_puzzle(
     every claim holds: a grid is valid, a puzzle has exactly one solution (or the claimed
     count), and a claimed solution verifies. A count may spend `max_nodes` branch values (0: no
     limit); one that spends them unsettled leaves solutions None, ok False, and error says so.
-    So does a count still unsettled after `time_limit` seconds (None or 0: no limit).
+    So does a count still unsettled after `time_limit` seconds (None or 0: no limit; a 9x9
+    count, which ends within seconds, is not timed).
     """
     if not isinstance(puzzle, Puzzle):
         raise InputError(f"puzzle: {type(puzzle).__name__}; expected a Puzzle as the Sudoku "
@@ -65,11 +67,13 @@ def _findings(puzzle: Puzzle, max_nodes: int, time_limit: float | None = None) -
         ok = fault is None
     else:
         stop = np.zeros(1, np.uint8)  # set by the time limit (Ctrl-C raises)
-        if time_limit is not None:  # compiled before the clock starts: it counts the search
-            compile_proof(puzzle.order)
+        quick = puzzle.order <= QUICK_ORDER  # a 9x9 count ends within seconds, unstoppable
+        if time_limit is not None and not quick and puzzle.order not in _compiled:
+            compile_proof(puzzle.order)  # before the clock starts: the limit counts the search
+            _compiled.add(puzzle.order)
         count, found, nodes = interrupts.stoppable(
             lambda stop: solve_exact(puzzle.cells, puzzle.order, 2, max_nodes=max_nodes, stop=stop),
-            quick=puzzle.order <= QUICK_ORDER and time_limit is None,
+            quick=quick,
             seconds=time_limit,
             flag=stop,
         )
