@@ -151,7 +151,7 @@ def run_tts(
     if json_out:
         print(json_line(report), flush=True)
     else:
-        print(json_line(summary), flush=True)
+        print(json_line({**summary, "interrupted": True} if interrupted else summary), flush=True)
     if plot and rows:
         from gpu_anneal.plots import plot_tts
 

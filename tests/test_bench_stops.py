@@ -39,6 +39,12 @@ def test_bench_tts_json_keeps_the_puzzles_measured_before_a_stop(monkeypatch, ca
     assert report["interrupted"] is True
     assert [p["index"] for p in report["puzzles"]] == [0, 1]
     assert report["summary"]["puzzles"] == 2
+    monkeypatch.setattr(tts, "measure_puzzle", _stop_on_call(tts.measure_puzzle, 2))
+    with pytest.raises(KeyboardInterrupt):
+        bench.run_tts(HARDEST, 2, "auto", None, "auto", 30, 0, None, False, None, None)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("puzzle 0: ") and len(lines) == 2
+    assert json.loads(lines[1])["interrupted"] is True
 
 
 def test_bench_tune_keeps_the_candidates_measured_before_a_stop(monkeypatch, capsys):
