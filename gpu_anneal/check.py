@@ -18,9 +18,7 @@ from cpu_reference.sudoku.formats import Puzzle, check_givens
 from cpu_reference.sudoku.verify import verify_solution
 from gpu_anneal import interrupts, validate
 from gpu_anneal.records import CheckRecord
-from gpu_anneal.sudoku_solver import compile_proof
 
-_compiled: set[int] = set()  # the orders whose search this process has compiled for a time limit
 CHECK_NODES = 2_000_000  # branch values a puzzle's count may spend by default (--max-nodes)
 
 
@@ -68,9 +66,11 @@ def _findings(puzzle: Puzzle, max_nodes: int, time_limit: float | None = None) -
     else:
         stop = np.zeros(1, np.uint8)  # set by the time limit (Ctrl-C raises)
         quick = puzzle.order <= QUICK_ORDER  # a 9x9 count ends within seconds, unstoppable
-        if time_limit is not None and not quick and puzzle.order not in _compiled:
-            compile_proof(puzzle.order)  # before the clock starts: the limit counts the search
-            _compiled.add(puzzle.order)
+        if time_limit is not None and not quick:  # compiled before the clock starts, once
+            from gpu_anneal.solvers import warm_up_seconds  # (the run's modules: not at start-up)
+            from gpu_anneal.sudoku_solver import compile_proof
+
+            warm_up_seconds(("sudoku-proof", puzzle.order), lambda: compile_proof(puzzle.order))
         count, found, nodes = interrupts.stoppable(
             lambda stop: solve_exact(puzzle.cells, puzzle.order, 2, max_nodes=max_nodes, stop=stop),
             quick=quick,
