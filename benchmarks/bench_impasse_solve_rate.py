@@ -1,0 +1,321 @@
+"""Solves a billion moves: the engine's impasse chains (cpu_reference.sudoku.impasse) on one
+hard puzzle, each chain starting a fresh trial as soon as it solves, so a run of a few minutes
+counts several solves where a run that stops at the first counts one.
+
+A chain's solving is close to memoryless once past its first million moves
+(docs/algorithm.md), so the solves of all chains over their moves estimate the rate a chain
+solves at, and its inverse the mean moves a solve: the figure that sets the time to the first
+solve of C chains at R moves a second each (1 / (rate x C x R)). Each weight table of
+--tables is run for --seconds on every puzzle, the chains on xoroshiro128+ streams of --seed
+(one stream a chain, continued across its trials). Every solution is verified, and the
+distinct solutions are counted.
+
+A weight table is written T[:S[:A1[:A2]]]: the heat bath held at T (impasse.heat_weights),
+its stay weight S times w(0) (1: the heat bath), w(1) times A1 and w(2) times A2 (1: the heat
+bath's). Any table is one a chain of the engine can run: the kernels read a chain's five
+weights from its row, as the CPU runner does.
+
+`--tenures K1,K2` runs every table once for each K: with K > 0, a cell a write opened may not
+take back the digit it left during the next K moves (its weight is 0 in the heat bath's draw;
+a tabu of tenure K moves in the heat bath's form, run by this module's own slice, an
+experiment, not an engine option); K = 0 is the engine's chain, run by its CPU runner.
+
+Glossary of index names (as in cpu_reference.sudoku.impasse):
+    i        chain index; chain i draws from stream i of --seed
+    table    one weight table of --tables, the five integers of a chain's row of weights
+    cell     r * N + c; left_digit[i, cell], left_at[i, cell]: the digit the cell left when a
+             write last opened it, and the move that did
+
+Results: benchmarks/results/tuning/impasse_solve_rate.{json,md} (--out).
+
+    python -m benchmarks.bench_impasse_solve_rate FILE... [--tables 0.32,0.31:1:1:0.5]
+        [--tenures 0,1] [--seconds 240] [--chains 2] [--seed 1] [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numba as nb
+import numpy as np
+from numba import int64, uint64
+
+from benchmarks.frontier_instances import read_lloyd_amos
+from benchmarks.machine import machine, made_by
+from benchmarks.paths import results
+from benchmarks.tables import (
+    add_out_arguments,
+    int_list,
+    made_sentence,
+    rerender,
+    table_block,
+    write_results,
+)
+from cpu_reference.anneal.rng import uniform_below
+from cpu_reference.sudoku.impasse import (
+    BEST,
+    BEST_F,
+    COUNTS,
+    SLICE_AT,
+    SOLVED,
+    STAY_WEIGHT,
+    WEIGHTS,
+    _close_cell,
+    _open_cell,
+    _unit_holder,
+    cell_delta,
+    chain_arrays,
+    compile_chains,
+    fresh_trial,
+    heat_weights,
+    impasse_tables,
+    run_impasse_cpu,
+)
+from cpu_reference.sudoku.verify import verify_solution
+
+OUT = results("tuning") / "impasse_solve_rate"
+NEVER = -(1 << 40)  # left_at of a cell no write has opened in this trial
+
+
+@nb.njit(cache=True)
+def tabu_slice(
+    i, states, best, best_f, solved, grid, holder, oset, where, counts, weights,
+    filled, free, cand, ncand, units, side, slice_moves, left_digit, left_at, tenure,
+):  # fmt: skip
+    """impasse_slice's chain (no fresh trials but the first, best kept only once solved) with
+    the tenure-K tabu of the module docstring."""
+    if solved[i] != 0:
+        return
+    s0, s1 = uint64(states[i, 0]), uint64(states[i, 1])
+    moves, trials = int64(counts[i, 0]), int64(counts[i, 2])
+    if trials == 0:
+        s0, s1 = fresh_trial(
+            i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand, units, side
+        )
+        trials = 1
+        left_at[i, :] = NEVER
+    stay = int64(weights[i, STAY_WEIGHT])
+    for _ in range(slice_moves):
+        size = int64(oset[i, 0])
+        if size == 0:
+            break
+        at, s0, s1 = uniform_below(s0, s1, size)
+        x = int64(oset[i, 1 + int64(at)])
+        barred = int64(left_digit[i, x]) if left_at[i, x] >= moves - tenure else 0
+        total, pick = stay, 0  # impasse_slice's one-pass draw, the barred digit left out
+        for m in range(ncand[x]):
+            d = int64(cand[x, m])
+            if d == barred:
+                continue
+            w = weights[i, cell_delta(i, x, d, holder, units, side) + 1]
+            total += w
+            r, s0, s1 = uniform_below(s0, s1, total)
+            if int64(r) < w:
+                pick = d
+        if pick != 0:
+            for k in range(3):
+                y = _unit_holder(holder, i, units, x, k, side, pick)
+                if y >= 0:
+                    left_digit[i, y], left_at[i, y] = pick, moves
+                    _open_cell(i, y, grid, holder, oset, where, units, side)
+            _close_cell(i, x, pick, grid, holder, oset, where, units, side)
+        moves += 1
+    if oset[i, 0] == 0:
+        solved[i] = 1
+        best_f[i] = 0
+        best[i, :] = grid[i, :]
+    counts[i, 0], counts[i, 2] = moves, trials
+    states[i, 0], states[i, 1] = s0, s1
+
+
+@nb.njit(parallel=True, cache=True)
+def run_tabu(
+    states, best, best_f, solved, grid, holder, oset, where, counts, weights,
+    filled, free, cand, ncand, units, side, slice_moves, left_digit, left_at, tenure,
+):  # fmt: skip
+    """One slice of tabu_slice on every chain (its arguments after i)."""
+    for i in nb.prange(states.shape[0]):
+        tabu_slice(
+            i, states, best, best_f, solved, grid, holder, oset, where, counts, weights,
+            filled, free, cand, ncand, units, side, slice_moves, left_digit, left_at, tenure,
+        )  # fmt: skip
+
+
+def parse_table(text: str) -> dict:
+    """{"spec", "temperature", "stay", "a1", "a2"} from T[:S[:A1[:A2]]]; ValueError naming the
+    form."""
+    parts = text.split(":")
+    try:
+        values = [float(x) for x in parts]
+    except ValueError:
+        raise ValueError(f"--tables {text!r}: expected T[:S[:A1[:A2]]], numbers") from None
+    if not 1 <= len(values) <= 4:
+        raise ValueError(f"--tables {text!r}: expected T[:S[:A1[:A2]]]")
+    temperature, stay, a1, a2 = values + [1.0, 1.0, 1.0][: 4 - len(values)]
+    if temperature <= 0 or not 0 <= stay <= 1 or a1 < 0 or a2 < 0:
+        raise ValueError(f"--tables {text!r}: T above 0, S in 0..1, A1 and A2 0 or more")
+    return {"spec": text, "temperature": temperature, "stay": stay, "a1": a1, "a2": a2}
+
+
+def compile_tabu() -> None:
+    """Compile (or load from the cache) run_tabu: 10 moves of one chain on a blank 4x4 grid."""
+    tables = impasse_tables(np.zeros(16, np.uint8), 2)
+    args = list(chain_arrays(tables, 2, 1, 0, 1.0))
+    args[SLICE_AT] = 10
+    run_tabu(*args[: SLICE_AT + 1], np.zeros((1, 16), np.uint8), np.full((1, 16), NEVER), 1)
+
+
+def table_weights(table: dict) -> np.ndarray:
+    """int64[5]: a chain's row of weights for `table` (heat_weights, then w(1) and w(2)
+    scaled)."""
+    weights = heat_weights(table["temperature"], table["stay"])
+    weights[2] = round(weights[2] * table["a1"])
+    weights[3] = round(weights[3] * table["a2"])
+    return weights
+
+
+def count_solves(
+    cells, order: int, table: dict, tenure: int, chains: int, seed: int, seconds: float
+) -> dict:
+    """`chains` chains of `table` (tabu tenure `tenure`, 0: the engine's chain) on one puzzle
+    for `seconds`, each restarting on a solve: {solves, moves, seconds, solutions (distinct),
+    chain_moves (moves of each solve)}."""
+    tables = impasse_tables(cells, order)
+    if tables is None:
+        raise ValueError("deduction finds the puzzle has no solution")
+    args = list(chain_arrays(tables, order, chains, seed, table["temperature"]))
+    args[WEIGHTS][:] = table_weights(table)
+    assert args[WEIGHTS][0, STAY_WEIGHT] == table_weights(table)[STAY_WEIGHT]
+    solved, counts, best, best_f = args[SOLVED], args[COUNTS], args[BEST], args[BEST_F]
+    cells_n = best.shape[1]
+    left_digit = np.zeros((chains, cells.size), np.uint8)
+    left_at = np.full((chains, cells.size), NEVER, np.int64)
+    started = np.zeros(chains, np.int64)  # each chain's moves when its trial began
+    solve_moves, solutions = [], set()
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        if tenure == 0:
+            run_impasse_cpu(*args)
+        else:
+            run_tabu(*args[: SLICE_AT + 1], left_digit, left_at, tenure)
+        for i in np.flatnonzero(solved):
+            grid = best[i].astype(np.uint8)
+            problem = verify_solution(grid, order, cells)
+            if problem is not None:
+                raise RuntimeError(f"chain {i} reported a wrong solution: {problem}")
+            solutions.add(grid.tobytes())
+            solve_moves.append(int(counts[i, 0] - started[i]))
+            started[i] = counts[i, 0]
+            solved[i] = 0
+            counts[i, 1] = 0
+            counts[i, 2] = 0  # the next slice starts the chain's fresh trial
+            best_f[i] = cells_n + 1
+    elapsed = time.perf_counter() - start
+    return {"solves": len(solve_moves), "moves": int(counts[:, 0].sum()), "seconds": elapsed,
+            "solutions": len(solutions), "chain_moves": solve_moves}  # fmt: skip
+
+
+def poisson_interval(k: int) -> tuple[float, float]:
+    """A 95 % interval on the mean of a Poisson count k (Wilson-Hilferty's approximation of
+    the chi-square quantiles; the upper bound of k = 0 is 3.69)."""
+
+    def chi2_quantile(p: float, dof: float) -> float:
+        z = {0.025: -1.959964, 0.975: 1.959964}[p]
+        h = 2 / (9 * dof)
+        return dof * (1 - h + z * math.sqrt(h)) ** 3
+
+    low = 0.0 if k == 0 else chi2_quantile(0.025, 2 * k) / 2
+    return low, chi2_quantile(0.975, 2 * k + 2) / 2
+
+
+def moves_a_solve_text(run: dict) -> str:
+    """Millions of moves a solve (all moves over the solves) with its 95 % interval."""
+    moves = run["moves"] / 1e6
+    low, high = poisson_interval(run["solves"])
+    if run["solves"] == 0:
+        return f"> {moves / high:,.0f}"
+    upper = f"{moves / low:,.0f}" if low > 0 else "inf"
+    return f"{moves / run['solves']:,.0f} ({moves / high:,.0f}-{upper})"
+
+
+def render(result: dict) -> str:
+    """The markdown report."""
+    rows = []
+    for run in result["runs"]:
+        rate = run["moves"] / run["seconds"] / 1e6
+        seconds = run["seconds"] / run["solves"] if run["solves"] else None
+        rows.append((
+            run["puzzle"], run["table"], f"{run.get('tenure', 0)}", f"{run['solves']}",
+            moves_a_solve_text(run),
+            f"{run['moves'] / 1e6:,.0f}", f"{rate:.1f}",
+            f"{seconds:.3g}" if seconds else f"> {run['seconds']:.0f}", f"{run['solutions']}",
+        ))  # fmt: skip
+    header = ("puzzle", "table", "tabu tenure", "solves", "M moves a solve (95 %)", "M moves",
+              "M/s", "s a solve", "solutions")  # fmt: skip
+    tail = (
+        "Table: T[:S[:A1[:A2]]], tabu tenure: K moves, 0 the engine's chain (module "
+        "docstring). M moves a solve: all chains' moves over "
+        "their solves, were solving memoryless; the interval is a Poisson count's. s a solve: "
+        f"the run's seconds over its solves, {result['chains']} chains at once. Solutions: "
+        "the distinct verified solutions found."
+    )
+    head = [
+        "# Impasse chains' solves a billion moves on hard puzzles",
+        "",
+        made_sentence(result)
+        + f" {result['chains']} chains (one a thread), seed {result['seed']}, "
+        f"{result['seconds']:g} s a table and puzzle, every chain restarting on a solve.",
+        "",
+    ]
+    return "\n".join(head + table_block("## Runs", header, rows, tail))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the flags, run every puzzle and table, write the results files."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="*", help="puzzle files in Lloyd & Amos' format")
+    ap.add_argument("--tables", default="0.32", help="T[:S[:A1[:A2]]],... : a run each")
+    ap.add_argument(
+        "--tenures", type=int_list, default="0", help="tabu tenures (0: none): a run each"
+    )
+    ap.add_argument("--seconds", type=float, default=240.0, help="seconds a table and puzzle")
+    ap.add_argument("--chains", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1, help="the chains' streams' seed")
+    add_out_arguments(ap, OUT)
+    args = ap.parse_args(argv)
+    if args.render:
+        rerender(args.out, render)
+        return 0
+    try:
+        tables = [parse_table(part) for part in args.tables.split(",")]
+    except ValueError as exc:
+        ap.error(str(exc))
+    if not args.files or args.seconds <= 0 or args.chains < 1 or min(args.tenures) < 0:
+        ap.error("give puzzle files, --seconds above 0, --chains 1 or more, --tenures 0 or more")
+    facts = machine()
+    compile_chains()
+    if max(args.tenures) > 0:
+        compile_tabu()
+    runs = []
+    for path in args.files:
+        order, cells = read_lloyd_amos(Path(path))
+        for table in tables:
+            for tenure in args.tenures:
+                run = count_solves(cells.astype(np.uint8), order, table, tenure, args.chains,
+                                   args.seed, args.seconds)  # fmt: skip
+                run.update(puzzle=Path(path).stem, table=table["spec"], tenure=tenure)
+                print(run["puzzle"], run["table"], tenure, run["solves"],
+                      moves_a_solve_text(run), flush=True)  # fmt: skip
+                runs.append(run)
+    result = {**made_by("bench_impasse_solve_rate", argv), "machine": facts,
+              "chains": args.chains, "seed": args.seed, "seconds": args.seconds,
+              "runs": runs}  # fmt: skip
+    write_results(args.out, result, render)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

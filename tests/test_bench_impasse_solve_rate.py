@@ -1,0 +1,86 @@
+"""benchmarks.bench_impasse_solve_rate: weight tables as written, chains that restart on a
+solve and count verified solves, and a tabu chain that never takes back a digit within its
+tenure and keeps its grid legal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_impasse import assert_legal, lewis
+
+from benchmarks import bench_impasse_solve_rate as sr
+from cpu_reference.sudoku import impasse
+
+
+def test_a_table_is_the_heat_bath_scaled_as_written():
+    """T alone is impasse.heat_weights(T); S, A1 and A2 scale the stay weight, w(1) and w(2);
+    malformed or out-of-range tables are refused naming the form."""
+    plain = sr.parse_table("0.32")
+    assert (plain["stay"], plain["a1"], plain["a2"]) == (1.0, 1.0, 1.0)
+    assert sr.table_weights(plain).tolist() == impasse.heat_weights(0.32).tolist()
+    heat = impasse.heat_weights(0.32, 0.5)
+    scaled = sr.table_weights(sr.parse_table("0.32:0.5:2:0.25"))
+    assert scaled.tolist() == [heat[0], heat[1], round(2 * heat[2]), round(0.25 * heat[3]),
+                               heat[4]]  # fmt: skip
+    for bad in ("x", "0.32:1:1:1:1", "0", "0.32:1.5", "0.32:1:-1"):
+        with pytest.raises(ValueError, match="--tables"):
+            sr.parse_table(bad)
+
+
+def test_poisson_interval_holds_the_count_and_widens_as_it_shrinks():
+    """The 95 % interval of k contains k, its upper bound at 0 is about 3.69, and the interval
+    relative to k narrows as k grows."""
+    assert sr.poisson_interval(0)[0] == 0 and sr.poisson_interval(0)[1] == pytest.approx(3.69, 0.02)
+    widths = []
+    for k in (1, 5, 20, 100):
+        low, high = sr.poisson_interval(k)
+        assert low < k < high
+        widths.append((high - low) / k)
+    assert widths == sorted(widths, reverse=True)
+
+
+@pytest.mark.parametrize("tenure", [0, 2])
+def test_chains_restart_on_a_solve_and_count_verified_solves(tenure):
+    """25x25 at 45 % for a second, two chains: several solves, each verified (count_solves
+    raises on a wrong one), no more distinct solutions than solves, and the solves' moves
+    within all moves."""
+    cells = lewis(5, 45)
+    run = sr.count_solves(cells, 5, sr.parse_table("0.35"), tenure, 2, 1, 1.0)
+    assert run["solves"] >= 2
+    assert 1 <= run["solutions"] <= run["solves"]
+    assert len(run["chain_moves"]) == run["solves"]
+    assert sum(run["chain_moves"]) <= run["moves"]
+
+
+def test_tabu_never_takes_back_a_digit_within_its_tenure():
+    """A tabu chain run a move at a time on 25x25 at 45 %: a cell a write opened never holds
+    the digit it left again within the tenure, it does so later in the same run (so the check
+    can fail), and the grid, holders and open set stay legal."""
+    cells = lewis(5, 45)
+    tenure = 3
+    args = list(impasse.chain_arrays(impasse.impasse_tables(cells, 5), 5, 1, 7, 0.35))
+    args[impasse.SLICE_AT] = 1
+    left_digit = np.zeros((1, cells.size), np.uint8)
+    left_at = np.full((1, cells.size), sr.NEVER)
+    grid = args[impasse.GRID]
+    sr.run_tabu(*args[: impasse.SLICE_AT + 1], left_digit, left_at, tenure)
+    opened_at = {}  # cell -> (digit it left, move)
+    retaken_later = 0
+    for move in range(1, 20_000):
+        before = grid[0].copy()
+        sr.run_tabu(*args[: impasse.SLICE_AT + 1], left_digit, left_at, tenure)
+        after = grid[0]
+        for cell in np.flatnonzero(before != after):
+            if after[cell] == 0:
+                opened_at[int(cell)] = (int(before[cell]), move)
+            elif int(cell) in opened_at:
+                digit, at = opened_at[int(cell)]
+                if after[cell] == digit:
+                    assert move - at > tenure, f"cell {cell} took back {digit} at {move - at}"
+                    retaken_later += 1
+        if args[impasse.SOLVED][0]:
+            break
+    assert retaken_later > 0
+    args[impasse.BEST][0] = grid[0]
+    args[impasse.BEST_F][0] = np.count_nonzero(grid[0] == 0)
+    assert_legal(args, cells, 5)
