@@ -20,6 +20,14 @@ take back the digit it left during the next K moves (its weight is 0 in the heat
 a tabu of tenure K moves in the heat bath's form, run by this module's own slice, an
 experiment, not an engine option); K = 0 is the engine's chain, run by its CPU runner.
 
+`--ladders T1/T2/...,...` runs every table once more for each ladder: replica exchange, each
+chain a replica on every temperature of the ladder (the table's S, A1 and A2 kept), every
+replica making EXCHANGE_MOVES moves between two rounds of exchanges; a round tries the pairs of
+neighbouring rungs (k, k + 1) of one parity, alternating, each swapping its replicas' rungs with
+probability min(1, exp((1 / T_k - 1 / T_k+1) (open_k - open_k+1))). Its moves are every
+replica's. The exchanges draw from numpy's generator of --seed: an experiment (a solution
+would not replay from its chain's stream alone), not an engine option.
+
 Glossary of index names (as in cpu_reference.sudoku.impasse):
     i        chain index; chain i draws from stream i of --seed
     table    one weight table of --tables, the five integers of a chain's row of weights
@@ -29,7 +37,8 @@ Glossary of index names (as in cpu_reference.sudoku.impasse):
 Results: benchmarks/results/tuning/impasse_solve_rate.{json,md} (--out).
 
     python -m benchmarks.bench_impasse_solve_rate FILE... [--tables 0.32,0.31:1:1:0.5]
-        [--tenures 0,1] [--seconds 240] [--chains 2] [--seed 1] [--out PATH]
+        [--tenures 0,1] [--ladders 0.31/0.32/0.33/0.34] [--seconds 240] [--chains 2]
+        [--seed 1] [--out PATH]
 """
 
 from __future__ import annotations
@@ -59,6 +68,7 @@ from cpu_reference.sudoku.impasse import (
     BEST,
     BEST_F,
     COUNTS,
+    OSET,
     SLICE_AT,
     SOLVED,
     STAY_WEIGHT,
@@ -78,6 +88,7 @@ from cpu_reference.sudoku.verify import verify_solution
 
 OUT = results("tuning") / "impasse_solve_rate"
 NEVER = -(1 << 40)  # left_at of a cell no write has opened in this trial
+EXCHANGE_MOVES = 20_000  # moves of every replica between two rounds of exchanges (--ladders)
 
 
 @nb.njit(cache=True)
@@ -168,6 +179,21 @@ def compile_tabu() -> None:
     run_tabu(*args[: SLICE_AT + 1], np.zeros((1, 16), np.uint8), np.full((1, 16), NEVER), 1)
 
 
+def ladder_list(text: str) -> list[list[float]]:
+    """--ladders' value: ladders T1/T2/... (two or more rising temperatures above 0),
+    comma-separated; argparse reports a refusal in one line."""
+    try:
+        ladders = [[float(t) for t in part.split("/")] for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected T1/T2/...,... numbers") from None
+    for ladder in ladders:
+        if len(ladder) < 2 or min(ladder) <= 0 or ladder != sorted(set(ladder)):
+            raise argparse.ArgumentTypeError(
+                f"ladder {ladder}: two or more rising temperatures above 0"
+            )
+    return ladders
+
+
 def table_weights(table: dict) -> np.ndarray:
     """int64[5]: a chain's row of weights for `table` (heat_weights, then w(1) and w(2)
     scaled)."""
@@ -178,25 +204,37 @@ def table_weights(table: dict) -> np.ndarray:
 
 
 def count_solves(
-    cells, order: int, table: dict, tenure: int, chains: int, seed: int, seconds: float
-) -> dict:
+    cells, order: int, table: dict, tenure: int, chains: int, seed: int, seconds: float,
+    ladder: list[float] | None = None, max_slices: int | None = None,
+) -> dict:  # fmt: skip
     """`chains` chains of `table` (tabu tenure `tenure`, 0: the engine's chain) on one puzzle
-    for `seconds`, each restarting on a solve: {solves, moves, seconds, solutions (distinct),
-    chain_moves (moves of each solve)}."""
+    for `seconds` (or `max_slices` slices where given, whichever ends first), each restarting
+    on a solve: {solves, moves, seconds, solutions (distinct),
+    chain_moves (moves of each solve), by_rung (solves at each rung)}. With a `ladder` of
+    temperatures each chain is a replica on every rung (exchanging, module docstring), the
+    table's S, A1 and A2 kept at each."""
     tables = impasse_tables(cells, order)
     if tables is None:
         raise ValueError("deduction finds the puzzle has no solution")
-    args = list(chain_arrays(tables, order, chains, seed, table["temperature"]))
-    args[WEIGHTS][:] = table_weights(table)
-    assert args[WEIGHTS][0, STAY_WEIGHT] == table_weights(table)[STAY_WEIGHT]
+    rungs = [{**table, "temperature": t} for t in ladder] if ladder else [table]
+    width = len(rungs)
+    rows = chains * width  # replica r of chain c: row c * width + r
+    args = list(chain_arrays(tables, order, rows, seed, table["temperature"]))
+    rung_weights = [table_weights(rung) for rung in rungs]
+    rung_of = np.tile(np.arange(width), chains)  # the rung each row is on
+    args[WEIGHTS][:] = [rung_weights[r] for r in rung_of]
+    if ladder:
+        args[SLICE_AT] = EXCHANGE_MOVES
+    exchanges = np.random.default_rng(seed)
     solved, counts, best, best_f = args[SOLVED], args[COUNTS], args[BEST], args[BEST_F]
     cells_n = best.shape[1]
-    left_digit = np.zeros((chains, cells.size), np.uint8)
-    left_at = np.full((chains, cells.size), NEVER, np.int64)
-    started = np.zeros(chains, np.int64)  # each chain's moves when its trial began
-    solve_moves, solutions = [], set()
+    left_digit = np.zeros((rows, cells.size), np.uint8)
+    left_at = np.full((rows, cells.size), NEVER, np.int64)
+    started = np.zeros(rows, np.int64)  # each row's moves when its trial began
+    solve_moves, solutions, by_rung = [], set(), [0] * width
     start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    rounds = 0
+    while time.perf_counter() - start < seconds and rounds != max_slices:
         if tenure == 0:
             run_impasse_cpu(*args)
         else:
@@ -208,14 +246,37 @@ def count_solves(
                 raise RuntimeError(f"chain {i} reported a wrong solution: {problem}")
             solutions.add(grid.tobytes())
             solve_moves.append(int(counts[i, 0] - started[i]))
+            by_rung[rung_of[i]] += 1
             started[i] = counts[i, 0]
             solved[i] = 0
             counts[i, 1] = 0
             counts[i, 2] = 0  # the next slice starts the chain's fresh trial
             best_f[i] = cells_n + 1
+        if ladder:
+            exchange(args, rung_of, rung_weights, ladder, chains, rounds % 2, exchanges)
+        rounds += 1
     elapsed = time.perf_counter() - start
     return {"solves": len(solve_moves), "moves": int(counts[:, 0].sum()), "seconds": elapsed,
-            "solutions": len(solutions), "chain_moves": solve_moves}  # fmt: skip
+            "solutions": len(solutions), "chain_moves": solve_moves,
+            "by_rung": by_rung}  # fmt: skip
+
+
+def exchange(args, rung_of, rung_weights, ladder, chains: int, parity: int, rng) -> None:
+    """Every chain's replicas on rungs (k, k + 1), k of this parity, swap rungs with
+    probability min(1, exp((1 / T_k - 1 / T_k+1) (open_k - open_k+1))): their rows of weights
+    and rung_of swap."""
+    width = len(ladder)
+    for c in range(chains):
+        rows = c * width + np.arange(width)
+        on = rows[np.argsort(rung_of[rows])]  # on[k]: the row on rung k
+        for k in range(parity, width - 1, 2):
+            a, b = on[k], on[k + 1]
+            gain = (1 / ladder[k] - 1 / ladder[k + 1]) * (
+                int(args[OSET][a, 0]) - int(args[OSET][b, 0])
+            )
+            if gain >= 0 or rng.random() < math.exp(gain):
+                rung_of[a], rung_of[b] = k + 1, k
+                args[WEIGHTS][a], args[WEIGHTS][b] = rung_weights[k + 1], rung_weights[k]
 
 
 def poisson_interval(k: int) -> tuple[float, float]:
@@ -241,6 +302,16 @@ def moves_a_solve_text(run: dict) -> str:
     return f"{moves / run['solves']:,.0f} ({moves / high:,.0f}-{upper})"
 
 
+def table_label(run: dict) -> str:
+    """A run's table, and its ladder with the solves on each rung where it had one."""
+    ladder = run.get("ladder")
+    if not ladder:
+        return run["table"]
+    rungs = "/".join(f"{t:g}" for t in ladder)
+    solves = "/".join(str(k) for k in run["by_rung"])
+    return f"{run['table']}, ladder {rungs} (solves {solves})"
+
+
 def render(result: dict) -> str:
     """The markdown report."""
     rows = []
@@ -248,7 +319,7 @@ def render(result: dict) -> str:
         rate = run["moves"] / run["seconds"] / 1e6
         seconds = run["seconds"] / run["solves"] if run["solves"] else None
         rows.append((
-            run["puzzle"], run["table"], f"{run.get('tenure', 0)}", f"{run['solves']}",
+            run["puzzle"], table_label(run), f"{run.get('tenure', 0)}", f"{run['solves']}",
             moves_a_solve_text(run),
             f"{run['moves'] / 1e6:,.0f}", f"{rate:.1f}",
             f"{seconds:.3g}" if seconds else f"> {run['seconds']:.0f}", f"{run['solutions']}",
@@ -256,8 +327,8 @@ def render(result: dict) -> str:
     header = ("puzzle", "table", "tabu tenure", "solves", "M moves a solve (95 %)", "M moves",
               "M/s", "s a solve", "solutions")  # fmt: skip
     tail = (
-        "Table: T[:S[:A1[:A2]]], tabu tenure: K moves, 0 the engine's chain (module "
-        "docstring). M moves a solve: all chains' moves over "
+        "Table: T[:S[:A1[:A2]]], a ladder's rungs and the solves on each; tabu tenure: K "
+        "moves, 0 the engine's chain (module docstring). M moves a solve: all chains' moves over "
         "their solves, were solving memoryless; the interval is a Poisson count's. s a solve: "
         f"the run's seconds over its solves, {result['chains']} chains at once. Solutions: "
         "the distinct verified solutions found."
@@ -281,6 +352,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--tenures", type=int_list, default="0", help="tabu tenures (0: none): a run each"
     )
+    ap.add_argument(
+        "--ladders", type=ladder_list, default=[], help="T1/T2/...,... : replica exchange runs"
+    )
     ap.add_argument("--seconds", type=float, default=240.0, help="seconds a table and puzzle")
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1, help="the chains' streams' seed")
@@ -303,11 +377,14 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.files:
         order, cells = read_lloyd_amos(Path(path))
         for table in tables:
-            for tenure in args.tenures:
+            settings = [(tenure, None) for tenure in args.tenures]
+            settings += [(0, ladder) for ladder in args.ladders]
+            for tenure, ladder in settings:
                 run = count_solves(cells.astype(np.uint8), order, table, tenure, args.chains,
-                                   args.seed, args.seconds)  # fmt: skip
-                run.update(puzzle=Path(path).stem, table=table["spec"], tenure=tenure)
-                print(run["puzzle"], run["table"], tenure, run["solves"],
+                                   args.seed, args.seconds, ladder)  # fmt: skip
+                run.update(puzzle=Path(path).stem, table=table["spec"], tenure=tenure,
+                           ladder=ladder)  # fmt: skip
+                print(run["puzzle"], run["table"], tenure, ladder, run["solves"],
                       moves_a_solve_text(run), flush=True)  # fmt: skip
                 runs.append(run)
     result = {**made_by("bench_impasse_solve_rate", argv), "machine": facts,

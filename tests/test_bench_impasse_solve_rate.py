@@ -41,11 +41,11 @@ def test_poisson_interval_holds_the_count_and_widens_as_it_shrinks():
 
 @pytest.mark.parametrize("tenure", [0, 2])
 def test_chains_restart_on_a_solve_and_count_verified_solves(tenure):
-    """25x25 at 45 % for a second, two chains: several solves, each verified (count_solves
+    """25x25 at 45 % for 20 slices, two chains: several solves, each verified (count_solves
     raises on a wrong one), no more distinct solutions than solves, and the solves' moves
     within all moves."""
     cells = lewis(5, 45)
-    run = sr.count_solves(cells, 5, sr.parse_table("0.35"), tenure, 2, 1, 1.0)
+    run = sr.count_solves(cells, 5, sr.parse_table("0.35"), tenure, 2, 1, 1e9, max_slices=20)
     assert run["solves"] >= 2
     assert 1 <= run["solutions"] <= run["solves"]
     assert len(run["chain_moves"]) == run["solves"]
@@ -84,3 +84,43 @@ def test_tabu_never_takes_back_a_digit_within_its_tenure():
     args[impasse.BEST][0] = grid[0]
     args[impasse.BEST_F][0] = np.count_nonzero(grid[0] == 0)
     assert_legal(args, cells, 5)
+
+
+def test_exchanges_keep_one_replica_a_rung_and_its_weights():
+    """Replica exchange on 25x25 at 45 %, two chains of four rungs: after rounds of moves and
+    exchanges every chain still has one replica on each rung, each row's weights are its
+    rung's, and some replicas have left their first rung (so the check can fail)."""
+    cells = lewis(5, 45)
+    ladder = [0.3, 0.33, 0.36, 0.39]
+    table = sr.parse_table("0.3")
+    rung_weights = [sr.table_weights({**table, "temperature": t}) for t in ladder]
+    args = list(impasse.chain_arrays(impasse.impasse_tables(cells, 5), 5, 8, 3, 0.3))
+    rung_of = np.tile(np.arange(4), 2)
+    args[impasse.WEIGHTS][:] = [rung_weights[r] for r in rung_of]
+    args[impasse.SLICE_AT] = 500
+    rng = np.random.default_rng(0)
+    for parity in range(40):
+        impasse.run_impasse_cpu(*args)
+        sr.exchange(args, rung_of, rung_weights, ladder, 2, parity % 2, rng)
+    for c in range(2):
+        assert sorted(rung_of[4 * c : 4 * c + 4].tolist()) == [0, 1, 2, 3]
+    for row, rung in enumerate(rung_of):
+        assert args[impasse.WEIGHTS][row].tolist() == rung_weights[rung].tolist()
+    assert (rung_of != np.tile(np.arange(4), 2)).any()
+
+
+def test_a_ladder_run_counts_its_solves_by_rung():
+    """count_solves with a ladder on 25x25 at 45 % for 100 rounds: solves verified, counted on
+    the rungs they were made on, and every replica's moves counted."""
+    table = sr.parse_table("0.35")
+    run = sr.count_solves(lewis(5, 45), 5, table, 0, 2, 1, 1e9, [0.33, 0.35], max_slices=100)
+    assert run["solves"] >= 2 and sum(run["by_rung"]) == run["solves"]
+    assert len(run["by_rung"]) == 2 and sum(run["chain_moves"]) <= run["moves"]
+
+
+def test_ladders_are_rising_temperatures():
+    """--ladders refuses a ladder of one rung, a falling one, or a non-number, in one line."""
+    assert sr.ladder_list("0.31/0.32,0.3/0.4/0.5") == [[0.31, 0.32], [0.3, 0.4, 0.5]]
+    for bad in ("0.32", "0.33/0.32", "a/b", "0/0.3"):
+        with pytest.raises(Exception, match="ladder|expected"):
+            sr.ladder_list(bad)
