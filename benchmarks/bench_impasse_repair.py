@@ -5,24 +5,28 @@ The engine's impasse chains (cpu_reference.sudoku.impasse) run on one hard puzzl
 of --slice-moves moves. After every slice, each chain's grid of fewest open cells in that
 slice, where it has at most --open of them, is given to the exact solver (exact.solve_exact,
 one solution, at most --max-nodes branch values) with a region of its cells blanked: the open
-cells, then, --depth times over, every free cell (one deduction left blank) of a region cell's
-row, column or box holding one of that region cell's candidates (the digits that block it).
-The rest of the chain's grid is kept as givens. The solver completes the region (a solution
-of the puzzle, verified), proves it has no completion, or gives up at its budget. The chains
-go on unchanged either way, and their own solves are counted as well.
+cells, then, D times over for each D of --depths, every free cell (one deduction left blank)
+of a region cell's row, column or box holding one of that region cell's candidates (the digits
+that block it); or, for each K of --keeps, every free cell but K of the chain's written ones
+drawn at random (numpy's generator of --seed). The rest of the chain's grid is kept as givens.
+The solver completes the region (a solution of the puzzle, verified), proves it has no
+completion, or gives up at its budget. The chains go on unchanged either way, and their own
+solves are counted as well.
 
-So each depth measures whether the puzzle's solutions lie within that many rings of blockers
-of the grids the chains reach: an engine that completed such grids exactly would solve where
-its chains stall.
+So a depth measures whether the puzzle's solutions lie within that many rings of blockers of
+the grids the chains reach, and a keep whether K of a grid's digits at random agree with one
+solution: an engine that completed such grids exactly would solve where its chains stall.
 
 Glossary of index names (as in cpu_reference.sudoku.impasse):
     i        chain index; chain i draws from stream i of --seed
     cell     r * N + c; region: the blanked cells of one attempt
     depth    rings of blockers added to the open cells (0: the open cells alone)
+    keep     written cells of the chain's grid kept at random, every other free cell blanked
+    rule     ("depth", D) or ("keep", K): how a run's attempts draw their regions
 
 Results: benchmarks/results/tuning/impasse_repair.{json,md} (--out).
 
-    python -m benchmarks.bench_impasse_repair FILE... [--depths 0,1,2] [--open 2]
+    python -m benchmarks.bench_impasse_repair FILE... [--depths 0,1,2] [--keeps 65] [--open 2]
         [--seconds 60] [--slice-moves 20000] [--max-nodes 2000] [--temperature 0.32]
         [--chains 2] [--seed 1] [--out PATH]
 """
@@ -100,12 +104,27 @@ def repair_region(grid: np.ndarray, tables, side: int, depth: int) -> np.ndarray
     return np.flatnonzero(region)
 
 
-def attempt_repair(cells, order: int, grid, tables, depth: int, max_nodes: int) -> dict:
-    """One attempt on a chain's grid: {region (cells blanked), outcome ("completed", "none":
-    proved to have no completion, "gave up"), nodes}; RuntimeError on a completion the
-    verifier refuses."""
-    side = order * order
-    region = repair_region(grid, tables, side, depth)
+def keep_region(grid: np.ndarray, tables, keep: int, rng) -> np.ndarray:
+    """The cells an attempt blanks (int64, ascending): every free cell but `keep` of those
+    `grid` writes, drawn by `rng` (all of them where it writes fewer)."""
+    free = tables[1].astype(np.int64)
+    written = free[grid[free] != 0]
+    kept = rng.choice(written, min(keep, written.size), replace=False)
+    return np.setdiff1d(free, kept)
+
+
+def region_of(grid: np.ndarray, tables, side: int, rule: tuple[str, int], rng) -> np.ndarray:
+    """The region of an attempt on `grid` by `rule` (glossary): repair_region or keep_region."""
+    kind, size = rule
+    if kind == "depth":
+        return repair_region(grid, tables, side, size)
+    return keep_region(grid, tables, size, rng)
+
+
+def attempt_repair(cells, order: int, grid, region: np.ndarray, max_nodes: int) -> dict:
+    """One attempt on a chain's grid with `region` blanked: {region (cells blanked), outcome
+    ("completed", "none": proved to have no completion, "gave up"), nodes}; RuntimeError on a
+    completion the verifier refuses."""
     puzzle = grid.astype(np.uint8)
     puzzle[region] = 0
     count, solution, nodes = solve_exact(puzzle, order, limit=1, max_nodes=max_nodes)
@@ -118,11 +137,12 @@ def attempt_repair(cells, order: int, grid, tables, depth: int, max_nodes: int) 
 
 
 def run_repairs(
-    cells, order: int, depth: int, most_open: int, seconds: float, slice_moves: int,
+    cells, order: int, rule: tuple[str, int], most_open: int, seconds: float, slice_moves: int,
     max_nodes: int, temperature: float, chains: int, seed: int, max_slices: int | None = None,
 ) -> dict:  # fmt: skip
     """The chains on one puzzle for `seconds` (or `max_slices` slices where given), an attempt
-    on each chain's fewest-open grid of a slice that has at most `most_open` open cells:
+    on each chain's fewest-open grid of a slice that has at most `most_open` open cells, its
+    region drawn by `rule` (glossary; a keep's draws from numpy's generator of `seed`):
     {attempts, completed, none, gave_up, regions (mean cells blanked), lowest (slices by the
     fewest open cells, up to 8), chain_solves, moves, seconds, repair_seconds}."""
     tables = impasse_tables(cells, order)
@@ -130,6 +150,7 @@ def run_repairs(
         raise ValueError("deduction finds the puzzle has no solution")
     args = list(chain_arrays(tables, order, chains, seed, temperature))
     args[SLICE_AT] = slice_moves
+    draws = np.random.default_rng(seed)
     best, best_f, counts, solved = args[BEST], args[BEST_F], args[COUNTS], args[SOLVED]
     cells_n = best.shape[1]
     tally = {"completed": 0, "none": 0, "gave up": 0}
@@ -150,7 +171,8 @@ def run_repairs(
             if fewest > most_open:
                 continue
             began = time.perf_counter()
-            attempt = attempt_repair(cells, order, best[i], tables, depth, max_nodes)
+            region = region_of(best[i], tables, order * order, rule, draws)
+            attempt = attempt_repair(cells, order, best[i], region, max_nodes)
             repair_seconds += time.perf_counter() - began
             tally[attempt["outcome"]] += 1
             regions.append(attempt["region"])
@@ -171,18 +193,20 @@ def render(result: dict) -> str:
         region = f"{run['regions']:.0f}" if run["regions"] is not None else "-"
         lowest = ", ".join(f"{k}: {v:,}" for k, v in run["lowest"].items())
         rows.append((
-            run["puzzle"], f"{run['depth']}", f"{run['free']}", f"{run['attempts']:,}", region,
+            run["puzzle"], "{} {}".format(*run["rule"]), f"{run['free']}",
+            f"{run['attempts']:,}", region,
             f"{run['completed']:,}", f"{run['none']:,}", f"{run['gave_up']:,}",
             f"{run['chain_solves']}", f"{run['moves'] / 1e6:,.0f}",
             f"{run['repair_seconds']:.1f} of {run['seconds']:.0f}", lowest,
         ))  # fmt: skip
-    header = ("puzzle", "depth", "free cells", "attempts", "cells blanked", "completed",
+    header = ("puzzle", "region", "free cells", "attempts", "cells blanked", "completed",
               "none", "gave up", "chain solves", "M moves", "s repairing",
               "slices by fewest open cells")  # fmt: skip
     tail = (
         f"Attempts: a chain's fewest-open grid of a slice with at most {result['open']} open "
-        "cells; cells blanked: the mean region (the open cells and `depth` rings of blockers, "
-        "module docstring). Completed: a verified solution; none: the solver proved the "
+        "cells; region: depth D, the open cells and D rings of blockers, or keep K, every free "
+        "cell blanked but K the grid writes (module docstring); cells blanked: the mean "
+        "region. Completed: a verified solution; none: the solver proved the "
         f"region has no completion; gave up: {result['max_nodes']:,} branch values spent. "
         "Chain solves: the chains' own. Slices by fewest open cells: how many chain-slices "
         "had each lowest count (the lowest eight)."
@@ -192,7 +216,7 @@ def render(result: dict) -> str:
         "",
         made_sentence(result)
         + f" {result['chains']} chains at {result['temperature']:g}, seed {result['seed']}, "
-        f"{result['seconds']:g} s a depth and puzzle, slices of {result['slice_moves']:,} "
+        f"{result['seconds']:g} s a region rule and puzzle, slices of {result['slice_moves']:,} "
         "moves.",
         "",
     ]
@@ -200,12 +224,13 @@ def render(result: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse the flags, run every puzzle and depth, write the results files."""
+    """Parse the flags, run every puzzle and region rule, write the results files."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="*", help="puzzle files in Lloyd & Amos' format")
-    ap.add_argument("--depths", type=int_list, default="0,1,2", help="rings of blockers")
+    ap.add_argument("--depths", type=int_list, default="1,2", help="rings of blockers")
+    ap.add_argument("--keeps", type=int_list, default=[], help="written cells kept at random")
     ap.add_argument("--open", type=int, default=2, help="most open cells of a grid attempted")
-    ap.add_argument("--seconds", type=float, default=60.0, help="seconds a depth and puzzle")
+    ap.add_argument("--seconds", type=float, default=60.0, help="seconds a rule and puzzle")
     ap.add_argument("--slice-moves", type=int, default=20_000)
     ap.add_argument("--max-nodes", type=int, default=2_000, help="an attempt's branch values")
     ap.add_argument("--temperature", type=float, default=0.32)
@@ -217,20 +242,22 @@ def main(argv: list[str] | None = None) -> int:
         rerender(args.out, render)
         return 0
     numbers = (args.seconds, args.slice_moves, args.max_nodes, args.temperature, args.chains)
-    if not args.files or min(numbers) <= 0 or args.open < 1 or min(args.depths) < 0:
-        ap.error("give puzzle files, --depths 0 or more, and --open, --seconds, --slice-moves, "
-                 "--max-nodes, --temperature, --chains above 0")  # fmt: skip
+    sizes = args.depths + args.keeps
+    if not args.files or min(numbers) <= 0 or args.open < 1 or min(sizes, default=0) < 0:
+        ap.error("give puzzle files, --depths and --keeps 0 or more, and --open, --seconds, "
+                 "--slice-moves, --max-nodes, --temperature, --chains above 0")  # fmt: skip
     facts = machine()
     compile_chains()
     runs = []
     for path in args.files:
         order, cells = read_lloyd_amos(Path(path))
-        for depth in args.depths:
-            run = run_repairs(cells.astype(np.uint8), order, depth, args.open, args.seconds,
+        rules = [("depth", d) for d in args.depths] + [("keep", k) for k in args.keeps]
+        for rule in rules:
+            run = run_repairs(cells.astype(np.uint8), order, rule, args.open, args.seconds,
                               args.slice_moves, args.max_nodes, args.temperature, args.chains,
                               args.seed)  # fmt: skip
-            run.update(puzzle=Path(path).stem, depth=depth)
-            print(run["puzzle"], depth, run["attempts"], run["completed"], run["none"],
+            run.update(puzzle=Path(path).stem, rule=list(rule))
+            print(run["puzzle"], *rule, run["attempts"], run["completed"], run["none"],
                   run["gave_up"], run["chain_solves"], flush=True)  # fmt: skip
             runs.append(run)
     result = {**made_by("bench_impasse_repair", argv), "machine": facts, "open": args.open,

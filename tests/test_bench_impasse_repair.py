@@ -62,7 +62,9 @@ def test_attempts_are_counted_by_outcome_and_completions_verified():
     are the same whatever the depth (attempts leave the chains alone)."""
     cells = lewis(5, 40)
     runs = {
-        depth: rp.run_repairs(cells, 5, depth, 6, 1e9, 5_000, 20_000, 0.35, 2, 1, max_slices=60)
+        depth: rp.run_repairs(
+            cells, 5, ("depth", depth), 6, 1e9, 5_000, 20_000, 0.35, 2, 1, max_slices=60
+        )
         for depth in (0, 6)
     }
     for run in runs.values():
@@ -72,3 +74,31 @@ def test_attempts_are_counted_by_outcome_and_completions_verified():
     assert runs[6]["completed"] == runs[6]["attempts"]
     assert runs[6]["regions"] > runs[0]["regions"]
     assert runs[0]["chain_solves"] == runs[6]["chain_solves"]
+
+
+def test_a_keep_blanks_every_free_cell_but_k_written_ones():
+    """keep_region on a 25x25 chain's grid: the kept cells are K of the written free cells, the
+    open ones always blanked, the givens never; K above the written ones keeps them all."""
+    _, tables, grid = near_solution(5, 45)
+    free = tables[1].astype(np.int64)
+    written = free[grid[free] != 0]
+    region = rp.keep_region(grid, tables, 30, np.random.default_rng(0))
+    kept = np.setdiff1d(free, region)
+    assert kept.size == 30 and np.isin(kept, written).all()
+    assert np.isin(region, free).all() and np.isin(free[grid[free] == 0], region).all()
+    everything = rp.keep_region(grid, tables, 10**6, np.random.default_rng(0))
+    assert everything.tolist() == sorted(free[grid[free] == 0].tolist())
+
+
+def test_a_main_run_writes_its_table(tmp_path):
+    """main on a Lloyd & Amos file of a 25x25 grid: one run a rule, the table names each."""
+    from benchmarks.frontier_instances import write_lloyd_amos
+
+    path = tmp_path / "grid.txt"
+    write_lloyd_amos(path, 5, lewis(5, 40))
+    out = tmp_path / "repair"
+    argv = [str(path), "--depths", "1", "--keeps", "100", "--seconds", "0.5", "--open", "6",
+            "--slice-moves", "5000", "--out", str(out)]  # fmt: skip
+    assert rp.main(argv) == 0
+    text = (tmp_path / "repair.md").read_text()
+    assert "| grid | depth 1 |" in text and "| grid | keep 100 |" in text
