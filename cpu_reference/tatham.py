@@ -14,6 +14,7 @@ import numpy as np
 
 from cpu_reference.errors import InputError
 from cpu_reference.fields import shown
+from cpu_reference.runs import run_offsets
 from cpu_reference.sources import line_fault, split_lines
 
 _SIZE = re.compile(r"^\s*([0-9]{1,7})\s*x\s*([0-9]{1,7})")
@@ -114,26 +115,52 @@ def parse_either(text: str, where: str, parse_game_id: Callable, parse_grid: Cal
     return parse_grid(text, where)
 
 
+RUN_MAX = 26  # the longest run of blanks one letter of a description holds ("z")
+
+
+def blank_runs(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(at, full, rest) of a description's blanks: the places of the non-blank cells, and for
+    the run of blanks before each of them and the one after the last (len(at) + 1 runs) its
+    count of whole "z" letters and the blanks left for one more letter (0: none)."""
+    at = np.flatnonzero(cells)
+    runs = np.append(at, cells.size) - np.concatenate([[0], at + 1])
+    full, rest = np.divmod(runs, RUN_MAX)
+    return at, full, rest
+
+
+def run_chars(full: np.ndarray, rest: np.ndarray, widths: np.ndarray):
+    """(chars, owner, offset, text_at) laying out a description: run k's letters ("z" times
+    full[k], then the letter of rest[k] where it is above 0) followed by widths[k] characters
+    of its token; chars holds the letters (uint8, a token's places still 0), text_at[k] where
+    run k's token begins."""
+    letters = full + (rest > 0)
+    owner, offset = run_offsets(letters + widths)
+    chars = np.zeros(owner.size, np.uint8)
+    in_run = offset < letters[owner]
+    chars[in_run] = ord("z")
+    last = in_run & (offset == full[owner])
+    chars[last] = ord("a") - 1 + rest[owner[last]]
+    starts = np.cumsum(letters + widths) - (letters + widths)
+    return chars, owner, offset, starts + letters
+
+
 def solo_description(cells: np.ndarray) -> str:
-    """Run-length description of cells, as Tatham's game IDs write it (a-z: runs of blanks)."""
-    out: list[str] = []
-    run = 0
-    prev_number = False
-    for v in cells.tolist():
-        if v == 0:
-            run += 1
-            continue
-        while run > 0:
-            step = min(run, 26)
-            out.append(chr(ord("a") + step - 1))
-            run -= step
-            prev_number = False
-        if prev_number:
-            out.append("_")
-        out.append(str(v))
-        prev_number = True
-    while run > 0:
-        step = min(run, 26)
-        out.append(chr(ord("a") + step - 1))
-        run -= step
-    return "".join(out)
+    """Run-length description of cells, as Tatham's game IDs write it (a-z: runs of blanks;
+    numbers in decimal, two numbers with no blank between parted by "_")."""
+    cells = np.asarray(cells, np.int64)
+    at, full, rest = blank_runs(cells)
+    values = cells[at]
+    digits = np.ones(values.size, np.int64)
+    for power in range(1, 19):  # the decimal digits of each number
+        digits += values >= 10**power
+    parted = np.zeros(values.size, np.int64)
+    parted[1:] = (full[1:-1] + rest[1:-1]) == 0
+    widths = np.append(parted + digits, 0)
+    chars, _, _, text_at = run_chars(full, rest, widths)
+    text_at = text_at[:-1]
+    chars[text_at[parted == 1]] = ord("_")
+    first = text_at + parted
+    owner, offset = run_offsets(digits)
+    place = 10 ** (digits[owner] - 1 - offset)
+    chars[first[owner] + offset] = ord("0") + (values[owner] // place) % 10
+    return chars.tobytes().decode("ascii")

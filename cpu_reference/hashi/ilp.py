@@ -139,7 +139,7 @@ def solve_ilp(
             break
         y = np.round(res.x[n_e:]).astype(np.int64)
         used = np.nonzero(y > 0)[0]
-        lab = component_labels(n_i, [(int(g.ea[e]), int(g.eb[e])) for e in used])
+        lab = component_labels(n_i, np.column_stack([g.ea[used], g.eb[used]]))
         comps = np.unique(lab)
         out.update(mult=y, bridges=bridges_from_mult(p, g, y), connected=len(comps) == 1)
         if len(comps) == 1 or mode == "objective":

@@ -33,15 +33,19 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from cpu_reference.errors import InputError
 from cpu_reference.fields import shown, whole_number
 from cpu_reference.runs import run_offsets
 from cpu_reference.tatham import (
+    blank_runs,
     check_params,
     desc_grid,
     grid_rows,
     parse_either,
+    run_chars,
     split_game_id,
 )
 
@@ -154,34 +158,30 @@ def parse(text: str, where: str = "input") -> Hashi:
     return parse_either(text, where, parse_game_id, parse_grid)
 
 
+# the character of a cell value 0..16 in a grid text: water, then the islands 1..9, A..G
+_CELL_CHARS = np.frombuffer(b".123456789ABCDEFG", np.uint8)
+
+
 def to_game_id(p: Hashi) -> str:
     """The Tatham `bridges` game ID (`WxHm<maxb>:desc`)."""
-    out = []
-    run = 0
-    for v in p.grid.ravel():
-        if v == 0:
-            run += 1
-            if run == 26:
-                out.append("z")
-                run = 0
-            continue
-        if run:
-            out.append(chr(ord("a") + run - 1))
-            run = 0
-        out.append(str(int(v)) if v < 10 else chr(ord("A") + int(v) - 10))
-    if run:
-        out.append(chr(ord("a") + run - 1))
+    values = p.grid.ravel()
+    at, full, rest = blank_runs(values)
+    widths = np.append(np.ones(at.size, np.int64), 0)  # an island is one character
+    chars, _, _, text_at = run_chars(full, rest, widths)
+    chars[text_at[:-1]] = _CELL_CHARS[values[at]]
     loops = "" if p.allow_loops else "L"
-    return f"{p.width}x{p.height}m{p.maxb}{loops}:" + "".join(out)
+    return f"{p.width}x{p.height}m{p.maxb}{loops}:" + chars.tobytes().decode("ascii")
+
+
+def _text_bytes(rows: np.ndarray) -> str:
+    """The text of a uint8[H, W] array of characters, a line a row."""
+    lines = np.column_stack([rows, np.full(len(rows), ord("\n"), np.uint8)])
+    return lines.tobytes()[:-1].decode("ascii")
 
 
 def to_grid_text(p: Hashi) -> str:
     """Plain text grid of the puzzle."""
-    chars = {0: "."}
-    return "\n".join(
-        "".join(chars.get(int(v), str(int(v)) if v < 10 else chr(55 + int(v))) for v in row)
-        for row in p.grid
-    )
+    return _text_bytes(_CELL_CHARS[p.grid])
 
 
 def edge_graph(p: Hashi) -> EdgeGraph:
@@ -248,101 +248,141 @@ def _csr(count: int, owner: np.ndarray, item: np.ndarray) -> tuple[np.ndarray, n
 
 
 def components(n_islands: int, pairs) -> int:
-    """Number of connected components of the islands joined by `pairs` (union-find)."""
-    return len(set(component_labels(n_islands, pairs).tolist()))
+    """Number of connected components of the islands joined by `pairs` (rows of two islands:
+    an int array or a list of pairs)."""
+    return int(len(np.unique(component_labels(n_islands, pairs))))
 
 
 def component_labels(n_islands: int, pairs) -> np.ndarray:
-    """int64[I]: a component label per island (islands joined by `pairs` share one)."""
-    parent = list(range(n_islands))
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in pairs:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[ra] = rb
-    return np.array([find(i) for i in range(n_islands)])
+    """int64[I]: a component label per island (islands joined by `pairs`, as components',
+    share one)."""
+    ends = np.asarray(pairs, np.int64).reshape(-1, 2)
+    joined = coo_matrix((np.ones(len(ends), np.int8), (ends[:, 0], ends[:, 1])),
+                        shape=(n_islands, n_islands))  # fmt: skip
+    return connected_components(joined, directed=False)[1].astype(np.int64)
 
 
 def bridges_from_mult(p: Hashi, g: EdgeGraph, mult) -> list[list[int]]:
     """JSON bridges [r1, c1, r2, c2, count] for the edges with nonzero multiplicity."""
-    isl = p.islands
-    out = []
-    for e, m in enumerate(np.asarray(mult)):
-        if m > 0:
-            a, b = isl[g.ea[e]], isl[g.eb[e]]
-            out.append([int(a[0]), int(a[1]), int(b[0]), int(b[1]), int(m)])
-    return out
+    isl = p.islands.astype(np.int64)
+    mult = np.asarray(mult, np.int64)
+    used = np.flatnonzero(mult > 0)
+    a, b = isl[g.ea[used]], isl[g.eb[used]]
+    return np.column_stack([a[:, :2], b[:, :2], mult[used]]).tolist()
+
+
+def bridge_rows(bridges) -> np.ndarray:
+    """int64[K, 5]: bridges [r1, c1, r2, c2, count] as rows (K may be 0)."""
+    return np.asarray(bridges, np.int64).reshape(-1, 5)
+
+
+def bridge_cells(width: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(owner, cell), int64 each: the cells strictly between the ends of every bridge of `rows`
+    (aligned, first end above or left of the second), bridge by bridge, each bridge's cells in
+    order from its first end; cell = r * width + c."""
+    r1, c1, r2, c2 = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
+    across = r1 == r2
+    owner, offset = run_offsets(np.maximum(np.where(across, c2 - c1, r2 - r1) - 1, 0))
+    step = np.where(across, 1, width)[owner]
+    return owner, r1[owner] * width + c1[owner] + (offset + 1) * step
+
+
+def _first_of(owner: np.ndarray, bad: np.ndarray, count: int) -> np.ndarray:
+    """int64[count]: for each owner (`owner` ascending) the position of its first bad entry,
+    -1 where it has none."""
+    first = np.full(count, -1, np.int64)
+    at = np.flatnonzero(bad)
+    owners, place = np.unique(owner[at], return_index=True)
+    first[owners] = at[place]
+    return first
 
 
 def verify(p: Hashi, bridges) -> tuple[bool, str]:
     """Check every rule: aligned island pairs with water between, 1..maxb bridges per pair, no
     crossing, each island's bridge count equal to its value, all islands connected (and no loop
-    when the puzzle forbids loops). `bridges` is a list of [r1, c1, r2, c2, count]."""
+    when the puzzle forbids loops). `bridges` is a list of [r1, c1, r2, c2, count]. A faulty
+    bridge is named by its place in the list: the first faulty one, by its first fault (ends,
+    count, alignment, a pair listed twice, then its cells from its first end: an island, or a
+    cell an earlier bridge crosses)."""
     h, w = p.height, p.width
-    isl = p.islands
-    index = -np.ones((h, w), dtype=np.int64)
-    index[isl[:, 0], isl[:, 1]] = np.arange(len(isl))
-    used = np.zeros((h, w), dtype=np.int8)  # 1 horizontal bridge, 2 vertical
-    degree = np.zeros(len(isl), dtype=np.int64)
-    seen = set()
-    pairs = []
-    for n, br in enumerate(bridges):
-        r1, c1, r2, c2, m = (int(x) for x in br)
-        for r, c in ((r1, c1), (r2, c2)):
-            if not (0 <= r < h and 0 <= c < w) or index[r, c] < 0:
-                return False, f"bridge {n}: end ({r}, {c}) is not an island"
-        if (r1, c1) > (r2, c2):
-            r1, c1, r2, c2 = r2, c2, r1, c1
-        if not 1 <= m <= p.maxb:
-            return False, f"bridge {n}: count {m} outside 1..{p.maxb}"
-        if (r1 != r2) == (c1 != c2):
+    isl = p.islands.astype(np.int64)
+    index = np.full(h * w, -1, np.int64)
+    index[isl[:, 0] * w + isl[:, 1]] = np.arange(len(isl))
+    rows = bridge_rows(bridges)
+    k = len(rows)
+    ends = [rows[:, 0:2], rows[:, 2:4]]
+    inside = [(e[:, 0] >= 0) & (e[:, 0] < h) & (e[:, 1] >= 0) & (e[:, 1] < w) for e in ends]
+    at = [np.where(ok, e[:, 0] * w + e[:, 1], 0) for e, ok in zip(ends, inside, strict=True)]
+    on_island = [ok & (index[a] >= 0) for a, ok in zip(at, inside, strict=True)]
+    swap = (rows[:, 0] > rows[:, 2]) | ((rows[:, 0] == rows[:, 2]) & (rows[:, 1] > rows[:, 3]))
+    ordered = rows.copy()
+    ordered[swap, 0:2], ordered[swap, 2:4] = rows[swap, 2:4], rows[swap, 0:2]
+    r1, c1, r2, c2, m = ordered.T
+    bad_count = (m < 1) | (m > p.maxb)
+    bad_line = (r1 != r2) == (c1 != c2)
+    ends_ok = on_island[0] & on_island[1]
+    key = np.where(ends_ok, np.minimum(at[0], at[1]) * (h * w) + np.maximum(at[0], at[1]), -1)
+    first_seen = np.unique(key, return_index=True)[1]
+    repeated = np.ones(k, bool)
+    repeated[first_seen] = False
+    repeated &= ends_ok
+    walked = np.flatnonzero(ends_ok & ~bad_count & ~bad_line & ~repeated)
+    owner, cells = bridge_cells(w, ordered[walked])
+    by_cell = np.lexsort((owner, cells))  # owner ascends with the bridge's place in the list
+    later = np.zeros(len(cells), bool)
+    later[by_cell[1:]] = cells[by_cell[1:]] == cells[by_cell[:-1]]
+    over = index[cells] >= 0
+    first_cell = _first_of(owner, over | later, len(walked))
+    faulty = ~ends_ok | bad_count | bad_line | repeated
+    faulty[walked[first_cell >= 0]] = True
+    if faulty.any():
+        n = int(np.argmax(faulty))
+        for e, ok in zip(ends, on_island, strict=True):
+            if not ok[n]:
+                return False, f"bridge {n}: end ({e[n, 0]}, {e[n, 1]}) is not an island"
+        if bad_count[n]:
+            return False, f"bridge {n}: count {m[n]} outside 1..{p.maxb}"
+        if bad_line[n]:
             return False, f"bridge {n}: ends not aligned or equal"
-        key = (r1, c1, r2, c2)
-        if key in seen:
+        if repeated[n]:
             return False, f"bridge {n}: pair listed twice"
-        seen.add(key)
-        kind = 1 if r1 == r2 else 2
-        cells = [(r1, c) for c in range(c1 + 1, c2)] if kind == 1 else []
-        cells += [(r, c1) for r in range(r1 + 1, r2)] if kind == 2 else []
-        for r, c in cells:
-            if index[r, c] >= 0:
-                return False, f"bridge {n}: passes over the island at ({r}, {c})"
-            if used[r, c]:
-                return False, f"bridge {n}: crosses another bridge at ({r}, {c})"
-            used[r, c] = kind
-        a, b = int(index[r1, c1]), int(index[r2, c2])
-        degree[a] += m
-        degree[b] += m
-        pairs.append((a, b))
-    bad = np.nonzero(degree != isl[:, 2])[0]
+        j = first_cell[np.searchsorted(walked, n)]
+        r, c = divmod(int(cells[j]), w)
+        if over[j]:
+            return False, f"bridge {n}: passes over the island at ({r}, {c})"
+        return False, f"bridge {n}: crosses another bridge at ({r}, {c})"
+    a, b = index[at[0]], index[at[1]]
+    degree = np.bincount(a, m, len(isl)) + np.bincount(b, m, len(isl))
+    bad = np.flatnonzero(degree != isl[:, 2])
     if len(bad):
         i = bad[0]
-        return False, f"island ({isl[i, 0]}, {isl[i, 1]}): {degree[i]} bridges, value {isl[i, 2]}"
-    ncomp = components(len(isl), pairs)
+        return False, (f"island ({isl[i, 0]}, {isl[i, 1]}): {int(degree[i])} bridges, value "
+                       f"{isl[i, 2]}")  # fmt: skip
+    ncomp = components(len(isl), np.column_stack([a, b]))
     if ncomp != 1:
         return False, f"islands form {ncomp} separate groups"
-    if not p.allow_loops and len(pairs) != len(isl) - 1:
+    if not p.allow_loops and k != len(isl) - 1:
         return False, "the bridges form a loop, which this puzzle forbids"
     return True, "ok"
 
 
 def solution_text(p: Hashi, bridges) -> str:
-    """Text drawing of a solution (see the module docstring)."""
-    rows = [list(r) for r in to_grid_text(p).splitlines()]
-    for r1, c1, r2, c2, m in bridges:
-        if r1 == r2:
-            for c in range(min(c1, c2) + 1, max(c1, c2)):
-                rows[r1][c] = "-" if m == 1 else "="
-        else:
-            for r in range(min(r1, r2) + 1, max(r1, r2)):
-                rows[r][c1] = "|" if m == 1 else '"'
-    return "\n".join("".join(r) for r in rows)
+    """Text drawing of a solution (see the module docstring); a bridge with r1 == r2 is drawn
+    along its row, any other along column c1, a later bridge over an earlier one."""
+    drawn = _CELL_CHARS[p.grid].ravel()
+    rows = bridge_rows(bridges)
+    r1, c1, r2, c2, m = rows.T
+    across = r1 == r2
+    lo = np.where(across, np.minimum(c1, c2), np.minimum(r1, r2))
+    hi = np.where(across, np.maximum(c1, c2), np.maximum(r1, r2))
+    owner, offset = run_offsets(np.maximum(hi - lo - 1, 0))
+    along = lo[owner] + 1 + offset
+    cells = np.where(across[owner], r1[owner] * p.width + along, along * p.width + c1[owner])
+    marks = np.where(across, np.where(m == 1, ord("-"), ord("=")),
+                     np.where(m == 1, ord("|"), ord('"')))  # fmt: skip
+    last = len(cells) - 1 - np.unique(cells[::-1], return_index=True)[1]  # later ones win
+    drawn[cells[last]] = marks[owner[last]]
+    return _text_bytes(drawn.reshape(p.height, p.width))
 
 
 def solve_move(bridges) -> str:

@@ -275,7 +275,7 @@ def impossible(p: Hashi, g: EdgeGraph) -> str | None:
         return f"island ({r}, {c}) of value {v} has {int(degree[full[0]])} candidate edges"
     if int(g.values.sum()) % 2:
         return "the island values add up to an odd number"
-    pairs = zip(g.ea.tolist(), g.eb.tolist(), strict=True)
+    pairs = np.column_stack([g.ea, g.eb])
     if len(np.unique(component_labels(len(g.values), pairs))) > 1:
         return "some islands face no chain of islands that reaches the others"
     return None

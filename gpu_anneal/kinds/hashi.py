@@ -41,30 +41,40 @@ class Hashi(GridKind):
 
     def cost(self, item, state) -> int | None:
         """Island numbers missed, crossings, extra components and (where loops are not allowed)
-        loops."""
+        loops. A crossing is counted each time a bridge passes a water cell that a bridge of
+        the other direction passed before it; a row whose ends are not both islands adds
+        nothing but its count to the loops."""
         if state is None:
             return None
         p = item.puzzle
-        isl = p.islands
-        index = {(int(r), int(c)): i for i, (r, c, _) in enumerate(isl)}
-        degree = np.zeros(len(isl), np.int64)
-        used = np.zeros((p.height, p.width), np.int8)
-        crossings = 0
-        pairs = []
-        for r1, c1, r2, c2, m in state:
-            a, b = index[(r1, c1)], index[(r2, c2)]
-            degree[a] += m
-            degree[b] += m
-            pairs.append((a, b))
-            flag = 1 if r1 == r2 else 2
-            for r in range(min(r1, r2), max(r1, r2) + 1):
-                for c in range(min(c1, c2), max(c1, c2) + 1):
-                    if (r, c) in index:
-                        continue
-                    crossings += used[r, c] not in (0, flag)
-                    used[r, c] |= flag
-        groups = model.components(len(isl), pairs)
-        loops = len(pairs) - len(isl) + groups if not p.allow_loops else 0
+        isl = p.islands.astype(np.int64)
+        index = np.full(p.height * p.width, -1, np.int64)
+        index[isl[:, 0] * p.width + isl[:, 1]] = np.arange(len(isl))
+        rows = model.bridge_rows(state)
+        a = index[rows[:, 0] * p.width + rows[:, 1]]
+        b = index[rows[:, 2] * p.width + rows[:, 3]]
+        ends = (a >= 0) & (b >= 0)
+        degree = np.bincount(a[ends], rows[ends, 4], len(isl))
+        degree += np.bincount(b[ends], rows[ends, 4], len(isl))
+        ordered = np.column_stack([np.minimum(rows[:, 0:2], rows[:, 2:4]),
+                                   np.maximum(rows[:, 0:2], rows[:, 2:4])])  # fmt: skip
+        aligned = ends & ((ordered[:, 0] == ordered[:, 2]) != (ordered[:, 1] == ordered[:, 3]))
+        owner, cells = model.bridge_cells(p.width, ordered[aligned])
+        water = index[cells] < 0
+        owner, cells = owner[water], cells[water]
+        flag = np.where(ordered[aligned, 0] == ordered[aligned, 2], 1, 2)[owner]
+        by_cell = np.lexsort((owner, cells))
+        cells, flag = cells[by_cell], flag[by_cell]
+        group = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])
+        first = np.repeat(group, np.diff(np.r_[group, len(cells)]))
+        before = np.zeros(len(cells), np.int64)
+        for value in (1, 2):  # bridges of each direction through the cell before this one
+            seen = np.cumsum(flag == value) - (flag == value)
+            seen_at_group = seen[first]
+            before |= np.where(seen - seen_at_group > 0, value, 0)
+        crossings = int(np.count_nonzero((before != 0) & (before != flag)))
+        groups = model.components(len(isl), np.column_stack([a[ends], b[ends]]))
+        loops = len(rows) - len(isl) + groups if not p.allow_loops else 0
         return int(np.abs(degree - isl[:, 2]).sum() + crossings + groups - 1 + loops)
 
     def state_from_rows(self, item, rows) -> list:

@@ -47,9 +47,17 @@ class Shikaku(GridKind):
         if state is None:
             return None
         p = item.puzzle
-        cover = np.zeros((p.height, p.width), np.int64)
-        for t, left, hh, ww in state:
-            cover[t : t + hh, left : left + ww] += 1
+        rects = np.asarray(state, np.int64).reshape(-1, 4)
+        top, left = rects[:, 0], rects[:, 1]
+        bottom = np.minimum(top + rects[:, 2], p.height)  # cut at the grid's edge
+        right = np.minimum(left + rects[:, 3], p.width)
+        # each rectangle's corners in a table of differences; its sums down and across
+        # are the cover
+        corners = np.zeros((p.height + 1, p.width + 1), np.int64)
+        for rows, cols, sign in ((top, left, 1), (top, right, -1), (bottom, left, -1),
+                                 (bottom, right, 1)):  # fmt: skip
+            np.add.at(corners, (rows, cols), sign)
+        cover = corners.cumsum(axis=0).cumsum(axis=1)[: p.height, : p.width]
         return int((cover * cover).sum() - p.height * p.width)
 
     def state_from_rows(self, item, rows) -> np.ndarray:
