@@ -403,11 +403,31 @@ def _generate_grids(args: dict) -> int:
     if failed:
         which = ", ".join(str(i) for i in sorted(failed)[:5])
         more = "..." if len(failed) > 5 else ""
-        error_line(f"{len(failed)} of {count} grids not found (index {which}{more})")
+        reason = shortfall_reason(stats, args, order)
+        error_line(f"{len(failed)} of {count} grids not found (index {which}{more}){reason}")
     if bad:
         error_line(f"{len(bad)} bad puzzle(s) of {args['from_file']} left out")
         return EXIT_BAD_INPUT
     return EXIT_UNSOLVED if failed else EXIT_OK
+
+
+def shortfall_reason(stats: dict, args: dict, order: int) -> str:
+    """What ended the grids not found, from generate_grids' stats, as '': ...' ('' when the
+    stats do not say), with a better method where permute was given a grid past 9x9."""
+    reasons = []
+    if stats.get("time_limit_reached"):
+        reasons.append(f"--time-limit {args['time_limit'] or 0:g} ran out")
+    if stats.get("restart_budget_spent"):
+        reasons.append(f"{stats['restart_budget_spent']} spent --max-restarts "
+                       f"{stats['max_restarts']}")  # fmt: skip
+    if stats.get("node_budget_spent"):
+        reasons.append(f"{stats['node_budget_spent']} spent their node budget")
+    if stats.get("no_completion") or stats.get("no_solution"):
+        reasons.append("the givens have no completion")
+    if args["method"] == "permute" and order > 3:
+        reasons.append("permute, the seed's pure descent, rarely completes a grid past 9x9: "
+                       "--method backtrack or anneal")  # fmt: skip
+    return ": " + "; ".join(reasons) if reasons else ""
 
 
 class InOrder:

@@ -751,3 +751,20 @@ def test_the_command_lines_params_are_the_apis(flags, kwargs):
     (result,) = api.solve(puzzle, **common, **kwargs)
     assert record["params"] == json.loads(result.to_json())["params"]
     assert record["params"]["move"] == ("candidate" if "move" in kwargs else "sirdey")
+
+
+def test_a_generate_shortfall_says_what_ended_the_grids():
+    """Grids not found are named with what ended them: permute's restart budget (with the
+    better methods past 9x9) or the time limit."""
+    spent = invoke("generate", "--order", "3", "--method", "permute", "--count", "2",
+                   "--max-restarts", "0", "--time-limit", "5")  # fmt: skip
+    assert spent.exit_code == 1
+    assert spent.stderr.strip().endswith(
+        "2 of 2 grids not found (index 0, 1): 2 spent --max-restarts 0"
+    ), spent.stderr
+    large = invoke("generate", "--order", "4", "--method", "permute", "--count", "1",
+                   "--max-restarts", "1", "--time-limit", "5")  # fmt: skip
+    assert large.exit_code == 1
+    expected = ("1 spent --max-restarts 1; permute, the seed's pure descent, rarely completes a "
+                "grid past 9x9: --method backtrack or anneal")  # fmt: skip
+    assert large.stderr.strip().endswith(expected), large.stderr
