@@ -250,3 +250,16 @@ def test_the_shikaku_cost_agrees_with_its_definition():
             cover[top : top + height, left : left + width] += 1
         item = types.SimpleNamespace(puzzle=types.SimpleNamespace(height=h, width=w))
         assert spec.cost(item, rects.tolist()) == int((cover * cover).sum() - h * w)
+
+
+def test_numbers_past_int64_get_the_loops_messages():
+    """A bridge row with a number past int64 (an end far outside, a count of 10**30) is named
+    with its number as given, as the loop names it."""
+    p = H.parse_grid("2.2\n...\n2.2")
+    good = [[0, 0, 0, 2, 1], [0, 0, 2, 0, 1], [2, 0, 2, 2, 1], [0, 2, 2, 2, 1]]
+    assert H.verify(p, good) == (True, "ok")
+    for bad in ([10**30, 0, 0, 2, 1], [0, 0, -(10**30), 2, 1], [0, 0, 0, 2, 10**30]):
+        bridges = [*good[:2], bad]
+        expected = verify_by_bridge(p, bridges)
+        assert expected[0] is False and str(10**30) in expected[1]
+        assert H.verify(p, bridges) == expected

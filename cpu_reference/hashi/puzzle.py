@@ -271,9 +271,20 @@ def bridges_from_mult(p: Hashi, g: EdgeGraph, mult) -> list[list[int]]:
     return np.column_stack([a[:, :2], b[:, :2], mult[used]]).tolist()
 
 
+# a bound on the numbers of a bridge row taken as int64: beyond any grid and any count, so a
+# number past it fails every check as it would unbounded
+ROW_BOUND = 2**40
+
+
 def bridge_rows(bridges) -> np.ndarray:
-    """int64[K, 5]: bridges [r1, c1, r2, c2, count] as rows (K may be 0)."""
-    return np.asarray(bridges, np.int64).reshape(-1, 5)
+    """int64[K, 5]: bridges [r1, c1, r2, c2, count] as rows (K may be 0), each number held
+    within -ROW_BOUND..ROW_BOUND."""
+    try:
+        rows = np.asarray(bridges, np.int64)
+    except OverflowError:  # a number past int64: held at the bound, as every larger one
+        rows = np.array([[max(-ROW_BOUND, min(int(x), ROW_BOUND)) for x in row]
+                         for row in bridges], np.int64)  # fmt: skip
+    return np.clip(rows, -ROW_BOUND, ROW_BOUND).reshape(-1, 5)
 
 
 def bridge_cells(width: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -337,11 +348,15 @@ def verify(p: Hashi, bridges) -> tuple[bool, str]:
     faulty[walked[first_cell >= 0]] = True
     if faulty.any():
         n = int(np.argmax(faulty))
-        for e, ok in zip(ends, on_island, strict=True):
+        given = [int(x) for x in list(bridges)[n]]  # its numbers as given, however large
+        for k, ok in enumerate(on_island):
             if not ok[n]:
-                return False, f"bridge {n}: end ({e[n, 0]}, {e[n, 1]}) is not an island"
+                return (
+                    False,
+                    f"bridge {n}: end ({given[2 * k]}, {given[2 * k + 1]}) is not an island",
+                )
         if bad_count[n]:
-            return False, f"bridge {n}: count {m[n]} outside 1..{p.maxb}"
+            return False, f"bridge {n}: count {given[4]} outside 1..{p.maxb}"
         if bad_line[n]:
             return False, f"bridge {n}: ends not aligned or equal"
         if repeated[n]:
