@@ -416,7 +416,8 @@ def shortfall_reason(stats: dict, args: dict, order: int) -> str:
     stats do not say), with a better method where permute was given a grid past 9x9."""
     reasons = []
     if stats.get("time_limit_reached"):
-        reasons.append(f"--time-limit {args['time_limit'] or 0:g} ran out")
+        limit = f"{args['time_limit'] or 0:f}".rstrip("0").rstrip(".")  # as given, no exponent
+        reasons.append(f"--time-limit {limit} ran out")
     if stats.get("restart_budget_spent"):
         reasons.append(f"{stats['restart_budget_spent']} spent --max-restarts "
                        f"{stats['max_restarts']}")  # fmt: skip

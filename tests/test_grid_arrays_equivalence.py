@@ -263,3 +263,34 @@ def test_numbers_past_int64_get_the_loops_messages():
         expected = verify_by_bridge(p, bridges)
         assert expected[0] is False and str(10**30) in expected[1]
         assert H.verify(p, bridges) == expected
+
+
+def test_a_fault_early_in_a_long_list_is_found_as_the_loop_finds_it():
+    """Islands on every other cell of a 999-wide row and 30,000 bridges between them, the
+    second crossing the first: the loop's message (the array form walks the bridges in pieces
+    of the grid's size, and stops at the first piece with a fault); then 497 bridges side by
+    side and one crossing the first of them."""
+    grid = np.zeros((3, 999), np.int32)
+    grid[0, ::2] = 1
+    p = H.Hashi(3, 999, grid)
+    columns = range(0, 999, 2)
+    pairs = [[0, a, 0, b, 1] for a in columns for b in columns if a < b][:30_000]
+    assert H.verify(p, pairs) == verify_by_bridge(p, pairs)
+    assert H.verify(p, pairs)[1] == "bridge 1: crosses another bridge at (0, 1)"
+    chain = [[0, a, 0, a + 2, 1] for a in range(0, 996, 2)] + [[0, 0, 0, 4, 1]]
+    assert H.verify(p, chain) == verify_by_bridge(p, chain)
+    assert H.verify(p, chain)[1] == "bridge 498: crosses another bridge at (0, 1)"
+
+
+def test_costs_of_rows_off_the_grid_count_nothing_but_themselves():
+    """A Hashi row with an end outside the grid adds nothing (no island read by a wrapped
+    index); a Shikaku rectangle starting below a wide grid covers nothing (a resume file's
+    rows may hold numbers up to the longer side)."""
+    p = H.parse_grid("1.1\n...\n1..")
+    item = types.SimpleNamespace(puzzle=p)
+    empty = HashiKind().cost(item, [])
+    for row in ([0, 3, 0, 0, 1], [5, 0, 0, 0, 1], [-1, 0, 0, 0, 1]):
+        assert HashiKind().cost(item, [row]) == empty
+    wide = types.SimpleNamespace(puzzle=types.SimpleNamespace(height=2, width=5))
+    assert ShikakuKind().cost(wide, [[4, 0, 1, 1]]) == -10  # nothing covered: 0 - 10 cells
+    assert ShikakuKind().cost(wide, [[1, 4, 3, 3], [4, 0, 1, 1]]) == 1 - 10

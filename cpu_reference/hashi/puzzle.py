@@ -308,6 +308,36 @@ def _first_of(owner: np.ndarray, bad: np.ndarray, count: int) -> np.ndarray:
     return first
 
 
+def _first_cell_fault(width: int, rows: np.ndarray, index: np.ndarray):
+    """(bridge, cell, over) of the first bridge of `rows` (aligned, ends islands, first end
+    above or left) whose walk from its first end meets an island (over True) or a cell an
+    earlier bridge passed (over False), at the first such cell; None when none does. The
+    bridges are walked in pieces of at most as many cells as the grid holds past the last
+    bridge, so a fault early in a long list costs no more than the cells before it: the cells
+    of the bridges before the first fault never repeat, so they are at most the grid's."""
+    lengths = np.where(rows[:, 0] == rows[:, 2], rows[:, 3] - rows[:, 1],
+                       rows[:, 2] - rows[:, 0]) - 1  # fmt: skip
+    ends = np.cumsum(np.maximum(lengths, 0))
+    used = np.zeros(index.size, bool)
+    start, walked = 0, 0
+    while start < len(rows):
+        stop = max(int(np.searchsorted(ends, walked + index.size, "right")), start + 1)
+        owner, cells = bridge_cells(width, rows[start:stop])
+        by_cell = np.lexsort((owner, cells))  # owner ascends with the bridge's place
+        later = used[cells]
+        later[by_cell[1:]] |= cells[by_cell[1:]] == cells[by_cell[:-1]]
+        over = index[cells] >= 0
+        first = _first_of(owner, over | later, stop - start)
+        hit = np.flatnonzero(first >= 0)
+        if hit.size:
+            j = first[hit[0]]
+            return start + int(hit[0]), int(cells[j]), bool(over[j])
+        used[cells] = True
+        walked = int(ends[stop - 1])
+        start = stop
+    return None
+
+
 def verify(p: Hashi, bridges) -> tuple[bool, str]:
     """Check every rule: aligned island pairs with water between, 1..maxb bridges per pair, no
     crossing, each island's bridge count equal to its value, all islands connected (and no loop
@@ -337,35 +367,27 @@ def verify(p: Hashi, bridges) -> tuple[bool, str]:
     repeated = np.ones(k, bool)
     repeated[first_seen] = False
     repeated &= ends_ok
-    walked = np.flatnonzero(ends_ok & ~bad_count & ~bad_line & ~repeated)
-    owner, cells = bridge_cells(w, ordered[walked])
-    by_cell = np.lexsort((owner, cells))  # owner ascends with the bridge's place in the list
-    later = np.zeros(len(cells), bool)
-    later[by_cell[1:]] = cells[by_cell[1:]] == cells[by_cell[:-1]]
-    over = index[cells] >= 0
-    first_cell = _first_of(owner, over | later, len(walked))
-    faulty = ~ends_ok | bad_count | bad_line | repeated
-    faulty[walked[first_cell >= 0]] = True
-    if faulty.any():
-        n = int(np.argmax(faulty))
+    early = ~ends_ok | bad_count | bad_line | repeated
+    first_early = int(np.argmax(early)) if early.any() else k
+    cell_fault = _first_cell_fault(w, ordered[:first_early], index)
+    if cell_fault is not None:  # a bridge before any other fault meets an island or a bridge
+        n, cell, over = cell_fault
+        r, c = divmod(cell, w)
+        if over:
+            return False, f"bridge {n}: passes over the island at ({r}, {c})"
+        return False, f"bridge {n}: crosses another bridge at ({r}, {c})"
+    if first_early < k:
+        n = first_early
         given = [int(x) for x in list(bridges)[n]]  # its numbers as given, however large
-        for k, ok in enumerate(on_island):
+        for e, ok in enumerate(on_island):
             if not ok[n]:
-                return (
-                    False,
-                    f"bridge {n}: end ({given[2 * k]}, {given[2 * k + 1]}) is not an island",
-                )
+                where = f"({given[2 * e]}, {given[2 * e + 1]})"
+                return False, f"bridge {n}: end {where} is not an island"
         if bad_count[n]:
             return False, f"bridge {n}: count {given[4]} outside 1..{p.maxb}"
         if bad_line[n]:
             return False, f"bridge {n}: ends not aligned or equal"
-        if repeated[n]:
-            return False, f"bridge {n}: pair listed twice"
-        j = first_cell[np.searchsorted(walked, n)]
-        r, c = divmod(int(cells[j]), w)
-        if over[j]:
-            return False, f"bridge {n}: passes over the island at ({r}, {c})"
-        return False, f"bridge {n}: crosses another bridge at ({r}, {c})"
+        return False, f"bridge {n}: pair listed twice"
     a, b = index[at[0]], index[at[1]]
     degree = np.bincount(a, m, len(isl)) + np.bincount(b, m, len(isl))
     bad = np.flatnonzero(degree != isl[:, 2])

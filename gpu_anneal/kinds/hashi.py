@@ -42,8 +42,8 @@ class Hashi(GridKind):
     def cost(self, item, state) -> int | None:
         """Island numbers missed, crossings, extra components and (where loops are not allowed)
         loops. A crossing is counted each time a bridge passes a water cell that a bridge of
-        the other direction passed before it; a row whose ends are not both islands adds
-        nothing but its count to the loops."""
+        the other direction passed before it; a row whose ends are not both islands (or lie
+        outside the grid) adds nothing but its count to the loops."""
         if state is None:
             return None
         p = item.puzzle
@@ -51,8 +51,9 @@ class Hashi(GridKind):
         index = np.full(p.height * p.width, -1, np.int64)
         index[isl[:, 0] * p.width + isl[:, 1]] = np.arange(len(isl))
         rows = model.bridge_rows(state)
-        a = index[rows[:, 0] * p.width + rows[:, 1]]
-        b = index[rows[:, 2] * p.width + rows[:, 3]]
+        a, b = (np.where((r >= 0) & (r < p.height) & (c >= 0) & (c < p.width),
+                         index[np.clip(r, 0, p.height - 1) * p.width + np.clip(c, 0, p.width - 1)],
+                         -1) for r, c in (rows[:, 0:2].T, rows[:, 2:4].T))  # fmt: skip
         ends = (a >= 0) & (b >= 0)
         degree = np.bincount(a[ends], rows[ends, 4], len(isl))
         degree += np.bincount(b[ends], rows[ends, 4], len(isl))

@@ -48,7 +48,7 @@ class Shikaku(GridKind):
             return None
         p = item.puzzle
         rects = np.asarray(state, np.int64).reshape(-1, 4)
-        top, left = rects[:, 0], rects[:, 1]
+        top, left = np.minimum(rects[:, 0], p.height), np.minimum(rects[:, 1], p.width)
         bottom = np.minimum(top + rects[:, 2], p.height)  # cut at the grid's edge
         right = np.minimum(left + rects[:, 3], p.width)
         # each rectangle's corners in a table of differences; its sums down and across
