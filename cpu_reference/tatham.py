@@ -129,10 +129,10 @@ def blank_runs(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def run_chars(full: np.ndarray, rest: np.ndarray, widths: np.ndarray):
-    """(chars, owner, offset, text_at) laying out a description: run k's letters ("z" times
-    full[k], then the letter of rest[k] where it is above 0) followed by widths[k] characters
-    of its token; chars holds the letters (uint8, a token's places still 0), text_at[k] where
-    run k's token begins."""
+    """(chars, text_at) laying out a description: run k's letters ("z" times full[k], then the
+    letter of rest[k] where it is above 0) followed by widths[k] characters of its token; chars
+    holds the letters (uint8, a token's places still 0), text_at[k] where run k's token
+    begins."""
     letters = full + (rest > 0)
     owner, offset = run_offsets(letters + widths)
     chars = np.zeros(owner.size, np.uint8)
@@ -141,7 +141,7 @@ def run_chars(full: np.ndarray, rest: np.ndarray, widths: np.ndarray):
     last = in_run & (offset == full[owner])
     chars[last] = ord("a") - 1 + rest[owner[last]]
     starts = np.cumsum(letters + widths) - (letters + widths)
-    return chars, owner, offset, starts + letters
+    return chars, starts + letters
 
 
 def solo_description(cells: np.ndarray) -> str:
@@ -156,7 +156,7 @@ def solo_description(cells: np.ndarray) -> str:
     parted = np.zeros(values.size, np.int64)
     parted[1:] = (full[1:-1] + rest[1:-1]) == 0
     widths = np.append(parted + digits, 0)
-    chars, _, _, text_at = run_chars(full, rest, widths)
+    chars, text_at = run_chars(full, rest, widths)
     text_at = text_at[:-1]
     chars[text_at[parted == 1]] = ord("_")
     first = text_at + parted

@@ -167,7 +167,7 @@ def to_game_id(p: Hashi) -> str:
     values = p.grid.ravel()
     at, full, rest = blank_runs(values)
     widths = np.append(np.ones(at.size, np.int64), 0)  # an island is one character
-    chars, _, _, text_at = run_chars(full, rest, widths)
+    chars, text_at = run_chars(full, rest, widths)
     chars[text_at[:-1]] = _CELL_CHARS[values[at]]
     loops = "" if p.allow_loops else "L"
     return f"{p.width}x{p.height}m{p.maxb}{loops}:" + chars.tobytes().decode("ascii")
@@ -287,15 +287,45 @@ def bridge_rows(bridges) -> np.ndarray:
     return np.clip(rows, -ROW_BOUND, ROW_BOUND).reshape(-1, 5)
 
 
+def island_index(p: Hashi) -> np.ndarray:
+    """int64[H * W]: the island at each cell r * W + c (i, in reading order), -1 on water."""
+    isl = p.islands.astype(np.int64)
+    index = np.full(p.height * p.width, -1, np.int64)
+    index[isl[:, 0] * p.width + isl[:, 1]] = np.arange(len(isl))
+    return index
+
+
+def end_islands(p: Hashi, index: np.ndarray, rows: np.ndarray) -> list[np.ndarray]:
+    """[a, b], int64[K] each: the island (island_index) at each row's first and second end, -1
+    where that end is on water or outside the grid."""
+    found = []
+    for r, c in (rows[:, 0:2].T, rows[:, 2:4].T):
+        inside = (r >= 0) & (r < p.height) & (c >= 0) & (c < p.width)
+        found.append(np.where(inside, index[np.where(inside, r * p.width + c, 0)], -1))
+    return found
+
+
+def ordered_ends(rows: np.ndarray) -> np.ndarray:
+    """int64[K, 4]: each row's ends as r1, c1, r2, c2 with r1 <= r2 and c1 <= c2 (for an
+    aligned bridge: its first end above or left of the second)."""
+    return np.column_stack([np.minimum(rows[:, 0:2], rows[:, 2:4]),
+                            np.maximum(rows[:, 0:2], rows[:, 2:4])])  # fmt: skip
+
+
+def bridge_lengths(rows: np.ndarray) -> np.ndarray:
+    """int64[K]: the cells strictly between the ends of every bridge of `rows` (aligned, ends
+    ordered: ordered_ends)."""
+    across = rows[:, 0] == rows[:, 2]
+    return np.maximum(np.where(across, rows[:, 3] - rows[:, 1], rows[:, 2] - rows[:, 0]) - 1, 0)
+
+
 def bridge_cells(width: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(owner, cell), int64 each: the cells strictly between the ends of every bridge of `rows`
-    (aligned, first end above or left of the second), bridge by bridge, each bridge's cells in
-    order from its first end; cell = r * width + c."""
-    r1, c1, r2, c2 = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
-    across = r1 == r2
-    owner, offset = run_offsets(np.maximum(np.where(across, c2 - c1, r2 - r1) - 1, 0))
-    step = np.where(across, 1, width)[owner]
-    return owner, r1[owner] * width + c1[owner] + (offset + 1) * step
+    (aligned, ends ordered: ordered_ends), bridge by bridge, each bridge's cells in order from
+    its first end; cell = r * width + c."""
+    owner, offset = run_offsets(bridge_lengths(rows))
+    step = np.where(rows[:, 0] == rows[:, 2], 1, width)[owner]
+    return owner, rows[owner, 0] * width + rows[owner, 1] + (offset + 1) * step
 
 
 def _first_of(owner: np.ndarray, bad: np.ndarray, count: int) -> np.ndarray:
@@ -309,15 +339,13 @@ def _first_of(owner: np.ndarray, bad: np.ndarray, count: int) -> np.ndarray:
 
 
 def _first_cell_fault(width: int, rows: np.ndarray, index: np.ndarray):
-    """(bridge, cell, over) of the first bridge of `rows` (aligned, ends islands, first end
-    above or left) whose walk from its first end meets an island (over True) or a cell an
+    """(bridge, cell, over) of the first bridge of `rows` (aligned, ends islands and ordered:
+    ordered_ends) whose walk from its first end meets an island (over True) or a cell an
     earlier bridge passed (over False), at the first such cell; None when none does. The
     bridges are walked in pieces of at most as many cells as the grid holds past the last
     bridge, so a fault early in a long list costs no more than the cells before it: the cells
     of the bridges before the first fault never repeat, so they are at most the grid's."""
-    lengths = np.where(rows[:, 0] == rows[:, 2], rows[:, 3] - rows[:, 1],
-                       rows[:, 2] - rows[:, 0]) - 1  # fmt: skip
-    ends = np.cumsum(np.maximum(lengths, 0))
+    ends = np.cumsum(bridge_lengths(rows))
     used = np.zeros(index.size, bool)
     start, walked = 0, 0
     while start < len(rows):
@@ -345,42 +373,35 @@ def verify(p: Hashi, bridges) -> tuple[bool, str]:
     bridge is named by its place in the list: the first faulty one, by its first fault (ends,
     count, alignment, a pair listed twice, then its cells from its first end: an island, or a
     cell an earlier bridge crosses)."""
-    h, w = p.height, p.width
     isl = p.islands.astype(np.int64)
-    index = np.full(h * w, -1, np.int64)
-    index[isl[:, 0] * w + isl[:, 1]] = np.arange(len(isl))
+    index = island_index(p)
     rows = bridge_rows(bridges)
     k = len(rows)
-    ends = [rows[:, 0:2], rows[:, 2:4]]
-    inside = [(e[:, 0] >= 0) & (e[:, 0] < h) & (e[:, 1] >= 0) & (e[:, 1] < w) for e in ends]
-    at = [np.where(ok, e[:, 0] * w + e[:, 1], 0) for e, ok in zip(ends, inside, strict=True)]
-    on_island = [ok & (index[a] >= 0) for a, ok in zip(at, inside, strict=True)]
-    swap = (rows[:, 0] > rows[:, 2]) | ((rows[:, 0] == rows[:, 2]) & (rows[:, 1] > rows[:, 3]))
-    ordered = rows.copy()
-    ordered[swap, 0:2], ordered[swap, 2:4] = rows[swap, 2:4], rows[swap, 0:2]
-    r1, c1, r2, c2, m = ordered.T
+    a, b = end_islands(p, index, rows)
+    ordered = ordered_ends(rows)
+    m = rows[:, 4]
     bad_count = (m < 1) | (m > p.maxb)
-    bad_line = (r1 != r2) == (c1 != c2)
-    ends_ok = on_island[0] & on_island[1]
-    key = np.where(ends_ok, np.minimum(at[0], at[1]) * (h * w) + np.maximum(at[0], at[1]), -1)
+    bad_line = (ordered[:, 0] != ordered[:, 2]) == (ordered[:, 1] != ordered[:, 3])
+    ends_ok = (a >= 0) & (b >= 0)
+    key = np.where(ends_ok, np.minimum(a, b) * len(isl) + np.maximum(a, b), -1)
     first_seen = np.unique(key, return_index=True)[1]
     repeated = np.ones(k, bool)
     repeated[first_seen] = False
     repeated &= ends_ok
     early = ~ends_ok | bad_count | bad_line | repeated
     first_early = int(np.argmax(early)) if early.any() else k
-    cell_fault = _first_cell_fault(w, ordered[:first_early], index)
+    cell_fault = _first_cell_fault(p.width, ordered[:first_early], index)
     if cell_fault is not None:  # a bridge before any other fault meets an island or a bridge
         n, cell, over = cell_fault
-        r, c = divmod(cell, w)
+        r, c = divmod(cell, p.width)
         if over:
             return False, f"bridge {n}: passes over the island at ({r}, {c})"
         return False, f"bridge {n}: crosses another bridge at ({r}, {c})"
     if first_early < k:
         n = first_early
         given = [int(x) for x in list(bridges)[n]]  # its numbers as given, however large
-        for e, ok in enumerate(on_island):
-            if not ok[n]:
+        for e, end in enumerate((a, b)):
+            if end[n] < 0:
                 where = f"({given[2 * e]}, {given[2 * e + 1]})"
                 return False, f"bridge {n}: end {where} is not an island"
         if bad_count[n]:
@@ -388,7 +409,6 @@ def verify(p: Hashi, bridges) -> tuple[bool, str]:
         if bad_line[n]:
             return False, f"bridge {n}: ends not aligned or equal"
         return False, f"bridge {n}: pair listed twice"
-    a, b = index[at[0]], index[at[1]]
     degree = np.bincount(a, m, len(isl)) + np.bincount(b, m, len(isl))
     bad = np.flatnonzero(degree != isl[:, 2])
     if len(bad):

@@ -48,17 +48,13 @@ class Hashi(GridKind):
             return None
         p = item.puzzle
         isl = p.islands.astype(np.int64)
-        index = np.full(p.height * p.width, -1, np.int64)
-        index[isl[:, 0] * p.width + isl[:, 1]] = np.arange(len(isl))
+        index = model.island_index(p)
         rows = model.bridge_rows(state)
-        a, b = (np.where((r >= 0) & (r < p.height) & (c >= 0) & (c < p.width),
-                         index[np.clip(r, 0, p.height - 1) * p.width + np.clip(c, 0, p.width - 1)],
-                         -1) for r, c in (rows[:, 0:2].T, rows[:, 2:4].T))  # fmt: skip
+        a, b = model.end_islands(p, index, rows)
         ends = (a >= 0) & (b >= 0)
         degree = np.bincount(a[ends], rows[ends, 4], len(isl))
         degree += np.bincount(b[ends], rows[ends, 4], len(isl))
-        ordered = np.column_stack([np.minimum(rows[:, 0:2], rows[:, 2:4]),
-                                   np.maximum(rows[:, 0:2], rows[:, 2:4])])  # fmt: skip
+        ordered = model.ordered_ends(rows)
         aligned = ends & ((ordered[:, 0] == ordered[:, 2]) != (ordered[:, 1] == ordered[:, 3]))
         owner, cells = model.bridge_cells(p.width, ordered[aligned])
         water = index[cells] < 0
