@@ -74,7 +74,8 @@ def solve_grid_puzzle(
     **options,
 ) -> dict:
     """Solve one puzzle (text or parsed). Returns a dict with kind, game_id, solved, verified,
-    method, backend, energy (anneal) or status (ilp), seconds, solution (JSON), text, move,
+    method, backend, energy (anneal) or status (ilp), seconds, verify_seconds (the verifier's),
+    solution (JSON: the answer's solution_rows under the kind's key), text, move,
     and method details (anneal: trials, chains, schedule, first_round: the seconds of one trial of
     every chain, reason when no answer can exist)."""
     spec = grid_kind(kind)

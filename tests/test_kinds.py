@@ -84,6 +84,34 @@ def test_a_kind_reads_verifies_and_writes_its_answers(name):
         spec.state_from_rows(item, [[-1]])
 
 
+@pytest.mark.parametrize("name", ["shikaku", "hashi"])
+@pytest.mark.parametrize("method", ["anneal", "ilp"])
+def test_a_grid_answer_is_verified_and_written_once(name, method, monkeypatch):
+    """A solved Shikaku or Hashi answer goes through the kind's verifier, text and solve move
+    once on its way to the Result (a million-cell answer takes seconds each), and the Result
+    carries what they gave."""
+    spec = kinds.kind_of(name)
+    item = next(iter(api.parse_puzzles(datasets.path(name), kind=name)))
+    calls = {"verify": 0, "solution_text": 0, "move_text": 0}
+
+    def counted(function, key):
+        def wrapper(p, *args):
+            calls[key] += p is item.puzzle or spec.game_id(p) == spec.game_id(item.puzzle)
+            return function(p, *args)
+
+        return wrapper
+
+    for key in ("verify", "solution_text"):
+        monkeypatch.setattr(spec.model, key, counted(getattr(spec.model, key), key))
+    monkeypatch.setattr(spec, "move_text", counted(spec.move_text, "move_text"))
+    seeded = {"seed": 1} if method == "anneal" else {}
+    (result,) = api.solve([item], kind=name, method=method, time_limit=60, **seeded)
+    assert result.solved and result.verified, result.error
+    assert calls == {"verify": 1, "solution_text": 1, "move_text": 1}
+    state = spec.state_from_rows(item, result.solution_rows)
+    assert spec.verify(item, state) is None and spec.text(item, state) == result.solution
+
+
 def test_the_command_lines_choices_come_from_the_registry():
     """--kind, --method and --move list what the kinds declare, nothing else."""
     assert [k.value for k in options.Kind] == list(kinds.names())

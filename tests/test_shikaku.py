@@ -128,6 +128,8 @@ def test_anneal_propagated_solves_25x25_within_bound():
     res = SA.anneal(p, chains=8, seed=0, time_limit=20, candidate_set="propagated")
     assert res["solved"] and S.verify(p, res["rects"])[0]
     assert res["seconds"] < 20
+    # the rectangles as one array, so that a large answer is never a list of lists till written
+    assert res["rects"].dtype == np.int64 and res["rects"].shape == (p.n_clues, 4)
 
 
 def test_anneal_is_reproducible_and_energy_matches_rectangles():

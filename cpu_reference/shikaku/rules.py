@@ -207,7 +207,8 @@ def anneal(
 
     `runner`: a TrialRunner (cpu_reference.anneal.contract; the CUDA backend's keeps the arrays
     on the device) or a callable with run_chains_cpu's signature; None: run_chains_cpu. Returns
-    {solved, energy, rects, trials, seconds, chains, best_f (per chain), solved_chains,
+    {solved, energy, rects (int64[clues, 4]: the best chain's), trials, seconds, chains,
+    best_f (per chain), solved_chains,
     schedule (the t0, t_final, n_plateaus and plateau that ran)}.
     """
     t_start = time.perf_counter()
@@ -244,7 +245,7 @@ def anneal(
     )
     rounds = run_trials(runner or run_chains_cpu, args, solved, t_start, time_limit, max_trials)
     i = int(np.argmin(best_f))
-    rects = cand[best[i]].tolist()
+    rects = cand[best[i]].astype(np.int64)  # int64[clues, 4]: the best chain's rectangles
     return {
         "solved": bool(best_f[i] == p.height * p.width),
         "energy": int(best_f[i]),

@@ -236,8 +236,10 @@ class GridKind(PuzzleKind):
                 "solved" if res["solved"] else "unsolved")  # fmt: skip
         verified = False
         reason = "no answer"
+        checked = time.perf_counter()
         if solution is not None:
             verified, reason = self.model.verify(p, solution)
+        out["verify_seconds"] = time.perf_counter() - checked
         out["verified"] = bool(verified)
         out["verdict"] = reason
         out["solved"] = bool(verified)

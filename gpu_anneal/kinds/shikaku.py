@@ -92,7 +92,7 @@ class Shikaku(GridKind):
 
     def solution_dict(self, solution) -> dict | None:
         """{"rectangles": [[top, left, height, width], ...]} (None without an answer)."""
-        return {"rectangles": model.solution_json(solution)} if solution else None
+        return {"rectangles": model.solution_json(solution)} if solution is not None else None
 
     def move_text(self, p, solution) -> str:
         """Tatham's solve move."""
