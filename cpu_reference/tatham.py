@@ -76,6 +76,7 @@ def grid_rows(
     rows: list[list[int]] = []
     spaced = any(len(ln.split()) > 1 for _, ln in lines)
     cells = 0
+    known: dict[str, int | None] = {}  # a token's value (None: unknown)
     for n, ln in lines:
         split = len(ln.split()) > 1 if spaced_per_line else spaced
         tokens = ln.split() if split else list(ln)
@@ -83,12 +84,12 @@ def grid_rows(
         if cells > MAX_CELLS:
             raise InputError(f"{where} line {n}: more than {MAX_CELLS:,} cells, the most a grid "
                              "may have (as a game ID's)")  # fmt: skip
-        row = []
-        for t in tokens:
-            value = cell(t)
-            if value is None:
-                raise InputError(f"{where} line {n}: unknown cell {shown(t)}")
-            row.append(value)
+        for t in set(tokens).difference(known):  # each distinct token's value computed once
+            known[t] = cell(t)
+        row = [known[t] for t in tokens]
+        if None in row:
+            t = tokens[row.index(None)]
+            raise InputError(f"{where} line {n}: unknown cell {shown(t)}")
         if rows and len(row) != len(rows[0]):
             first = lines[0][0]
             raise InputError(f"{where} line {n}: {len(row)} cells, line {first} has "
