@@ -25,7 +25,7 @@ TOPICS = (
     "kernels",  # compiled kernels: ptxas figures, the performance model (no GPU ran)
     "gpu",  # measured on a CUDA card, and Nsight Compute's reports
     "host",  # the host's side: reading and results, the pool's plan, the first call
-    "scale",  # Dask workers against one process
+    "scale",  # Dask workers against one process; million-cell grid puzzles
     "grid_puzzles",  # Shikaku and Hashiwokakero
     "frontier",  # large grids near the phase transition, beside CP-SAT and CaDiCaL
     "install",  # what an install costs: each extra's disk, the test suite's time
