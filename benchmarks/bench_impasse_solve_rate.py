@@ -28,6 +28,11 @@ probability min(1, exp((1 / T_k - 1 / T_k+1) (open_k - open_k+1))). Its moves ar
 replica's. The exchanges draw from numpy's generator of --seed: an experiment (a solution
 would not replay from its chain's stream alone), not an engine option.
 
+`--recolours P1,P2` runs every table once more for each P > 0: a move is, with probability P,
+the recolouring move of benchmarks.impasse_recolour (a digit missing from a unit of the drawn
+open cell takes a cell of that unit by the heat bath over its places, a filled cell rewritten
+in one step), else the engine's.
+
 Glossary of index names (as in cpu_reference.sudoku.impasse):
     i        chain index; chain i draws from stream i of --seed
     table    one weight table of --tables, the five integers of a chain's row of weights
@@ -37,7 +42,8 @@ Glossary of index names (as in cpu_reference.sudoku.impasse):
 Results: benchmarks/results/tuning/impasse_solve_rate.{json,md} (--out).
 
     python -m benchmarks.bench_impasse_solve_rate FILE... [--tables 0.32,0.31:1:1:0.5]
-        [--tenures 0,1] [--ladders 0.31/0.32/0.33/0.34] [--seconds 240] [--chains 2]
+        [--tenures 0,1] [--ladders 0.31/0.32/0.33/0.34] [--recolours 0.1,0.3] [--seconds 240]
+        [--chains 2]
         [--seed 1] [--out PATH]
 """
 
@@ -53,10 +59,12 @@ import numpy as np
 from numba import int64, uint64
 
 from benchmarks.frontier_instances import read_lloyd_amos
+from benchmarks.impasse_recolour import chance_of, compile_recolour, place_tables, run_recolour
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
 from benchmarks.tables import (
     add_out_arguments,
+    float_list,
     int_list,
     made_sentence,
     rerender,
@@ -205,14 +213,15 @@ def table_weights(table: dict) -> np.ndarray:
 
 def count_solves(
     cells, order: int, table: dict, tenure: int, chains: int, seed: int, seconds: float,
-    ladder: list[float] | None = None, max_slices: int | None = None,
+    ladder: list[float] | None = None, max_slices: int | None = None, recolour: float = 0.0,
 ) -> dict:  # fmt: skip
     """`chains` chains of `table` (tabu tenure `tenure`, 0: the engine's chain) on one puzzle
     for `seconds` (or `max_slices` slices where given, whichever ends first), each restarting
     on a solve: {solves, moves, seconds, solutions (distinct),
     chain_moves (moves of each solve), by_rung (solves at each rung)}. With a `ladder` of
     temperatures each chain is a replica on every rung (exchanging, module docstring), the
-    table's S, A1 and A2 kept at each."""
+    table's S, A1 and A2 kept at each; with `recolour` > 0 a move recolours with that
+    probability (benchmarks.impasse_recolour)."""
     tables = impasse_tables(cells, order)
     if tables is None:
         raise ValueError("deduction finds the puzzle has no solution")
@@ -231,11 +240,14 @@ def count_solves(
     left_digit = np.zeros((rows, cells.size), np.uint8)
     left_at = np.full((rows, cells.size), NEVER, np.int64)
     started = np.zeros(rows, np.int64)  # each row's moves when its trial began
+    places = place_tables(tables, order * order) if recolour > 0 else None
     solve_moves, solutions, by_rung = [], set(), [0] * width
     start = time.perf_counter()
     rounds = 0
     while time.perf_counter() - start < seconds and rounds != max_slices:
-        if tenure == 0:
+        if recolour > 0:
+            run_recolour(*args[: SLICE_AT + 1], *places, chance_of(recolour))
+        elif tenure == 0:
             run_impasse_cpu(*args)
         else:
             run_tabu(*args[: SLICE_AT + 1], left_digit, left_at, tenure)
@@ -303,10 +315,12 @@ def moves_a_solve_text(run: dict) -> str:
 
 
 def table_label(run: dict) -> str:
-    """A run's table, and its ladder with the solves on each rung where it had one."""
+    """A run's table, its recolouring probability where above 0, and its ladder with the
+    solves on each rung where it had one."""
     ladder = run.get("ladder")
     if not ladder:
-        return run["table"]
+        recolour = run.get("recolour") or 0
+        return run["table"] + (f", recolouring {recolour:g}" if recolour else "")
     rungs = "/".join(f"{t:g}" for t in ladder)
     solves = "/".join(str(k) for k in run["by_rung"])
     return f"{run['table']}, ladder {rungs} (solves {solves})"
@@ -327,7 +341,8 @@ def render(result: dict) -> str:
     header = ("puzzle", "table", "tabu tenure", "solves", "M moves a solve (95 %)", "M moves",
               "M/s", "s a solve", "solutions")  # fmt: skip
     tail = (
-        "Table: T[:S[:A1[:A2]]], a ladder's rungs and the solves on each; tabu tenure: K "
+        "Table: T[:S[:A1[:A2]]], a move's chance of recolouring (--recolours), a ladder's "
+        "rungs and the solves on each; tabu tenure: K "
         "moves, 0 the engine's chain (module docstring). M moves a solve: all chains' moves over "
         "their solves, were solving memoryless; the interval is a Poisson count's. s a solve: "
         f"the run's seconds over its solves, {result['chains']} chains at once. Solutions: "
@@ -355,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--ladders", type=ladder_list, default=[], help="T1/T2/...,... : replica exchange runs"
     )
+    ap.add_argument(
+        "--recolours", type=float_list, default="0", help="recolouring chances: a run each > 0"
+    )
     ap.add_argument("--seconds", type=float, default=240.0, help="seconds a table and puzzle")
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1, help="the chains' streams' seed")
@@ -369,21 +387,26 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(str(exc))
     if not args.files or args.seconds <= 0 or args.chains < 1 or min(args.tenures) < 0:
         ap.error("give puzzle files, --seconds above 0, --chains 1 or more, --tenures 0 or more")
+    if not all(0 <= p <= 1 for p in args.recolours):
+        ap.error("--recolours: chances in 0..1")
     facts = machine()
     compile_chains()
     if max(args.tenures) > 0:
         compile_tabu()
+    if max(args.recolours) > 0:
+        compile_recolour()
     runs = []
     for path in args.files:
         order, cells = read_lloyd_amos(Path(path))
         for table in tables:
-            settings = [(tenure, None) for tenure in args.tenures]
-            settings += [(0, ladder) for ladder in args.ladders]
-            for tenure, ladder in settings:
+            settings = [(tenure, None, 0.0) for tenure in args.tenures]
+            settings += [(0, ladder, 0.0) for ladder in args.ladders]
+            settings += [(0, None, p) for p in args.recolours if p > 0]
+            for tenure, ladder, recolour in settings:
                 run = count_solves(cells.astype(np.uint8), order, table, tenure, args.chains,
-                                   args.seed, args.seconds, ladder)  # fmt: skip
+                                   args.seed, args.seconds, ladder, recolour=recolour)  # fmt: skip
                 run.update(puzzle=Path(path).stem, table=table["spec"], tenure=tenure,
-                           ladder=ladder)  # fmt: skip
+                           ladder=ladder, recolour=recolour)  # fmt: skip
                 print(run["puzzle"], run["table"], tenure, ladder, run["solves"],
                       moves_a_solve_text(run), flush=True)  # fmt: skip
                 runs.append(run)
