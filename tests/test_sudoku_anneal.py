@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cpu_reference.anneal.fixed_point import growth_fixed
 from cpu_reference.anneal.rng import init_states, stream
 from cpu_reference.sudoku import rules
 from cpu_reference.sudoku.batch import make_batch, run_slice_cpu
@@ -172,6 +173,13 @@ def test_custom_schedule_strings():
         by_name("sirdey-course:foo=1", 3)
     with pytest.raises(InputError, match="not a number"):
         by_name("geometric:t0=x", 3)
+    # the chains hold the growth factor 1 / ratio below 4: a ratio at or below 0.25 is refused
+    # as the option's fault, one just above it runs
+    for low in (0.25, 0.2, 1e-300):
+        with pytest.raises(InputError, match=r"ratio = .*\(0\.25, 1\)"):
+            by_name(f"geometric:ratio={low}", 3)
+    steep = by_name("geometric:ratio=0.2500001,t0=1.5,t_final=0.05", 3)
+    assert growth_fixed(steep.step) < 4 << 62
 
 
 def test_winner_does_not_depend_on_threads_or_batch_size():

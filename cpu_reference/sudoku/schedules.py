@@ -161,8 +161,8 @@ def geometric(
     """Geometric cooling T_{k+1} = ratio T_k from t0 to t_final (default: T_f of the order)."""
     t_end = final_temperature(order) if t_final is None else float(t_final)
     _check_positive(t0=t0, t_final=t_end)
-    if not 0.0 < ratio < 1.0:
-        raise OptionError(f"ratio = {ratio}: must lie strictly between 0 and 1")
+    if not MIN_RATIO < ratio < 1.0:
+        raise OptionError(f"ratio = {ratio}: must lie strictly between {MIN_RATIO} and 1")
     if t_end >= t0:
         raise OptionError(f"t_final = {t_end} must be below t0 = {t0}")
     step = -math.log(ratio)
@@ -212,6 +212,9 @@ class Range:
 # stays below cpu_reference.anneal.fixed_point.BETA_MAX (any T >= 4.8e-7 does). Every uphill move
 # is refused from T = 1/23 down (exp(-23) * 2**32 < 1), so a lower start would add nothing.
 MIN_TEMPERATURE = 1e-6
+# A geometric schedule's lowest ratio (excluded): the chains hold its growth factor 1 / ratio
+# below 4 (cpu_reference.anneal.fixed_point.growth_fixed)
+MIN_RATIO = 0.25
 MAX_PLATEAUS = 10**11  # plateaus per trial; with plateau <= 10**7 every counter fits in int64
 # What each key of a schedule string may be (every key finite: nan, inf and 1e30 are refused).
 RANGES = {
@@ -222,7 +225,8 @@ RANGES = {
     "stall": Range(0, 10**9, integer=True),
     "t0": Range(MIN_TEMPERATURE, 1e9),
     "max_plateaus": Range(1, MAX_PLATEAUS, integer=True),
-    "ratio": Range(0.0, 1.0, lo_open=True, hi_open=True),
+    # the chains' growth factor 1 / ratio is held in Q2.62 (fixed_point.growth_fixed): below 4
+    "ratio": Range(MIN_RATIO, 1.0, lo_open=True, hi_open=True),
     "t_final": Range(MIN_TEMPERATURE, 1e9),
     "reheat": Range(0.0, 1e9),
     "reheats": Range(0, 10**9, integer=True),
