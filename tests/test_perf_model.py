@@ -846,3 +846,15 @@ def test_the_walk_of_a_compiled_cooperative_round():
     assert latency > sched
     alone = lm.rates(prof, CARDS["H100 SXM"], 1, p=0.2)
     assert alone["bound"] == "latency" and record["registers"] > 0
+
+
+def test_an_architecture_is_its_compute_capability_or_refused():
+    """sm_XY is compute capability X.Y with the last digit the minor (sm_100 is 10.0, not 1.0);
+    a number ptxas has no architecture for is refused naming the known ones."""
+    from gpu_anneal.kernels.cards import parse_arch
+
+    assert parse_arch("sm_80") == (8, 0) and parse_arch("sm_90a") == (9, 0)
+    assert parse_arch("sm_100") == (10, 0) and parse_arch("sm_121") == (12, 1)
+    for bad in ("sm_99", "sm_1000", "sm_9", "sm_999999999999999999", "80", "sm_80b"):
+        with pytest.raises(ValueError, match="expected one of sm_50.*sm_90"):
+            parse_arch(bad)

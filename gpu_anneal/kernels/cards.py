@@ -315,9 +315,18 @@ def shared_kib_per_sm(arch: str) -> int:
     return max(found) if found else min(c.max_shared_kib_per_sm for c in CARDS.values())
 
 
+# The architectures ptxas (CUDA 12.9) compiles for, as sm_XY numbers: compute capability X.Y,
+# the last digit the minor (sm_100 is 10.0)
+ARCHITECTURES = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 120, 121)
+
+
 def parse_arch(arch: str) -> tuple[int, int]:
-    """'sm_90' -> (9, 0)."""
-    match = re.fullmatch(r"sm_(\d)(\d+)a?", arch)
-    if not match:
-        raise ValueError(f"architecture {arch!r}: expected a form like sm_80 or sm_90")
-    return int(match.group(1)), int(match.group(2))
+    """'sm_90' -> (9, 0), 'sm_100a' -> (10, 0); ValueError naming the known architectures for
+    any other text or number."""
+    match = re.fullmatch(r"sm_(\d{1,3})a?", arch)
+    if not match or int(match.group(1)) not in ARCHITECTURES:
+        known = ", ".join(f"sm_{n}" for n in ARCHITECTURES)
+        raise ValueError(f"architecture {arch!r}: expected one of {known} (an 'a' after one "
+                         "allowed)")  # fmt: skip
+    number = int(match.group(1))
+    return number // 10, number % 10
