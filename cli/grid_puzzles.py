@@ -275,6 +275,9 @@ def cli_render(
                 code = EXIT_UNSOLVED
         try:
             validate.output_path(path, PICTURE)  # a folder in a numbered picture's place
+            if os.path.exists(path) and stat.S_ISFIFO(os.stat(path).st_mode):  # opening waits
+                raise OutputError(f"{PICTURE} {path}: a FIFO, which a picture cannot be "
+                                  "written to; name a picture file")  # fmt: skip
             draw(PICTURE, path, functools.partial(_draw_item, kind, item, rows))
         except OutputError as exc:  # the pictures drawn stay, the others are still drawn
             err(str(exc))

@@ -65,6 +65,20 @@ def test_a_picture_on_a_full_disk_is_one_line_exit_2(tmp_path, suffix):
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize("suffix", [".png", ".svg"])
+def test_a_fifo_as_the_picture_is_one_line_exit_2(tmp_path, suffix):
+    """`render s.txt f.svg` with f.svg a FIFO no reader had open waited for one forever: now
+    one line naming the picture, before anything is opened."""
+    picture = tmp_path / f"f{suffix}"
+    os.mkfifo(picture)
+    result = invoke("render", puzzle_file(tmp_path, [NINE]), picture)
+    assert faults(result) == [
+        f"render: picture {picture}: a FIFO, which a picture cannot be written to; name a "
+        "picture file"
+    ]
+    assert result.exit_code == 2
+
+
 def test_a_folder_in_a_numbered_pictures_place_is_named_and_the_others_drawn(tmp_path):
     """`render s.txt pic.png` (3 puzzles) with a folder pic-1.png wrote pic-0.png, then
     'internal error: IsADirectoryError', exit 3, and never drew pic-2.png: now the folder is
