@@ -328,12 +328,6 @@ def solve(
     from cli.solve import SolveRequest, run_solve
     from gpu_anneal.settings import SolveOptions
 
-    if dry_run or device is not None:
-        given = SolveRequest(files=files or [], example=value(example), kind=value(kind))
-        args = (given, value(format), value(technique), value(move), chains, batch, device)
-        exact = (value(method), time_limit, value(rules), t0, lanes)
-        raise typer.Exit(guarded(_dry_run, *args, value(backend), dry_run, *exact))
-
     options = SolveOptions(
         method=value(method), backend=value(backend), chains=chains, seed=seed,
         technique=value(technique), schedule=schedule, move=value(move), t0=t0,
@@ -343,6 +337,9 @@ def solve(
         fixed_chains=fixed_chains, threads=threads, total_time=total_time, pool=pool,
         lanes=lanes,
     )  # fmt: skip
+    if dry_run or device is not None:
+        given = SolveRequest(files=files or [], example=value(example), kind=value(kind))
+        raise typer.Exit(guarded(_dry_run, given, options, device, dry_run))
     request = SolveRequest(
         options, files=files or [], example=value(example), kind=value(kind),
         output=value(output), out=out, replay_chain=replay_chain, quiet=quiet, verbose=verbose,
@@ -351,31 +348,30 @@ def solve(
     raise typer.Exit(guarded(run_solve, request))
 
 
-def _dry_run(
-    given, fmt, technique, move, chains, batch, device, backend, dry_run, method=None,
-    time_limit=None, rules=None, t0=None, lanes=None,
-) -> int:  # fmt: skip
+def _dry_run(given, options, device, dry_run) -> int:
     """Print the plan of each order in the input (`given`: the files or --example, as a run
     reads them) and the backend --backend takes, with why (--dry-run): on the card (this one,
     or the one --device describes), or on the cores where the run takes them without a card to
     weigh (--backend cpu, or auto where none is usable). The options are resolved as a run's
     (gpu_anneal.resolve), each order's run plan built from them
-    (gpu_anneal.run_plan.sudoku_plan). --method exact: each order's exact search, its node cap
-    and time limit (gpu_anneal.solvers.exact_plan_text); --method impasse: its chains
-    (gpu_anneal.impasse_solver.plan_text)."""
+    (gpu_anneal.run_plan.sudoku_plan), every option checked as a run checks it (`options`: the
+    run's SolveOptions); a kind other than Sudoku has no plan and is refused. --method exact:
+    each order's exact search, its node cap and time limit (gpu_anneal.solvers.exact_plan_text);
+    --method impasse: its chains (gpu_anneal.impasse_solver.plan_text)."""
     from gpu_anneal import plan
     from gpu_anneal.backend_choice import describe_cores, describe_plans, format_cores_plan
     from gpu_anneal.backends import cuda_status
     from gpu_anneal.method_choice import AUTO, settings_for
     from gpu_anneal.reference import InputError
     from gpu_anneal.resolve import resolve
-    from gpu_anneal.settings import CLI, SolveOptions
+    from gpu_anneal.settings import CLI
 
-    options = SolveOptions(backend=backend, chains=chains, technique=technique, move=move,
-                           batch=batch, fmt=fmt, method=method, time_limit=time_limit,
-                           rules=rules, t0=t0, lanes=lanes)  # fmt: skip
+    files, kind = given.sources_and_kind()
+    if kind != "sudoku":
+        raise InputError(f"--dry-run: a {kind} run has no plan to print (it plans Sudoku's "
+                         "chains on the card or the cores); run it without --dry-run")  # fmt: skip
     s = resolve(options, CLI)
-    files, _ = given.sources_and_kind()
+    backend = options.backend
     if not dry_run:
         raise InputError(f"--device {device!r} describes a card for --dry-run: add --dry-run")
     if s.method == "exact" and device is not None:

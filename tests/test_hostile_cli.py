@@ -730,3 +730,26 @@ def test_dry_run_names_each_faulty_puzzle_and_exits_2(tmp_path, method):
         f"gpu-anneal: {lone} line 1: digit 1 given twice in row 1 (r1c1, r1c2)",
         "gpu-anneal: --dry-run: the input holds no Sudoku puzzle to plan for",
     ], result.output
+
+
+@pytest.mark.parametrize(
+    ("extra", "fault"),
+    [
+        (["--kind", "shikaku"], "--dry-run: a shikaku run has no plan to print"),
+        (["--example", "hashi"], "--dry-run: a hashi run has no plan to print"),
+        (["--seed", "-1"], "--seed -1: must be an integer in 0.."),
+        (["--pool", "foo"], "--pool 'foo': expected one of"),
+        (["--schedule", "foo"], "schedule 'foo': expected one of"),
+        (["--threads", "0"], "--threads 0"),
+        (["--max-trials", "0"], "--max-trials 0"),
+        (["--total-time", "-1"], "--total-time -1"),
+    ],
+)
+def test_dry_run_checks_the_kind_and_every_option_as_a_run_does(tmp_path, extra, fault):
+    """`solve --dry-run --kind shikaku` read a Shikaku file as Sudoku (five Solo faults), and
+    --dry-run took --seed -1, --pool foo, --schedule foo... with exit 0: each is now the one
+    line a run gives, exit 2."""
+    puzzle = tmp_path / "p.txt"
+    puzzle.write_text(FOUR[0] + "\n")
+    files = [] if "--example" in extra else [puzzle]
+    assert one_error(invoke("solve", "--dry-run", *extra, *files)).startswith(fault)
