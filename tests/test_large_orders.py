@@ -78,6 +78,21 @@ def test_lloyd_amos_blocks_one_after_another_and_after_a_faulty_one():
     ]
 
 
+def test_comments_between_a_blocks_order_and_its_1_are_passed_over():
+    """A `#` comment between the order line and the `1` was 'line 2: '# c' where a Lloyd & Amos
+    file has `1`' and a second, wrong fault; the block reads as without it, numbered by its
+    order line, and a line that is neither is still named."""
+    givens, _ = instance(3, 50, seed=3)
+    order_line, one, *rows = lloyd_amos_text(3, givens).splitlines()
+    text = "\n".join(["# a file", order_line, "# c", "  # d", one, *rows]) + "\n"
+    (puzzle,) = read_puzzles(text)
+    assert (puzzle.fmt, puzzle.line) == ("lloyd-amos", 2)
+    assert np.array_equal(puzzle.cells, givens)
+    broken = "\n".join([order_line, "# c", "x", *rows]) + "\n"
+    got = [str(x) for x in iter_puzzles(_stream(broken), "lloyd-amos", name="f.txt")]
+    assert got[0] == "f.txt line 3: 'x' where a Lloyd & Amos file has `1`"
+
+
 def test_lloyd_amos_faults_are_one_line_naming_what_and_where():
     """63 rows in a 64x64 file, a 0 (no blank in this format), an order outside 2..8, a line
     that is not `1`, a short row: each is one line naming the file and line."""

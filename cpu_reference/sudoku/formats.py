@@ -862,6 +862,11 @@ def _lloyd_amos_puzzles(lines, name: str, order: int | None, check: bool):
             yield _lloyd_amos_block(lines, name, order, check, L, text)
 
 
+def _comment(text: str) -> bool:
+    """Whether a line is a `#` comment."""
+    return text.lstrip().startswith("#")
+
+
 def _lloyd_amos_block(lines, name: str, order: int | None, check: bool, L: int, head: str):
     """The puzzle of the block whose order line (L) is `head`, its rows taken from lines."""
     ntext = head.strip()
@@ -881,6 +886,8 @@ def _lloyd_amos_block(lines, name: str, order: int | None, check: bool, L: int, 
         return InputError(f"{name} line {L}: {why}")
     N = n * n
     one = next(lines, None)
+    while one is not None and not isinstance(one[1], Unreadable) and _comment(one[1]):
+        one = next(lines, None)  # a comment between the order and the `1` is passed over
     if one is None or isinstance(one[1], Unreadable) or one[1].strip() != "1":
         at = L + 1 if one is None else one[0]
         got = "the end of the input" if one is None else shown(str(one[1]).strip())
