@@ -372,7 +372,8 @@ def _generate_grids(args: dict) -> int:
     givens, count, order = None, args["count"], args["order"]
     bad = SaidFaults()
     if args["from_file"] is not None:
-        rows, order = read_grids(args["from_file"], order, full=False, on_fault=bad)
+        rows, order = read_grids(args["from_file"], order, full=False, on_fault=bad,
+                                 completable=True)  # fmt: skip
         most = validate.max_grids(order**4) // rows.shape[0]
         validate.integer("--count", count, 1, max(1, most))  # per puzzle of the file
         givens = np.repeat(rows, count, axis=0)

@@ -354,15 +354,19 @@ def _text_grid_item(spec, name: str, grid: list[tuple[int, str]], bad) -> Item |
 
 
 def read_grids(
-    source, order: int | None, full: bool, on_fault: Callable[[InputError], None] | None = None
-) -> tuple[np.ndarray, int]:
+    source, order: int | None, full: bool, on_fault: Callable[[InputError], None] | None = None,
+    completable: bool = False,
+) -> tuple[np.ndarray, int]:  # fmt: skip
     """uint8[P, cells] of every Sudoku in source, all of one order, and that order; InputError
     on the first fault. With `full`, each must be a complete valid grid (checked by the
     verifier), and repeated digits are read rather than refused so that the verifier names them.
     With `on_fault`, each faulty grid (unreadable, of another order, not a valid full grid) is
     handed to it and left out, the rest still read (the order: `order`, else the first grid
-    kept); InputError '{name}: no usable grid' when every grid was a fault.
+    kept); InputError '{name}: no usable grid' when every grid was a fault. With
+    `completable`, givens that the exact solver's deduction finds contradictory (no grid
+    completes them) are a fault too.
     """
+    from cpu_reference.sudoku.batch import logic_fill
     from cpu_reference.sudoku.verify import verify_solution
 
     rows, faults = [], []
@@ -379,6 +383,9 @@ def read_grids(
             error = None if wrong is None else InputError(
                 f"{name}, line {item.line}: not a valid full grid: {wrong}"
             )  # fmt: skip
+            if error is None and completable and logic_fill(item.cells, item.order)[1] is None:
+                error = InputError(f"{name}, line {item.line}: the givens have no completion "
+                                   "(deduction meets a contradiction)")  # fmt: skip
         if error is not None:
             if on_fault is None:
                 raise error

@@ -753,6 +753,27 @@ def test_the_command_lines_params_are_the_apis(flags, kwargs):
     assert record["params"]["move"] == ("candidate" if "move" in kwargs else "sirdey")
 
 
+@pytest.mark.parametrize("method", ["anneal", "backtrack"])
+def test_generate_from_names_givens_with_no_completion_by_line(tmp_path, method):
+    """`generate --from` of givens deduction finds contradictory said only '1 of 1 grids not
+    found (index 0)' (backtrack adding 'the givens have no completion'), naming no file or
+    line: it is now a bad puzzle of its line, left out, the others completed, exit 2."""
+    cells = list("123456780" + "0" * 72)
+    cells[44] = "9"  # r1c9 can hold only 9, which column 9 already has at r5c9
+    easy = "002370900007568402080090000100040800204000706006020001000050010501932600003086200"
+    path = tmp_path / "p.txt"
+    path.write_text("".join(cells) + "\n" + easy + "\n")
+    result = invoke("generate", "--from", path, "--method", method)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        f"gpu-anneal: {path}, line 1: the givens have no completion (deduction meets a "
+        "contradiction)",
+        f"gpu-anneal: 1 bad puzzle(s) of {path} left out",
+    ]
+    (grid,) = result.stdout.split()
+    assert all(g == c for g, c in zip(grid, easy, strict=True) if c != "0") and "0" not in grid
+
+
 def test_a_generate_shortfall_says_what_ended_the_grids():
     """Grids not found are named with what ended them: permute's restart budget (with the
     better methods past 9x9) or the time limit."""
