@@ -106,7 +106,10 @@ def generate(
     max_restarts: Annotated[int | None, typer.Option(help="permute: restarts [10000]")] = None,
     time_limit: Annotated[
         float | None,
-        typer.Option(help="Seconds for the grids (anneal: per batch), 0 = none [60]"),
+        typer.Option(
+            help="Seconds for the grids (anneal: per batch), 0 = none [60]; shikaku/"
+            "hashi: for all the game IDs, --unique's checks included [none]"
+        ),
     ] = None,
     max_rounds: Annotated[int | None, typer.Option(help="--puzzles: rounds of grids [100]")] = None,
     tries: Annotated[int | None, typer.Option(help="Emptying: anneal each grid N times [4]")] = (
@@ -139,15 +142,18 @@ def generate(
 
 
 def _generate_grid_puzzles(kind, size, count, seed, unique, sudoku_only, output, stats) -> int:
-    """Shikaku or Hashiwokakero game IDs; Sudoku's options are refused."""
+    """Shikaku or Hashiwokakero game IDs within --time-limit (None: none); Sudoku's other
+    options are refused."""
     from cli.grid_puzzles import cli_generate
+    from gpu_anneal import validate
 
     if stats:
         sudoku_only = dict(sudoku_only, stats=True)
+    time_limit = validate.time_limit(sudoku_only.pop("time_limit", None)) or None
     for name, given in sudoku_only.items():
         if given not in (None, False):
             raise InputError(f"{_flag(name)} does not apply to --kind {kind}")
-    return cli_generate(kind, size, count, seed, unique, output=output)
+    return cli_generate(kind, size, count, seed, unique, output=output, time_limit=time_limit)
 
 
 def _flag(name: str) -> str:

@@ -61,16 +61,18 @@ def cli_generate(
     unique: bool = False,
     echo=print,
     output: str = "text",
+    time_limit: float | None = None,
     **params,
 ) -> int:
     """Print `count` game IDs of size `size` (one a line, or GameIdRecord JSON lines with
-    output "jsonl"), each as soon as it is made; returns the exit code."""
+    output "jsonl"), each as soon as it is made, within `time_limit` seconds (None: none);
+    returns the exit code."""
     from gpu_anneal.records import GameIdRecord
 
     width, height = parse_size(size)
     validate.count(count)  # as the API checks them, named by their flags
     validate.seed(seed)
-    ids = iter_grid_puzzles(kind, width, height, count, seed, unique, **params)
+    ids = iter_grid_puzzles(kind, width, height, count, seed, unique, time_limit, **params)
     for index, gid in enumerate(ids):
         if output == "jsonl":
             size_text = f"{width}x{height}"

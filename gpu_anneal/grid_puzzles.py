@@ -17,6 +17,7 @@ Every reported solution is checked by the kind's verifier: `verified` is its ver
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import numpy as np
@@ -123,12 +124,18 @@ def generator_params(spec: GridKind, params: dict) -> dict:
     return checked
 
 
+UNIQUE_CHECK_SECONDS = 60.0  # the longest a uniqueness check of a generated puzzle runs
+
+
 def iter_grid_puzzles(
-    kind: str, width: int, height: int, count: int, seed: int = 0, unique: bool = False, **params
-) -> Iterator[str]:
+    kind: str, width: int, height: int, count: int, seed: int = 0, unique: bool = False,
+    time_limit: float | None = None, **params,
+) -> Iterator[str]:  # fmt: skip
     """generate_grid_puzzles' game IDs one at a time, each as soon as it is made. OptionError
     for a count outside 1..validate.MAX_COUNT, a seed outside 0..2**64 - 1, or a size the
-    kind's generator does not make (its cap named), before the first."""
+    kind's generator does not make (its cap named), before the first. With `time_limit`
+    (seconds for all of them, each uniqueness check given what is left, at most
+    UNIQUE_CHECK_SECONDS), InputError after the game IDs made when it runs out first."""
     spec = grid_kind(kind)
     count = validate.count(count, None, "count")
     seed = validate.seed(seed, "seed")
@@ -136,6 +143,8 @@ def iter_grid_puzzles(
     height = validate.integer("height", height, 1)
     unique = validate.flag("unique", unique)
     params = generator_params(spec, params)
+    limit = None if time_limit is None else validate.seconds("time_limit", time_limit)
+    deadline = None if limit is None else time.perf_counter() + limit
     rng = np.random.default_rng(seed)
     made = 0
     attempts = 0
@@ -143,8 +152,12 @@ def iter_grid_puzzles(
         attempts += 1
         if attempts > 200 * max(1, count):
             raise InputError(f"unique: found {made} of {count} unique instances, giving up")
+        left = UNIQUE_CHECK_SECONDS if deadline is None else deadline - time.perf_counter()
+        if left <= 0:
+            raise InputError(f"made {made} of {count} game IDs before the time limit of "
+                             f"{limit:g} s ran out")  # fmt: skip
         p, _ = spec.generate(height, width, rng, **params)
-        if unique and spec.is_unique(p) is not True:
+        if unique and spec.is_unique(p, min(left, UNIQUE_CHECK_SECONDS)) is not True:
             continue
         made += 1
         yield spec.game_id(p)

@@ -789,3 +789,29 @@ def test_a_generate_shortfall_says_what_ended_the_grids():
     expected = ("1 spent --max-restarts 1; permute, the seed's pure descent, rarely completes a "
                 "grid past 9x9: --method backtrack or anneal")  # fmt: skip
     assert large.stderr.strip().endswith(expected), large.stderr
+
+
+def test_generate_game_ids_stop_at_the_time_limit_keeping_those_made(monkeypatch):
+    """`generate --kind shikaku --unique` could run for hours (up to 200 tries a game ID, each
+    check up to 60 s) and refused --time-limit: it now takes it for all the game IDs, hands each
+    uniqueness check at most what is left, prints those made and says how many, exit 2."""
+    from gpu_anneal.kinds import kind_of
+
+    spec = kind_of("shikaku")
+    limits = []
+    checked = spec.is_unique
+
+    def timed(p, time_limit=60.0):
+        limits.append(time_limit)
+        return checked(p, time_limit)
+
+    monkeypatch.setattr(spec, "is_unique", timed)
+    result = invoke("generate", "--kind", "shikaku", "--size", "6x6", "--unique", "--count",
+                    "100000", "--time-limit", "0.5")  # fmt: skip
+    assert result.exit_code == 2, result.output
+    made = result.stdout.split()
+    assert made and all(gid.startswith("6x6:") for gid in made)
+    assert result.stderr.strip() == (
+        f"gpu-anneal: made {len(made)} of 100000 game IDs before the time limit of 0.5 s ran out"
+    )
+    assert limits and max(limits) <= 0.5

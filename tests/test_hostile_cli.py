@@ -367,7 +367,7 @@ def test_grid_schedules_whose_final_temperature_is_not_below_the_start_are_refus
         (["--ti", "2"], "--ti needs --puzzles"),
         (["--tries", "2"], "--tries needs --puzzles"),
         (["--kind", "shikaku", "--backend", "cpu"], "--backend does not apply to --kind shikaku"),
-        (["--kind", "hashi", "--time-limit", "5"], "--time-limit does not apply to --kind hashi"),
+        (["--kind", "hashi", "--max-rounds", "5"], "--max-rounds does not apply to --kind hashi"),
     ],
 )  # fmt: skip
 def test_generate_options_the_run_would_ignore_are_refused(args, fragment):

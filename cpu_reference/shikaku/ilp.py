@@ -116,10 +116,12 @@ def is_unique(p: Shikaku, time_limit: float = 60.0) -> bool | None:
     """True when the puzzle has exactly one solution (solve, forbid it, re-solve); None: not
     settled (the time limit, or a program too large to build)."""
     unsettled = ("time_limit", "too_large")
+    start = time.perf_counter()
     first = solve_ilp(p, time_limit)
     if first["status"] != "optimal":
         return None if first["status"] in unsettled else False
-    second = solve_ilp(p, time_limit, exclude=[first["rects"]])
+    left = time_limit - (time.perf_counter() - start)  # the two solves share the limit
+    second = solve_ilp(p, max(left, 1.0), exclude=[first["rects"]])
     if second["status"] in unsettled:
         return None
     return second["status"] == "infeasible"

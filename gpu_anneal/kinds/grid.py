@@ -271,8 +271,9 @@ class GridKind(PuzzleKind):
         """(a puzzle, its planted answer) from the kind's seeded generator."""
         raise NotImplementedError
 
-    def is_unique(self, p) -> bool | None:
-        """Whether the puzzle has exactly one solution (None: unknown)."""
+    def is_unique(self, p, time_limit: float = 60.0) -> bool | None:
+        """Whether the puzzle has exactly one solution (None: unknown, as when `time_limit`
+        seconds ran out)."""
         raise NotImplementedError
 
     def render(self, p, path, solution=None) -> None:

@@ -116,11 +116,11 @@ class Hashi(GridKind):
         """cpu_reference.hashi.generate (params: n, maxb, edge_prob)."""
         return generate.generate(height, width, rng, **params)
 
-    def is_unique(self, p) -> bool | None:
-        """The ILP's uniqueness check."""
+    def is_unique(self, p, time_limit: float = 60.0) -> bool | None:
+        """The ILP's uniqueness check within `time_limit` seconds (None: not settled)."""
         from cpu_reference.hashi.ilp import is_unique  # scipy's milp: loaded when used
 
-        return is_unique(p)
+        return is_unique(p, time_limit)
 
     drawn_fields = ("r1", "c1", "r2", "c2", "count")
     generator_ranges = {"n": (True, 2, None, True), "maxb": (True, 1, 4, False),

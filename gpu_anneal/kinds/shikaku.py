@@ -102,11 +102,11 @@ class Shikaku(GridKind):
         """cpu_reference.shikaku.generate (params: depth, merge_iters, merge_prob, max_area)."""
         return generate.generate(height, width, rng, **params)
 
-    def is_unique(self, p) -> bool | None:
-        """The ILP's uniqueness check."""
+    def is_unique(self, p, time_limit: float = 60.0) -> bool | None:
+        """The ILP's uniqueness check within `time_limit` seconds (None: not settled)."""
         from cpu_reference.shikaku.ilp import is_unique  # scipy's milp: loaded when used
 
-        return is_unique(p)
+        return is_unique(p, time_limit)
 
     drawn_fields = ("top", "left", "height", "width")
     generator_ranges = {"depth": (True, 0, 64, True), "merge_iters": (True, 0, 10**6, False),
