@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from cpu_reference.errors import InputError, LimitWarning
+from cpu_reference.errors import InputError, LimitWarning, OptionError
 from gpu_anneal import backend_choice, interrupts, phases, timeline
 from gpu_anneal.backends import resolve_backend
 from gpu_anneal.items import Item
@@ -192,13 +192,26 @@ def _anneal_orders(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         yield from _anneal_order(order, iter(rest), s)
 
 
+def _refused_at_order(items: Iterator[Item], method: str, backend: str, fault) -> Iterator[Result]:
+    """An `error` Result for each puzzle of an order the options cannot run at (`fault`, named
+    with the puzzle's file and line by the output); the run goes on with other orders."""
+    for item in items:
+        result = base_result(item, method, backend)
+        result.status, result.error = "error", str(fault)
+        yield result
+
+
 def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Result]:
     from gpu_anneal.sudoku_solver import InterruptedBatch, run_pool, stop_stream
 
     items, choice = backend_choice.sudoku_choice(
         s.backend, order, s.move_at(order), items, s.chains, s.batch, s.on_dask, s.naming.flags
     )
-    plan = sudoku_plan(s, order, choice.backend, choice.reason)
+    try:
+        plan = sudoku_plan(s, order, choice.backend, choice.reason)
+    except OptionError as exc:  # the options fail at this order alone (a preset's t_final)
+        yield from _refused_at_order(items, "anneal", choice.backend, exc)
+        return
     used = plan.backend
     params = sudoku_params(plan)
 

@@ -753,3 +753,23 @@ def test_dry_run_checks_the_kind_and_every_option_as_a_run_does(tmp_path, extra,
     puzzle.write_text(FOUR[0] + "\n")
     files = [] if "--example" in extra else [puzzle]
     assert one_error(invoke("solve", "--dry-run", *extra, *files)).startswith(fault)
+
+
+def test_options_that_fail_at_a_later_puzzles_order_are_that_puzzles_error(tmp_path):
+    """`--schedule geometric --t0 0.01` runs at 9x9 but not at 4x4 (the preset's t_final there
+    is above 0.01): a 4x4 puzzle after 9x9 ones ended the run with a line naming no puzzle and
+    no summary. Now that puzzle's result is an error naming the fault, the run goes on, the
+    results are written and the summary counts it."""
+    nine = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+    path = tmp_path / "mix.txt"
+    path.write_text(f"{nine}\n\n1...............\n{nine}\n")
+    out = tmp_path / "r.jsonl"
+    result = invoke("solve", path, "--method", "anneal", "--schedule", "geometric", "--t0",
+                    "0.01", "--time-limit", "0.5", "--out", out, "--output", "jsonl")  # fmt: skip
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["index"] for r in records) == [0, 1, 2]
+    (refused,) = [r for r in records if r["status"] == "error"]
+    assert (refused["index"], refused["line"]) == (1, 3)
+    assert refused["error"].startswith("t0 = 0.01 with schedule 'geometric' at 4x4: t_final")
+    assert "1 error" in result.stderr.splitlines()[-1], result.stderr
+    assert "Traceback" not in result.output and result.exit_code in (1, 2)
