@@ -187,7 +187,7 @@ def _anneal_orders(items: Iterable[Item], s: Settings) -> Iterator[Result]:
     if head is None:
         return
     timeline.mark("input")
-    yield from _anneal_order(head.order, itertools.chain([head], stream), s)
+    yield from _anneal_order(head.order, itertools.chain([head], stream), s, first=True)
     for order, rest in held.items():
         yield from _anneal_order(order, iter(rest), s)
 
@@ -201,7 +201,12 @@ def _refused_at_order(items: Iterator[Item], method: str, backend: str, fault) -
         yield result
 
 
-def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Result]:
+def _anneal_order(
+    order: int, items: Iterator[Item], s: Settings, first: bool = False
+) -> Iterator[Result]:
+    """The results of one order's puzzles. Options that cannot run at the order are an
+    OptionError for the run's `first` order (nothing run yet: one line), else an error result
+    of each of its puzzles (the results of the orders before stay, the run goes on)."""
     from gpu_anneal.sudoku_solver import InterruptedBatch, run_pool, stop_stream
 
     items, choice = backend_choice.sudoku_choice(
@@ -210,6 +215,8 @@ def _anneal_order(order: int, items: Iterator[Item], s: Settings) -> Iterator[Re
     try:
         plan = sudoku_plan(s, order, choice.backend, choice.reason)
     except OptionError as exc:  # the options fail at this order alone (a preset's t_final)
+        if first:
+            raise
         yield from _refused_at_order(items, "anneal", choice.backend, exc)
         return
     used = plan.backend

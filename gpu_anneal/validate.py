@@ -49,13 +49,16 @@ GRID_SCHEDULE_RANGES = {
 
 
 def integer(option: str, value, lo: int, hi: int | None = None) -> int:
-    """value as an int in lo..hi (hi None: MAX_INTEGER); bools and floats are refused."""
-    hi = MAX_INTEGER if hi is None else hi
+    """value as an int in lo..hi (hi None: MAX_INTEGER, and the fault then says 'lo or more');
+    bools and floats are refused."""
+    bounded = hi is not None
+    hi = hi if bounded else MAX_INTEGER
     ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
     if ok:
         value = int(value)
-    if not ok or value < lo or (hi is not None and value > hi):
-        raise OptionError(f"{option} {_show(value)}: must be an integer in {lo:,}..{hi:,}")
+    if not ok or value < lo or value > hi:
+        span = f"in {lo:,}..{hi:,}" if bounded or (ok and value > hi) else f"of {lo:,} or more"
+        raise OptionError(f"{option} {_show(value)}: must be an integer {span}")
     return value
 
 

@@ -182,9 +182,7 @@ def test_check_stops_a_count_at_its_node_budget_and_says_it_is_unsettled(tmp_pat
         )
     refused = invoke("check", str(path), "--max-nodes", "-1")
     assert refused.exit_code == 2 and refused.stdout == ""
-    assert (
-        refused.stderr.strip() == f"gpu-anneal: --max-nodes -1: must be an integer in 0..{2**62:,}"
-    )
+    assert refused.stderr.strip() == "gpu-anneal: --max-nodes -1: must be an integer of 0 or more"
     help_text = " ".join(invoke("check", "--help").stdout.split())
     assert f"[default: {CHECK_NODES:,}]" in help_text
 

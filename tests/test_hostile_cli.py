@@ -447,7 +447,7 @@ def test_generate_puzzles_hands_its_grid_options_to_every_round(monkeypatch):
 def test_bench_tts_limit_below_one_is_refused(puzzles, limit):
     """bench tts --limit 0 / -1 ran one puzzle: refused before any run."""
     result = invoke("bench", "tts", puzzles, "--runs", "1", "--limit", limit)
-    assert one_error(result) == f"--limit {limit}: must be an integer in 1..{2**62:,}"
+    assert one_error(result) == f"--limit {limit}: must be an integer of 1 or more"
     assert result.stdout == ""
 
 
