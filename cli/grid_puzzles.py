@@ -273,7 +273,8 @@ def cli_render(
         if result is not None:
             rows = result.solution_rows
             if not result.solved:
-                err(f"{item.source} line {item.line}: {result.status}, drawing the puzzle only")
+                said = result.status.replace("_", " ")  # no_solution: "no solution"
+                err(f"{item.source} line {item.line}: {said}, drawing the puzzle only")
                 code = EXIT_UNSOLVED
         try:
             validate.output_path(path, PICTURE)  # a folder in a numbered picture's place

@@ -370,3 +370,13 @@ def test_a_picture_write_fault_without_a_message_is_named_by_its_type(tmp_path):
     with pytest.raises(OutputError) as caught:
         draw("--plot", "p.png", silent)
     assert str(caught.value) == "--plot p.png: cannot write the picture: ValueError"
+
+
+def test_a_puzzle_with_no_solution_is_said_in_words_and_drawn(tmp_path):
+    """`render --solve` of a 4x4 whose r1c3 can hold nothing said 'no_solution, drawing the
+    puzzle only' (a result's status word): it says 'no solution', draws the puzzle, exit 1."""
+    picture = tmp_path / "p.svg"
+    result = invoke("render", puzzle_file(tmp_path, ["12........3...4."]), picture, "--solve")
+    assert faults(result, code=1) == [f"{tmp_path / 'p.txt'} line 1: no solution, drawing the "
+                                      "puzzle only"]  # fmt: skip
+    assert picture.read_text().lstrip().startswith("<?xml")
