@@ -688,3 +688,16 @@ def test_sixteen_4x4_lines_are_sixteen_puzzles_whether_or_not_givens_are_checked
     for check in (True, False):
         got = list(iter_puzzles(f, check=check))
         assert [(p.line, p.order) for p in got] == [(L, 2) for L in range(1, 17)], check
+
+
+def test_a_64x64_csv_line_with_quoted_fields_and_spaces_reads():
+    """A 64x64 csv-line puzzle written with quoted fields and ', ' between them (22,936
+    characters here) was refused as 'longer than 20000 characters': it reads as the givens it
+    holds, within MAX_LINE."""
+    grid = pattern_grid(8, np.random.default_rng(8)).ravel()
+    givens = np.where(np.random.default_rng(9).random(grid.size) < 0.5, grid, 0)
+    fields = [f'"{v}"' if v else '"-1"' for v in givens.tolist()]
+    line = ", ".join(fields)
+    assert 20_000 < len(line) <= MAX_LINE
+    (puzzle,) = read_puzzles(line + "\n", fmt="csv-line")
+    assert puzzle.order == 8 and np.array_equal(puzzle.cells, givens)

@@ -105,7 +105,9 @@ from cpu_reference.sudoku.puzzle_lines import FOUR_N, Piece, shape_of
 
 FORMATS = ("line", "grid", "rows", "csv", "csv-line", "tdoku", "tsv", "solo", "lloyd-amos")
 SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-MAX_LINE = 20_000  # a 64x64 tsv line (4,096 numbers of up to two digits) is about 12,300
+# a line's most characters: a 64x64 tsv line (4,096 numbers of up to two digits) is about
+# 12,300, a csv-line one with quoted fields and ", " between them ('"-1", ') up to 24,576
+MAX_LINE = 65_536
 ORDERS = tuple(range(MIN_ORDER, MAX_ORDER + 1))
 SIDES = tuple(n * n for n in ORDERS)  # 4, 9, 16, 25, 36, 49, 64
 CELL_COUNTS = tuple(n**4 for n in ORDERS)  # 16, 81, 256, 625, 1296, 2401, 4096
