@@ -222,7 +222,11 @@ def test_solo_hand_made_ids():
     "text, pattern",
     [
         ("2x3:a1", "boxes 2x3 are not square"),
-        ("3x3:a1", r"line 1: Solo description: 2 cells, expected 81 \(9x9\)"),
+        (
+            "3x3:a1",
+            r"line 1: Solo description: 2 cells, expected 81 \(9x9\) \(a Shikaku or "
+            r"Hashi game ID\? solve and render read those with --kind\)$",
+        ),
         ("2x2:10p", "cell r1c1: given 10 is not a digit 1..4"),
         ("2x2:a1b2$j", r"unexpected character '\$' at position 5"),
         ("3x3:a1,b2", "jigsaw"),

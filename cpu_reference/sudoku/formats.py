@@ -497,6 +497,10 @@ def _parse_tsv(raw: str, order: int | None) -> tuple[np.ndarray, int, str]:
     return _parse_numbers(parts, n * n, 0), n, name
 
 
+# what a Solo fault adds where the line may be a Shikaku or Hashi game ID
+KIND_HINT = " (a Shikaku or Hashi game ID? solve and render read those with --kind)"
+
+
 def _parsesolo_description(token: str, order: int | None) -> tuple[np.ndarray, int]:
     m = _SOLO_HEAD.match(token)
     if not m:
@@ -512,8 +516,7 @@ def _parsesolo_description(token: str, order: int | None) -> tuple[np.ndarray, i
         raise _Fault(f"Solo boxes {R}x{C} are not square; only n x n boxes are supported")
     n = R
     if n not in ORDERS:
-        raise _Fault(f"Solo order {n} is outside {MIN_ORDER}..{MAX_ORDER} (a Shikaku or Hashi "
-                     "game ID? solve and render read those with --kind)")  # fmt: skip
+        raise _Fault(f"Solo order {n} is outside {MIN_ORDER}..{MAX_ORDER}{KIND_HINT}")
     if order is not None and n != order:
         raise _Fault(f"order {n}, expected {order}")
     N = n * n
@@ -545,7 +548,8 @@ def _parsesolo_description(token: str, order: int | None) -> tuple[np.ndarray, i
         else:
             raise _Fault(f"Solo description: unexpected character {ch!r} at position {i + 1}")
     if c != N * N:
-        raise _Fault("Solo description: " + _size_fault(c, n))
+        hint = KIND_HINT if c < N * N else ""  # Tatham's rect and bridges IDs look alike
+        raise _Fault("Solo description: " + _size_fault(c, n) + hint)
     return cells, n
 
 
