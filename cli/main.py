@@ -361,13 +361,14 @@ def _dry_run(given, options, device, dry_run) -> int:
     from gpu_anneal import plan
     from gpu_anneal.backend_choice import describe_cores, describe_plans, format_cores_plan
     from gpu_anneal.backends import cuda_status
+    from gpu_anneal.kinds import game_id_kinds
     from gpu_anneal.method_choice import AUTO, settings_for
     from gpu_anneal.reference import InputError
     from gpu_anneal.resolve import resolve
     from gpu_anneal.settings import CLI
 
     files, kind = given.sources_and_kind()
-    if kind != "sudoku":
+    if kind in game_id_kinds():  # Shikaku and Hashi
         raise InputError(f"--dry-run: a {kind} run has no plan to print (it plans Sudoku's "
                          "chains on the card or the cores); run it without --dry-run")  # fmt: skip
     s = resolve(options, CLI)
