@@ -149,11 +149,12 @@ def test_recolouring_rewrites_filled_cells_and_keeps_the_grid_legal():
     args[impasse.SLICE_AT] = 1
     places = rc.place_tables(tables, 25)
     grid = args[impasse.GRID]
-    rc.run_recolour(*args[: impasse.SLICE_AT + 1], *places, rc.chance_of(0.5))
+    one_move = (0, *args[: impasse.SLICE_AT + 1], *places, rc.chance_of(0.5))
+    rc.recolour_slice(*one_move)  # the chain's slice alone: the parallel runner compiles slowly
     rewritten = 0
     for _ in range(5_000):
         before = grid[0].copy()
-        rc.run_recolour(*args[: impasse.SLICE_AT + 1], *places, rc.chance_of(0.5))
+        rc.recolour_slice(*one_move)
         changed = np.flatnonzero(before != grid[0])
         if len(changed) == 1 and before[changed[0]] != 0 and grid[0][changed[0]] != 0:
             rewritten += 1
@@ -165,9 +166,10 @@ def test_recolouring_rewrites_filled_cells_and_keeps_the_grid_legal():
     assert_legal(args, cells, 5)
 
 
+@pytest.mark.slow  # the parallel runner's first compile takes about 20 s on 2 cores
 def test_a_recolouring_run_counts_verified_solves():
     """count_solves with recolouring 0.3 on 25x25 at 45 % for 20 slices: several solves, each
-    verified, within all moves."""
+    verified, within all moves (the moves themselves: the test above, in CI)."""
     run = sr.count_solves(lewis(5, 45), 5, sr.parse_table("0.35"), 0, 2, 1, 1e9, max_slices=20,
                           recolour=0.3)  # fmt: skip
     assert run["solves"] >= 2 and 1 <= run["solutions"] <= run["solves"]
