@@ -93,14 +93,14 @@ def check_order(order) -> int:
 
 
 def check_temperatures(ti: float, tf: float, step: float) -> None:
-    """InputError unless 0 < Tf < Ti and step > 0, each a number up to validate's largest
+    """InputError unless 0 < tf < ti and step > 0, each a number up to validate's largest
     temperature (and the step count stays reasonable)."""
     for name, value in (("ti", ti), ("tf", tf), ("step", step)):  # each above 0
         validate.number(name, value, 0.0, validate.MAX_TEMPERATURE, lo_open=True)
     if not tf < ti:
-        raise InputError(f"Tf = {tf} must be below Ti = {ti}")
+        raise InputError(f"tf {tf}: must be below ti {ti}")
     if sm.step_count(ti, tf, step) > 10**9:
-        raise InputError(f"step = {step}: more than 10**9 steps from Ti = {ti} to Tf = {tf}")
+        raise InputError(f"step {step}: more than 10**9 steps from ti {ti} to tf {tf}")
 
 
 # generate_grids' options that some methods alone take: option -> the methods that take it

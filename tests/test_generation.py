@@ -340,6 +340,20 @@ def test_cli_bad_parameters(args):
     _one_line_error(runner.invoke(app, args))
 
 
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["generate", "--puzzles", "--tf", "2", "--ti", "1"], "tf 2.0: must be below ti 1.0"),
+        (["minimize", "--count", "2", "--step", "1e-12"], "from ti 1.0 to tf 0.15"),
+    ],
+)
+def test_cli_temperature_faults_name_the_flags(args, message):
+    """The emptying's temperature faults name --ti, --tf and --step as the user spells them."""
+    result = runner.invoke(app, args)
+    _one_line_error(result)
+    assert message in result.stderr
+
+
 def test_cli_bad_grids(tmp_path, grids9):
     """A file whose only grid is bad: its fault, then the file's closing line (a bad grid is
     reported and passed over, tests/test_bench_minimize_faults.py), exit code 2."""
