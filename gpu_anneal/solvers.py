@@ -248,7 +248,7 @@ def _anneal_order(
             if item is not None:
                 yield _from_pool(item, raw, params, compile_s)
             compile_s = 0.0
-            if dask:
+            if dask and by_index:  # the cluster holds every puzzle: none left, nothing to stop
                 interrupts.check()  # the run's total time (a pool checks it between slices)
     except KeyboardInterrupt as stop:  # in the pool, or here: the pool reports what it holds
         stopped = stop.results if isinstance(stop, InterruptedBatch) else stop_stream(stream)

@@ -143,3 +143,32 @@ def test_scheduler_address_malformed_or_unanswered(monkeypatch):
     with pytest.raises(BackendError, match="no Dask scheduler answers at 'tcp://127.0.0.1:1'"):
         next(stream)
     assert time.perf_counter() - start < 20
+
+
+@pytest.mark.dask
+def test_a_run_whose_last_answer_came_past_total_time_is_not_stopped(monkeypatch, tmp_path):
+    """A Dask run whose cluster took longer than --total-time to start, every puzzle solved:
+    the run said `stopped, --total-time 1 s spent` and exited 1, as if puzzles were left. The
+    cluster is faked by solve_chunk in this process after a wait past the budget."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from typer.testing import CliRunner
+
+    import gpu_anneal.scale as scale
+    from cli.main import app
+
+    def late(cells, order, plan, **kwargs):  # a worker: a thread of its own, with no budget
+        with ThreadPoolExecutor(1) as worker:
+            results = worker.submit(scale.solve_chunk, cells, order, 0, plan).result()
+        time.sleep(0.6)
+        yield from results
+
+    monkeypatch.setattr(scale, "solve_on_dask", late)
+    path = tmp_path / "easy.txt"
+    path.write_text(DATA.read_text().splitlines()[0] + "\n")
+    args = ["solve", str(path), "--workers", "1", "--total-time", "0.3", "--seed", "1"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.stderr
+    assert "1 solved, 0 unsolved, 0 bad" in result.stderr
+    assert "stopped" not in result.stderr
