@@ -48,9 +48,10 @@ GRID_SCHEDULE_RANGES = {
 }
 
 
-def integer(option: str, value, lo: int, hi: int | None = None) -> int:
+def integer(option: str, value, lo: int, hi: int | None = None, why: str = "") -> int:
     """value as an int in lo..hi (hi None: MAX_INTEGER, and the fault then says 'lo or more');
-    bools and floats are refused."""
+    bools and floats are refused. `why`, where given, follows the range in the fault (what
+    sets hi)."""
     bounded = hi is not None
     hi = hi if bounded else MAX_INTEGER
     ok = isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
@@ -58,7 +59,8 @@ def integer(option: str, value, lo: int, hi: int | None = None) -> int:
         value = int(value)
     if not ok or value < lo or value > hi:
         span = f"in {lo:,}..{hi:,}" if bounded or (ok and value > hi) else f"of {lo:,} or more"
-        raise OptionError(f"{option} {_show(value)}: must be an integer {span}")
+        reason = f" ({why})" if why else ""
+        raise OptionError(f"{option} {_show(value)}: must be an integer {span}{reason}")
     return value
 
 
@@ -226,7 +228,9 @@ def max_grids(cells: int, memory: int | None = None) -> int:
 def count(value, cells: int | None = None, option: str = "--count") -> int:
     """How many grids or puzzles a run makes: 1..max_grids(cells), or 1..MAX_COUNT when they
     are made one at a time (cells None)."""
-    return integer(option, value, 1, MAX_COUNT if cells is None else max_grids(cells))
+    if cells is None:
+        return integer(option, value, 1, MAX_COUNT)
+    return integer(option, value, 1, max_grids(cells), _fits(max_grids(cells), MAX_COUNT))
 
 
 def chain_bytes(cells: int) -> int:
@@ -262,7 +266,13 @@ def chains(value, cells: int = 81, puzzles: int = 1, option: str = "--chains") -
     """Chains per puzzle, 1..max_chains(cells, puzzles); None stays None (the default)."""
     if value is None:
         return None
-    return integer(option, value, 1, max_chains(cells, puzzles))
+    most = max_chains(cells, puzzles)
+    return integer(option, value, 1, most, _fits(most, MAX_TOTAL_CHAINS // max(1, puzzles)))
+
+
+def _fits(most: int, cap: int) -> str:
+    """Why a memory-bound range ends at `most`: the fixed cap, or what fits now."""
+    return "" if most >= cap else "what half of the memory free now holds"
 
 
 LANES = (1, 32)  # threads a chain of the impasse kernels on a card: a thread, or a warp

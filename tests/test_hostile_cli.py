@@ -302,6 +302,15 @@ def test_generator_counts_sizes_and_seeds_are_capped_with_the_cap_named(args, fr
     assert time.perf_counter() - start < 10
 
 
+def test_a_cap_set_by_free_memory_says_so(puzzles):
+    """--chains and a grid --count are capped by the memory free now, so the bound changes from
+    run to run: the fault says what sets it; a fixed cap (Shikaku's --count) says nothing."""
+    why = "(what half of the memory free now holds)"
+    assert one_error(invoke("solve", puzzles, "--chains", str(10**12))).endswith(why)
+    assert one_error(invoke("generate", "--count", str(10**12))).endswith(why)
+    assert why not in one_error(invoke("generate", "--kind", "shikaku", "--count", str(10**30)))
+
+
 def test_generator_count_from_a_file_is_capped_per_puzzle(puzzles):
     """generate --from FILE --count N makes N per puzzle: a count whose total does not fit is
     refused before any grid is allocated."""
