@@ -84,9 +84,9 @@ from cpu_reference.sudoku.impasse import (
     _close_cell,
     _open_cell,
     _unit_holder,
-    cell_delta,
     chain_arrays,
     compile_chains,
+    draw_digit,
     fresh_trial,
     heat_weights,
     impasse_tables,
@@ -124,16 +124,9 @@ def tabu_slice(
         at, s0, s1 = uniform_below(s0, s1, size)
         x = int64(oset[i, 1 + int64(at)])
         barred = int64(left_digit[i, x]) if left_at[i, x] >= moves - tenure else 0
-        total, pick = stay, 0  # impasse_slice's one-pass draw, the barred digit left out
-        for m in range(ncand[x]):
-            d = int64(cand[x, m])
-            if d == barred:
-                continue
-            w = weights[i, cell_delta(i, x, d, holder, units, side) + 1]
-            total += w
-            r, s0, s1 = uniform_below(s0, s1, total)
-            if int64(r) < w:
-                pick = d
+        pick, s0, s1 = draw_digit(
+            i, x, stay, barred, s0, s1, weights, holder, cand, ncand, units, side
+        )
         if pick != 0:
             for k in range(3):
                 y = _unit_holder(holder, i, units, x, k, side, pick)

@@ -36,6 +36,7 @@ from cpu_reference.sudoku.impasse import (
     _open_cell,
     cell_delta,
     chain_arrays,
+    draw_digit,
     fresh_trial,
     impasse_tables,
     write_digit,
@@ -104,14 +105,7 @@ def recolour_slice(
                     _open_cell(i, pick, grid, holder, oset, where, units, side)
                 write_digit(i, pick, d, grid, holder, oset, where, units, side)
             continue
-        total, pick = stay, 0  # the engine's one-pass heat-bath draw
-        for m in range(ncand[x]):
-            d = int64(cand[x, m])
-            w = weights[i, cell_delta(i, x, d, holder, units, side) + 1]
-            total += w
-            r, s0, s1 = uniform_below(s0, s1, total)
-            if int64(r) < w:
-                pick = d
+        pick, s0, s1 = draw_digit(i, x, stay, -1, s0, s1, weights, holder, cand, ncand, units, side)
         if pick != 0:
             write_digit(i, x, pick, grid, holder, oset, where, units, side)
     if oset[i, 0] == 0:

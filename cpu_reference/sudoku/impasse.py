@@ -36,10 +36,10 @@ Per-chain arrays (rows indexed by i):
                                     fixed point (heat_weights)
 
 Draws per move: the open cell, then one draw a candidate in their order, a one-pass weighted
-choice (stay open first; candidate m replaces the choice so far when a draw below the running
-total falls under its weight), which picks d with probability w(delta_d) over the total while
-computing each delta once. Every weight is an integer computed on the host, so a chain takes
-the same moves on the CPU and on a card.
+choice (draw_digit: stay open first; candidate m replaces the choice so far when a draw below
+the running total falls under its weight), which picks d with probability w(delta_d) over the
+total while computing each delta once. Every weight is an integer computed on the host, so a
+chain takes the same moves on the CPU and on a card.
 
 Fixed point of the weights (heat_weights):
 
@@ -179,6 +179,28 @@ def write_digit(i, x, d, grid, holder, oset, where, units, side):
     _close_cell(i, x, d, grid, holder, oset, where, units, side)
 
 
+@njit(cache=True, inline="always")
+def draw_digit(i, x, stay, barred, s0, s1, weights, holder, cand, ncand, units, side):
+    """The heat-bath draw of open cell x of chain i: (the digit it takes, 0 when it stays open,
+    and the RNG state after). One pass, one draw a candidate in cand's order: the choice starts
+    at staying open with weight `stay`; candidate m, of weight w_m = weights[i, delta_m + 1],
+    replaces the choice so far when a draw below the running total stay + w_0 + ... + w_m falls
+    under w_m, so d ends up chosen with probability w_d over the total. The candidate `barred`
+    takes no draw and no weight (a value no candidate has, -1, bars none)."""
+    total = stay
+    pick = 0
+    for m in range(ncand[x]):
+        d = int64(cand[x, m])
+        if d == barred:
+            continue
+        w = weights[i, cell_delta(i, x, d, holder, units, side) + 1]
+        total += w
+        r, s0, s1 = uniform_below(s0, s1, total)
+        if int64(r) < w:
+            pick = d
+    return pick, s0, s1
+
+
 @njit(cache=True)
 def fresh_trial(i, s0, s1, grid, holder, oset, where, filled, free, cand, ncand, units, side):
     """Chain i's grid at the start of a trial (module docstring); returns the RNG state."""
@@ -270,15 +292,7 @@ def impasse_slice(
             continue
         at, s0, s1 = uniform_below(s0, s1, size)
         x = int64(oset[i, 1 + int64(at)])
-        total = stay  # one pass, a draw a candidate: candidate m replaces the choice so far
-        pick = 0  # with probability w_m / (stay + w_0 + ... + w_m), so d ends up chosen with
-        for m in range(ncand[x]):  # probability w_d / the total weight (0: the cell stays open)
-            d = int64(cand[x, m])
-            w = weights[i, cell_delta(i, x, d, holder, units, side) + 1]
-            total += w
-            r, s0, s1 = uniform_below(s0, s1, total)
-            if int64(r) < w:
-                pick = d
+        pick, s0, s1 = draw_digit(i, x, stay, -1, s0, s1, weights, holder, cand, ncand, units, side)
         if pick != 0:
             write_digit(i, x, pick, grid, holder, oset, where, units, side)
         moves += 1
