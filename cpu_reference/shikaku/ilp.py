@@ -52,6 +52,17 @@ def _matrix(p: Shikaku, cand: np.ndarray, start: np.ndarray):
     return coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_rows, n_cand)).tocsr()
 
 
+def _rects(x: np.ndarray, cand: np.ndarray, start: np.ndarray) -> list:
+    """The chosen candidates of a solution `x` as rects per clue ([top, left, height, width],
+    None for a clue with none chosen), found for all candidates at once."""
+    chosen = np.flatnonzero(np.round(x).astype(np.int64))
+    owner = np.searchsorted(start, chosen, side="right") - 1
+    rects = [None] * (len(start) - 1)
+    for k, rect in zip(owner.tolist(), cand[chosen].tolist(), strict=True):
+        rects[k] = rect
+    return rects
+
+
 def solve_ilp(
     p: Shikaku, time_limit: float = 60.0, pruned: bool = True, exclude: list | None = None
 ) -> dict:
@@ -60,6 +71,9 @@ def solve_ilp(
     `exclude` is a list of solutions (rects per clue) to forbid with no-good cuts; status is
     "optimal", "infeasible", "time_limit" (the model's building counts toward time_limit) or
     "too_large" (with a `reason`: the matrix would pass MAX_COVER_ENTRIES, so none is built).
+    The clock is read after the candidates and after the matrix; HiGHS is given what is left.
+    The call may pass time_limit by one step of building, by scipy's handing of the program
+    to HiGHS and back, and by HiGHS's own overshoot (it reads its clock between steps).
     """
     t0 = time.perf_counter()
     cand, start = candidates(p, pruned=pruned)
@@ -73,6 +87,9 @@ def solve_ilp(
                   "method takes it")  # fmt: skip
         return {"status": "too_large", "reason": reason, "rects": None,
                 "seconds": time.perf_counter() - t0, "variables": len(cand)}  # fmt: skip
+    if time_limit is not None and time.perf_counter() - t0 >= time_limit:
+        return {"status": "time_limit", "rects": None, "seconds": time.perf_counter() - t0,
+                "variables": len(cand)}  # fmt: skip
     a = _matrix(p, cand, start)
     cons = [LinearConstraint(a, 1, 1)]
     if exclude:
@@ -98,13 +115,7 @@ def solve_ilp(
     seconds = time.perf_counter() - t0
     out = {"rects": None, "seconds": seconds, "variables": len(cand)}
     if res.status == 0 and res.x is not None:
-        x = np.round(res.x).astype(int)
-        chosen = np.nonzero(x)[0]
-        rects = [None] * k_count
-        for l_ in chosen:
-            k = int(np.searchsorted(start, l_, side="right") - 1)
-            rects[k] = cand[l_].tolist()
-        out.update(status="optimal", rects=rects)
+        out.update(status="optimal", rects=_rects(res.x, cand, start))
     elif res.status == 2:
         out["status"] = "infeasible"
     else:
