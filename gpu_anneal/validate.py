@@ -230,7 +230,8 @@ def count(value, cells: int | None = None, option: str = "--count") -> int:
     are made one at a time (cells None)."""
     if cells is None:
         return integer(option, value, 1, MAX_COUNT)
-    return integer(option, value, 1, max_grids(cells), _fits(max_grids(cells), MAX_COUNT))
+    most = max_grids(cells)  # the memory is read once: the bound checked is the one named
+    return integer(option, value, 1, most, _fits(most, MAX_COUNT))
 
 
 def chain_bytes(cells: int) -> int:

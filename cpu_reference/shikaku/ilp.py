@@ -87,9 +87,16 @@ def solve_ilp(
                   "method takes it")  # fmt: skip
         return {"status": "too_large", "reason": reason, "rects": None,
                 "seconds": time.perf_counter() - t0, "variables": len(cand)}  # fmt: skip
-    if time_limit is not None and time.perf_counter() - t0 >= time_limit:
+
+    def left() -> float:
+        return math.inf if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
+
+    def spent() -> dict:
         return {"status": "time_limit", "rects": None, "seconds": time.perf_counter() - t0,
                 "variables": len(cand)}  # fmt: skip
+
+    if left() <= 0:
+        return spent()
     a = _matrix(p, cand, start)
     cons = [LinearConstraint(a, 1, 1)]
     if exclude:
@@ -101,16 +108,15 @@ def solve_ilp(
             row = np.zeros(len(cand))
             row[chosen] = 1
             cons.append(LinearConstraint(row.reshape(1, -1), -np.inf, k_count - 1))
-    left = math.inf if time_limit is None else float(time_limit) - (time.perf_counter() - t0)
-    if left <= 0:  # the model took the whole limit: HiGHS is not started
-        return {"status": "time_limit", "rects": None, "seconds": time.perf_counter() - t0,
-                "variables": len(cand)}  # fmt: skip
+    budget = left()
+    if budget <= 0:  # the model took the whole limit: HiGHS is not started
+        return spent()
     res = milp(
         c=np.zeros(len(cand)),
         constraints=cons,
         integrality=np.ones(len(cand)),
         bounds=Bounds(0, 1),
-        options={"time_limit": left},
+        options={"time_limit": budget},
     )
     seconds = time.perf_counter() - t0
     out = {"rects": None, "seconds": seconds, "variables": len(cand)}
