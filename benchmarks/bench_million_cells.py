@@ -8,7 +8,7 @@ Glossary: side, the grid's width and height (the Hashi lattice: side - 1, an odd
 repeat, one timed command.
 Results: benchmarks/results/scale/million_cells.{json,md} (--out).
     python -m benchmarks.bench_million_cells [--commits 002768b,HEAD] [--side 1000]
-        [--time-limit 2] [--repeats 3] [--out PATH]
+        [--time-limit 2] [--method anneal|ilp] [--repeats 3] [--out PATH]
 """
 
 from __future__ import annotations
@@ -65,12 +65,14 @@ def tree_of(commit: str, into: Path) -> tuple[Path, str]:
     return folder, short
 
 
-def one_command(tree: Path, path: Path, kind: str, limit: float, cache: Path | None) -> dict:
-    """One `python -m gpu_anneal solve` from `tree` (compiling into `cache`, None: the user's):
-    wall seconds, status and result timing."""
+def one_command(
+    tree: Path, path: Path, kind: str, limit: float, cache: Path | None, method: str = "anneal"
+) -> dict:
+    """One `python -m gpu_anneal solve --method METHOD` from `tree` (compiling into `cache`,
+    None: the user's): wall seconds, status and result timing."""
     command = [sys.executable, "-m", "gpu_anneal", "solve", str(path), "--kind", kind,
                "--chains", "2", "--time-limit", f"{limit:g}", "--backend", "cpu",
-               "--output", "jsonl"]  # fmt: skip
+               "--method", method, "--output", "jsonl"]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(tree)}
     if cache is not None:  # an archived commit compiles into a cache of its own
         env["GPU_ANNEAL_CACHE_DIR"] = str(cache)
@@ -85,7 +87,9 @@ def one_command(tree: Path, path: Path, kind: str, limit: float, cache: Path | N
     return {"wall": wall, "status": record["status"], "timing": record.get("timing") or {}}
 
 
-def measure(commits: list[str], side: int, limit: float, repeats: int, work: Path) -> list[dict]:
+def measure(
+    commits: list[str], side: int, limit: float, repeats: int, work: Path, method: str = "anneal"
+) -> list[dict]:
     """A row per commit and puzzle: the median and range of `repeats` timed commands."""
     files = {}
     for name, (kind, text) in puzzles(side).items():
@@ -96,8 +100,9 @@ def measure(commits: list[str], side: int, limit: float, repeats: int, work: Pat
         tree, label = tree_of(commit, work / "trees")
         cache = None if commit == "." else work / "cache" / label
         for name, (kind, path) in files.items():
-            one_command(tree, path, kind, limit, cache)  # compiles this commit's code
-            runs = [one_command(tree, path, kind, limit, cache) for _ in range(repeats)]
+            command = (tree, path, kind, limit, cache, method)
+            one_command(*command)  # compiles this commit's code
+            runs = [one_command(*command) for _ in range(repeats)]
             walls = [r["wall"] for r in runs]
             parts = {key: statistics.median(r["timing"].get(key, 0.0) for r in runs)
                      for key in ("search", "verify")}  # fmt: skip
@@ -117,8 +122,8 @@ def render(result: dict) -> str:
         "# Grid puzzles of a million cells, the whole command", "",
         made_sentence(result) + f" Grids {a['side']}x{a['side']} (the Hashi lattice "
         f"{a['side'] - 1}x{a['side'] - 1}); `gpu-anneal solve FILE --kind K --chains 2 "
-        f"--time-limit {a['time_limit']:g} --backend cpu --output jsonl`, {a['repeats']} timed "
-        "runs each after one that compiles.", "",
+        f"--time-limit {a['time_limit']:g} --backend cpu --method {a.get('method', 'anneal')} "
+        f"--output jsonl`, {a['repeats']} timed runs each after one that compiles.", "",
     ]  # fmt: skip
     header = ("commit", "puzzle", "status", "wall (median)", "wall (range)", "search", "verify")
     rows = []
@@ -140,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--commits", default=".", help="commits to compare ('.': the working tree)")
     ap.add_argument("--side", type=int, default=1000, help="the grids' side (even)")
     ap.add_argument("--time-limit", type=float, default=2.0, help="each command's --time-limit")
+    ap.add_argument(
+        "--method", choices=("anneal", "ilp"), default="anneal", help="each command's --method"
+    )
     ap.add_argument("--repeats", type=int, default=3, help="timed commands a puzzle and commit")
     add_out_arguments(ap, OUT)
     args = ap.parse_args(argv)
@@ -152,9 +160,9 @@ def main(argv: list[str] | None = None) -> int:
     commits = [c.strip() for c in args.commits.split(",") if c.strip()]
     facts = machine()
     with tempfile.TemporaryDirectory(prefix="million_cells_") as work:
-        rows = measure(commits, side, args.time_limit, args.repeats, Path(work))
+        rows = measure(commits, side, args.time_limit, args.repeats, Path(work), args.method)
     settings = {"side": side, "time_limit": args.time_limit, "repeats": args.repeats,
-                "commits": commits}  # fmt: skip
+                "commits": commits, "method": args.method}  # fmt: skip
     result = {**made_by("bench_million_cells", argv), "machine": facts, "args": settings,
               "rows": rows}  # fmt: skip
     write_files(args.out, result, render)

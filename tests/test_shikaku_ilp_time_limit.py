@@ -17,10 +17,10 @@ def test_shikaku_reading_back_an_answer_is_proportional(monkeypatch):
     side = 500
     p = S.parse(puzzles(side)["shikaku ones"][1], "ones")
 
-    def answer(c, **kwargs):
+    def answer(seconds, c, **kwargs):
         return OptimizeResult(status=0, x=np.ones(len(c)))
 
-    monkeypatch.setattr(SI, "milp", answer)
+    monkeypatch.setattr(SI, "milp_within", answer)
     start = time.perf_counter()
     res = SI.solve_ilp(p, time_limit=60.0)
     wall = time.perf_counter() - start
@@ -38,5 +38,5 @@ def test_shikaku_limit_spent_while_building_stops_before_highs(monkeypatch):
         raise AssertionError("the program was built or run past the limit")
 
     monkeypatch.setattr(SI, "_matrix", never)
-    monkeypatch.setattr(SI, "milp", never)
+    monkeypatch.setattr(SI, "milp_within", never)
     assert SI.solve_ilp(p, time_limit=1e-9)["status"] == "time_limit"

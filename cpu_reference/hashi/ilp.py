@@ -21,9 +21,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.optimize import Bounds, LinearConstraint
 from scipy.sparse import coo_matrix
 
+from cpu_reference.deadline import milp_within
 from cpu_reference.errors import InputError
 from cpu_reference.hashi.puzzle import Hashi, bridges_from_mult, component_labels, edge_graph
 
@@ -92,9 +93,8 @@ def solve_ilp(
     none) is infeasible without a program: HiGHS refuses a program of no variables.
     time_limit bounds the whole call: the clock is read between the steps of building the
     program and between rounds, "time_limit" is returned once it is spent, and HiGHS is given
-    what is left of it. The call may pass time_limit by what one step of building takes, by
-    scipy's handing of the program to HiGHS and back, and by HiGHS's own overshoot (it reads
-    its clock between steps of its presolve and search).
+    what is left of it (cpu_reference.deadline.milp_within: a large program in a child process
+    killed at the deadline). The call may pass time_limit by what one step of building takes.
     """
     t0 = time.perf_counter()
     out = {"bridges": None, "mult": None, "connected": None, "rounds": 0, "cuts": 0}
@@ -139,8 +139,8 @@ def solve_ilp(
         budget = left()
         if budget <= 0:
             return done("time_limit")
-        res = milp(c=c, constraints=[constraint], integrality=integrality, bounds=bounds,
-                   options={"time_limit": float(budget)})  # fmt: skip
+        res = milp_within(budget, c=c, constraints=[constraint], integrality=integrality,
+                          bounds=bounds)  # fmt: skip
         out["rounds"] += 1
         if res.status == 2:
             return done("infeasible")

@@ -18,9 +18,10 @@ import math
 import time
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.optimize import Bounds, LinearConstraint
 from scipy.sparse import coo_matrix
 
+from cpu_reference.deadline import milp_within
 from cpu_reference.runs import run_offsets
 from cpu_reference.shikaku.puzzle import Shikaku, candidates
 
@@ -71,9 +72,9 @@ def solve_ilp(
     `exclude` is a list of solutions (rects per clue) to forbid with no-good cuts; status is
     "optimal", "infeasible", "time_limit" (the model's building counts toward time_limit) or
     "too_large" (with a `reason`: the matrix would pass MAX_COVER_ENTRIES, so none is built).
-    The clock is read after the candidates and after the matrix; HiGHS is given what is left.
-    The call may pass time_limit by one step of building, by scipy's handing of the program
-    to HiGHS and back, and by HiGHS's own overshoot (it reads its clock between steps).
+    The clock is read after the candidates and after the matrix; HiGHS is given what is left
+    (cpu_reference.deadline.milp_within: a large program in a child process killed at the
+    deadline). The call may pass time_limit by one step of building.
     """
     t0 = time.perf_counter()
     cand, start = candidates(p, pruned=pruned)
@@ -111,12 +112,12 @@ def solve_ilp(
     budget = left()
     if budget <= 0:  # the model took the whole limit: HiGHS is not started
         return spent()
-    res = milp(
+    res = milp_within(
+        budget,
         c=np.zeros(len(cand)),
         constraints=cons,
         integrality=np.ones(len(cand)),
         bounds=Bounds(0, 1),
-        options={"time_limit": budget},
     )
     seconds = time.perf_counter() - t0
     out = {"rects": None, "seconds": seconds, "variables": len(cand)}
