@@ -71,8 +71,10 @@ def one_command(
     """One `python -m gpu_anneal solve --method METHOD` from `tree` (compiling into `cache`,
     None: the user's): wall seconds, status and result timing."""
     command = [sys.executable, "-m", "gpu_anneal", "solve", str(path), "--kind", kind,
-               "--chains", "2", "--time-limit", f"{limit:g}", "--backend", "cpu",
-               "--method", method, "--output", "jsonl"]  # fmt: skip
+               "--time-limit", f"{limit:g}", "--backend", "cpu", "--method", method,
+               "--output", "jsonl"]  # fmt: skip
+    if method == "anneal":  # chains are the annealer's
+        command += ["--chains", "2"]
     env = {**os.environ, "PYTHONPATH": str(tree)}
     if cache is not None:  # an archived commit compiles into a cache of its own
         env["GPU_ANNEAL_CACHE_DIR"] = str(cache)
@@ -118,12 +120,14 @@ def measure(
 def render(result: dict) -> str:
     """The markdown report of one run."""
     a = result["args"]
+    method = a.get("method", "anneal")
+    chains = " --chains 2" if method == "anneal" else ""
     lines = [
         "# Grid puzzles of a million cells, the whole command", "",
         made_sentence(result) + f" Grids {a['side']}x{a['side']} (the Hashi lattice "
-        f"{a['side'] - 1}x{a['side'] - 1}); `gpu-anneal solve FILE --kind K --chains 2 "
-        f"--time-limit {a['time_limit']:g} --backend cpu --method {a.get('method', 'anneal')} "
-        f"--output jsonl`, {a['repeats']} timed runs each after one that compiles.", "",
+        f"{a['side'] - 1}x{a['side'] - 1}); `gpu-anneal solve FILE --kind K{chains} "
+        f"--time-limit {a['time_limit']:g} --backend cpu --method {method} --output jsonl`, "
+        f"{a['repeats']} timed runs each after one that compiles.", "",
     ]  # fmt: skip
     header = ("commit", "puzzle", "status", "wall (median)", "wall (range)", "search", "verify")
     rows = []
