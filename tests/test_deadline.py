@@ -78,11 +78,15 @@ def test_without_fork_the_work_runs_here(monkeypatch):
                     reason="Ctrl-C reaches the main thread only")  # fmt: skip
 def test_ctrl_c_while_waiting_kills_the_child(tmp_path):
     pid_file = tmp_path / "pid"
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # a worker may ignore it
     press = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
-    press.start()
-    with pytest.raises(KeyboardInterrupt):
-        deadline.call_within(60, _sleeper(pid_file, 60))
-    press.join()
+    try:
+        press.start()
+        with pytest.raises(KeyboardInterrupt):
+            deadline.call_within(60, _sleeper(pid_file, 60))
+    finally:
+        press.join()
+        signal.signal(signal.SIGINT, before)
     assert _gone(int(pid_file.read_text()))
 
 

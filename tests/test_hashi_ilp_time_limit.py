@@ -2,6 +2,8 @@
 
 import time
 
+import pytest
+
 from benchmarks.bench_million_cells import puzzles
 from cpu_reference.hashi import ilp as HI
 from cpu_reference.hashi import puzzle as H
@@ -78,3 +80,28 @@ def test_hashi_highs_is_given_what_is_left(monkeypatch):
     assert limits == sorted(limits, reverse=True) and len(set(limits)) == len(limits)
     for limit, at in given:
         assert 30.0 - (at - start) <= limit < 30.0
+
+
+def test_parsing_spends_the_puzzles_time_limit(monkeypatch):
+    """A puzzle's time limit counts from the solve's start: a parse that took 0.4 s of a 0.3 s
+    limit leaves HiGHS nothing, and the annealer is given what is left of 10 s."""
+    real = HASHI.parse
+
+    def slow_parse(*args, **kwargs):
+        time.sleep(0.4)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(HASHI, "parse", slow_parse)
+    raw = HASHI.solve_one(SQUARE, "ilp", "cpu", 1, 0, 0.3)
+    assert raw["status"] == "time_limit" and raw["rounds"] == 0 and raw["solution"] is None
+
+    given = []
+
+    def recording(p, chains, seed, time_limit, *rest):
+        given.append(time_limit)
+        raise LookupError("recorded")
+
+    monkeypatch.setattr(HASHI, "anneal", recording)
+    with pytest.raises(LookupError, match="recorded"):
+        HASHI.solve_one(SQUARE, "anneal", "cpu", 1, 0, 10.0)
+    assert len(given) == 1 and given[0] <= 10.0 - 0.4

@@ -12,6 +12,7 @@ Glossary:
 
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Iterator
 
@@ -24,6 +25,7 @@ from gpu_anneal.validate import grid_schedule
 
 GRID_METHODS = ("anneal", "ilp")
 SCHEDULE_KEYS = ("t0", "t_final", "n_plateaus", "plateau", "max_trials")
+MIN_SECONDS = 1e-3  # the annealer's time limit where parsing spent the puzzle's: one plateau
 
 
 def check(name: str, value, allowed) -> None:
@@ -51,6 +53,7 @@ class GridKind(PuzzleKind):
     solution_key = ""  # the key of the answer in raw["solution"]
     warm_up_id = ""  # a tiny puzzle whose solve compiles the chain loops
     model = None  # the cpu_reference puzzle module
+    ilp_module = ""  # the cpu_reference module of the ILP (scipy's milp): imported when used
     rules = None  # the cpu_reference annealing module: anneal(p, chains, max_trials, runner)
     # The CUDA trial kernel (gpu_anneal.kernels.launch.TrialKernel, one chain a thread): the
     # rules' jitted trial, its non-array arguments besides the schedule's, and a small instance
@@ -204,14 +207,18 @@ class GridKind(PuzzleKind):
     ) -> dict:
         """Solve one puzzle (text or parsed) by a method of GRID_METHODS on a backend taken
         already ("cpu" or "cuda": gpu_anneal.run_plan) with `chains` chains; the dict
-        gpu_anneal.grid_puzzles.solve_grid_puzzle documents."""
-        p = self.parsed(puzzle)
+        gpu_anneal.grid_puzzles.solve_grid_puzzle documents. `time_limit` counts from the
+        call: parsing the puzzle and loading the ILP's modules spend it too."""
         t0 = time.perf_counter()
+        p = self.parsed(puzzle)
         out = {"kind": self.name, "game_id": self.game_id(p), "method": method}
         sched = {k: options.pop(k) for k in SCHEDULE_KEYS if k in options}
         if method == "ilp":
             out["backend"] = "cpu"
-            res, solution = self.ilp(p, time_limit, options, out)
+            if self.ilp_module:
+                importlib.import_module(self.ilp_module)
+            left = time_limit - (time.perf_counter() - t0)
+            res, solution = self.ilp(p, left, options, out)
             out["status"] = res["status"]
             out["reason"] = res.get("reason")  # why the program was not built (too_large)
             out["energy"] = None
@@ -222,10 +229,11 @@ class GridKind(PuzzleKind):
                 from gpu_anneal.grid_runners import cuda_trials  # numba.cuda: CUDA runs only
 
                 runner = cuda_trials(self.trial_kernel())
-            else:  # trials that the time limit and Ctrl-C stop after a plateau
+            left = max(MIN_SECONDS, time_limit - (time.perf_counter() - t0))
+            if used == "cpu":  # trials that the time limit and Ctrl-C stop after a plateau
                 names = self.trial_kernel().names
-                runner = StoppableCpuTrials(self.rules.run_chains_cpu, names, time_limit)
-            res, solution = self.anneal(p, chains, seed, time_limit, runner, sched, options, out)
+                runner = StoppableCpuTrials(self.rules.run_chains_cpu, names, left)
+            res, solution = self.anneal(p, chains, seed, left, runner, sched, options, out)
             out["energy"] = res["energy"]
             out["trials"] = res["trials"]
             out["first_round"] = res.get("first_round")  # seconds of one trial of every chain

@@ -25,6 +25,7 @@ class Hashi(GridKind):
     name = "hashi"
     title = "Hashiwokakero"
     model = model
+    ilp_module = "cpu_reference.hashi.ilp"
     rules = rules
     trial = staticmethod(rules.hashi_trial)  # a jitted function: no method of the kind
     trial_scalars = ("maxb", "tree", "wc", "square", "we", "wg")

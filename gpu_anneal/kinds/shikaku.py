@@ -25,6 +25,7 @@ class Shikaku(GridKind):
     name = "shikaku"
     title = "Shikaku"
     model = model
+    ilp_module = "cpu_reference.shikaku.ilp"
     rules = rules
     trial = staticmethod(rules.shikaku_trial)  # a jitted function: no method of the kind
     trial_scalars = ("width",)
