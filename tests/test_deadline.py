@@ -5,6 +5,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -137,3 +138,8 @@ def test_hashi_ilp_ends_by_its_limit_when_highs_would_not(monkeypatch):
     wall = time.perf_counter() - start
     assert res["status"] == "time_limit" and res["rounds"] == 1 and res["bridges"] is None
     assert wall < 2.0 + MARGIN, f"{wall:.2f} s for a limit of 2 s"
+
+
+def test_the_commands_page_names_the_programs_given_a_child():
+    page = (Path(__file__).parent.parent / "docs" / "commands.md").read_text()
+    assert f"more than {deadline.FORK_COLUMNS:,} variables" in " ".join(page.split())
