@@ -37,8 +37,9 @@ READ_BYTES = 1 << 20  # bytes read from the child's pipe at a time
 TIME_LIMIT_STATUS = 1  # scipy.optimize.milp's status for "time limit reached"
 
 
-class ChildLost(RuntimeError):
-    """The child process ended without an answer (killed by a signal, or out of memory)."""
+class ChildLost(MemoryError):
+    """The child process ended without an answer: killed by a signal, most often the kernel's
+    out-of-memory killer (a MemoryError: the machine's limit, as an allocation failing here)."""
 
 
 def call_within(seconds: float, work: Callable[[], T]) -> tuple[bool, T | None]:
@@ -129,11 +130,24 @@ def _collect(pid: int, read_end: int, deadline: float) -> tuple[bool, object]:
     if not ended:
         return False, None
     if not chunks:
-        raise ChildLost(f"the child process ended without an answer (wait status {status})")
+        raise ChildLost(f"a child process solving it ended {_how(status)} without an answer")
     kind, value = pickle.loads(b"".join(chunks))
     if kind == "raised":
         raise value
     return True, value
+
+
+def _how(status: int) -> str:
+    """How a child ended, from its wait status: "by SIGKILL (the memory's limit?)", "by
+    SIGSEGV", "with exit code 1"."""
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        return f"by {name}" + (" (the memory's limit?)" if number == signal.SIGKILL else "")
+    return f"with exit code {os.WEXITSTATUS(status)}"
 
 
 def milp_within(seconds: float, **problem):

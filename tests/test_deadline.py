@@ -66,8 +66,12 @@ def test_a_childs_value_and_exception_come_back():
 
 
 def test_a_child_that_dies_without_an_answer_is_named():
-    with pytest.raises(deadline.ChildLost, match="without an answer"):
+    """A child's death without an answer is a MemoryError naming how it ended (the kernel's
+    out-of-memory killer sends SIGKILL), where in-process the whole run would have died."""
+    with pytest.raises(deadline.ChildLost, match="ended with exit code 3 without an answer"):
         deadline.call_within(30, lambda: os._exit(3))
+    with pytest.raises(MemoryError, match=r"ended by SIGKILL \(the memory's limit\?\)"):
+        deadline.call_within(30, lambda: os.kill(os.getpid(), signal.SIGKILL))
 
 
 def test_without_fork_the_work_runs_here(monkeypatch):
