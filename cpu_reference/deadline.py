@@ -5,8 +5,9 @@ HiGHS reads its clock only between the steps of its presolve and search, and one
 large program can take seconds; scipy's handing of the program over and back adds more. So
 `milp_within` gives a program of more than FORK_COLUMNS columns to a child process (os.fork:
 nothing is imported again, the program is not copied) and kills the child at the deadline.
-A smaller program, or one where fork is missing (Windows) or fails (no memory for a child),
-is solved in this process as before. Before forking, the C library's free memory is given
+A smaller program, or one where fork is not used (any system but Linux: macOS's system
+libraries are not safe in a forked child, Windows has no fork) or fails (no memory for a
+child), is solved in this process as before. Before forking, the C library's free memory is given
 back to the system (glibc's malloc_trim): the child's allocations would otherwise reuse pages
 shared with the parent, each first write a copy, and a large program's solve took about three
 times as long.
@@ -26,6 +27,7 @@ import os
 import pickle
 import select
 import signal
+import sys
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -45,10 +47,11 @@ class ChildLost(MemoryError):
 def call_within(seconds: float, work: Callable[[], T]) -> tuple[bool, T | None]:
     """(True, work()) where a forked child finished `work` within `seconds`, else (False,
     None) with the child killed and reaped. An exception `work` raised in the child is raised
-    here; ChildLost where the child ended without an answer. Where fork is missing or fails,
-    work() runs in this process and (True, its value) is returned, whatever it took."""
+    here; ChildLost where the child ended without an answer. Where fork is not used (not
+    Linux) or fails, work() runs in this process and (True, its value) is returned, whatever
+    it took."""
     fork = getattr(os, "fork", None)
-    if fork is None:
+    if fork is None or not sys.platform.startswith("linux"):
         return True, work()
     deadline = time.perf_counter() + seconds
     _release_free_memory()
