@@ -241,19 +241,20 @@ inside = (
     "    return 'compiled'\\n"
 )
 exec(compile(inside, os.path.join(folder, where, "module.py"), "exec"))
-done = False
+done = None  # compiling's value, stored as it returns: a press raised later finds it
+lines = []
 try:
-    print(compiling(presses), flush=True)
-    done = True
+    done = compiling(presses)
     time.sleep(5)  # no check() here: the held press is raised all the same
-    print("never raised")
+    lines.append("never raised")
 except KeyboardInterrupt:
-    print("raised after" if done else "raised inside")
+    lines += [done, "raised after"] if done else ["raised inside"]
 try:
     interrupts.check()
-    print("nothing held")
+    lines.append("nothing held")
 except KeyboardInterrupt:
-    print("answered")
+    lines.append("answered")
+print("\\n".join(lines), flush=True)  # printed at the end: a press cuts no line short
 """
 
 
