@@ -65,16 +65,19 @@ def tree_of(commit: str, into: Path) -> tuple[Path, str]:
     return folder, short
 
 
+def solve_words(path: str, kind: str, limit: float, method: str) -> list[str]:
+    """The words of the timed `solve` command (the annealer's alone take --chains)."""
+    chains = ["--chains", "2"] if method == "anneal" else []
+    return ["solve", path, "--kind", kind, *chains, "--time-limit", f"{limit:g}",
+            "--backend", "cpu", "--method", method, "--output", "jsonl"]  # fmt: skip
+
+
 def one_command(
     tree: Path, path: Path, kind: str, limit: float, cache: Path | None, method: str = "anneal"
 ) -> dict:
     """One `python -m gpu_anneal solve --method METHOD` from `tree` (compiling into `cache`,
     None: the user's): wall seconds, status and result timing."""
-    command = [sys.executable, "-m", "gpu_anneal", "solve", str(path), "--kind", kind,
-               "--time-limit", f"{limit:g}", "--backend", "cpu", "--method", method,
-               "--output", "jsonl"]  # fmt: skip
-    if method == "anneal":  # chains are the annealer's
-        command += ["--chains", "2"]
+    command = [sys.executable, "-m", "gpu_anneal", *solve_words(str(path), kind, limit, method)]
     env = {**os.environ, "PYTHONPATH": str(tree)}
     if cache is not None:  # an archived commit compiles into a cache of its own
         env["GPU_ANNEAL_CACHE_DIR"] = str(cache)
@@ -120,14 +123,12 @@ def measure(
 def render(result: dict) -> str:
     """The markdown report of one run."""
     a = result["args"]
-    method = a.get("method", "anneal")
-    chains = " --chains 2" if method == "anneal" else ""
+    solve = " ".join(solve_words("FILE", "K", a["time_limit"], a.get("method", "anneal")))
     lines = [
         "# Grid puzzles of a million cells, the whole command", "",
         made_sentence(result) + f" Grids {a['side']}x{a['side']} (the Hashi lattice "
-        f"{a['side'] - 1}x{a['side'] - 1}); `gpu-anneal solve FILE --kind K{chains} "
-        f"--time-limit {a['time_limit']:g} --backend cpu --method {method} --output jsonl`, "
-        f"{a['repeats']} timed runs each after one that compiles.", "",
+        f"{a['side'] - 1}x{a['side'] - 1}); `gpu-anneal {solve}`, {a['repeats']} timed runs "
+        "each after one that compiles.", "",
     ]  # fmt: skip
     header = ("commit", "puzzle", "status", "wall (median)", "wall (range)", "search", "verify")
     rows = []

@@ -161,10 +161,8 @@ def milp_within(seconds: float, **problem):
     holds a small program closely)."""
     from scipy.optimize import OptimizeResult, milp
 
-    options = {**problem.pop("options", {}), "time_limit": float(seconds)}
-
     def solve():
-        return milp(**problem, options=options)
+        return milp(**problem, options={"time_limit": float(seconds)})
 
     if len(problem["c"]) <= FORK_COLUMNS or not math.isfinite(seconds):
         return solve()
