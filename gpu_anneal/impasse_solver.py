@@ -338,7 +338,6 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         if head is not None and head.count >= 0:  # solved, or proved to have no solution
             build = functools.partial(_head_result, item, s, head, choice)
             yield out_of_time(guarded(item, "exact", "cpu", build))
-            interrupts.check()
             continue
         # a warp's kernel is sized for the order (its shared memory): compiled for each
         key = ("sudoku-impasse", used, lanes, item.order if lanes > 1 else None)
@@ -358,7 +357,6 @@ def sudoku_impasse(items: Iterable[Item], s: Settings) -> Iterator[Result]:
         build = functools.partial(_result, item, raw, s, used, chains, temperature, choice, lanes)
         result = guarded(item, METHOD, used, functools.partial(build, compile_s, head))
         yield out_of_time(result)
-        interrupts.check()
 
 
 @dataclasses.dataclass(frozen=True)

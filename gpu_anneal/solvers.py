@@ -380,7 +380,6 @@ def sudoku_exact(items: Iterable[Item], s: Settings) -> Iterator[Result]:
             raise
         search = (count, solution, nodes, compile_s, search_s, timed_out)
         yield guarded(item, "exact", "cpu", functools.partial(exact_result, item, s, *search))
-        interrupts.check()  # the run's total time, before the next puzzle is read
 
 
 def exact_plan_text(order: int, puzzles: int, s: Settings) -> str:
@@ -511,7 +510,6 @@ def grid_puzzles(items: Iterable[Item], s: Settings, spec) -> Iterator[Result]:
         )
         result = guarded(item, method, used, build)
         yield out_of_time(result)
-        interrupts.check()
 
 
 def warn_long_round(raw: dict, chains: int, time_limit: float, where: str) -> bool:

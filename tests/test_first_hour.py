@@ -211,6 +211,93 @@ def test_total_time_that_leaves_puzzles_unread_exits_1(tmp_path):
     assert "--total-time 1 s spent" in result.stderr.splitlines()[-1]
 
 
+class LateClock:
+    """interrupts' clock (time.perf_counter) moved `ahead` seconds once `late` is set."""
+
+    def __init__(self):
+        self.ahead = 0.0
+
+    def perf_counter(self) -> float:
+        return time.perf_counter() + self.ahead
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+FINISHED_RUNS = [
+    ("sudoku", ["--method", "exact"]),
+    ("sudoku", ["--method", "impasse"]),
+    ("sudoku", ["--method", "anneal"]),
+    ("shikaku", ["--method", "ilp"]),
+    ("hashi", ["--method", "anneal"]),
+]
+
+
+FINISHED_IDS = [" ".join([kind, *method]) for kind, method in FINISHED_RUNS]
+
+
+def run_with_late_clock(tmp_path, monkeypatch, kind, method, puzzles, late_after):
+    """`solve` of the kind's first `puzzles` sample puzzles (HARD for sudoku), the run's total
+    time (600 s) passing as its `late_after`-th answer is written; the click Result."""
+    import cli.solve
+    from gpu_anneal import datasets, interrupts
+
+    if kind == "sudoku":
+        lines = [HARD] * puzzles
+    else:
+        lines = [line for line in datasets.text(kind).splitlines() if line[:1].isdigit()]
+    path = write(tmp_path / "p.txt", *lines[:puzzles])
+    clock = LateClock()
+    monkeypatch.setattr(interrupts, "time", clock)
+    emit = cli.solve._emit
+
+    def late_emit(result, req, tally, sink):
+        emit(result, req, tally, sink)
+        if tally.results() == late_after:
+            clock.ahead = 10_000.0
+
+    monkeypatch.setattr(cli.solve, "_emit", late_emit)
+    kind_flag = [] if kind == "sudoku" else ["--kind", kind]
+    seed = [] if "exact" in method or "ilp" in method else ["--seed", "1"]
+    args = [*kind_flag, *method, *seed, "--total-time", "600", "--output", "jsonl"]
+    return invoke("solve", path, *args)
+
+
+@pytest.mark.parametrize("kind, method", FINISHED_RUNS, ids=FINISHED_IDS)
+def test_total_time_passing_after_the_last_answer_leaves_the_run_complete(
+    tmp_path, monkeypatch, kind, method
+):
+    """A run whose every puzzle was answered, the total time passing while the last answer was
+    written, reported 'stopped, --total-time spent' and exited 1: the solver looked at the clock
+    once more after its last result. It exits 0 and says nothing of a stop."""
+    result = run_with_late_clock(tmp_path, monkeypatch, kind, method, puzzles=1, late_after=1)
+    (record,) = jsonl(result.stdout)
+    assert record["status"] == "solved", record
+    summary = result.stderr.splitlines()[-1]
+    assert "stopped" not in summary and "spent" not in summary, summary
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("kind, method", FINISHED_RUNS, ids=FINISHED_IDS)
+def test_total_time_passing_between_puzzles_reports_the_next_one_stopped(
+    tmp_path, monkeypatch, kind, method
+):
+    """The total time passing as the first of three answers is written: the first stays
+    solved, a puzzle read after it is reported stopped by the total time (the pool of
+    `--method anneal` may have solved one it held beside the first), the run is not reported
+    all solved, and the summary says the time was spent (exit code 1)."""
+    result = run_with_late_clock(tmp_path, monkeypatch, kind, method, puzzles=3, late_after=1)
+    records = jsonl(result.stdout)
+    assert records[0]["status"] == "solved", records
+    later = [r for r in records[1:] if r["status"] != "solved"]
+    assert all(r["status"] == "interrupted" and "total time" in r["error"] for r in later)
+    assert sum(r["status"] == "solved" for r in records) < 3
+    if method != ["--method", "anneal"]:  # one puzzle at a time: the next one read is stopped
+        assert [r["status"] for r in records] == ["solved", "interrupted"], records
+    assert "--total-time 600 s spent" in result.stderr.splitlines()[-1]
+    assert result.exit_code == 1, result.output
+
+
 def test_api_total_time_and_threads():
     """The API takes total_time and threads as the command line does; a bad value is refused."""
     from cpu_reference.errors import InputError
