@@ -33,6 +33,11 @@ the recolouring move of benchmarks.impasse_recolour (a digit missing from a unit
 open cell takes a cell of that unit by the heat bath over its places, a filled cell rewritten
 in one step), else the engine's.
 
+`--graded LOW/HIGH@K,...` runs each such table once a puzzle: the engine's move at the
+temperature LOW while a chain has K open cells or fewer and HIGH while it has more
+(benchmarks.impasse_graded); its row also gives the share of moves made at K open cells or
+fewer.
+
 Glossary of index names (as in cpu_reference.sudoku.impasse):
     i        chain index; chain i draws from stream i of --seed
     table    one weight table of --tables, the five integers of a chain's row of weights
@@ -42,7 +47,8 @@ Glossary of index names (as in cpu_reference.sudoku.impasse):
 Results: benchmarks/results/tuning/impasse_solve_rate.{json,md} (--out).
 
     python -m benchmarks.bench_impasse_solve_rate FILE... [--tables 0.32,0.31:1:1:0.5]
-        [--tenures 0,1] [--ladders 0.31/0.32/0.33/0.34] [--recolours 0.1,0.3] [--seconds 240]
+        [--tenures 0,1] [--ladders 0.31/0.32/0.33/0.34] [--recolours 0.1,0.3]
+        [--graded 0.30/0.34@4] [--seconds 240]
         [--chains 2]
         [--seed 1] [--out PATH]
 """
@@ -59,6 +65,13 @@ import numpy as np
 from numba import int64, uint64
 
 from benchmarks.frontier_instances import read_lloyd_amos
+from benchmarks.impasse_graded import (
+    SEEN_SIZES,
+    compile_graded,
+    graded_weights,
+    parse_graded,
+    run_graded,
+)
 from benchmarks.impasse_recolour import chance_of, compile_recolour, place_tables, run_recolour
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
@@ -207,6 +220,7 @@ def table_weights(table: dict) -> np.ndarray:
 def count_solves(
     cells, order: int, table: dict, tenure: int, chains: int, seed: int, seconds: float,
     ladder: list[float] | None = None, max_slices: int | None = None, recolour: float = 0.0,
+    graded: dict | None = None,
 ) -> dict:  # fmt: skip
     """`chains` chains of `table` (tabu tenure `tenure`, 0: the engine's chain) on one puzzle
     for `seconds` (or `max_slices` slices where given, whichever ends first), each restarting
@@ -214,7 +228,9 @@ def count_solves(
     chain_moves (moves of each solve), by_rung (solves at each rung)}. With a `ladder` of
     temperatures each chain is a replica on every rung (exchanging, module docstring), the
     table's S, A1 and A2 kept at each; with `recolour` > 0 a move recolours with that
-    probability (benchmarks.impasse_recolour)."""
+    probability (benchmarks.impasse_recolour); with a `graded` table (parse_graded) the
+    chains run benchmarks.impasse_graded's slice, and `low_share` is the share of their moves
+    made at K open cells or fewer."""
     tables = impasse_tables(cells, order)
     if tables is None:
         raise ValueError("deduction finds the puzzle has no solution")
@@ -234,11 +250,15 @@ def count_solves(
     left_at = np.full((rows, cells.size), NEVER, np.int64)
     started = np.zeros(rows, np.int64)  # each row's moves when its trial began
     places = place_tables(tables, order * order) if recolour > 0 else None
+    seen = np.zeros((rows, SEEN_SIZES), np.int64)
+    grades = graded_weights(graded) if graded else None
     solve_moves, solutions, by_rung = [], set(), [0] * width
     start = time.perf_counter()
     rounds = 0
     while time.perf_counter() - start < seconds and rounds != max_slices:
-        if recolour > 0:
+        if graded:
+            run_graded(*args[: SLICE_AT + 1], grades, graded["below"], seen)
+        elif recolour > 0:
             run_recolour(*args[: SLICE_AT + 1], *places, chance_of(recolour))
         elif tenure == 0:
             run_impasse_cpu(*args)
@@ -261,9 +281,12 @@ def count_solves(
             exchange(args, rung_of, rung_weights, ladder, chains, rounds % 2, exchanges)
         rounds += 1
     elapsed = time.perf_counter() - start
+    low_share = None
+    if graded:
+        low_share = float(seen[:, : graded["below"] + 1].sum() / max(1, seen.sum()))
     return {"solves": len(solve_moves), "moves": int(counts[:, 0].sum()), "seconds": elapsed,
             "solutions": len(solutions), "chain_moves": solve_moves,
-            "by_rung": by_rung}  # fmt: skip
+            "by_rung": by_rung, "low_share": low_share}  # fmt: skip
 
 
 def exchange(args, rung_of, rung_weights, ladder, chains: int, parity: int, rng) -> None:
@@ -309,7 +332,10 @@ def moves_a_solve_text(run: dict) -> str:
 
 def table_label(run: dict) -> str:
     """A run's table, its recolouring probability where above 0, and its ladder with the
-    solves on each rung where it had one."""
+    solves on each rung where it had one; a graded table with its share of moves at K open
+    cells or fewer."""
+    if run.get("graded"):
+        return f"graded {run['graded']} ({run['low_share']:.0%} of moves at K or fewer)"
     ladder = run.get("ladder")
     if not ladder:
         recolour = run.get("recolour") or 0
@@ -335,7 +361,7 @@ def render(result: dict) -> str:
               "M/s", "s a solve", "solutions")  # fmt: skip
     tail = (
         "Table: T[:S[:A1[:A2]]], a move's chance of recolouring (--recolours), a ladder's "
-        "rungs and the solves on each; tabu tenure: K "
+        "rungs and the solves on each, or graded LOW/HIGH@K (--graded); tabu tenure: K "
         "moves, 0 the engine's chain (module docstring). M moves a solve: all chains' moves over "
         "their solves, were solving memoryless; the interval is a Poisson count's. s a solve: "
         f"the run's seconds over its solves, {result['chains']} chains at once. Solutions: "
@@ -366,6 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--recolours", type=float_list, default="0", help="recolouring chances: a run each > 0"
     )
+    ap.add_argument("--graded", default="", help="LOW/HIGH@K,... : a graded run each a puzzle")
     ap.add_argument("--seconds", type=float, default=240.0, help="seconds a table and puzzle")
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1, help="the chains' streams' seed")
@@ -376,6 +403,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         tables = [parse_table(part) for part in args.tables.split(",")]
+        grades = [parse_graded(part) for part in args.graded.split(",") if part]
     except ValueError as exc:
         ap.error(str(exc))
     if not args.files or args.seconds <= 0 or args.chains < 1 or min(args.tenures) < 0:
@@ -388,6 +416,8 @@ def main(argv: list[str] | None = None) -> int:
         compile_tabu()
     if max(args.recolours) > 0:
         compile_recolour()
+    if grades:
+        compile_graded()
     runs = []
     for path in args.files:
         order, cells = read_lloyd_amos(Path(path))
@@ -403,6 +433,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(run["puzzle"], run["table"], tenure, ladder, run["solves"],
                       moves_a_solve_text(run), flush=True)  # fmt: skip
                 runs.append(run)
+        for graded in grades:
+            run = count_solves(cells.astype(np.uint8), order, tables[0], 0, args.chains,
+                               args.seed, args.seconds, graded=graded)  # fmt: skip
+            run.update(puzzle=Path(path).stem, table=graded["spec"], tenure=0, ladder=None,
+                       recolour=0.0, graded=graded["spec"])  # fmt: skip
+            print(run["puzzle"], "graded", graded["spec"], run["solves"],
+                  moves_a_solve_text(run), f"{run['low_share']:.3f}", flush=True)  # fmt: skip
+            runs.append(run)
     result = {**made_by("bench_impasse_solve_rate", argv), "machine": facts,
               "chains": args.chains, "seed": args.seed, "seconds": args.seconds,
               "runs": runs}  # fmt: skip
