@@ -97,6 +97,7 @@ from cpu_reference.sudoku.impasse import (
     _close_cell,
     _open_cell,
     _unit_holder,
+    blank_chain,
     chain_arrays,
     compile_chains,
     draw_digit,
@@ -187,10 +188,8 @@ def parse_table(text: str) -> dict:
 
 def compile_tabu() -> None:
     """Compile (or load from the cache) run_tabu: 10 moves of one chain on a blank 4x4 grid."""
-    tables = impasse_tables(np.zeros(16, np.uint8), 2)
-    args = list(chain_arrays(tables, 2, 1, 0, 1.0))
-    args[SLICE_AT] = 10
-    run_tabu(*args[: SLICE_AT + 1], np.zeros((1, 16), np.uint8), np.full((1, 16), NEVER), 1)
+    _, args = blank_chain()
+    run_tabu(*args, np.zeros((1, 16), np.uint8), np.full((1, 16), NEVER), 1)
 
 
 def ladder_list(text: str) -> list[list[float]]:

@@ -26,13 +26,11 @@ from numba import int64, uint64
 
 from cpu_reference.anneal.rng import uniform_below
 from cpu_reference.sudoku.impasse import (
-    SLICE_AT,
     STAY_WEIGHT,
-    chain_arrays,
+    blank_chain,
     draw_digit,
     fresh_trial,
     heat_weights,
-    impasse_tables,
     write_digit,
 )
 
@@ -121,8 +119,6 @@ def run_graded(
 
 def compile_graded() -> None:
     """Compile (or load from the cache) run_graded: 10 moves of one chain on a blank 4x4."""
-    tables = impasse_tables(np.zeros(16, np.uint8), 2)
-    args = list(chain_arrays(tables, 2, 1, 0, 1.0))
-    args[SLICE_AT] = 10
+    _, args = blank_chain()
     graded = graded_weights({"low": 1.0, "high": 1.0})
-    run_graded(*args[: SLICE_AT + 1], graded, 0, np.zeros((1, SEEN_SIZES), np.int64))
+    run_graded(*args, graded, 0, np.zeros((1, SEEN_SIZES), np.int64))

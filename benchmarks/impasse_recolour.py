@@ -31,14 +31,12 @@ from numba import int64, uint64
 
 from cpu_reference.anneal.rng import uniform_below
 from cpu_reference.sudoku.impasse import (
-    SLICE_AT,
     STAY_WEIGHT,
     _open_cell,
+    blank_chain,
     cell_delta,
-    chain_arrays,
     draw_digit,
     fresh_trial,
-    impasse_tables,
     write_digit,
 )
 
@@ -136,7 +134,5 @@ def chance_of(probability: float) -> int:
 
 def compile_recolour() -> None:
     """Compile (or load from the cache) run_recolour: 10 moves of one chain on a blank 4x4."""
-    tables = impasse_tables(np.zeros(16, np.uint8), 2)
-    args = list(chain_arrays(tables, 2, 1, 0, 1.0))
-    args[SLICE_AT] = 10
-    run_recolour(*args[: SLICE_AT + 1], *place_tables(tables, 4), chance_of(0.5))
+    tables, args = blank_chain()
+    run_recolour(*args, *place_tables(tables, 4), chance_of(0.5))

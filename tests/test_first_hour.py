@@ -212,7 +212,8 @@ def test_total_time_that_leaves_puzzles_unread_exits_1(tmp_path):
 
 
 class LateClock:
-    """interrupts' clock (time.perf_counter) moved `ahead` seconds once `late` is set."""
+    """interrupts' clock: time.perf_counter plus `ahead` seconds (0 until a test moves it), and
+    time.sleep."""
 
     def __init__(self):
         self.ahead = 0.0

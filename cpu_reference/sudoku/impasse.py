@@ -372,6 +372,16 @@ STATES, BEST, BEST_F, SOLVED, GRID, HOLDER, OSET, WHERE, COUNTS, WEIGHTS = range
 SLICE_AT, TRIAL_AT = 16, 17
 
 
+def blank_chain(moves: int = 10) -> tuple:
+    """(tables, arguments): the tables of a blank 4x4 grid and impasse_slice's arguments after
+    i up to slice_moves (SLICE_AT) for one fresh chain on it making `moves` moves a slice, as a
+    warm-up that compiles a slice of the same arguments runs it."""
+    tables = impasse_tables(np.zeros(16, np.uint8), 2)
+    args = list(chain_arrays(tables, 2, 1, 0, 1.0))
+    args[SLICE_AT] = moves
+    return tables, args[: SLICE_AT + 1]
+
+
 def winner(solved: np.ndarray, counts: np.ndarray) -> int:
     """The reported chain: among the solved, the one that solved in the fewest moves (the
     lowest index on a tie; every chain runs the same moves a slice, so the choice does not
