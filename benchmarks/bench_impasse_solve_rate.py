@@ -38,6 +38,11 @@ temperature LOW while a chain has K open cells or fewer and HIGH while it has mo
 (benchmarks.impasse_graded); its row also gives the share of moves made at K open cells or
 fewer.
 
+`--steer K/H,...` runs each such table once a puzzle: the engine's chains, each one's
+temperature steered between slices toward the one at which its grid holds K open cells on
+average over about H million moves, starting from the first table's (benchmarks.impasse_steer);
+its row also gives the chains' temperatures at the end.
+
 Glossary of index names (as in cpu_reference.sudoku.impasse):
     i        chain index; chain i draws from stream i of --seed
     table    one weight table of --tables, the five integers of a chain's row of weights
@@ -48,7 +53,7 @@ Results: benchmarks/results/tuning/impasse_solve_rate.{json,md} (--out).
 
     python -m benchmarks.bench_impasse_solve_rate FILE... [--tables 0.32,0.31:1:1:0.5]
         [--tenures 0,1] [--ladders 0.31/0.32/0.33/0.34] [--recolours 0.1,0.3]
-        [--graded 0.30/0.34@4] [--seconds 240]
+        [--graded 0.30/0.34@4] [--steer 20/20] [--seconds 240]
         [--chains 2]
         [--seed 1] [--out PATH]
 """
@@ -73,6 +78,7 @@ from benchmarks.impasse_graded import (
     run_graded,
 )
 from benchmarks.impasse_recolour import chance_of, compile_recolour, place_tables, run_recolour
+from benchmarks.impasse_steer import Steering, parse_steer
 from benchmarks.machine import machine, made_by
 from benchmarks.paths import results
 from benchmarks.tables import (
@@ -219,7 +225,7 @@ def table_weights(table: dict) -> np.ndarray:
 def count_solves(
     cells, order: int, table: dict, tenure: int, chains: int, seed: int, seconds: float,
     ladder: list[float] | None = None, max_slices: int | None = None, recolour: float = 0.0,
-    graded: dict | None = None,
+    graded: dict | None = None, steer: dict | None = None,
 ) -> dict:  # fmt: skip
     """`chains` chains of `table` (tabu tenure `tenure`, 0: the engine's chain) on one puzzle
     for `seconds` (or `max_slices` slices where given, whichever ends first), each restarting
@@ -229,7 +235,8 @@ def count_solves(
     table's S, A1 and A2 kept at each; with `recolour` > 0 a move recolours with that
     probability (benchmarks.impasse_recolour); with a `graded` table (parse_graded) the
     chains run benchmarks.impasse_graded's slice, and `low_share` is the share of their moves
-    made at K open cells or fewer."""
+    made at K open cells or fewer; with a `steer` table (parse_steer) each chain's temperature
+    is steered between slices (benchmarks.impasse_steer), `temperatures` those at the end."""
     tables = impasse_tables(cells, order)
     if tables is None:
         raise ValueError("deduction finds the puzzle has no solution")
@@ -251,6 +258,7 @@ def count_solves(
     places = place_tables(tables, order * order) if recolour > 0 else None
     seen = np.zeros((rows, SEEN_SIZES), np.int64)
     grades = graded_weights(graded) if graded else None
+    steering = Steering(steer, rows, table["temperature"]) if steer else None
     solve_moves, solutions, by_rung = [], set(), [0] * width
     start = time.perf_counter()
     rounds = 0
@@ -276,16 +284,20 @@ def count_solves(
             counts[i, 1] = 0
             counts[i, 2] = 0  # the next slice starts the chain's fresh trial
             best_f[i] = cells_n + 1
+        if steering is not None:
+            steering.step(args[OSET][:, 0], counts[:, 1], args[SLICE_AT], args[WEIGHTS])
         if ladder:
             exchange(args, rung_of, rung_weights, ladder, chains, rounds % 2, exchanges)
         rounds += 1
     elapsed = time.perf_counter() - start
+    ends = None if steering is None else steering.temperatures.tolist()
     low_share = None
     if graded:
         low_share = float(seen[:, : graded["below"] + 1].sum() / max(1, seen.sum()))
     return {"solves": len(solve_moves), "moves": int(counts[:, 0].sum()), "seconds": elapsed,
             "solutions": len(solutions), "chain_moves": solve_moves,
-            "by_rung": by_rung, "low_share": low_share}  # fmt: skip
+            "by_rung": by_rung, "low_share": low_share,
+            "temperatures": ends}  # fmt: skip
 
 
 def exchange(args, rung_of, rung_weights, ladder, chains: int, parity: int, rng) -> None:
@@ -333,6 +345,9 @@ def table_label(run: dict) -> str:
     """A run's table, its recolouring probability where above 0, and its ladder with the
     solves on each rung where it had one; a graded table with its share of moves at K open
     cells or fewer."""
+    if run.get("steer"):
+        ends = "/".join(f"{t:.3f}" for t in run["temperatures"])
+        return f"steered {run['steer']} from {run['table']} (at the end {ends})"
     if run.get("graded"):
         return f"graded {run['graded']} ({run['low_share']:.0%} of moves at K or fewer)"
     ladder = run.get("ladder")
@@ -360,7 +375,8 @@ def render(result: dict) -> str:
               "M/s", "s a solve", "solutions")  # fmt: skip
     tail = (
         "Table: T[:S[:A1[:A2]]], a move's chance of recolouring (--recolours), a ladder's "
-        "rungs and the solves on each, or graded LOW/HIGH@K (--graded); tabu tenure: K "
+        "rungs and the solves on each, graded LOW/HIGH@K (--graded), or steered K/H "
+        "(--steer) with the chains' last temperatures; tabu tenure: K "
         "moves, 0 the engine's chain (module docstring). M moves a solve: all chains' moves over "
         "their solves, were solving memoryless; the interval is a Poisson count's. s a solve: "
         f"the run's seconds over its solves, {result['chains']} chains at once. Solutions: "
@@ -392,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
         "--recolours", type=float_list, default="0", help="recolouring chances: a run each > 0"
     )
     ap.add_argument("--graded", default="", help="LOW/HIGH@K,... : a graded run each a puzzle")
+    ap.add_argument("--steer", default="", help="K/H,... : a steered run each a puzzle")
     ap.add_argument("--seconds", type=float, default=240.0, help="seconds a table and puzzle")
     ap.add_argument("--chains", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1, help="the chains' streams' seed")
@@ -403,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         tables = [parse_table(part) for part in args.tables.split(",")]
         grades = [parse_graded(part) for part in args.graded.split(",") if part]
+        steers = [parse_steer(part) for part in args.steer.split(",") if part]
     except ValueError as exc:
         ap.error(str(exc))
     if not args.files or args.seconds <= 0 or args.chains < 1 or min(args.tenures) < 0:
@@ -439,6 +457,14 @@ def main(argv: list[str] | None = None) -> int:
                        recolour=0.0, graded=graded["spec"])  # fmt: skip
             print(run["puzzle"], "graded", graded["spec"], run["solves"],
                   moves_a_solve_text(run), f"{run['low_share']:.3f}", flush=True)  # fmt: skip
+            runs.append(run)
+        for steer in steers:
+            run = count_solves(cells.astype(np.uint8), order, tables[0], 0, args.chains,
+                               args.seed, args.seconds, steer=steer)  # fmt: skip
+            run.update(puzzle=Path(path).stem, table=tables[0]["spec"], tenure=0, ladder=None,
+                       recolour=0.0, steer=steer["spec"])  # fmt: skip
+            print(run["puzzle"], "steered", steer["spec"], run["solves"],
+                  moves_a_solve_text(run), run["temperatures"], flush=True)  # fmt: skip
             runs.append(run)
     result = {**made_by("bench_impasse_solve_rate", argv), "machine": facts,
               "chains": args.chains, "seed": args.seed, "seconds": args.seconds,
