@@ -235,8 +235,10 @@ def count_solves(
     table's S, A1 and A2 kept at each; with `recolour` > 0 a move recolours with that
     probability (benchmarks.impasse_recolour); with a `graded` table (parse_graded) the
     chains run benchmarks.impasse_graded's slice, and `low_share` is the share of their moves
-    made at K open cells or fewer; with a `steer` table (parse_steer) each chain's temperature
-    is steered between slices (benchmarks.impasse_steer), `temperatures` those at the end."""
+    made at K open cells or fewer; `mean_open`, the open cells of the chains not solved at a
+    slice's end, averaged over the slices; with a `steer` table (parse_steer) each chain's
+    temperature is steered between slices (benchmarks.impasse_steer), `temperatures` those at
+    the end."""
     tables = impasse_tables(cells, order)
     if tables is None:
         raise ValueError("deduction finds the puzzle has no solution")
@@ -262,6 +264,7 @@ def count_solves(
     solve_moves, solutions, by_rung = [], set(), [0] * width
     start = time.perf_counter()
     rounds = 0
+    open_sum = open_count = 0  # the open cells of the chains unsolved at each slice's end
     while time.perf_counter() - start < seconds and rounds != max_slices:
         if graded:
             run_graded(*args[: SLICE_AT + 1], grades, graded["below"], seen)
@@ -271,6 +274,9 @@ def count_solves(
             run_impasse_cpu(*args)
         else:
             run_tabu(*args[: SLICE_AT + 1], left_digit, left_at, tenure)
+        unsolved = solved == 0
+        open_sum += int(args[OSET][unsolved, 0].sum())
+        open_count += int(unsolved.sum())
         for i in np.flatnonzero(solved):
             grid = best[i].astype(np.uint8)
             problem = verify_solution(grid, order, cells)
@@ -297,7 +303,7 @@ def count_solves(
     return {"solves": len(solve_moves), "moves": int(counts[:, 0].sum()), "seconds": elapsed,
             "solutions": len(solutions), "chain_moves": solve_moves,
             "by_rung": by_rung, "low_share": low_share,
-            "temperatures": ends}  # fmt: skip
+            "temperatures": ends, "mean_open": open_sum / max(1, open_count)}  # fmt: skip
 
 
 def exchange(args, rung_of, rung_weights, ladder, chains: int, parity: int, rng) -> None:
@@ -341,6 +347,12 @@ def moves_a_solve_text(run: dict) -> str:
     return f"{moves / run['solves']:,.0f} ({moves / high:,.0f}-{upper})"
 
 
+def mean_open_text(run: dict) -> str:
+    """The run's mean open cells at the slices' ends, '-' in a run that did not record it."""
+    mean_open = run.get("mean_open")
+    return "-" if mean_open is None else f"{mean_open:.1f}"
+
+
 def table_label(run: dict) -> str:
     """A run's table, its recolouring probability where above 0, and its ladder with the
     solves on each rung where it had one; a graded table with its share of moves at K open
@@ -368,17 +380,19 @@ def render(result: dict) -> str:
         rows.append((
             run["puzzle"], table_label(run), f"{run.get('tenure', 0)}", f"{run['solves']}",
             moves_a_solve_text(run),
-            f"{run['moves'] / 1e6:,.0f}", f"{rate:.1f}",
+            f"{run['moves'] / 1e6:,.0f}", f"{rate:.1f}", mean_open_text(run),
             f"{seconds:.3g}" if seconds else f"> {run['seconds']:.0f}", f"{run['solutions']}",
         ))  # fmt: skip
     header = ("puzzle", "table", "tabu tenure", "solves", "M moves a solve (95 %)", "M moves",
-              "M/s", "s a solve", "solutions")  # fmt: skip
+              "M/s", "mean open", "s a solve", "solutions")  # fmt: skip
     tail = (
         "Table: T[:S[:A1[:A2]]], a move's chance of recolouring (--recolours), a ladder's "
         "rungs and the solves on each, graded LOW/HIGH@K (--graded), or steered K/H "
         "(--steer) with the chains' last temperatures; tabu tenure: K "
         "moves, 0 the engine's chain (module docstring). M moves a solve: all chains' moves over "
-        "their solves, were solving memoryless; the interval is a Poisson count's. s a solve: "
+        "their solves, were solving memoryless; the interval is a Poisson count's. Mean open: "
+        "the open cells of the unsolved chains at the slices' ends, averaged (- where not "
+        "recorded). s a solve: "
         f"the run's seconds over its solves, {result['chains']} chains at once. Solutions: "
         "the distinct verified solutions found."
     )

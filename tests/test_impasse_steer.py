@@ -55,7 +55,8 @@ def test_the_temperature_stays_in_range_and_a_trials_first_h_moves_are_left_out(
 def test_the_bench_steers_the_chains_of_a_real_puzzle():
     """Two chains on a 25x25 at 45 % from 0.35, steered to 8 open cells over 50,000 moves, for
     four slices: they make moves, their temperatures at the end are reported, inside the range,
-    and have left 0.35 (the steering acted on the chains count_solves ran)."""
+    and have left 0.35 (the steering acted on the chains count_solves ran); the chains' mean
+    open count at the slices' ends is reported, a count a 25x25 chain can hold."""
     cells = lewis(5, 45)
     run = sr.count_solves(cells, 5, sr.parse_table("0.35"), 0, 2, 1, 60.0, max_slices=4,
                           steer=st.parse_steer("8/0.05"))  # fmt: skip
@@ -64,3 +65,4 @@ def test_the_bench_steers_the_chains_of_a_real_puzzle():
     assert len(run["temperatures"]) == 2
     assert all(low <= t <= high for t in run["temperatures"])
     assert any(t != pytest.approx(0.35) for t in run["temperatures"])
+    assert 0 < run["mean_open"] < 25 * 25
