@@ -7,10 +7,9 @@ open cells on average: the chain's open count at the end of the slice enters a r
 over about H moves (a chain's first H moves of a trial, its descent from the trial's start,
 are left out), and the temperature is multiplied by exp(a (K - mean) / K), a the slice's
 moves over H, within TEMPERATURE_RANGE. The chain's row of weights is then heat_weights of
-its new temperature. The temperature a grid needs for a given open count differs from grid to
-grid (a chain held at one temperature sits at a few open cells on one training grid and at
-thirty on another), so a puzzle's chains find their own. The steering reads only the chain's
-own state at fixed moves (every slice), so a steered chain is one a replay could repeat.
+its new temperature. A puzzle's chains so find their own temperature for that open count
+(a chain held at 0.32 averages other open counts on other grids). The steering reads only the
+chain's own state at fixed moves (every slice), so a steered chain is one a replay could repeat.
 
 Glossary of index names (as in cpu_reference.sudoku.impasse):
     i        chain index
