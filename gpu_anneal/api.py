@@ -191,7 +191,9 @@ def solve_stream(
     total_time: seconds for the whole call (default: no budget). When they are spent, the
         puzzles still running are yielded with status "interrupted", their state as it stands
         and error "interrupted: the run's total time is spent", and the stream ends; puzzles not
-        read yet get no result (a `resume` file run again goes on with them).
+        read yet get no result (a `resume` file run again goes on with them). A read of "-"
+        waits as Python's stdin does (the command line's "-" stops at its deadline:
+        gpu_anneal.waiting_stdin).
 
     A puzzle proved to have no solution is yielded with status "no_solution" as soon as it is
     proved, by deduction or by a capped exact search once it has annealed half a second

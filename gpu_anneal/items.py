@@ -47,6 +47,7 @@ from cpu_reference.sources import lines as read_lines
 from cpu_reference.sudoku.formats import FORMAT_ORDERS, Puzzle, check_givens, iter_puzzles
 from gpu_anneal.results import givens_hash
 from gpu_anneal.validate import sudoku_grids
+from gpu_anneal.waiting_stdin import stdin_stream
 
 PATH_ENDINGS = (".txt", ".tsv", ".sdk", ".ids", ".jsonl", ".gz")
 MAX_GRID_LINE = 1 << 24  # characters on one line of a Shikaku / Hashi source (a game ID's)
@@ -55,7 +56,7 @@ ARRAY_FORMAT = "line"  # the notation of Sudoku solutions given as arrays ("rows
 
 class FileName(str):
     """A file argument of the command line: read as a path whatever it looks like ("-" is
-    stdin), never as puzzle text."""
+    stdin, read through waiting_stdin), never as puzzle text."""
 
 
 def file_names(names: Iterable[str]) -> list[FileName]:
@@ -219,7 +220,11 @@ def named_text(source, position: int):
 
 
 def _opened(source):
-    """What cpu_reference.sources.open_source takes for a source: puzzle text as a stream."""
+    """What cpu_reference.sources.open_source takes for a source: puzzle text as a stream,
+    the command line's "-" as stdin that a run's time budget can stop while it waits
+    (waiting_stdin)."""
+    if isinstance(source, FileName) and source == "-":
+        return stdin_stream()
     if isinstance(source, str) and not _is_path(source):
         return io.StringIO(source)
     if isinstance(source, bytes):
