@@ -705,3 +705,38 @@ def test_a_64x64_csv_line_with_quoted_fields_and_spaces_reads():
     assert 20_000 < len(line) <= MAX_LINE
     (puzzle,) = read_puzzles(line + "\n", fmt="csv-line")
     assert puzzle.order == 8 and np.array_equal(puzzle.cells, givens)
+
+
+class OneLineThenStall(io.RawIOBase):
+    """A stream with one puzzle line whose writer then sends nothing more: a read past that
+    line fails the test (a pipe would block there)."""
+
+    def __init__(self, line: str):
+        super().__init__()
+        self.line = line.encode() + b"\n"
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int = -1) -> bytes:
+        if self.line is None:
+            raise AssertionError("read past the first line: a pipe would wait here")
+        line, self.line = self.line, None
+        return line
+
+
+@pytest.mark.parametrize("fmt", [None, "line"])
+def test_a_puzzle_line_alone_is_read_without_waiting_for_a_second(fmt):
+    """A first line that is no number cannot open a Lloyd & Amos file: the format's look at the
+    head stops there, so a puzzle piped or typed alone is handed out at once."""
+    top = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+    first = next(iter_puzzles(OneLineThenStall(top), fmt=fmt, name="<pipe>"))
+    assert isinstance(first, Puzzle) and first.order == 3
+    assert "".join(map(str, first.cells)).replace("0", ".") == top
+
+
+def test_a_number_alone_first_still_looks_for_a_lloyd_amos_head():
+    """A number alone on the first line may open a Lloyd & Amos file: the look goes on to the
+    second line, as before."""
+    with pytest.raises(AssertionError, match="read past the first line"):
+        next(iter_puzzles(OneLineThenStall("3"), name="<pipe>"))

@@ -770,7 +770,9 @@ HEAD_LOOK = 10_000  # lines _head holds at most while it looks for an input's fi
 def _head(lines) -> tuple[list, Iterator]:
     """(the first two lines that are neither blank nor comments among the first HEAD_LOOK, the
     lines again from the start): a look at an input's head that loses nothing and holds at
-    most HEAD_LOOK lines (ten million blank lines before a puzzle held 1.2 GB)."""
+    most HEAD_LOOK lines (ten million blank lines before a puzzle held 1.2 GB). A first line
+    that is no number cannot open a Lloyd & Amos file: the look stops there, so that a puzzle
+    typed or piped alone is read without waiting for a second line."""
     seen: list = []
     head: list = []
     it = iter(lines)
@@ -783,7 +785,7 @@ def _head(lines) -> tuple[list, Iterator]:
             break
         if text.strip() and not text.lstrip().startswith("#"):
             head.append(text.strip())
-            if len(head) == 2:
+            if len(head) == 2 or not a_number(head[0]):
                 break
     return head, itertools.chain(seen, it)
 
