@@ -319,7 +319,8 @@ def tolerate_faults(caching: ModuleType) -> None:
     written: an index that cannot be read counts as empty, an entry that cannot be loaded as
     missing (both are compiled again, and numba's save rewrites the files); a save that fails
     leaves the compiled code in memory only. Each gives one CacheWarning naming the file or
-    folder."""
+    folder; an error CPython prints, rather than raises, while unpickling a damaged file is
+    held back (_printed_errors_held)."""
     index_file, cache = caching.IndexDataCacheFile, caching.Cache
     if getattr(cache, _TOLERANT, False):
         return
@@ -327,18 +328,30 @@ def tolerate_faults(caching: ModuleType) -> None:
         index_file._load_index, cache._load_overload, cache.save_overload)  # fmt: skip
 
     def _load_index(self):
+        printed: list[BaseException] = []
         try:
-            return load_index(self)
+            with _printed_errors_held(printed):
+                index = load_index(self)
         except Exception as exc:  # noqa: BLE001 - any damage: the index counts as empty
             _damaged(f"{self._index_path} is", exc)
             return {}
+        if printed:
+            _damaged(f"{self._index_path} is", printed[0])
+            return {}
+        return index
 
     def _load_overload(self, sig, target_context):
+        printed: list[BaseException] = []
         try:
-            return load_overload(self, sig, target_context)
+            with _printed_errors_held(printed):
+                overload = load_overload(self, sig, target_context)
         except Exception as exc:  # noqa: BLE001 - any damage: the entry counts as missing
             _damaged(f"an entry of {self._cache_file._index_path} is", exc)
             return None
+        if printed:
+            _damaged(f"an entry of {self._cache_file._index_path} is", printed[0])
+            return None
+        return overload
 
     def _save_overload(self, sig, data):
         try:
@@ -350,6 +363,29 @@ def tolerate_faults(caching: ModuleType) -> None:
     cache._load_overload = _load_overload
     cache.save_overload = _save_overload
     setattr(cache, _TOLERANT, True)
+
+
+@contextlib.contextmanager
+def _printed_errors_held(printed: list[BaseException]):
+    """While unpickling a file of numba's cache: the SystemErrors CPython prints (through
+    sys.excepthook) rather than raises are held in `printed` instead of reaching stderr. A
+    damaged file can ask for a bytearray too large to allocate, and CPython (3.11 here) frees
+    the half-made object with an export count never set, printing 'SystemError: deallocated
+    bytearray object has exported buffers'. Any other exception goes to the hook there was."""
+    previous = sys.excepthook
+
+    def hold(kind, value, traceback):
+        if issubclass(kind, SystemError):
+            printed.append(value)
+        else:
+            previous(kind, value, traceback)
+
+    sys.excepthook = hold
+    try:
+        yield
+    finally:
+        if sys.excepthook is hold:  # not replaced meanwhile
+            sys.excepthook = previous
 
 
 def _not_kept(folder: Path | str, exc: BaseException) -> None:

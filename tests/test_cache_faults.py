@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import importlib.util
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -27,6 +28,7 @@ from cli.tally import is_summary
 ROOT = Path(__file__).resolve().parent.parent
 COMMAND = [sys.executable, "-m", "cli.main"]
 FOUR = "1...........4...\n"  # a solvable 4x4 Sudoku
+DAMAGE = random.Random(2026).randbytes(600)  # bytes that overwrite a file (fixed, not random)
 TINY = "from numba import njit\n\n\n@njit(cache=True)\ndef add(a, b):\n    return a + b\n"
 
 
@@ -81,8 +83,8 @@ def test_a_damaged_file_of_numbas_cache_is_compiled_again_and_rewritten(warm, tm
     truncated = root / indexes[0]
     with open(truncated, "r+b") as f:
         f.truncate(20)
-    (root / indexes[-1]).write_bytes(os.urandom(300))
-    (root / data[len(data) // 2]).write_bytes(os.urandom(300))
+    (root / indexes[-1]).write_bytes(DAMAGE[:300])
+    (root / data[len(data) // 2]).write_bytes(DAMAGE[300:])
     (tmp_path / "p.txt").write_text(FOUR)
     env = _env(GPU_ANNEAL_CACHE_DIR=str(root))
     proc = _run(["solve", "p.txt", "--method", "exact"], env, tmp_path)
@@ -128,6 +130,33 @@ def test_a_save_that_fails_leaves_the_compiled_code_in_memory(tmp_path, monkeypa
     assert not list(tmp_path.glob("numba/*/*.nbc"))
 
 
+def test_an_error_python_prints_while_unpickling_a_damaged_file_is_held_back(
+    tmp_path, monkeypatch, capsys
+):
+    """Before: an index whose first bytes ask for a bytearray too large to allocate (random
+    bytes can) could make CPython print 'SystemError: deallocated bytearray object has exported
+    buffers' to stderr, a second line beside the one about the damaged file. CPython reads the
+    stale export count from freed memory: blocks of the bytearray's size, filled with 0xFF and
+    freed just before the load, make it print every time."""
+    from numba.core import config
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "numba"))
+    monkeypatch.setattr(cache, "_SAID", set())
+    name = f"tiny_printed_{os.getpid()}"
+    assert _tiny_module(tmp_path / "src", name).add(1, 2) == 3  # compiled and saved
+    (index,) = tmp_path.glob("numba/**/*.nbi")
+    index.write_bytes(b"\x96" + (2**59).to_bytes(8, "little"))  # BYTEARRAY8 of 2**59 bytes
+    module = _tiny_module(tmp_path / "src", name)  # a new dispatcher: it reads the index
+    with pytest.warns(cache.CacheWarning, match="damaged") as said:
+        stale = [bytes([255]) * 20 for _ in range(5000)]  # fmt: skip
+        del stale
+        assert module.add(1, 2) == 3
+    (line,) = [str(w.message) for w in said if issubclass(w.category, cache.CacheWarning)]
+    assert str(index) in line and "MemoryError" in line, line
+    assert "SystemError" not in capsys.readouterr().err
+
+
 def test_numba_cudas_copy_of_the_cache_is_made_as_tolerant(tmp_path, monkeypatch):
     """numba-cuda keeps its own copy of numba's cache classes (cuda.jit(cache=True) kernels):
     before, a damaged index raised UnpicklingError and a failed save OSError there too."""
@@ -140,7 +169,7 @@ def test_numba_cudas_copy_of_the_cache_is_made_as_tolerant(tmp_path, monkeypatch
     monkeypatch.setattr(cache, "_SAID", set())
     files = caching.IndexDataCacheFile(str(tmp_path), "kernel-1.py311", source_stamp="stamp")
     files.save("key", b"compiled")
-    Path(files._index_path).write_bytes(os.urandom(100))
+    Path(files._index_path).write_bytes(DAMAGE[:100])
     with pytest.warns(cache.CacheWarning, match="damaged"):
         assert files.load("key") is None  # the damaged index counts as empty
     files.save("key", b"compiled")  # and is rewritten
@@ -213,7 +242,7 @@ def test_a_damaged_or_unwritable_generated_module_is_written_again(tmp_path, mon
     UnicodeDecodeError at every import; one that could not be written (a full disk) OSError."""
     monkeypatch.setattr(cache, "_SAID", set())
     name = f"gpu_anneal_test_damaged_{os.getpid()}"
-    (tmp_path / f"{name}.py").write_bytes(b"\xff\xfe" + os.urandom(50))
+    (tmp_path / f"{name}.py").write_bytes(b"\xff\xfe" + DAMAGE[:50])
     try:
         module = cache.import_generated(name, "X = 1\n", lambda: tmp_path)
         assert module.X == 1 and (tmp_path / f"{name}.py").read_text() == "X = 1\n"
