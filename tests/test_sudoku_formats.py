@@ -725,12 +725,15 @@ class OneLineThenStall(io.RawIOBase):
         return line
 
 
+@pytest.mark.parametrize("blank", [".", "0"])
 @pytest.mark.parametrize("fmt", [None, "line"])
-def test_a_puzzle_line_alone_is_read_without_waiting_for_a_second(fmt):
-    """A first line that is no number cannot open a Lloyd & Amos file: the format's look at the
-    head stops there, so a puzzle piped or typed alone is handed out at once."""
+def test_a_puzzle_line_alone_is_read_without_waiting_for_a_second(fmt, blank):
+    """A first line that is no number, or a number as long as a puzzle line (blanks written 0),
+    cannot open a Lloyd & Amos file: the format's look at the head stops there, so a puzzle
+    piped or typed alone is handed out at once."""
     top = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
-    first = next(iter_puzzles(OneLineThenStall(top), fmt=fmt, name="<pipe>"))
+    line = top.replace(".", blank)
+    first = next(iter_puzzles(OneLineThenStall(line), fmt=fmt, name="<pipe>"))
     assert isinstance(first, Puzzle) and first.order == 3
     assert "".join(map(str, first.cells)).replace("0", ".") == top
 

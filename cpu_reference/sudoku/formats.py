@@ -771,8 +771,10 @@ def _head(lines) -> tuple[list, Iterator]:
     """(the first two lines that are neither blank nor comments among the first HEAD_LOOK, the
     lines again from the start): a look at an input's head that loses nothing and holds at
     most HEAD_LOOK lines (ten million blank lines before a puzzle held 1.2 GB). A first line
-    that is no number cannot open a Lloyd & Amos file: the look stops there, so that a puzzle
-    typed or piped alone is read without waiting for a second line."""
+    that is no number, or as long as a puzzle line (a 4x4's 16 characters or more: an order has
+    a digit or two), cannot open a Lloyd & Amos file: the look stops there, so that a puzzle
+    typed or piped alone, with `.` or `0` for its blanks, is read without waiting for a second
+    line."""
     seen: list = []
     head: list = []
     it = iter(lines)
@@ -785,7 +787,8 @@ def _head(lines) -> tuple[list, Iterator]:
             break
         if text.strip() and not text.lstrip().startswith("#"):
             head.append(text.strip())
-            if len(head) == 2 or not a_number(head[0]):
+            first = head[0]
+            if len(head) == 2 or len(first) >= CELL_COUNTS[0] or not a_number(first):
                 break
     return head, itertools.chain(seen, it)
 
