@@ -327,31 +327,12 @@ def tolerate_faults(caching: ModuleType) -> None:
     load_index, load_overload, save_overload = (
         index_file._load_index, cache._load_overload, cache.save_overload)  # fmt: skip
 
-    def _load_index(self):
-        printed: list[BaseException] = []
-        try:
-            with _printed_errors_held(printed):
-                index = load_index(self)
-        except Exception as exc:  # noqa: BLE001 - any damage: the index counts as empty
-            _damaged(f"{self._index_path} is", exc)
-            return {}
-        if printed:
-            _damaged(f"{self._index_path} is", printed[0])
-            return {}
-        return index
+    def _load_index(self):  # a damaged index counts as empty
+        return _loaded_or(dict, f"{self._index_path} is", load_index, self)
 
-    def _load_overload(self, sig, target_context):
-        printed: list[BaseException] = []
-        try:
-            with _printed_errors_held(printed):
-                overload = load_overload(self, sig, target_context)
-        except Exception as exc:  # noqa: BLE001 - any damage: the entry counts as missing
-            _damaged(f"an entry of {self._cache_file._index_path} is", exc)
-            return None
-        if printed:
-            _damaged(f"an entry of {self._cache_file._index_path} is", printed[0])
-            return None
-        return overload
+    def _load_overload(self, sig, target_context):  # a damaged entry counts as missing
+        what = f"an entry of {self._cache_file._index_path} is"
+        return _loaded_or(lambda: None, what, load_overload, self, sig, target_context)
 
     def _save_overload(self, sig, data):
         try:
@@ -363,6 +344,21 @@ def tolerate_faults(caching: ModuleType) -> None:
     cache._load_overload = _load_overload
     cache.save_overload = _save_overload
     setattr(cache, _TOLERANT, True)
+
+
+def _loaded_or(absent: Callable, what: str, load: Callable, *args):
+    """load(*args), or absent() with one _damaged warning (`what` is damaged) when it raises
+    or CPython prints an error while it unpickles (_printed_errors_held)."""
+    printed: list[BaseException] = []
+    try:
+        with _printed_errors_held(printed):
+            loaded = load(*args)
+        if printed:
+            raise printed[0]
+    except Exception as exc:  # noqa: BLE001 - any damage: what it held counts as absent
+        _damaged(what, exc)
+        return absent()
+    return loaded
 
 
 @contextlib.contextmanager

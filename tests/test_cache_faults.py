@@ -149,7 +149,7 @@ def test_an_error_python_prints_while_unpickling_a_damaged_file_is_held_back(
     index.write_bytes(b"\x96" + (2**59).to_bytes(8, "little"))  # BYTEARRAY8 of 2**59 bytes
     module = _tiny_module(tmp_path / "src", name)  # a new dispatcher: it reads the index
     with pytest.warns(cache.CacheWarning, match="damaged") as said:
-        stale = [bytes([255]) * 20 for _ in range(5000)]  # fmt: skip
+        stale = [bytes([255]) * 20 for _ in range(5000)]
         del stale
         assert module.add(1, 2) == 3
     (line,) = [str(w.message) for w in said if issubclass(w.category, cache.CacheWarning)]
